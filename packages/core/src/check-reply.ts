@@ -1,0 +1,58 @@
+import type { ModelReply, ToolCall, Usage } from "./types.js";
+import { isPlainObject } from "./validate-args.js";
+
+/**
+ * Checks that a value a model returned is a `ModelReply` and returns a fresh copy of it, or one
+ * sentence saying what is wrong. A model that returns garbage is a bug in the model or its adapter,
+ * not something the model can repair, so the caller turns the sentence into a `ModelError`.
+ */
+export function checkReply(value: unknown): ModelReply | string {
+  if (!isPlainObject(value)) return `a reply must be an object { content, toolCalls }, got ${kindOf(value)}`;
+  if (typeof value.content !== "string") return `reply.content must be a string, got ${kindOf(value.content)}`;
+  if (!Array.isArray(value.toolCalls)) {
+    return `reply.toolCalls must be an array (empty for a final answer), got ${kindOf(value.toolCalls)}`;
+  }
+  const toolCalls: ToolCall[] = [];
+  for (const [index, call] of value.toolCalls.entries()) {
+    const checked = checkCall(call);
+    if (typeof checked === "string") return `reply.toolCalls[${index}]${checked}`;
+    toolCalls.push(checked);
+  }
+  const usage = value.usage === undefined ? undefined : checkUsage(value.usage);
+  if (typeof usage === "string") return usage;
+  return usage === undefined ? { content: value.content, toolCalls } : { content: value.content, toolCalls, usage };
+}
+
+function checkCall(call: unknown): ToolCall | string {
+  if (!isPlainObject(call)) return ` must be an object { id, name, args }, got ${kindOf(call)}`;
+  const { id, name, args, rawArgs } = call;
+  if (typeof id !== "string") return `.id must be a string, got ${kindOf(id)}`;
+  if (typeof name !== "string") return `.name must be a string, got ${kindOf(name)}`;
+  if (!isPlainObject(args)) return `.args must be an object, got ${kindOf(args)}`;
+  if (rawArgs !== undefined && typeof rawArgs !== "string") return `.rawArgs must be a string, got ${kindOf(rawArgs)}`;
+  try {
+    JSON.stringify(args);
+  } catch (error) {
+    return `.args cannot be encoded as JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+  return rawArgs === undefined ? { id, name, args } : { id, name, args, rawArgs };
+}
+
+function checkUsage(usage: unknown): Usage | string {
+  if (!isPlainObject(usage)) return `reply.usage must be an object { inputTokens, outputTokens }, got ${kindOf(usage)}`;
+  const { inputTokens, outputTokens } = usage;
+  if (!isCount(inputTokens) || !isCount(outputTokens)) {
+    return "reply.usage.inputTokens and outputTokens must be whole numbers of tokens, 0 or more";
+  }
+  return { inputTokens, outputTokens };
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `${typeof value} ${String(value).slice(0, 40)}`.trimEnd();
+}

@@ -1,0 +1,49 @@
+import type { Message } from "./types.js";
+
+/** Thrown by `ToolRegistry.register` for a schema or name the registry cannot honour: a setup mistake, caught before any run. */
+export class ToolSchemaError extends Error {
+  override readonly name = "ToolSchemaError";
+}
+
+/**
+ * The model could not be used: it threw or rejected, returned a reply that is not a `ModelReply`,
+ * or (for a scripted model) ran out of replies. The run cannot go on; `messages` is the list the
+ * model was shown at that call, so nothing is lost, and `cause` is the original error.
+ */
+export class ModelError extends Error {
+  override readonly name = "ModelError";
+  /** The message list as it stood when the call failed. */
+  readonly messages: readonly Message[];
+  /** The model call that failed, counting from 1. */
+  readonly step: number;
+
+  constructor(message: string, details: { messages: readonly Message[]; step: number; cause?: unknown }) {
+    super(message, { cause: details.cause });
+    this.messages = details.messages;
+    this.step = details.step;
+  }
+}
+
+/** Describes any thrown value in one line: `Name: message` for errors, JSON for the rest; never a stack trace. */
+export function describeThrown(value: unknown): string {
+  if (value instanceof Error) {
+    try {
+      return `${value.name}: ${value.message}`;
+    } catch {
+      return "an Error whose name or message cannot be read";
+    }
+  }
+  return `threw a non-Error value: ${safeJson(value)}`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    try {
+      return String(value);
+    } catch {
+      return Object.prototype.toString.call(value);
+    }
+  }
+}
