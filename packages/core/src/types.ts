@@ -47,7 +47,11 @@ export interface ToolSpec {
   readonly parameters: ToolParameters;
 }
 
-/** Any function of this shape is a model: scripted, or a real API client. It must honour `signal`. */
+/**
+ * Any function of this shape is a model: scripted, or a real API client. `messages` is the run's
+ * live, append-only list (not a copy, so that a call costs nothing per message already sent): read
+ * it during the call, and copy it to keep it. `signal` aborts when the run stops.
+ */
 export type Model = (
   messages: readonly Message[],
   tools: readonly ToolSpec[],
