@@ -1,4 +1,6 @@
 import { countTokens } from "./count-tokens.js";
+import type { RunSettings } from "./event-log.js";
+import type { Journal } from "./journal.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import { createTranscript, messagesOf, type Transcript, transcriptTokens } from "./transcript.js";
 import type { AgentResult, AgentStatus, Model, ToolCall, ToolSpec } from "./types.js";
@@ -20,12 +22,17 @@ export interface AgentOptions {
   readonly tokenBudget?: number;
 }
 
-/** What starts `agentMachine`: the task, the model, the tools and the limits. */
+/** What starts a live `agentMachine`: the task, the model, the tools, the limits, and the log to keep. */
 export interface AgentInput extends AgentOptions {
   readonly task: string;
   readonly model: Model;
   readonly registry: ToolRegistry;
+  /** Where the run's events are logged, holding what was logged before when the run is resumed. */
+  readonly journal?: Journal;
 }
+
+/** The machine's input: a live run's, or the logged settings alone, which is all pure replay needs. */
+export type AgentMachineInput = AgentInput | RunSettings;
 
 /** The machine's context: plain data, changed only by pure assigns. */
 export interface AgentContext {
@@ -46,8 +53,9 @@ export interface AgentContext {
   readonly answer: string | null;
 }
 
-/** Builds the context a run starts from; throws a `RangeError` for limits that make no sense. */
-export function initialContext(input: AgentInput): AgentContext {
+/** The settings a run starts with, defaults filled in; throws a `RangeError` for limits that make no sense. */
+export function resolveSettings(input: AgentMachineInput): RunSettings {
+  if (!("registry" in input)) return input;
   const maxSteps = input.maxSteps ?? DEFAULT_MAX_STEPS;
   const tokenBudget = input.tokenBudget ?? DEFAULT_TOKEN_BUDGET;
   if (!Number.isSafeInteger(maxSteps) || maxSteps < 0) {
@@ -56,15 +64,21 @@ export function initialContext(input: AgentInput): AgentContext {
   if (Number.isNaN(tokenBudget) || tokenBudget < 0) {
     throw new RangeError(`tokenBudget must be a number of tokens, 0 or more; got ${tokenBudget}`);
   }
-  const specs = input.registry.specs();
+  const system = input.system ?? DEFAULT_SYSTEM;
+  return { task: input.task, system, maxSteps, tokenBudget, tools: input.registry.specs() };
+}
+
+/** The context a run starts from: its settings, and the system message and the task as the list. */
+export function initialContext(input: AgentMachineInput): AgentContext {
+  const { task, system, maxSteps, tokenBudget, tools: specs } = resolveSettings(input);
   return {
     maxSteps,
     tokenBudget,
     specs,
     specsTokens: countTokens(specs),
     transcript: createTranscript([
-      { role: "system", content: input.system ?? DEFAULT_SYSTEM },
-      { role: "user", content: input.task },
+      { role: "system", content: system },
+      { role: "user", content: task },
     ]),
     steps: 0,
     tokens: 0,

@@ -1,5 +1,5 @@
 import { and, assertEvent, assign, sendTo, setup } from "xstate";
-import { type AgentContext, type AgentInput, initialContext, promptTokens, resultOf } from "./agent-context.js";
+import { type AgentContext, type AgentMachineInput, initialContext, promptTokens, resultOf } from "./agent-context.js";
 import { tokensOfLength } from "./count-tokens.js";
 import { type EffectEvent, type EffectPorts, runEffects } from "./run-effects.js";
 import { appendMessage, messagesOf } from "./transcript.js";
@@ -18,7 +18,7 @@ export type AgentEvent = EffectEvent;
  */
 export const agentMachine = setup({
   types: {
-    input: {} as AgentInput,
+    input: {} as AgentMachineInput,
     context: {} as AgentContext,
     events: {} as AgentEvent,
     output: {} as AgentResult,
@@ -107,9 +107,13 @@ export const agentMachine = setup({
   output: ({ context }) => resultOf(context),
 });
 
-/** The root invoke starts on the machine's init event, which carries the input with the ports. */
-function portsOf(event: { type: string }): EffectPorts {
-  const { input } = event as { type: string; input?: AgentInput };
-  if (input === undefined) throw new TypeError("agentMachine: the effects actor must start with the machine's input");
-  return { model: input.model, registry: input.registry };
+/**
+ * The root invoke starts on the machine's init event, which carries the input with the ports.
+ * Logged settings alone (pure replay) have none: the effects actor is then described, never run.
+ */
+function portsOf(event: { type: string }): EffectPorts | null {
+  const { input } = event as { type: string; input?: AgentMachineInput };
+  if (input === undefined || !("registry" in input)) return null;
+  const { model, registry, journal } = input;
+  return journal === undefined ? { model, registry } : { model, registry, journal };
 }

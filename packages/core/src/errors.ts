@@ -1,3 +1,4 @@
+import type { StoredEvent } from "./event-log.js";
 import type { Message } from "./types.js";
 
 /** Thrown by `ToolRegistry.register` for a schema or name the registry cannot honour: a setup mistake, caught before any run. */
@@ -45,5 +46,27 @@ function safeJson(value: unknown): string {
     } catch {
       return Object.prototype.toString.call(value);
     }
+  }
+}
+
+/**
+ * An event log that cannot be used as it is: torn or corrupt, written by a newer schema, or not
+ * matching the run it is asked to continue. `intact` holds the events before the problem, which
+ * stay readable; `position` is the 0-based index of the offending event (or line).
+ */
+export class EventLogError extends Error {
+  override readonly name = "EventLogError";
+  readonly runId: string;
+  readonly position: number;
+  readonly intact: readonly StoredEvent[];
+
+  constructor(
+    message: string,
+    details: { runId: string; position: number; intact?: readonly StoredEvent[]; cause?: unknown },
+  ) {
+    super(message, { cause: details.cause });
+    this.runId = details.runId;
+    this.position = details.position;
+    this.intact = details.intact ?? [];
   }
 }

@@ -1,6 +1,7 @@
 export {
   type AgentContext,
   type AgentInput,
+  type AgentMachineInput,
   type AgentOptions,
   DEFAULT_MAX_STEPS,
   DEFAULT_SYSTEM,
@@ -9,11 +10,24 @@ export {
 export { type AgentEvent, agentMachine } from "./agent-machine.js";
 export { checkReply } from "./check-reply.js";
 export { countTokens } from "./count-tokens.js";
-export { ModelError, ToolSchemaError } from "./errors.js";
-export { runAgent } from "./run-agent.js";
+export { EventLogError, ModelError, ToolSchemaError } from "./errors.js";
+export {
+  EVENT_LOG_SCHEMA_VERSION,
+  parseEventLog,
+  RUN_EVENT_TYPES,
+  type RunEvent,
+  type RunOutcome,
+  type RunSettings,
+  type StoredEvent,
+} from "./event-log.js";
+export { type EventStore, MemoryEventStore, type RunSummary } from "./event-store.js";
+export { Journal } from "./journal.js";
+export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay.js";
+export { type ForkOptions, forkRun, resumeAgent } from "./resume.js";
+export { type RunOptions, runAgent } from "./run-agent.js";
 export type { EffectEvent, EffectPorts, EffectRequest } from "./run-effects.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
-export { type ToolFunction, ToolRegistry } from "./tool-registry.js";
+export { type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";
 export { messagesOf, type Transcript } from "./transcript.js";
 export type {
   AgentResult,

@@ -1,6 +1,7 @@
 import { fromCallback } from "xstate";
 import { checkReply } from "./check-reply.js";
 import { describeThrown, ModelError } from "./errors.js";
+import type { Journal } from "./journal.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { Message, Model, ModelReply, ToolCall, ToolSpec } from "./types.js";
 
@@ -19,39 +20,41 @@ export type EffectEvent =
   | { readonly type: "model.replied"; readonly reply: ModelReply }
   | { readonly type: "tool.finished"; readonly callId: string; readonly content: string };
 
-/** The ports the effects reach: the model and the tools. */
+/** The ports the effects reach: the model, the tools, and the run's log when it is kept. */
 export interface EffectPorts {
   readonly model: Model;
   readonly registry: ToolRegistry;
+  readonly journal?: Journal;
 }
 
-type Failure = { readonly type: "effects.failed"; readonly error: ModelError };
+type Failure = { readonly type: "effects.failed"; readonly error: unknown };
 
 /**
  * The one actor that performs the machine's effects: it calls the model and runs tools when asked,
- * and answers with domain events. Tools of one reply run one at a time, in call order. A model
- * failure fails this actor with a `ModelError`, which fails the machine (and so `runAgent`, or the
- * parent's `onError`). Stopping the actor aborts the signal given to the model.
+ * and answers with domain events. With a journal it logs each event before the machine sees it,
+ * and first serves what the log already holds, so that a resumed run calls nothing twice. Tools of
+ * one reply run one at a time, in call order. A failure (the model's, as a `ModelError`, or the
+ * store's) fails this actor, which fails the machine; stopping it aborts the signal.
  */
-export const runEffects = fromCallback<EffectRequest | Failure, EffectPorts, EffectEvent>(
+export const runEffects = fromCallback<EffectRequest | Failure, EffectPorts | null, EffectEvent>(
   ({ input, receive, sendBack, self }) => {
+    if (input === null) throw new TypeError("agentMachine needs a model and a registry in its input to run");
     const controller = new AbortController();
     const { signal } = controller;
+    const settle = (work: Promise<void>) =>
+      work.catch((error: unknown) => {
+        if (!signal.aborted) self.send({ type: "effects.failed", error });
+      });
     const report = (event: EffectEvent) => {
       if (!signal.aborted) sendBack(event);
     };
     receive((request) => {
       switch (request.type) {
         case "callModel":
-          callModel(input.model, request, signal).then(
-            (reply) => report({ type: "model.replied", reply }),
-            (error: ModelError) => {
-              if (!signal.aborted) self.send({ type: "effects.failed", error });
-            },
-          );
+          settle(replyTo(input, request, signal).then(report));
           return;
         case "runTools":
-          void runTools(input.registry, request.calls, signal, report);
+          settle(runTools(input, request.calls, signal, report));
           return;
         case "effects.failed":
           // Throwing from the actor's own transition is how XState fails it and tells the parent.
@@ -61,6 +64,17 @@ export const runEffects = fromCallback<EffectRequest | Failure, EffectPorts, Eff
     return () => controller.abort();
   },
 );
+
+async function replyTo(
+  { model, journal }: EffectPorts,
+  request: Extract<EffectRequest, { type: "callModel" }>,
+  signal: AbortSignal,
+): Promise<EffectEvent> {
+  if (journal?.replaying) return { type: "model.replied", reply: journal.take("model.replied").reply };
+  const reply = await callModel(model, request, signal);
+  await journal?.record({ type: "model.replied", reply });
+  return { type: "model.replied", reply };
+}
 
 async function callModel(
   model: Model,
@@ -85,14 +99,37 @@ async function callModel(
 }
 
 async function runTools(
-  registry: ToolRegistry,
+  ports: EffectPorts,
   calls: readonly ToolCall[],
   signal: AbortSignal,
   report: (event: EffectEvent) => void,
 ): Promise<void> {
   for (const call of calls) {
     if (signal.aborted) return;
-    const content = await registry.executeCall(call);
-    report({ type: "tool.finished", callId: call.id, content });
+    report({ type: "tool.finished", callId: call.id, content: await observe(ports, call) });
   }
+}
+
+/** The observation for one call: logged before, re-derived after an interruption, or run now. */
+async function observe({ registry, journal }: EffectPorts, call: ToolCall): Promise<string> {
+  if (journal === undefined) return registry.executeCall(call);
+  if (journal.replaying) {
+    journal.take("tool.started", call.id);
+    if (journal.replaying) return journal.take("tool.finished", call.id).content;
+    // The log ends inside this call: the process died while it ran, and its result was lost.
+    const content = registry.isIdempotent(call.name) ? await registry.executeCall(call) : lostResult(call);
+    await journal.record({ type: "tool.finished", callId: call.id, content });
+    return content;
+  }
+  await journal.record({ type: "tool.started", callId: call.id, name: call.name });
+  const content = await registry.executeCall(call);
+  await journal.record({ type: "tool.finished", callId: call.id, content });
+  return content;
+}
+
+function lostResult(call: ToolCall): string {
+  return (
+    `ERROR: the result of ${call.name} was lost: the run was interrupted while it ran, so it may or may not ` +
+    "have taken effect. Check its effect before you call it again."
+  );
 }

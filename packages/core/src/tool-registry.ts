@@ -6,9 +6,19 @@ import { isPlainObject, PARAMETER_TYPES, validateArgs } from "./validate-args.js
 // biome-ignore lint/suspicious/noExplicitAny: tools destructure their own validated argument shapes.
 export type ToolFunction = (args: any) => unknown;
 
+/** How the harness may treat a tool beyond its schema. */
+export interface ToolOptions {
+  /**
+   * Running it twice with the same arguments does no more than running it once. Only such a tool
+   * is run again when a resumed run finds that the process died while it ran (default false).
+   */
+  readonly idempotent?: boolean;
+}
+
 interface Tool {
   readonly spec: ToolSpec;
   readonly fn: ToolFunction;
+  readonly options: ToolOptions;
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -22,13 +32,24 @@ export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
 
   /** Adds a tool; throws `ToolSchemaError` now, not mid-run, for a bad name, a duplicate, or a schema the validator cannot enforce. */
-  register(name: string, description: string, parameters: ToolParameters, fn: ToolFunction): void {
+  register(
+    name: string,
+    description: string,
+    parameters: ToolParameters,
+    fn: ToolFunction,
+    options: ToolOptions = {},
+  ): void {
     if (!NAME_PATTERN.test(name)) {
       throw new ToolSchemaError(`tool name '${name}' must be 1-64 letters, digits, '_' or '-'`);
     }
     if (this.#tools.has(name)) throw new ToolSchemaError(`tool '${name}' is already registered`);
     checkSchema(name, parameters);
-    this.#tools.set(name, { spec: { name, description, parameters }, fn });
+    this.#tools.set(name, { spec: { name, description, parameters }, fn, options: { ...options } });
+  }
+
+  /** Whether `name` is registered as idempotent; false for unknown names. */
+  isIdempotent(name: string): boolean {
+    return this.#tools.get(name)?.options.idempotent === true;
   }
 
   /** What the model is shown, in registration order: name, description and schema, never the function. */

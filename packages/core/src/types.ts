@@ -70,4 +70,6 @@ export interface AgentResult {
   /** Tokens spent over the whole run: every prompt plus every reply. */
   readonly tokens: number;
   readonly messages: Message[];
+  /** The run's id in its event store, when one keeps it. */
+  readonly runId?: string;
 }

@@ -1,0 +1,130 @@
+import { checkReply } from "./check-reply.js";
+import { EventLogError } from "./errors.js";
+import type { AgentStatus, ModelReply, ToolSpec } from "./types.js";
+import { isPlainObject } from "./validate-args.js";
+
+/** The version of the log format this code writes and reads; see docs/event-log.md. */
+export const EVENT_LOG_SCHEMA_VERSION = 1;
+
+/** Everything that decides a run besides its model and tools' answers, as logged at its start. */
+export interface RunSettings {
+  readonly task: string;
+  readonly system: string;
+  readonly maxSteps: number;
+  /** JSON has no Infinity: an unlimited budget is written as null, and read back as Infinity. */
+  readonly tokenBudget: number;
+  /** The tool specs the model was shown; resume refuses a registry whose specs differ. */
+  readonly tools: readonly ToolSpec[];
+}
+
+/** The end of a run in brief, so that a store can list runs without replaying them. */
+export interface RunOutcome {
+  readonly status: AgentStatus;
+  readonly answer: string | null;
+  readonly steps: number;
+  readonly tokens: number;
+}
+
+/** What happened in a run, in our own documented names; never XState internals. */
+export type RunEvent =
+  | {
+      readonly type: "run.started";
+      readonly schemaVersion: number;
+      readonly settings: RunSettings;
+      /** Set when the run was forked from another one's log. */
+      readonly forkedFrom?: { readonly runId: string; readonly seq: number };
+    }
+  | { readonly type: "model.replied"; readonly reply: ModelReply }
+  | { readonly type: "tool.started"; readonly callId: string; readonly name: string }
+  | { readonly type: "tool.finished"; readonly callId: string; readonly content: string }
+  | { readonly type: "run.finished"; readonly outcome: RunOutcome };
+
+/** A logged event: stamped by the shell with its 0-based position `seq` and the time `at` (ISO 8601). */
+export type StoredEvent = RunEvent & { readonly seq: number; readonly at: string };
+
+/** The names of the events a log may hold. */
+export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
+  "run.started",
+  "model.replied",
+  "tool.started",
+  "tool.finished",
+  "run.finished",
+];
+
+/**
+ * Checks values read from a store and returns them as events, or throws an `EventLogError` that
+ * names the run and the first bad position and keeps the valid events before it in `intact`.
+ * It checks shapes and numbering only; whether the events fit the machine is `replayRun`'s job.
+ */
+export function parseEventLog(runId: string, values: readonly unknown[]): StoredEvent[] {
+  const events: StoredEvent[] = [];
+  for (const [position, value] of values.entries()) {
+    const problem = eventProblem(value, position);
+    if (problem !== null) {
+      throw new EventLogError(`run '${runId}': event ${position} ${problem}`, { runId, position, intact: events });
+    }
+    events.push(decodeEvent(value as StoredEvent));
+  }
+  return events;
+}
+
+function eventProblem(value: unknown, position: number): string | null {
+  if (!isPlainObject(value)) return "is not a JSON object";
+  if (value.seq !== position) return `has seq ${JSON.stringify(value.seq)}, expected ${position}`;
+  if (typeof value.at !== "string") return "has no 'at' timestamp";
+  if (position === 0 && value.type !== "run.started") return "must be 'run.started'";
+  if (position > 0 && value.type === "run.started") return "repeats 'run.started'";
+  switch (value.type) {
+    case "run.started":
+      return runStartedProblem(value);
+    case "model.replied": {
+      const reply = checkReply(value.reply);
+      return typeof reply === "string" ? `holds an invalid reply: ${reply}` : null;
+    }
+    case "tool.started":
+      return typeof value.callId === "string" && typeof value.name === "string"
+        ? null
+        : "needs callId and name strings";
+    case "tool.finished":
+      return typeof value.callId === "string" && typeof value.content === "string"
+        ? null
+        : "needs callId and content strings";
+    case "run.finished":
+      return isPlainObject(value.outcome) ? null : "needs an outcome";
+    default:
+      return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
+  }
+}
+
+function runStartedProblem(value: Record<string, unknown>): string | null {
+  const version = value.schemaVersion;
+  if (typeof version !== "number") return "has no schemaVersion";
+  if (version > EVENT_LOG_SCHEMA_VERSION) {
+    return `was written with schema version ${version}; this agentloop reads up to ${EVENT_LOG_SCHEMA_VERSION}`;
+  }
+  if (version !== EVENT_LOG_SCHEMA_VERSION) return `has unsupported schema version ${version}`;
+  const settings = value.settings;
+  if (!isPlainObject(settings)) return "has no settings";
+  const { task, system, maxSteps, tokenBudget, tools } = settings;
+  if (typeof task !== "string" || typeof system !== "string") return "needs settings.task and settings.system strings";
+  if (!Number.isSafeInteger(maxSteps) || (maxSteps as number) < 0) return "needs a whole settings.maxSteps";
+  // JSON has no Infinity: an unlimited budget is logged as null.
+  if (tokenBudget !== null && (typeof tokenBudget !== "number" || tokenBudget < 0)) return "needs settings.tokenBudget";
+  if (!Array.isArray(tools) || !tools.every(isToolSpec)) return "needs settings.tools, a list of tool specs";
+  return null;
+}
+
+function isToolSpec(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    typeof value.name === "string" &&
+    typeof value.description === "string" &&
+    isPlainObject(value.parameters)
+  );
+}
+
+function decodeEvent(event: StoredEvent): StoredEvent {
+  if (event.type === "model.replied") return { ...event, reply: checkReply(event.reply) as ModelReply };
+  if (event.type !== "run.started" || event.settings.tokenBudget !== null) return event;
+  return { ...event, settings: { ...event.settings, tokenBudget: Number.POSITIVE_INFINITY } };
+}

@@ -1,0 +1,58 @@
+import { EventLogError } from "./errors.js";
+import type { RunEvent, StoredEvent } from "./event-log.js";
+import type { EventStore } from "./event-store.js";
+
+/**
+ * The shell's side of one run's log. It stamps and appends new events (position and time are
+ * stamped here, never inside the machine's decisions), and serves the events logged before, in
+ * order, so that a resumed run asks nothing twice.
+ */
+export class Journal {
+  readonly runId: string;
+  readonly #store: EventStore;
+  readonly #history: readonly StoredEvent[];
+  readonly #now: () => Date;
+  #length: number;
+  #cursor = 1;
+
+  /** `history` is the run's log so far (from `run.started`), or `[]` for a new run. */
+  constructor(
+    store: EventStore,
+    runId: string,
+    history: readonly StoredEvent[] = [],
+    now: () => Date = () => new Date(),
+  ) {
+    this.#store = store;
+    this.runId = runId;
+    this.#history = history;
+    this.#length = history.length;
+    this.#now = now;
+  }
+
+  /** Appends `event` at the end of the log; resolves once the store holds it. */
+  async record(event: RunEvent): Promise<void> {
+    const stored = { ...event, seq: this.#length, at: this.#now().toISOString() } as StoredEvent;
+    await this.#store.append(this.runId, stored);
+    this.#length++;
+  }
+
+  /** Whether logged events remain to be served before the run goes live. */
+  get replaying(): boolean {
+    return this.#cursor < this.#history.length && this.#history[this.#cursor]?.type !== "run.finished";
+  }
+
+  /** Takes the next logged event, which must be of `type` (and, for tool events, for `callId`). */
+  take<T extends StoredEvent["type"]>(type: T, callId?: string): Extract<StoredEvent, { type: T }> {
+    const event = this.#history[this.#cursor];
+    const fits = event?.type === type && (callId === undefined || ("callId" in event && event.callId === callId));
+    if (!fits) {
+      const wanted = callId === undefined ? type : `${type} for call '${callId}'`;
+      throw new EventLogError(
+        `run '${this.runId}': event ${this.#cursor} does not fit the run: expected ${wanted}, found ${event?.type ?? "the end of the log"}`,
+        { runId: this.runId, position: this.#cursor, intact: this.#history.slice(0, this.#cursor) },
+      );
+    }
+    this.#cursor++;
+    return event as Extract<StoredEvent, { type: T }>;
+  }
+}

@@ -1,0 +1,81 @@
+import { initialTransition, type SnapshotFrom, transition } from "xstate";
+import type { AgentContext } from "./agent-context.js";
+import { type AgentEvent, agentMachine } from "./agent-machine.js";
+import { EventLogError } from "./errors.js";
+import type { RunSettings, StoredEvent } from "./event-log.js";
+import type { AgentResult } from "./types.js";
+
+/** How to replay: `runId` names the run in errors; `settings` replace the logged ones (forks change limits). */
+export interface ReplayOptions {
+  readonly runId?: string;
+  readonly settings?: RunSettings;
+}
+
+/** The machine's state after a log was folded through it. */
+export interface Replay {
+  readonly snapshot: SnapshotFrom<typeof agentMachine>;
+  readonly context: AgentContext;
+  /** The run's result once the log reaches a final state; `null` for a run still going (or interrupted). */
+  readonly result: AgentResult | null;
+}
+
+/**
+ * Rebuilds a run from its log by folding its events through XState's pure `transition()`, from
+ * `initialTransition()` with the logged settings: the same context and `AgentResult` as the live
+ * run, calling no model and running no tool. Throws `EventLogError` for an event that does not fit
+ * the run at its position; `runId` names the run in that error.
+ */
+export function replayRun(events: readonly StoredEvent[], options: ReplayOptions = {}): Replay {
+  const { snapshot, consumed } = foldEvents(events, options);
+  const rest = events.slice(consumed).filter((event) => event.type !== "run.finished");
+  if (rest.length > 0) {
+    throw misfit(events, consumed, "comes after the run reached its end", options.runId);
+  }
+  return replayOf(snapshot);
+}
+
+/**
+ * Folds events until the log ends or the machine reaches a final state; returns the snapshot and
+ * how many events were used. Events that do not fit the run throw `EventLogError`.
+ */
+export function foldEvents(
+  events: readonly StoredEvent[],
+  { runId, settings }: ReplayOptions = {},
+): { snapshot: SnapshotFrom<typeof agentMachine>; consumed: number } {
+  const fail = (position: number, problem: string) => misfit(events, position, problem, runId);
+  const [started] = events;
+  if (started?.type !== "run.started") throw fail(0, "must be 'run.started'");
+  let [snapshot] = initialTransition(agentMachine, settings ?? started.settings);
+  let position = 1;
+  for (; position < events.length && snapshot.status === "active"; position++) {
+    const event = events[position] as StoredEvent;
+    if (event.type === "tool.started") {
+      if (snapshot.context.pendingCalls[0]?.id !== event.callId) throw fail(position, "is for no pending call");
+      continue;
+    }
+    if (event.type === "run.started") throw fail(position, "repeats the start");
+    if (event.type === "run.finished") throw fail(position, "comes before the run reached its end");
+    const machineEvent: AgentEvent =
+      event.type === "model.replied"
+        ? { type: "model.replied", reply: event.reply }
+        : { type: "tool.finished", callId: event.callId, content: event.content };
+    if (!snapshot.can(machineEvent)) throw fail(position, `does not fit the state '${String(snapshot.value)}'`);
+    [snapshot] = transition(agentMachine, snapshot, machineEvent);
+  }
+  return { snapshot, consumed: position };
+}
+
+/** The replay of a snapshot: its context, and its output once it is final. */
+export function replayOf(snapshot: SnapshotFrom<typeof agentMachine>): Replay {
+  return { snapshot, context: snapshot.context, result: snapshot.status === "done" ? (snapshot.output ?? null) : null };
+}
+
+function misfit(events: readonly StoredEvent[], position: number, problem: string, runId = ""): EventLogError {
+  const event = events[position];
+  const run = runId === "" ? "" : `run '${runId}': `;
+  return new EventLogError(`${run}event ${position} (${event?.type ?? "missing"}) ${problem}`, {
+    runId,
+    position,
+    intact: events.slice(0, position),
+  });
+}
