@@ -31,7 +31,7 @@ export class Journal {
 
   /** Appends `event` at the end of the log; resolves once the store holds it. */
   async record(event: RunEvent): Promise<void> {
-    const stored = { ...event, seq: this.#length, at: this.#now().toISOString() } as StoredEvent;
+    const stored = { seq: this.#length, at: this.#now().toISOString(), ...event } as StoredEvent;
     await this.#store.append(this.runId, stored);
     this.#length++;
   }
