@@ -1,9 +1,9 @@
 import { countTokens } from "./count-tokens.js";
 import type { RunSettings } from "./event-log.js";
-import type { Journal } from "./journal.js";
+import type { EffectPorts } from "./run-effects.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import { createTranscript, messagesOf, type Transcript, transcriptTokens } from "./transcript.js";
-import type { AgentResult, AgentStatus, Model, ToolCall, ToolSpec } from "./types.js";
+import type { AgentResult, AgentStatus, Decision, Model, ToolCall, ToolSpec } from "./types.js";
 
 /** The system prompt used when none is given. */
 export const DEFAULT_SYSTEM = "Use the tools to answer the user.";
@@ -11,24 +11,33 @@ export const DEFAULT_SYSTEM = "Use the tools to answer the user.";
 export const DEFAULT_MAX_STEPS = 8;
 /** Tokens allowed per run when `tokenBudget` is not given. */
 export const DEFAULT_TOKEN_BUDGET = 4000;
+/** The same call this many times in a row is not run, when `repeatLimit` is not given. */
+export const DEFAULT_REPEAT_LIMIT = 3;
 
-/** The limits of a run. */
+/** The limits and policies of a run: everything its decisions depend on, logged in `run.started`. */
 export interface AgentOptions {
   /** The first message of the list. */
   readonly system?: string;
-  /** Model calls allowed, at most; 0 or more. */
+  /** Model calls allowed, at most; 0 or more (default 8). */
   readonly maxSteps?: number;
-  /** Tokens allowed (every prompt plus every reply); checked before each call. */
+  /** Tokens allowed (every prompt plus every reply); checked before each call (default 4000). */
   readonly tokenBudget?: number;
+  /** Tokens kept free for the reply in the check before each call (default: the model's `maxReplyTokens`, else 0). */
+  readonly replyReserve?: number;
+  /** The same tool with the same arguments this many times in a row is not run (default 3). */
+  readonly repeatLimit?: number;
+  /** A repeated call is refused with an `ERROR:` observation, or stops the run with `repeated_call` (default refuse). */
+  readonly onRepeatedCall?: "refuse" | "stop";
 }
 
-/** What starts a live `agentMachine`: the task, the model, the tools, the limits, and the log to keep. */
-export interface AgentInput extends AgentOptions {
+/** A model that says how long its replies can be (adapters set it), so the budget can reserve room. */
+export type ModelWithLimits = Model & { readonly maxReplyTokens?: number };
+
+/** What starts a live `agentMachine`: the task, the model, the tools, the limits, and the other ports. */
+export interface AgentInput extends AgentOptions, Omit<EffectPorts, "model"> {
   readonly task: string;
-  readonly model: Model;
+  readonly model: ModelWithLimits;
   readonly registry: ToolRegistry;
-  /** Where the run's events are logged, holding what was logged before when the run is resumed. */
-  readonly journal?: Journal;
 }
 
 /** The machine's input: a live run's, or the logged settings alone, which is all pure replay needs. */
@@ -38,6 +47,10 @@ export type AgentMachineInput = AgentInput | RunSettings;
 export interface AgentContext {
   readonly maxSteps: number;
   readonly tokenBudget: number;
+  readonly replyReserve: number;
+  readonly repeatLimit: number;
+  readonly onRepeatedCall: "refuse" | "stop";
+  readonly approvalRequired: readonly string[];
   readonly specs: readonly ToolSpec[];
   /** `countTokens(specs)`, computed once: the specs are sent with every call. */
   readonly specsTokens: number;
@@ -45,10 +58,14 @@ export interface AgentContext {
   readonly transcript: Transcript;
   /** Model calls made. */
   readonly steps: number;
-  /** Tokens spent so far: every prompt plus every reply. */
+  /** Tokens spent so far: every prompt plus every reply, or the provider's counts when it gives them. */
   readonly tokens: number;
   /** Calls of the last reply still waiting for their tool message, in call order. */
   readonly pendingCalls: readonly ToolCall[];
+  /** Decisions received for pending calls, by call id; each is used once. */
+  readonly decisions: Readonly<Record<string, Decision>>;
+  /** The last call answered (tool name and canonical arguments) and how many times in a row it came. */
+  readonly lastCall: { readonly key: string; readonly count: number } | null;
   readonly status: AgentStatus | null;
   readonly answer: string | null;
 }
@@ -56,33 +73,57 @@ export interface AgentContext {
 /** The settings a run starts with, defaults filled in; throws a `RangeError` for limits that make no sense. */
 export function resolveSettings(input: AgentMachineInput): RunSettings {
   if (!("registry" in input)) return input;
-  const maxSteps = input.maxSteps ?? DEFAULT_MAX_STEPS;
-  const tokenBudget = input.tokenBudget ?? DEFAULT_TOKEN_BUDGET;
-  if (!Number.isSafeInteger(maxSteps) || maxSteps < 0) {
-    throw new RangeError(`maxSteps must be a whole number, 0 or more; got ${maxSteps}`);
-  }
-  if (Number.isNaN(tokenBudget) || tokenBudget < 0) {
-    throw new RangeError(`tokenBudget must be a number of tokens, 0 or more; got ${tokenBudget}`);
-  }
-  const system = input.system ?? DEFAULT_SYSTEM;
-  return { task: input.task, system, maxSteps, tokenBudget, tools: input.registry.specs() };
+  const settings: RunSettings = {
+    task: input.task,
+    system: input.system ?? DEFAULT_SYSTEM,
+    maxSteps: input.maxSteps ?? DEFAULT_MAX_STEPS,
+    tokenBudget: input.tokenBudget ?? DEFAULT_TOKEN_BUDGET,
+    tools: input.registry.specs(),
+    approvalRequired: input.registry.approvalRequired(),
+    repeatLimit: input.repeatLimit ?? DEFAULT_REPEAT_LIMIT,
+    onRepeatedCall: input.onRepeatedCall ?? "refuse",
+    replyReserve: input.replyReserve ?? input.model.maxReplyTokens ?? 0,
+  };
+  checkLimits(settings);
+  return settings;
+}
+
+function checkLimits({ maxSteps, tokenBudget, repeatLimit = 1, onRepeatedCall, replyReserve = 0 }: RunSettings): void {
+  const fail = (message: string) => {
+    throw new RangeError(message);
+  };
+  if (!Number.isSafeInteger(maxSteps) || maxSteps < 0)
+    fail(`maxSteps must be a whole number, 0 or more; got ${maxSteps}`);
+  if (Number.isNaN(tokenBudget) || tokenBudget < 0)
+    fail(`tokenBudget must be a number of tokens, 0 or more; got ${tokenBudget}`);
+  if (!(replyReserve >= 0)) fail(`replyReserve must be a number of tokens, 0 or more; got ${replyReserve}`);
+  if (!Number.isSafeInteger(repeatLimit) || repeatLimit < 1)
+    fail(`repeatLimit must be a whole number, 1 or more; got ${repeatLimit}`);
+  if (onRepeatedCall !== "refuse" && onRepeatedCall !== "stop")
+    fail(`onRepeatedCall must be 'refuse' or 'stop'; got ${onRepeatedCall}`);
 }
 
 /** The context a run starts from: its settings, and the system message and the task as the list. */
 export function initialContext(input: AgentMachineInput): AgentContext {
-  const { task, system, maxSteps, tokenBudget, tools: specs } = resolveSettings(input);
+  const settings = resolveSettings(input);
   return {
-    maxSteps,
-    tokenBudget,
-    specs,
-    specsTokens: countTokens(specs),
+    maxSteps: settings.maxSteps,
+    tokenBudget: settings.tokenBudget,
+    replyReserve: settings.replyReserve ?? 0,
+    repeatLimit: settings.repeatLimit ?? DEFAULT_REPEAT_LIMIT,
+    onRepeatedCall: settings.onRepeatedCall ?? "refuse",
+    approvalRequired: settings.approvalRequired ?? [],
+    specs: settings.tools,
+    specsTokens: countTokens(settings.tools),
     transcript: createTranscript([
-      { role: "system", content: system },
-      { role: "user", content: task },
+      { role: "system", content: settings.system },
+      { role: "user", content: settings.task },
     ]),
     steps: 0,
     tokens: 0,
     pendingCalls: [],
+    decisions: {},
+    lastCall: null,
     status: null,
     answer: null,
   };

@@ -1,20 +1,33 @@
-import { and, assertEvent, assign, sendTo, setup } from "xstate";
-import { type AgentContext, type AgentMachineInput, initialContext, promptTokens, resultOf } from "./agent-context.js";
-import { tokensOfLength } from "./count-tokens.js";
+import { and, assertEvent, assign, not, sendTo, setup } from "xstate";
+import { type AgentContext, type AgentMachineInput, initialContext, resultOf } from "./agent-context.js";
+import {
+  answerCall,
+  appendReply,
+  awaitsDecision,
+  closePendingCalls,
+  deniedObservation,
+  isDenied,
+  isOverBudget,
+  isRepeatedCall,
+  recordDecision,
+  repeatedCallObservation,
+} from "./agent-decisions.js";
 import { type EffectEvent, type EffectPorts, runEffects } from "./run-effects.js";
-import { appendMessage, messagesOf } from "./transcript.js";
-import type { AgentResult, AgentStatus, Message } from "./types.js";
+import { messagesOf } from "./transcript.js";
+import type { AgentResult, AgentStatus, ToolCall } from "./types.js";
 
-/** The events `agentMachine` accepts: what the model replied, and what each tool call gave. */
+/** The events `agentMachine` accepts: the model's reply, each call's observation, decisions, cancellation. */
 export type AgentEvent = EffectEvent;
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
  * limit or the token budget ends the run; `callingModel` waits for `model.replied`; a reply without
- * tool calls is the answer (`done`), otherwise `executingTools` appends one tool message per call,
- * in call order, and goes back to `budgetCheck`. Every guard and assign is a pure function of
- * context and event; the effects live in the `runEffects` actor invoked at the root, so the same
- * events folded through `transition()` rebuild a run without calling anything.
+ * tool calls is the answer (`done`), otherwise `executingTools` answers its calls one at a time, in
+ * call order: a call repeated `repeatLimit` times in a row is refused (or stops the run in
+ * `repeatedCall`), a call that needs approval waits in `awaitingApproval` for `approval.decided`,
+ * the rest run in `runningTool`. `run.cancelled` ends the run from any state in `cancelled`. Every
+ * guard and assign is a pure function of context and event; the effects live in the `runEffects`
+ * actor invoked at the root, so the same events folded through `transition()` rebuild a run.
  */
 export const agentMachine = setup({
   types: {
@@ -27,16 +40,20 @@ export const agentMachine = setup({
   actors: { runEffects },
   guards: {
     isStepLimitReached: ({ context }) => context.steps >= context.maxSteps,
-    isOverBudget: ({ context }) => context.tokens + promptTokens(context) > context.tokenBudget,
+    isOverBudget: ({ context }) => isOverBudget(context),
     hasToolCalls: ({ event }) => {
       assertEvent(event, "model.replied");
       return event.reply.toolCalls.length > 0;
     },
+    allCallsAnswered: ({ context }) => context.pendingCalls.length === 0,
+    isRepeatedCall: ({ context }) => isRepeatedCall(context),
+    stopsOnRepeat: ({ context }) => context.onRepeatedCall === "stop",
+    isDenied: ({ context }) => isDenied(context),
+    awaitsDecision: ({ context }) => awaitsDecision(context),
     isNextResult: ({ context, event }) => {
       assertEvent(event, "tool.finished");
       return context.pendingCalls[0]?.id === event.callId;
     },
-    isLastResult: ({ context }) => context.pendingCalls.length === 1,
   },
   actions: {
     requestModelReply: sendTo("effects", ({ context }) => ({
@@ -47,32 +64,34 @@ export const agentMachine = setup({
     })),
     appendReply: assign(({ context, event }) => {
       assertEvent(event, "model.replied");
-      const { content, toolCalls } = event.reply;
-      const assistant: Message = { role: "assistant", content, toolCalls: toolCalls.map((call) => ({ ...call })) };
-      const transcript = appendMessage(context.transcript, assistant);
-      const replyTokens = tokensOfLength(transcript.chars - context.transcript.chars);
-      return {
-        transcript,
-        steps: context.steps + 1,
-        tokens: context.tokens + promptTokens(context) + replyTokens,
-        pendingCalls: assistant.toolCalls,
-        answer: toolCalls.length === 0 ? content : null,
-      };
+      return appendReply(context, event.reply);
     }),
-    requestToolRuns: sendTo("effects", ({ context }) => ({ type: "runTools" as const, calls: context.pendingCalls })),
+    requestDecision: sendTo("effects", ({ context }) => ({
+      type: "requestDecision" as const,
+      call: currentCall(context),
+    })),
+    recordDecision: assign(({ context, event }) => {
+      assertEvent(event, "approval.decided");
+      return recordDecision(context, event);
+    }),
+    refuseRepeatedCall: assign(({ context }) => answerCall(context, repeatedCallObservation(context))),
+    refuseDeniedCall: assign(({ context }) => answerCall(context, deniedObservation(context))),
+    requestToolRun: sendTo("effects", ({ context }) => ({
+      type: "runTool" as const,
+      call: currentCall(context),
+    })),
     appendToolResult: assign(({ context, event }) => {
       assertEvent(event, "tool.finished");
-      const [call, ...rest] = context.pendingCalls;
-      if (call === undefined) return {};
-      const message: Message = { role: "tool", toolCallId: call.id, name: call.name, content: event.content };
-      return { transcript: appendMessage(context.transcript, message), pendingCalls: rest };
+      return answerCall(context, event.content);
     }),
+    closePendingCalls: assign(({ context }, params: { why: string }) => closePendingCalls(context, params.why)),
     finish: assign((_, params: { status: AgentStatus }) => ({ status: params.status })),
   },
 }).createMachine({
   id: "agent",
   context: ({ input }) => initialContext(input),
   invoke: { id: "effects", src: "runEffects", input: ({ event }) => portsOf(event) },
+  on: { "run.cancelled": { target: ".cancelled" } },
   initial: "budgetCheck",
   states: {
     budgetCheck: {
@@ -92,20 +111,56 @@ export const agentMachine = setup({
       },
     },
     executingTools: {
-      entry: "requestToolRuns",
-      on: {
-        "tool.finished": [
-          { guard: and(["isNextResult", "isLastResult"]), target: "budgetCheck", actions: "appendToolResult" },
-          { guard: "isNextResult", actions: "appendToolResult" },
-        ],
+      initial: "nextCall",
+      on: { "approval.decided": { actions: "recordDecision" } },
+      states: {
+        nextCall: {
+          always: [
+            { guard: "allCallsAnswered", target: "#agent.budgetCheck" },
+            { guard: and(["isRepeatedCall", "stopsOnRepeat"]), target: "#agent.repeatedCall" },
+            { guard: "isRepeatedCall", actions: "refuseRepeatedCall" },
+            { guard: "isDenied", actions: "refuseDeniedCall" },
+            { guard: "awaitsDecision", target: "awaitingApproval" },
+            { target: "runningTool" },
+          ],
+        },
+        awaitingApproval: {
+          entry: "requestDecision",
+          always: { guard: not("awaitsDecision"), target: "nextCall" },
+        },
+        runningTool: {
+          entry: "requestToolRun",
+          on: { "tool.finished": { guard: "isNextResult", target: "nextCall", actions: "appendToolResult" } },
+        },
       },
     },
     done: { type: "final", entry: { type: "finish", params: { status: "done" } } },
     stepLimit: { type: "final", entry: { type: "finish", params: { status: "step_limit" } } },
     tokenBudget: { type: "final", entry: { type: "finish", params: { status: "token_budget" } } },
+    repeatedCall: {
+      type: "final",
+      entry: [
+        { type: "closePendingCalls", params: { why: "the run stopped because a call was repeated" } },
+        { type: "finish", params: { status: "repeated_call" } },
+      ],
+    },
+    cancelled: {
+      type: "final",
+      entry: [
+        { type: "closePendingCalls", params: { why: "the run was cancelled" } },
+        { type: "finish", params: { status: "cancelled" } },
+      ],
+    },
   },
   output: ({ context }) => resultOf(context),
 });
+
+/** The call being answered; the states that ask for it are entered only when there is one. */
+function currentCall(context: AgentContext): ToolCall {
+  const [call] = context.pendingCalls;
+  if (call === undefined) throw new Error("agentMachine: no pending call (a broken invariant)");
+  return call;
+}
 
 /**
  * The root invoke starts on the machine's init event, which carries the input with the ports.
@@ -114,6 +169,6 @@ export const agentMachine = setup({
 function portsOf(event: { type: string }): EffectPorts | null {
   const { input } = event as { type: string; input?: AgentMachineInput };
   if (input === undefined || !("registry" in input)) return null;
-  const { model, registry, journal } = input;
-  return journal === undefined ? { model, registry } : { model, registry, journal };
+  const { model, registry, journal, approve, toolTimeoutMs, maxResultChars } = input;
+  return { model, registry, journal, approve, toolTimeoutMs, maxResultChars };
 }

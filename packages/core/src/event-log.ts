@@ -15,6 +15,14 @@ export interface RunSettings {
   readonly tokenBudget: number;
   /** The tool specs the model was shown; resume refuses a registry whose specs differ. */
   readonly tools: readonly ToolSpec[];
+  /** Names of the tools that run only after a decision (absent in older logs: none). */
+  readonly approvalRequired?: readonly string[];
+  /** The same call this many times in a row is not run (absent: 3). */
+  readonly repeatLimit?: number;
+  /** What a repeated call does: `refuse` it with an `ERROR:` observation, or `stop` the run (absent: refuse). */
+  readonly onRepeatedCall?: "refuse" | "stop";
+  /** Tokens reserved for the reply in the check before each call (absent: 0). */
+  readonly replyReserve?: number;
 }
 
 /** The end of a run in brief, so that a store can list runs without replaying them. */
@@ -37,6 +45,8 @@ export type RunEvent =
   | { readonly type: "model.replied"; readonly reply: ModelReply }
   | { readonly type: "tool.started"; readonly callId: string; readonly name: string }
   | { readonly type: "tool.finished"; readonly callId: string; readonly content: string }
+  | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
+  | { readonly type: "run.cancelled"; readonly reason?: string }
   | { readonly type: "run.finished"; readonly outcome: RunOutcome };
 
 /** A logged event: stamped by the shell with its 0-based position `seq` and the time `at` (ISO 8601). */
@@ -48,6 +58,8 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "model.replied",
   "tool.started",
   "tool.finished",
+  "approval.decided",
+  "run.cancelled",
   "run.finished",
 ];
 
@@ -89,6 +101,16 @@ function eventProblem(value: unknown, position: number): string | null {
       return typeof value.callId === "string" && typeof value.content === "string"
         ? null
         : "needs callId and content strings";
+    case "approval.decided":
+      return typeof value.callId === "string" &&
+        typeof value.approved === "boolean" &&
+        (value.reason === undefined || typeof value.reason === "string")
+        ? null
+        : "needs a callId string, an approved boolean and an optional reason string";
+    case "run.cancelled":
+      return value.reason === undefined || typeof value.reason === "string"
+        ? null
+        : "has a reason that is not a string";
     case "run.finished":
       return isPlainObject(value.outcome) ? null : "needs an outcome";
     default:
@@ -111,7 +133,24 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   // JSON has no Infinity: an unlimited budget is logged as null.
   if (tokenBudget !== null && (typeof tokenBudget !== "number" || tokenBudget < 0)) return "needs settings.tokenBudget";
   if (!Array.isArray(tools) || !tools.every(isToolSpec)) return "needs settings.tools, a list of tool specs";
+  const { approvalRequired, repeatLimit, onRepeatedCall, replyReserve } = settings;
+  if (approvalRequired !== undefined && !(Array.isArray(approvalRequired) && approvalRequired.every(isString))) {
+    return "needs settings.approvalRequired to be a list of tool names";
+  }
+  if (repeatLimit !== undefined && !(Number.isSafeInteger(repeatLimit) && (repeatLimit as number) >= 1)) {
+    return "needs settings.repeatLimit to be a whole number, 1 or more";
+  }
+  if (onRepeatedCall !== undefined && onRepeatedCall !== "refuse" && onRepeatedCall !== "stop") {
+    return "needs settings.onRepeatedCall to be 'refuse' or 'stop'";
+  }
+  if (replyReserve !== undefined && !(typeof replyReserve === "number" && replyReserve >= 0)) {
+    return "needs settings.replyReserve to be a number of tokens";
+  }
   return null;
+}
+
+function isString(value: unknown): boolean {
+  return typeof value === "string";
 }
 
 function isToolSpec(value: unknown): boolean {

@@ -6,6 +6,10 @@ import type { EventStore } from "./event-store.js";
  * The shell's side of one run's log. It stamps and appends new events (position and time are
  * stamped here, never inside the machine's decisions), and serves the events logged before, in
  * order, so that a resumed run asks nothing twice.
+ *
+ * Every new event goes through one queue: it is appended, then delivered to the machine, before the
+ * next one is looked at; an event whose run has ended meanwhile is dropped unlogged. So the log
+ * holds exactly the events the machine processed, in the order it processed them.
  */
 export class Journal {
   readonly runId: string;
@@ -14,6 +18,7 @@ export class Journal {
   readonly #now: () => Date;
   #length: number;
   #cursor = 1;
+  #queue: Promise<unknown> = Promise.resolve();
 
   /** `history` is the run's log so far (from `run.started`), or `[]` for a new run. */
   constructor(
@@ -29,11 +34,21 @@ export class Journal {
     this.#now = now;
   }
 
-  /** Appends `event` at the end of the log; resolves once the store holds it. */
-  async record(event: RunEvent): Promise<void> {
-    const stored = { seq: this.#length, at: this.#now().toISOString(), ...event } as StoredEvent;
-    await this.#store.append(this.runId, stored);
-    this.#length++;
+  /**
+   * Queues `event`: once the events before it are done, and if `isOpen()` still holds, appends it
+   * and calls `deliver`. Resolves to whether it was logged; rejects if the store fails.
+   */
+  commit(event: RunEvent, deliver: () => void = () => {}, isOpen: () => boolean = () => true): Promise<boolean> {
+    const done = this.#queue.then(async () => {
+      if (!isOpen()) return false;
+      const stored = { seq: this.#length, at: this.#now().toISOString(), ...event } as StoredEvent;
+      await this.#store.append(this.runId, stored);
+      this.#length++;
+      deliver();
+      return true;
+    });
+    this.#queue = done.catch(() => {});
+    return done;
   }
 
   /** Whether logged events remain to be served before the run goes live. */
@@ -41,7 +56,7 @@ export class Journal {
     return this.#cursor < this.#history.length && this.#history[this.#cursor]?.type !== "run.finished";
   }
 
-  /** Takes the next logged event, which must be of `type` (and, for tool events, for `callId`). */
+  /** Takes the next logged event, which must be of `type` (and, for call events, for `callId`). */
   take<T extends StoredEvent["type"]>(type: T, callId?: string): Extract<StoredEvent, { type: T }> {
     const event = this.#history[this.#cursor];
     const fits = event?.type === type && (callId === undefined || ("callId" in event && event.callId === callId));

@@ -1,6 +1,6 @@
 import { initialTransition, type SnapshotFrom, transition } from "xstate";
 import type { AgentContext } from "./agent-context.js";
-import { type AgentEvent, agentMachine } from "./agent-machine.js";
+import { agentMachine } from "./agent-machine.js";
 import { EventLogError } from "./errors.js";
 import type { RunSettings, StoredEvent } from "./event-log.js";
 import type { AgentResult } from "./types.js";
@@ -55,10 +55,7 @@ export function foldEvents(
     }
     if (event.type === "run.started") throw fail(position, "repeats the start");
     if (event.type === "run.finished") throw fail(position, "comes before the run reached its end");
-    const machineEvent: AgentEvent =
-      event.type === "model.replied"
-        ? { type: "model.replied", reply: event.reply }
-        : { type: "tool.finished", callId: event.callId, content: event.content };
+    const { seq: _seq, at: _at, ...machineEvent } = event;
     if (!snapshot.can(machineEvent)) throw fail(position, `does not fit the state '${String(snapshot.value)}'`);
     [snapshot] = transition(agentMachine, snapshot, machineEvent);
   }

@@ -1,34 +1,62 @@
-import type { AgentInput } from "./agent-context.js";
+import { type AgentInput, DEFAULT_REPEAT_LIMIT } from "./agent-context.js";
 import { EventLogError } from "./errors.js";
 import { EVENT_LOG_SCHEMA_VERSION, type RunSettings, type StoredEvent } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
 import { Journal } from "./journal.js";
 import { foldEvents, replayRun } from "./replay.js";
-import { runLogged } from "./run-agent.js";
+import { type RunOptions, runLive } from "./run-agent.js";
 import type { ToolRegistry } from "./tool-registry.js";
-import type { AgentResult, Model } from "./types.js";
+import type { AgentResult, Decision, Model } from "./types.js";
+
+/** Options of `resumeAgent`: the store, decisions for calls that wait for one, and the run-time safeguards. */
+export interface ResumeOptions extends Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal"> {
+  readonly store: EventStore;
+  /** Decisions by call id, for a run paused with `awaiting_approval`; asked before `approve`. */
+  readonly decisions?: Readonly<Record<string, Decision>>;
+}
 
 /**
  * Continues a run from its log. No logged model reply is asked for again and no tool whose result
  * is logged runs again; a tool the process died in runs again only if it is registered as
  * idempotent, otherwise the model is told its result was lost. A finished run is not extended: its
  * result comes back as it was. Throws `EventLogError` for an unknown run, a log that does not fit,
- * or tool specs that differ from the registry's.
+ * or tools that differ from the registry's.
  */
 export async function resumeAgent(
   runId: string,
   model: Model,
   registry: ToolRegistry,
-  options: { readonly store: EventStore },
+  options: ResumeOptions,
 ): Promise<AgentResult> {
-  const events = await options.store.read(runId);
+  const { store, decisions = {}, approve, signal, ...limits } = options;
+  const events = await store.read(runId);
   const settings = startOf(runId, events).settings;
-  checkSpecs(runId, settings, registry);
+  checkTools(runId, settings, registry);
   const replay = replayRun(events, { runId });
-  if (replay.result !== null) return { ...replay.result, runId };
-  const { task, system, maxSteps, tokenBudget } = settings;
-  const input: AgentInput = { task, system, maxSteps, tokenBudget, model, registry };
-  return runLogged({ ...input, journal: new Journal(options.store, runId, events) });
+  const journal = new Journal(store, runId, events);
+  if (replay.result !== null) {
+    const { status, answer, steps, tokens } = replay.result;
+    // A crash between the machine's end and the log's: the end is known, so it is logged now.
+    if (events.at(-1)?.type !== "run.finished")
+      await journal.commit({ type: "run.finished", outcome: { status, answer, steps, tokens } });
+    return { ...replay.result, runId };
+  }
+  const { task, system, maxSteps, tokenBudget, replyReserve = 0, repeatLimit = DEFAULT_REPEAT_LIMIT } = settings;
+  const input: AgentInput = {
+    ...limits,
+    task,
+    system,
+    maxSteps,
+    tokenBudget,
+    replyReserve,
+    repeatLimit,
+    onRepeatedCall: settings.onRepeatedCall ?? "refuse",
+    model,
+    registry,
+    journal,
+    approve: (call) => decisions[call.id] ?? approve?.(call),
+  };
+  return runLive(input, signal);
 }
 
 /** Where a fork starts and what it changes. */
@@ -58,13 +86,9 @@ export async function forkRun(store: EventStore, runId: string, options: ForkOpt
   const { consumed } = foldEvents(prefix, { runId, settings });
   const forkId = options.runId ?? globalThis.crypto.randomUUID();
   const journal = new Journal(store, forkId);
-  await journal.record({
-    type: "run.started",
-    schemaVersion: EVENT_LOG_SCHEMA_VERSION,
-    settings,
-    forkedFrom: { runId, seq: consumed },
-  });
-  for (const { seq: _seq, at: _at, ...event } of prefix.slice(1, consumed)) await journal.record(event);
+  const forkedFrom = { runId, seq: consumed };
+  await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings, forkedFrom });
+  for (const { seq: _seq, at: _at, ...event } of prefix.slice(1, consumed)) await journal.commit(event);
   return forkId;
 }
 
@@ -76,12 +100,12 @@ function startOf(runId: string, events: readonly StoredEvent[]): Extract<StoredE
   return started;
 }
 
-function checkSpecs(runId: string, settings: RunSettings, registry: ToolRegistry): void {
-  const logged = JSON.stringify(settings.tools);
-  const current = JSON.stringify(registry.specs());
+function checkTools(runId: string, settings: RunSettings, registry: ToolRegistry): void {
+  const logged = JSON.stringify([settings.tools, settings.approvalRequired ?? []]);
+  const current = JSON.stringify([registry.specs(), registry.approvalRequired()]);
   if (logged === current) return;
   throw new EventLogError(
-    `run '${runId}' was started with other tools than this registry has: the model saw ${logged}, the registry has ${current}`,
+    `run '${runId}' was started with other tools than this registry has (specs and approval flags): the log has ${logged}, the registry has ${current}`,
     { runId, position: 0 },
   );
 }

@@ -1,37 +1,44 @@
-import { createActor, toPromise } from "xstate";
-import { type AgentInput, type AgentOptions, resolveSettings } from "./agent-context.js";
+import { type Actor, createActor, toPromise } from "xstate";
+import { type AgentInput, type AgentOptions, type ModelWithLimits, resolveSettings } from "./agent-context.js";
+import { pendingApprovals } from "./agent-decisions.js";
 import { agentMachine } from "./agent-machine.js";
 import { EventLogError } from "./errors.js";
 import { EVENT_LOG_SCHEMA_VERSION } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
 import { Journal } from "./journal.js";
+import type { Approver, EffectPorts } from "./run-effects.js";
 import type { ToolRegistry } from "./tool-registry.js";
-import type { AgentResult, Model } from "./types.js";
+import { messagesOf } from "./transcript.js";
+import type { AgentResult } from "./types.js";
 
-/** Options of `runAgent`: the limits, and where to keep the run's event log. */
-export interface RunOptions extends AgentOptions {
+/** Options of `runAgent`: limits and policies, safeguards, and where to keep the run's event log. */
+export interface RunOptions extends AgentOptions, Pick<EffectPorts, "approve" | "toolTimeoutMs" | "maxResultChars"> {
   /** Keeps the run's events there, so that it can be replayed, forked and resumed. */
   readonly store?: EventStore;
   /** The run's id in the store (letters, digits, `_`, `-`, `.`); a random UUID when not given. */
   readonly runId?: string;
+  /** Aborting it stops the model call and the tools in flight and ends the run with `cancelled`. */
+  readonly signal?: AbortSignal;
 }
 
 /**
- * Runs `task` to an exit: a final answer (`done`), `maxSteps` model calls (`step_limit`), or a
- * prompt that would overspend `tokenBudget` (`token_budget`), always with the whole message list.
- * With a `store`, every event is logged before the machine sees it and the result carries the
- * `runId`. Rejects with `ModelError` when the model fails (the log stays resumable), and with a
- * `RangeError` for impossible limits.
+ * Runs `task` to an exit: a final answer (`done`), `maxSteps` model calls (`step_limit`), a prompt
+ * that would overspend `tokenBudget` (`token_budget`), a repeated call under the `stop` policy
+ * (`repeated_call`), an abort (`cancelled`), or a call that waits for a decision nobody gave
+ * (`awaiting_approval`, to be resumed) — always with the whole message list. With a `store`,
+ * every event is logged before the machine sees it and the result carries the `runId`. Rejects
+ * with `ModelError` when the model fails (the log stays resumable), and with a `RangeError` for
+ * impossible limits.
  */
 export async function runAgent(
   task: string,
-  model: Model,
+  model: ModelWithLimits,
   registry: ToolRegistry,
   options: RunOptions = {},
 ): Promise<AgentResult> {
-  const { store, runId: wantedId, ...limits } = options;
-  const input: AgentInput = { ...limits, task, model, registry };
-  if (store === undefined) return runMachine(input);
+  const { store, runId: wantedId, signal, ...rest } = options;
+  const input: AgentInput = { ...rest, task, model, registry };
+  if (store === undefined) return runLive(input, signal);
   const settings = resolveSettings(input);
   const runId = wantedId ?? globalThis.crypto.randomUUID();
   if ((await store.read(runId)).length > 0) {
@@ -41,21 +48,65 @@ export async function runAgent(
     });
   }
   const journal = new Journal(store, runId);
-  await journal.record({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
-  return runLogged({ ...input, journal });
+  await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
+  return runLive({ ...input, journal }, signal);
 }
 
-/** Runs a live machine with a journal to its end and logs `run.finished`. */
-export async function runLogged(input: AgentInput & { journal: Journal }): Promise<AgentResult> {
-  const result = await runMachine(input);
-  const { status, answer, steps, tokens } = result;
-  await input.journal.record({ type: "run.finished", outcome: { status, answer, steps, tokens } });
-  return { ...result, runId: input.journal.runId };
+/**
+ * Runs a live machine until it ends or waits for a decision nobody gives. With a journal, the
+ * cancellation and the end are logged (`run.cancelled`, `run.finished`); a paused run's log just
+ * stops, ready for `resumeAgent`.
+ */
+export async function runLive(input: AgentInput, signal?: AbortSignal): Promise<AgentResult> {
+  const { journal } = input;
+  let pause = () => {};
+  const paused = new Promise<"paused">((resolve) => {
+    pause = () => resolve("paused");
+  });
+  const approve: Approver = async (call) => {
+    const decision = await input.approve?.(call);
+    if (decision === undefined) pause();
+    return decision;
+  };
+  const actor = createActor(agentMachine, { input: { ...input, approve } });
+  const ended = toPromise(actor);
+  const cancel = () => cancelRun(actor, journal, signal?.reason);
+  signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    actor.start();
+    if (signal?.aborted) cancel();
+    const outcome = await Promise.race([ended, paused]);
+    const runId = journal === undefined ? {} : { runId: journal.runId };
+    if (outcome === "paused") {
+      const { context } = actor.getSnapshot();
+      actor.stop();
+      const { steps, tokens } = context;
+      const messages = [...messagesOf(context.transcript)];
+      const pending = pendingApprovals(context);
+      return {
+        status: "awaiting_approval",
+        answer: null,
+        steps,
+        tokens,
+        messages,
+        pendingApprovals: pending,
+        ...runId,
+      };
+    }
+    const { status, answer, steps, tokens } = outcome;
+    await journal?.commit({ type: "run.finished", outcome: { status, answer, steps, tokens } });
+    return { ...outcome, ...runId };
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+  }
 }
 
-function runMachine(input: AgentInput): Promise<AgentResult> {
-  const actor = createActor(agentMachine, { input });
-  const result = toPromise(actor);
-  actor.start();
-  return result;
+function cancelRun(actor: Actor<typeof agentMachine>, journal: Journal | undefined, reason: unknown): void {
+  const event =
+    reason instanceof Error
+      ? { type: "run.cancelled" as const, reason: reason.message }
+      : { type: "run.cancelled" as const };
+  const isOpen = () => actor.getSnapshot().status === "active";
+  if (journal === undefined) actor.send(event);
+  else void journal.commit(event, () => actor.send(event), isOpen);
 }

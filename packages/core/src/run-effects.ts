@@ -1,9 +1,10 @@
 import { fromCallback } from "xstate";
 import { checkReply } from "./check-reply.js";
+import { DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
 import { describeThrown, ModelError } from "./errors.js";
 import type { Journal } from "./journal.js";
 import type { ToolRegistry } from "./tool-registry.js";
-import type { Message, Model, ModelReply, ToolCall, ToolSpec } from "./types.js";
+import type { Decision, Message, Model, ModelReply, ToolCall, ToolSpec } from "./types.js";
 
 /** What the machine asks of the effects actor. */
 export type EffectRequest =
@@ -13,48 +14,73 @@ export type EffectRequest =
       readonly specs: readonly ToolSpec[];
       readonly step: number;
     }
-  | { readonly type: "runTools"; readonly calls: readonly ToolCall[] };
+  | { readonly type: "runTool"; readonly call: ToolCall }
+  | { readonly type: "requestDecision"; readonly call: ToolCall };
 
-/** The domain events the effects produce; the machine's only inputs besides its start. */
+/** The domain events of a run: the machine's only inputs besides its start. */
 export type EffectEvent =
   | { readonly type: "model.replied"; readonly reply: ModelReply }
-  | { readonly type: "tool.finished"; readonly callId: string; readonly content: string };
+  | { readonly type: "tool.finished"; readonly callId: string; readonly content: string }
+  | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
+  | { readonly type: "run.cancelled"; readonly reason?: string };
 
-/** The ports the effects reach: the model, the tools, and the run's log when it is kept. */
+/**
+ * Decides on a call that needs approval. `undefined` means no decision now: the run pauses with
+ * status `awaiting_approval`, to be resumed with a decision later.
+ */
+export type Approver = (call: ToolCall) => Decision | undefined | Promise<Decision | undefined>;
+
+/** The ports the effects reach, and the limits they apply. */
 export interface EffectPorts {
   readonly model: Model;
   readonly registry: ToolRegistry;
-  readonly journal?: Journal;
+  /** Where the run's events are logged, holding what was logged before when the run is resumed. */
+  readonly journal?: Journal | undefined;
+  /** Decides on calls to tools registered with `needsApproval`. */
+  readonly approve?: Approver | undefined;
+  /** Milliseconds a tool may take unless it sets its own `timeoutMs` (default 60,000). */
+  readonly toolTimeoutMs?: number | undefined;
+  /** Observations longer than this are cut unless the tool sets its own limit (default 8,000). */
+  readonly maxResultChars?: number | undefined;
 }
 
 type Failure = { readonly type: "effects.failed"; readonly error: unknown };
 
+/** Milliseconds a tool may take when neither the run nor the tool says. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+
 /**
- * The one actor that performs the machine's effects: it calls the model and runs tools when asked,
- * and answers with domain events. With a journal it logs each event before the machine sees it,
- * and first serves what the log already holds, so that a resumed run calls nothing twice. Tools of
- * one reply run one at a time, in call order. A failure (the model's, as a `ModelError`, or the
- * store's) fails this actor, which fails the machine; stopping it aborts the signal.
+ * The one actor that performs the machine's effects: it calls the model, asks for decisions and
+ * runs tools when asked, and answers with domain events. With a journal it logs each event before
+ * the machine sees it, and first serves what the log already holds, so that a resumed run asks
+ * nothing twice. A failure (the model's, as a `ModelError`, or the store's) fails this actor, which
+ * fails the machine; stopping it aborts the signal given to the model and the tools.
  */
 export const runEffects = fromCallback<EffectRequest | Failure, EffectPorts | null, EffectEvent>(
   ({ input, receive, sendBack, self }) => {
     if (input === null) throw new TypeError("agentMachine needs a model and a registry in its input to run");
     const controller = new AbortController();
-    const { signal } = controller;
+    const effects: Effects = { ...input, signal: controller.signal };
     const settle = (work: Promise<void>) =>
       work.catch((error: unknown) => {
-        if (!signal.aborted) self.send({ type: "effects.failed", error });
+        if (!effects.signal.aborted) self.send({ type: "effects.failed", error });
       });
-    const report = (event: EffectEvent) => {
-      if (!signal.aborted) sendBack(event);
+    const deliver: Deliver = (event, logged) => {
+      const isOpen = () => !effects.signal.aborted;
+      const send = () => sendBack(event);
+      if (logged || input.journal === undefined) return Promise.resolve(isOpen() && (send(), true));
+      return input.journal.commit(event, send, isOpen);
     };
     receive((request) => {
       switch (request.type) {
         case "callModel":
-          settle(replyTo(input, request, signal).then(report));
+          settle(replyTo(effects, request, deliver));
           return;
-        case "runTools":
-          settle(runTools(input, request.calls, signal, report));
+        case "runTool":
+          settle(observe(effects, request.call, deliver));
+          return;
+        case "requestDecision":
+          settle(decide(effects, request.call, deliver));
           return;
         case "effects.failed":
           // Throwing from the actor's own transition is how XState fails it and tells the parent.
@@ -65,15 +91,26 @@ export const runEffects = fromCallback<EffectRequest | Failure, EffectPorts | nu
   },
 );
 
+/** The ports, with the signal that aborts when the actor stops (the run ended or was stopped). */
+type Effects = EffectPorts & { readonly signal: AbortSignal };
+
+/**
+ * Hands an event to the machine: one already in the log (`logged`) directly, a new one through
+ * the journal, which logs it first. Resolves to whether it was delivered (false once the run ended).
+ */
+type Deliver = (event: EffectEvent, logged: boolean) => Promise<boolean>;
+
 async function replyTo(
-  { model, journal }: EffectPorts,
+  { model, journal, signal }: Effects,
   request: Extract<EffectRequest, { type: "callModel" }>,
-  signal: AbortSignal,
-): Promise<EffectEvent> {
-  if (journal?.replaying) return { type: "model.replied", reply: journal.take("model.replied").reply };
+  deliver: Deliver,
+): Promise<void> {
+  if (journal?.replaying) {
+    await deliver({ type: "model.replied", reply: journal.take("model.replied").reply }, true);
+    return;
+  }
   const reply = await callModel(model, request, signal);
-  await journal?.record({ type: "model.replied", reply });
-  return { type: "model.replied", reply };
+  await deliver({ type: "model.replied", reply }, false);
 }
 
 async function callModel(
@@ -98,33 +135,49 @@ async function callModel(
   return reply;
 }
 
-async function runTools(
-  ports: EffectPorts,
-  calls: readonly ToolCall[],
-  signal: AbortSignal,
-  report: (event: EffectEvent) => void,
-): Promise<void> {
-  for (const call of calls) {
-    if (signal.aborted) return;
-    report({ type: "tool.finished", callId: call.id, content: await observe(ports, call) });
+/** A decision for a call: logged before, or the approver's now; none leaves the run waiting. */
+async function decide({ approve, journal }: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
+  if (journal?.replaying) {
+    const { callId, approved, reason } = journal.take("approval.decided", call.id);
+    await deliver(decisionEvent(callId, { approved, reason }), true);
+    return;
   }
+  const decision = await approve?.(call);
+  if (decision !== undefined) await deliver(decisionEvent(call.id, decision), false);
+}
+
+function decisionEvent(callId: string, { approved, reason }: Partial<Decision>): EffectEvent {
+  const event = { type: "approval.decided", callId, approved: approved === true } as const;
+  return reason === undefined ? event : { ...event, reason };
 }
 
 /** The observation for one call: logged before, re-derived after an interruption, or run now. */
-async function observe({ registry, journal }: EffectPorts, call: ToolCall): Promise<string> {
-  if (journal === undefined) return registry.executeCall(call);
-  if (journal.replaying) {
+async function observe(effects: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
+  const { registry, journal, signal } = effects;
+  const run = () =>
+    registry.executeCall(call, {
+      signal,
+      timeoutMs: effects.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+      maxResultChars: effects.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+    });
+  const finished = (content: string): EffectEvent => ({ type: "tool.finished", callId: call.id, content });
+  if (journal?.replaying) {
     journal.take("tool.started", call.id);
-    if (journal.replaying) return journal.take("tool.finished", call.id).content;
+    if (journal.replaying) {
+      await deliver(finished(journal.take("tool.finished", call.id).content), true);
+      return;
+    }
     // The log ends inside this call: the process died while it ran, and its result was lost.
-    const content = registry.isIdempotent(call.name) ? await registry.executeCall(call) : lostResult(call);
-    await journal.record({ type: "tool.finished", callId: call.id, content });
-    return content;
+    await deliver(finished(registry.isIdempotent(call.name) ? await run() : lostResult(call)), false);
+    return;
   }
-  await journal.record({ type: "tool.started", callId: call.id, name: call.name });
-  const content = await registry.executeCall(call);
-  await journal.record({ type: "tool.finished", callId: call.id, content });
-  return content;
+  const started = await (journal?.commit(
+    { type: "tool.started", callId: call.id, name: call.name },
+    undefined,
+    () => !signal.aborted,
+  ) ?? true);
+  if (!started || signal.aborted) return;
+  await deliver(finished(await run()), false);
 }
 
 function lostResult(call: ToolCall): string {

@@ -1,10 +1,25 @@
+import { cutResult } from "./cut-result.js";
 import { describeThrown, ToolSchemaError } from "./errors.js";
+import { runGuarded } from "./run-guarded.js";
 import type { ToolCall, ToolParameters, ToolSpec } from "./types.js";
 import { isPlainObject, PARAMETER_TYPES, validateArgs } from "./validate-args.js";
 
-/** A tool's function: gets the validated arguments (a fresh copy), returns a JSON-encodable value or a promise of one. */
+/**
+ * A tool's function: gets the validated arguments (a fresh copy) and a signal that aborts on its
+ * timeout or when the run is cancelled; returns a JSON-encodable value or a promise of one.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: tools destructure their own validated argument shapes.
-export type ToolFunction = (args: any) => unknown;
+export type ToolFunction = (args: any, context: { readonly signal: AbortSignal }) => unknown;
+
+/** Limits of one execution that the run sets for tools that do not set their own. */
+export interface ExecuteOptions {
+  /** Aborts the tool's signal: the run was cancelled. */
+  readonly signal?: AbortSignal;
+  /** Milliseconds the tool may take (no limit when absent). */
+  readonly timeoutMs?: number;
+  /** Longer observations are cut (see `cutResult`); no limit when absent. */
+  readonly maxResultChars?: number;
+}
 
 /** How the harness may treat a tool beyond its schema. */
 export interface ToolOptions {
@@ -13,6 +28,12 @@ export interface ToolOptions {
    * is run again when a resumed run finds that the process died while it ran (default false).
    */
   readonly idempotent?: boolean;
+  /** The tool runs only after a decision: an approver's, or one given to `resumeAgent` (default false). */
+  readonly needsApproval?: boolean;
+  /** Milliseconds it may take, overriding the run's `toolTimeoutMs`. */
+  readonly timeoutMs?: number;
+  /** Its observations longer than this are cut, overriding the run's `maxResultChars`. */
+  readonly maxResultChars?: number;
 }
 
 interface Tool {
@@ -44,12 +65,20 @@ export class ToolRegistry {
     }
     if (this.#tools.has(name)) throw new ToolSchemaError(`tool '${name}' is already registered`);
     checkSchema(name, parameters);
+    checkOptions(name, options);
     this.#tools.set(name, { spec: { name, description, parameters }, fn, options: { ...options } });
   }
 
   /** Whether `name` is registered as idempotent; false for unknown names. */
   isIdempotent(name: string): boolean {
     return this.#tools.get(name)?.options.idempotent === true;
+  }
+
+  /** The names of the tools registered with `needsApproval`, in registration order. */
+  approvalRequired(): string[] {
+    return [...this.#tools.values()]
+      .filter((tool) => tool.options.needsApproval === true)
+      .map((tool) => tool.spec.name);
   }
 
   /** What the model is shown, in registration order: name, description and schema, never the function. */
@@ -63,37 +92,43 @@ export class ToolRegistry {
    * registered, that the arguments pass the schema, and that the function returns without
    * throwing; nothing runs for an invalid call. Never rejects.
    */
-  async execute(name: string, args: unknown): Promise<string> {
+  async execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<string> {
+    const limit = this.#tools.get(name)?.options.maxResultChars ?? options.maxResultChars;
+    let observation: string;
     try {
-      return await this.#execute(name, args);
+      observation = await this.#execute(name, args, options);
     } catch (error) {
       // Only hostile arguments (a throwing getter or Proxy) get here: the function itself is guarded.
-      return `ERROR: ${name} could not be run: ${describeThrown(error)}`;
+      observation = `ERROR: ${name} could not be run: ${describeThrown(error)}`;
     }
+    return limit === undefined ? observation : cutResult(observation, limit);
   }
 
   /** Like `execute`, for a call as the model sent it: arguments that arrived as text that is not a JSON object (`rawArgs`) are refused with the parse problem. */
-  async executeCall(call: ToolCall): Promise<string> {
-    if (call.rawArgs === undefined) return this.execute(call.name, call.args);
+  async executeCall(call: ToolCall, options: ExecuteOptions = {}): Promise<string> {
+    if (call.rawArgs === undefined) return this.execute(call.name, call.args, options);
     const parsed = parseArgs(call.rawArgs);
-    if (typeof parsed !== "string") return this.execute(call.name, parsed);
+    if (typeof parsed !== "string") return this.execute(call.name, parsed, options);
     const tool = this.#tools.get(call.name);
     if (tool === undefined) return this.#unknownTool(call.name);
     return `ERROR: the arguments of '${call.name}' are not a valid JSON object (${parsed}). Send one JSON object. ${expects(tool.spec)}`;
   }
 
-  async #execute(name: string, args: unknown): Promise<string> {
+  async #execute(name: string, args: unknown, options: ExecuteOptions): Promise<string> {
     const tool = this.#tools.get(name);
     if (tool === undefined) return this.#unknownTool(name);
     const problem = validateArgs(args, tool.spec.parameters);
     if (problem !== null) return `ERROR: ${problem}. ${expects(tool.spec)}`;
-    let result: unknown;
-    try {
-      result = await tool.fn({ ...(args as Record<string, unknown>) });
-    } catch (error) {
-      return `ERROR: ${name} failed: ${describeThrown(error)}`;
+    const timeoutMs = tool.options.timeoutMs ?? options.timeoutMs;
+    const outcome = await runGuarded(tool.fn, { ...(args as Record<string, unknown>) }, timeoutMs, options.signal);
+    switch (outcome.kind) {
+      case "returned":
+        return encodeResult(name, outcome.value);
+      case "threw":
+        return `ERROR: ${name} failed: ${describeThrown(outcome.error)}`;
+      case "timedOut":
+        return `ERROR: ${name} timed out after ${timeoutMs} ms. It may still have had an effect; check before calling it again.`;
     }
-    return encodeResult(name, result);
   }
 
   #unknownTool(name: string): string {
@@ -121,6 +156,15 @@ function parseArgs(raw: string): Record<string, unknown> | string {
     return isPlainObject(parsed) ? parsed : `it is JSON, but not an object`;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function checkOptions(name: string, { timeoutMs, maxResultChars }: ToolOptions): void {
+  if (timeoutMs !== undefined && !(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+    throw new ToolSchemaError(`${name}: timeoutMs must be a number of milliseconds above 0; got ${timeoutMs}`);
+  }
+  if (maxResultChars !== undefined && !(Number.isSafeInteger(maxResultChars) && maxResultChars > 0)) {
+    throw new ToolSchemaError(`${name}: maxResultChars must be a whole number above 0; got ${maxResultChars}`);
   }
 }
 

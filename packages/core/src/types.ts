@@ -58,8 +58,18 @@ export type Model = (
   options: { readonly signal: AbortSignal },
 ) => ModelReply | Promise<ModelReply>;
 
-/** How a run ended: a final answer, or the limit that stopped it. */
-export type AgentStatus = "done" | "step_limit" | "token_budget";
+/**
+ * How a run ended: a final answer (`done`); a limit (`step_limit`, `token_budget`); the same call
+ * repeated under the `stop` policy (`repeated_call`); the caller's abort (`cancelled`); or a paused
+ * run waiting for a decision on a risky tool call (`awaiting_approval`, which `resumeAgent` continues).
+ */
+export type AgentStatus = "done" | "step_limit" | "token_budget" | "repeated_call" | "cancelled" | "awaiting_approval";
+
+/** A decision on a tool call that needs approval; `reason` is shown to the model when it is denied. */
+export interface Decision {
+  readonly approved: boolean;
+  readonly reason?: string;
+}
 
 /** The outcome of a run; `messages` is the whole trace, also when a limit stopped it. */
 export interface AgentResult {
@@ -72,4 +82,6 @@ export interface AgentResult {
   readonly messages: Message[];
   /** The run's id in its event store, when one keeps it. */
   readonly runId?: string;
+  /** With `awaiting_approval`: the calls of the last reply that wait for a decision, in call order. */
+  readonly pendingApprovals?: readonly ToolCall[];
 }

@@ -242,8 +242,25 @@ describe("seed scenarios", () => {
     expect(r.status).toBe("step_limit");
     expect(r.answer).toBeNull();
     expect(r.steps).toBe(5);
+    const observations = toolMessages(r.messages);
+    expect(observations.map((m) => m.toolCallId)).toEqual(["c1", "c2", "c3", "c4", "c5"]);
+    // The same call a third time in a row is not run (repeatLimit 3, the default): its result would not change.
+    expect(runs).toHaveLength(2);
+    expect(
+      observations
+        .slice(2)
+        .every((m) => m.content.startsWith("ERROR: get_weather was asked for with the same arguments 3 times")),
+    ).toBe(true);
+  });
+
+  it("step limit: with repeat detection off, every call runs", async () => {
+    const { registry, runs } = makeWeatherRegistry();
+    let calls = 0;
+    const neverFinishes: Model = () => asks(toolCall(`c${++calls}`, "get_weather", { city: "Pune" }));
+    const r = await runAgent(TASK, neverFinishes, registry, { maxSteps: 5, tokenBudget: 10 ** 9, repeatLimit: 10 });
+    expect(r.status).toBe("step_limit");
+    expect(calls).toBe(5);
     expect(runs).toHaveLength(5);
-    expect(toolMessages(r.messages).map((m) => m.toolCallId)).toEqual(["c1", "c2", "c3", "c4", "c5"]);
   });
 
   it("token budget: the call that would overspend is never made", async () => {

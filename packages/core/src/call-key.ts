@@ -1,0 +1,17 @@
+import type { ToolCall } from "./types.js";
+
+/** A call's identity for repeat detection: its tool and its arguments as JSON with keys sorted at every level. */
+export function callKey(call: ToolCall): string {
+  return `${call.name}:${call.rawArgs ?? canonicalJson(call.args)}`;
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

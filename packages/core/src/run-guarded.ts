@@ -1,0 +1,48 @@
+import type { ToolFunction } from "./tool-registry.js";
+
+/** How one tool function call ended. */
+export type Outcome =
+  | { readonly kind: "returned"; readonly value: unknown }
+  | { readonly kind: "threw"; readonly error: unknown }
+  | { readonly kind: "timedOut" };
+
+/**
+ * Calls a tool function and settles, whatever it does: returns, throws (anything, `null` too),
+ * rejects, or never settles (after `timeoutMs` milliseconds, when given). Its signal aborts on the
+ * timeout and when `signal` (the run's) aborts. A function that blocks the event loop cannot be
+ * interrupted: the timer only fires once it yields.
+ */
+export async function runGuarded(
+  fn: ToolFunction,
+  args: Record<string, unknown>,
+  timeoutMs: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Outcome> {
+  const controller = new AbortController();
+  const abort = () => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", abort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const work = new Promise<Outcome>((resolve) => {
+    Promise.resolve()
+      .then(() => fn(args, { signal: controller.signal }))
+      .then(
+        (value: unknown) => resolve({ kind: "returned", value }),
+        (error: unknown) => resolve({ kind: "threw", error }),
+      );
+  });
+  const timeout =
+    timeoutMs === undefined
+      ? undefined
+      : new Promise<Outcome>((resolve) => {
+          timer = setTimeout(() => {
+            controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+            resolve({ kind: "timedOut" });
+          }, timeoutMs);
+        });
+  try {
+    return await (timeout === undefined ? work : Promise.race([work, timeout]));
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", abort);
+  }
+}
