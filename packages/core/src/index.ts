@@ -4,12 +4,15 @@ export {
   type AgentMachineInput,
   type AgentOptions,
   DEFAULT_MAX_STEPS,
+  DEFAULT_REPEAT_LIMIT,
   DEFAULT_SYSTEM,
   DEFAULT_TOKEN_BUDGET,
+  type ModelWithLimits,
 } from "./agent-context.js";
 export { type AgentEvent, agentMachine } from "./agent-machine.js";
 export { checkReply } from "./check-reply.js";
 export { countTokens } from "./count-tokens.js";
+export { cutResult, DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
 export { EventLogError, ModelError, ToolSchemaError } from "./errors.js";
 export {
   EVENT_LOG_SCHEMA_VERSION,
@@ -23,15 +26,22 @@ export {
 export { type EventStore, MemoryEventStore, type RunSummary } from "./event-store.js";
 export { Journal } from "./journal.js";
 export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay.js";
-export { type ForkOptions, forkRun, resumeAgent } from "./resume.js";
+export { type ForkOptions, forkRun, type ResumeOptions, resumeAgent } from "./resume.js";
 export { type RunOptions, runAgent } from "./run-agent.js";
-export type { EffectEvent, EffectPorts, EffectRequest } from "./run-effects.js";
+export {
+  type Approver,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type EffectEvent,
+  type EffectPorts,
+  type EffectRequest,
+} from "./run-effects.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
-export { type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";
+export { type ExecuteOptions, type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";
 export { messagesOf, type Transcript } from "./transcript.js";
 export type {
   AgentResult,
   AgentStatus,
+  Decision,
   Message,
   Model,
   ModelReply,
