@@ -141,6 +141,6 @@ export function resultOf(context: AgentContext): AgentResult {
     answer: context.answer,
     steps: context.steps,
     tokens: context.tokens,
-    messages: [...messagesOf(context.transcript)],
+    messages: context.transcript.items.slice(0, context.transcript.length),
   };
 }

@@ -18,7 +18,9 @@ export function isOverBudget(context: AgentContext): boolean {
 /** Appends the model's reply; counts the provider's usage when it gives one, else the estimate. */
 export function appendReply(context: AgentContext, reply: ModelReply): Partial<AgentContext> {
   const { content, toolCalls, usage } = reply;
-  const assistant: Message = { role: "assistant", content, toolCalls: toolCalls.map((call) => ({ ...call })) };
+  // A JSON copy: the trace owns its calls (they are frozen with it), whoever made the reply.
+  const calls = JSON.parse(JSON.stringify(toolCalls)) as ToolCall[];
+  const assistant: Message = { role: "assistant", content, toolCalls: calls };
   const transcript = appendMessage(context.transcript, assistant);
   const estimate = promptTokens(context) + tokensOfLength(transcript.chars - context.transcript.chars);
   const spent = usage === undefined ? estimate : usage.inputTokens + usage.outputTokens;

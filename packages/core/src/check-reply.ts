@@ -2,7 +2,7 @@ import type { ModelReply, ToolCall, Usage } from "./types.js";
 import { isPlainObject } from "./validate-args.js";
 
 /**
- * Checks that a value a model returned is a `ModelReply` and returns a fresh JSON copy of it, or one
+ * Checks that a value a model returned is a `ModelReply` (JSON-encodable) and returns it rebuilt from its known fields, or one
  * sentence saying what is wrong. A model that returns garbage is a bug in the model or its adapter,
  * not something the model can repair, so the caller turns the sentence into a `ModelError`.
  */
@@ -30,14 +30,12 @@ function checkCall(call: unknown): ToolCall | string {
   if (typeof name !== "string") return `.name must be a string, got ${kindOf(name)}`;
   if (!isPlainObject(args)) return `.args must be an object, got ${kindOf(args)}`;
   if (rawArgs !== undefined && typeof rawArgs !== "string") return `.rawArgs must be a string, got ${kindOf(rawArgs)}`;
-  let copy: Record<string, unknown>;
   try {
-    // A JSON copy: the trace holds exactly what a provider would have sent, and owns it.
-    copy = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
+    JSON.stringify(args);
   } catch (error) {
     return `.args cannot be encoded as JSON (${error instanceof Error ? error.message : String(error)})`;
   }
-  return rawArgs === undefined ? { id, name, args: copy } : { id, name, args: copy, rawArgs };
+  return rawArgs === undefined ? { id, name, args } : { id, name, args, rawArgs };
 }
 
 function checkUsage(usage: unknown): Usage | string {

@@ -9,7 +9,8 @@ import type { ToolRegistry } from "./tool-registry.js";
 import type { AgentResult, Decision, Model } from "./types.js";
 
 /** Options of `resumeAgent`: the store, decisions for calls that wait for one, and the run-time safeguards. */
-export interface ResumeOptions extends Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal"> {
+export interface ResumeOptions
+  extends Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect"> {
   readonly store: EventStore;
   /** Decisions by call id, for a run paused with `awaiting_approval`; asked before `approve`. */
   readonly decisions?: Readonly<Record<string, Decision>>;
@@ -28,7 +29,7 @@ export async function resumeAgent(
   registry: ToolRegistry,
   options: ResumeOptions,
 ): Promise<AgentResult> {
-  const { store, decisions = {}, approve, signal, ...limits } = options;
+  const { store, decisions = {}, approve, signal, inspect, ...limits } = options;
   const events = await store.read(runId);
   const settings = startOf(runId, events).settings;
   checkTools(runId, settings, registry);
@@ -56,7 +57,7 @@ export async function resumeAgent(
     journal,
     approve: (call) => decisions[call.id] ?? approve?.(call),
   };
-  return runLive(input, signal);
+  return runLive(input, { signal, inspect });
 }
 
 /** Where a fork starts and what it changes. */

@@ -1,4 +1,4 @@
-import { type Actor, createActor, toPromise } from "xstate";
+import { type Actor, createActor, type InspectionEvent, type Observer, toPromise } from "xstate";
 import { type AgentInput, type AgentOptions, type ModelWithLimits, resolveSettings } from "./agent-context.js";
 import { pendingApprovals } from "./agent-decisions.js";
 import { agentMachine } from "./agent-machine.js";
@@ -19,6 +19,11 @@ export interface RunOptions extends AgentOptions, Pick<EffectPorts, "approve" | 
   readonly runId?: string;
   /** Aborting it stops the model call and the tools in flight and ends the run with `cancelled`. */
   readonly signal?: AbortSignal;
+  /**
+   * Handed to the actor: receives XState's inspection events (the machine definition, every event,
+   * microstep and snapshot), e.g. `createBrowserInspector().inspect` from `@statelyai/inspect`.
+   */
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 }
 
 /**
@@ -36,9 +41,9 @@ export async function runAgent(
   registry: ToolRegistry,
   options: RunOptions = {},
 ): Promise<AgentResult> {
-  const { store, runId: wantedId, signal, ...rest } = options;
+  const { store, runId: wantedId, signal, inspect, ...rest } = options;
   const input: AgentInput = { ...rest, task, model, registry };
-  if (store === undefined) return runLive(input, signal);
+  if (store === undefined) return runLive(input, { signal, inspect });
   const settings = resolveSettings(input);
   const runId = wantedId ?? globalThis.crypto.randomUUID();
   if ((await store.read(runId)).length > 0) {
@@ -49,7 +54,7 @@ export async function runAgent(
   }
   const journal = new Journal(store, runId);
   await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
-  return runLive({ ...input, journal }, signal);
+  return runLive({ ...input, journal }, { signal, inspect });
 }
 
 /**
@@ -57,7 +62,10 @@ export async function runAgent(
  * cancellation and the end are logged (`run.cancelled`, `run.finished`); a paused run's log just
  * stops, ready for `resumeAgent`.
  */
-export async function runLive(input: AgentInput, signal?: AbortSignal): Promise<AgentResult> {
+export async function runLive(
+  input: AgentInput,
+  { signal, inspect }: Pick<RunOptions, "signal" | "inspect"> = {},
+): Promise<AgentResult> {
   const { journal } = input;
   let pause = () => {};
   const paused = new Promise<"paused">((resolve) => {
@@ -68,7 +76,10 @@ export async function runLive(input: AgentInput, signal?: AbortSignal): Promise<
     if (decision === undefined) pause();
     return decision;
   };
-  const actor = createActor(agentMachine, { input: { ...input, approve } });
+  const actor = createActor(
+    agentMachine,
+    inspect === undefined ? { input: { ...input, approve } } : { input: { ...input, approve }, inspect },
+  );
   const ended = toPromise(actor);
   const cancel = () => cancelRun(actor, journal, signal?.reason);
   signal?.addEventListener("abort", cancel, { once: true });

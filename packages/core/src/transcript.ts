@@ -5,40 +5,58 @@ import type { Message } from "./types.js";
  * The append-only message list with the length of its JSON kept up to date, so that the
  * prompt estimate costs O(1) per step instead of re-serializing the whole history.
  *
- * Snapshots share one backing array: a transcript is the first `length` items of `items`.
- * Appending to the newest transcript pushes in place (O(1)); appending to an older one
- * (a fork, or replay from an earlier snapshot) copies its prefix first, so no transcript
- * ever sees another's messages. Items are frozen: messages are never edited.
+ * Transcripts share one backing array: a transcript is the first `length` items of `items`.
+ * Appending to the newest transcript pushes in place (O(1)); appending to an older one (a fork,
+ * or replay from an earlier snapshot) copies its prefix first, so no transcript ever sees
+ * another's messages. Messages are deep-frozen: they are never edited. `JSON.stringify` of a
+ * transcript gives its own messages only.
  */
-export interface Transcript {
+export class Transcript {
+  /** The shared backing array; only the first `length` items belong to this transcript. */
   readonly items: readonly Message[];
   readonly length: number;
   /** Sum of `JSON.stringify(message).length` over the first `length` items. */
   readonly chars: number;
+
+  constructor(items: readonly Message[], length: number, chars: number) {
+    this.items = items;
+    this.length = length;
+    this.chars = chars;
+  }
+
+  toJSON(): readonly Message[] {
+    return messagesOf(this);
+  }
 }
 
-/** A transcript holding `messages`, copied and frozen. */
+/** A transcript holding `messages`. */
 export function createTranscript(messages: readonly Message[]): Transcript {
-  return messages.reduce(appendMessage, { items: [], length: 0, chars: 0 });
+  return messages.reduce(appendMessage, new Transcript([], 0, 0));
 }
 
-/** Returns the transcript with `message` appended; never changes what `transcript` shows. */
+/** Returns the transcript with `message` (deep-frozen) appended; never changes what `transcript` shows. */
 export function appendMessage(transcript: Transcript, message: Message): Transcript {
   const items = (
     transcript.items.length === transcript.length ? transcript.items : transcript.items.slice(0, transcript.length)
   ) as Message[];
-  items.push(Object.freeze(message));
-  return { items, length: transcript.length + 1, chars: transcript.chars + JSON.stringify(message).length };
+  items.push(deepFreeze(message));
+  return new Transcript(items, transcript.length + 1, transcript.chars + JSON.stringify(message).length);
 }
 
-/** The messages of `transcript`; the shared array itself when nothing follows them (no copy). */
+/** The messages of `transcript`, as a new frozen array: later appends never show in it. */
 export function messagesOf(transcript: Transcript): readonly Message[] {
-  return transcript.items.length === transcript.length
-    ? transcript.items
-    : transcript.items.slice(0, transcript.length);
+  return Object.freeze(transcript.items.slice(0, transcript.length));
 }
 
 /** Equals `countTokens(messagesOf(transcript))`, computed from the kept length: JSON adds `[`, `]` and commas. */
 export function transcriptTokens(transcript: Transcript): number {
   return tokensOfLength(transcript.chars + 2 + Math.max(0, transcript.length - 1));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

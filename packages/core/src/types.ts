@@ -48,9 +48,9 @@ export interface ToolSpec {
 }
 
 /**
- * Any function of this shape is a model: scripted, or a real API client. `messages` is the run's
- * live, append-only list (not a copy, so that a call costs nothing per message already sent): read
- * it during the call, and copy it to keep it. `signal` aborts when the run stops.
+ * Any function of this shape is a model: scripted, or a real API client. `messages` is the list
+ * so far, frozen (keep it if you like: later messages never show in it). `signal` aborts when the
+ * run is cancelled or stops.
  */
 export type Model = (
   messages: readonly Message[],
