@@ -1,0 +1,103 @@
+import type { Message } from "@agentloop/core";
+import type { ChatCompletion } from "openai/resources/chat/completions";
+import { describe, expect, it } from "vitest";
+import { OpenAIResponseError } from "./errors.js";
+import { fromOpenAICompletion } from "./from-openai-completion.js";
+
+const shown: Message[] = [
+  { role: "system", content: "s" },
+  { role: "user", content: "u" },
+];
+
+function completion(message: Record<string, unknown>, extra: Record<string, unknown> = {}): ChatCompletion {
+  return {
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    created: 1,
+    model: "gpt-test",
+    choices: [
+      { index: 0, finish_reason: "stop", logprobs: null, message: { role: "assistant", refusal: null, ...message } },
+    ],
+    ...extra,
+  } as ChatCompletion;
+}
+
+function call(id: string | undefined, name: string, args: string): Record<string, unknown> {
+  return { ...(id === undefined ? {} : { id }), type: "function", function: { name, arguments: args } };
+}
+
+describe("fromOpenAICompletion", () => {
+  it("maps text and several tool calls of one reply, and the usage", () => {
+    const reply = fromOpenAICompletion(
+      completion(
+        {
+          content: "Looking both up.",
+          tool_calls: [call("a", "get_weather", '{"city":"Pune"}'), call("b", "get_weather", '{"city":"Delhi"}')],
+        },
+        { usage: { prompt_tokens: 50, completion_tokens: 7, total_tokens: 57 } },
+      ),
+      shown,
+    );
+    expect(reply).toEqual({
+      content: "Looking both up.",
+      toolCalls: [
+        { id: "a", name: "get_weather", args: { city: "Pune" } },
+        { id: "b", name: "get_weather", args: { city: "Delhi" } },
+      ],
+      usage: { inputTokens: 50, outputTokens: 7 },
+    });
+  });
+
+  it("maps a final answer with no usage to a reply without usage", () => {
+    expect(fromOpenAICompletion(completion({ content: "86 F." }), shown)).toStrictEqual({
+      content: "86 F.",
+      toolCalls: [],
+    });
+  });
+
+  it("keeps arguments that are not a JSON object as rawArgs and gives missing or empty ids positional ones", () => {
+    const reply = fromOpenAICompletion(
+      completion({
+        content: null,
+        tool_calls: [call("", "get_weather", '{"city": "Pu'), call(undefined, "c_to_f", "{}")],
+      }),
+      shown,
+    );
+    expect(reply.toolCalls).toStrictEqual([
+      { id: "call_2_0", name: "get_weather", args: {}, rawArgs: '{"city": "Pu' },
+      { id: "call_2_1", name: "c_to_f", args: {} },
+    ]);
+    expect(reply.content).toBe("");
+  });
+
+  it("treats a refusal as the reply's text", () => {
+    expect(fromOpenAICompletion(completion({ content: null, refusal: "I can't help with that." }), shown).content).toBe(
+      "I can't help with that.",
+    );
+  });
+
+  it("maps a reply cut off by the length limit like any other", () => {
+    const cut = completion({ content: "It is 86" });
+    const choice = cut.choices[0];
+    if (choice) choice.finish_reason = "length";
+    expect(fromOpenAICompletion(cut, shown)).toEqual({ content: "It is 86", toolCalls: [] });
+  });
+
+  it("ignores usage it cannot read instead of inventing numbers", () => {
+    const reply = fromOpenAICompletion(
+      completion({ content: "x" }, { usage: { prompt_tokens: -1, completion_tokens: 2 } }),
+      shown,
+    );
+    expect(reply.usage).toBeUndefined();
+  });
+
+  it("throws OpenAIResponseError with the body as cause when there is no choice", () => {
+    const body = { ...completion({ content: "x" }), choices: [] };
+    expect(() => fromOpenAICompletion(body, shown)).toThrow(OpenAIResponseError);
+    try {
+      fromOpenAICompletion(body, shown);
+    } catch (error) {
+      expect((error as Error).cause).toBe(body);
+    }
+  });
+});

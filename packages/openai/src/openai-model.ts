@@ -1,0 +1,80 @@
+import type { Message, Model, ModelReply, ToolSpec } from "@agentloop/core";
+import type OpenAI from "openai";
+import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import { fromOpenAICompletion } from "./from-openai-completion.js";
+import { toOpenAIMessages, toOpenAITools } from "./to-openai-request.js";
+
+/** Request fields the adapter fills in itself, or that would break the one-reply, non-streaming contract. */
+type OwnedParams =
+  | "model"
+  | "messages"
+  | "tools"
+  | "stream"
+  | "stream_options"
+  | "n"
+  | "functions"
+  | "function_call"
+  | "max_completion_tokens";
+
+/** Every other Chat Completions request field, sent as given: `temperature`, `seed`, `tool_choice`, `reasoning_effort`, the legacy `max_tokens`... */
+export type OpenAIRequestParams = Omit<ChatCompletionCreateParamsNonStreaming, OwnedParams>;
+
+/** What `openaiModel` needs: a configured client, a model name, and optional limits and request fields. */
+export interface OpenAIModelOptions extends OpenAIRequestParams {
+  /** The official SDK client; its `baseURL` picks the server (OpenAI, vLLM, Ollama, llama.cpp, LM Studio...). */
+  readonly client: OpenAI;
+  readonly model: ChatCompletionCreateParamsNonStreaming["model"];
+  /** Most tokens one reply may have, sent as `max_completion_tokens`; a positive whole number. */
+  readonly maxTokens?: number;
+  /** Retries of a rate-limited (429), timed-out or failing (5xx) request, with the SDK's backoff; the client's setting (2) when not given. */
+  readonly maxRetries?: number;
+  /** Milliseconds one request may take; the client's setting when not given. */
+  readonly timeout?: number;
+}
+
+/** A `Model` on Chat Completions that also tells how long its replies may be, in tokens (`undefined`: no limit was set). */
+export type OpenAIModel = Model & { readonly maxReplyTokens: number | undefined };
+
+/**
+ * A `Model` on the OpenAI Chat Completions API (non-streaming) through the official `openai` SDK,
+ * for OpenAI or any compatible server. Each call sends the whole message list and the tool specs,
+ * passes the run's AbortSignal to the request, and maps the first choice back to a `ModelReply`.
+ * Mistakes of the model come back as data for the harness to report; what the model cannot fix
+ * (bad key, other 4xx, a server still failing after `maxRetries`) rejects with the SDK's error.
+ */
+export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
+  const { client, model, maxTokens, maxRetries, timeout, ...params } = options;
+  if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && maxTokens > 0)) {
+    throw new RangeError(`maxTokens must be a positive whole number, got ${maxTokens}`);
+  }
+  if (maxTokens !== undefined && params.max_tokens != null) {
+    throw new RangeError("give maxTokens or the legacy max_tokens, not both");
+  }
+  const { tool_choice, parallel_tool_calls, ...always } = params;
+  // OpenAI refuses tool_choice and parallel_tool_calls in a request without tools.
+  const toolParams = {
+    ...(tool_choice === undefined ? {} : { tool_choice }),
+    ...(parallel_tool_calls === undefined ? {} : { parallel_tool_calls }),
+  };
+  const requestOptions = {
+    ...(maxRetries === undefined ? {} : { maxRetries }),
+    ...(timeout === undefined ? {} : { timeout }),
+  };
+
+  const call = async (
+    messages: readonly Message[],
+    tools: readonly ToolSpec[],
+    { signal }: { readonly signal: AbortSignal },
+  ): Promise<ModelReply> => {
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      ...always,
+      model,
+      messages: toOpenAIMessages(messages),
+      ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools), ...toolParams }),
+      ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
+    };
+    const completion = await client.chat.completions.create(body, { ...requestOptions, signal });
+    return fromOpenAICompletion(completion, messages);
+  };
+  return Object.assign(call, { maxReplyTokens: maxTokens ?? params.max_tokens ?? undefined });
+}

@@ -1,0 +1,154 @@
+import { type RecordedRequest, WireChecker } from "@agentloop/provider-testkit";
+
+/** Every documented top-level field of a Chat Completions request (https://platform.openai.com/docs/api-reference/chat/create). */
+const REQUEST_FIELDS = [
+  "audio",
+  "frequency_penalty",
+  "logit_bias",
+  "logprobs",
+  "max_completion_tokens",
+  "max_tokens",
+  "metadata",
+  "modalities",
+  "parallel_tool_calls",
+  "prediction",
+  "presence_penalty",
+  "prompt_cache_key",
+  "reasoning_effort",
+  "response_format",
+  "safety_identifier",
+  "seed",
+  "service_tier",
+  "stop",
+  "store",
+  "stream",
+  "temperature",
+  "tool_choice",
+  "tools",
+  "top_logprobs",
+  "top_p",
+  "user",
+  "verbosity",
+];
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Checks a request against the Chat Completions wire format: the route and the bearer key, known
+ * fields only, non-streaming, the system prompt first, each role's shape, function tools with an
+ * object JSON Schema, and tool results that answer, exactly once and before anything else, each
+ * call of the assistant message just before them. Returns the problems, `[]` when there are none.
+ */
+export function checkChatCompletionRequest(request: RecordedRequest): string[] {
+  const check = new WireChecker();
+  if (request.method !== "POST" || request.path !== "/v1/chat/completions") {
+    check.fail("route", `expected POST /v1/chat/completions, got ${request.method} ${request.path}`);
+  }
+  if (!/^Bearer \S+$/.test(request.headers.authorization ?? ""))
+    check.fail("headers", "no 'Authorization: Bearer' key");
+  const body = request.body;
+  if (!check.object(body, "body")) return check.problems;
+  check.keys(body, "body", ["model", "messages"], REQUEST_FIELDS);
+  check.string(body.model, "model", true);
+  if ("stream" in body) check.oneOf(body.stream, "stream", [false]);
+  for (const field of ["max_completion_tokens", "max_tokens"]) {
+    if (field in body) check.positiveInteger(body[field], field);
+  }
+  const hasTools = "tools" in body;
+  if (hasTools) checkTools(check, body.tools);
+  for (const field of ["tool_choice", "parallel_tool_calls"]) {
+    if (field in body && !hasTools) check.fail(field, "is only allowed when tools are specified");
+  }
+  if (check.array(body.messages, "messages", true)) checkMessages(check, body.messages);
+  return check.problems;
+}
+
+function checkTools(check: WireChecker, tools: unknown): void {
+  if (!check.array(tools, "tools", true)) return;
+  const names = new Set<string>();
+  for (const [index, tool] of tools.entries()) {
+    const path = `tools[${index}]`;
+    if (!check.object(tool, path)) continue;
+    check.keys(tool, path, ["type", "function"]);
+    check.oneOf(tool.type, `${path}.type`, ["function"]);
+    const fn = tool.function;
+    if (!check.object(fn, `${path}.function`)) continue;
+    check.keys(fn, `${path}.function`, ["name"], ["description", "parameters", "strict"]);
+    if (check.string(fn.name, `${path}.function.name`) && !TOOL_NAME.test(fn.name)) {
+      check.fail(`${path}.function.name`, `must match ${TOOL_NAME}`);
+    }
+    if (typeof fn.name === "string" && names.has(fn.name)) check.fail(`${path}.function.name`, "is not unique");
+    if (typeof fn.name === "string") names.add(fn.name);
+    if ("description" in fn) check.string(fn.description, `${path}.function.description`);
+    if ("parameters" in fn) check.toolSchema(fn.parameters, `${path}.function.parameters`);
+  }
+}
+
+function checkMessages(check: WireChecker, messages: unknown[]): void {
+  const seenIds = new Set<string>();
+  let pending: string[] = [];
+  for (const [index, message] of messages.entries()) {
+    const path = `messages[${index}]`;
+    if (!check.object(message, path)) continue;
+    const role = message.role;
+    if (role !== "tool" && pending.length > 0) {
+      check.fail(path, `tool calls ${JSON.stringify(pending)} of the assistant message before have no tool message`);
+      pending = [];
+    }
+    if (role === "system") {
+      check.keys(message, path, ["role", "content"], ["name"]);
+      if (index !== 0) check.fail(path, "the system prompt must be the first message");
+      check.string(message.content, `${path}.content`);
+    } else if (role === "user") {
+      check.keys(message, path, ["role", "content"], ["name"]);
+      check.string(message.content, `${path}.content`);
+    } else if (role === "assistant") {
+      pending = checkAssistant(check, message, path, seenIds);
+    } else if (role === "tool") {
+      check.keys(message, path, ["role", "tool_call_id", "content"]);
+      check.string(message.content, `${path}.content`);
+      const id = message.tool_call_id;
+      if (!check.string(id, `${path}.tool_call_id`, true)) continue;
+      if (!pending.includes(id)) {
+        check.fail(`${path}.tool_call_id`, `'${id}' answers no open call of the assistant message before it`);
+      }
+      pending = pending.filter((open) => open !== id);
+    } else {
+      check.fail(`${path}.role`, `unknown role ${JSON.stringify(role)}`);
+    }
+  }
+  if (pending.length > 0) check.fail("messages", `the last tool calls ${JSON.stringify(pending)} have no results`);
+}
+
+function checkAssistant(
+  check: WireChecker,
+  message: Record<string, unknown>,
+  path: string,
+  seenIds: Set<string>,
+): string[] {
+  check.keys(message, path, ["role"], ["content", "tool_calls", "name", "refusal"]);
+  const calls = message.tool_calls;
+  if (message.content !== null && message.content !== undefined) check.string(message.content, `${path}.content`);
+  if (calls === undefined) {
+    if (typeof message.content !== "string") check.fail(path, "needs content when it has no tool_calls");
+    return [];
+  }
+  if (!check.array(calls, `${path}.tool_calls`, true)) return [];
+  const ids: string[] = [];
+  for (const [index, call] of calls.entries()) {
+    const at = `${path}.tool_calls[${index}]`;
+    if (!check.object(call, at)) continue;
+    check.keys(call, at, ["id", "type", "function"]);
+    check.oneOf(call.type, `${at}.type`, ["function"]);
+    if (check.string(call.id, `${at}.id`, true)) {
+      if (seenIds.has(call.id)) check.fail(`${at}.id`, `'${call.id}' is used by an earlier call`);
+      seenIds.add(call.id);
+      ids.push(call.id);
+    }
+    if (!check.object(call.function, `${at}.function`)) continue;
+    check.keys(call.function, `${at}.function`, ["name", "arguments"]);
+    check.string(call.function.name, `${at}.function.name`);
+    check.string(call.function.arguments, `${at}.function.arguments`);
+  }
+  return ids;
+}
