@@ -38,6 +38,8 @@ export interface AgentInput extends AgentOptions, Omit<EffectPorts, "model"> {
   readonly task: string;
   readonly model: ModelWithLimits;
   readonly registry: ToolRegistry;
+  /** Settings from a run's log, used as they are instead of `task` and the options (resume does this). */
+  readonly settings?: RunSettings;
 }
 
 /** The machine's input: a live run's, or the logged settings alone, which is all pure replay needs. */
@@ -49,6 +51,8 @@ export interface AgentContext {
   readonly tokenBudget: number;
   readonly replyReserve: number;
   readonly repeatLimit: number;
+  /** Whether a reply's provider `usage` replaces the estimate (false only for logs written before it did). */
+  readonly countUsage: boolean;
   readonly onRepeatedCall: "refuse" | "stop";
   readonly approvalRequired: readonly string[];
   readonly specs: readonly ToolSpec[];
@@ -73,6 +77,7 @@ export interface AgentContext {
 /** The settings a run starts with, defaults filled in; throws a `RangeError` for limits that make no sense. */
 export function resolveSettings(input: AgentMachineInput): RunSettings {
   if (!("registry" in input)) return input;
+  if (input.settings !== undefined) return input.settings;
   const settings: RunSettings = {
     task: input.task,
     system: input.system ?? DEFAULT_SYSTEM,
@@ -83,6 +88,7 @@ export function resolveSettings(input: AgentMachineInput): RunSettings {
     repeatLimit: input.repeatLimit ?? DEFAULT_REPEAT_LIMIT,
     onRepeatedCall: input.onRepeatedCall ?? "refuse",
     replyReserve: input.replyReserve ?? input.model.maxReplyTokens ?? 0,
+    countUsage: true,
   };
   checkLimits(settings);
   return settings;
@@ -97,8 +103,9 @@ function checkLimits({ maxSteps, tokenBudget, repeatLimit = 1, onRepeatedCall, r
   if (Number.isNaN(tokenBudget) || tokenBudget < 0)
     fail(`tokenBudget must be a number of tokens, 0 or more; got ${tokenBudget}`);
   if (!(replyReserve >= 0)) fail(`replyReserve must be a number of tokens, 0 or more; got ${replyReserve}`);
-  if (!Number.isSafeInteger(repeatLimit) || repeatLimit < 1)
-    fail(`repeatLimit must be a whole number, 1 or more; got ${repeatLimit}`);
+  if (!(repeatLimit === Number.POSITIVE_INFINITY || (Number.isSafeInteger(repeatLimit) && repeatLimit >= 1))) {
+    fail(`repeatLimit must be a whole number, 1 or more, or Infinity; got ${repeatLimit}`);
+  }
   if (onRepeatedCall !== "refuse" && onRepeatedCall !== "stop")
     fail(`onRepeatedCall must be 'refuse' or 'stop'; got ${onRepeatedCall}`);
 }
@@ -110,7 +117,8 @@ export function initialContext(input: AgentMachineInput): AgentContext {
     maxSteps: settings.maxSteps,
     tokenBudget: settings.tokenBudget,
     replyReserve: settings.replyReserve ?? 0,
-    repeatLimit: settings.repeatLimit ?? DEFAULT_REPEAT_LIMIT,
+    repeatLimit: settings.repeatLimit ?? Number.POSITIVE_INFINITY,
+    countUsage: settings.countUsage ?? false,
     onRepeatedCall: settings.onRepeatedCall ?? "refuse",
     approvalRequired: settings.approvalRequired ?? [],
     specs: settings.tools,

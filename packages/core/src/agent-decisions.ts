@@ -23,7 +23,7 @@ export function appendReply(context: AgentContext, reply: ModelReply): Partial<A
   const assistant: Message = { role: "assistant", content, toolCalls: calls };
   const transcript = appendMessage(context.transcript, assistant);
   const estimate = promptTokens(context) + tokensOfLength(transcript.chars - context.transcript.chars);
-  const spent = usage === undefined ? estimate : usage.inputTokens + usage.outputTokens;
+  const spent = usage === undefined || !context.countUsage ? estimate : usage.inputTokens + usage.outputTokens;
   return {
     transcript,
     steps: context.steps + 1,

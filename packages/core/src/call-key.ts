@@ -5,7 +5,8 @@ export function callKey(call: ToolCall): string {
   return `${call.name}:${call.rawArgs ?? canonicalJson(call.args)}`;
 }
 
-function canonicalJson(value: unknown): string {
+/** JSON with the keys of every object sorted, so that key order never makes two values differ. */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (typeof value === "object" && value !== null) {
     const entries = Object.keys(value)

@@ -15,14 +15,18 @@ export interface RunSettings {
   readonly tokenBudget: number;
   /** The tool specs the model was shown; resume refuses a registry whose specs differ. */
   readonly tools: readonly ToolSpec[];
-  /** Names of the tools that run only after a decision (absent in older logs: none). */
+  // The fields below came with the safeguards. Absent (a log written before them), each means
+  // the behaviour of that time, so old logs replay exactly as they ran.
+  /** Names of the tools that run only after a decision (absent: none). */
   readonly approvalRequired?: readonly string[];
-  /** The same call this many times in a row is not run (absent: 3). */
+  /** The same call this many times in a row is not run (absent, or null for Infinity: never refused). */
   readonly repeatLimit?: number;
   /** What a repeated call does: `refuse` it with an `ERROR:` observation, or `stop` the run (absent: refuse). */
   readonly onRepeatedCall?: "refuse" | "stop";
   /** Tokens reserved for the reply in the check before each call (absent: 0). */
   readonly replyReserve?: number;
+  /** Whether a reply's provider `usage` replaces the estimate for that call (absent: false, estimates only). */
+  readonly countUsage?: boolean;
 }
 
 /** The end of a run in brief, so that a store can list runs without replaying them. */
@@ -137,7 +141,11 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (approvalRequired !== undefined && !(Array.isArray(approvalRequired) && approvalRequired.every(isString))) {
     return "needs settings.approvalRequired to be a list of tool names";
   }
-  if (repeatLimit !== undefined && !(Number.isSafeInteger(repeatLimit) && (repeatLimit as number) >= 1)) {
+  if (
+    repeatLimit !== undefined &&
+    repeatLimit !== null &&
+    !(Number.isSafeInteger(repeatLimit) && (repeatLimit as number) >= 1)
+  ) {
     return "needs settings.repeatLimit to be a whole number, 1 or more";
   }
   if (onRepeatedCall !== undefined && onRepeatedCall !== "refuse" && onRepeatedCall !== "stop") {
@@ -145,6 +153,9 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   }
   if (replyReserve !== undefined && !(typeof replyReserve === "number" && replyReserve >= 0)) {
     return "needs settings.replyReserve to be a number of tokens";
+  }
+  if (settings.countUsage !== undefined && typeof settings.countUsage !== "boolean") {
+    return "needs settings.countUsage to be a boolean";
   }
   return null;
 }
@@ -164,6 +175,13 @@ function isToolSpec(value: unknown): boolean {
 
 function decodeEvent(event: StoredEvent): StoredEvent {
   if (event.type === "model.replied") return { ...event, reply: checkReply(event.reply) as ModelReply };
-  if (event.type !== "run.started" || event.settings.tokenBudget !== null) return event;
-  return { ...event, settings: { ...event.settings, tokenBudget: Number.POSITIVE_INFINITY } };
+  if (event.type !== "run.started") return event;
+  // JSON has no Infinity: unlimited numbers are written as null.
+  const unlimited = (value: number | undefined) => (value === null ? Number.POSITIVE_INFINITY : value);
+  const { tokenBudget, repeatLimit } = event.settings;
+  const settings = { ...event.settings, tokenBudget: unlimited(tokenBudget) as number };
+  return {
+    ...event,
+    settings: repeatLimit === undefined ? settings : { ...settings, repeatLimit: unlimited(repeatLimit) },
+  };
 }

@@ -38,6 +38,16 @@ export function summarize(runId: string, events: readonly StoredEvent[]): RunSum
   };
 }
 
+/** A run's events, or the intact ones before a broken entry: what `list` summarizes. */
+export async function readIntact(store: EventStore, runId: string): Promise<readonly StoredEvent[]> {
+  try {
+    return await store.read(runId);
+  } catch (error) {
+    if (error instanceof EventLogError) return error.intact;
+    throw error;
+  }
+}
+
 /** Refuses an event that would not extend the log by exactly one position. */
 export function checkAppend(runId: string, length: number, event: StoredEvent): void {
   if (event.seq !== length) {
@@ -69,7 +79,7 @@ export class MemoryEventStore implements EventStore {
   async list(): Promise<RunSummary[]> {
     const summaries: RunSummary[] = [];
     for (const runId of this.#runs.keys()) {
-      const summary = summarize(runId, await this.read(runId));
+      const summary = summarize(runId, await readIntact(this, runId));
       if (summary !== null) summaries.push(summary);
     }
     return summaries;

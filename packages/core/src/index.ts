@@ -8,6 +8,7 @@ export {
   DEFAULT_SYSTEM,
   DEFAULT_TOKEN_BUDGET,
   type ModelWithLimits,
+  resolveSettings,
 } from "./agent-context.js";
 export { type AgentEvent, agentMachine } from "./agent-machine.js";
 export { checkReply } from "./check-reply.js";
@@ -23,7 +24,7 @@ export {
   type RunSettings,
   type StoredEvent,
 } from "./event-log.js";
-export { type EventStore, MemoryEventStore, type RunSummary } from "./event-store.js";
+export { checkAppend, type EventStore, MemoryEventStore, type RunSummary, summarize } from "./event-store.js";
 export { Journal } from "./journal.js";
 export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay.js";
 export { type ForkOptions, forkRun, type ResumeOptions, resumeAgent } from "./resume.js";

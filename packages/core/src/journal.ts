@@ -41,7 +41,8 @@ export class Journal {
   commit(event: RunEvent, deliver: () => void = () => {}, isOpen: () => boolean = () => true): Promise<boolean> {
     const done = this.#queue.then(async () => {
       if (!isOpen()) return false;
-      const stored = { seq: this.#length, at: this.#now().toISOString(), ...event } as StoredEvent;
+      // The stamps lead each line (readable logs) and always win over any the event carries.
+      const stored = Object.assign({ seq: 0, at: "" }, event, { seq: this.#length, at: this.#now().toISOString() });
       await this.#store.append(this.runId, stored);
       this.#length++;
       deliver();

@@ -1,8 +1,8 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EventLogError } from "./errors.js";
 import { parseEventLog, type StoredEvent } from "./event-log.js";
-import { checkAppend, type EventStore, type RunSummary, summarize } from "./event-store.js";
+import { checkAppend, type EventStore, type RunSummary, readIntact, summarize } from "./event-store.js";
 
 const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
@@ -14,7 +14,8 @@ const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
  */
 export class JsonlEventStore implements EventStore {
   readonly directory: string;
-  readonly #lengths = new Map<string, number>();
+  /** Per run: events and bytes this store knows the file holds, so appends need no re-read. */
+  readonly #known = new Map<string, { events: number; bytes: number }>();
 
   constructor(directory: string) {
     this.directory = directory;
@@ -22,10 +23,18 @@ export class JsonlEventStore implements EventStore {
   }
 
   async append(runId: string, event: StoredEvent): Promise<void> {
-    const length = this.#lengths.get(runId) ?? (await this.read(runId)).length;
-    checkAppend(runId, length, event);
-    appendFileSync(this.#path(runId), `${JSON.stringify(event)}\n`);
-    this.#lengths.set(runId, length + 1);
+    const path = this.#path(runId);
+    let known = this.#known.get(runId);
+    // A file that changed behind our back (a write that failed half-way, another writer) is read
+    // again, so a new line is never glued onto a torn one.
+    if (known === undefined || fileSize(path) !== known.bytes) {
+      const events = await this.read(runId);
+      known = { events: events.length, bytes: fileSize(path) };
+    }
+    checkAppend(runId, known.events, event);
+    const line = `${JSON.stringify(event)}\n`;
+    appendFileSync(path, line);
+    this.#known.set(runId, { events: known.events + 1, bytes: known.bytes + Buffer.byteLength(line) });
   }
 
   async read(runId: string): Promise<StoredEvent[]> {
@@ -37,10 +46,13 @@ export class JsonlEventStore implements EventStore {
     const values: unknown[] = [];
     for (const [index, line] of lines.entries()) {
       const value = parseLine(line);
-      if (value instanceof Error) throw this.#broken(runId, index, `is not valid JSON (${value.message})`, values);
+      if (value instanceof Error) {
+        const last = index === lines.length - 1 && complete;
+        throw this.#broken(runId, index, `is not valid JSON (${value.message})`, values, last);
+      }
       values.push(value);
     }
-    if (!complete) throw this.#broken(runId, lines.length, "is torn: the file ends in the middle of it", values);
+    if (!complete) throw this.#broken(runId, lines.length, "is torn: the file ends in the middle of it", values, true);
     return parseEventLog(runId, values);
   }
 
@@ -49,11 +61,8 @@ export class JsonlEventStore implements EventStore {
     for (const file of readdirSync(this.directory).sort()) {
       if (!file.endsWith(".jsonl")) continue;
       const runId = file.slice(0, -".jsonl".length);
-      const events = await this.read(runId).catch((error: unknown) => {
-        if (error instanceof EventLogError) return [...error.intact];
-        throw error;
-      });
-      const summary = summarize(runId, events);
+      if (!RUN_ID.test(runId)) continue; // not a log this store wrote
+      const summary = summarize(runId, await readIntact(this, runId));
       if (summary !== null) summaries.push(summary);
     }
     return summaries;
@@ -69,7 +78,7 @@ export class JsonlEventStore implements EventStore {
       const lines = readFileSync(this.#path(runId), "utf8").split("\n");
       if (lines.length - (lines.at(-1) === "" ? 1 : 0) !== error.position + 1) throw error; // not the last line
       writeFileSync(this.#path(runId), error.intact.map((event) => `${JSON.stringify(event)}\n`).join(""));
-      this.#lengths.delete(runId);
+      this.#known.delete(runId);
       return 1;
     }
   }
@@ -81,13 +90,18 @@ export class JsonlEventStore implements EventStore {
     return join(this.directory, `${runId}.jsonl`);
   }
 
-  #broken(runId: string, index: number, problem: string, before: readonly unknown[]): EventLogError {
+  #broken(runId: string, index: number, problem: string, before: readonly unknown[], last: boolean): EventLogError {
     const intact = parseEventLog(runId, before);
+    const fix = last ? "; JsonlEventStore.repair drops it" : "; lines after it follow, so it needs a look by hand";
     return new EventLogError(
-      `run '${runId}': line ${index + 1} of ${this.#path(runId)} ${problem}; the ${intact.length} events before it are intact (JsonlEventStore.repair drops a broken last line)`,
+      `run '${runId}': line ${index + 1} of ${this.#path(runId)} ${problem}; the ${intact.length} events before it are intact${fix}`,
       { runId, position: index, intact },
     );
   }
+}
+
+function fileSize(path: string): number {
+  return existsSync(path) ? statSync(path).size : 0;
 }
 
 function parseLine(line: string): unknown {

@@ -27,39 +27,64 @@ export interface Replay {
  */
 export function replayRun(events: readonly StoredEvent[], options: ReplayOptions = {}): Replay {
   const { snapshot, consumed } = foldEvents(events, options);
-  const rest = events.slice(consumed).filter((event) => event.type !== "run.finished");
-  if (rest.length > 0) {
-    throw misfit(events, consumed, "comes after the run reached its end", options.runId);
+  const fail = (position: number, problem: string) => misfit(events, position, problem, options.runId);
+  const [end, ...extra] = events.slice(consumed);
+  if (end !== undefined) {
+    if (end.type !== "run.finished") throw fail(consumed, "comes after the run reached its end");
+    const { status, answer, steps, tokens } = snapshot.context;
+    const replayed = { status, answer, steps, tokens };
+    if (JSON.stringify(end.outcome) !== JSON.stringify(replayed)) {
+      throw fail(
+        consumed,
+        `records ${JSON.stringify(end.outcome)}, but the events lead to ${JSON.stringify(replayed)}`,
+      );
+    }
+    if (extra.length > 0) throw fail(consumed + 1, "comes after run.finished");
   }
   return replayOf(snapshot);
 }
 
 /**
  * Folds events until the log ends or the machine reaches a final state; returns the snapshot and
- * how many events were used. Events that do not fit the run throw `EventLogError`.
+ * how many events were used. Events that do not fit the run throw `EventLogError`: among them a
+ * `tool.finished` whose `tool.started` is missing, since the live effects log one before the other.
  */
 export function foldEvents(
   events: readonly StoredEvent[],
   { runId, settings }: ReplayOptions = {},
 ): { snapshot: SnapshotFrom<typeof agentMachine>; consumed: number } {
   const fail = (position: number, problem: string) => misfit(events, position, problem, runId);
-  const [started] = events;
-  if (started?.type !== "run.started") throw fail(0, "must be 'run.started'");
-  let [snapshot] = initialTransition(agentMachine, settings ?? started.settings);
+  const [first] = events;
+  if (first?.type !== "run.started") throw fail(0, "must be 'run.started'");
+  let [snapshot] = initialTransition(agentMachine, settings ?? first.settings);
+  let started: string | null = null;
   let position = 1;
   for (; position < events.length && snapshot.status === "active"; position++) {
     const event = events[position] as StoredEvent;
-    if (event.type === "tool.started") {
-      if (snapshot.context.pendingCalls[0]?.id !== event.callId) throw fail(position, "is for no pending call");
-      continue;
+    switch (event.type) {
+      case "run.started":
+        throw fail(position, "repeats the start");
+      case "run.finished":
+        throw fail(position, "comes before the run reached its end");
+      case "tool.started":
+        if (started !== null || !isRunning(snapshot, event.callId))
+          throw fail(position, "is for no call waiting to run");
+        started = event.callId;
+        continue;
+      case "tool.finished":
+        if (started !== event.callId) throw fail(position, `has no tool.started for call '${event.callId}' before it`);
+        started = null;
     }
-    if (event.type === "run.started") throw fail(position, "repeats the start");
-    if (event.type === "run.finished") throw fail(position, "comes before the run reached its end");
     const { seq: _seq, at: _at, ...machineEvent } = event;
-    if (!snapshot.can(machineEvent)) throw fail(position, `does not fit the state '${String(snapshot.value)}'`);
+    if (!snapshot.can(machineEvent)) throw fail(position, `does not fit the state ${JSON.stringify(snapshot.value)}`);
     [snapshot] = transition(agentMachine, snapshot, machineEvent);
   }
   return { snapshot, consumed: position };
+}
+
+/** Whether the machine is running `callId` (the call a `tool.started` must be for). */
+function isRunning(snapshot: SnapshotFrom<typeof agentMachine>, callId: string): boolean {
+  return snapshot.matches({ executingTools: "runningTool" }) && snapshot.context.pendingCalls[0]?.id === callId;
 }
 
 /** The replay of a snapshot: its context, and its output once it is final. */

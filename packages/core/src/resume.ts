@@ -1,4 +1,5 @@
-import { type AgentInput, DEFAULT_REPEAT_LIMIT } from "./agent-context.js";
+import type { AgentInput } from "./agent-context.js";
+import { canonicalJson } from "./call-key.js";
 import { EventLogError } from "./errors.js";
 import { EVENT_LOG_SCHEMA_VERSION, type RunSettings, type StoredEvent } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
@@ -42,16 +43,10 @@ export async function resumeAgent(
       await journal.commit({ type: "run.finished", outcome: { status, answer, steps, tokens } });
     return { ...replay.result, runId };
   }
-  const { task, system, maxSteps, tokenBudget, replyReserve = 0, repeatLimit = DEFAULT_REPEAT_LIMIT } = settings;
   const input: AgentInput = {
     ...limits,
-    task,
-    system,
-    maxSteps,
-    tokenBudget,
-    replyReserve,
-    repeatLimit,
-    onRepeatedCall: settings.onRepeatedCall ?? "refuse",
+    task: settings.task,
+    settings,
     model,
     registry,
     journal,
@@ -84,7 +79,9 @@ export async function forkRun(store: EventStore, runId: string, options: ForkOpt
     tokenBudget: options.tokenBudget ?? started.settings.tokenBudget,
   };
   const prefix = events.slice(0, options.keep ?? events.length).filter((event) => event.type !== "run.finished");
-  const { consumed } = foldEvents(prefix, { runId, settings });
+  const { consumed: reached } = foldEvents(prefix, { runId, settings });
+  // A fork that ends inside a call would report it lost: it starts before the call instead.
+  const consumed = prefix[reached - 1]?.type === "tool.started" ? reached - 1 : reached;
   const forkId = options.runId ?? globalThis.crypto.randomUUID();
   const journal = new Journal(store, forkId);
   const forkedFrom = { runId, seq: consumed };
@@ -102,8 +99,8 @@ function startOf(runId: string, events: readonly StoredEvent[]): Extract<StoredE
 }
 
 function checkTools(runId: string, settings: RunSettings, registry: ToolRegistry): void {
-  const logged = JSON.stringify([settings.tools, settings.approvalRequired ?? []]);
-  const current = JSON.stringify([registry.specs(), registry.approvalRequired()]);
+  const logged = canonicalJson([settings.tools, settings.approvalRequired ?? []]);
+  const current = canonicalJson([registry.specs(), registry.approvalRequired()]);
   if (logged === current) return;
   throw new EventLogError(
     `run '${runId}' was started with other tools than this registry has (specs and approval flags): the log has ${logged}, the registry has ${current}`,

@@ -167,8 +167,10 @@ async function observe(effects: Effects, call: ToolCall, deliver: Deliver): Prom
       await deliver(finished(journal.take("tool.finished", call.id).content), true);
       return;
     }
-    // The log ends inside this call: the process died while it ran, and its result was lost.
-    await deliver(finished(registry.isIdempotent(call.name) ? await run() : lostResult(call)), false);
+    // The log ends inside this call: the process died while it ran, and its result was lost. Run
+    // it again only if that is safe: it is idempotent, or it is invalid and so runs nothing.
+    const safe = registry.isIdempotent(call.name) || !registry.wouldRun(call);
+    await deliver(finished(safe ? await run() : lostResult(call)), false);
     return;
   }
   const started = await (journal?.commit(

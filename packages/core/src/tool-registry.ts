@@ -69,6 +69,13 @@ export class ToolRegistry {
     this.#tools.set(name, { spec: { name, description, parameters }, fn, options: { ...options } });
   }
 
+  /** Whether `execute` would call the tool's function for this call: a known name and valid arguments. */
+  wouldRun(call: ToolCall): boolean {
+    const tool = this.#tools.get(call.name);
+    const args = call.rawArgs === undefined ? call.args : parseArgs(call.rawArgs);
+    return tool !== undefined && typeof args !== "string" && validateArgs(args, tool.spec.parameters) === null;
+  }
+
   /** Whether `name` is registered as idempotent; false for unknown names. */
   isIdempotent(name: string): boolean {
     return this.#tools.get(name)?.options.idempotent === true;

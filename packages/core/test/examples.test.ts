@@ -1,0 +1,47 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { describe, expect, it, vi } from "vitest";
+
+const root = new URL("../../../", import.meta.url);
+const examples = new URL("../examples/", import.meta.url);
+const documents = ["README.md", ...readdirSync(new URL("docs/", root)).map((file) => `docs/${file}`)].filter((file) =>
+  file.endsWith(".md"),
+);
+
+/**
+ * Every TypeScript sample in the README and in docs/ is the text of a file that the typecheck
+ * compiles: an example under packages/<name>/examples/ named by the marker line just above it.
+ */
+describe("documentation samples", () => {
+  for (const document of documents) {
+    it(`${document}: every ts sample is a compiled example, word for word`, () => {
+      const text = readFileSync(new URL(document, root), "utf8");
+      const blocks = [...text.matchAll(/(?:<!-- example: (\S+) -->\n)?```ts\n([\s\S]*?)```/g)];
+      for (const [, path, code] of blocks) {
+        expect(path, `a ts sample in ${document} has no <!-- example: ... --> marker`).toBeDefined();
+        expect(code).toBe(readFileSync(new URL(String(path), root), "utf8"));
+      }
+    });
+  }
+});
+
+describe("examples run", () => {
+  const files = readdirSync(examples).filter((file) => file.endsWith(".ts"));
+  it("there are examples to run", () => expect(files.length).toBeGreaterThan(3));
+  for (const file of files) {
+    it(`${file} runs to its end, its own assertions included`, async () => {
+      const log = vi.spyOn(console, "log").mockImplementation(() => {});
+      await import(`../examples/${file.replace(/\.ts$/, ".js")}`);
+      log.mockRestore();
+    });
+  }
+
+  it("quick-start prints what its comment says", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    vi.resetModules();
+    await import("../examples/quick-start.js");
+    const [status, answer, steps, tokens] = log.mock.calls[0] ?? [];
+    expect([status, answer, steps]).toEqual(["done", "It is 30 °C in Pune.", 2]);
+    expect(tokens).toBeGreaterThan(0);
+    log.mockRestore();
+  });
+});
