@@ -1,0 +1,274 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  EVENT_LOG_SCHEMA_VERSION,
+  type EventLogError,
+  type EventStore,
+  final,
+  type RunEvent,
+  type RunSummary,
+  replayRun,
+  runAgent,
+  type StoredEvent,
+  scriptedModel,
+  toolCall,
+} from "../src/index.js";
+import { happyScript, makeWeatherRegistry, TASK } from "./weather.js";
+
+/** A fresh, empty store under test, and how to let go of it. */
+export interface StoreHarness {
+  readonly store: EventStore;
+  /** Closes every store object the harness opened and removes its files. */
+  close?(): void;
+}
+
+/** A store that keeps runs beyond the object, with `repair`. */
+export type RepairableStore = EventStore & { repair(runId: string): Promise<number> };
+
+/** A durable store under test, with hooks that reach into its storage as a crash or a bad disk would. */
+export interface DurableHarness extends StoreHarness {
+  readonly store: RepairableStore;
+  /** A new store object over the same file or directory. */
+  reopen(): RepairableStore;
+  /** Replaces the run's last entry with well-formed JSON that is not a valid event. */
+  corruptLast(runId: string): void;
+  /** Cuts the run's last entry in the middle, as a crash inside a write would. */
+  tearLast(runId: string): void;
+  /** How the store's error names a torn entry at 0-based `position` ("line 4", "event 3"). */
+  tornEntry(position: number): string;
+}
+
+const TOOLS = [
+  {
+    name: "get_weather",
+    description: "Current temperature of one city in Celsius.",
+    parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  },
+] as const;
+
+// Text that trips up naive storage: a newline, NUL, an emoji, a lone surrogate, quotes and JSON.
+const AWKWARD = 'line one\nline "two" \u0000 🌡️ \ud800 {"celsius":30}';
+
+/** Stamps `event` as a shell would: position `seq`, and a time that grows with it. */
+export function stamp(seq: number, event: RunEvent): StoredEvent {
+  return { ...event, seq, at: new Date(Date.UTC(2026, 0, 2, 3, 4, seq)).toISOString() };
+}
+
+/** A whole run logged with every event type, an unlimited token budget and awkward text. */
+export function sampleLog(task = "How hot is Pune?"): StoredEvent[] {
+  const events: RunEvent[] = [
+    {
+      type: "run.started",
+      schemaVersion: EVENT_LOG_SCHEMA_VERSION,
+      settings: { task, system: "Use the tools.", maxSteps: 4, tokenBudget: Number.POSITIVE_INFINITY, tools: TOOLS },
+    },
+    {
+      type: "model.replied",
+      reply: {
+        content: "Looking it up.",
+        toolCalls: [toolCall("c1", "get_weather", { city: "Pune" })],
+        usage: { inputTokens: 12, outputTokens: 5 },
+      },
+    },
+    { type: "tool.started", callId: "c1", name: "get_weather" },
+    { type: "tool.finished", callId: "c1", content: AWKWARD },
+    { type: "model.replied", reply: final("It is 86 F in Pune.") },
+    { type: "run.finished", outcome: { status: "done", answer: "It is 86 F in Pune.", steps: 2, tokens: 99 } },
+  ];
+  return events.map((event, seq) => stamp(seq, event));
+}
+
+async function appendAll(store: EventStore, runId: string, events: readonly StoredEvent[]): Promise<void> {
+  for (const event of events) await store.append(runId, event);
+}
+
+/**
+ * The `EventLogError` a promise rejects with. Checked by name and fields, not `instanceof`: a store
+ * from another package holds the built core's class, and these tests the source's.
+ */
+export async function logError(promise: Promise<unknown>): Promise<EventLogError> {
+  const error = await promise.then(
+    () => null,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(Error);
+  expect(error).toMatchObject({ name: "EventLogError" });
+  return error as EventLogError;
+}
+
+const byRunId = (a: RunSummary, b: RunSummary) => a.runId.localeCompare(b.runId);
+
+/** The contract every `EventStore` keeps; `make` opens a fresh, empty store for each test. */
+export function describeEventStore(name: string, make: () => Promise<StoreHarness>): void {
+  describe(`${name} keeps the EventStore contract`, () => {
+    let harness: StoreHarness;
+    beforeEach(async () => {
+      harness = await make();
+    });
+    afterEach(() => harness.close?.());
+
+    it("reads back every event type as appended, an unlimited token budget as Infinity", async () => {
+      const events = sampleLog();
+      await appendAll(harness.store, "run-1", events);
+      const read = await harness.store.read("run-1");
+      expect(read).toEqual(events);
+      const [started] = read;
+      expect(started?.type === "run.started" && started.settings.tokenBudget).toBe(Number.POSITIVE_INFINITY);
+      expect(read[3]).toMatchObject({ type: "tool.finished", content: AWKWARD });
+    });
+
+    it("reads [] for a run it never saw, and lists nothing while empty", async () => {
+      expect(await harness.store.read("nobody")).toEqual([]);
+      expect(await harness.store.list()).toEqual([]);
+    });
+
+    it("refuses an append whose seq is not the next position, and keeps the log as it was", async () => {
+      const [first, second, third] = sampleLog();
+      if (first === undefined || second === undefined || third === undefined) throw new Error("sample too short");
+      const skipped = await logError(harness.store.append("run-1", second));
+      expect(skipped).toMatchObject({ runId: "run-1", position: 1 });
+      expect(skipped.message).toContain("'run-1'");
+      await harness.store.append("run-1", first);
+      await harness.store.append("run-1", second);
+      expect(await logError(harness.store.append("run-1", second))).toMatchObject({ runId: "run-1", position: 1 });
+      expect(await logError(harness.store.append("run-1", first))).toMatchObject({ runId: "run-1", position: 0 });
+      expect(await harness.store.read("run-1")).toEqual([first, second]);
+      await harness.store.append("run-1", third);
+      expect(await harness.store.read("run-1")).toEqual([first, second, third]);
+    });
+
+    it("keeps runs apart, each counting its positions from 0", async () => {
+      const a = sampleLog("task A");
+      const b = sampleLog("task B").slice(0, 3);
+      for (let i = 0; i < a.length; i++) {
+        await harness.store.append("a", a[i] as StoredEvent);
+        if (i < b.length) await harness.store.append("b", b[i] as StoredEvent);
+      }
+      expect(await harness.store.read("a")).toEqual(a);
+      expect(await harness.store.read("b")).toEqual(b);
+      expect(await harness.store.read("a.b")).toEqual([]);
+    });
+
+    it("lists each run with its task, start, event count, and outcome once it finished", async () => {
+      const finished = sampleLog("finished task");
+      const running = sampleLog("running task").slice(0, 4);
+      await appendAll(harness.store, "run-finished", finished);
+      await appendAll(harness.store, "run-running", running);
+      const outcome = finished.at(-1)?.type === "run.finished" ? finished.at(-1) : undefined;
+      expect((await harness.store.list()).sort(byRunId)).toEqual([
+        {
+          runId: "run-finished",
+          task: "finished task",
+          startedAt: finished[0]?.at,
+          events: 6,
+          outcome: outcome?.type === "run.finished" ? outcome.outcome : "missing",
+        },
+        { runId: "run-running", task: "running task", startedAt: running[0]?.at, events: 4, outcome: null },
+      ]);
+    });
+
+    it("keeps a whole runAgent run whose log replays to the live result", async () => {
+      const { registry } = makeWeatherRegistry();
+      const live = await runAgent(TASK, scriptedModel(happyScript()), registry, {
+        store: harness.store,
+        runId: "weather-1",
+        tokenBudget: Number.POSITIVE_INFINITY,
+      });
+      expect(live).toMatchObject({ status: "done", runId: "weather-1" });
+      const replay = replayRun(await harness.store.read("weather-1"), { runId: "weather-1" });
+      expect({ ...replay.result, runId: "weather-1" }).toEqual(live);
+      const [summary] = await harness.store.list();
+      expect(summary).toMatchObject({ runId: "weather-1", task: TASK, outcome: { status: "done", steps: 3 } });
+    });
+  });
+}
+
+/** The contract of a store that keeps runs on disk: all of `describeEventStore`, then durability and repair. */
+export function describeDurableStore(name: string, make: () => Promise<DurableHarness>): void {
+  describeEventStore(name, make);
+
+  describe(`${name} keeps runs durably and reports a broken one`, () => {
+    let harness: DurableHarness;
+    beforeEach(async () => {
+      harness = await make();
+    });
+    afterEach(() => harness.close?.());
+
+    it("serves every run to a new store object over the same storage, which goes on appending", async () => {
+      const a = sampleLog("task A");
+      const b = sampleLog("task B").slice(0, 2);
+      await appendAll(harness.store, "a", a);
+      await appendAll(harness.store, "b", b);
+      const reopened = harness.reopen();
+      expect(await reopened.read("a")).toEqual(a);
+      expect(await reopened.read("b")).toEqual(b);
+      expect((await reopened.list()).sort(byRunId)).toEqual((await harness.store.list()).sort(byRunId));
+      const next = sampleLog("task B")[2] as StoredEvent;
+      expect(await logError(reopened.append("b", { ...next, seq: 1 }))).toMatchObject({ position: 1 });
+      await reopened.append("b", next);
+      expect(await harness.reopen().read("b")).toEqual([...b, next]);
+    });
+
+    it("keeps a whole runAgent run that a new store object replays to the live result", async () => {
+      const { registry } = makeWeatherRegistry();
+      const live = await runAgent(TASK, scriptedModel(happyScript()), registry, {
+        store: harness.store,
+        runId: "weather-1",
+      });
+      const replay = replayRun(await harness.reopen().read("weather-1"), { runId: "weather-1" });
+      expect({ ...replay.result, runId: "weather-1" }).toEqual(live);
+    });
+
+    for (const damage of ["corrupt", "torn"] as const) {
+      it(`reports a ${damage} last entry with the run and its position, keeping the events before it`, async () => {
+        const events = sampleLog();
+        await appendAll(harness.store, "run-1", events);
+        await appendAll(harness.store, "run-2", events);
+        damageLast(harness, damage, "run-1");
+        for (const store of [harness.store, harness.reopen()]) {
+          const error = await logError(store.read("run-1"));
+          expect(error).toMatchObject({ runId: "run-1", position: 5 });
+          expect(error.intact).toEqual(events.slice(0, 5));
+          expect(error.message).toContain("run 'run-1'");
+          expect(error.message).toContain(damage === "torn" ? harness.tornEntry(5) : "event 5");
+        }
+        expect(await harness.store.read("run-2")).toEqual(events);
+      });
+    }
+
+    it("lists a broken run from its intact events, and refuses to extend it", async () => {
+      const events = sampleLog();
+      await appendAll(harness.store, "run-1", events);
+      harness.tearLast("run-1");
+      const reopened = harness.reopen();
+      expect(await reopened.list()).toEqual([
+        { runId: "run-1", task: "How hot is Pune?", startedAt: events[0]?.at, events: 5, outcome: null },
+      ]);
+      expect(
+        await logError(reopened.append("run-1", stamp(6, { type: "tool.started", callId: "x", name: "y" }))),
+      ).toMatchObject({ runId: "run-1", position: 5 });
+    });
+
+    for (const damage of ["corrupt", "torn"] as const) {
+      it(`repair drops a ${damage} last entry only, keeping every event before it, and the run goes on`, async () => {
+        const events = sampleLog();
+        await appendAll(harness.store, "run-1", events);
+        await appendAll(harness.store, "run-2", events.slice(0, 3));
+        damageLast(harness, damage, "run-1");
+        const reopened = harness.reopen();
+        expect(await reopened.repair("run-1")).toBe(1);
+        expect(await reopened.read("run-1")).toEqual(events.slice(0, 5));
+        expect(await reopened.repair("run-1")).toBe(0);
+        expect(await reopened.repair("run-2")).toBe(0);
+        expect(await reopened.repair("nobody")).toBe(0);
+        await reopened.append("run-1", events[5] as StoredEvent);
+        expect(await harness.reopen().read("run-1")).toEqual(events);
+        expect(await harness.reopen().read("run-2")).toEqual(events.slice(0, 3));
+      });
+    }
+  });
+}
+
+function damageLast(harness: DurableHarness, damage: "corrupt" | "torn", runId: string): void {
+  if (damage === "corrupt") harness.corruptLast(runId);
+  else harness.tearLast(runId);
+}

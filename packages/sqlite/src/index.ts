@@ -1,0 +1,1 @@
+export { SQLITE_SCHEMA_VERSION, SqliteEventStore, type SqliteEventStoreOptions } from "./sqlite-event-store.js";
