@@ -1,6 +1,5 @@
-import type { Message, ModelReply, ToolCall, Usage } from "@agentloop/core";
+import { assignCallIds, type Message, type ModelReply, type ToolCall, type Usage } from "@agentloop/core";
 import type { Message as AnthropicMessage } from "@anthropic-ai/sdk/resources/messages";
-import { assignCallIds } from "./call-ids.js";
 import { AnthropicResponseError } from "./errors.js";
 
 /** A content block as it may arrive: every field is checked, none trusted. */

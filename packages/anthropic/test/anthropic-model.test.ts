@@ -174,6 +174,20 @@ describe("anthropicModel over HTTP", () => {
   });
 });
 
+describe("anthropicModel and the token budget", () => {
+  it("its maxTokens is the run's default reply reserve: a call that could overspend is never sent", async () => {
+    const fake = await serve(message({ content: [text("Hi.")] }));
+    const { registry } = makeWeatherRegistry();
+    const model = anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 4000 });
+    const reserved = await runAgent(WEATHER_TASK, model, registry, { tokenBudget: 4000 });
+    expect(reserved).toMatchObject({ status: "token_budget", steps: 0 });
+    expect(fake.requests).toHaveLength(0);
+    const unreserved = await runAgent(WEATHER_TASK, model, registry, { tokenBudget: 4000, replyReserve: 0 });
+    expect(unreserved).toMatchObject({ status: "done", steps: 1 });
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
 describe("anthropicModel failures the model cannot fix", () => {
   async function runWith(fake: FakeAnthropic, options: { maxRetries?: number } = {}): Promise<unknown> {
     const { registry } = makeWeatherRegistry();

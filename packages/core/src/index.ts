@@ -11,6 +11,7 @@ export {
   resolveSettings,
 } from "./agent-context.js";
 export { type AgentEvent, agentMachine } from "./agent-machine.js";
+export { assignCallIds } from "./assign-call-ids.js";
 export { checkReply } from "./check-reply.js";
 export { countTokens } from "./count-tokens.js";
 export { cutResult, DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";

@@ -1,6 +1,5 @@
-import type { Message, ModelReply, ToolCall, Usage } from "@agentloop/core";
+import { assignCallIds, type Message, type ModelReply, type ToolCall, type Usage } from "@agentloop/core";
 import type { ChatCompletion } from "openai/resources/chat/completions";
-import { assignCallIds } from "./call-ids.js";
 import { OpenAIResponseError } from "./errors.js";
 import { parseArguments } from "./parse-arguments.js";
 

@@ -21,7 +21,9 @@ interface Outcome {
 
 async function runScenario(scenario: ConformanceScenario, model: Model, happyTokens: number): Promise<Outcome> {
   const { registry, runs } = makeWeatherRegistry();
-  const result = await runAgent(scenario.task, model, registry, scenario.limits(happyTokens));
+  // No reply reserve: the adapters' maxReplyTokens would reserve room the scripted model does not
+  // announce; that default has its own test. Here both must spend exactly the same.
+  const result = await runAgent(scenario.task, model, registry, { ...scenario.limits(happyTokens), replyReserve: 0 });
   return { result, runs };
 }
 

@@ -1,4 +1,4 @@
-import type { Message } from "@agentloop/core";
+import type { Message } from "./types.js";
 
 /**
  * Gives every call of a reply a non-empty id that no earlier call in the conversation uses. A

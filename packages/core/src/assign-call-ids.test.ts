@@ -1,6 +1,6 @@
-import type { Message } from "@agentloop/core";
 import { describe, expect, it } from "vitest";
-import { assignCallIds } from "./call-ids.js";
+import { assignCallIds } from "./assign-call-ids.js";
+import type { Message } from "./types.js";
 
 const start: Message[] = [
   { role: "system", content: "s" },
@@ -27,5 +27,11 @@ describe("assignCallIds", () => {
 
   it("is deterministic, so a replayed run gets the same ids", () => {
     expect(assignCallIds(["", ""], start)).toEqual(assignCallIds(["", ""], start));
+  });
+});
+
+describe("assignCallIds with the Anthropic id pattern", () => {
+  it("replaces an id that tool_use blocks may not carry", () => {
+    expect(assignCallIds(["toolu_01A", "call 1"], start, /^[a-zA-Z0-9_-]+$/)).toEqual(["toolu_01A", "call_2_1"]);
   });
 });
