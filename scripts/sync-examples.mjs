@@ -1,8 +1,16 @@
 // Copies each example file into the README and docs/ wherever a `<!-- example: path -->` marker
 // stands above a ts block, so that the samples stay the code the tests compile and run.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
-const documents = ["README.md", ...readdirSync("docs").filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const documents = [
+  "README.md",
+  ...readdirSync("docs")
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+  ...readdirSync("packages")
+    .map((name) => `packages/${name}/README.md`)
+    .filter((f) => existsSync(f)),
+];
 for (const document of documents) {
   const text = readFileSync(document, "utf8");
   const synced = text.replace(

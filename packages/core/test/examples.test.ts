@@ -1,11 +1,12 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 
 const root = new URL("../../../", import.meta.url);
 const examples = new URL("../examples/", import.meta.url);
-const documents = ["README.md", ...readdirSync(new URL("docs/", root)).map((file) => `docs/${file}`)].filter((file) =>
-  file.endsWith(".md"),
-);
+const packages = readdirSync(new URL("packages/", root)).map((name) => `packages/${name}/README.md`);
+const documents = ["README.md", ...readdirSync(new URL("docs/", root)).map((file) => `docs/${file}`), ...packages]
+  .filter((file) => file.endsWith(".md"))
+  .filter((file) => existsSync(new URL(file, root)));
 
 /**
  * Every TypeScript sample in the README and in docs/ is the text of a file that the typecheck
