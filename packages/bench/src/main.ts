@@ -1,58 +1,69 @@
-import { type AgentResult, runAgent } from "@agentloop/core";
-import { plainLoop } from "./plain-loop.js";
-import { weatherModel, weatherRegistry } from "./scenario.js";
+import { cpus } from "node:os";
+import type { Harness } from "./harness.js";
+import { agentloopHarness } from "./harnesses/agentloop.js";
+import { floorHarness } from "./harnesses/floor.js";
+import { langgraphHarness } from "./harnesses/langgraph.js";
+import { openaiAgentsHarness } from "./harnesses/openai-agents.js";
+import { vercelAiHarness } from "./harnesses/vercel-ai.js";
+import { measureConcurrency } from "./metrics/concurrency.js";
+import { logOf, measureReplay, measureResume, measureStore, type StoreCost } from "./metrics/event-log.js";
+import { measureHeap } from "./metrics/heap.js";
+import { measureLatency } from "./metrics/latency.js";
+import { FULL, TINY } from "./plan.js";
+import { storeKinds, tempDirectory } from "./stores.js";
+import { eventLogTable, harnessTable, type Results, targetsTable } from "./tables.js";
 
-type Harness = (toolSteps: number) => Promise<AgentResult>;
+const plan = process.argv.includes("--tiny") ? TINY : FULL;
+const harnesses: readonly Harness[] = [
+  floorHarness,
+  agentloopHarness,
+  vercelAiHarness,
+  openaiAgentsHarness,
+  langgraphHarness,
+];
+const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const started = performance.now();
 
-const TASK = "How hot is Pune?";
-const harnesses: Record<string, Harness> = {
-  "plain loop (floor)": (n) =>
-    plainLoop(TASK, weatherModel(n), weatherRegistry().registry, n + 1, Number.POSITIVE_INFINITY),
-  agentloop: (n) =>
-    runAgent(TASK, weatherModel(n), weatherRegistry().registry, {
-      maxSteps: n + 1,
-      tokenBudget: Number.POSITIVE_INFINITY,
-    }),
+progress("cost per run and per step (interleaved rounds)...");
+const latency = await measureLatency(harnesses, { ...plan.latency, lengths: [plan.happySteps, ...plan.lengths] });
+progress(`live heap after a ${plan.longSteps}-step run...`);
+const heap = new Map<string, number>();
+for (const harness of harnesses) heap.set(harness.name, await measureHeap(harness, plan.longSteps));
+progress(`${plan.concurrency.runs} concurrent runs...`);
+const concurrency = await measureConcurrency(harnesses, plan.concurrency);
+
+progress("replay, resume and stores (agentloop)...");
+const log = await logOf(plan.longSteps);
+const replayMs = measureReplay(log, plan.longSteps, plan.logRounds);
+const resumeMs = await measureResume(log, plan.longSteps, plan.logRounds);
+const storeLog = await logOf(plan.storeSteps);
+const directory = tempDirectory();
+const stores: { name: string; cost: StoreCost | string }[] = [];
+try {
+  for (const kind of await storeKinds(directory.path)) {
+    const cost = kind.unavailable ?? (await measureStore(kind, storeLog, plan.storeSteps, plan.storeRounds));
+    stores.push({ name: kind.name, cost });
+  }
+} finally {
+  directory.remove();
+}
+
+const results: Results = {
+  plan,
+  harnesses,
+  latency,
+  heap,
+  concurrency,
+  replay: { events: log.length, ms: replayMs },
+  resume: { events: log.length - 2, ms: resumeMs },
+  stores: { events: storeLog.length, rows: stores },
 };
-
-/** Microseconds per model call, the median of `rounds` rounds that each run enough runs to take ~`roundMs`. */
-async function perStep(harness: Harness, toolSteps: number, rounds: number, roundMs: number): Promise<number> {
-  const check = await harness(toolSteps);
-  if (check.status !== "done" || check.steps !== toolSteps + 1) throw new Error(`bad run: ${check.status}`);
-  const samples: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    let runs = 0;
-    const start = performance.now();
-    while (performance.now() - start < roundMs) {
-      await harness(toolSteps);
-      runs++;
-    }
-    samples.push(((performance.now() - start) * 1000) / (runs * (toolSteps + 1)));
-  }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)] ?? Number.NaN;
-}
-
-const tiny = process.argv.includes("--tiny");
-const lengths = tiny ? [10] : [10, 100, 1000];
-const rounds = tiny ? 1 : 7;
-const roundMs = tiny ? 20 : 300;
-const rows: string[] = [];
-const floor: Record<number, number> = {};
-for (const [name, harness] of Object.entries(harnesses)) {
-  const cells: string[] = [];
-  const perLength: number[] = [];
-  for (const length of lengths) {
-    const micros = await perStep(harness, length, rounds, roundMs);
-    perLength.push(micros);
-    floor[length] ??= micros;
-    cells.push(`${micros.toFixed(1)} µs (${(micros / (floor[length] ?? micros)).toFixed(1)}×)`);
-  }
-  const growth = (perLength.at(-1) ?? 0) / (perLength[0] ?? 1);
-  rows.push(`| ${name} | ${cells.join(" | ")} | ${growth.toFixed(2)}× |`);
-}
-console.log(
-  `| harness | ${lengths.map((n) => `per step, ${n} steps`).join(" | ")} | growth ${lengths[0]}→${lengths.at(-1)} |`,
-);
-console.log(`| --- | ${lengths.map(() => "---").join(" | ")} | --- |`);
-for (const row of rows) console.log(row);
+const seconds = ((performance.now() - started) / 1000).toFixed(0);
+const cpu = cpus()[0]?.model ?? "unknown CPU";
+const write = (text: string) => process.stdout.write(`${text}\n`);
+write(`# agentloop bench${plan.tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
+write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}.`);
+write(`Measured in one process in ${seconds} s; ratios are to the floor measured in the same run.\n`);
+write(`${harnessTable(results)}\n`);
+write(`${eventLogTable(results)}\n`);
+write(targetsTable(results));

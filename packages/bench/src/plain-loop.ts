@@ -1,11 +1,4 @@
-import {
-  type AgentResult,
-  countTokens,
-  DEFAULT_SYSTEM,
-  type Message,
-  type Model,
-  type ToolRegistry,
-} from "@agentloop/core";
+import { type AgentResult, countTokens, type Message, type Model, type ToolRegistry } from "@agentloop/core";
 
 /**
  * The floor: the spec's loop in plain TypeScript with incremental token counting, the least any
@@ -13,13 +6,14 @@ import {
  */
 export async function plainLoop(
   task: string,
+  system: string,
   model: Model,
   registry: ToolRegistry,
   maxSteps: number,
   tokenBudget: number,
 ): Promise<AgentResult> {
   const messages: Message[] = [
-    { role: "system", content: DEFAULT_SYSTEM },
+    { role: "system", content: system },
     { role: "user", content: task },
   ];
   const specs = registry.specs();

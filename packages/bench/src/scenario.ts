@@ -1,27 +1,73 @@
-import { asks, final, type Model, type ModelReply, ToolRegistry, toolCall } from "@agentloop/core";
+import { setTimeout as sleep } from "node:timers/promises";
 
-/** The spec's weather tools; `runs.count` counts real executions so each bench can check them. */
-export function weatherRegistry(): { registry: ToolRegistry; runs: { count: number } } {
-  const runs = { count: 0 };
-  const registry = new ToolRegistry();
-  registry.register(
-    "get_weather",
-    "Current temperature of one city in Celsius.",
-    { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-    ({ city }: { city: string }) => {
-      runs.count++;
-      return { city, celsius: 30 };
-    },
-  );
-  return { registry, runs };
+/**
+ * The spec's weather scenario, shared by every harness: the same task, the same two tools with the
+ * same JSON schemas, and a fake model that decides from the length of the list it is shown only.
+ * A run of `steps` steps makes `steps` model calls: `steps - 1` tool calls, then the answer. The
+ * calls alternate `get_weather(Pune)` and `c_to_f(30)`, so no two in a row are the same (no
+ * harness's repeat guard fires), and the 3-step run is the spec's happy path.
+ */
+export const TASK = "How hot is Pune in Fahrenheit?";
+export const SYSTEM = "Use the tools to answer the user.";
+export const ANSWER = "It is 86.0 F in Pune.";
+
+export const WEATHER_SCHEMA = {
+  type: "object" as const,
+  properties: { city: { type: "string" as const } },
+  required: ["city"],
+  additionalProperties: false as const,
+};
+export const C_TO_F_SCHEMA = {
+  type: "object" as const,
+  properties: { celsius: { type: "number" as const } },
+  required: ["celsius"],
+  additionalProperties: false as const,
+};
+export const WEATHER_DESCRIPTION = "Current temperature of one city in Celsius. Use it before any weather answer.";
+export const C_TO_F_DESCRIPTION = "Convert Celsius to Fahrenheit. Use it for every conversion.";
+
+/** Real tool executions in this process, over all harnesses; every measured run checks its share. */
+export const executions = { count: 0 };
+
+export function getWeather({ city }: { city: string }): { city: string; celsius: number } {
+  executions.count++;
+  return { city, celsius: 30 };
+}
+
+export function cToF({ celsius }: { celsius: number }): number {
+  executions.count++;
+  return (celsius * 9) / 5 + 32;
+}
+
+/** The `k`-th tool call of a run (0-based), with its arguments as an object and as JSON text. */
+export interface ScenarioCall {
+  readonly id: string;
+  readonly name: "get_weather" | "c_to_f";
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly json: string;
+}
+
+const WEATHER_ARGS = { city: "Pune" };
+const C_TO_F_ARGS = { celsius: 30 };
+const WEATHER_JSON = JSON.stringify(WEATHER_ARGS);
+const C_TO_F_JSON = JSON.stringify(C_TO_F_ARGS);
+
+export function callAt(k: number): ScenarioCall {
+  return k % 2 === 0
+    ? { id: `call_${k}`, name: "get_weather", args: WEATHER_ARGS, json: WEATHER_JSON }
+    : { id: `call_${k}`, name: "c_to_f", args: C_TO_F_ARGS, json: C_TO_F_JSON };
+}
+
+/** What the `k`-th tool call returns, as JSON text. */
+export function expectedOutput(k: number): string {
+  return k % 2 === 0 ? JSON.stringify({ city: "Pune", celsius: 30 }) : "86";
 }
 
 /**
- * A stateless fake model: it asks for the weather until the list holds `toolSteps` tool results,
- * then answers. It reads only the list's length, so it costs the same in every harness.
+ * The fake model's one decision: given the number of tool results the list holds, the next call
+ * to ask for, or `null` for the final answer. Waits `delayMs` milliseconds first when above 0.
  */
-export function weatherModel(toolSteps: number): Model {
-  const ask = asks(toolCall("c", "get_weather", { city: "Pune" }));
-  const answer = final("It is 30 C in Pune.");
-  return (messages): ModelReply => ((messages.length - 2) / 2 < toolSteps ? ask : answer);
+export async function decide(toolResults: number, steps: number, delayMs: number): Promise<ScenarioCall | null> {
+  if (delayMs > 0) await sleep(delayMs);
+  return toolResults < steps - 1 ? callAt(toolResults) : null;
 }
