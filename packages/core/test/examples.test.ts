@@ -46,3 +46,20 @@ describe("examples run", () => {
     log.mockRestore();
   });
 });
+
+describe("the example log in docs/event-log.md", () => {
+  it("parses and replays to a finished run", async () => {
+    const { parseEventLog, replayRun } = await import("../src/index.js");
+    const text = readFileSync(new URL("docs/event-log.md", root), "utf8");
+    const block = /```jsonl\n([\s\S]*?)```/.exec(text)?.[1] ?? "";
+    const events = parseEventLog(
+      "docs-example",
+      block
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as unknown),
+    );
+    expect(events.length).toBeGreaterThan(3);
+    expect(replayRun(events).result).toMatchObject({ status: "done", answer: "It is 30 °C in Pune.", steps: 2 });
+  });
+});
