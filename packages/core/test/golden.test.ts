@@ -130,6 +130,9 @@ describe("golden logs of schema version 1", () => {
       "v1-fork.jsonl",
       "v1-happy.jsonl",
       "v1-interrupted.jsonl",
+      "v1-safeguards-approval.jsonl",
+      "v1-safeguards-cancelled.jsonl",
+      "v1-safeguards-repeated.jsonl",
       "v1-step-limit.jsonl",
       "v1-token-budget.jsonl",
     ]);
@@ -286,4 +289,49 @@ describe("golden logs of schema version 1", () => {
     expect(runId).toBe("v1-interrupted");
     expect(replayRun(events).result).toEqual(replayed);
   });
+});
+
+// Logs written with the safeguards: a paused run resumed with decisions, a run cancelled while a
+// tool ran, a repeated call under the stop policy with provider usage and a reply reserve.
+const SAFEGUARDS = [
+  {
+    run: "v1-safeguards-approval",
+    types:
+      "run.started model.replied approval.decided tool.started tool.finished approval.decided model.replied run.finished",
+    outcome: { status: "done", answer: "Posted the alert for Pune; Delhi was refused.", steps: 2, tokens: 529 },
+    tools: {
+      a1: '{"posted":"Pune"}',
+      a2: "ERROR: the user denied this call to post_alert (no alerts for Delhi today), so it was not run. Do not ask for it again; answer without it or ask the user what to do.",
+    },
+  },
+  {
+    run: "v1-safeguards-cancelled",
+    types: "run.started model.replied tool.started run.cancelled run.finished",
+    outcome: { status: "cancelled", answer: null, steps: 1, tokens: 235 },
+    tools: {
+      s1: "ERROR: slow_lookup was not run to completion: the run was cancelled.",
+      s2: "ERROR: get_weather was not run to completion: the run was cancelled.",
+    },
+  },
+  {
+    run: "v1-safeguards-repeated",
+    types: "run.started model.replied tool.started tool.finished model.replied run.finished",
+    outcome: { status: "repeated_call", answer: null, steps: 2, tokens: 385 },
+    tools: {
+      r1: '{"city":"Pune","celsius":30}',
+      r2: "ERROR: get_weather was not run to completion: the run stopped because a call was repeated.",
+    },
+  },
+] as const;
+
+describe("golden logs of schema version 1, with the safeguards", () => {
+  for (const expected of SAFEGUARDS) {
+    it(`${expected.run}: replays to its recorded outcome and tool messages`, async () => {
+      const events = await goldenStore().read(expected.run);
+      expect(events.map((event) => event.type).join(" ")).toBe(expected.types);
+      const { result } = replayRun(events, { runId: expected.run });
+      expect(result).toMatchObject(expected.outcome);
+      expect(toolContents(result?.messages ?? [])).toEqual(expected.tools);
+    });
+  }
 });
