@@ -41,7 +41,7 @@ const directory = tempDirectory();
 const stores: { name: string; cost: StoreCost | string }[] = [];
 try {
   for (const kind of await storeKinds(directory.path)) {
-    const cost = kind.unavailable ?? (await measureStore(kind, storeLog, plan.storeSteps, plan.storeRounds));
+    const cost = kind.unavailable ?? (await measureStore(kind, storeLog, plan.storeSteps, plan.store));
     stores.push({ name: kind.name, cost });
   }
 } finally {

@@ -68,8 +68,10 @@ export const runEffects = fromCallback<EffectRequest | Failure, EffectPorts | nu
     const deliver: Deliver = (event, logged) => {
       const isOpen = () => !effects.signal.aborted;
       const send = () => sendBack(event);
-      if (logged || input.journal === undefined) return Promise.resolve(isOpen() && (send(), true));
-      return input.journal.commit(event, send, isOpen);
+      if (!logged && input.journal !== undefined) return input.journal.commit(event, send, isOpen);
+      if (!isOpen()) return Promise.resolve(false);
+      send();
+      return Promise.resolve(true);
     };
     receive((request) => {
       switch (request.type) {
