@@ -13,7 +13,6 @@ import {
   repeatedCallObservation,
 } from "./agent-decisions.js";
 import { type EffectEvent, type EffectPorts, runEffects } from "./run-effects.js";
-import { messagesOf } from "./transcript.js";
 import type { AgentResult, AgentStatus, ToolCall } from "./types.js";
 
 /** The events `agentMachine` accepts: the model's reply, each call's observation, decisions, cancellation. */
@@ -58,7 +57,7 @@ export const agentMachine = setup({
   actions: {
     requestModelReply: sendTo("effects", ({ context }) => ({
       type: "callModel" as const,
-      messages: messagesOf(context.transcript),
+      transcript: context.transcript,
       specs: context.specs,
       step: context.steps + 1,
     })),

@@ -34,8 +34,11 @@ export {
   type Approver,
   DEFAULT_TOOL_TIMEOUT_MS,
   type EffectEvent,
+  type EffectFailure,
   type EffectPorts,
   type EffectRequest,
+  noEffects,
+  runEffects,
 } from "./run-effects.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
 export { type ExecuteOptions, type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";

@@ -4,13 +4,15 @@ import { DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
 import { describeThrown, ModelError } from "./errors.js";
 import type { Journal } from "./journal.js";
 import type { ToolRegistry } from "./tool-registry.js";
-import type { Decision, Message, Model, ModelReply, ToolCall, ToolSpec } from "./types.js";
+import { messagesOf, type Transcript } from "./transcript.js";
+import type { Decision, Model, ModelReply, ToolCall, ToolSpec } from "./types.js";
 
 /** What the machine asks of the effects actor. */
 export type EffectRequest =
   | {
       readonly type: "callModel";
-      readonly messages: readonly Message[];
+      /** The list so far; the effects copy it only when they really call the model. */
+      readonly transcript: Transcript;
       readonly specs: readonly ToolSpec[];
       readonly step: number;
     }
@@ -44,7 +46,8 @@ export interface EffectPorts {
   readonly maxResultChars?: number | undefined;
 }
 
-type Failure = { readonly type: "effects.failed"; readonly error: unknown };
+/** How the effects actor fails itself (see `runEffects`). */
+export type EffectFailure = { readonly type: "effects.failed"; readonly error: unknown };
 
 /** Milliseconds a tool may take when neither the run nor the tool says. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
@@ -56,7 +59,7 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
  * nothing twice. A failure (the model's, as a `ModelError`, or the store's) fails this actor, which
  * fails the machine; stopping it aborts the signal given to the model and the tools.
  */
-export const runEffects = fromCallback<EffectRequest | Failure, EffectPorts | null, EffectEvent>(
+export const runEffects = fromCallback<EffectRequest | EffectFailure, EffectPorts | null, EffectEvent>(
   ({ input, receive, sendBack, self }) => {
     if (input === null) throw new TypeError("agentMachine needs a model and a registry in its input to run");
     const controller = new AbortController();
@@ -120,15 +123,12 @@ async function callModel(
   request: Extract<EffectRequest, { type: "callModel" }>,
   signal: AbortSignal,
 ): Promise<ModelReply> {
+  const messages = messagesOf(request.transcript);
   const fail = (message: string, cause?: unknown) =>
-    new ModelError(`model call ${request.step} failed: ${message}`, {
-      messages: [...request.messages],
-      step: request.step,
-      cause,
-    });
+    new ModelError(`model call ${request.step} failed: ${message}`, { messages, step: request.step, cause });
   let raw: unknown;
   try {
-    raw = await model(request.messages, request.specs, { signal });
+    raw = await model(messages, request.specs, { signal });
   } catch (error) {
     throw fail(describeThrown(error), error);
   }
@@ -190,3 +190,9 @@ function lostResult(call: ToolCall): string {
     "have taken effect. Check its effect before you call it again."
   );
 }
+
+/**
+ * An effects actor that performs nothing: the machine with it makes the same pure decisions from the
+ * events it is fed, and calls nothing. Replay uses it; so can tests and tools that drive the machine.
+ */
+export const noEffects = fromCallback<EffectRequest | EffectFailure, EffectPorts | null, EffectEvent>(() => {});
