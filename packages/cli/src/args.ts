@@ -1,0 +1,52 @@
+import { UsageError } from "./cli-error.js";
+
+/**
+ * Runs `node:util` `parseArgs` for one command and turns its errors (an unknown flag, a flag
+ * without its value) into a `UsageError` that names the command and points at its help.
+ */
+export function parseCommandLine<T>(command: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+    if (!code.startsWith("ERR_PARSE_ARGS")) throw error;
+    throw new UsageError(`${describeParseError(error)}; see 'agentloop ${command} --help'`);
+  }
+}
+
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const unknown = /Unknown option '([^']+)'/.exec(message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const missing = /Option '([^']+)' argument missing/.exec(message);
+  if (missing) return `option ${missing[1]} needs a value`;
+  const ambiguous = /Option '([^']+)' argument is ambiguous/.exec(message);
+  if (ambiguous)
+    return `option ${ambiguous[1]} needs a value (for a value that starts with '-', write ${ambiguous[1]}=<value>)`;
+  const positional = /Unexpected argument '([^']+)'/.exec(message);
+  if (positional) return `unexpected argument '${positional[1]}'`;
+  return message.split(/\.\s/)[0] ?? message;
+}
+
+/** A whole number of at least `min` from a flag's text, or a `UsageError` naming the flag. */
+export function wholeNumber(flag: string, text: string | undefined, min = 0): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min) {
+    throw new UsageError(`${flag} must be a whole number, ${min} or more; got '${text}'`);
+  }
+  return value;
+}
+
+/** Exactly one positional argument, or a `UsageError` that says what was expected. */
+export function onePositional(command: string, what: string, positionals: readonly string[]): string {
+  const [first, ...rest] = positionals;
+  if (first === undefined)
+    throw new UsageError(`'agentloop ${command}' needs ${what}; see 'agentloop ${command} --help'`);
+  if (rest.length > 0) {
+    throw new UsageError(
+      `'agentloop ${command}' takes one ${what}, got ${positionals.length} arguments (quote text with spaces)`,
+    );
+  }
+  return first;
+}

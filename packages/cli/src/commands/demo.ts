@@ -1,0 +1,89 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { MemoryEventStore, type ModelWithLimits, runAgent, scriptedModel } from "@agentloop/core";
+import { parseCommandLine, wholeNumber } from "../args.js";
+import { type Io, writeLines } from "../io.js";
+import { palette, useColor } from "../output/colors.js";
+import { formatTimeline } from "../output/timeline-text.js";
+import { modelFromSpec, parseModelSpec } from "../setup/model-spec.js";
+import { logPathOf, newRunId } from "../setup/run-ids.js";
+import { openStore } from "../setup/stores.js";
+import { WEATHER_TASK, weatherScript, weatherTools } from "../setup/weather.js";
+import { exitCodeOf, runWithProgress } from "../trace/live-run.js";
+import { traceRun } from "../trace/run-trace.js";
+
+export const DEMO_HELP = `Usage: agentloop demo [--model openai:<name>|anthropic:<name>] [--store <path>] [--delay <ms>] [--no-color]
+
+Runs the weather agent end to end: the tools get_weather and c_to_f, the task
+"${WEATHER_TASK}". While it runs, a progress line shows the current state, the
+step and the tokens spent (rewritten in place on a terminal, plain lines otherwise);
+then the trace: every state entered, every message, the result with steps and tokens.
+
+Options:
+  --model <provider:name>  a real model instead of the scripted one:
+                           openai:<name>     needs OPENAI_API_KEY (OPENAI_BASE_URL for other servers)
+                           anthropic:<name>  needs ANTHROPIC_API_KEY
+  --store <path>           also keep the run's event log there (a directory, or a .db/.sqlite file)
+  --delay <ms>             how long the scripted model takes per reply (default 400 on a terminal, so
+                           that the progress line can be seen; 0 otherwise)
+  --no-color               no ANSI colors (also NO_COLOR=1; colors are off when stdout is not a terminal)
+  -h, --help               this help
+`;
+
+/** `agentloop demo`: the weather agent with progress, then its trace. */
+export async function demoCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandLine("demo", () =>
+    parseArgs({
+      args,
+      options: {
+        model: { type: "string" },
+        store: { type: "string" },
+        delay: { type: "string" },
+        "no-color": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }),
+  );
+  if (values.help) return help(io);
+  const spec = values.model === undefined ? null : parseModelSpec(values.model);
+  const delay = wholeNumber("--delay", values.delay) ?? (io.stdout.isTTY ? TTY_DELAY_MS : 0);
+  const model = spec === null ? slowly(scriptedModel(weatherScript()), delay) : await modelFromSpec(spec, io.env);
+  const store = values.store === undefined ? new MemoryEventStore() : await openStore(values.store);
+  const colors = palette(useColor(io.stdout, values["no-color"], io.env));
+  const { registry, runs } = weatherTools();
+  const runId = newRunId("demo");
+  const modelName = spec === null ? "a scripted model" : `${spec.provider}:${spec.name}`;
+  writeLines(io.stdout, [colors.bold(`agentloop demo: the weather agent on ${modelName}`), ""]);
+  const result = await runWithProgress(
+    store,
+    (tapped, signal) => runAgent(WEATHER_TASK, model, registry, { store: tapped, runId, signal }),
+    {
+      io,
+      colors,
+    },
+  );
+  const label = values.store === undefined ? "(kept in memory)" : logPathOf(values.store, runId);
+  const trace = traceRun(await store.read(runId), runId);
+  writeLines(io.stdout, [
+    "",
+    ...formatTimeline(trace, colors, { runId, label }),
+    `${colors.dim("tools run")} ${runs.join(", ")}`,
+  ]);
+  return exitCodeOf(result);
+}
+
+/** Milliseconds the scripted model takes per reply on a terminal, so that the live progress can be seen. */
+const TTY_DELAY_MS = 400;
+
+function slowly(model: ModelWithLimits, delay: number): ModelWithLimits {
+  if (delay === 0) return model;
+  return async (messages, tools, options) => {
+    await sleep(delay, undefined, { signal: options.signal });
+    return model(messages, tools, options);
+  };
+}
+
+function help(io: Io): number {
+  io.stdout.write(DEMO_HELP);
+  return 0;
+}

@@ -1,0 +1,14 @@
+/** Where a command writes and what it reads from its environment; tests and `main` provide it. */
+export interface Io {
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly stderr: { write(text: string): unknown };
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** Writes lines to a stream, each ended by a newline. */
+export function writeLines(stream: Io["stdout"], lines: readonly string[]): void {
+  if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
+}
+
+/** A command: takes its arguments (after its name) and returns the exit code. */
+export type Command = (args: string[], io: Io) => Promise<number>;

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import type { Progress } from "../trace/progress-tap.js";
+import { palette } from "./colors.js";
+import { ProgressLine } from "./progress-line.js";
+
+const at = (state: string, steps: number, tokens: number): Progress => ({
+  state,
+  steps,
+  maxSteps: 8,
+  tokens,
+  tokenBudget: 4000,
+  tool: null,
+});
+
+describe("ProgressLine", () => {
+  it("on a terminal rewrites one line in place, and leaves the last one when finished", () => {
+    const written: string[] = [];
+    const line = new ProgressLine({ write: (text) => written.push(text), live: true }, palette(false));
+    line.update(at("callingModel", 0, 0));
+    line.update(at("executingTools.runningTool", 1, 163));
+    line.finish();
+    expect(written.slice(0, 2).every((text) => text.startsWith("\r\u001b[2K") && !text.includes("\n"))).toBe(true);
+    expect(written[1]).toMatch(/executingTools\.runningTool · step 1 of 8 · tokens 163 of 4000 · \d+\.\ds$/);
+    expect(written.at(-2)?.startsWith("\r\u001b[2K✓ executingTools.runningTool")).toBe(true);
+    expect(written.at(-1)).toBe("\n");
+  });
+
+  it("elsewhere writes a plain line per change, and none for the same progress twice", () => {
+    const written: string[] = [];
+    const line = new ProgressLine({ write: (text) => written.push(text), live: false }, palette(false));
+    line.update(at("callingModel", 0, 0));
+    line.update(at("callingModel", 0, 0));
+    line.update({ ...at("done", 1, 99), tokenBudget: Number.POSITIVE_INFINITY });
+    line.finish();
+    expect(written).toEqual([
+      "progress  callingModel · step 0 of 8 · tokens 0 of 4000\n",
+      "progress  done · step 1 of 8 · tokens 99 of ∞\n",
+    ]);
+  });
+});

@@ -1,0 +1,48 @@
+import type { ModelWithLimits } from "@agentloop/core";
+import { UsageError } from "../cli-error.js";
+
+/** Reply tokens asked of Anthropic models, which require a limit; it is also kept free in the token budget. */
+export const ANTHROPIC_MAX_TOKENS = 1024;
+
+/** A `--model` value: the provider and the provider's model name. */
+export interface ModelSpec {
+  readonly provider: "openai" | "anthropic";
+  readonly name: string;
+}
+
+/** Reads `openai:<name>` or `anthropic:<name>`, or throws a `UsageError` that shows the form. */
+export function parseModelSpec(text: string): ModelSpec {
+  const match = /^(openai|anthropic):(.+)$/.exec(text.trim());
+  if (match === null || match[1] === undefined || match[2] === undefined) {
+    throw new UsageError(`--model must be openai:<name> or anthropic:<name> (e.g. openai:gpt-4o-mini); got '${text}'`);
+  }
+  return { provider: match[1] === "openai" ? "openai" : "anthropic", name: match[2] };
+}
+
+/**
+ * The real adapter for a `--model` value, on the official SDK, configured from the usual
+ * environment variables (`OPENAI_API_KEY` and `OPENAI_BASE_URL`, or `ANTHROPIC_API_KEY`). A missing
+ * key is a `UsageError`; the SDKs are loaded only when a real model is asked for.
+ */
+export async function modelFromSpec(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env): Promise<ModelWithLimits> {
+  if (spec.provider === "openai") {
+    const apiKey = requireKey(env, "OPENAI_API_KEY", "for a local server that needs no key, set it to any text");
+    const [{ default: OpenAI }, { openaiModel }] = await Promise.all([import("openai"), import("@agentloop/openai")]);
+    const baseURL = env.OPENAI_BASE_URL || undefined;
+    return openaiModel({ client: new OpenAI({ apiKey, baseURL }), model: spec.name });
+  }
+  const apiKey = requireKey(env, "ANTHROPIC_API_KEY", "create one in the Anthropic console");
+  const [{ default: Anthropic }, { anthropicModel }] = await Promise.all([
+    import("@anthropic-ai/sdk"),
+    import("@agentloop/anthropic"),
+  ]);
+  return anthropicModel({ client: new Anthropic({ apiKey }), model: spec.name, maxTokens: ANTHROPIC_MAX_TOKENS });
+}
+
+function requireKey(env: NodeJS.ProcessEnv, name: string, hint: string): string {
+  const value = env[name];
+  if (value === undefined || value === "") {
+    throw new UsageError(`${name} is not set: export ${name}=<your key> to use this model (${hint})`);
+  }
+  return value;
+}

@@ -1,0 +1,53 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+/** Debian's chromium package; the test fails (never skips) without it. */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** Flags that keep the browser headless, off the network and away from any profile but a new one. */
+const OFFLINE_FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+/** Throws, with what to do, when Chromium is not installed. */
+export function requireChromium(): void {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} is missing: the HTML report test needs it (apt-get update && apt-get install -y chromium)`,
+    );
+  }
+}
+
+/** Opens a local HTML file in headless Chromium with `extra` flags (`--dump-dom`, `--screenshot=...`) and returns its stdout. */
+export function openInChromium(file: string, extra: readonly string[]): Promise<string> {
+  requireChromium();
+  const profile = mkdtempSync(join(tmpdir(), "agentloop-chromium-"));
+  const args = [...OFFLINE_FLAGS, `--user-data-dir=${profile}`, ...extra, pathToFileURL(file).href];
+  return new Promise((resolve, reject) => {
+    const child = spawn(CHROMIUM, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      rmSync(profile, { recursive: true, force: true });
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`chromium exited with ${code}: ${stderr.slice(-2000)}`));
+    });
+  });
+}

@@ -1,0 +1,70 @@
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI; the root `pnpm test` builds it first. */
+export const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+/** Tools modules and scripts for the tests. */
+export const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
+export const fixture = (name: string) => join(FIXTURES, name);
+
+if (!existsSync(CLI)) {
+  throw new Error(
+    `${CLI} is missing: build the CLI first (pnpm --filter @agentloop/cli... build, or pnpm test from the root)`,
+  );
+}
+
+/** What one run of the CLI printed and returned. */
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+// The tests see none of the developer's keys or color settings.
+const CLEARED = [
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_BASE_URL",
+  "NO_COLOR",
+  "FORCE_COLOR",
+];
+
+/** Starts the CLI as a child process and returns it, for tests that interact with it while it runs. */
+export function startCli(args: readonly string[]): ChildProcessByStdio<null, Readable, Readable> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CLEARED) delete env[name];
+  return spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Runs `node dist/main.js ...args` as a child process (stdout is a pipe, never a terminal) and collects its output. */
+export function cli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of CLEARED) delete env[name];
+  Object.assign(env, options.env);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A new empty directory for one test's files. */
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "agentloop-cli-"));
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { cli } from "./cli.js";
+
+const COMMANDS = ["demo", "run", "show", "replay", "resume", "graph"];
+
+describe("help", () => {
+  it("agentloop --help lists every command and exits 0", async () => {
+    const { code, stdout, stderr } = await cli(["--help"]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("");
+    for (const name of COMMANDS) expect(stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+  });
+
+  it("agentloop with no arguments prints the same help", async () => {
+    const [bare, help] = await Promise.all([cli([]), cli(["--help"])]);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toBe(help.stdout);
+  });
+
+  it.each(COMMANDS)("agentloop %s --help shows its usage and options", async (name) => {
+    const [long, short, topic] = await Promise.all([cli([name, "--help"]), cli([name, "-h"]), cli(["help", name])]);
+    expect(long.code).toBe(0);
+    expect(long.stderr).toBe("");
+    expect(long.stdout).toMatch(new RegExp(`^Usage: agentloop ${name}`));
+    expect(long.stdout).toContain("-h, --help");
+    expect(short.stdout).toBe(long.stdout);
+    expect(topic.stdout).toBe(long.stdout);
+  });
+
+  it("--version prints the version", async () => {
+    const { code, stdout, stderr } = await cli(["--version"]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^agentloop \d+\.\d+\.\d+\n$/);
+  });
+});
