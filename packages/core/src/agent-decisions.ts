@@ -3,7 +3,7 @@ import { callKey } from "./call-key.js";
 import { tokensOfLength } from "./count-tokens.js";
 import type { EffectEvent } from "./run-effects.js";
 import { appendMessage } from "./transcript.js";
-import type { Message, ModelReply, ToolCall } from "./types.js";
+import type { Decision, Message, ModelReply, ToolCall } from "./types.js";
 
 /**
  * The machine's decisions as plain functions of context (and event data): no clock, no
@@ -40,11 +40,10 @@ export function answerCall(context: AgentContext, content: string): Partial<Agen
   if (call === undefined) return {};
   const message: Message = { role: "tool", toolCallId: call.id, name: call.name, content };
   const key = callKey(call);
-  const { [call.id]: _used, ...decisions } = context.decisions;
   return {
     transcript: appendMessage(context.transcript, message),
     pendingCalls: rest,
-    decisions,
+    decisions: Object.hasOwn(context.decisions, call.id) ? without(context.decisions, call.id) : context.decisions,
     lastCall: { key, count: context.lastCall?.key === key ? context.lastCall.count + 1 : 1 },
   };
 }
@@ -68,19 +67,21 @@ export function repeatedCallObservation(context: AgentContext): string {
 /** Whether the first pending call needs a decision that has not come yet. */
 export function awaitsDecision(context: AgentContext): boolean {
   const [call] = context.pendingCalls;
-  return call !== undefined && context.approvalRequired.includes(call.name) && context.decisions[call.id] === undefined;
+  return (
+    call !== undefined && context.approvalRequired.includes(call.name) && decisionFor(context, call.id) === undefined
+  );
 }
 
 /** Whether the first pending call was denied. */
 export function isDenied(context: AgentContext): boolean {
   const [call] = context.pendingCalls;
-  return call !== undefined && context.decisions[call.id]?.approved === false;
+  return call !== undefined && decisionFor(context, call.id)?.approved === false;
 }
 
 /** The observation of a denied call. */
 export function deniedObservation(context: AgentContext): string {
   const [call] = context.pendingCalls;
-  const reason = call === undefined ? undefined : context.decisions[call.id]?.reason;
+  const reason = call === undefined ? undefined : decisionFor(context, call.id)?.reason;
   return (
     `ERROR: the user denied this call to ${call?.name ?? "the tool"}${reason ? ` (${reason})` : ""}, so it was not run. ` +
     "Do not ask for it again; answer without it or ask the user what to do."
@@ -116,6 +117,16 @@ export function closePendingCalls(context: AgentContext, why: string): Partial<A
 /** The calls of the last reply that wait for a decision, for an `awaiting_approval` result. */
 export function pendingApprovals(context: AgentContext): ToolCall[] {
   return context.pendingCalls.filter(
-    (call) => context.approvalRequired.includes(call.name) && context.decisions[call.id] === undefined,
+    (call) => context.approvalRequired.includes(call.name) && decisionFor(context, call.id) === undefined,
   );
+}
+
+/** The decision for a call id: own keys only, so an id like `constructor` has none until one is given. */
+function decisionFor(context: AgentContext, callId: string): Decision | undefined {
+  return Object.hasOwn(context.decisions, callId) ? context.decisions[callId] : undefined;
+}
+
+function without<T>(record: Readonly<Record<string, T>>, key: string): Record<string, T> {
+  const { [key]: _removed, ...rest } = record;
+  return rest;
 }

@@ -50,7 +50,7 @@ export async function resumeAgent(
     model,
     registry,
     journal,
-    approve: (call) => decisions[call.id] ?? approve?.(call),
+    approve: (call) => (Object.hasOwn(decisions, call.id) ? decisions[call.id] : approve?.(call)),
   };
   return runLive(input, { signal, inspect });
 }
