@@ -2,7 +2,7 @@ import { countTokens } from "./count-tokens.js";
 import type { RunSettings } from "./event-log.js";
 import type { EffectPorts } from "./run-effects.js";
 import type { ToolRegistry } from "./tool-registry.js";
-import { createTranscript, messagesOf, type Transcript, transcriptTokens } from "./transcript.js";
+import { createTranscript, type Transcript, transcriptTokens } from "./transcript.js";
 import type { AgentResult, AgentStatus, Decision, Model, ToolCall, ToolSpec } from "./types.js";
 
 /** The system prompt used when none is given. */
@@ -94,7 +94,7 @@ export function resolveSettings(input: AgentMachineInput): RunSettings {
   return settings;
 }
 
-function checkLimits({ maxSteps, tokenBudget, repeatLimit = 1, onRepeatedCall, replyReserve = 0 }: RunSettings): void {
+function checkLimits({ maxSteps, tokenBudget, repeatLimit = 2, onRepeatedCall, replyReserve = 0 }: RunSettings): void {
   const fail = (message: string) => {
     throw new RangeError(message);
   };
@@ -102,9 +102,12 @@ function checkLimits({ maxSteps, tokenBudget, repeatLimit = 1, onRepeatedCall, r
     fail(`maxSteps must be a whole number, 0 or more; got ${maxSteps}`);
   if (Number.isNaN(tokenBudget) || tokenBudget < 0)
     fail(`tokenBudget must be a number of tokens, 0 or more; got ${tokenBudget}`);
-  if (!(replyReserve >= 0)) fail(`replyReserve must be a number of tokens, 0 or more; got ${replyReserve}`);
-  if (!(repeatLimit === Number.POSITIVE_INFINITY || (Number.isSafeInteger(repeatLimit) && repeatLimit >= 1))) {
-    fail(`repeatLimit must be a whole number, 1 or more, or Infinity; got ${repeatLimit}`);
+  if (!(Number.isFinite(replyReserve) && replyReserve >= 0)) {
+    fail(`replyReserve must be a finite number of tokens, 0 or more; got ${replyReserve}`);
+  }
+  // 1 would refuse every call: the first of a row is never a repeat.
+  if (!(repeatLimit === Number.POSITIVE_INFINITY || (Number.isSafeInteger(repeatLimit) && repeatLimit >= 2))) {
+    fail(`repeatLimit must be a whole number, 2 or more, or Infinity; got ${repeatLimit}`);
   }
   if (onRepeatedCall !== "refuse" && onRepeatedCall !== "stop")
     fail(`onRepeatedCall must be 'refuse' or 'stop'; got ${onRepeatedCall}`);

@@ -168,6 +168,6 @@ function currentCall(context: AgentContext): ToolCall {
 function portsOf(event: { type: string }): EffectPorts | null {
   const { input } = event as { type: string; input?: AgentMachineInput };
   if (input === undefined || !("registry" in input)) return null;
-  const { model, registry, journal, approve, toolTimeoutMs, maxResultChars } = input;
-  return { model, registry, journal, approve, toolTimeoutMs, maxResultChars };
+  const { model, registry, journal, approve, toolTimeoutMs, maxResultChars, signal } = input;
+  return { model, registry, journal, approve, toolTimeoutMs, maxResultChars, signal };
 }

@@ -19,6 +19,9 @@ export class Journal {
   #length: number;
   #cursor = 1;
   #queue: Promise<unknown> = Promise.resolve();
+  #caughtUp = () => {};
+  /** Resolves once every logged event has been served (at once for a new run). */
+  readonly caughtUp: Promise<void>;
 
   /** `history` is the run's log so far (from `run.started`), or `[]` for a new run. */
   constructor(
@@ -32,6 +35,10 @@ export class Journal {
     this.#history = history;
     this.#length = history.length;
     this.#now = now;
+    this.caughtUp = new Promise((resolve) => {
+      this.#caughtUp = resolve;
+    });
+    if (!this.replaying) this.#caughtUp();
   }
 
   /**
@@ -69,6 +76,7 @@ export class Journal {
       );
     }
     this.#cursor++;
+    if (!this.replaying) this.#caughtUp();
     return event as Extract<StoredEvent, { type: T }>;
   }
 }

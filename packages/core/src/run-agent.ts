@@ -2,11 +2,13 @@ import { type Actor, createActor, type InspectionEvent, type Observer, toPromise
 import { type AgentInput, type AgentOptions, type ModelWithLimits, resolveSettings } from "./agent-context.js";
 import { pendingApprovals } from "./agent-decisions.js";
 import { agentMachine } from "./agent-machine.js";
+import { isCharLimit } from "./cut-result.js";
 import { EventLogError } from "./errors.js";
 import { EVENT_LOG_SCHEMA_VERSION } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
 import { Journal } from "./journal.js";
 import type { Approver, EffectPorts } from "./run-effects.js";
+import { isTimeout, MAX_TIMER_MS } from "./run-guarded.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import { messagesOf } from "./transcript.js";
 import type { AgentResult } from "./types.js";
@@ -66,6 +68,7 @@ export async function runLive(
   input: AgentInput,
   { signal, inspect }: Pick<RunOptions, "signal" | "inspect"> = {},
 ): Promise<AgentResult> {
+  checkEffectLimits(input);
   const { journal } = input;
   let pause = () => {};
   const paused = new Promise<"paused">((resolve) => {
@@ -73,20 +76,23 @@ export async function runLive(
   });
   const approve: Approver = async (call) => {
     const decision = await input.approve?.(call);
-    if (decision === undefined) pause();
+    // No decision pauses the run, unless it is being cancelled: then it ends as cancelled.
+    if (decision === undefined && signal?.aborted !== true) pause();
     return decision;
   };
-  const actor = createActor(
-    agentMachine,
-    inspect === undefined ? { input: { ...input, approve } } : { input: { ...input, approve }, inspect },
-  );
+  const ports = { ...input, approve, signal };
+  const actor = createActor(agentMachine, inspect === undefined ? { input: ports } : { input: ports, inspect });
   const ended = toPromise(actor);
-  const cancel = () => cancelRun(actor, journal, signal?.reason);
+  let failCancel = (_error: unknown) => {};
+  const cancelFailed = new Promise<never>((_, reject) => {
+    failCancel = reject;
+  });
+  const cancel = () => cancelRun(actor, journal, signal?.reason).catch(failCancel);
   signal?.addEventListener("abort", cancel, { once: true });
   try {
     actor.start();
     if (signal?.aborted) cancel();
-    const outcome = await Promise.race([ended, paused]);
+    const outcome = await Promise.race([ended, paused, cancelFailed]);
     const runId = journal === undefined ? {} : { runId: journal.runId };
     if (outcome === "paused") {
       const { context } = actor.getSnapshot();
@@ -109,15 +115,47 @@ export async function runLive(
     return { ...outcome, ...runId };
   } finally {
     signal?.removeEventListener("abort", cancel);
+    actor.stop();
   }
 }
 
-function cancelRun(actor: Actor<typeof agentMachine>, journal: Journal | undefined, reason: unknown): void {
+/**
+ * Ends the run as cancelled. With a journal the cancellation is logged first, and only once the
+ * logged events of a resumed run have all been served, so that the log's order stays the order
+ * in which the machine saw its events. Rejects if the store cannot log it.
+ */
+async function cancelRun(
+  actor: Actor<typeof agentMachine>,
+  journal: Journal | undefined,
+  reason: unknown,
+): Promise<void> {
   const event =
     reason instanceof Error
       ? { type: "run.cancelled" as const, reason: reason.message }
       : { type: "run.cancelled" as const };
-  const isOpen = () => actor.getSnapshot().status === "active";
-  if (journal === undefined) actor.send(event);
-  else void journal.commit(event, () => actor.send(event), isOpen);
+  if (journal === undefined) {
+    actor.send(event);
+    return;
+  }
+  await journal.caughtUp;
+  await journal.commit(
+    event,
+    () => actor.send(event),
+    () => actor.getSnapshot().status === "active",
+  );
+}
+
+/** Checks the run-time limits of the effects; throws a `RangeError` for values that make no sense. */
+export function checkEffectLimits({
+  toolTimeoutMs,
+  maxResultChars,
+}: Pick<RunOptions, "toolTimeoutMs" | "maxResultChars">): void {
+  if (toolTimeoutMs !== undefined && !isTimeout(toolTimeoutMs)) {
+    throw new RangeError(
+      `toolTimeoutMs must be milliseconds above 0 and at most ${MAX_TIMER_MS}, or Infinity; got ${toolTimeoutMs}`,
+    );
+  }
+  if (maxResultChars !== undefined && !isCharLimit(maxResultChars)) {
+    throw new RangeError(`maxResultChars must be a whole number above 0, or Infinity; got ${maxResultChars}`);
+  }
 }

@@ -1,7 +1,7 @@
 import { fromCallback } from "xstate";
 import { checkReply } from "./check-reply.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
-import { describeThrown, ModelError } from "./errors.js";
+import { describeThrown, EventLogError, ModelError } from "./errors.js";
 import type { Journal } from "./journal.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import { messagesOf, type Transcript } from "./transcript.js";
@@ -44,6 +44,8 @@ export interface EffectPorts {
   readonly toolTimeoutMs?: number | undefined;
   /** Observations longer than this are cut unless the tool sets its own limit (default 8,000). */
   readonly maxResultChars?: number | undefined;
+  /** The run's signal: once it aborts, nothing new is invoked and work in flight is aborted. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** How the effects actor fails itself (see `runEffects`). */
@@ -62,14 +64,21 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 export const runEffects = fromCallback<EffectRequest | EffectFailure, EffectPorts | null, EffectEvent>(
   ({ input, receive, sendBack, self }) => {
     if (input === null) throw new TypeError("agentMachine needs a model and a registry in its input to run");
+    // Aborted when the actor stops or the run's signal aborts: live work stops, and its late
+    // results are dropped. Logged events are still served until the actor stops.
     const controller = new AbortController();
+    const abort = () => controller.abort();
+    input.signal?.addEventListener("abort", abort, { once: true });
+    if (input.signal?.aborted) abort();
+    let stopped = false;
     const effects: Effects = { ...input, signal: controller.signal };
     const settle = (work: Promise<void>) =>
       work.catch((error: unknown) => {
-        if (!effects.signal.aborted) self.send({ type: "effects.failed", error });
+        const moot = stopped || (controller.signal.aborted && !(error instanceof EventLogError));
+        if (!moot) self.send({ type: "effects.failed", error });
       });
     const deliver: Deliver = (event, logged) => {
-      const isOpen = () => !effects.signal.aborted;
+      const isOpen = logged ? () => !stopped : () => !controller.signal.aborted;
       const send = () => sendBack(event);
       if (!logged && input.journal !== undefined) return input.journal.commit(event, send, isOpen);
       if (!isOpen()) return Promise.resolve(false);
@@ -92,7 +101,11 @@ export const runEffects = fromCallback<EffectRequest | EffectFailure, EffectPort
           throw request.error;
       }
     });
-    return () => controller.abort();
+    return () => {
+      stopped = true;
+      input.signal?.removeEventListener("abort", abort);
+      abort();
+    };
   },
 );
 
@@ -114,6 +127,7 @@ async function replyTo(
     await deliver({ type: "model.replied", reply: journal.take("model.replied").reply }, true);
     return;
   }
+  if (signal.aborted) return;
   const reply = await callModel(model, request, signal);
   await deliver({ type: "model.replied", reply }, false);
 }
@@ -138,12 +152,13 @@ async function callModel(
 }
 
 /** A decision for a call: logged before, or the approver's now; none leaves the run waiting. */
-async function decide({ approve, journal }: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
+async function decide({ approve, journal, signal }: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
   if (journal?.replaying) {
     const { callId, approved, reason } = journal.take("approval.decided", call.id);
     await deliver(decisionEvent(callId, { approved, reason }), true);
     return;
   }
+  if (signal.aborted) return;
   const decision = await approve?.(call);
   if (decision !== undefined) await deliver(decisionEvent(call.id, decision), false);
 }
@@ -171,10 +186,12 @@ async function observe(effects: Effects, call: ToolCall, deliver: Deliver): Prom
     }
     // The log ends inside this call: the process died while it ran, and its result was lost. Run
     // it again only if that is safe: it is idempotent, or it is invalid and so runs nothing.
+    if (signal.aborted) return;
     const safe = registry.isIdempotent(call.name) || !registry.wouldRun(call);
     await deliver(finished(safe ? await run() : lostResult(call)), false);
     return;
   }
+  if (signal.aborted) return;
   const started = await (journal?.commit(
     { type: "tool.started", callId: call.id, name: call.name },
     undefined,

@@ -1,5 +1,13 @@
 import type { ToolFunction } from "./tool-registry.js";
 
+/** Milliseconds a timer can wait: setTimeout fires at once for anything longer. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Whether `value` is a timeout a timer can honour: (0, 2^31 - 1] milliseconds, or Infinity for none. */
+export function isTimeout(value: number): boolean {
+  return value === Number.POSITIVE_INFINITY || (value > 0 && value <= MAX_TIMER_MS);
+}
+
 /** How one tool function call ended. */
 export type Outcome =
   | { readonly kind: "returned"; readonly value: unknown }
@@ -8,7 +16,7 @@ export type Outcome =
 
 /**
  * Calls a tool function and settles, whatever it does: returns, throws (anything, `null` too),
- * rejects, or never settles (after `timeoutMs` milliseconds, when given). Its signal aborts on the
+ * rejects, or never settles (after `timeoutMs` milliseconds, when given and finite). Its signal aborts on the
  * timeout and when `signal` (the run's) aborts. A function that blocks the event loop cannot be
  * interrupted: the timer only fires once it yields.
  */
@@ -31,7 +39,7 @@ export async function runGuarded(
       );
   });
   const timeout =
-    timeoutMs === undefined
+    timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY
       ? undefined
       : new Promise<Outcome>((resolve) => {
           timer = setTimeout(() => {

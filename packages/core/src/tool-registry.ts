@@ -1,6 +1,6 @@
-import { cutResult } from "./cut-result.js";
+import { cutResult, isCharLimit } from "./cut-result.js";
 import { describeThrown, ToolSchemaError } from "./errors.js";
-import { runGuarded } from "./run-guarded.js";
+import { isTimeout, MAX_TIMER_MS, runGuarded } from "./run-guarded.js";
 import type { ToolCall, ToolParameters, ToolSpec } from "./types.js";
 import { isPlainObject, PARAMETER_TYPES, validateArgs } from "./validate-args.js";
 
@@ -167,10 +167,12 @@ function parseArgs(raw: string): Record<string, unknown> | string {
 }
 
 function checkOptions(name: string, { timeoutMs, maxResultChars }: ToolOptions): void {
-  if (timeoutMs !== undefined && !(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
-    throw new ToolSchemaError(`${name}: timeoutMs must be a number of milliseconds above 0; got ${timeoutMs}`);
+  if (timeoutMs !== undefined && !isTimeout(timeoutMs)) {
+    throw new ToolSchemaError(
+      `${name}: timeoutMs must be milliseconds above 0 and at most ${MAX_TIMER_MS}, or Infinity; got ${timeoutMs}`,
+    );
   }
-  if (maxResultChars !== undefined && !(Number.isSafeInteger(maxResultChars) && maxResultChars > 0)) {
+  if (maxResultChars !== undefined && !isCharLimit(maxResultChars)) {
     throw new ToolSchemaError(`${name}: maxResultChars must be a whole number above 0; got ${maxResultChars}`);
   }
 }

@@ -5,7 +5,6 @@ import {
   type AgentEvent,
   type AgentInput,
   type AgentResult,
-  type AgentStatus,
   agentMachine,
   countTokens,
   DEFAULT_SYSTEM,
@@ -18,6 +17,7 @@ import {
   type ToolCall,
   ToolRegistry,
 } from "../src/index.js";
+import { STATE_OF, traceProblem } from "./trace.js";
 
 type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 
@@ -136,12 +136,21 @@ const callArb: fc.Arbitrary<PlannedCall> = fc
   .tuple(idArb, fc.oneof({ arbitrary: validArb, weight: 2 }, invalidArb, unknownArb))
   .map(([id, { name, args, kind }]) => ({ call: { id, name, args }, kind }));
 
+/** The same call two to four times in one reply (ids apart): the third in a row is refused as a repeat. */
+const repeatArb: fc.Arbitrary<PlannedCall[]> = fc
+  .tuple(callArb, fc.integer({ min: 2, max: 4 }))
+  .map(([planned, times]) =>
+    Array.from({ length: times }, (_, i) => ({ ...planned, call: { ...planned.call, id: `${planned.call.id}${i}` } })),
+  );
+
 const replyArb: fc.Arbitrary<PlannedReply> = fc.oneof(
   {
-    arbitrary: fc.tuple(textArb, fc.array(callArb, { minLength: 1, maxLength: 3 })).map(([content, calls]) => ({
-      reply: { content, toolCalls: calls.map((c) => c.call) },
-      calls,
-    })),
+    arbitrary: fc
+      .tuple(textArb, fc.oneof({ arbitrary: fc.array(callArb, { minLength: 1, maxLength: 3 }), weight: 4 }, repeatArb))
+      .map(([content, calls]) => ({
+        reply: { content, toolCalls: calls.map((c) => c.call) },
+        calls,
+      })),
     weight: 5,
   },
   { arbitrary: textArb.map((content) => ({ reply: final(content), calls: [] })), weight: 1 },
@@ -175,24 +184,46 @@ function assistantOf(reply: ModelReply): Message {
   return { role: "assistant", content: reply.content, toolCalls: reply.toolCalls };
 }
 
-const STATE_OF: Record<AgentStatus, string> = { done: "done", step_limit: "stepLimit", token_budget: "tokenBudget" };
-
-function stateOf(status: AgentStatus): string {
-  return STATE_OF[status];
+/** A call's identity for repeats, computed here: its tool and its arguments with their keys sorted (they are flat). */
+function keyOf(call: ToolCall): string {
+  return JSON.stringify([call.name, Object.entries(call.args).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
 }
 
-/** The events the effects produced in `result`: each reply the machine took, then each tool message's content. */
+/**
+ * For each call of the first `steps` replies, whether it is refused as a repeat: the third identical call in
+ * a row (the default `repeatLimit`), whatever happened to the calls before it.
+ */
+function refusals(script: readonly PlannedReply[], steps: number): boolean[][] {
+  let last: string | null = null;
+  let inARow = 0;
+  return script.slice(0, steps).map((planned) =>
+    planned.calls.map(({ call }) => {
+      const key = keyOf(call);
+      const refused = key === last && inARow + 1 >= 3;
+      inARow = key === last ? inARow + 1 : 1;
+      last = key;
+      return refused;
+    }),
+  );
+}
+
+const REPEAT_REFUSAL = (name: string) =>
+  `ERROR: ${name} was asked for with the same arguments 3 times in a row, so it was not run again: the result would not change. Use the result you already have, call it with different arguments, or answer.`;
+
+/** The events the effects produced in `result`: each reply the machine took, then each result of a call that ran. */
 function eventsOf(plan: Plan, result: AgentResult): AgentEvent[] {
   const script = scriptOf(plan);
+  const refused = refusals(script, result.steps);
   const events: AgentEvent[] = [];
   let at = 2;
-  for (const planned of script.slice(0, result.steps)) {
+  for (const [i, planned] of script.slice(0, result.steps).entries()) {
     events.push({ type: "model.replied", reply: planned.reply });
     at += 1;
-    for (const { call } of planned.calls) {
+    for (const [j, { call }] of planned.calls.entries()) {
       const message = result.messages[at];
       const content = message?.role === "tool" ? message.content : "missing tool message";
-      events.push({ type: "tool.finished", callId: call.id, content });
+      // A refused repeat is answered by the machine itself: no effect produced its message.
+      if (refused[i]?.[j] !== true) events.push({ type: "tool.finished", callId: call.id, content });
       at += 1;
     }
   }
@@ -229,6 +260,7 @@ describe("runAgent over random model scripts", () => {
         expect(messages[0]).toEqual({ role: "system", content: plan.system ?? DEFAULT_SYSTEM });
         expect(messages[1]).toEqual({ role: "user", content: plan.task });
         const ran: Execution[] = [];
+        const refused = refusals(script, n);
         let at = 2;
         let spent = 0;
         for (const [i, planned] of script.slice(0, n).entries()) {
@@ -240,7 +272,7 @@ describe("runAgent over random model scripts", () => {
 
           expect(messages[at]).toEqual(assistantOf(planned.reply));
           at += 1;
-          for (const { call, kind } of planned.calls) {
+          for (const [j, { call, kind }] of planned.calls.entries()) {
             const message = messages[at];
             expect(message).toEqual({
               role: "tool",
@@ -249,7 +281,10 @@ describe("runAgent over random model scripts", () => {
               content: expect.any(String),
             });
             const content = message?.role === "tool" ? message.content : "";
-            if (kind === "returns") {
+            if (refused[i]?.[j] === true) {
+              // The third identical call in a row never runs, whatever its kind.
+              expect(content).toBe(REPEAT_REFUSAL(call.name));
+            } else if (kind === "returns") {
               expect(content).toBe(expectedContent(call));
               ran.push({ name: call.name, args: call.args });
             } else if (kind === "throws") {
@@ -266,6 +301,7 @@ describe("runAgent over random model scripts", () => {
           }
         }
         expect(messages.length).toBe(at);
+        expect(traceProblem(messages)).toBeNull();
 
         // Nothing ran for an invalid or unknown call; every valid call that was reached ran once, in order.
         expect(executions).toEqual(ran);
@@ -313,7 +349,7 @@ describe("runAgent over random model scripts", () => {
         expect(await output).toEqual(result);
         const snapshot = actor.getSnapshot();
         expect(snapshot.status).toBe("done");
-        expect(snapshot.value).toBe(stateOf(result.status));
+        expect(snapshot.value).toBe(STATE_OF[result.status]);
         expect(snapshot.context.status).toBe(result.status);
         expect(snapshot.context.answer !== null).toBe(result.status === "done");
       }),
@@ -354,7 +390,7 @@ function forkEvent(snapshot: AgentSnapshot, label: string): { event: AgentEvent;
     return { event: { type: "model.replied", reply: final(label) }, message: assistantOf(final(label)) };
   }
   const next = snapshot.context.pendingCalls[0];
-  if (snapshot.value !== "executingTools" || next === undefined) return null;
+  if (!snapshot.matches({ executingTools: "runningTool" }) || next === undefined) return null;
   return {
     event: { type: "tool.finished", callId: next.id, content: label },
     message: { role: "tool", toolCallId: next.id, name: next.name, content: label },
@@ -398,15 +434,19 @@ describe("pure stepping over random runs", () => {
         }
         const end = taken.at(-1)?.snapshot;
         expect(end?.status).toBe("done");
-        expect(end?.value).toBe(stateOf(result.status));
+        expect(end?.value).toBe(STATE_OF[result.status]);
         expect(end?.output).toEqual(result);
         expect(executions).toEqual([]);
 
-        // Append-only: each later list holds the very same (frozen) message objects, then one new one.
+        // Append-only: each later list holds the very same (frozen) message objects, then one new one (and the
+        // refusals of the repeats that follow it, which the machine answers itself).
         for (const [k, { snapshot }] of taken.slice(1).entries()) {
           const before = messagesOf((taken[k]?.snapshot ?? snapshot).context.transcript);
           const after = messagesOf(snapshot.context.transcript);
-          expect(after.length).toBe(before.length + 1);
+          expect(after.length).toBeGreaterThan(before.length);
+          for (const m of after.slice(before.length + 1)) {
+            expect(m.role === "tool" && m.content === REPEAT_REFUSAL(m.name)).toBe(true);
+          }
           before.forEach((message, i) => {
             expect(after[i]).toBe(message);
           });
@@ -419,7 +459,13 @@ describe("pure stepping over random runs", () => {
 
         // No snapshot, of the run or of a fork, sees another's messages.
         for (const { snapshot, copy } of taken) expect(messagesOf(snapshot.context.transcript)).toEqual(copy);
-        for (const fork of forks) expect(messagesOf(fork.snapshot.context.transcript)).toEqual(fork.expected);
+        for (const fork of forks) {
+          const list = messagesOf(fork.snapshot.context.transcript);
+          expect(list.slice(0, fork.expected.length)).toEqual(fork.expected);
+          for (const m of list.slice(fork.expected.length)) {
+            expect(m.role === "tool" && m.content === REPEAT_REFUSAL(m.name)).toBe(true);
+          }
+        }
         expect(end?.output).toEqual(result);
       }),
       { numRuns: 100 },

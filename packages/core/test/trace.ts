@@ -1,0 +1,57 @@
+import type { AgentResult, AgentStatus, Message } from "../src/index.js";
+
+/** The machine's final state for each status; `awaiting_approval` is a wait inside `executingTools`, not a final state. */
+export const STATE_OF: Readonly<Record<AgentStatus, unknown>> = {
+  done: "done",
+  step_limit: "stepLimit",
+  token_budget: "tokenBudget",
+  repeated_call: "repeatedCall",
+  cancelled: "cancelled",
+  awaiting_approval: { executingTools: "awaitingApproval" },
+};
+
+type ToolMessage = Extract<Message, { role: "tool" }>;
+
+export function toolMessages(messages: readonly Message[]): ToolMessage[] {
+  return messages.filter((m): m is ToolMessage => m.role === "tool");
+}
+
+/** The content of the tool message for call `id` (the first one), or undefined. */
+export function observationOf(messages: readonly Message[], id: string): string | undefined {
+  return toolMessages(messages).find((m) => m.toolCallId === id)?.content;
+}
+
+/**
+ * Checks the shape every trace must have: system, user, then each assistant message followed by exactly one
+ * tool message per call, in call order, with the call's id and name, before anything else (the next model
+ * call sees them all). Only the last assistant message of a run that is `open` (paused for a decision) may
+ * lack some of its tool messages, and then only at its end. Returns what is wrong, or null.
+ */
+export function traceProblem(messages: readonly Message[], open = false): string | null {
+  if (messages[0]?.role !== "system") return "the first message is not the system message";
+  if (messages[1]?.role !== "user") return "the second message is not the task";
+  let at = 2;
+  while (at < messages.length) {
+    const message = messages[at];
+    if (message?.role !== "assistant")
+      return `message ${at} is a ${message?.role} message where an assistant one belongs`;
+    at += 1;
+    for (const [i, call] of message.toolCalls.entries()) {
+      const answer = messages[at];
+      if (answer === undefined) {
+        return open ? null : `call ${i} (${call.id}) of the assistant message ${at - i - 1} has no tool message`;
+      }
+      if (answer.role !== "tool" || answer.toolCallId !== call.id || answer.name !== call.name) {
+        return `message ${at} should be the tool message of call ${call.id} (${call.name}), got ${JSON.stringify(answer)}`;
+      }
+      at += 1;
+    }
+  }
+  return null;
+}
+
+/** The result's status, steps, tokens and messages, without the run id: what a replay must give back. */
+export function comparable(result: AgentResult): Omit<AgentResult, "runId"> {
+  const { runId: _runId, ...rest } = result;
+  return rest;
+}
