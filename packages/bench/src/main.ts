@@ -26,9 +26,6 @@ const started = performance.now();
 
 progress("cost per run and per step (interleaved rounds)...");
 const latency = await measureLatency(harnesses, { ...plan.latency, lengths: [plan.happySteps, ...plan.lengths] });
-progress(`live heap after a ${plan.longSteps}-step run...`);
-const heap = new Map<string, number>();
-for (const harness of harnesses) heap.set(harness.name, await measureHeap(harness, plan.longSteps));
 progress(`${plan.concurrency.runs} concurrent runs...`);
 const concurrency = await measureConcurrency(harnesses, plan.concurrency);
 
@@ -47,6 +44,11 @@ try {
 } finally {
   directory.remove();
 }
+
+// Last: the forced collections of the heap measurement would slow whatever is timed after them.
+progress(`live heap after a ${plan.longSteps}-step run...`);
+const heap = new Map<string, number>();
+for (const harness of harnesses) heap.set(harness.name, await measureHeap(harness, plan.longSteps, plan.heapRuns));
 
 const results: Results = {
   plan,

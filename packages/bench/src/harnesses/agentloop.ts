@@ -1,0 +1,60 @@
+import { type Model, type ModelReply, runAgent, ToolRegistry } from "@agentloop/core";
+import type { Harness, Outcome } from "../harness.js";
+import {
+  ANSWER,
+  C_TO_F_DESCRIPTION,
+  C_TO_F_SCHEMA,
+  cToF,
+  decide,
+  getWeather,
+  SYSTEM,
+  TASK,
+  WEATHER_DESCRIPTION,
+  WEATHER_SCHEMA,
+} from "../scenario.js";
+import { packageVersion } from "../versions.js";
+
+/** The scenario's tools in agentloop's registry (which the floor uses too). */
+export function weatherRegistry(): ToolRegistry {
+  const registry = new ToolRegistry();
+  // agentloop's schemas reject unknown keys without saying so: `additionalProperties` is implied.
+  const { additionalProperties: _w, ...weather } = WEATHER_SCHEMA;
+  const { additionalProperties: _c, ...celsius } = C_TO_F_SCHEMA;
+  registry.register("get_weather", WEATHER_DESCRIPTION, weather, getWeather);
+  registry.register("c_to_f", C_TO_F_DESCRIPTION, celsius, cToF);
+  return registry;
+}
+
+/** The fake model in agentloop's terms: the list starts with the system message and the task. */
+export function weatherModel(steps: number, delayMs: number): Model {
+  return async (messages): Promise<ModelReply> => {
+    const call = await decide((messages.length - 2) / 2, steps, delayMs);
+    if (call === null) return { content: ANSWER, toolCalls: [] };
+    return { content: "", toolCalls: [{ id: call.id, name: call.name, args: call.args }] };
+  };
+}
+
+/** An agentloop result, or the floor's (the same type), in the bench's terms. */
+export function outcomeOf(result: Awaited<ReturnType<typeof runAgent>>): Outcome {
+  const toolOutputs: string[] = [];
+  for (const message of result.messages) if (message.role === "tool") toolOutputs.push(message.content);
+  return {
+    finished: result.status === "done",
+    answer: result.answer ?? "",
+    modelCalls: result.steps,
+    toolOutputs,
+    result,
+  };
+}
+
+const registry = weatherRegistry();
+
+export const agentloopHarness: Harness = {
+  name: "agentloop",
+  version: `@agentloop/core ${packageVersion("@agentloop/core")} (xstate ${packageVersion("@agentloop/core/node_modules/xstate")})`,
+  prepare(steps, delayMs) {
+    const model = weatherModel(steps, delayMs);
+    const options = { system: SYSTEM, maxSteps: steps, tokenBudget: Number.POSITIVE_INFINITY };
+    return async () => outcomeOf(await runAgent(TASK, model, registry, options));
+  },
+};

@@ -1,0 +1,48 @@
+import type { ConcurrencyPlan } from "./metrics/concurrency.js";
+import type { LatencyPlan } from "./metrics/latency.js";
+
+/** The sizes of one bench run: the full one, or `--tiny` (every metric, in a few seconds). */
+export interface Plan {
+  readonly tiny: boolean;
+  /** The happy path: 2 tool steps and the answer. */
+  readonly happySteps: number;
+  /** Per-step lengths; the growth is from the first to the last. */
+  readonly lengths: readonly number[];
+  readonly latency: Omit<LatencyPlan, "lengths">;
+  /** The run length of the heap measurement and of the replayed and resumed log. */
+  readonly longSteps: number;
+  /** Runs whose results are held together in the heap measurement. */
+  readonly heapRuns: number;
+  readonly concurrency: ConcurrencyPlan;
+  /** Rounds of replay and resume. */
+  readonly logRounds: number;
+  /** The run length whose log each store appends and reads, and which runs with each store. */
+  readonly storeSteps: number;
+  readonly store: { readonly rounds: number; readonly sampleMs: number };
+}
+
+export const FULL: Plan = {
+  tiny: false,
+  happySteps: 3,
+  lengths: [10, 100, 1000],
+  latency: { rounds: 5, sampleMs: 300, warmMs: 1500 },
+  longSteps: 1000,
+  heapRuns: 2,
+  concurrency: { runs: 1000, steps: 5, delayMs: 20, rounds: 3 },
+  logRounds: 9,
+  storeSteps: 100,
+  store: { rounds: 5, sampleMs: 200 },
+};
+
+export const TINY: Plan = {
+  tiny: true,
+  happySteps: 3,
+  lengths: [5, 10],
+  latency: { rounds: 1, sampleMs: 5, warmMs: 5 },
+  longSteps: 10,
+  heapRuns: 1,
+  concurrency: { runs: 10, steps: 5, delayMs: 20, rounds: 1 },
+  logRounds: 1,
+  storeSteps: 3,
+  store: { rounds: 1, sampleMs: 1 },
+};

@@ -1,0 +1,35 @@
+/** Formatting of the bench's markdown tables: numbers with units, and ratios to a reference. */
+
+const grouped = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+/** `1,234` for counts and large values. */
+export function count(value: number): string {
+  return grouped.format(value);
+}
+
+/** Microseconds with 3 significant digits, grouped: `2.31 µs`, `412 µs`, `12,345 µs`. */
+export function micros(value: number): string {
+  if (!Number.isFinite(value)) return "n/a";
+  return `${value >= 100 ? count(value) : value.toPrecision(3)} µs`;
+}
+
+export function millis(value: number): string {
+  return `${value >= 100 ? count(value) : value.toPrecision(3)} ms`;
+}
+
+export function bytes(value: number): string {
+  if (Math.abs(value) >= 1024 * 1024) return `${(value / 1024 / 1024).toFixed(1)} MB`;
+  return `${count(value / 1024)} KB`;
+}
+
+/** `4.2×`; one decimal under 100. */
+export function ratio(value: number): string {
+  if (!Number.isFinite(value)) return "n/a";
+  return `${value >= 100 ? count(value) : value.toFixed(value < 10 ? 2 : 1)}×`;
+}
+
+/** A markdown table. */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type EventStore, MemoryEventStore } from "@agentloop/core";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+
+/** A store to measure, made fresh for each sample; `close` releases it. */
+export interface StoreKind {
+  readonly name: string;
+  /** Why the store cannot be measured here, or `null` when it can. */
+  readonly unavailable: string | null;
+  open(): { readonly store: EventStore; close(): void };
+}
+
+type SqliteModule = { SqliteEventStore: new (filename: string) => EventStore & { close(): void } };
+
+/**
+ * The stores: memory, JSONL in a temp directory, and SQLite in a temp file. `@agentloop/sqlite` is
+ * imported at run time, so a missing or unbuilt package (or a better-sqlite3 that does not load)
+ * leaves its row saying why instead of failing the bench.
+ */
+export async function storeKinds(directory: string): Promise<StoreKind[]> {
+  let sequence = 0;
+  const fresh = (name: string) => join(directory, `${name}-${sequence++}`);
+  const kinds: StoreKind[] = [
+    { name: "MemoryEventStore", unavailable: null, open: () => ({ store: new MemoryEventStore(), close() {} }) },
+    {
+      name: "JsonlEventStore (temp dir)",
+      unavailable: null,
+      open: () => {
+        const path = fresh("jsonl");
+        return { store: new JsonlEventStore(path), close: () => rmSync(path, { recursive: true, force: true }) };
+      },
+    },
+  ];
+  const sqlite = await loadSqlite();
+  kinds.push({
+    name: "SqliteEventStore (temp file)",
+    unavailable: typeof sqlite === "string" ? sqlite : null,
+    open: () => {
+      if (typeof sqlite === "string") throw new Error(sqlite);
+      const path = `${fresh("sqlite")}.db`;
+      const store = new sqlite.SqliteEventStore(path);
+      return {
+        store,
+        close: () => {
+          store.close();
+          for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+        },
+      };
+    },
+  });
+  return kinds;
+}
+
+async function loadSqlite(): Promise<SqliteModule | string> {
+  const specifier = "@agentloop/sqlite"; // a variable: the bench builds and runs without the package
+  try {
+    const module = (await import(specifier)) as Partial<SqliteModule>;
+    if (typeof module.SqliteEventStore !== "function") return "@agentloop/sqlite has no SqliteEventStore export";
+    const probe = new module.SqliteEventStore(":memory:");
+    probe.close();
+    return module as SqliteModule;
+  } catch (error) {
+    return `@agentloop/sqlite is not available: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
+  }
+}
+
+/** A temp directory for the stores' files, and a function that removes it. */
+export function tempDirectory(): { readonly path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), "agentloop-bench-"));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}

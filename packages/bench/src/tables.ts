@@ -1,0 +1,125 @@
+import type { Harness } from "./harness.js";
+import { idealMs } from "./metrics/concurrency.js";
+import type { StoreCost } from "./metrics/event-log.js";
+import type { Latency } from "./metrics/latency.js";
+import type { Plan } from "./plan.js";
+import { bytes, count, micros, millis, ratio, table } from "./report.js";
+
+/** Everything one bench run measured. */
+export interface Results {
+  readonly plan: Plan;
+  readonly harnesses: readonly Harness[];
+  readonly latency: Latency;
+  /** Live bytes held after a `plan.longSteps`-step run, by harness name. */
+  readonly heap: ReadonlyMap<string, number>;
+  /** Wall milliseconds of the concurrent batch, by harness name. */
+  readonly concurrency: ReadonlyMap<string, number>;
+  readonly replay: { readonly events: number; readonly ms: number };
+  readonly resume: { readonly events: number; readonly ms: number };
+  readonly stores: { readonly events: number; readonly rows: readonly { name: string; cost: StoreCost | string }[] };
+}
+
+const AGENTLOOP = "agentloop";
+
+function perStep(results: Results, name: string, steps: number): number {
+  return results.latency.get(name)?.get(steps) ?? Number.NaN;
+}
+
+function growth(results: Results, name: string): number {
+  const { lengths } = results.plan;
+  return perStep(results, name, lengths.at(-1) ?? 0) / perStep(results, name, lengths[0] ?? 0);
+}
+
+/** One row per metric, one column per harness: the value and its ratio to the floor's. */
+export function harnessTable(results: Results): string {
+  const { plan, harnesses } = results;
+  const floor = harnesses[0]?.name ?? "";
+  const row = (label: string, value: (name: string) => number, format: (value: number) => string) => [
+    label,
+    ...harnesses.map(({ name }) => `${format(value(name))} (${ratio(value(name) / value(floor))})`),
+  ];
+  const { runs, steps, delayMs } = plan.concurrency;
+  const ideal = idealMs(plan.concurrency);
+  return table(
+    ["metric", ...harnesses.map(({ name }) => name)],
+    [
+      ["version", ...harnesses.map(({ version }) => version)],
+      row(
+        `happy path (${plan.happySteps} steps), µs per run`,
+        (name) => perStep(results, name, plan.happySteps) * plan.happySteps,
+        micros,
+      ),
+      ...plan.lengths.map((length) =>
+        row(`per step, ${count(length)} steps`, (name) => perStep(results, name, length), micros),
+      ),
+      [
+        `growth ${count(plan.lengths[0] ?? 0)}→${count(plan.lengths.at(-1) ?? 0)} steps (per step, last ÷ first)`,
+        ...harnesses.map(({ name }) => ratio(growth(results, name))),
+      ],
+      row(`live heap after a ${count(plan.longSteps)}-step run`, (name) => results.heap.get(name) ?? Number.NaN, bytes),
+      [
+        `${count(runs)} concurrent ${steps}-step runs, ${delayMs} ms per model call: wall (÷ ideal ${ideal} ms)`,
+        ...harnesses.map(({ name }) => {
+          const wall = results.concurrency.get(name) ?? Number.NaN;
+          return `${millis(wall)} (${ratio(wall / ideal)})`;
+        }),
+      ],
+    ],
+  );
+}
+
+/** agentloop's event log: replay, resume, and each store's cost per event. */
+export function eventLogTable(results: Results): string {
+  const { plan, replay, resume, stores } = results;
+  const liveRunMs = (perStep(results, AGENTLOOP, plan.longSteps) * plan.longSteps) / 1000;
+  const rows = [
+    [
+      `replay of a ${count(plan.longSteps)}-step log (${count(replay.events)} events), replayRun`,
+      `${millis(replay.ms)}: ${count((replay.events / replay.ms) * 1000)} events/s`,
+    ],
+    [
+      `resume of a ${count(plan.longSteps)}-step log cut before its last reply (${count(resume.events)} events), resumeAgent`,
+      `${millis(resume.ms)}: ${micros((resume.ms * 1000) / resume.events)} per logged event, ` +
+        `${ratio(resume.ms / liveRunMs)} a live ${count(plan.longSteps)}-step run`,
+    ],
+    ...stores.rows.map(({ name, cost }) => [
+      `store ${name}, ${count(stores.events)} events of a ${count(plan.storeSteps)}-step run`,
+      typeof cost === "string"
+        ? `not measured: ${cost}`
+        : `append ${micros(cost.append)}/event, read ${micros(cost.read)}/event, ` +
+          `in a live run +${micros(cost.inRun)}/event`,
+    ]),
+  ];
+  return table(["agentloop event log", "result"], rows);
+}
+
+/** The issue's targets, each with what this run measured and whether it is met. */
+export function targetsTable(results: Results): string {
+  const { plan } = results;
+  const floor = results.harnesses[0]?.name ?? "";
+  const toFloor = (steps: number) => perStep(results, AGENTLOOP, steps) / perStep(results, floor, steps);
+  const perStepRatios = plan.lengths.map(toFloor);
+  const happy = toFloor(plan.happySteps);
+  const agentloopGrowth = growth(results, AGENTLOOP);
+  const concurrent = (results.concurrency.get(AGENTLOOP) ?? Number.NaN) / idealMs(plan.concurrency);
+  const eventsPerSecond = (results.replay.events / results.replay.ms) * 1000;
+  const verdict = (met: boolean) => (met ? "met" : "NOT met");
+  return table(
+    ["target (agentloop)", "measured", "verdict"],
+    [
+      [
+        "per step ≤ 10× the floor at every length",
+        perStepRatios.map((value, index) => `${ratio(value)} at ${count(plan.lengths[index] ?? 0)}`).join(", "),
+        verdict(perStepRatios.every((value) => value <= 10)),
+      ],
+      [
+        `growth ${count(plan.lengths[0] ?? 0)}→${count(plan.lengths.at(-1) ?? 0)} steps ≤ 1.3×`,
+        ratio(agentloopGrowth),
+        verdict(agentloopGrowth <= 1.3),
+      ],
+      ["happy path ≤ 10× the floor", ratio(happy), verdict(happy <= 10)],
+      ["concurrent batch within 2× of the ideal", ratio(concurrent), verdict(concurrent <= 2)],
+      ["replay > 100,000 events/s", count(eventsPerSecond), verdict(eventsPerSecond > 100_000)],
+    ],
+  );
+}

@@ -1,0 +1,41 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+// The bench is a command, not a test: this only checks that it still runs, at its tiny size, and
+// prints every metric. No number it prints is asserted.
+describe("pnpm bench --tiny", () => {
+  it("exits 0 and prints every metric row", { timeout: 120_000 }, async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--expose-gc", main, "--tiny"], {
+      maxBuffer: 1 << 20,
+    });
+    const rows = [
+      "| version |",
+      "| happy path (3 steps), µs per run |",
+      "| per step, 5 steps |",
+      "| per step, 10 steps |",
+      "| growth 5→10 steps",
+      "| live heap after a 10-step run |",
+      "| 10 concurrent 5-step runs, 20 ms per model call",
+      "| replay of a 10-step log",
+      "| resume of a 10-step log",
+      "| store MemoryEventStore,",
+      "| store JsonlEventStore (temp dir),",
+      "| store SqliteEventStore (temp file),",
+      "| per step ≤ 10× the floor at every length |",
+      "| growth 5→10 steps ≤ 1.3× |",
+      "| happy path ≤ 10× the floor |",
+      "| concurrent batch within 2× of the ideal |",
+      "| replay > 100,000 events/s |",
+    ];
+    for (const row of rows) expect(stdout).toContain(row);
+    const header = stdout.split("\n").find((line) => line.startsWith("| metric |"));
+    for (const harness of ["plain loop (floor)", "agentloop", "Vercel AI SDK", "OpenAI Agents SDK", "LangGraph.js"]) {
+      expect(header).toContain(harness);
+    }
+    expect(stdout).not.toMatch(/\bNaN\b/);
+  });
+});
