@@ -51,6 +51,8 @@ export interface EffectPorts {
 /** How the effects actor fails itself (see `runEffects`). */
 export type EffectFailure = { readonly type: "effects.failed"; readonly error: unknown };
 
+const RUN_ENDED = new Error("the run ended or was cancelled");
+
 /** Milliseconds a tool may take when neither the run nor the tool says. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
@@ -67,7 +69,8 @@ export const runEffects = fromCallback<EffectRequest | EffectFailure, EffectPort
     // Aborted when the actor stops or the run's signal aborts: live work stops, and its late
     // results are dropped. Logged events are still served until the actor stops.
     const controller = new AbortController();
-    const abort = () => controller.abort();
+    // A shared reason: `abort()` without one builds a DOMException, stack and all, for every run.
+    const abort = () => controller.abort(RUN_ENDED);
     input.signal?.addEventListener("abort", abort, { once: true });
     if (input.signal?.aborted) abort();
     let stopped = false;

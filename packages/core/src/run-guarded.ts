@@ -26,13 +26,24 @@ export async function runGuarded(
   timeoutMs: number | undefined,
   signal: AbortSignal | undefined,
 ): Promise<Outcome> {
-  const controller = new AbortController();
-  const abort = () => controller.abort(signal?.reason);
-  signal?.addEventListener("abort", abort, { once: true });
+  // The tool's own signal is made only when the tool reads it: most tools never do, and an
+  // AbortController with a listener on the run's signal costs more than the rest of the call.
+  let controller: AbortController | undefined;
+  const abort = () => controller?.abort(signal?.reason);
+  const context = {
+    get signal(): AbortSignal {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (signal?.aborted) controller.abort(signal.reason);
+        else signal?.addEventListener("abort", abort, { once: true });
+      }
+      return controller.signal;
+    },
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const work = new Promise<Outcome>((resolve) => {
     Promise.resolve()
-      .then(() => fn(args, { signal: controller.signal }))
+      .then(() => fn(args, context))
       .then(
         (value: unknown) => resolve({ kind: "returned", value }),
         (error: unknown) => resolve({ kind: "threw", error }),
@@ -43,7 +54,7 @@ export async function runGuarded(
       ? undefined
       : new Promise<Outcome>((resolve) => {
           timer = setTimeout(() => {
-            controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+            controller?.abort(new Error(`timed out after ${timeoutMs} ms`));
             resolve({ kind: "timedOut" });
           }, timeoutMs);
         });
@@ -51,6 +62,6 @@ export async function runGuarded(
     return await (timeout === undefined ? work : Promise.race([work, timeout]));
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener("abort", abort);
+    if (controller !== undefined) signal?.removeEventListener("abort", abort);
   }
 }
