@@ -14,4 +14,5 @@ console.log(result.status, await store.list()); // done [{ runId: "hello-1", eve
 // In a new process after a crash: the run goes on from its log, asking nothing twice.
 await store.repair("hello-1"); // drops a corrupt last row, if any
 const resumed = await resumeAgent("hello-1", model, registry, { store });
+console.log(resumed.status); // done: a finished run comes back as it was
 store.close();
