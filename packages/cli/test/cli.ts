@@ -1,9 +1,10 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { afterAll } from "vitest";
 
 /** The built CLI; the root `pnpm test` builds it first. */
 export const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -64,7 +65,14 @@ export function cli(
   });
 }
 
-/** A new empty directory for one test's files. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new empty directory for one test's files, removed after the test file. */
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "agentloop-cli-"));
+  const dir = mkdtempSync(join(tmpdir(), "agentloop-cli-"));
+  made.push(dir);
+  return dir;
 }
