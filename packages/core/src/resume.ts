@@ -5,7 +5,7 @@ import { EVENT_LOG_SCHEMA_VERSION, type RunSettings, type StoredEvent } from "./
 import type { EventStore } from "./event-store.js";
 import { Journal } from "./journal.js";
 import { foldEvents, replayRun } from "./replay.js";
-import { type RunOptions, runLive } from "./run-agent.js";
+import { checkEffectLimits, type RunOptions, runLive } from "./run-agent.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { AgentResult, Decision, Model } from "./types.js";
 
@@ -31,6 +31,7 @@ export async function resumeAgent(
   options: ResumeOptions,
 ): Promise<AgentResult> {
   const { store, decisions = {}, approve, signal, inspect, ...limits } = options;
+  checkEffectLimits(limits);
   const events = await store.read(runId);
   const settings = startOf(runId, events).settings;
   checkTools(runId, settings, registry);

@@ -45,7 +45,9 @@ export async function runAgent(
 ): Promise<AgentResult> {
   const { store, runId: wantedId, signal, inspect, ...rest } = options;
   const input: AgentInput = { ...rest, task, model, registry };
+  checkEffectLimits(input);
   if (store === undefined) return runLive(input, { signal, inspect });
+  // Everything is checked before anything is logged: a refused run leaves no log behind.
   const settings = resolveSettings(input);
   const runId = wantedId ?? globalThis.crypto.randomUUID();
   if ((await store.read(runId)).length > 0) {
@@ -56,7 +58,7 @@ export async function runAgent(
   }
   const journal = new Journal(store, runId);
   await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
-  return runLive({ ...input, journal }, { signal, inspect });
+  return runLive({ ...input, settings, journal }, { signal, inspect });
 }
 
 /**
@@ -68,7 +70,6 @@ export async function runLive(
   input: AgentInput,
   { signal, inspect }: Pick<RunOptions, "signal" | "inspect"> = {},
 ): Promise<AgentResult> {
-  checkEffectLimits(input);
   const { journal } = input;
   let pause = () => {};
   const paused = new Promise<"paused">((resolve) => {
