@@ -11,7 +11,11 @@ import type { AgentResult } from "./types.js";
  * pure decisions as the live run and performs no effect. A running actor folds events several
  * times faster than `transition()`, which builds a new actor system for every event.
  */
-const replayMachine = agentMachine.provide({ actors: { runEffects: noEffects } });
+const replayMachine = agentMachine.provide({
+  actors: { runEffects: noEffects },
+  // Nobody would act on the requests to the effects, so they are not even built.
+  actions: { requestModelReply: () => {}, requestToolRun: () => {}, requestDecision: () => {} },
+});
 
 /** How to replay: `runId` names the run in errors; `settings` replace the logged ones (forks change limits). */
 export interface ReplayOptions {
