@@ -6,6 +6,11 @@ import { checkAppend, type EventStore, type RunSummary, readIntact, summarize } 
 
 const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
+/** Whether `runId` can name a JSONL log: 1-128 letters, digits, `_`, `-` or `.`, not starting with `.`. */
+export function isRunId(runId: string): boolean {
+  return RUN_ID.test(runId);
+}
+
 /**
  * An append-only JSONL file per run (`<directory>/<runId>.jsonl`, one event per line). Each append
  * is one `write` of one whole line, so a process killed between appends leaves a valid log; a line
@@ -61,7 +66,7 @@ export class JsonlEventStore implements EventStore {
     for (const file of readdirSync(this.directory).sort()) {
       if (!file.endsWith(".jsonl")) continue;
       const runId = file.slice(0, -".jsonl".length);
-      if (!RUN_ID.test(runId)) continue; // not a log this store wrote
+      if (!isRunId(runId)) continue; // not a log this store wrote
       const summary = summarize(runId, await readIntact(this, runId));
       if (summary !== null) summaries.push(summary);
     }
@@ -84,7 +89,7 @@ export class JsonlEventStore implements EventStore {
   }
 
   #path(runId: string): string {
-    if (!RUN_ID.test(runId)) {
+    if (!isRunId(runId)) {
       throw new TypeError(`run id '${runId}' must be 1-128 letters, digits, '_', '-' or '.', not starting with '.'`);
     }
     return join(this.directory, `${runId}.jsonl`);

@@ -1,11 +1,10 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, extname } from "node:path";
 import type { EventStore, StoredEvent } from "@agentloop/core";
-import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { messageOf, UsageError } from "../cli-error.js";
 
 const SQLITE_EXTENSIONS = new Set([".db", ".sqlite", ".sqlite3"]);
-const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
 /** One run's log in a store: where it is, and how to name it to the user. */
 export interface LogRef {
@@ -46,7 +45,7 @@ export async function openLog(reference: string): Promise<LogRef> {
     throw new UsageError(`log '${path}' must be a <runId>.jsonl file (or a .db/.sqlite file with #<runId>)`);
   }
   const runId = basename(path, ".jsonl");
-  if (!RUN_ID.test(runId)) {
+  if (!isRunId(runId)) {
     throw new UsageError(
       `log '${path}': the file name must be <runId>.jsonl, with a run id of letters, digits, '_', '-', '.'`,
     );

@@ -4,18 +4,12 @@ import {
   agentMachine,
   type Message,
   messagesOf,
+  noEffects,
   type RunSettings,
   replayRun,
   type StoredEvent,
 } from "@agentloop/core";
-import {
-  createActor,
-  type EmittedFrom,
-  type EventFromLogic,
-  fromCallback,
-  type InputFrom,
-  type InspectionEvent,
-} from "xstate";
+import { createActor, type InspectionEvent } from "xstate";
 import { type Chart, chartOf, edgeIdOf, leafIdOf, lineageOf } from "../chart/statechart.js";
 
 /** One microstep of the machine: the transitions it took, the state it is in after them, the states it entered. */
@@ -56,11 +50,7 @@ export interface RunTrace {
 }
 
 /** `agentMachine` with an effects actor that does nothing: the log's events are all it gets. */
-const inertMachine = agentMachine.provide({
-  actors: { runEffects: fromCallback<EventFromLogic<Effects>, InputFrom<Effects>, EmittedFrom<Effects>>(() => {}) },
-});
-
-type Effects = NonNullable<NonNullable<Parameters<typeof agentMachine.provide>[0]["actors"]>["runEffects"]>;
+const inertMachine = agentMachine.provide({ actors: { runEffects: noEffects } });
 
 /**
  * Replays a log through `agentMachine` itself, recording its microsteps from XState's inspection:
