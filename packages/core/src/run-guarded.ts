@@ -17,51 +17,62 @@ export type Outcome =
 /**
  * Calls a tool function and settles, whatever it does: returns, throws (anything, `null` too),
  * rejects, or never settles (after `timeoutMs` milliseconds, when given and finite). Its signal aborts on the
- * timeout and when `signal` (the run's) aborts. A function that blocks the event loop cannot be
- * interrupted: the timer only fires once it yields.
+ * timeout and when the run's signal aborts; `runSignal` is read only if the tool reads its own.
+ * A function that returns at once is answered at once, with no timer: a timer can only fire once
+ * the function yields, so a function that blocks the event loop cannot be interrupted anyway.
  */
-export async function runGuarded(
+export function runGuarded(
   fn: ToolFunction,
   args: Record<string, unknown>,
   timeoutMs: number | undefined,
-  signal: AbortSignal | undefined,
-): Promise<Outcome> {
+  runSignal: () => AbortSignal | undefined,
+): Outcome | Promise<Outcome> {
   // The tool's own signal is made only when the tool reads it: most tools never do, and an
   // AbortController with a listener on the run's signal costs more than the rest of the call.
   let controller: AbortController | undefined;
+  let signal: AbortSignal | undefined;
   const abort = () => controller?.abort(signal?.reason);
   const context = {
     get signal(): AbortSignal {
       if (controller === undefined) {
         controller = new AbortController();
+        signal = runSignal();
         if (signal?.aborted) controller.abort(signal.reason);
         else signal?.addEventListener("abort", abort, { once: true });
       }
       return controller.signal;
     },
   };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const work = new Promise<Outcome>((resolve) => {
-    Promise.resolve()
-      .then(() => fn(args, context))
-      .then(
-        (value: unknown) => resolve({ kind: "returned", value }),
-        (error: unknown) => resolve({ kind: "threw", error }),
-      );
-  });
-  const timeout =
-    timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY
-      ? undefined
-      : new Promise<Outcome>((resolve) => {
-          timer = setTimeout(() => {
-            controller?.abort(new Error(`timed out after ${timeoutMs} ms`));
-            resolve({ kind: "timedOut" });
-          }, timeoutMs);
-        });
+  let value: unknown;
+  let then: unknown;
   try {
-    return await (timeout === undefined ? work : Promise.race([work, timeout]));
-  } finally {
+    value = fn(args, context);
+    // Read as `await` would read it: a `then` getter that throws is the function's failure.
+    if ((typeof value === "object" || typeof value === "function") && value !== null) {
+      then = (value as { then?: unknown }).then;
+    }
+  } catch (error) {
+    return { kind: "threw", error };
+  }
+  if (typeof then !== "function") return { kind: "returned", value };
+  const work = Promise.resolve(value).then(
+    (result: unknown): Outcome => ({ kind: "returned", value: result }),
+    (error: unknown): Outcome => ({ kind: "threw", error }),
+  );
+  if (timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY) return work.finally(() => release());
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(() => {
+      controller?.abort(new Error(`timed out after ${timeoutMs} ms`));
+      resolve({ kind: "timedOut" });
+    }, timeoutMs);
+  });
+  return Promise.race([work, timeout]).finally(() => {
     clearTimeout(timer);
+    release();
+  });
+
+  function release(): void {
     if (controller !== undefined) signal?.removeEventListener("abort", abort);
   }
 }

@@ -1,6 +1,6 @@
 import { cutResult, isCharLimit } from "./cut-result.js";
 import { describeThrown, ToolSchemaError } from "./errors.js";
-import { isTimeout, MAX_TIMER_MS, runGuarded } from "./run-guarded.js";
+import { isTimeout, MAX_TIMER_MS, type Outcome, runGuarded } from "./run-guarded.js";
 import type { ToolCall, ToolParameters, ToolSpec } from "./types.js";
 import { isPlainObject, PARAMETER_TYPES, validateArgs } from "./validate-args.js";
 
@@ -103,7 +103,8 @@ export class ToolRegistry {
     const limit = this.#tools.get(name)?.options.maxResultChars ?? options.maxResultChars;
     let observation: string;
     try {
-      observation = await this.#execute(name, args, options);
+      const outcome = this.#execute(name, args, options);
+      observation = typeof outcome === "string" ? outcome : await outcome;
     } catch (error) {
       // Only hostile arguments (a throwing getter or Proxy) get here: the function itself is guarded.
       observation = `ERROR: ${name} could not be run: ${describeThrown(error)}`;
@@ -112,30 +113,37 @@ export class ToolRegistry {
   }
 
   /** Like `execute`, for a call as the model sent it: arguments that arrived as text that is not a JSON object (`rawArgs`) are refused with the parse problem. */
-  async executeCall(call: ToolCall, options: ExecuteOptions = {}): Promise<string> {
+  executeCall(call: ToolCall, options: ExecuteOptions = {}): Promise<string> {
     if (call.rawArgs === undefined) return this.execute(call.name, call.args, options);
     const parsed = parseArgs(call.rawArgs);
     if (typeof parsed !== "string") return this.execute(call.name, parsed, options);
     const tool = this.#tools.get(call.name);
-    if (tool === undefined) return this.#unknownTool(call.name);
-    return `ERROR: the arguments of '${call.name}' are not a valid JSON object (${parsed}). Send one JSON object. ${expects(tool.spec)}`;
+    return Promise.resolve(
+      tool === undefined
+        ? this.#unknownTool(call.name)
+        : `ERROR: the arguments of '${call.name}' are not a valid JSON object (${parsed}). Send one JSON object. ${expects(tool.spec)}`,
+    );
   }
 
-  async #execute(name: string, args: unknown, options: ExecuteOptions): Promise<string> {
+  /** The observation, at once when the function returns at once (most tools), else a promise of it. */
+  #execute(name: string, args: unknown, options: ExecuteOptions): string | Promise<string> {
     const tool = this.#tools.get(name);
     if (tool === undefined) return this.#unknownTool(name);
     const problem = validateArgs(args, tool.spec.parameters);
     if (problem !== null) return `ERROR: ${problem}. ${expects(tool.spec)}`;
     const timeoutMs = tool.options.timeoutMs ?? options.timeoutMs;
-    const outcome = await runGuarded(tool.fn, { ...(args as Record<string, unknown>) }, timeoutMs, options.signal);
-    switch (outcome.kind) {
-      case "returned":
-        return encodeResult(name, outcome.value);
-      case "threw":
-        return `ERROR: ${name} failed: ${describeThrown(outcome.error)}`;
-      case "timedOut":
-        return `ERROR: ${name} timed out after ${timeoutMs} ms. It may still have had an effect; check before calling it again.`;
-    }
+    const outcome = runGuarded(tool.fn, { ...(args as Record<string, unknown>) }, timeoutMs, () => options.signal);
+    const observe = (ended: Outcome): string => {
+      switch (ended.kind) {
+        case "returned":
+          return encodeResult(name, ended.value);
+        case "threw":
+          return `ERROR: ${name} failed: ${describeThrown(ended.error)}`;
+        case "timedOut":
+          return `ERROR: ${name} timed out after ${timeoutMs} ms. It may still have had an effect; check before calling it again.`;
+      }
+    };
+    return outcome instanceof Promise ? outcome.then(observe) : observe(outcome);
   }
 
   #unknownTool(name: string): string {

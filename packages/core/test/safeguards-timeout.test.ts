@@ -138,10 +138,18 @@ describe("tool timeouts", () => {
   it(`defaults to ${DEFAULT_TOOL_TIMEOUT_MS} ms per tool when neither the run nor the tool sets one`, async () => {
     expect(DEFAULT_TOOL_TIMEOUT_MS).toBe(60_000);
     const timers = vi.spyOn(globalThis, "setTimeout");
-    const { registry } = tools();
-    const result = await runAgent("t", scriptedModel([asks(toolCall("q", "quick")), final("ok")]), registry);
+    const { registry } = tools({ ms: 1 });
+    const result = await runAgent("t", scriptedModel([asks(toolCall("s", "slow")), final("ok")]), registry);
     expect(result.status).toBe("done");
     expect(timers.mock.calls.map(([, ms]) => ms)).toContain(60_000);
+  });
+
+  it("sets no timer for a tool that returns at once: nothing could interrupt it anyway", async () => {
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    const { registry } = tools();
+    const result = await runAgent("t", scriptedModel([asks(toolCall("q", "quick")), final("ok")]), registry);
+    expect(observationOf(result.messages, "q")).toBe('"quick result"');
+    expect(timers.mock.calls.map(([, ms]) => ms)).not.toContain(60_000);
   });
 
   it("a tool that blocks the event loop cannot be interrupted: its result comes back, past its timeout", async () => {
