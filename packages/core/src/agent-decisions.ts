@@ -2,13 +2,15 @@ import { type AgentContext, promptTokens } from "./agent-context.js";
 import { callKey } from "./call-key.js";
 import { tokensOfLength } from "./count-tokens.js";
 import type { EffectEvent } from "./run-effects.js";
-import { appendMessage } from "./transcript.js";
+import { appendCopy, appendMessage, lastMessage } from "./transcript.js";
 import type { Decision, Message, ModelReply, ToolCall } from "./types.js";
 
 /**
  * The machine's decisions as plain functions of context (and event data): no clock, no
  * randomness, no I/O. `agentMachine` names each of them as a guard or an assign.
  */
+
+const NO_DECISIONS: Readonly<Record<string, Decision>> = Object.freeze({});
 
 /** Whether the next prompt, plus the reply reserve, would push the tokens spent past the budget. */
 export function isOverBudget(context: AgentContext): boolean {
@@ -19,9 +21,8 @@ export function isOverBudget(context: AgentContext): boolean {
 export function appendReply(context: AgentContext, reply: ModelReply): Partial<AgentContext> {
   const { content, toolCalls, usage } = reply;
   // A JSON copy: the trace owns its calls (they are frozen with it), whoever made the reply.
-  const calls = JSON.parse(JSON.stringify(toolCalls)) as ToolCall[];
-  const assistant: Message = { role: "assistant", content, toolCalls: calls };
-  const transcript = appendMessage(context.transcript, assistant);
+  const transcript = appendCopy(context.transcript, { role: "assistant", content, toolCalls });
+  const assistant = lastMessage(transcript) as Extract<Message, { role: "assistant" }>;
   const estimate = promptTokens(context) + tokensOfLength(transcript.chars - context.transcript.chars);
   const spent = usage === undefined || !context.countUsage ? estimate : usage.inputTokens + usage.outputTokens;
   return {
@@ -29,15 +30,16 @@ export function appendReply(context: AgentContext, reply: ModelReply): Partial<A
     steps: context.steps + 1,
     tokens: context.tokens + spent,
     pendingCalls: assistant.toolCalls,
-    decisions: {},
+    decisions: NO_DECISIONS,
     answer: toolCalls.length === 0 ? content : null,
   };
 }
 
 /** Appends the tool message of the first pending call, and notes the call for repeat detection. */
 export function answerCall(context: AgentContext, content: string): Partial<AgentContext> {
-  const [call, ...rest] = context.pendingCalls;
+  const [call] = context.pendingCalls;
   if (call === undefined) return {};
+  const rest = context.pendingCalls.slice(1);
   const message: Message = { role: "tool", toolCallId: call.id, name: call.name, content };
   const key = callKey(call);
   return {

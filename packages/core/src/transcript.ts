@@ -36,11 +36,29 @@ export function createTranscript(messages: readonly Message[]): Transcript {
 
 /** Returns the transcript with `message` (deep-frozen) appended; never changes what `transcript` shows. */
 export function appendMessage(transcript: Transcript, message: Message): Transcript {
+  return append(transcript, deepFreeze(message), JSON.stringify(message).length);
+}
+
+/**
+ * Like `appendMessage`, with a copy of `message` made from its JSON, so that the list shares
+ * nothing with whoever built the message (a model's reply). The copy is the appended item.
+ */
+export function appendCopy(transcript: Transcript, message: Message): Transcript {
+  const json = JSON.stringify(message);
+  return append(transcript, deepFreeze(JSON.parse(json) as Message), json.length);
+}
+
+function append(transcript: Transcript, message: Message, chars: number): Transcript {
   const items = (
     transcript.items.length === transcript.length ? transcript.items : transcript.items.slice(0, transcript.length)
   ) as Message[];
-  items.push(deepFreeze(message));
-  return new Transcript(items, transcript.length + 1, transcript.chars + JSON.stringify(message).length);
+  items.push(message);
+  return new Transcript(items, transcript.length + 1, transcript.chars + chars);
+}
+
+/** The last message of a transcript that has one. */
+export function lastMessage(transcript: Transcript): Message {
+  return transcript.items[transcript.length - 1] as Message;
 }
 
 /** The messages of `transcript`, as a new frozen array: later appends never show in it. */
