@@ -23,9 +23,7 @@ describe("agentloop demo", () => {
       expect.stringMatching(/^progress {2}done · step 3 of 8 · tokens \d+ of 4000$/),
     ]);
     expect(stdout).toContain("state     budgetCheck → callingModel");
-    expect(stdout).toContain(
-      "→ executingTools.nextCall [isNextResult] → budgetCheck [allCallsAnswered] → callingModel",
-    );
+    expect(stdout).toContain("→ budgetCheck [isLastResult] → callingModel");
     expect(stdout).toContain("user      How hot is Pune in Fahrenheit?");
     expect(stdout).toContain('assistant "I will look up Pune first."  →  get_weather({"city":"Pune"}) [c1]');
     expect(stdout).toContain("tool      [c2] c_to_f = 86");

@@ -150,9 +150,7 @@ describe("agentloop show", () => {
     expect(stdout).toMatch(/#0 +run\.started/);
     expect(stdout).toContain("state     budgetCheck → callingModel");
     expect(stdout).toContain("→ executingTools.nextCall [hasToolCalls] → executingTools.runningTool");
-    expect(stdout).toContain(
-      "→ executingTools.nextCall [isNextResult] → budgetCheck [allCallsAnswered] → callingModel",
-    );
+    expect(stdout).toContain("→ budgetCheck [isLastResult] → callingModel");
     expect(stdout).toContain('assistant "I will look up Pune first."  →  get_weather({"city":"Pune"}) [c1]');
     expect(stdout).toContain(
       "tool      [c2] get_weather = ERROR: get_weather failed: Error: no weather station in 'Atlantis'",

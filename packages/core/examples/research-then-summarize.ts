@@ -1,4 +1,4 @@
-import { type AgentResult, agentMachine, type Model, ToolRegistry } from "@agentloop/core";
+import { type AgentResult, agentActor, type Model, ToolRegistry } from "@agentloop/core";
 import { assign, setup } from "xstate";
 
 /** What the workflow needs: the question, a model for each agent, and the research tools. */
@@ -25,8 +25,8 @@ export interface WorkflowOutput {
 }
 
 /**
- * A parent workflow that embeds `agentMachine` twice: a research agent, then a summary agent on
- * its answer. Each exit of the child is a transition of the parent's own.
+ * A parent workflow that invokes an agent twice: a research agent, then a summary agent on its
+ * answer. Each exit of the child is a transition of the parent's own.
  */
 export const researchWorkflow = setup({
   types: {
@@ -34,7 +34,7 @@ export const researchWorkflow = setup({
     context: {} as WorkflowContext,
     output: {} as WorkflowOutput,
   },
-  actors: { agent: agentMachine },
+  actors: { agent: agentActor },
   guards: {
     answered: (_, params: { output: AgentResult }) => params.output.status === "done",
     ranOutOfSteps: (_, params: { output: AgentResult }) => params.output.status === "step_limit",

@@ -1,4 +1,4 @@
-import { and, assertEvent, assign, not, sendTo, setup } from "xstate";
+import { assertEvent, assign, emit, not, setup } from "xstate";
 import { type AgentContext, type AgentMachineInput, initialContext, resultOf } from "./agent-context.js";
 import {
   answerCall,
@@ -12,7 +12,7 @@ import {
   recordDecision,
   repeatedCallObservation,
 } from "./agent-decisions.js";
-import { type EffectEvent, type EffectPorts, runEffects } from "./run-effects.js";
+import type { EffectEvent, EffectRequest } from "./run-effects.js";
 import type { AgentResult, AgentStatus, ToolCall } from "./types.js";
 
 /** The events `agentMachine` accepts: the model's reply, each call's observation, decisions, cancellation. */
@@ -24,19 +24,22 @@ export type AgentEvent = EffectEvent;
  * tool calls is the answer (`done`), otherwise `executingTools` answers its calls one at a time, in
  * call order: a call repeated `repeatLimit` times in a row is refused (or stops the run in
  * `repeatedCall`), a call that needs approval waits in `awaitingApproval` for `approval.decided`,
- * the rest run in `runningTool`. `run.cancelled` ends the run from any state in `cancelled`. Every
- * guard and assign is a pure function of context and event; the effects live in the `runEffects`
- * actor invoked at the root, so the same events folded through `transition()` rebuild a run.
+ * the rest run in `runningTool`; the last result goes back to `budgetCheck`. `run.cancelled` ends
+ * the run from any state in `cancelled`.
+ *
+ * The machine performs nothing itself. Every guard and assign is a pure function of context and
+ * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
+ * whoever drives it answers with events (`runAgent` does, through `driveEffects`). So the same
+ * events folded through `transition()` rebuild a run, and a run has no actor but its own.
  */
 export const agentMachine = setup({
   types: {
     input: {} as AgentMachineInput,
     context: {} as AgentContext,
     events: {} as AgentEvent,
+    emitted: {} as EffectRequest,
     output: {} as AgentResult,
-    children: {} as { effects: "runEffects" },
   },
-  actors: { runEffects },
   guards: {
     isStepLimitReached: ({ context }) => context.steps >= context.maxSteps,
     isOverBudget: ({ context }) => isOverBudget(context),
@@ -46,16 +49,20 @@ export const agentMachine = setup({
     },
     allCallsAnswered: ({ context }) => context.pendingCalls.length === 0,
     isRepeatedCall: ({ context }) => isRepeatedCall(context),
-    stopsOnRepeat: ({ context }) => context.onRepeatedCall === "stop",
     isDenied: ({ context }) => isDenied(context),
     awaitsDecision: ({ context }) => awaitsDecision(context),
     isNextResult: ({ context, event }) => {
       assertEvent(event, "tool.finished");
       return context.pendingCalls[0]?.id === event.callId;
     },
+    isLastResult: ({ context, event }) => {
+      assertEvent(event, "tool.finished");
+      return context.pendingCalls.length === 1 && context.pendingCalls[0]?.id === event.callId;
+    },
+    stopsOnRepeatedCall: ({ context }) => context.onRepeatedCall === "stop" && isRepeatedCall(context),
   },
   actions: {
-    requestModelReply: sendTo("effects", ({ context }) => ({
+    requestModelReply: emit(({ context }) => ({
       type: "callModel" as const,
       transcript: context.transcript,
       specs: context.specs,
@@ -65,7 +72,7 @@ export const agentMachine = setup({
       assertEvent(event, "model.replied");
       return appendReply(context, event.reply);
     }),
-    requestDecision: sendTo("effects", ({ context }) => ({
+    requestDecision: emit(({ context }) => ({
       type: "requestDecision" as const,
       call: currentCall(context),
     })),
@@ -75,7 +82,7 @@ export const agentMachine = setup({
     }),
     refuseRepeatedCall: assign(({ context }) => answerCall(context, repeatedCallObservation(context))),
     refuseDeniedCall: assign(({ context }) => answerCall(context, deniedObservation(context))),
-    requestToolRun: sendTo("effects", ({ context }) => ({
+    requestToolRun: emit(({ context }) => ({
       type: "runTool" as const,
       call: currentCall(context),
     })),
@@ -89,7 +96,6 @@ export const agentMachine = setup({
 }).createMachine({
   id: "agent",
   context: ({ input }) => initialContext(input),
-  invoke: { id: "effects", src: "runEffects", input: ({ event }) => portsOf(event) },
   on: { "run.cancelled": { target: ".cancelled" } },
   initial: "budgetCheck",
   states: {
@@ -116,7 +122,7 @@ export const agentMachine = setup({
         nextCall: {
           always: [
             { guard: "allCallsAnswered", target: "#agent.budgetCheck" },
-            { guard: and(["isRepeatedCall", "stopsOnRepeat"]), target: "#agent.repeatedCall" },
+            { guard: "stopsOnRepeatedCall", target: "#agent.repeatedCall" },
             { guard: "isRepeatedCall", actions: "refuseRepeatedCall" },
             { guard: "isDenied", actions: "refuseDeniedCall" },
             { guard: "awaitsDecision", target: "awaitingApproval" },
@@ -129,7 +135,12 @@ export const agentMachine = setup({
         },
         runningTool: {
           entry: "requestToolRun",
-          on: { "tool.finished": { guard: "isNextResult", target: "nextCall", actions: "appendToolResult" } },
+          on: {
+            "tool.finished": [
+              { guard: "isLastResult", target: "#agent.budgetCheck", actions: "appendToolResult" },
+              { guard: "isNextResult", target: "nextCall", actions: "appendToolResult" },
+            ],
+          },
         },
       },
     },
@@ -159,15 +170,4 @@ function currentCall(context: AgentContext): ToolCall {
   const [call] = context.pendingCalls;
   if (call === undefined) throw new Error("agentMachine: no pending call (a broken invariant)");
   return call;
-}
-
-/**
- * The root invoke starts on the machine's init event, which carries the input with the ports.
- * Logged settings alone (pure replay) have none: the effects actor is then described, never run.
- */
-function portsOf(event: { type: string }): EffectPorts | null {
-  const { input } = event as { type: string; input?: AgentMachineInput };
-  if (input === undefined || !("registry" in input)) return null;
-  const { model, registry, journal, approve, toolTimeoutMs, maxResultChars, signal } = input;
-  return { model, registry, journal, approve, toolTimeoutMs, maxResultChars, signal };
 }

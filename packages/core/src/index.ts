@@ -1,3 +1,4 @@
+export { type AgentActorInput, agentActor } from "./agent-actor.js";
 export {
   type AgentContext,
   type AgentInput,
@@ -31,14 +32,13 @@ export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay
 export { type ForkOptions, forkRun, type ResumeOptions, resumeAgent } from "./resume.js";
 export { type RunOptions, runAgent } from "./run-agent.js";
 export {
+  type AgentActor,
   type Approver,
   DEFAULT_TOOL_TIMEOUT_MS,
+  driveEffects,
   type EffectEvent,
-  type EffectFailure,
   type EffectPorts,
   type EffectRequest,
-  noEffects,
-  runEffects,
 } from "./run-effects.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
 export { type ExecuteOptions, type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";

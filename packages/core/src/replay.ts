@@ -3,17 +3,13 @@ import type { AgentContext } from "./agent-context.js";
 import { agentMachine } from "./agent-machine.js";
 import { EventLogError } from "./errors.js";
 import type { RunSettings, StoredEvent } from "./event-log.js";
-import { noEffects } from "./run-effects.js";
 import type { AgentResult } from "./types.js";
 
 /**
- * The machine with an effects actor that does nothing: fed the logged events, it makes the same
- * pure decisions as the live run and performs no effect. A running actor folds events several
- * times faster than `transition()`, which builds a new actor system for every event.
+ * The machine fed the logged events makes the same pure decisions as the live run; nobody drives
+ * it, so it calls nothing. Nobody would act on its requests either, so they are not even built.
  */
 const replayMachine = agentMachine.provide({
-  actors: { runEffects: noEffects },
-  // Nobody would act on the requests to the effects, so they are not even built.
   actions: { requestModelReply: () => {}, requestToolRun: () => {}, requestDecision: () => {} },
 });
 
@@ -33,7 +29,7 @@ export interface Replay {
 
 /**
  * Rebuilds a run from its log by feeding its events, in order, to the machine started with the
- * logged settings and an effects actor that does nothing: the same context and `AgentResult` as the live
+ * logged settings and driven by nothing: the same context and `AgentResult` as the live
  * run, calling no model and running no tool. Throws `EventLogError` for an event that does not fit
  * the run at its position; `runId` names the run in that error.
  */
@@ -88,8 +84,8 @@ export function foldEvents(
         if (started !== event.callId) throw fail(position, `has no tool.started for call '${event.callId}' before it`);
         started = null;
     }
-    const { seq: _seq, at: _at, ...machineEvent } = event;
-    actor.send(machineEvent);
+    // The stamps (`seq`, `at`) ride along: no guard or assign reads them.
+    actor.send(event);
     // XState keeps the very same snapshot for an event no transition takes.
     const next = actor.getSnapshot();
     if (next === snapshot) throw fail(position, `does not fit the state ${JSON.stringify(snapshot.value)}`);

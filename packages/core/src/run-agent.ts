@@ -1,4 +1,4 @@
-import { type Actor, createActor, type InspectionEvent, type Observer, toPromise } from "xstate";
+import { createActor, type InspectionEvent, type Observer, toPromise } from "xstate";
 import { type AgentInput, type AgentOptions, type ModelWithLimits, resolveSettings } from "./agent-context.js";
 import { pendingApprovals } from "./agent-decisions.js";
 import { agentMachine } from "./agent-machine.js";
@@ -7,7 +7,7 @@ import { EventLogError } from "./errors.js";
 import { EVENT_LOG_SCHEMA_VERSION } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
 import { Journal } from "./journal.js";
-import type { Approver, EffectPorts } from "./run-effects.js";
+import { type AgentActor, type Approver, driveEffects, type EffectPorts } from "./run-effects.js";
 import { isTimeout, MAX_TIMER_MS } from "./run-guarded.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import { messagesOf } from "./transcript.js";
@@ -81,19 +81,19 @@ export async function runLive(
     if (decision === undefined && signal?.aborted !== true) pause();
     return decision;
   };
-  const ports = { ...input, approve, signal };
-  const actor = createActor(agentMachine, inspect === undefined ? { input: ports } : { input: ports, inspect });
+  const actor = createActor(agentMachine, inspect === undefined ? { input } : { input, inspect });
   const ended = toPromise(actor);
-  let failCancel = (_error: unknown) => {};
-  const cancelFailed = new Promise<never>((_, reject) => {
-    failCancel = reject;
+  let fail = (_error: unknown) => {};
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject;
   });
-  const cancel = () => cancelRun(actor, journal, signal?.reason).catch(failCancel);
+  const stopEffects = driveEffects(actor, { ...input, approve, signal }, fail);
+  const cancel = () => cancelRun(actor, journal, signal?.reason).catch(fail);
   signal?.addEventListener("abort", cancel, { once: true });
   try {
     actor.start();
     if (signal?.aborted) cancel();
-    const outcome = await Promise.race([ended, paused, cancelFailed]);
+    const outcome = await Promise.race([ended, paused, failed]);
     const runId = journal === undefined ? {} : { runId: journal.runId };
     if (outcome === "paused") {
       const { context } = actor.getSnapshot();
@@ -116,6 +116,7 @@ export async function runLive(
     return { ...outcome, ...runId };
   } finally {
     signal?.removeEventListener("abort", cancel);
+    stopEffects();
     actor.stop();
   }
 }
@@ -125,11 +126,7 @@ export async function runLive(
  * logged events of a resumed run have all been served, so that the log's order stays the order
  * in which the machine saw its events. Rejects if the store cannot log it.
  */
-async function cancelRun(
-  actor: Actor<typeof agentMachine>,
-  journal: Journal | undefined,
-  reason: unknown,
-): Promise<void> {
+async function cancelRun(actor: AgentActor, journal: Journal | undefined, reason: unknown): Promise<void> {
   const event =
     reason instanceof Error
       ? { type: "run.cancelled" as const, reason: reason.message }

@@ -1,4 +1,5 @@
-import { fromCallback } from "xstate";
+import type { Actor } from "xstate";
+import type { agentMachine } from "./agent-machine.js";
 import { checkReply } from "./check-reply.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
 import { describeThrown, EventLogError, ModelError } from "./errors.js";
@@ -7,7 +8,7 @@ import type { ToolRegistry } from "./tool-registry.js";
 import { messagesOf, type Transcript } from "./transcript.js";
 import type { Decision, Model, ModelReply, ToolCall, ToolSpec } from "./types.js";
 
-/** What the machine asks of the effects actor. */
+/** What the machine asks of its driver: it emits these. */
 export type EffectRequest =
   | {
       readonly type: "callModel";
@@ -48,72 +49,94 @@ export interface EffectPorts {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** How the effects actor fails itself (see `runEffects`). */
-export type EffectFailure = { readonly type: "effects.failed"; readonly error: unknown };
-
 const RUN_ENDED = new Error("the run ended or was cancelled");
 
 /** Milliseconds a tool may take when neither the run nor the tool says. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
-/**
- * The one actor that performs the machine's effects: it calls the model, asks for decisions and
- * runs tools when asked, and answers with domain events. With a journal it logs each event before
- * the machine sees it, and first serves what the log already holds, so that a resumed run asks
- * nothing twice. A failure (the model's, as a `ModelError`, or the store's) fails this actor, which
- * fails the machine; stopping it aborts the signal given to the model and the tools.
- */
-export const runEffects = fromCallback<EffectRequest | EffectFailure, EffectPorts | null, EffectEvent>(
-  ({ input, receive, sendBack, self }) => {
-    if (input === null) throw new TypeError("agentMachine needs a model and a registry in its input to run");
-    // Aborted when the actor stops or the run's signal aborts: live work stops, and its late
-    // results are dropped. Logged events are still served until the actor stops.
-    const controller = new AbortController();
-    // A shared reason: `abort()` without one builds a DOMException, stack and all, for every run.
-    const abort = () => controller.abort(RUN_ENDED);
-    input.signal?.addEventListener("abort", abort, { once: true });
-    if (input.signal?.aborted) abort();
-    let stopped = false;
-    const effects: Effects = { ...input, signal: controller.signal };
-    const settle = (work: Promise<void>) =>
-      work.catch((error: unknown) => {
-        const moot = stopped || (controller.signal.aborted && !(error instanceof EventLogError));
-        if (!moot) self.send({ type: "effects.failed", error });
-      });
-    const deliver: Deliver = (event, logged) => {
-      const isOpen = logged ? () => !stopped : () => !controller.signal.aborted;
-      const send = () => sendBack(event);
-      if (!logged && input.journal !== undefined) return input.journal.commit(event, send, isOpen);
-      if (!isOpen()) return Promise.resolve(false);
-      send();
-      return Promise.resolve(true);
-    };
-    receive((request) => {
-      switch (request.type) {
-        case "callModel":
-          settle(replyTo(effects, request, deliver));
-          return;
-        case "runTool":
-          settle(observe(effects, request.call, deliver));
-          return;
-        case "requestDecision":
-          settle(decide(effects, request.call, deliver));
-          return;
-        case "effects.failed":
-          // Throwing from the actor's own transition is how XState fails it and tells the parent.
-          throw request.error;
-      }
-    });
-    return () => {
-      stopped = true;
-      input.signal?.removeEventListener("abort", abort);
-      abort();
-    };
-  },
-);
+/** The actor of a running `agentMachine`, as its driver sees it. */
+export type AgentActor = Actor<typeof agentMachine>;
 
-/** The ports, with the signal that aborts when the actor stops (the run ended or was stopped). */
-type Effects = EffectPorts & { readonly signal: AbortSignal };
+/**
+ * Drives a running `agentMachine` actor: performs what it emits (calls the model, asks for
+ * decisions, runs tools) and answers with domain events. With a journal it logs each event before
+ * the machine sees it, and first serves what the log already holds, so that a resumed run asks
+ * nothing twice. A failure (the model's, as a `ModelError`, or the store's) goes to `fail`.
+ * Returns the function that stops driving: it aborts the signal given to the model and the tools,
+ * and late results are dropped.
+ */
+export function driveEffects(actor: AgentActor, ports: EffectPorts, fail: (error: unknown) => void): () => void {
+  // Ends when the driving stops or the run's signal aborts: live work stops, and its late results
+  // are dropped. Logged events are still served until the driving stops.
+  const end = new RunEnd();
+  const abort = () => end.end();
+  ports.signal?.addEventListener("abort", abort, { once: true });
+  if (ports.signal?.aborted) abort();
+  let stopped = false;
+  const effects: Effects = { ...ports, end };
+  const settle = (work: Promise<void>) =>
+    work.catch((error: unknown) => {
+      const moot = stopped || (end.ended && !(error instanceof EventLogError));
+      if (!moot) fail(error);
+    });
+  const deliver: Deliver = (event, logged) => {
+    const isOpen = logged ? () => !stopped : () => !end.ended;
+    const send = () => actor.send(event);
+    if (!logged && ports.journal !== undefined) return ports.journal.commit(event, send, isOpen);
+    if (!isOpen()) return Promise.resolve(false);
+    send();
+    return Promise.resolve(true);
+  };
+  const subscriptions = [
+    actor.on("callModel", (request) => settle(replyTo(effects, request, deliver))),
+    actor.on("runTool", (request) => settle(observe(effects, request.call, deliver))),
+    actor.on("requestDecision", (request) => settle(decide(effects, request.call, deliver))),
+  ];
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    for (const subscription of subscriptions) subscription.unsubscribe();
+    ports.signal?.removeEventListener("abort", abort);
+    end.end();
+  };
+  // The run's end stops the driving at once, inside the step that ended it: no late result is
+  // logged after the end.
+  subscriptions.push(actor.subscribe({ complete: stop, error: stop }));
+  return stop;
+}
+
+/** The ports, with the end of the run as the effects see it. */
+type Effects = EffectPorts & { readonly end: RunEnd };
+
+/**
+ * The end of a run (it ended, was stopped, or its signal aborted): a flag for the effects to check,
+ * and a signal for the model and the tools, made only when one of them reads it. Most never do,
+ * and an AbortController that is aborted at every run's end costs more than a step.
+ */
+class RunEnd {
+  #ended = false;
+  #controller: AbortController | undefined;
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Aborts once the run ends. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#ended) this.#controller.abort(RUN_ENDED);
+    }
+    return this.#controller.signal;
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    // A shared reason: `abort()` without one builds a DOMException, stack and all.
+    this.#controller?.abort(RUN_ENDED);
+  }
+}
 
 /**
  * Hands an event to the machine: one already in the log (`logged`) directly, a new one through
@@ -122,7 +145,7 @@ type Effects = EffectPorts & { readonly signal: AbortSignal };
 type Deliver = (event: EffectEvent, logged: boolean) => Promise<boolean>;
 
 async function replyTo(
-  { model, journal, signal }: Effects,
+  { model, journal, end }: Effects,
   request: Extract<EffectRequest, { type: "callModel" }>,
   deliver: Deliver,
 ): Promise<void> {
@@ -130,22 +153,26 @@ async function replyTo(
     await deliver({ type: "model.replied", reply: journal.take("model.replied").reply }, true);
     return;
   }
-  if (signal.aborted) return;
-  const reply = await callModel(model, request, signal);
+  if (end.ended) return;
+  const reply = await callModel(model, request, end);
   await deliver({ type: "model.replied", reply }, false);
 }
 
 async function callModel(
   model: Model,
   request: Extract<EffectRequest, { type: "callModel" }>,
-  signal: AbortSignal,
+  end: RunEnd,
 ): Promise<ModelReply> {
   const messages = messagesOf(request.transcript);
   const fail = (message: string, cause?: unknown) =>
     new ModelError(`model call ${request.step} failed: ${message}`, { messages, step: request.step, cause });
   let raw: unknown;
   try {
-    raw = await model(messages, request.specs, { signal });
+    raw = await model(messages, request.specs, {
+      get signal() {
+        return end.signal;
+      },
+    });
   } catch (error) {
     throw fail(describeThrown(error), error);
   }
@@ -155,13 +182,13 @@ async function callModel(
 }
 
 /** A decision for a call: logged before, or the approver's now; none leaves the run waiting. */
-async function decide({ approve, journal, signal }: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
+async function decide({ approve, journal, end }: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
   if (journal?.replaying) {
     const { callId, approved, reason } = journal.take("approval.decided", call.id);
     await deliver(decisionEvent(callId, { approved, reason }), true);
     return;
   }
-  if (signal.aborted) return;
+  if (end.ended) return;
   const decision = await approve?.(call);
   if (decision !== undefined) await deliver(decisionEvent(call.id, decision), false);
 }
@@ -173,10 +200,12 @@ function decisionEvent(callId: string, { approved, reason }: Partial<Decision>):
 
 /** The observation for one call: logged before, re-derived after an interruption, or run now. */
 async function observe(effects: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
-  const { registry, journal, signal } = effects;
+  const { registry, journal, end } = effects;
   const run = () =>
     registry.executeCall(call, {
-      signal,
+      get signal() {
+        return end.signal;
+      },
       timeoutMs: effects.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       maxResultChars: effects.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     });
@@ -189,18 +218,18 @@ async function observe(effects: Effects, call: ToolCall, deliver: Deliver): Prom
     }
     // The log ends inside this call: the process died while it ran, and its result was lost. Run
     // it again only if that is safe: it is idempotent, or it is invalid and so runs nothing.
-    if (signal.aborted) return;
+    if (end.ended) return;
     const safe = registry.isIdempotent(call.name) || !registry.wouldRun(call);
     await deliver(finished(safe ? await run() : lostResult(call)), false);
     return;
   }
-  if (signal.aborted) return;
+  if (end.ended) return;
   const started = await (journal?.commit(
     { type: "tool.started", callId: call.id, name: call.name },
     undefined,
-    () => !signal.aborted,
+    () => !end.ended,
   ) ?? true);
-  if (!started || signal.aborted) return;
+  if (!started || end.ended) return;
   await deliver(finished(await run()), false);
 }
 
@@ -210,9 +239,3 @@ function lostResult(call: ToolCall): string {
     "have taken effect. Check its effect before you call it again."
   );
 }
-
-/**
- * An effects actor that performs nothing: the machine with it makes the same pure decisions from the
- * events it is fed, and calls nothing. Replay uses it; so can tests and tools that drive the machine.
- */
-export const noEffects = fromCallback<EffectRequest | EffectFailure, EffectPorts | null, EffectEvent>(() => {});

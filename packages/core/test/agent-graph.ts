@@ -1,14 +1,5 @@
 import { type AdjacencyMap, getAdjacencyMap, getSimplePaths, type StatePath } from "@xstate/graph";
-import {
-  createActor,
-  type EmittedFrom,
-  type EventFromLogic,
-  fromCallback,
-  type InputFrom,
-  initialTransition,
-  type SnapshotFrom,
-  transition,
-} from "xstate";
+import { type ActorLogic, createActor, initialTransition, type SnapshotFrom, transition } from "xstate";
 import {
   type AgentEvent,
   type AgentInput,
@@ -26,8 +17,12 @@ export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 export type Path = StatePath<AgentSnapshot, AgentEvent>;
 export type Adjacency = AdjacencyMap<AgentSnapshot, AgentEvent>;
 export type Move = { readonly event: AgentEvent; readonly state: AgentSnapshot };
-/** The effects actor's logic type, as `provide` expects it (its request, input and event types). */
-type EffectsLogic = NonNullable<NonNullable<Parameters<typeof agentMachine.provide>[0]["actors"]>["runEffects"]>;
+
+/**
+ * The machine as `getAdjacencyMap` types its argument: @xstate/graph 3.0.4 leaves out the emitted
+ * events' type parameter, so a machine that emits needs this widening. It is the same object.
+ */
+const graphLogic = agentMachine as unknown as ActorLogic<AgentSnapshot, AgentEvent, AgentInput>;
 
 export const FINAL_STATES = ["done", "stepLimit", "tokenBudget", "repeatedCall", "cancelled"] as const;
 export const HUGE_BUDGET = 1_000_000;
@@ -149,7 +144,7 @@ export function explore(setup: Setup): Graph {
   if (known !== undefined) return known;
   const input = inputOf(setup);
   const options = { input, events: eventsOf, serializeState, limit: 50_000 };
-  const adjacency = getAdjacencyMap(agentMachine, options);
+  const adjacency = getAdjacencyMap(graphLogic, options);
   const small = setup.maxSteps <= 4;
   const graph = {
     setup,
@@ -282,21 +277,11 @@ export interface ActorRun {
   readonly snapshot: AgentSnapshot;
 }
 
-const requests: EffectRequest[] = [];
-const recorder = fromCallback<EventFromLogic<EffectsLogic>, InputFrom<EffectsLogic>, EmittedFrom<EffectsLogic>>(
-  ({ receive }) => {
-    receive((request) => {
-      if (request.type !== "effects.failed") requests.push(request);
-    });
-  },
-);
-const recordingMachine = agentMachine.provide({ actors: { runEffects: recorder } });
-
-/** Runs events through a started actor of the real machine whose effects actor only records what it is asked. */
+/** Runs events through a started actor of the real machine, recording what it emits and nobody performs. */
 export function runInActor(input: AgentInput, events: readonly AgentEvent[]): ActorRun {
-  requests.length = 0;
+  const requests: EffectRequest[] = [];
   const entries: { source: string; target: string }[] = [];
-  const actor = createActor(recordingMachine, {
+  const actor = createActor(agentMachine, {
     input,
     inspect: (inspection) => {
       if (inspection.type !== "@xstate.microstep") return;
@@ -304,6 +289,9 @@ export function runInActor(input: AgentInput, events: readonly AgentEvent[]): Ac
         for (const target of t.target ?? []) entries.push({ source: t.source.key, target: target.key });
       }
     },
+  });
+  actor.on("*", (request) => {
+    requests.push(request);
   });
   actor.start();
   const requestsAt = [requests.length];
@@ -313,5 +301,5 @@ export function runInActor(input: AgentInput, events: readonly AgentEvent[]): Ac
   }
   const snapshot = actor.getSnapshot();
   actor.stop();
-  return { requests: [...requests], requestsAt, entries, snapshot };
+  return { requests, requestsAt, entries, snapshot };
 }

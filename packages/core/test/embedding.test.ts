@@ -1,6 +1,6 @@
-import { asks, final, type Model, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
+import { agentActor, asks, final, type Model, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
 import { describe, expect, it } from "vitest";
-import { createActor, toPromise } from "xstate";
+import { createActor, setup, toPromise } from "xstate";
 import { researchWorkflow } from "../examples/research-then-summarize.js";
 
 /** The example is written against the published package, so its tools come from there too. */
@@ -72,5 +72,30 @@ describe("agentMachine as a child actor of a larger workflow", () => {
     const summarizer: Model = () => asks(toolCall("s1", "get_weather", { city: "Pune" }));
     const { output } = await runWorkflow(researcher, summarizer);
     expect(output).toEqual({ outcome: "gaveUp", summary: null, problem: "the summary ended with step_limit" });
+  });
+
+  it("cancels the run when the parent leaves the invoking state: the model's signal aborts", async () => {
+    let seen: AbortSignal | undefined;
+    const model: Model = (_messages, _tools, { signal }) => {
+      seen = signal;
+      return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+    };
+    const parent = setup({ actors: { agent: agentActor } }).createMachine({
+      initial: "working",
+      states: {
+        working: {
+          invoke: { src: "agent", input: { task: "t", model, registry: new ToolRegistry() } },
+          on: { stop: "stopped" },
+        },
+        stopped: { type: "final" },
+      },
+    });
+    const actor = createActor(parent).start();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen?.aborted).toBe(false);
+    actor.send({ type: "stop" });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen?.aborted).toBe(true);
+    expect(actor.getSnapshot().status).toBe("done");
   });
 });

@@ -342,9 +342,12 @@ function actorProblems(graph: Graph, path: Path): string[] {
     intoCallingModel.every((e) => e.source === "budgetCheck"),
     "callingModel entered from elsewhere than budgetCheck",
   );
+  // budgetCheck follows the last answer: from nextCall, or straight from runningTool with the last result.
   check(
-    entries.filter((e) => e.target === "budgetCheck").every((e) => e.source === "nextCall"),
-    "budgetCheck entered from elsewhere than nextCall",
+    entries
+      .filter((e) => e.target === "budgetCheck")
+      .every((e) => e.source === "nextCall" || e.source === "runningTool"),
+    "budgetCheck entered from elsewhere than nextCall or runningTool",
   );
   // One model call per reply, and one more for a call that was under way when the run was cancelled; the same for tools.
   const before = path.steps.at(-2)?.state;

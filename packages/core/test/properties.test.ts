@@ -8,6 +8,7 @@ import {
   agentMachine,
   countTokens,
   DEFAULT_SYSTEM,
+  driveEffects,
   final,
   type Message,
   type ModelReply,
@@ -337,16 +338,20 @@ describe("runAgent over random model scripts", () => {
     );
   });
 
-  it("ends in the state its status names, and a bare actor gives the same output", async () => {
+  it("ends in the state its status names, and a bare actor driven by driveEffects gives the same output", async () => {
     await fc.assert(
       fc.asyncProperty(planArb, async (plan) => {
         const { result } = await run(plan);
         const { registry } = makeRegistry();
         const model = scriptedModel(scriptOf(plan).map((p) => p.reply));
-        const actor = createActor(agentMachine, { input: inputOf(plan, registry, model) });
+        const input = inputOf(plan, registry, model);
+        const actor = createActor(agentMachine, { input });
         const output = toPromise(actor);
+        const failures: unknown[] = [];
+        driveEffects(actor, input, (error) => failures.push(error));
         actor.start();
         expect(await output).toEqual(result);
+        expect(failures).toEqual([]);
         const snapshot = actor.getSnapshot();
         expect(snapshot.status).toBe("done");
         expect(snapshot.value).toBe(STATE_OF[result.status]);

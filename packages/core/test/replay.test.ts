@@ -4,6 +4,7 @@ import { createActor, type SnapshotFrom, toPromise } from "xstate";
 import {
   type AgentResult,
   agentMachine,
+  driveEffects,
   EVENT_LOG_SCHEMA_VERSION,
   EventLogError,
   final,
@@ -133,8 +134,9 @@ async function liveRun(script: readonly ModelReply[], limits: { maxSteps: number
   await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
   const views: View[] = [];
   const processed: Json[] = [];
+  const input = { task: TASK, system: SYSTEM, ...limits, model, registry, journal };
   const actor = createActor(agentMachine, {
-    input: { task: TASK, system: SYSTEM, ...limits, model, registry, journal },
+    input,
     inspect: (inspection) => {
       if (inspection.type !== "@xstate.snapshot" || inspection.actorRef.sessionId !== inspection.rootId) return;
       const { event } = inspection;
@@ -142,16 +144,24 @@ async function liveRun(script: readonly ModelReply[], limits: { maxSteps: number
       views.push(view(inspection.snapshot as AgentSnapshot));
     },
   });
+  let failed = (_error: unknown) => {};
+  const failure = new Promise<never>((_, reject) => {
+    failed = reject;
+  });
   const done = toPromise(actor);
+  const stop = driveEffects(actor, input, failed);
   actor.start();
   let output: AgentResult | null = null;
   let error: unknown = null;
   try {
-    output = await done;
+    output = await Promise.race([done, failure]);
     const { status, answer, steps, tokens } = output;
     await journal.commit({ type: "run.finished", outcome: { status, answer, steps, tokens } });
   } catch (caught) {
     error = caught;
+  } finally {
+    stop();
+    actor.stop();
   }
   state.armed = true;
   const run: LiveRun = { events: await store.read("live"), views, processed, output, error, settings };

@@ -4,7 +4,6 @@ import {
   agentMachine,
   type Message,
   messagesOf,
-  noEffects,
   type RunSettings,
   replayRun,
   type StoredEvent,
@@ -49,9 +48,6 @@ export interface RunTrace {
   readonly result: AgentResult | null;
 }
 
-/** `agentMachine` with an effects actor that does nothing: the log's events are all it gets. */
-const inertMachine = agentMachine.provide({ actors: { runEffects: noEffects } });
-
 /**
  * Replays a log through `agentMachine` itself, recording its microsteps from XState's inspection:
  * no model is called and no tool runs. The log is checked first by core's `replayRun`, which throws
@@ -82,7 +78,7 @@ export function traceRun(events: readonly StoredEvent[], runId?: string): RunTra
   };
   move([], initialLeaf(chart), []);
   // The move out of the initial state is reported while the actor is created.
-  const actor = createActor(inertMachine, { input: started.settings, inspect });
+  const actor = createActor(agentMachine, { input: started.settings, inspect });
   actor.start();
   const entries: TraceEntry[] = [];
   let shown = 0;
