@@ -45,7 +45,36 @@ export function appendMessage(transcript: Transcript, message: Message): Transcr
  */
 export function appendCopy(transcript: Transcript, message: Message): Transcript {
   const json = JSON.stringify(message);
-  return append(transcript, deepFreeze(JSON.parse(json) as Message), json.length);
+  // Plain JSON data (the usual reply) is copied directly; anything JSON would change (undefined,
+  // NaN, a Date, a toJSON) takes the round trip, so the copy is always what the log will hold.
+  const copy = frozenCopy(message, 0) ?? deepFreeze(JSON.parse(json));
+  return append(transcript, copy as Message, json.length);
+}
+
+/** A deep-frozen copy of `value` if it is plain JSON data (which JSON would not change), else undefined. */
+function frozenCopy(value: unknown, depth: number): unknown {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  if (typeof value !== "object" || depth > 32) return undefined;
+  if (Array.isArray(value)) {
+    const items: unknown[] = [];
+    for (let index = 0; index < value.length; index++) {
+      const item = frozenCopy(value[index], depth + 1);
+      if (item === undefined) return undefined;
+      items.push(item);
+    }
+    return Object.freeze(items);
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // `__proto__` as an own key would set the copy's prototype instead of copying the value.
+    if (key === "__proto__") return undefined;
+    const item = frozenCopy((value as Record<string, unknown>)[key], depth + 1);
+    if (item === undefined) return undefined;
+    copy[key] = item;
+  }
+  return Object.freeze(copy);
 }
 
 function append(transcript: Transcript, message: Message, chars: number): Transcript {
