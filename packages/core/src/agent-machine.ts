@@ -1,4 +1,4 @@
-import { assertEvent, assign, emit, not, setup } from "xstate";
+import { assertEvent, assign, emit, not, type SnapshotFrom, setup } from "xstate";
 import { type AgentContext, type AgentMachineInput, initialContext, resultOf } from "./agent-context.js";
 import {
   answerCall,
@@ -62,30 +62,19 @@ export const agentMachine = setup({
     stopsOnRepeatedCall: ({ context }) => context.onRepeatedCall === "stop" && isRepeatedCall(context),
   },
   actions: {
-    requestModelReply: emit(({ context }) => ({
-      type: "callModel" as const,
-      transcript: context.transcript,
-      specs: context.specs,
-      step: context.steps + 1,
-    })),
+    requestModelReply: emit(({ context }) => modelRequest(context)),
     appendReply: assign(({ context, event }) => {
       assertEvent(event, "model.replied");
       return appendReply(context, event.reply);
     }),
-    requestDecision: emit(({ context }) => ({
-      type: "requestDecision" as const,
-      call: currentCall(context),
-    })),
+    requestDecision: emit(({ context }) => decisionRequest(context)),
     recordDecision: assign(({ context, event }) => {
       assertEvent(event, "approval.decided");
       return recordDecision(context, event);
     }),
     refuseRepeatedCall: assign(({ context }) => answerCall(context, repeatedCallObservation(context))),
     refuseDeniedCall: assign(({ context }) => answerCall(context, deniedObservation(context))),
-    requestToolRun: emit(({ context }) => ({
-      type: "runTool" as const,
-      call: currentCall(context),
-    })),
+    requestToolRun: emit(({ context }) => toolRequest(context)),
     appendToolResult: assign(({ context, event }) => {
       assertEvent(event, "tool.finished");
       return answerCall(context, event.content);
@@ -164,6 +153,34 @@ export const agentMachine = setup({
   },
   output: ({ context }) => resultOf(context),
 });
+
+/** A snapshot of `agentMachine`. */
+export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
+
+/**
+ * The request a settled snapshot is waiting on: the one its state emitted on entry, or `null` when
+ * it waits for nothing (it is final). An actor restored from a snapshot does not enter its state
+ * again, so whoever drives it asks again with this.
+ */
+export function pendingRequest(snapshot: AgentSnapshot): EffectRequest | null {
+  if (snapshot.status !== "active") return null;
+  if (snapshot.matches("callingModel")) return modelRequest(snapshot.context);
+  if (snapshot.matches({ executingTools: "runningTool" })) return toolRequest(snapshot.context);
+  if (snapshot.matches({ executingTools: "awaitingApproval" })) return decisionRequest(snapshot.context);
+  return null;
+}
+
+function modelRequest(context: AgentContext): EffectRequest {
+  return { type: "callModel", transcript: context.transcript, specs: context.specs, step: context.steps + 1 };
+}
+
+function toolRequest(context: AgentContext): EffectRequest {
+  return { type: "runTool", call: currentCall(context) };
+}
+
+function decisionRequest(context: AgentContext): EffectRequest {
+  return { type: "requestDecision", call: currentCall(context) };
+}
 
 /** The call being answered; the states that ask for it are entered only when there is one. */
 function currentCall(context: AgentContext): ToolCall {

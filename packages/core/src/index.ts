@@ -11,7 +11,7 @@ export {
   type ModelWithLimits,
   resolveSettings,
 } from "./agent-context.js";
-export { type AgentEvent, agentMachine } from "./agent-machine.js";
+export { type AgentEvent, type AgentSnapshot, agentMachine, pendingRequest } from "./agent-machine.js";
 export { assignCallIds } from "./assign-call-ids.js";
 export { checkReply } from "./check-reply.js";
 export { countTokens } from "./count-tokens.js";
@@ -39,6 +39,7 @@ export {
   type EffectEvent,
   type EffectPorts,
   type EffectRequest,
+  type Resumption,
 } from "./run-effects.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
 export { type ExecuteOptions, type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";

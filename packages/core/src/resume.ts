@@ -18,8 +18,8 @@ export interface ResumeOptions
 }
 
 /**
- * Continues a run from its log. No logged model reply is asked for again and no tool whose result
- * is logged runs again; a tool the process died in runs again only if it is registered as
+ * Continues a run from its log: the machine starts from the state the log replays to. No logged
+ * model reply is asked for again and no tool whose result is logged runs again; a tool the process died in runs again only if it is registered as
  * idempotent, otherwise the model is told its result was lost. A finished run is not extended: its
  * result comes back as it was. Throws `EventLogError` for an unknown run, a log that does not fit,
  * or tools that differ from the registry's.
@@ -53,7 +53,10 @@ export async function resumeAgent(
     journal,
     approve: (call) => (Object.hasOwn(decisions, call.id) ? decisions[call.id] : approve?.(call)),
   };
-  return runLive(input, { signal, inspect });
+  // The machine goes on from its replayed state: nothing logged is asked for or run again. A log
+  // that ends with a tool.started ends inside that call's run (replay checked it is the running call).
+  const from = { snapshot: replay.snapshot, interrupted: events.at(-1)?.type === "tool.started" };
+  return runLive(input, { signal, inspect, from });
 }
 
 /** Where a fork starts and what it changes. */

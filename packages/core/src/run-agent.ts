@@ -1,7 +1,7 @@
 import { createActor, type InspectionEvent, type Observer, toPromise } from "xstate";
 import { type AgentInput, type AgentOptions, type ModelWithLimits, resolveSettings } from "./agent-context.js";
 import { pendingApprovals } from "./agent-decisions.js";
-import { agentMachine } from "./agent-machine.js";
+import { type AgentSnapshot, agentMachine, pendingRequest } from "./agent-machine.js";
 import { isCharLimit } from "./cut-result.js";
 import { EventLogError } from "./errors.js";
 import { EVENT_LOG_SCHEMA_VERSION } from "./event-log.js";
@@ -61,19 +61,29 @@ export async function runAgent(
   return runLive({ ...input, settings, journal }, { signal, inspect });
 }
 
+/** A run to continue: the machine's state after its log was replayed, and whether the log ends inside a tool's run. */
+export interface Restored {
+  readonly snapshot: AgentSnapshot;
+  readonly interrupted: boolean;
+}
+
 /**
- * Runs a live machine until it ends or waits for a decision nobody gives. With a journal, the
- * cancellation and the end are logged (`run.cancelled`, `run.finished`); a paused run's log just
- * stops, ready for `resumeAgent`.
+ * Runs a live machine until it ends or waits for a decision nobody gives; `from` continues a
+ * resumed run from its replayed state instead of the start. With a journal, the cancellation and
+ * the end are logged (`run.cancelled`, `run.finished`); a paused run's log just stops, ready for
+ * `resumeAgent`.
  */
 export async function runLive(
   input: AgentInput,
-  { signal, inspect }: Pick<RunOptions, "signal" | "inspect"> = {},
+  { signal, inspect, from }: Pick<RunOptions, "signal" | "inspect"> & { readonly from?: Restored } = {},
 ): Promise<AgentResult> {
   const { journal } = input;
+  // Settles when the run pauses for a decision nobody gave, or fails (the model, the store).
   let pause = () => {};
-  const paused = new Promise<"paused">((resolve) => {
+  let fail = (_error: unknown) => {};
+  const interrupted = new Promise<"paused">((resolve, reject) => {
     pause = () => resolve("paused");
+    fail = reject;
   });
   const approve: Approver = async (call) => {
     const decision = await input.approve?.(call);
@@ -81,19 +91,18 @@ export async function runLive(
     if (decision === undefined && signal?.aborted !== true) pause();
     return decision;
   };
-  const actor = createActor(agentMachine, inspect === undefined ? { input } : { input, inspect });
+  const snapshot = from === undefined ? undefined : agentMachine.getPersistedSnapshot(from.snapshot);
+  const actor = createActor(agentMachine, { input, ...(snapshot && { snapshot }), ...(inspect && { inspect }) });
   const ended = toPromise(actor);
-  let fail = (_error: unknown) => {};
-  const failed = new Promise<never>((_, reject) => {
-    fail = reject;
-  });
-  const stopEffects = driveEffects(actor, { ...input, approve, signal }, fail);
+  const request = from === undefined ? null : pendingRequest(from.snapshot);
+  const resume = request === null ? undefined : { request, interrupted: from?.interrupted === true };
+  const stopEffects = driveEffects(actor, { ...input, approve, signal }, fail, resume);
   const cancel = () => cancelRun(actor, journal, signal?.reason).catch(fail);
   signal?.addEventListener("abort", cancel, { once: true });
   try {
     actor.start();
     if (signal?.aborted) cancel();
-    const outcome = await Promise.race([ended, paused, failed]);
+    const outcome = await Promise.race([ended, interrupted]);
     const runId = journal === undefined ? {} : { runId: journal.runId };
     if (outcome === "paused") {
       const { context } = actor.getSnapshot();
@@ -121,11 +130,7 @@ export async function runLive(
   }
 }
 
-/**
- * Ends the run as cancelled. With a journal the cancellation is logged first, and only once the
- * logged events of a resumed run have all been served, so that the log's order stays the order
- * in which the machine saw its events. Rejects if the store cannot log it.
- */
+/** Ends the run as cancelled; with a journal the cancellation is logged first. Rejects if the store cannot log it. */
 async function cancelRun(actor: AgentActor, journal: Journal | undefined, reason: unknown): Promise<void> {
   const event =
     reason instanceof Error
@@ -135,7 +140,6 @@ async function cancelRun(actor: AgentActor, journal: Journal | undefined, reason
     actor.send(event);
     return;
   }
-  await journal.caughtUp;
   await journal.commit(
     event,
     () => actor.send(event),

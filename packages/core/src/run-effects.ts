@@ -37,7 +37,7 @@ export type Approver = (call: ToolCall) => Decision | undefined | Promise<Decisi
 export interface EffectPorts {
   readonly model: Model;
   readonly registry: ToolRegistry;
-  /** Where the run's events are logged, holding what was logged before when the run is resumed. */
+  /** Where the run's events are logged, after what was logged before when the run is resumed. */
   readonly journal?: Journal | undefined;
   /** Decides on calls to tools registered with `needsApproval`. */
   readonly approve?: Approver | undefined;
@@ -57,51 +57,69 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 /** The actor of a running `agentMachine`, as its driver sees it. */
 export type AgentActor = Actor<typeof agentMachine>;
 
+/** Where a restored actor stands: the request it waits on, and whether the log ends inside that call's run. */
+export interface Resumption {
+  readonly request: EffectRequest;
+  /** The log holds the call's `tool.started` but not its `tool.finished`: the process died while it ran. */
+  readonly interrupted: boolean;
+}
+
 /**
  * Drives a running `agentMachine` actor: performs what it emits (calls the model, asks for
  * decisions, runs tools) and answers with domain events. With a journal it logs each event before
- * the machine sees it, and first serves what the log already holds, so that a resumed run asks
- * nothing twice. A failure (the model's, as a `ModelError`, or the store's) goes to `fail`.
- * Returns the function that stops driving: it aborts the signal given to the model and the tools,
- * and late results are dropped.
+ * the machine sees it. For an actor restored from a snapshot, `resume` is the request it already
+ * waits on (see `pendingRequest`), performed at once. A failure (the model's, as a `ModelError`, or
+ * the store's) goes to `fail`. Returns the function that stops driving: it aborts the signal given
+ * to the model and the tools, and late results are dropped.
  */
-export function driveEffects(actor: AgentActor, ports: EffectPorts, fail: (error: unknown) => void): () => void {
-  // Ends when the driving stops or the run's signal aborts: live work stops, and its late results
-  // are dropped. Logged events are still served until the driving stops.
+export function driveEffects(
+  actor: AgentActor,
+  ports: EffectPorts,
+  fail: (error: unknown) => void,
+  resume?: Resumption,
+): () => void {
+  // Ends when the driving stops, the run ends or its signal aborts: live work stops, and its late
+  // results are dropped.
   const end = new RunEnd();
-  const abort = () => end.end();
-  ports.signal?.addEventListener("abort", abort, { once: true });
-  if (ports.signal?.aborted) abort();
+  ports.signal?.addEventListener("abort", end.end, { once: true });
+  if (ports.signal?.aborted) end.end();
   let stopped = false;
   const effects: Effects = { ...ports, end };
-  const settle = (work: Promise<void>) =>
+  const isOpen = () => !end.ended;
+  const deliver: Deliver = (event) => {
+    if (ports.journal !== undefined) return ports.journal.commit(event, () => actor.send(event), isOpen);
+    if (end.ended) return Promise.resolve(false);
+    actor.send(event);
+    return Promise.resolve(true);
+  };
+  const perform = (request: EffectRequest, interrupted = false) => {
+    const work =
+      request.type === "callModel"
+        ? replyTo(effects, request, deliver)
+        : request.type === "runTool"
+          ? observe(effects, request.call, deliver, interrupted)
+          : decide(effects, request.call, deliver);
     work.catch((error: unknown) => {
       const moot = stopped || (end.ended && !(error instanceof EventLogError));
       if (!moot) fail(error);
     });
-  const deliver: Deliver = (event, logged) => {
-    const isOpen = logged ? () => !stopped : () => !end.ended;
-    const send = () => actor.send(event);
-    if (!logged && ports.journal !== undefined) return ports.journal.commit(event, send, isOpen);
-    if (!isOpen()) return Promise.resolve(false);
-    send();
-    return Promise.resolve(true);
   };
   const subscriptions = [
-    actor.on("callModel", (request) => settle(replyTo(effects, request, deliver))),
-    actor.on("runTool", (request) => settle(observe(effects, request.call, deliver))),
-    actor.on("requestDecision", (request) => settle(decide(effects, request.call, deliver))),
+    actor.on("callModel", (request) => perform(request)),
+    actor.on("runTool", (request) => perform(request)),
+    actor.on("requestDecision", (request) => perform(request)),
   ];
   const stop = () => {
     if (stopped) return;
     stopped = true;
     for (const subscription of subscriptions) subscription.unsubscribe();
-    ports.signal?.removeEventListener("abort", abort);
+    ports.signal?.removeEventListener("abort", end.end);
     end.end();
   };
   // The run's end stops the driving at once, inside the step that ended it: no late result is
   // logged after the end.
   subscriptions.push(actor.subscribe({ complete: stop, error: stop }));
+  if (resume !== undefined) perform(resume.request, resume.interrupted);
   return stop;
 }
 
@@ -130,32 +148,25 @@ class RunEnd {
     return this.#controller.signal;
   }
 
-  end(): void {
+  readonly end = (): void => {
     if (this.#ended) return;
     this.#ended = true;
     // A shared reason: `abort()` without one builds a DOMException, stack and all.
     this.#controller?.abort(RUN_ENDED);
-  }
+  };
 }
 
-/**
- * Hands an event to the machine: one already in the log (`logged`) directly, a new one through
- * the journal, which logs it first. Resolves to whether it was delivered (false once the run ended).
- */
-type Deliver = (event: EffectEvent, logged: boolean) => Promise<boolean>;
+/** Hands a new event to the machine, through the journal (which logs it first) when there is one. Resolves to whether it was delivered (false once the run ended). */
+type Deliver = (event: EffectEvent) => Promise<boolean>;
 
 async function replyTo(
-  { model, journal, end }: Effects,
+  { model, end }: Effects,
   request: Extract<EffectRequest, { type: "callModel" }>,
   deliver: Deliver,
 ): Promise<void> {
-  if (journal?.replaying) {
-    await deliver({ type: "model.replied", reply: journal.take("model.replied").reply }, true);
-    return;
-  }
   if (end.ended) return;
   const reply = await callModel(model, request, end);
-  await deliver({ type: "model.replied", reply }, false);
+  await deliver({ type: "model.replied", reply });
 }
 
 async function callModel(
@@ -181,16 +192,11 @@ async function callModel(
   return reply;
 }
 
-/** A decision for a call: logged before, or the approver's now; none leaves the run waiting. */
-async function decide({ approve, journal, end }: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
-  if (journal?.replaying) {
-    const { callId, approved, reason } = journal.take("approval.decided", call.id);
-    await deliver(decisionEvent(callId, { approved, reason }), true);
-    return;
-  }
+/** A decision for a call, the approver's; none leaves the run waiting. */
+async function decide({ approve, end }: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
   if (end.ended) return;
   const decision = await approve?.(call);
-  if (decision !== undefined) await deliver(decisionEvent(call.id, decision), false);
+  if (decision !== undefined) await deliver(decisionEvent(call.id, decision));
 }
 
 function decisionEvent(callId: string, { approved, reason }: Partial<Decision>): EffectEvent {
@@ -198,39 +204,40 @@ function decisionEvent(callId: string, { approved, reason }: Partial<Decision>):
   return reason === undefined ? event : { ...event, reason };
 }
 
-/** The observation for one call: logged before, re-derived after an interruption, or run now. */
-async function observe(effects: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
+/**
+ * The observation for one call, run now. An `interrupted` call (the log ends inside its run: the
+ * process died while it ran, and its result was lost) runs again only if that is safe: it is
+ * idempotent, or it is invalid and so runs nothing; otherwise the model is told its result was lost.
+ */
+async function observe(effects: Effects, call: ToolCall, deliver: Deliver, interrupted: boolean): Promise<void> {
   const { registry, journal, end } = effects;
-  const run = () =>
-    registry.executeCall(call, {
-      get signal() {
-        return end.signal;
-      },
-      timeoutMs: effects.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-      maxResultChars: effects.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
-    });
-  const finished = (content: string): EffectEvent => ({ type: "tool.finished", callId: call.id, content });
-  if (journal?.replaying) {
-    journal.take("tool.started", call.id);
-    if (journal.replaying) {
-      await deliver(finished(journal.take("tool.finished", call.id).content), true);
-      return;
-    }
-    // The log ends inside this call: the process died while it ran, and its result was lost. Run
-    // it again only if that is safe: it is idempotent, or it is invalid and so runs nothing.
-    if (end.ended) return;
-    const safe = registry.isIdempotent(call.name) || !registry.wouldRun(call);
-    await deliver(finished(safe ? await run() : lostResult(call)), false);
-    return;
-  }
   if (end.ended) return;
-  const started = await (journal?.commit(
-    { type: "tool.started", callId: call.id, name: call.name },
-    undefined,
-    () => !end.ended,
-  ) ?? true);
-  if (!started || end.ended) return;
-  await deliver(finished(await run()), false);
+  let content: string;
+  if (interrupted) {
+    const safe = registry.isIdempotent(call.name) || !registry.wouldRun(call);
+    content = safe ? await execute(effects, call) : lostResult(call);
+  } else {
+    if (journal !== undefined) {
+      const started = await journal.commit(
+        { type: "tool.started", callId: call.id, name: call.name },
+        undefined,
+        () => !end.ended,
+      );
+      if (!started || end.ended) return;
+    }
+    content = await execute(effects, call);
+  }
+  await deliver({ type: "tool.finished", callId: call.id, content });
+}
+
+function execute({ registry, end, toolTimeoutMs, maxResultChars }: Effects, call: ToolCall): Promise<string> {
+  return registry.executeCall(call, {
+    get signal() {
+      return end.signal;
+    },
+    timeoutMs: toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    maxResultChars: maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+  });
 }
 
 function lostResult(call: ToolCall): string {

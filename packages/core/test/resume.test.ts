@@ -16,6 +16,7 @@ import {
   ModelError,
   type ModelReply,
   messagesOf,
+  pendingRequest,
   replayRun,
   resumeAgent,
   runAgent,
@@ -323,6 +324,40 @@ for (const { kind, open } of STORES) {
     });
   });
 }
+
+describe("resume starts from the replayed state", () => {
+  it("the live actor begins where the log ends: it processes only the new events, once each", async () => {
+    const full = await fullRun(() => new MemoryEventStore(), twoCities());
+    const cut = full.events.findIndex((event) => event.type === "model.replied" && event.seq > 5);
+    const store = await storeWith(() => new MemoryEventStore(), "cut", full.events.slice(0, cut));
+    const processed: string[] = [];
+    const result = await resumeAgent("cut", stepModel(twoCities()).model, weatherTools().registry, {
+      store,
+      inspect: (inspection) => {
+        if (inspection.type === "@xstate.event" && inspection.actorRef.sessionId === inspection.rootId) {
+          processed.push(inspection.event.type);
+        }
+      },
+    });
+    expect(withoutRunId(result)).toEqual(withoutRunId(full.result));
+    const fresh = types((await store.read("cut")).slice(cut)).filter(
+      (type) => type !== "tool.started" && type !== "run.finished",
+    );
+    expect(processed.filter((type) => !type.startsWith("xstate."))).toEqual(fresh);
+  });
+
+  it("pendingRequest names what a settled snapshot waits on, and nothing for a final one", async () => {
+    const full = await fullRun(() => new MemoryEventStore(), twoCities());
+    const upTo = (type: StoredEvent["type"], seq: number) =>
+      full.events.slice(0, full.events.findIndex((e) => e.type === type && e.seq >= seq) + 1);
+    expect(pendingRequest(replayRun(full.events.slice(0, 1)).snapshot)).toMatchObject({ type: "callModel", step: 1 });
+    expect(pendingRequest(replayRun(upTo("model.replied", 1)).snapshot)).toMatchObject({
+      type: "runTool",
+      call: { id: "c1" },
+    });
+    expect(pendingRequest(replayRun(full.events).snapshot)).toBeNull();
+  });
+});
 
 describe("resume after a torn JSONL line", () => {
   it("is refused with the run and the position named, keeps the events before it, and finishes after repair", async () => {
