@@ -57,11 +57,12 @@ function frozenCopy(value: unknown, depth: number): unknown {
   if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
   if (typeof value !== "object" || depth > 32) return undefined;
   if (Array.isArray(value)) {
-    const items: unknown[] = [];
-    for (let index = 0; index < value.length; index++) {
-      const item = frozenCopy(value[index], depth + 1);
+    // A slice has exactly the length needed (a pushed-to array keeps spare room the trace would hold).
+    const items: unknown[] = value.slice();
+    for (let index = 0; index < items.length; index++) {
+      const item = frozenCopy(items[index], depth + 1);
       if (item === undefined) return undefined;
-      items.push(item);
+      items[index] = item;
     }
     return Object.freeze(items);
   }

@@ -115,10 +115,10 @@ interface LiveRun {
 
 /**
  * Runs a live agent exactly as `runAgent` does with a store (a Journal that logs `run.started`, the
- * live actor with the journal in its input, `run.finished` at the end), and records, through
+ * live actor driven by `driveEffects` with the journal, `run.finished` at the end), and records, through
  * `inspect`, the root actor's snapshot after every event it processes.
  *
- * Why this measures "the state the live run had at that point": the effects actor logs every
+ * Why this measures "the state the live run had at that point": the driver logs every
  * `model.replied` / `tool.finished` to the journal BEFORE it sends that event to the machine, and
  * `tool.started` is logged but never sent. So the i-th root `@xstate.snapshot` caused by a domain
  * event is the live state right after the i-th domain event of the log; a log prefix of length p
