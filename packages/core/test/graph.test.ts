@@ -342,6 +342,11 @@ function actorProblems(graph: Graph, path: Path): string[] {
     intoCallingModel.every((e) => e.source === "budgetCheck"),
     "callingModel entered from elsewhere than budgetCheck",
   );
+  // Every call runs only after nextCall's decisions (repeat, denial, approval).
+  check(
+    entries.filter((e) => e.target === "runningTool").every((e) => e.source === "nextCall"),
+    "runningTool entered from elsewhere than nextCall",
+  );
   // budgetCheck follows the last answer: from nextCall, or straight from runningTool with the last result.
   check(
     entries
