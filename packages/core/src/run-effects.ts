@@ -174,22 +174,37 @@ async function callModel(
   request: Extract<EffectRequest, { type: "callModel" }>,
   end: RunEnd,
 ): Promise<ModelReply> {
-  const messages = messagesOf(request.transcript);
-  const fail = (message: string, cause?: unknown) =>
-    new ModelError(`model call ${request.step} failed: ${message}`, { messages, step: request.step, cause });
   let raw: unknown;
   try {
-    raw = await model(messages, request.specs, {
+    raw = await model(messagesOf(request.transcript), request.specs, {
       get signal() {
         return end.signal;
       },
     });
   } catch (error) {
-    throw fail(describeThrown(error), error);
+    throw modelError(request, describeThrown(error), error);
   }
   const reply = checkReply(raw);
-  if (typeof reply === "string") throw fail(`the model returned an invalid reply: ${reply}`);
+  if (typeof reply === "string") throw modelError(request, `the model returned an invalid reply: ${reply}`);
   return reply;
+}
+
+/**
+ * The error of a failed model call, with the list the model was shown. Built only on failure, from
+ * the transcript: a closure over the list itself would keep every step's copy alive for as long as
+ * the call's frame, which at 1,000 steps made the collector copy about 8 KB more per step.
+ */
+function modelError(
+  request: Extract<EffectRequest, { type: "callModel" }>,
+  message: string,
+  cause?: unknown,
+): ModelError {
+  const { step } = request;
+  return new ModelError(`model call ${step} failed: ${message}`, {
+    messages: messagesOf(request.transcript),
+    step,
+    cause,
+  });
 }
 
 /** A decision for a call, the approver's; none leaves the run waiting. */
