@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// Compares two commits of @agentloop/core side by side in one small process: CPU time per step of
+// the weather scenario at several run lengths, replay of a 1,000-step log, and the concurrent batch,
+// the two builds interleaved round by round so that the machine's drift hits both alike.
+//
+//   node scripts/compare-core.mjs <git-ref-a> <git-ref-b> [--rounds N] [--lengths 3,10,100,1000]
+//
+// Each ref's packages/core is compiled into packages/core/.compare/<ref>/ (ignored by git), next to
+// core's node_modules, so both builds load the same xstate.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+const root = resolve(import.meta.dirname, "..");
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = args.indexOf(name);
+  return at === -1 ? fallback : args[at + 1];
+};
+const refs = args.filter((arg, index) => !arg.startsWith("--") && !args[index - 1]?.startsWith("--"));
+if (refs.length !== 2) {
+  process.stderr.write(
+    "usage: node scripts/compare-core.mjs <git-ref-a> <git-ref-b> [--rounds N] [--lengths 3,10,100]\n",
+  );
+  process.exit(2);
+}
+const rounds = Number(option("--rounds", "9"));
+const lengths = option("--lengths", "3,10,100,1000").split(",").map(Number);
+
+/** Compiles packages/core at `ref` and returns the directory of its index.js. */
+function build(ref) {
+  const sha = execFileSync("git", ["rev-parse", "--short", ref], { cwd: root, encoding: "utf8" }).trim();
+  const out = join(root, "packages/core/.compare", sha);
+  const tree = mkdtempSync(join(tmpdir(), "agentloop-compare-"));
+  try {
+    execFileSync("git", ["worktree", "add", "--detach", "--quiet", tree, sha], { cwd: root });
+    symlinkSync(join(root, "node_modules"), join(tree, "node_modules"));
+    symlinkSync(join(root, "packages/core/node_modules"), join(tree, "packages/core/node_modules"));
+    const tsc = join(root, "node_modules/.bin/tsc");
+    execFileSync(tsc, ["-p", "tsconfig.build.json", "--outDir", out], { cwd: join(tree, "packages/core") });
+  } finally {
+    execFileSync("git", ["worktree", "remove", "--force", tree], { cwd: root });
+    rmSync(tree, { recursive: true, force: true });
+  }
+  return { name: `${ref} (${sha})`, dir: out };
+}
+
+const builds = refs.map(build);
+const cores = await Promise.all(builds.map(({ dir }) => import(join(dir, "index.js"))));
+const WEATHER = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+const CELSIUS = { type: "object", properties: { celsius: { type: "number" } }, required: ["celsius"] };
+const registries = cores.map((core) => {
+  const registry = new core.ToolRegistry();
+  registry.register("get_weather", "Current temperature of one city in Celsius.", WEATHER, ({ city }) => ({
+    city,
+    celsius: 30,
+  }));
+  registry.register("c_to_f", "Convert Celsius to Fahrenheit.", CELSIUS, ({ celsius }) => (celsius * 9) / 5 + 32);
+  return registry;
+});
+/** The weather scenario's model: `steps` model calls, alternating the two tools, then the answer. */
+const model = (steps, delayMs) => async (messages) => {
+  if (delayMs > 0) await sleep(delayMs);
+  const k = (messages.length - 2) / 2;
+  if (k >= steps - 1) return { content: "It is 86.0 F in Pune.", toolCalls: [] };
+  const call = k % 2 ? { name: "c_to_f", args: { celsius: 30 } } : { name: "get_weather", args: { city: "Pune" } };
+  return { content: "", toolCalls: [{ id: `call_${k}`, ...call }] };
+};
+const cpuMicros = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
+const options = (steps) => ({ maxSteps: steps, tokenBudget: Number.POSITIVE_INFINITY });
+async function run(index, steps) {
+  const result = await cores[index].runAgent("How hot is Pune?", model(steps, 0), registries[index], options(steps));
+  if (result.status !== "done" || result.steps !== steps) throw new Error(`${builds[index].name}: ${result.status}`);
+}
+/** CPU µs per step over runs back to back for `ms` milliseconds. */
+async function perStep(index, steps, ms) {
+  let runs = 0;
+  const cpu = cpuMicros();
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    await run(index, steps);
+    runs++;
+  }
+  return (cpuMicros() - cpu) / runs / steps;
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ratio = (b, a) => `${(b / a).toFixed(2)}×`;
+
+for (const index of [0, 1]) await perStep(index, 10, 1000);
+const samples = new Map();
+for (let round = 0; round < rounds; round++) {
+  for (const steps of lengths) {
+    for (const index of round % 2 ? [0, 1] : [1, 0]) {
+      const key = `${index}:${steps}`;
+      samples.set(key, [...(samples.get(key) ?? []), await perStep(index, steps, 150)]);
+    }
+  }
+}
+const [a, b] = builds.map((build) => build.name);
+process.stdout.write(`CPU µs per step, median of ${rounds} interleaved rounds: ${a} → ${b}\n`);
+for (const steps of lengths) {
+  const [x, y] = [0, 1].map((index) => median(samples.get(`${index}:${steps}`)));
+  process.stdout.write(`  ${String(steps).padStart(5)} steps: ${x.toFixed(1)} → ${y.toFixed(1)} (${ratio(y, x)})\n`);
+}
+
+const store = new cores[0].MemoryEventStore();
+await cores[0].runAgent("How hot is Pune?", model(1000, 0), registries[0], { ...options(1000), store, runId: "log" });
+const log = await store.read("log");
+const replay = [[], []];
+for (let round = 0; round < 15; round++) {
+  for (const index of [0, 1]) {
+    const start = performance.now();
+    cores[index].replayRun(log);
+    replay[index].push(performance.now() - start);
+  }
+}
+const [ra, rb] = replay.map((values) => (log.length / median(values)) * 1000);
+process.stdout.write(`replay of a 1,000-step log: ${ra.toFixed(0)} → ${rb.toFixed(0)} events/s (${ratio(rb, ra)})\n`);
+
+const batch = [[], []];
+for (let round = 0; round < 4; round++) {
+  for (const index of [0, 1]) {
+    const slow = model(5, 20);
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: 1000 }, () => cores[index].runAgent("t", slow, registries[index], options(5))),
+    );
+    batch[index].push(performance.now() - start);
+  }
+}
+const [ba, bb] = batch.map(median);
+process.stdout.write(
+  `1,000 concurrent 5-step runs, 20 ms per call: ${ba.toFixed(0)} → ${bb.toFixed(0)} ms wall (${ratio(bb, ba)})\n`,
+);
