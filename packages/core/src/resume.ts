@@ -19,9 +19,9 @@ export interface ResumeOptions
 
 /**
  * Continues a run from its log: the machine starts from the state the log replays to. No logged
- * model reply is asked for again and no tool whose result is logged runs again; a tool the process died in runs again only if it is registered as
- * idempotent, otherwise the model is told its result was lost. A finished run is not extended: its
- * result comes back as it was. Throws `EventLogError` for an unknown run, a log that does not fit,
+ * model reply is asked for again and no tool whose result is logged runs again; a tool the process
+ * died in runs again only if it is registered as idempotent, otherwise the model is told its result
+ * was lost. A finished run is not extended: its result comes back as it was. Throws `EventLogError` for an unknown run, a log that does not fit,
  * or tools that differ from the registry's.
  */
 export async function resumeAgent(

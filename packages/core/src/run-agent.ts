@@ -91,8 +91,8 @@ export async function runLive(
     if (decision === undefined && signal?.aborted !== true) pause();
     return decision;
   };
-  const snapshot = from === undefined ? undefined : agentMachine.getPersistedSnapshot(from.snapshot);
-  const actor = createActor(agentMachine, { input, ...(snapshot && { snapshot }), ...(inspect && { inspect }) });
+  const restored = from === undefined ? {} : { snapshot: agentMachine.getPersistedSnapshot(from.snapshot) };
+  const actor = createActor(agentMachine, { input, ...restored, ...(inspect === undefined ? {} : { inspect }) });
   const ended = toPromise(actor);
   const request = from === undefined ? null : pendingRequest(from.snapshot);
   const resume = request === null ? undefined : { request, interrupted: from?.interrupted === true };
