@@ -346,6 +346,52 @@ describe("resume starts from the replayed state", () => {
     expect(processed.filter((type) => !type.startsWith("xstate."))).toEqual(fresh);
   });
 
+  it("cut at every position of a run with an approved call, goes on as the whole run did, asking each decision once", async () => {
+    const sent: string[] = [];
+    const mailTools = () => {
+      const registry = new ToolRegistry();
+      registry.register(
+        "send_mail",
+        "Sends a mail.",
+        { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
+        ({ to }: { to: string }) => {
+          sent.push(to);
+          return "sent";
+        },
+        { needsApproval: true },
+      );
+      return registry;
+    };
+    const script = [asks(toolCall("m1", "send_mail", { to: "ana" })), final("Mailed Ana.")];
+    const asked: string[] = [];
+    const approve = (call: { id: string }) => {
+      asked.push(call.id);
+      return { approved: true };
+    };
+    const store = new MemoryEventStore();
+    const whole = await runAgent(TASK, stepModel(script).model, mailTools(), { store, runId: "whole", approve });
+    const events = await store.read("whole");
+    expect(types(events)).toContain("approval.decided");
+    for (let k = 1; k < events.length; k++) {
+      sent.length = 0;
+      asked.length = 0;
+      const prefix = events.slice(0, k);
+      const cut = await storeWith(() => new MemoryEventStore(), "cut", prefix);
+      const result = await resumeAgent("cut", stepModel(script).model, mailTools(), { store: cut, approve });
+      const at = `cut after ${k} events (${prefix.at(-1)?.type})`;
+      const decided = prefix.some((event) => event.type === "approval.decided");
+      const ran = prefix.some((event) => event.type === "tool.started");
+      expect(asked, at).toEqual(decided ? [] : ["m1"]);
+      expect(sent, at).toEqual(ran ? [] : ["ana"]);
+      if (prefix.at(-1)?.type === "tool.started") {
+        // The process died while the mail was being sent: it is not sent again, and the model is told.
+        expect(toolContent(result.messages, "m1"), at).toMatch(/^ERROR: the result of send_mail was lost/);
+      } else {
+        expect(withoutRunId(result), at).toEqual(withoutRunId(whole));
+      }
+    }
+  });
+
   it("pendingRequest names what a settled snapshot waits on, and nothing for a final one", async () => {
     const full = await fullRun(() => new MemoryEventStore(), twoCities());
     const upTo = (type: StoredEvent["type"], seq: number) =>
