@@ -67,11 +67,11 @@ export interface Resumption {
 /**
  * Drives an `agentMachine` actor: performs what it emits (calls the model, asks for decisions,
  * runs tools) and answers with domain events. Call it before `actor.start()`, so that it hears the
- * first request. With a journal it logs each event before
- * the machine sees it. For an actor restored from a snapshot, `resume` is the request it already
- * waits on (see `pendingRequest`), performed at once: start the actor in the same tick. A failure (the model's, as a `ModelError`, or
- * the store's) goes to `fail`. Returns the function that stops driving: it aborts the signal given
- * to the model and the tools, and late results are dropped.
+ * first request. With a journal it logs each event before the machine sees it. For an actor
+ * restored from a snapshot, `resume` is the request it already waits on (see `pendingRequest`),
+ * performed at once: start the actor in the same tick. A failure (the model's, as a `ModelError`,
+ * or the store's) goes to `fail`. Returns the function that stops driving: it aborts the signal
+ * given to the model and the tools, and late results are dropped.
  */
 export function driveEffects(
   actor: AgentActor,
