@@ -1,13 +1,13 @@
 import { createActor, type InspectionEvent, type Observer, toPromise } from "xstate";
 import { type AgentInput, type AgentOptions, type ModelWithLimits, resolveSettings } from "./agent-context.js";
 import { pendingApprovals } from "./agent-decisions.js";
-import { type AgentSnapshot, agentMachine, pendingRequest } from "./agent-machine.js";
+import { agentMachine } from "./agent-machine.js";
 import { isCharLimit } from "./cut-result.js";
 import { EventLogError } from "./errors.js";
 import { EVENT_LOG_SCHEMA_VERSION } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
 import { Journal } from "./journal.js";
-import { type AgentActor, type Approver, driveEffects, type EffectPorts } from "./run-effects.js";
+import { type AgentActor, type Approver, driveEffects, type EffectPorts, type Resumption } from "./run-effects.js";
 import { isTimeout, MAX_TIMER_MS } from "./run-guarded.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import { messagesOf } from "./transcript.js";
@@ -61,12 +61,6 @@ export async function runAgent(
   return runLive({ ...input, settings, journal }, { signal, inspect });
 }
 
-/** A run to continue: the machine's state after its log was replayed, and whether the log ends inside a tool's run. */
-export interface Restored {
-  readonly snapshot: AgentSnapshot;
-  readonly interrupted: boolean;
-}
-
 /**
  * Runs a live machine until it ends or waits for a decision nobody gives; `from` continues a
  * resumed run from its replayed state instead of the start. With a journal, the cancellation and
@@ -75,13 +69,13 @@ export interface Restored {
  */
 export async function runLive(
   input: AgentInput,
-  { signal, inspect, from }: Pick<RunOptions, "signal" | "inspect"> & { readonly from?: Restored } = {},
+  { signal, inspect, from }: Pick<RunOptions, "signal" | "inspect"> & { readonly from?: Resumption } = {},
 ): Promise<AgentResult> {
   const { journal } = input;
   // Settles when the run pauses for a decision nobody gave, or fails (the model, the store).
   let pause = () => {};
   let fail = (_error: unknown) => {};
-  const interrupted = new Promise<"paused">((resolve, reject) => {
+  const halted = new Promise<"paused">((resolve, reject) => {
     pause = () => resolve("paused");
     fail = reject;
   });
@@ -94,15 +88,13 @@ export async function runLive(
   const restored = from === undefined ? {} : { snapshot: agentMachine.getPersistedSnapshot(from.snapshot) };
   const actor = createActor(agentMachine, { input, ...restored, ...(inspect === undefined ? {} : { inspect }) });
   const ended = toPromise(actor);
-  const request = from === undefined ? null : pendingRequest(from.snapshot);
-  const resume = request === null ? undefined : { request, interrupted: from?.interrupted === true };
-  const stopEffects = driveEffects(actor, { ...input, approve, signal }, fail, resume);
+  const stopEffects = driveEffects(actor, { ...input, approve, signal }, fail, from);
   const cancel = () => cancelRun(actor, journal, signal?.reason).catch(fail);
   signal?.addEventListener("abort", cancel, { once: true });
   try {
     actor.start();
     if (signal?.aborted) cancel();
-    const outcome = await Promise.race([ended, interrupted]);
+    const outcome = await Promise.race([ended, halted]);
     const runId = journal === undefined ? {} : { runId: journal.runId };
     if (outcome === "paused") {
       const { context } = actor.getSnapshot();

@@ -1,5 +1,5 @@
 import type { Actor } from "xstate";
-import type { agentMachine } from "./agent-machine.js";
+import { type AgentSnapshot, type agentMachine, pendingRequest } from "./agent-machine.js";
 import { checkReply } from "./check-reply.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
 import { describeThrown, EventLogError, ModelError } from "./errors.js";
@@ -57,10 +57,10 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 /** The actor of a running `agentMachine`, as its driver sees it. */
 export type AgentActor = Actor<typeof agentMachine>;
 
-/** Where a restored actor stands: the request it waits on, and whether the log ends inside that call's run. */
+/** Where a resumed run stands: the state its log replays to, and whether the log ends inside a tool's run. */
 export interface Resumption {
-  readonly request: EffectRequest;
-  /** The log holds the call's `tool.started` but not its `tool.finished`: the process died while it ran. */
+  readonly snapshot: AgentSnapshot;
+  /** The log holds the running call's `tool.started` but not its `tool.finished`: the process died while it ran. */
   readonly interrupted: boolean;
 }
 
@@ -68,7 +68,7 @@ export interface Resumption {
  * Drives an `agentMachine` actor: performs what it emits (calls the model, asks for decisions,
  * runs tools) and answers with domain events. Call it before `actor.start()`, so that it hears the
  * first request. With a journal it logs each event before the machine sees it. For an actor
- * restored from a snapshot, `resume` is the request it already waits on (see `pendingRequest`),
+ * restored from `resume.snapshot`, the request that state already waits on (`pendingRequest`) is
  * performed at once: start the actor in the same tick. A failure (the model's, as a `ModelError`,
  * or the store's) goes to `fail`. Returns the function that stops driving: it aborts the signal
  * given to the model and the tools, and late results are dropped.
@@ -120,7 +120,8 @@ export function driveEffects(
   // The run's end stops the driving at once, inside the step that ended it: no late result is
   // logged after the end.
   subscriptions.push(actor.subscribe({ complete: stop, error: stop }));
-  if (resume !== undefined) perform(resume.request, resume.interrupted);
+  const pending = resume === undefined ? null : pendingRequest(resume.snapshot);
+  if (pending !== null) perform(pending, resume?.interrupted);
   return stop;
 }
 
