@@ -6,12 +6,12 @@
 //   node scripts/compare-core.mjs <git-ref-a> <git-ref-b> [--rounds N] [--lengths 3,10,100,1000]
 //
 // Each ref's packages/core is compiled into packages/core/.compare/<ref>/ (ignored by git), next to
-// core's node_modules, so both builds load the same xstate.
+// core's node_modules, so both builds load the same xstate. The scenario is the bench's, so build
+// first (pnpm run build).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 
 const root = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -49,25 +49,14 @@ function build(ref) {
 
 const builds = refs.map(build);
 const cores = await Promise.all(builds.map(({ dir }) => import(join(dir, "index.js"))));
-const WEATHER = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
-const CELSIUS = { type: "object", properties: { celsius: { type: "number" } }, required: ["celsius"] };
-const registries = cores.map((core) => {
-  const registry = new core.ToolRegistry();
-  registry.register("get_weather", "Current temperature of one city in Celsius.", WEATHER, ({ city }) => ({
-    city,
-    celsius: 30,
-  }));
-  registry.register("c_to_f", "Convert Celsius to Fahrenheit.", CELSIUS, ({ celsius }) => (celsius * 9) / 5 + 32);
-  return registry;
+// The bench's own scenario (its model and tools), each build with its own ToolRegistry.
+const { weatherModel: model, weatherRegistry } = await import(
+  join(root, "packages/bench/dist/harnesses/agentloop.js")
+).catch((error) => {
+  process.stderr.write("compare-core needs the bench built first: pnpm run build\n");
+  throw error;
 });
-/** The weather scenario's model: `steps` model calls, alternating the two tools, then the answer. */
-const model = (steps, delayMs) => async (messages) => {
-  if (delayMs > 0) await sleep(delayMs);
-  const k = (messages.length - 2) / 2;
-  if (k >= steps - 1) return { content: "It is 86.0 F in Pune.", toolCalls: [] };
-  const call = k % 2 ? { name: "c_to_f", args: { celsius: 30 } } : { name: "get_weather", args: { city: "Pune" } };
-  return { content: "", toolCalls: [{ id: `call_${k}`, ...call }] };
-};
+const registries = cores.map((core) => weatherRegistry(core.ToolRegistry));
 const cpuMicros = () => {
   const { user, system } = process.cpuUsage();
   return user + system;

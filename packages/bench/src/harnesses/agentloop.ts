@@ -14,9 +14,12 @@ import {
 } from "../scenario.js";
 import { packageVersion } from "../versions.js";
 
-/** The scenario's tools in agentloop's registry (which the floor uses too). */
-export function weatherRegistry(): ToolRegistry {
-  const registry = new ToolRegistry();
+/**
+ * The scenario's tools in agentloop's registry (which the floor uses too). `Registry` is another
+ * build's `ToolRegistry` when two commits of core are compared (`scripts/compare-core.mjs`).
+ */
+export function weatherRegistry(Registry: new () => ToolRegistry = ToolRegistry): ToolRegistry {
+  const registry = new Registry();
   // agentloop's schemas reject unknown keys without saying so: `additionalProperties` is implied.
   const { additionalProperties: _w, ...weather } = WEATHER_SCHEMA;
   const { additionalProperties: _c, ...celsius } = C_TO_F_SCHEMA;
