@@ -19,9 +19,15 @@ export function isOverBudget(context: AgentContext): boolean {
 
 /** Appends the model's reply; counts the provider's usage when it gives one, else the estimate. */
 export function appendReply(context: AgentContext, reply: ModelReply): Partial<AgentContext> {
-  const { content, toolCalls, usage } = reply;
+  const { content, toolCalls, usage, reasoning, finishReason } = reply;
   // A JSON copy: the trace owns its calls (they are frozen with it), whoever made the reply.
-  const transcript = appendCopy(context.transcript, { role: "assistant", content, toolCalls });
+  const transcript = appendCopy(context.transcript, {
+    role: "assistant",
+    content,
+    toolCalls,
+    ...(reasoning === undefined ? {} : { reasoning }),
+    ...(finishReason === undefined ? {} : { finishReason }),
+  });
   const assistant = lastMessage(transcript) as Extract<Message, { role: "assistant" }>;
   const estimate = promptTokens(context) + tokensOfLength(transcript.chars - context.transcript.chars);
   const spent = usage === undefined || !context.countUsage ? estimate : usage.inputTokens + usage.outputTokens;

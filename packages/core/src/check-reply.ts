@@ -1,4 +1,4 @@
-import type { ModelReply, ToolCall, Usage } from "./types.js";
+import type { FinishReason, ModelReply, ReasoningPart, ToolCall, Usage } from "./types.js";
 import { isPlainObject } from "./validate-args.js";
 
 /**
@@ -20,7 +20,47 @@ export function checkReply(value: unknown): ModelReply | string {
   }
   const usage = value.usage === undefined ? undefined : checkUsage(value.usage);
   if (typeof usage === "string") return usage;
-  return usage === undefined ? { content: value.content, toolCalls } : { content: value.content, toolCalls, usage };
+  const reasoning = value.reasoning === undefined ? undefined : checkReasoning(value.reasoning);
+  if (typeof reasoning === "string") return reasoning;
+  const { finishReason } = value;
+  if (finishReason !== undefined && !FINISH_REASONS.includes(finishReason as FinishReason)) {
+    return `reply.finishReason must be one of ${FINISH_REASONS.join(", ")} (or absent), got ${kindOf(finishReason)}`;
+  }
+  return {
+    content: value.content,
+    toolCalls,
+    ...(usage === undefined ? {} : { usage }),
+    ...(reasoning === undefined ? {} : { reasoning }),
+    ...(finishReason === undefined ? {} : { finishReason: finishReason as FinishReason }),
+  };
+}
+
+const FINISH_REASONS: readonly FinishReason[] = ["length", "content-filter", "refusal", "other"];
+
+function checkReasoning(parts: unknown): ReasoningPart[] | string {
+  if (!Array.isArray(parts)) return `reply.reasoning must be an array of reasoning parts, got ${kindOf(parts)}`;
+  const checked: ReasoningPart[] = [];
+  for (const [index, part] of parts.entries()) {
+    const at = `reply.reasoning[${index}]`;
+    if (!isPlainObject(part)) return `${at} must be an object, got ${kindOf(part)}`;
+    if (part.type === "reasoning") {
+      if (typeof part.text !== "string") return `${at}.text must be a string, got ${kindOf(part.text)}`;
+      if (part.signature !== undefined && typeof part.signature !== "string") {
+        return `${at}.signature must be a string, got ${kindOf(part.signature)}`;
+      }
+      checked.push(
+        part.signature === undefined
+          ? { type: "reasoning", text: part.text }
+          : { type: "reasoning", text: part.text, signature: part.signature },
+      );
+    } else if (part.type === "redacted-reasoning") {
+      if (typeof part.data !== "string") return `${at}.data must be a string, got ${kindOf(part.data)}`;
+      checked.push({ type: "redacted-reasoning", data: part.data });
+    } else {
+      return `${at}.type must be 'reasoning' or 'redacted-reasoning', got ${kindOf(part.type)}`;
+    }
+  }
+  return checked;
 }
 
 function checkCall(call: unknown): ToolCall | string {

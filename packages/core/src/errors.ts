@@ -1,9 +1,43 @@
 import type { StoredEvent } from "./event-log.js";
 import type { Message } from "./types.js";
 
+const BRAND = Symbol.for("agentloop.error");
+
+/** Whether `value` is an agentloop error named `name` (any, when not given), from this copy of the library or another. */
+function isBranded(value: unknown, name?: string): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  try {
+    return (value as { [BRAND]?: unknown })[BRAND] === true && (name === undefined || (value as Error).name === name);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The base of every error agentloop throws. `isInstance` tells them apart across realms and
+ * across two copies of the library (where `instanceof` fails): `ModelError.isInstance(error)`.
+ */
+export class AgentloopError extends Error {
+  override readonly name: string = "AgentloopError";
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** Whether `value` is an agentloop error of any kind. */
+  static isInstance(value: unknown): value is AgentloopError {
+    return isBranded(value);
+  }
+}
+
 /** Thrown by `ToolRegistry.register` for a schema or name the registry cannot honour: a setup mistake, caught before any run. */
-export class ToolSchemaError extends Error {
+export class ToolSchemaError extends AgentloopError {
   override readonly name = "ToolSchemaError";
+
+  static override isInstance(value: unknown): value is ToolSchemaError {
+    return isBranded(value, "ToolSchemaError");
+  }
 }
 
 /**
@@ -11,7 +45,7 @@ export class ToolSchemaError extends Error {
  * or (for a scripted model) ran out of replies. The run cannot go on; `messages` is the list the
  * model was shown at that call, so nothing is lost, and `cause` is the original error.
  */
-export class ModelError extends Error {
+export class ModelError extends AgentloopError {
   override readonly name = "ModelError";
   /** The message list as it stood when the call failed. */
   readonly messages: readonly Message[];
@@ -22,6 +56,10 @@ export class ModelError extends Error {
     super(message, { cause: details.cause });
     this.messages = details.messages;
     this.step = details.step;
+  }
+
+  static override isInstance(value: unknown): value is ModelError {
+    return isBranded(value, "ModelError");
   }
 }
 
@@ -54,7 +92,7 @@ function safeJson(value: unknown): string {
  * matching the run it is asked to continue. `intact` holds the events before the problem, which
  * stay readable; `position` is the 0-based index of the offending event (or line).
  */
-export class EventLogError extends Error {
+export class EventLogError extends AgentloopError {
   override readonly name = "EventLogError";
   readonly runId: string;
   readonly position: number;
@@ -68,5 +106,9 @@ export class EventLogError extends Error {
     this.runId = details.runId;
     this.position = details.position;
     this.intact = details.intact ?? [];
+  }
+
+  static override isInstance(value: unknown): value is EventLogError {
+    return isBranded(value, "EventLogError");
   }
 }

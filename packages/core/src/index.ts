@@ -16,7 +16,7 @@ export { assignCallIds } from "./assign-call-ids.js";
 export { checkReply } from "./check-reply.js";
 export { countTokens } from "./count-tokens.js";
 export { cutResult, DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
-export { EventLogError, ModelError, ToolSchemaError } from "./errors.js";
+export { AgentloopError, EventLogError, ModelError, ToolSchemaError } from "./errors.js";
 export {
   EVENT_LOG_SCHEMA_VERSION,
   parseEventLog,
@@ -48,10 +48,14 @@ export type {
   AgentResult,
   AgentStatus,
   Decision,
+  FinishReason,
   Message,
   Model,
+  ModelCallOptions,
+  ModelDelta,
   ModelReply,
   ParameterType,
+  ReasoningPart,
   ToolCall,
   ToolParameters,
   ToolSpec,

@@ -16,19 +16,56 @@ export interface Usage {
   readonly outputTokens: number;
 }
 
+/**
+ * One part of a model's reasoning, kept so that it goes back to the provider unchanged: thinking
+ * text with the provider's `signature` when it gives one (Anthropic), or `reasoning_content`
+ * (DeepSeek and other OpenAI-compatible servers); or reasoning the provider sent encrypted
+ * (`redacted-reasoning`, Anthropic's `redacted_thinking`), opaque `data` to send back as it came.
+ */
+export type ReasoningPart =
+  | { readonly type: "reasoning"; readonly text: string; readonly signature?: string }
+  | { readonly type: "redacted-reasoning"; readonly data: string };
+
+/**
+ * Why a reply ended, when it did not end the ordinary way (a final text, or tool calls): cut at
+ * the reply's token limit (`length`), withheld by the provider's filter (`content-filter`), a
+ * refusal (`refusal`, which ends the run with status `refused`), or another reason (`other`).
+ */
+export type FinishReason = "length" | "content-filter" | "refusal" | "other";
+
 /** What a model returns: data only. No tool calls means `content` is the final answer. */
 export interface ModelReply {
   readonly content: string;
   readonly toolCalls: readonly ToolCall[];
   readonly usage?: Usage;
+  /** The model's reasoning before this reply, in order, as the provider needs it back. */
+  readonly reasoning?: readonly ReasoningPart[];
+  /** Set only when the reply did not end the ordinary way. */
+  readonly finishReason?: FinishReason;
 }
 
 /** One entry of the append-only message list, which is also the run's trace. */
 export type Message =
   | { readonly role: "system"; readonly content: string }
   | { readonly role: "user"; readonly content: string }
-  | { readonly role: "assistant"; readonly content: string; readonly toolCalls: readonly ToolCall[] }
-  | { readonly role: "tool"; readonly toolCallId: string; readonly name: string; readonly content: string };
+  | {
+      readonly role: "assistant";
+      readonly content: string;
+      readonly toolCalls: readonly ToolCall[];
+      /** As the reply carried it: kept so that adapters can send it back unchanged. */
+      readonly reasoning?: readonly ReasoningPart[];
+      /** As the reply carried it: set only when the reply did not end the ordinary way. */
+      readonly finishReason?: FinishReason;
+    }
+  | {
+      readonly role: "tool";
+      readonly toolCallId: string;
+      readonly name: string;
+      /** The observation: the result as JSON, or a sentence starting `ERROR:`. */
+      readonly content: string;
+      /** True when `content` is an `ERROR:` observation (absent otherwise). */
+      readonly isError?: boolean;
+    };
 
 /** The scalar types a tool argument may have; `integer` means a whole number. */
 export type ParameterType = "string" | "integer" | "number" | "boolean";
@@ -48,14 +85,37 @@ export interface ToolSpec {
 }
 
 /**
+ * A piece of a reply as it is being written, for a model that streams: text, reasoning, or a
+ * fragment of the `index`-th tool call (its id and name when first known, then its arguments'
+ * JSON text in pieces). Deltas are only shown, never logged: the reply they add up to is.
+ */
+export type ModelDelta =
+  | { readonly type: "text-delta"; readonly text: string }
+  | { readonly type: "reasoning-delta"; readonly text: string }
+  | {
+      readonly type: "tool-call-delta";
+      readonly index: number;
+      readonly id?: string;
+      readonly name?: string;
+      readonly argsText: string;
+    };
+
+/** What a model is called with besides the list and the tools. */
+export interface ModelCallOptions {
+  /** Aborts when the run is cancelled or stops. */
+  readonly signal: AbortSignal;
+  /** Given when someone listens to the run's deltas: a model that can stream calls it as the reply is written. */
+  readonly onDelta?: (delta: ModelDelta) => void;
+}
+
+/**
  * Any function of this shape is a model: scripted, or a real API client. `messages` is the list
- * so far, frozen (keep it if you like: later messages never show in it). `signal` aborts when the
- * run is cancelled or stops.
+ * so far, read-only (keep it if you like: later messages never show in it).
  */
 export type Model = (
   messages: readonly Message[],
   tools: readonly ToolSpec[],
-  options: { readonly signal: AbortSignal },
+  options: ModelCallOptions,
 ) => ModelReply | Promise<ModelReply>;
 
 /**
