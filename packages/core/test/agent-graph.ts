@@ -1,18 +1,16 @@
 import { type AdjacencyMap, getAdjacencyMap, getSimplePaths, type StatePath } from "@xstate/graph";
-import { type ActorLogic, createActor, initialTransition, type SnapshotFrom, transition } from "xstate";
+import { type ActorLogic, initialTransition, transition } from "xstate";
+import { agentMachine, countTokens, final, type ModelReply, ToolRegistry, toolCall } from "../src/index.js";
 import {
-  type AgentInput,
-  agentMachine,
-  asks,
-  countTokens,
-  type EffectRequest,
-  final,
-  ToolRegistry,
-  toolCall,
-} from "../src/index.js";
-import { type AgentEvent, messagesOf } from "../src/machine.js";
+  type AgentEvent,
+  type AgentMachineInput,
+  type AgentSnapshot,
+  type CallState,
+  messagesOf,
+  resolveSettings,
+} from "../src/machine.js";
 
-export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
+export type { AgentSnapshot };
 export type Path = StatePath<AgentSnapshot, AgentEvent>;
 export type Adjacency = AdjacencyMap<AgentSnapshot, AgentEvent>;
 export type Move = { readonly event: AgentEvent; readonly state: AgentSnapshot };
@@ -21,118 +19,183 @@ export type Move = { readonly event: AgentEvent; readonly state: AgentSnapshot }
  * The machine as `getAdjacencyMap` types its argument: @xstate/graph 3.0.4 leaves out the emitted
  * events' type parameter, so a machine that emits needs this widening. It is the same object.
  */
-const graphLogic = agentMachine as unknown as ActorLogic<AgentSnapshot, AgentEvent, AgentInput>;
+const graphLogic = agentMachine as unknown as ActorLogic<AgentSnapshot, AgentEvent, AgentMachineInput>;
 
-export const FINAL_STATES = ["done", "stepLimit", "tokenBudget", "repeatedCall", "cancelled"] as const;
+export const FINAL_STATES = ["done", "stepLimit", "tokenBudget", "refused", "repeatedCall", "cancelled"] as const;
 export const HUGE_BUDGET = 1_000_000;
 /** The one tool that needs approval in the graphs. */
 export const RISKY = "send";
 
-export const RUNNING = { executingTools: "runningTool" } as const;
-export const AWAITING = { executingTools: "awaitingApproval" } as const;
+export const RUNNING = { executingTools: "runningTools" } as const;
+export const AWAITING = { executingTools: "awaitingDecision" } as const;
+
+/** The repeated-call guard: off (the default), or on with a policy. */
+export const POLICIES = ["off", "refuse", "stop"] as const;
+export type Policy = (typeof POLICIES)[number];
+
+/**
+ * How the model names its calls: `fresh` ids never repeat in a run; `reused` ids come back in every
+ * reply (distinct within one); `shared` gives every call the id `x`, several in one reply, as a log
+ * of schema 1 could hold (the driver makes ids unique before it logs a reply since schema 2).
+ */
+export type Ids = "fresh" | "reused" | "shared";
+
+/**
+ * What a graph explores: the limits, the repeat policy, the concurrency cap, the menu of replies and
+ * how the model names its calls. `send` always needs approval; `lookup` is idempotent.
+ */
+export interface Setup {
+  readonly maxSteps: number;
+  readonly tokenBudget: number;
+  /** Default off; on, the limit is `repeatLimit` (default 3, as `runAgent`'s). */
+  readonly policy?: Policy;
+  readonly repeatLimit?: number;
+  /** Default: every call of a reply at once. */
+  readonly toolConcurrency?: number;
+  /** `serial` replies ask for one lookup, or for `send` and an unknown tool; `parallel` also asks for two lookups at once. */
+  readonly menu?: "serial" | "parallel";
+  readonly ids?: Ids;
+}
 
 function graphRegistry(): ToolRegistry {
   const registry = new ToolRegistry();
   const never = () => {
     throw new Error("graph traversal must not run a tool");
   };
-  registry.register("lookup", "Looks a word up.", { type: "object", properties: { q: { type: "string" } } }, never);
+  const lookup = { type: "object", properties: { q: { type: "string" } } } as const;
+  registry.register("lookup", "Looks a word up.", lookup, never, { idempotent: true });
   registry.register(RISKY, "Sends a message.", { type: "object", properties: { to: { type: "string" } } }, never, {
     needsApproval: true,
   });
   return registry;
 }
 
-/** What a graph explores: the limits and the repeat policy; `send` always needs approval. */
-export interface Setup {
-  readonly maxSteps: number;
-  readonly tokenBudget: number;
-  readonly onRepeatedCall?: "refuse" | "stop";
-  readonly repeatLimit?: number;
-}
-
-/** The machine is only stepped purely here: a model that is called at all fails the test. */
-export function inputOf({ maxSteps, tokenBudget, onRepeatedCall = "refuse", repeatLimit = 3 }: Setup): AgentInput {
+/** The machine's input for a setup: settings as `runAgent` resolves them; a `shared`-ids graph decides as a log of schema 1. */
+export function inputOf({ maxSteps, tokenBudget, policy = "off", repeatLimit, toolConcurrency, ids }: Setup) {
   const model = () => {
     throw new Error("graph traversal must not call the model");
   };
-  return {
-    task: "How hot is Pune?",
-    model,
-    registry: graphRegistry(),
+  const options = {
     maxSteps,
     tokenBudget,
-    onRepeatedCall,
-    repeatLimit,
+    ...(policy === "off" ? {} : { onRepeatedCall: policy }),
+    ...(repeatLimit === undefined ? {} : { repeatLimit }),
+    ...(toolConcurrency === undefined ? {} : { toolConcurrency }),
   };
+  const settings = resolveSettings("How hot is Pune?", model, graphRegistry(), options);
+  return ids === "shared" ? { settings, schemaVersion: 1 } : { settings };
 }
 
 export const CANCEL: AgentEvent = { type: "run.cancelled" };
 
+/** The id of call `index` (named `name` when ids are fresh or reused) of the reply to model call `step`. */
+function idOf(setup: Setup, name: string, step: number): string {
+  if (setup.ids === "shared") return "x";
+  return setup.ids === "reused" ? name : `${name}${step}`;
+}
+
+/** What the model may reply at model call `step`: an answer, a refusal, and the replies with calls of the setup's menu. */
+export function repliesAt(setup: Setup, step: number): ModelReply[] {
+  const id = (name: string) => idOf(setup, name, step);
+  const replies: ModelReply[] = [
+    final(`answer ${step}`),
+    { content: `refusal ${step}`, toolCalls: [], finishReason: "refusal" },
+    { content: `thought ${step}`, toolCalls: [toolCall(id("s"), "lookup", { q: "a" })] },
+    { content: "", toolCalls: [toolCall(id("a"), RISKY, { to: "x" }), toolCall(id("b"), "nope")] },
+  ];
+  if (setup.menu === "parallel") {
+    replies.push({
+      content: "",
+      toolCalls: [toolCall(id("c"), "lookup", { q: "a" }), toolCall(id("d"), "lookup", { q: "b" })],
+    });
+  }
+  if (setup.ids === "shared") {
+    // Two calls that need approval under one id: one decision may never send both to run.
+    replies.push({ content: "", toolCalls: [toolCall("x", RISKY, { to: "1" }), toolCall("x", RISKY, { to: "2" })] });
+  }
+  return replies;
+}
+
+/** Where each call of the last reply stands, in call order. */
+export function callStates(snapshot: AgentSnapshot): CallState[] {
+  const { batch } = snapshot.context;
+  return batch === null ? [] : batch.calls.map((_, index) => batch.stateOf(index));
+}
+
+/** How many calls of the last reply run, and how many wait for a decision, counted from each call's state. */
+export function callCounts(snapshot: AgentSnapshot): { running: number; deciding: number } {
+  const states = callStates(snapshot);
+  return {
+    running: states.filter((s) => s === "running").length,
+    deciding: states.filter((s) => s === "deciding").length,
+  };
+}
+
 /**
- * The concrete events possible in each state. The model answers, or asks for `lookup {q: "a"}` (the same
- * call every time, so that a run of them repeats), or asks for `send` (which needs approval) and an unknown
- * tool in one reply. A decision approves or denies the call that waits; a tool finishes the call that runs.
- * The caller may cancel in every state that waits.
+ * The concrete events possible in each state, for a setup. The model replies as `repliesAt` says. A
+ * decision approves or denies a call that waits for one; a tool finishes a call that runs — any of
+ * them, in any order. The caller may cancel in every state that waits.
  */
-export function eventsOf(snapshot: AgentSnapshot): AgentEvent[] {
-  if (snapshot.status !== "active") return [];
-  const next = snapshot.context.pendingCalls[0];
-  if (snapshot.matches("callingModel")) {
-    const n = snapshot.context.steps + 1;
-    return [
-      { type: "model.replied", reply: final(`answer ${n}`) },
-      {
-        type: "model.replied",
-        reply: { content: `thought ${n}`, toolCalls: [toolCall(`s${n}`, "lookup", { q: "a" })] },
-      },
-      { type: "model.replied", reply: asks(toolCall(`a${n}`, RISKY, { to: "x" }), toolCall(`b${n}`, "nope")) },
-      CANCEL,
-    ];
-  }
-  if (next === undefined) return [];
-  if (snapshot.matches(AWAITING)) {
-    return [
-      { type: "approval.decided", callId: next.id, approved: true },
-      { type: "approval.decided", callId: next.id, approved: false, reason: "not now" },
-      CANCEL,
-    ];
-  }
-  if (snapshot.matches(RUNNING))
-    return [{ type: "tool.finished", callId: next.id, content: `{"for":"${next.id}"}` }, CANCEL];
-  return [];
+export function eventsFor(setup: Setup): (snapshot: AgentSnapshot) => AgentEvent[] {
+  return (snapshot) => {
+    if (snapshot.status !== "active") return [];
+    if (snapshot.matches("callingModel")) {
+      const replies = repliesAt(setup, snapshot.context.steps + 1);
+      return [...replies.map((reply): AgentEvent => ({ type: "model.replied", reply })), CANCEL];
+    }
+    const { batch } = snapshot.context;
+    if (batch === null) return [];
+    const events = new Map<string, AgentEvent>();
+    const add = (event: AgentEvent) => events.set(JSON.stringify(event), event);
+    for (const [index, state] of callStates(snapshot).entries()) {
+      const callId = batch.calls[index]?.id ?? "";
+      if (state === "deciding") {
+        add({ type: "approval.decided", callId, approved: true });
+        add({ type: "approval.decided", callId, approved: false, reason: "not now" });
+      }
+      if (state === "running") add({ type: "tool.finished", callId, content: `{"for":"${callId}"}` });
+    }
+    return [...events.values(), CANCEL];
+  };
 }
 
 const keys = new WeakMap<AgentSnapshot, string>();
+const costKeys = new WeakMap<AgentSnapshot, string>();
 
 /**
- * What decides a snapshot's future under `eventsOf`: the state, the step count, the pending calls (which
- * events come next), the decisions and the last call (repeat detection), and, when the budget can matter,
- * the tokens spent and the exact size of the message list (every later budget decision). Snapshots equal
- * in these behave alike, so merging them is sound and every path found can be replayed. With a budget no
- * run can reach, the cost is left out, and runs that differ only in what they spent share their vertices:
- * the graph stays small while its simple paths still enumerate every run. The default `serializeSnapshot`
- * cannot be used: it serializes `transcript.items`, the backing array that later steps push into.
+ * What decides a snapshot's future under `eventsFor`: the state, the step count, while calls are
+ * under way each call with where it stands (which events come next), the last call (repeats), and,
+ * when `withCost`, the tokens spent and the size of the list (every later budget decision).
+ * Snapshots equal in these behave alike, so merging them is sound and every path found can be
+ * replayed. Without the cost, runs that differ only in what they spent share their vertices: the
+ * graph stays small while its simple paths still enumerate every run. The default
+ * `serializeSnapshot` cannot be used: it serializes the transcript's backing array, which later
+ * steps push into.
  */
-export function serializeState(snapshot: AgentSnapshot): string {
-  const known = keys.get(snapshot);
+export function keyOf(snapshot: AgentSnapshot, withCost: boolean): string {
+  const cache = withCost ? costKeys : keys;
+  const known = cache.get(snapshot);
   if (known !== undefined) return known;
-  const { steps, pendingCalls, decisions, lastCall, tokens, transcript, tokenBudget } = snapshot.context;
-  const parts: unknown[] = [snapshot.value, steps, pendingCalls.map((c) => c.id), decisions, lastCall];
-  if (tokenBudget !== HUGE_BUDGET) parts.push(tokens, JSON.stringify(messagesOf(transcript)).length);
+  const { steps, batch, lastCall, tokens, transcript } = snapshot.context;
+  const calls =
+    batch !== null && snapshot.matches("executingTools")
+      ? batch.calls.map((call, index) => [call.id, call.name, batch.stateOf(index)])
+      : null;
+  const parts: unknown[] = [snapshot.value, steps, calls, batch?.appended, lastCall];
+  if (withCost) parts.push(tokens, transcript.chars, transcript.length);
   const key = JSON.stringify(parts);
-  keys.set(snapshot, key);
+  cache.set(snapshot, key);
   return key;
 }
 
 export interface Graph {
   readonly setup: Setup;
-  readonly input: AgentInput;
+  readonly input: AgentMachineInput;
+  readonly events: (snapshot: AgentSnapshot) => AgentEvent[];
+  readonly serializeState: (snapshot: AgentSnapshot) => string;
   readonly adjacency: Adjacency;
   /** Every simple path from the start, to every vertex (as `getSimplePaths` gives them). */
   readonly paths: Path[];
-  /** `getSimplePaths`' own answer, for the graphs of up to four steps (it walks the whole graph once per vertex). */
-  readonly libraryPaths: Path[] | null;
 }
 
 const graphs = new Map<string, Graph>();
@@ -142,18 +205,27 @@ export function explore(setup: Setup): Graph {
   const known = graphs.get(key);
   if (known !== undefined) return known;
   const input = inputOf(setup);
-  const options = { input, events: eventsOf, serializeState, limit: 50_000 };
-  const adjacency = getAdjacencyMap(graphLogic, options);
-  const small = setup.maxSteps <= 4;
+  const withCost = setup.tokenBudget !== HUGE_BUDGET;
+  const serializeState = (snapshot: AgentSnapshot) => keyOf(snapshot, withCost);
+  const events = eventsFor(setup);
+  const adjacency = getAdjacencyMap(graphLogic, { input, events, serializeState, limit: 50_000 });
+  const start = initialTransition(agentMachine, input)[0];
   const graph = {
     setup,
     input,
+    events,
+    serializeState,
     adjacency,
-    paths: simplePaths(adjacency, initialTransition(agentMachine, input)[0]),
-    libraryPaths: small ? getSimplePaths(agentMachine, options) : null,
+    paths: simplePaths(adjacency, start, serializeState),
   };
   graphs.set(key, graph);
   return graph;
+}
+
+/** `getSimplePaths`' own answer for a graph: it walks the whole graph once per vertex, so only for small graphs. */
+export function libraryPaths(graph: Graph): Path[] {
+  const { input, events, serializeState } = graph;
+  return getSimplePaths(agentMachine, { input, events, serializeState, limit: 50_000 });
 }
 
 /** The moves out of the vertex with key `key` (none for an unknown key). */
@@ -163,29 +235,33 @@ export function movesFrom(adjacency: Adjacency, key: string): Move[] {
   return Object.values<Move>(entry?.transitions ?? {});
 }
 
+export function movesOf(graph: Graph, snapshot: AgentSnapshot): Move[] {
+  return movesFrom(graph.adjacency, graph.serializeState(snapshot));
+}
+
 /**
  * All simple paths from `start` to every vertex, in one depth-first walk of the adjacency map, shaped as
  * `getSimplePaths` shapes them (a first step with `xstate.init`, then one step per event with the state it
  * led to). `getSimplePaths` finds the same set with one walk per target vertex, which costs the square of
  * the graph's size; the tests check that both agree wherever both are computed.
  */
-export function simplePaths(adjacency: Adjacency, start: AgentSnapshot): Path[] {
+export function simplePaths(adjacency: Adjacency, start: AgentSnapshot, key: (s: AgentSnapshot) => string): Path[] {
   const paths: Path[] = [];
   const steps: Path["steps"] = [{ state: start, event: { type: "xstate.init" } as unknown as AgentEvent }];
   const onPath = new Set<string>();
-  const visit = (key: string, state: AgentSnapshot) => {
-    onPath.add(key);
+  const visit = (at: string, state: AgentSnapshot) => {
+    onPath.add(at);
     paths.push({ state, steps: [...steps], weight: steps.length - 1 });
-    for (const move of movesFrom(adjacency, key)) {
-      const next = serializeState(move.state);
+    for (const move of movesFrom(adjacency, at)) {
+      const next = key(move.state);
       if (onPath.has(next)) continue;
       steps.push({ state: move.state, event: move.event });
       visit(next, move.state);
       steps.pop();
     }
-    onPath.delete(key);
+    onPath.delete(at);
   };
-  visit(serializeState(start), start);
+  visit(key(start), start);
   return paths;
 }
 
@@ -205,6 +281,18 @@ export function nextPromptTokens(snapshot: AgentSnapshot): number {
   return countTokens(snapshot.context.specs) + countTokens(messagesOf(snapshot.context.transcript));
 }
 
+/** A run's events in short: which calls each reply asked for, the decisions, the results, the cancel. */
+export function outline(events: readonly AgentEvent[]): string[] {
+  return events.map((e) => {
+    if (e.type === "model.replied") {
+      if (e.reply.finishReason === "refusal") return "refusal";
+      return e.reply.toolCalls.map((c) => c.name).join("+") || "answer";
+    }
+    if (e.type === "approval.decided") return e.approved ? "approve" : "deny";
+    return e.type === "tool.finished" ? "result" : "cancel";
+  });
+}
+
 /** The events of a path, without the `xstate.init` that `getSimplePaths` puts first. */
 export function eventsAlong(path: Path): AgentEvent[] {
   return path.steps.slice(1).map((step) => step.event);
@@ -215,7 +303,7 @@ export function modelReplies(events: readonly AgentEvent[]): number {
 }
 
 /** Every snapshot along `events`, folded through the pure `transition()` from the start. */
-export function fold(input: AgentInput, events: readonly AgentEvent[]): AgentSnapshot[] {
+export function fold(input: AgentMachineInput, events: readonly AgentEvent[]): AgentSnapshot[] {
   const snapshots = [initialTransition(agentMachine, input)[0]];
   for (const event of events) {
     const last = snapshots.at(-1);
@@ -230,25 +318,28 @@ export function peakNeed(snapshots: readonly AgentSnapshot[]): number {
   return Math.max(...needs);
 }
 
-export const POLICIES = ["refuse", "stop"] as const;
-
 const budgets = new Map<string, number>();
 
 /**
  * The budget that lets the cheapest `maxSteps`-call run reach the step limit and stops every dearer one: the
  * least, over the runs that reach the step limit, of what the run needs before its last call (spent + prompt).
  * That need only grows along a run, so a depth-first walk of the runs (the graph's events, less the cancels)
- * can drop every run as soon as it needs more than the cheapest full run found so far.
+ * can drop every run as soon as it needs more than the cheapest full run found so far; states met again with
+ * the same cost and need (the same calls finished in another order) are walked once.
  */
 export function tightestStepLimitBudget(setup: Omit<Setup, "tokenBudget">): number {
   const key = JSON.stringify(setup);
   const known = budgets.get(key);
   if (known !== undefined) return known;
+  const events = eventsFor({ ...setup, tokenBudget: HUGE_BUDGET });
+  const seen = new Set<string>();
   let best = Number.POSITIVE_INFINITY;
   const walk = (s: AgentSnapshot, need: number) => {
-    if (need >= best) return;
+    const at = `${keyOf(s, true)}${need}`;
+    if (need >= best || seen.has(at)) return;
+    seen.add(at);
     if (s.value === "stepLimit") best = need;
-    for (const event of eventsOf(s)) {
+    for (const event of events(s)) {
       if (event.type === "run.cancelled") continue;
       const [next] = transition(agentMachine, s, event);
       walk(next, next.value === "callingModel" ? next.context.tokens + nextPromptTokens(next) : need);
@@ -260,45 +351,37 @@ export function tightestStepLimitBudget(setup: Omit<Setup, "tokenBudget">): numb
   return best;
 }
 
-/** For both repeat policies: no budget at all, and the budget that makes the budget and the step limit both reachable. */
-export function setupsFor(maxSteps: number): Setup[] {
-  return POLICIES.flatMap((onRepeatedCall) => [
-    { maxSteps, tokenBudget: HUGE_BUDGET, onRepeatedCall },
-    { maxSteps, tokenBudget: tightestStepLimitBudget({ maxSteps, onRepeatedCall }), onRepeatedCall },
+/** For every repeat policy: no budget at all, and the budget that makes the budget and the step limit both reachable. */
+export function setupsFor(maxSteps: number, base: Omit<Setup, "maxSteps" | "tokenBudget" | "policy"> = {}): Setup[] {
+  return POLICIES.flatMap((policy) => [
+    { ...base, maxSteps, tokenBudget: HUGE_BUDGET, policy },
+    { ...base, maxSteps, tokenBudget: tightestStepLimitBudget({ ...base, maxSteps, policy }), policy },
   ]);
 }
 
-export interface ActorRun {
-  readonly requests: EffectRequest[];
-  /** How many requests were made by the start (index 0) and after each event (index i + 1). */
-  readonly requestsAt: number[];
-  readonly entries: { readonly source: string; readonly target: string }[];
-  readonly snapshot: AgentSnapshot;
+/** The graphs the tests walk: a family of setups and the depths (`maxSteps`) each is explored to. */
+export interface Family {
+  readonly name: string;
+  readonly base: Omit<Setup, "maxSteps" | "tokenBudget" | "policy">;
+  readonly depths: readonly number[];
 }
 
-/** Runs events through a started actor of the real machine, recording what it emits and nobody performs. */
-export function runInActor(input: AgentInput, events: readonly AgentEvent[]): ActorRun {
-  const requests: EffectRequest[] = [];
-  const entries: { source: string; target: string }[] = [];
-  const actor = createActor(agentMachine, {
-    input,
-    inspect: (inspection) => {
-      if (inspection.type !== "@xstate.microstep") return;
-      for (const t of inspection._transitions) {
-        for (const target of t.target ?? []) entries.push({ source: t.source.key, target: target.key });
-      }
-    },
-  });
-  actor.on("*", (request) => {
-    requests.push(request);
-  });
-  actor.start();
-  const requestsAt = [requests.length];
-  for (const event of events) {
-    actor.send(event);
-    requestsAt.push(requests.length);
-  }
-  const snapshot = actor.getSnapshot();
-  actor.stop();
-  return { requests, requestsAt, entries, snapshot };
-}
+/**
+ * One call at a time (the behaviour of logs of schema 1) to six steps; replies whose calls run at
+ * once (a decision awaited while a lookup runs, two lookups that may finish in either order) to
+ * three steps, with every call at once and one at a time: their paths grow about seven-fold per
+ * step where one at a time grows three-fold.
+ */
+export const FAMILIES: readonly Family[] = [
+  { name: "one at a time", base: { toolConcurrency: 1 }, depths: [1, 2, 3, 4, 5, 6] },
+  { name: "all at once", base: { menu: "parallel" }, depths: [1, 2, 3] },
+  { name: "parallel replies, one at a time", base: { menu: "parallel", toolConcurrency: 1 }, depths: [1, 2, 3] },
+];
+
+/** Every family at every depth, as `[family name, maxSteps, family]` rows for `it.each`. */
+export const DEPTHS: [string, number, Family][] = FAMILIES.flatMap((family) =>
+  family.depths.map((maxSteps): [string, number, Family] => [family.name, maxSteps, family]),
+);
+
+/** The rows of `DEPTHS` up to four steps: the checks that step every path, or every state's every move, walk these. */
+export const SHALLOW = DEPTHS.filter(([, maxSteps]) => maxSteps <= 4);
