@@ -26,7 +26,7 @@ export function observationOf(messages: readonly Message[], id: string): string 
 /**
  * Checks the shape every trace must have: system, user, then each assistant message followed by exactly one
  * tool message per call, in call order, with the call's id and name, before anything else (the next model
- * call sees them all). Only the last assistant message of a run that is `open` (paused for a decision) may
+ * call sees them all); user messages may come between the turns (a conversation, a history carried over). Only the last assistant message of a run that is `open` (paused for a decision) may
  * lack some of its tool messages, and then only at its end. Returns what is wrong, or null.
  */
 export function traceProblem(messages: readonly Message[], open = false): string | null {
@@ -35,6 +35,11 @@ export function traceProblem(messages: readonly Message[], open = false): string
   let at = 2;
   while (at < messages.length) {
     const message = messages[at];
+    // A conversation goes on with the user's next message (or a history carried over has several).
+    if (message?.role === "user") {
+      at += 1;
+      continue;
+    }
     if (message?.role !== "assistant")
       return `message ${at} is a ${message?.role} message where an assistant one belongs`;
     at += 1;
