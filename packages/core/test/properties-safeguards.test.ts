@@ -13,22 +13,21 @@ import {
   replayRun,
   resumeAgent,
   runAgent,
-  type ToolCall,
 } from "../src/index.js";
 import type { ModelWithLimits } from "../src/machine.js";
 import {
   assistantOf,
   closedOf,
   decisionOf,
-  type Expected,
-  expectedRun,
   makeTools,
   type Plan,
-  type PlannedCall,
   planArb,
+  plannedCall,
   reserveOf,
   scriptOf,
+  toolMessage,
 } from "./safeguard-plans.js";
+import { type Expected, expectedRun, type Open } from "./safeguard-rules.js";
 import { comparable, STATE_OF, traceProblem } from "./trace.js";
 
 const RUN_ID = "run";
@@ -44,18 +43,14 @@ interface Outcome {
   readonly seen: Message[][];
   readonly modelSignals: AbortSignal[];
   readonly toolSignals: { readonly name: string; readonly signal: AbortSignal }[];
-  /** Every decision given: by the approver, or to a resume. */
-  readonly decisions: { readonly id: string; readonly approved: boolean }[];
+  /** Every decision given, by the approver or to a resume, for the call its token names. */
+  readonly decisions: { readonly token: string; readonly approved: boolean }[];
+  /** The most tool functions and approvers at work at once, as they counted themselves. */
+  readonly busiest: number;
   readonly store: MemoryEventStore | null;
   readonly specsTokens: number;
   /** The state of the machine when the last run (or resume) left it, as the inspection stream showed it. */
   readonly lastState: unknown;
-}
-
-function plannedCall(plan: Plan, id: string): PlannedCall {
-  const found = plan.replies.flatMap((r) => r.calls).find((c) => c.call.id === id);
-  if (found === undefined) throw new Error(`no planned call ${id}`);
-  return found;
 }
 
 /** Runs a plan: the first run, then, with a store, a resume for every pause (unless the run was aborted meanwhile). */
@@ -69,12 +64,24 @@ async function run(plan: Plan): Promise<Outcome> {
     if (plan.abort.mode === "inside") abort();
     else setTimeout(abort, 0);
   };
+  let busy = 0;
+  let busiest = 0;
+  const enter = () => {
+    busy += 1;
+    busiest = Math.max(busiest, busy);
+  };
   const executions: string[] = [];
   const toolSignals: Outcome["toolSignals"][number][] = [];
-  const registry = makeTools((name, args, signal) => {
-    invoke(name);
-    executions.push(`${name} ${JSON.stringify(args)}`);
-    toolSignals.push({ name, signal });
+  const registry = makeTools({
+    started: (name, args, signal) => {
+      enter();
+      invoke(name);
+      executions.push(`${name} ${JSON.stringify(args)}`);
+      toolSignals.push({ name, signal });
+    },
+    settled: () => {
+      busy -= 1;
+    },
   });
   const script = scriptOf(plan);
   const seen: Message[][] = [];
@@ -97,11 +104,17 @@ async function run(plan: Plan): Promise<Outcome> {
     plan.reserve === "model" ? Object.assign(base, { maxReplyTokens: reserveOf(plan) }) : base;
   const decisions: Outcome["decisions"][number][] = [];
   const approve: Approver = (call) => {
+    enter();
     invoke("approver");
-    const decision = decisionOf(plannedCall(plan, call.id));
-    if (decision !== undefined) decisions.push({ id: call.id, approved: decision.approved });
-    if (plan.approver === "sync") return decision;
-    return new Promise((resolve) => setTimeout(() => resolve(decision), 0));
+    const token = String(call.args.to);
+    const decision = decisionOf(plannedCall(plan, token));
+    if (decision !== undefined) decisions.push({ token, approved: decision.approved });
+    const done = () => {
+      busy -= 1;
+      return decision;
+    };
+    if (plan.approver === "sync") return done();
+    return new Promise((resolve) => setTimeout(() => resolve(done()), 0));
   };
   const store = plan.store ? new MemoryEventStore() : null;
   let lastState: unknown;
@@ -120,9 +133,11 @@ async function run(plan: Plan): Promise<Outcome> {
     ...safeguards,
     maxSteps: plan.maxSteps,
     tokenBudget: plan.tokenBudget,
+    ...(plan.history.length === 0 ? {} : { history: plan.history }),
     ...(plan.reserve === "option" ? { replyReserve: reserveOf(plan) } : {}),
     ...(plan.repeatLimit === null ? {} : { repeatLimit: plan.repeatLimit }),
     ...(plan.onRepeatedCall === null ? {} : { onRepeatedCall: plan.onRepeatedCall }),
+    ...(plan.toolConcurrency === null ? {} : { toolConcurrency: plan.toolConcurrency }),
     ...(store === null ? {} : { store, runId: RUN_ID }),
   };
   const results = [await runAgent(plan.task, model, registry, options)];
@@ -130,12 +145,13 @@ async function run(plan: Plan): Promise<Outcome> {
     if (controller.signal.aborted) break;
     const given: Record<string, Decision> = {};
     for (const call of last.pendingApprovals ?? []) {
-      const approved = plannedCall(plan, call.id).later === "approve";
+      const token = String(call.args.to);
+      const approved = plannedCall(plan, token).later === "approve";
       given[call.id] = { approved };
-      decisions.push({ id: call.id, approved });
+      decisions.push({ token, approved });
     }
     results.push(await resumeAgent(RUN_ID, model, registry, { ...safeguards, store, decisions: given }));
-    expect(results.length).toBeLessThan(30);
+    expect(results.length).toBeLessThan(40);
   }
   const result = results.at(-1) as AgentResult;
   const specsTokens = countTokens(registry.specs());
@@ -149,14 +165,15 @@ async function run(plan: Plan): Promise<Outcome> {
     modelSignals,
     toolSignals,
     decisions,
+    busiest,
     store,
     specsTokens,
     lastState,
   };
 }
 
-function closes(calls: readonly ToolCall[]): Message[] {
-  return calls.map((c) => ({ role: "tool", toolCallId: c.id, name: c.name, content: closedOf(c.name, "cancelled") }));
+function closes(open: readonly Open[]): Message[] {
+  return open.map(({ call, content }) => toolMessage(call, content ?? closedOf(call.name, "cancelled")));
 }
 
 /** The result fields a plan decides, and how many tool functions ran. */
@@ -188,33 +205,47 @@ function endOf(expected: Expected, pause: number | null): ReturnType<typeof actu
     tokens,
     messages: [...messages],
     executions: executed,
-    pending,
+    pending: [...pending],
   };
 }
 
+/** Invocation kinds as the run saw them: `model`, `tool` or `approver`. */
+function kindsOf(invoked: readonly string[]): string[] {
+  return invoked.map((what) => (what === "model" || what === "approver" ? what : "tool"));
+}
+
+/** Invocations cut into one group per model call, each group sorted: what calls at once leave determined. */
+function perStep(kinds: readonly string[]): string[][] {
+  const groups: string[][] = [];
+  for (const kind of kinds) {
+    if (kind === "model" || groups.length === 0) groups.push([]);
+    groups.at(-1)?.push(kind);
+  }
+  return groups.map((group) => group.sort());
+}
+
 /**
- * Checks a run against the rules: exactly the expected result when nothing cancels it or the abort falls
- * inside an invocation; when it falls just after one, a cancelled result whose list, less its closing
- * messages, is the start of the expected one (or the expected result, if the run was over first).
+ * Checks a run against the rules: exactly the expected result when nothing cancels it, or when
+ * the abort falls inside an invocation and calls run one at a time; otherwise, a cancelled result
+ * whose list is the expected one up to its last reply, and whose last tool messages are each the
+ * expected one or the cancellation's (or the expected result, if the run was over first).
  */
 function checkAgainstRules(o: Outcome): void {
   const { plan, result } = o;
   const expected = expectedRun(plan, o.specsTokens);
+  const oneAtATime = plan.toolConcurrency === 1;
   const abortAt = plan.abort === null ? null : plan.abort.at - 1;
-  const inv = abortAt === null ? undefined : expected.invocations[abortAt];
   const first = expected.pauses[0];
   // Without a store a run ends at its first pause; with one, each pause is resumed (unless an abort came first).
   let unaborted = endOf(expected, o.store === null && first !== undefined ? 0 : null);
   if (o.store !== null && result.status === "awaiting_approval") unaborted = endOf(expected, o.results.length - 1);
-  const pausedFirst =
-    o.store === null &&
-    first !== undefined &&
-    abortAt !== null &&
-    (abortAt > first.invoked || (abortAt === first.invoked && plan.approver === "none"));
+  const reached = o.store === null && first !== undefined ? first.invoked : expected.invocations.length;
+  const fired = abortAt !== null && abortAt < reached;
   const actual = actualOf(o);
-  if (inv === undefined || pausedFirst || (plan.abort?.mode === "after" && result.status !== "cancelled")) {
+  const inv = abortAt === null ? undefined : expected.invocations[abortAt];
+  if (!fired || (plan.abort?.mode === "after" && result.status !== "cancelled")) {
     expect(actual).toEqual(unaborted);
-  } else if (plan.abort?.mode === "inside") {
+  } else if (plan.abort?.mode === "inside" && oneAtATime && inv !== undefined) {
     // Nothing is invoked once the run is cancelled; every call asked for gets a closing message.
     expect(o.invoked.length).toBe((abortAt ?? 0) + 1);
     expect(actual).toEqual({
@@ -222,22 +253,44 @@ function checkAgainstRules(o: Outcome): void {
       answer: null,
       steps: inv.steps,
       tokens: inv.tokens,
-      messages: [...inv.messages, ...closes(inv.pending)],
+      messages: [...inv.messages, ...closes(inv.open)],
       executions: inv.executed,
       pending: undefined,
     });
   } else {
     expect(result.status).toBe("cancelled");
-    const open = result.messages.findIndex((m) => m.role === "tool" && m.content === closedOf(m.name, "cancelled"));
-    const kept = open === -1 ? result.messages : result.messages.slice(0, open);
-    expect(kept.length).toBeGreaterThanOrEqual(inv.messages.length);
-    expect(kept).toEqual(unaborted.messages.slice(0, kept.length));
+    if (plan.abort?.mode === "inside") expect(o.invoked.length).toBe((abortAt ?? 0) + 1);
+    const reply = result.messages.findLastIndex((m) => m.role === "assistant");
+    expect(result.messages.slice(0, reply + 1)).toEqual(unaborted.messages.slice(0, reply + 1));
+    for (const [k, m] of result.messages.slice(reply + 1).entries()) {
+      const cancelled =
+        m.role === "tool"
+          ? toolMessage({ id: m.toolCallId, name: m.name, args: {} }, closedOf(m.name, "cancelled"))
+          : null;
+      expect([unaborted.messages[reply + 1 + k], cancelled]).toContainEqual(m);
+    }
   }
-  expect(o.executions).toEqual(expected.executions.slice(0, o.executions.length));
-  // The model, the tools and the approver were invoked in the order the rules give, and never more: a
-  // logged reply or result is not asked for again on resume, nor a logged decision.
-  const kinds = o.invoked.map((what) => (what === "model" || what === "approver" ? what : "tool"));
-  expect(kinds).toEqual(expected.invocations.slice(0, kinds.length).map((i) => i.kind));
+  const kinds = kindsOf(o.invoked);
+  const expectedKinds = expected.invocations.map((i) => i.kind);
+  if (oneAtATime) {
+    // The model, the tools and the approver were invoked in the order the rules give, and never more: a
+    // logged reply or result is not asked for again on resume, nor a logged decision.
+    expect(o.executions).toEqual(expected.executions.slice(0, o.executions.length));
+    expect(kinds).toEqual(expectedKinds.slice(0, kinds.length));
+  } else {
+    // Calls at once: what each model call led to is invoked, in some order, and nothing else.
+    const actualSteps = perStep(kinds);
+    const expectedSteps = perStep(expectedKinds);
+    expect(actualSteps.slice(0, -1)).toEqual(expectedSteps.slice(0, actualSteps.length - 1));
+    const last = [...(actualSteps.at(-1) ?? [])];
+    for (const kind of expectedSteps[actualSteps.length - 1] ?? []) last.splice(last.indexOf(kind) >>> 0, 1);
+    expect(last).toEqual([]);
+    const left = [...expected.executions];
+    for (const e of o.executions) {
+      expect(left).toContain(e);
+      left.splice(left.indexOf(e), 1);
+    }
+  }
   if (result.status !== "cancelled" && result.status !== "awaiting_approval") {
     expect(kinds).toHaveLength(expected.invocations.length);
   }
@@ -252,12 +305,18 @@ async function checkInvariants(o: Outcome): Promise<void> {
   for (const r of o.results.slice(0, -1)) {
     expect(r.status).toBe("awaiting_approval");
     expect(traceProblem(r.messages, true)).toBeNull();
+    // Append-only: each later list extends the earlier one.
+    expect(result.messages.slice(0, r.messages.length)).toEqual(r.messages);
   }
   for (const [i, list] of seen.entries()) {
     expect(traceProblem(list)).toBeNull();
-    expect(list.filter((m) => m.role === "assistant").length).toBe(i);
+    expect(list.filter((m) => m.role === "assistant").length).toBe(
+      i + plan.history.filter((m) => m.role === "assistant").length,
+    );
     expect(list).toEqual(result.messages.slice(0, list.length));
   }
+  // Calls in progress at once, counted by the tools and the approver themselves: never more than the cap.
+  expect(o.busiest).toBeLessThanOrEqual(plan.toolConcurrency ?? Number.POSITIVE_INFINITY);
   // Model calls: never more than maxSteps; one per step, and one more only for a call that was cancelled.
   expect(seen.length).toBeLessThanOrEqual(plan.maxSteps);
   expect(seen.length - result.steps).toBe(result.status === "cancelled" && seen.length > result.steps ? 1 : 0);
@@ -265,23 +324,29 @@ async function checkInvariants(o: Outcome): Promise<void> {
   if (plan.reserve !== "none") expect(result.tokens).toBeLessThanOrEqual(plan.tokenBudget);
   const lastReply = result.messages.findLast((m) => m.role === "assistant");
   expect(result.tokens).toBeLessThanOrEqual(plan.tokenBudget + (lastReply === undefined ? 0 : countTokens(lastReply)));
-  // A call that needs approval runs only after a decision approving it, and at most once.
-  const approved = new Set(o.decisions.filter((d) => d.approved).map((d) => d.id));
+  if (!paused) expect(result.tokensOverBudget ?? 0).toBe(Math.max(0, result.tokens - plan.tokenBudget));
+  // A call that needs approval runs only after a decision approving that very call, and at most once.
+  const approved = new Set(o.decisions.filter((d) => d.approved).map((d) => d.token));
   const risky = o.executions.filter((e) => e.startsWith("risky "));
   for (const e of risky) expect(approved.has(String(JSON.parse(e.slice(6)).to))).toBe(true);
   expect(new Set(risky).size).toBe(risky.length);
+  expect(new Set(o.decisions.map((d) => d.token)).size).toBe(o.decisions.length);
   // Every signal given to a tool that never settles, and to the model, is aborted by the end.
   for (const { name, signal } of o.toolSignals)
     if (name === "hang" || name === "stall") expect(signal.aborted).toBe(true);
   for (const signal of o.modelSignals) expect(signal.aborted).toBe(true);
   // The machine ended in the state the status names (paused: waiting for a decision).
   expect(o.lastState).toEqual(STATE_OF[result.status]);
-  // The log: replaying it gives the live result, and the state the status names; each decision is in it.
-  if (o.store === null) return;
-  const log = await o.store.read(RUN_ID);
+  if (o.store !== null) await checkLog(o);
+}
+
+/** The log: it replays to the live result and the state the status names; each decision is in it once; tools start in the order they ran. */
+async function checkLog(o: Outcome): Promise<void> {
+  const { result } = o;
+  const log = await (o.store as MemoryEventStore).read(RUN_ID);
   const replay = replayRun(log);
   expect(replay.snapshot.value).toEqual(STATE_OF[result.status]);
-  if (paused) {
+  if (result.status === "awaiting_approval") {
     expect(replay.result).toBeNull();
     expect(log.at(-1)?.type).not.toBe("run.finished");
   } else {
@@ -295,10 +360,20 @@ async function checkInvariants(o: Outcome): Promise<void> {
     if (m.role !== "tool" || m.name !== "risky" || m.content.includes("not run to completion")) continue;
     expect(decided).toContain(m.toolCallId);
   }
+  // The tools whose functions run were started in the log in the order their functions were invoked.
+  const calls = new Map(
+    result.messages.flatMap((m) => (m.role === "assistant" ? m.toolCalls.map((c) => [c.id, c]) : [])),
+  );
+  const started = log.flatMap((e) => {
+    const call = e.type === "tool.started" ? calls.get(e.callId) : undefined;
+    return call === undefined || call.name === "nope" ? [] : [`${call.name} ${JSON.stringify(call.args)}`];
+  });
+  if (result.status === "cancelled") expect(o.executions).toEqual(started.slice(0, o.executions.length));
+  else expect(o.executions).toEqual(started);
 }
 
 describe("runAgent with every safeguard, over random plans", () => {
-  it("keeps its invariants and gives what the rules say: approvers, timeouts, aborts, repeats, long results, usage", async () => {
+  it("keeps its invariants and gives what the rules say: calls at once, approvers, timeouts, aborts, repeats, usage", async () => {
     await fc.assert(
       fc.asyncProperty(planArb, async (plan) => {
         const outcome = await run(plan);

@@ -8,24 +8,33 @@ import {
   type ToolCall,
   ToolRegistry,
 } from "../src/index.js";
-import { DEFAULT_SYSTEM } from "../src/machine.js";
 
 /**
- * Random runs that exercise every safeguard at once, and an oracle that says, from the rules alone, what each
- * run must give: which calls run, what each observation says, where a run pauses, stops or is cancelled.
+ * Random runs that exercise every safeguard at once: what the model asks for, what the approver
+ * says, how calls are named and how many may run at once. `safeguard-rules.ts` says, from the
+ * rules alone, what each run must give.
  */
 
 /** What a call is: each kind has its own observation. */
 export type Kind = "echo" | "long" | "hang" | "stall" | "boom" | "risky" | "unknown";
 export type Verdict = "approve" | "deny" | "pause";
 
+/**
+ * How the model names its calls: `unique` ids; `reused`, the same ids in every reply; `same`, one id
+ * for every call, several in one reply. The run makes them unique before it logs the reply.
+ */
+export type Ids = "unique" | "reused" | "same";
+
 export interface PlannedCall {
+  /** The call as the model sends it: its id may be blank or repeat. */
   readonly call: ToolCall;
   readonly kind: Kind;
   /** For `risky`: what the approver says (pause = no decision now). */
   readonly verdict: Verdict;
   /** For `risky`: the decision given when a paused run is resumed. */
   readonly later: "approve" | "deny";
+  /** Which call this is, unique in the plan; a risky call's `to` argument, so that an execution or a decision names its call. */
+  readonly token: string;
 }
 
 export interface PlannedReply {
@@ -37,6 +46,8 @@ export interface PlannedReply {
 
 export interface Plan {
   readonly task: string;
+  /** A conversation carried over, between the system message and the task. */
+  readonly history: readonly Message[];
   /** The model's script; a final answer follows it, so the script never runs out. */
   readonly replies: readonly PlannedReply[];
   readonly maxSteps: number;
@@ -46,6 +57,9 @@ export interface Plan {
   readonly reserveExtra: number;
   readonly repeatLimit: number | null;
   readonly onRepeatedCall: "refuse" | "stop" | null;
+  /** Calls of one reply in progress at once; null for the default (all of them). */
+  readonly toolConcurrency: number | null;
+  readonly ids: Ids;
   readonly approver: "none" | "sync" | "async";
   readonly toolTimeoutMs: number;
   readonly maxResultChars: number | null;
@@ -57,18 +71,26 @@ export interface Plan {
 export const HANG_TIMEOUT_MS = 2;
 export const LONG_MAX_CHARS = 40;
 export const TOOL_NAMES = ["boom", "echo", "hang", "long", "risky", "stall"];
+/** The tools registered as idempotent: their repeat refusal says the result would not change. */
+export const IDEMPOTENT = ["echo"];
 
 const textArb = fc.string({ maxLength: 12 });
+/** Turns of the event loop a tool waits before it settles (0: it returns at once): calls finish in any order. */
+const waitArb = fc.nat(3);
 
-/** A call's kind and arguments; ids come later, when the plan is numbered. */
+/** A call's kind and arguments; ids and tokens come later, when the plan is numbered. */
 const shapeArb: fc.Arbitrary<{ kind: Kind; name: string; args: Record<string, unknown> }> = fc.oneof(
-  fc.constantFrom("", "a", "b").map((text) => ({ kind: "echo" as const, name: "echo", args: { text } })),
-  fc.integer({ min: 0, max: 90 }).map((n) => ({ kind: "long" as const, name: "long", args: { n } })),
+  fc
+    .tuple(fc.constantFrom("", "a", "b"), waitArb)
+    .map(([text, wait]) => ({ kind: "echo" as const, name: "echo", args: { text, wait } })),
+  fc
+    .tuple(fc.integer({ min: 0, max: 90 }), waitArb)
+    .map(([n, wait]) => ({ kind: "long" as const, name: "long", args: { n, wait } })),
   fc.constant({ kind: "hang" as const, name: "hang", args: {} }),
   fc.constant({ kind: "stall" as const, name: "stall", args: {} }),
-  fc.constant({ kind: "boom" as const, name: "boom", args: {} }),
-  fc.constant({ kind: "risky" as const, name: "risky", args: {} }),
-  fc.constant({ kind: "risky" as const, name: "risky", args: {} }),
+  waitArb.map((wait) => ({ kind: "boom" as const, name: "boom", args: { wait } })),
+  waitArb.map((wait) => ({ kind: "risky" as const, name: "risky", args: { wait } })),
+  waitArb.map((wait) => ({ kind: "risky" as const, name: "risky", args: { wait } })),
   fc.constant({ kind: "unknown" as const, name: "nope", args: {} }),
 );
 
@@ -100,9 +122,25 @@ const replyArb = fc.oneof(
   fc.record({ content: textArb, drafts: fc.constant<Draft[]>([]), usage: usageArb }),
 );
 
+/** Conversations carried over: none, a short exchange, and one whose call uses an id the model will use again. */
+export const HISTORIES: readonly (readonly Message[])[] = [
+  [],
+  [
+    { role: "user", content: "hi" },
+    { role: "assistant", content: "hello", toolCalls: [] },
+  ],
+  [
+    { role: "user", content: "echo h" },
+    { role: "assistant", content: "", toolCalls: [{ id: "call_0", name: "echo", args: { text: "h" } }] },
+    { role: "tool", toolCallId: "call_0", name: "echo", content: '{"echo":"h"}' },
+    { role: "assistant", content: "h", toolCalls: [] },
+  ],
+];
+
 export const planArb: fc.Arbitrary<Plan> = fc
   .record({
     task: textArb,
+    history: fc.constantFrom(...HISTORIES),
     replies: fc.noBias(fc.array(replyArb, { maxLength: 8 })),
     maxSteps: fc.noBias(fc.integer({ min: 0, max: 9 })),
     tokenBudget: fc.oneof(fc.constant(1_000_000), fc.noBias(fc.integer({ min: 100, max: 3000 }))),
@@ -110,6 +148,8 @@ export const planArb: fc.Arbitrary<Plan> = fc
     reserveExtra: fc.nat(5),
     repeatLimit: fc.option(fc.integer({ min: 2, max: 4 }), { nil: null }),
     onRepeatedCall: fc.option(fc.constantFrom<"refuse" | "stop">("refuse", "stop"), { nil: null }),
+    toolConcurrency: fc.constantFrom(null, 1, 2, 3, Number.POSITIVE_INFINITY),
+    ids: fc.constantFrom<Ids>("unique", "reused", "same"),
     approver: fc.constantFrom<Plan["approver"]>("none", "sync", "async"),
     toolTimeoutMs: fc.integer({ min: 1, max: 4 }),
     maxResultChars: fc.option(fc.integer({ min: 12, max: 120 }), { nil: null }),
@@ -121,13 +161,19 @@ export const planArb: fc.Arbitrary<Plan> = fc
   })
   .map(({ replies, ...rest }) => ({
     ...rest,
-    // Ids are unique in a run; a risky call's argument is its own id, so an execution names its call.
     replies: replies.map(({ content, drafts, usage }, i) => ({
       content,
       usage,
       calls: drafts.map(({ kind, name, args, verdict, later }, j) => {
-        const id = `c${i}_${j}`;
-        return { kind, verdict, later, call: { id, name, args: kind === "risky" ? { to: id } : args } };
+        const id = rest.ids === "unique" ? `c${i}_${j}` : rest.ids === "reused" ? `c${j}` : "call_0";
+        const token = `t${i}_${j}`;
+        return {
+          kind,
+          verdict,
+          later,
+          token,
+          call: { id, name, args: kind === "risky" ? { ...args, to: token } : args },
+        };
       }),
     })),
   }));
@@ -153,53 +199,86 @@ export function reserveOf(plan: Plan): number {
   return plan.reserve === "none" ? 0 : replyBound(plan) + plan.reserveExtra;
 }
 
-/** A fresh registry with the plan's tools: every function invocation is logged, in order, with its signal. */
-export function makeTools(onInvoke: (name: string, args: Record<string, unknown>, signal: AbortSignal) => void) {
+/** What a tool function is told when it starts, and when it settles (returns, throws, or is aborted). */
+export interface ToolWatch {
+  started(name: string, args: Record<string, unknown>, signal: AbortSignal): void;
+  settled(name: string): void;
+}
+
+/** Waits `turns` turns of the event loop, then gives `value` (or throws it, for `boom`). */
+async function after<T>(turns: unknown, value: () => T): Promise<T> {
+  for (let turn = 0; turn < Number(turns ?? 0); turn++) await new Promise((resolve) => setImmediate(resolve));
+  return value();
+}
+
+/** A fresh registry with the plan's tools: each tells `watch` when it starts and when it settles. */
+export function makeTools(watch: ToolWatch): ToolRegistry {
   const registry = new ToolRegistry();
+  const wait = { wait: { type: "integer" } } as const;
+  // Their own timeout: a tool that waits a few turns must never race the run's timeout of a few milliseconds.
+  const own = { timeoutMs: 60_000 };
+  const settling =
+    (name: string, result: (args: Record<string, unknown>) => unknown) =>
+    (args: Record<string, unknown>, { signal }: { signal: AbortSignal }) => {
+      watch.started(name, args, signal);
+      const settle = () => {
+        watch.settled(name);
+        return result(args);
+      };
+      return args.wait === 0 || args.wait === undefined ? settle() : after(args.wait, settle);
+    };
   const never =
     (name: string) =>
     (args: Record<string, unknown>, { signal }: { signal: AbortSignal }) => {
-      onInvoke(name, args, signal);
+      watch.started(name, args, signal);
+      signal.addEventListener("abort", () => watch.settled(name), { once: true });
       // Never settles: only the timeout (or the cancel) moves the run on.
       return new Promise(() => {});
     };
-  const noArgs = { type: "object" } as const;
+  const echo = { type: "object", properties: { text: { type: "string" }, ...wait }, required: ["text"] } as const;
   registry.register(
     "echo",
     "Echoes.",
-    { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-    (args: { text: string }, { signal }: { signal: AbortSignal }) => {
-      onInvoke("echo", args, signal);
-      return { echo: args.text };
-    },
+    echo,
+    settling("echo", (a) => ({ echo: a.text })),
+    { ...own, idempotent: true },
   );
+  const long = { type: "object", properties: { n: { type: "integer" }, ...wait }, required: ["n"] } as const;
   registry.register(
     "long",
     "A long text.",
-    { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-    (args: { n: number }, { signal }: { signal: AbortSignal }) => {
-      onInvoke("long", args, signal);
-      return "x".repeat(args.n);
+    long,
+    settling("long", (a) => "x".repeat(Number(a.n))),
+    {
+      ...own,
+      maxResultChars: LONG_MAX_CHARS,
     },
-    { maxResultChars: LONG_MAX_CHARS },
   );
-  registry.register("hang", "Never ends.", noArgs, never("hang"), { timeoutMs: HANG_TIMEOUT_MS });
-  registry.register("stall", "Never ends either.", noArgs, never("stall"));
-  registry.register("boom", "Fails.", noArgs, (args: Record<string, unknown>, { signal }: { signal: AbortSignal }) => {
-    onInvoke("boom", args, signal);
+  registry.register("hang", "Never ends.", { type: "object" }, never("hang"), { timeoutMs: HANG_TIMEOUT_MS });
+  registry.register("stall", "Never ends either.", { type: "object" }, never("stall"));
+  const fails = () => {
     throw new RangeError("boom went the tool");
-  });
+  };
+  registry.register("boom", "Fails.", { type: "object", properties: wait }, settling("boom", fails), own);
+  const risky = { type: "object", properties: { to: { type: "string" }, ...wait }, required: ["to"] } as const;
   registry.register(
     "risky",
     "Sends.",
-    { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
-    (args: { to: string }, { signal }: { signal: AbortSignal }) => {
-      onInvoke("risky", args, signal);
-      return { sent: args.to };
+    risky,
+    settling("risky", (a) => ({ sent: a.to })),
+    {
+      ...own,
+      needsApproval: true,
     },
-    { needsApproval: true },
   );
   return registry;
+}
+
+/** The planned call a token names. */
+export function plannedCall(plan: Plan, token: unknown): PlannedCall {
+  const found = plan.replies.flatMap((r) => r.calls).find((c) => c.token === token);
+  if (found === undefined) throw new Error(`no planned call ${String(token)}`);
+  return found;
 }
 
 /** Cuts as documented: head and tail around a marker saying how many characters were cut. */
@@ -214,8 +293,12 @@ export function denialOf(name: string, reason: string | undefined): string {
   return `ERROR: the user denied this call to ${name}${reason ? ` (${reason})` : ""}, so it was not run. Do not ask for it again; answer without it or ask the user what to do.`;
 }
 
+/** The repeat refusal: it says the result would not change only for a tool that is idempotent. */
 export function repeatRefusalOf(name: string, limit: number): string {
-  return `ERROR: ${name} was asked for with the same arguments ${limit} times in a row, so it was not run again: the result would not change. Use the result you already have, call it with different arguments, or answer.`;
+  const head = `ERROR: ${name} was asked for with the same arguments ${limit} times in a row, so it was not run again`;
+  return IDEMPOTENT.includes(name)
+    ? `${head}: the result would not change. Use the result you already have, call it with different arguments, or answer.`
+    : `${head}. Use the results you already have, call it with different arguments, or answer; if it really must run again, say so in your answer.`;
 }
 
 export function closedOf(name: string, why: "cancelled" | "repeated"): string {
@@ -230,168 +313,11 @@ export function timedOutOf(name: string, ms: number): string {
 /** The decision an approver gives for a planned verdict; a denial's reason names the call. */
 export function decisionOf(planned: PlannedCall): Decision | undefined {
   if (planned.verdict === "pause") return undefined;
-  return planned.verdict === "approve" ? { approved: true } : { approved: false, reason: `no ${planned.call.id}` };
+  return planned.verdict === "approve" ? { approved: true } : { approved: false, reason: `no ${planned.token}` };
 }
 
-/** What the observation of a call that gets to its tool (not refused, not denied) is. */
-function observationOf(plan: Plan, { call, kind }: PlannedCall): string {
-  const limit = plan.maxResultChars ?? 8000;
-  switch (kind) {
-    case "echo":
-      return cut(JSON.stringify({ echo: call.args.text }), limit);
-    case "long":
-      return cut(JSON.stringify("x".repeat(Number(call.args.n))), LONG_MAX_CHARS);
-    case "hang":
-      return cut(timedOutOf("hang", HANG_TIMEOUT_MS), limit);
-    case "stall":
-      return cut(timedOutOf("stall", plan.toolTimeoutMs), limit);
-    case "boom":
-      return cut("ERROR: boom failed: RangeError: boom went the tool", limit);
-    case "risky":
-      return cut(JSON.stringify({ sent: call.id }), limit);
-    case "unknown":
-      return cut(`ERROR: unknown tool 'nope'. Available tools: [${TOOL_NAMES.map((n) => `'${n}'`).join(", ")}]`, limit);
-  }
-}
-
-/** A point of the expected run where something is invoked: the model, a tool function or the approver. */
-export interface Invocation {
-  readonly kind: "model" | "tool" | "approver";
-  /** The messages before it, and the calls of the current reply that have no tool message yet. */
-  readonly messages: readonly Message[];
-  readonly pending: readonly ToolCall[];
-  readonly steps: number;
-  readonly tokens: number;
-  /** Tool functions invoked before it (itself included, for a tool). */
-  readonly executed: number;
-  /** For the approver: whether it gives no decision, so that the run pauses here. */
-  readonly pauses: boolean;
-}
-
-export interface Expected {
-  readonly status: "done" | "step_limit" | "token_budget" | "repeated_call";
-  readonly answer: string | null;
-  readonly steps: number;
-  readonly tokens: number;
-  readonly messages: readonly Message[];
-  /** Every tool function invocation, in order, as `name args`. */
-  readonly executions: readonly string[];
-  readonly invocations: readonly Invocation[];
-  /** Where the run pauses (no decision from the approver), in order; a resume decides all the calls that wait. */
-  readonly pauses: readonly Pause[];
-}
-
-export interface Pause {
-  readonly messages: readonly Message[];
-  /** The calls of the reply that wait for a decision: the paused one and the risky ones after it. */
-  readonly pending: readonly ToolCall[];
-  readonly steps: number;
-  readonly tokens: number;
-  readonly executed: number;
-  /** Invocations before it: the approver's for the paused call is the next one (when there is an approver). */
-  readonly invoked: number;
-}
-
-/** The run the rules give for `plan` when nothing cancels it and every pause is resumed with the later decisions. */
-export function expectedRun(plan: Plan, specsTokens: number): Expected {
-  const limit = plan.repeatLimit ?? 3;
-  const reserve = reserveOf(plan);
-  const script = [...plan.replies, { content: "the end", calls: [], usage: null }];
-  const messages: Message[] = [
-    { role: "system", content: DEFAULT_SYSTEM },
-    { role: "user", content: plan.task },
-  ];
-  const executions: string[] = [];
-  const invocations: Invocation[] = [];
-  const pauses: Pause[] = [];
-  let steps = 0;
-  let tokens = 0;
-  let last: string | null = null;
-  let inARow = 0;
-  const end = (status: Expected["status"], answer: string | null = null): Expected => ({
-    status,
-    answer,
-    steps,
-    tokens,
-    messages,
-    executions,
-    invocations,
-    pauses,
-  });
-  for (const planned of script) {
-    if (steps >= plan.maxSteps) return end("step_limit");
-    const prompt = specsTokens + countTokens(messages);
-    if (tokens + prompt + reserve > plan.tokenBudget) return end("token_budget");
-    const calls = planned.calls.map((c) => c.call);
-    invocations.push({
-      kind: "model",
-      messages: [...messages],
-      pending: [],
-      steps,
-      tokens,
-      executed: executions.length,
-      pauses: false,
-    });
-    const assistant: Message = { role: "assistant", content: planned.content, toolCalls: calls };
-    const replyTokens = countTokens(assistant);
-    messages.push(assistant);
-    steps += 1;
-    tokens +=
-      planned.usage === null
-        ? prompt + replyTokens
-        : Math.max(0, prompt - planned.usage.lessIn) + Math.max(0, replyTokens - planned.usage.lessOut);
-    if (calls.length === 0) return end("done", planned.content);
-    // Decisions given by a resume, for the calls of this reply still waiting when it paused.
-    const decidedLater = new Set<string>();
-    for (const [j, p] of planned.calls.entries()) {
-      const here = () => ({
-        messages: [...messages],
-        pending: calls.slice(j),
-        steps,
-        tokens,
-        executed: executions.length,
-      });
-      const key = JSON.stringify([p.call.name, Object.entries(p.call.args).sort(([a], [b]) => (a < b ? -1 : 1))]);
-      const repeated = key === last && inARow + 1 >= limit;
-      inARow = key === last ? inARow + 1 : 1;
-      last = key;
-      let content: string;
-      if (repeated && plan.onRepeatedCall === "stop") {
-        for (const c of calls.slice(j))
-          messages.push({ role: "tool", toolCallId: c.id, name: c.name, content: closedOf(c.name, "repeated") });
-        return end("repeated_call");
-      } else if (repeated) {
-        content = repeatRefusalOf(p.call.name, limit);
-      } else if (p.kind === "risky") {
-        let decision: Decision;
-        if (decidedLater.has(p.call.id)) {
-          decision = { approved: p.later === "approve" };
-        } else {
-          const given = plan.approver === "none" ? undefined : decisionOf(p);
-          if (given === undefined) {
-            const waiting = planned.calls.slice(j).filter((c) => c.kind === "risky");
-            pauses.push({ ...here(), pending: waiting.map((c) => c.call), invoked: invocations.length });
-            for (const c of waiting) decidedLater.add(c.call.id);
-          }
-          if (plan.approver !== "none") invocations.push({ kind: "approver", ...here(), pauses: given === undefined });
-          decision = given ?? { approved: p.later === "approve" };
-        }
-        if (decision.approved) {
-          executions.push(`risky ${JSON.stringify(p.call.args)}`);
-          invocations.push({ kind: "tool", ...here(), pauses: false });
-          content = observationOf(plan, p);
-        } else {
-          content = denialOf("risky", decision.reason);
-        }
-      } else {
-        if (p.kind !== "unknown") {
-          executions.push(`${p.call.name} ${JSON.stringify(p.call.args)}`);
-          invocations.push({ kind: "tool", ...here(), pauses: false });
-        }
-        content = observationOf(plan, p);
-      }
-      messages.push({ role: "tool", toolCallId: p.call.id, name: p.call.name, content });
-    }
-  }
-  throw new Error("the script always ends with an answer");
+/** A tool message as a log of schema 2 holds it: a failure is marked as one. */
+export function toolMessage(call: ToolCall, content: string): Message {
+  const message = { role: "tool", toolCallId: call.id, name: call.name, content } as const;
+  return content.startsWith("ERROR:") ? { ...message, isError: true } : message;
 }
