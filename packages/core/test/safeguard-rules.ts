@@ -165,7 +165,7 @@ export function expectedRun(plan: Plan, specsTokens: number): Expected {
       contents[j] = repeatRefusalOf(call.name, limit);
     }
     const answeredHead = () => {
-      const head = contents.findIndex((c) => c === undefined);
+      const head = contents.indexOf(undefined);
       return calls.slice(0, head === -1 ? calls.length : head).map((c, j) => toolMessage(c, contents[j] as string));
     };
     const at = (j: number) => ({
