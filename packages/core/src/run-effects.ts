@@ -85,10 +85,16 @@ export function driveEffects(
   };
   const effects: Effects = { ...ports, end, tell, ids: null };
   const isOpen = () => !end.ended;
-  const deliver: Deliver = (event) => {
-    if (ports.journal !== undefined) return ports.journal.commit(event, () => actor.send(event), isOpen);
+  // The listener hears of an event once it is logged and just before the machine takes it, so that
+  // it hears of the requests the event leads to (a reply's tool calls) after the event itself.
+  const deliver: Deliver = (event, told) => {
+    const handOn = () => {
+      if (told !== undefined) tell(told);
+      actor.send(event);
+    };
+    if (ports.journal !== undefined) return ports.journal.commit(event, handOn, isOpen);
     if (end.ended) return Promise.resolve(false);
-    actor.send(event);
+    handOn();
     return Promise.resolve(true);
   };
   const perform = (request: AgentRequest) => {
@@ -160,15 +166,18 @@ class RunEnd {
   };
 }
 
-/** Hands a new event to the machine, through the journal (which logs it first) when there is one. Resolves to whether it was delivered (false once the run ended). */
-type Deliver = (event: AgentEvent) => Promise<boolean>;
+/**
+ * Hands a new event to the machine, through the journal (which logs it first) when there is one,
+ * telling the listener `told` just before. Resolves to whether it was delivered (false once the run ended).
+ */
+type Deliver = (event: AgentEvent, told?: AgentStreamEvent) => Promise<boolean>;
 
 async function replyTo(effects: Effects, request: CallModel, deliver: Deliver): Promise<void> {
   if (effects.end.ended) return;
   const { step } = request;
   effects.tell({ type: "step-started", step });
   const reply = withUniqueIds(effects, request.transcript, await callModel(effects, request));
-  if (await deliver({ type: "model.replied", reply })) effects.tell({ type: "step-finished", step, reply });
+  await deliver({ type: "model.replied", reply }, { type: "step-finished", step, reply });
 }
 
 async function callModel(effects: Effects, request: CallModel): Promise<ModelReply> {
@@ -235,7 +244,7 @@ async function decide({ approve, end, tell }: Effects, call: ToolCall, deliver: 
   const decision = await approve?.(call);
   if (decision === undefined || decision === null) return;
   const event = decisionEvent(call, decision);
-  if (await deliver(event)) tell({ type: "decision-given", call, decision: decisionOf(event) });
+  await deliver(event, { type: "decision-given", call, decision: decisionOf(event) });
 }
 
 /** The logged form of an approver's decision; anything but a `Decision` is refused, so that no log holds what its reader refuses. */
@@ -278,9 +287,8 @@ async function observe(effects: Effects, call: ToolCall, deliver: Deliver, inter
     tell({ type: "tool-started", call });
     content = await execute(effects, call);
   }
-  if (await deliver({ type: "tool.finished", callId: call.id, content })) {
-    tell({ type: "tool-finished", call, content, isError: content.startsWith("ERROR:") });
-  }
+  const isError = content.startsWith("ERROR:");
+  await deliver({ type: "tool.finished", callId: call.id, content }, { type: "tool-finished", call, content, isError });
 }
 
 function execute({ registry, end, toolTimeoutMs, maxResultChars }: Effects, call: ToolCall): Promise<string> {
