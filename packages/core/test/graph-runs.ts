@@ -181,9 +181,10 @@ export function actorProblems(graph: Graph, path: Path): string[] {
     into("callingModel").every((e) => e.source === "budgetCheck"),
     "callingModel entered from elsewhere than budgetCheck",
   );
+  // budgetCheck follows the last answer: from nextCalls, or straight from runningTools with the last result.
   check(
-    into("budgetCheck").every((e) => e.source === "nextCalls"),
-    "budgetCheck entered from elsewhere than nextCalls",
+    into("budgetCheck").every((e) => e.source === "nextCalls" || e.source === "runningTools"),
+    "budgetCheck entered from elsewhere than nextCalls or runningTools",
   );
   for (const wait of ["runningTools", "awaitingDecision"]) {
     check(

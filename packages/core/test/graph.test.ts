@@ -94,13 +94,12 @@ describe("agentMachine structure", () => {
     ]);
   });
 
-  it("nextCalls decides with eventless transitions only: all answered, a repeat that stops, enter calls, then wait", () => {
+  it("nextCalls decides with eventless transitions only: all answered, a repeat that stops, then the wait", () => {
     const nextCalls = tools?.states.nextCalls;
     expect([...(nextCalls?.transitions.keys() ?? [])]).toEqual([]);
     expect((nextCalls?.always ?? []).map((t) => [keys(t.target), t.guard, names(t)])).toEqual([
       [["budgetCheck"], "allCallsAnswered", []],
       [["repeatedCall"], "isStoppedByRepeat", []],
-      [[], "canEnterCall", ["enterCalls"]],
       [["runningTools"], "isAnyCallRunning", []],
       [["awaitingDecision"], undefined, []],
     ]);
@@ -112,28 +111,32 @@ describe("agentMachine structure", () => {
         .flat()
         .map((t) => [t.eventType, keys(t.target), t.guard, names(t)]);
     expect(on("runningTools")).toEqual([
-      ["tool.finished", ["nextCalls"], "isRunningCall", ["recordResult"]],
-      ["approval.decided", ["nextCalls"], "isAwaitedDecision", ["recordDecision"]],
+      // The result that answers the last call left goes straight back to budgetCheck.
+      ["tool.finished", ["budgetCheck"], "isLastResult", ["recordResult"]],
+      ["tool.finished", ["nextCalls"], "isRunningCall", ["recordResult", "enterCalls"]],
+      ["approval.decided", ["nextCalls"], "isAwaitedDecision", ["recordDecision", "enterCalls"]],
     ]);
     expect(on("awaitingDecision")).toEqual([
-      ["approval.decided", ["nextCalls"], "isAwaitedDecision", ["recordDecision"]],
+      ["approval.decided", ["nextCalls"], "isAwaitedDecision", ["recordDecision", "enterCalls"]],
     ]);
   });
 
-  it("only enterCalls and recordDecision take calls up: no other transition of executingTools has an action that could", () => {
+  it("calls are taken up by enterCalls only: with the reply, and after each result or decision that frees a place", () => {
     const acting = [root, ...nodes]
       .flatMap(transitionsOf)
-      .flatMap((t) => names(t).map((name) => `${t.source.key}: ${name}`))
+      .flatMap((t) => names(t).map((name) => `${t.source.key} ${t.eventType}: ${name}`))
+      .filter((entry) => /enterCalls|recordDecision|recordResult/.test(entry))
       .sort();
     expect(acting).toEqual(
       [
-        "callingModel: appendReply",
-        "callingModel: appendReply",
-        "callingModel: appendReply",
-        "nextCalls: enterCalls",
-        "runningTools: recordResult",
-        "runningTools: recordDecision",
-        "awaitingDecision: recordDecision",
+        "callingModel model.replied: enterCalls",
+        "runningTools tool.finished: recordResult",
+        "runningTools tool.finished: recordResult",
+        "runningTools tool.finished: enterCalls",
+        "runningTools approval.decided: recordDecision",
+        "runningTools approval.decided: enterCalls",
+        "awaitingDecision approval.decided: recordDecision",
+        "awaitingDecision approval.decided: enterCalls",
       ].sort(),
     );
   });
