@@ -343,7 +343,7 @@ async function happyLog(): Promise<Json[]> {
 function renumber(values: Json[]): Json[] {
   let previous = runHashSeed("bad");
   return values.map((value, seq) => {
-    const { hash: _hash, ...event } = { ...value, seq };
+    const { hash: _hash, ...event }: Json = { ...value, seq };
     const hash = chainHash(previous, JSON.stringify(event));
     previous = hash;
     return { ...event, hash };
