@@ -26,7 +26,14 @@ export {
   type RunSettings,
   type StoredEvent,
 } from "./event-log.js";
-export { checkAppend, type EventStore, MemoryEventStore, type RunSummary, summarize } from "./event-store.js";
+export {
+  checkAppend,
+  type EventStore,
+  MemoryEventStore,
+  type RunLock,
+  type RunSummary,
+  summarize,
+} from "./event-store.js";
 export { Journal } from "./journal.js";
 export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay.js";
 export { type ForkOptions, forkRun, type ResumeOptions, resumeAgent } from "./resume.js";

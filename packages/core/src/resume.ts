@@ -30,6 +30,21 @@ export async function resumeAgent(
   registry: ToolRegistry,
   options: ResumeOptions,
 ): Promise<AgentResult> {
+  // One writer per run: the log is read under the lock, so its position cannot move until release.
+  const lock = await options.store.acquire?.(runId);
+  try {
+    return await resumeHeld(runId, model, registry, options);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function resumeHeld(
+  runId: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: ResumeOptions,
+): Promise<AgentResult> {
   const { store, decisions = {}, approve, signal, inspect, ...limits } = options;
   checkEffectLimits(limits);
   const events = await store.read(runId);
@@ -75,6 +90,16 @@ export interface ForkOptions {
  * new limits would never reach (a smaller budget ends it sooner) are not copied.
  */
 export async function forkRun(store: EventStore, runId: string, options: ForkOptions = {}): Promise<string> {
+  const forkId = options.runId ?? globalThis.crypto.randomUUID();
+  const lock = await store.acquire?.(forkId);
+  try {
+    return await copyPrefix(store, runId, forkId, options);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function copyPrefix(store: EventStore, runId: string, forkId: string, options: ForkOptions): Promise<string> {
   const events = await store.read(runId);
   const started = startOf(runId, events);
   const settings: RunSettings = {
@@ -86,7 +111,6 @@ export async function forkRun(store: EventStore, runId: string, options: ForkOpt
   const { consumed: reached } = foldEvents(prefix, { runId, settings });
   // A fork that ends inside a call would report it lost: it starts before the call instead.
   const consumed = prefix[reached - 1]?.type === "tool.started" ? reached - 1 : reached;
-  const forkId = options.runId ?? globalThis.crypto.randomUUID();
   const journal = new Journal(store, forkId);
   const forkedFrom = { runId, seq: consumed };
   await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings, forkedFrom });

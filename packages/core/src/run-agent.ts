@@ -50,15 +50,21 @@ export async function runAgent(
   // Everything is checked before anything is logged: a refused run leaves no log behind.
   const settings = resolveSettings(input);
   const runId = wantedId ?? globalThis.crypto.randomUUID();
-  if ((await store.read(runId)).length > 0) {
-    throw new EventLogError(`run '${runId}' already exists: resume it, or start a run with a new id`, {
-      runId,
-      position: 0,
-    });
+  // One writer per run: the lock is taken before the run is looked for, and held to the end.
+  const lock = await store.acquire?.(runId);
+  try {
+    if ((await store.read(runId)).length > 0) {
+      throw new EventLogError(`run '${runId}' already exists: resume it, or start a run with a new id`, {
+        runId,
+        position: 0,
+      });
+    }
+    const journal = new Journal(store, runId);
+    await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
+    return await runLive({ ...input, settings, journal }, { signal, inspect });
+  } finally {
+    await lock?.release();
   }
-  const journal = new Journal(store, runId);
-  await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
-  return runLive({ ...input, settings, journal }, { signal, inspect });
 }
 
 /**
