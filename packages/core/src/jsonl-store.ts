@@ -129,8 +129,9 @@ export class JsonlEventStore implements EventStore {
       try {
         const summary = summarize(runId, await readIntact(this, runId));
         if (summary !== null) summaries.push(summary);
-      } catch {
-        // A directory named *.jsonl, or a file that cannot be read: it spoils only itself.
+      } catch (error) {
+        // A directory named *.jsonl, or a file the system cannot read: it spoils only itself.
+        if (typeof (error as NodeJS.ErrnoException).code !== "string") throw error;
       }
     }
     return summaries;
