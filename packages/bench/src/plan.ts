@@ -1,5 +1,6 @@
 import type { ConcurrencyPlan } from "./metrics/concurrency.js";
 import type { LatencyPlan } from "./metrics/latency.js";
+import type { StoreLoadPlan } from "./metrics/store-load.js";
 
 /** The sizes of one bench run: the full one, or `--tiny` (every metric, in a few seconds). */
 export interface Plan {
@@ -19,6 +20,8 @@ export interface Plan {
   /** The run length whose log each store appends and reads, and which runs with each store. */
   readonly storeSteps: number;
   readonly store: { readonly rounds: number; readonly sampleMs: number };
+  /** Each store under concurrent appends, and along one long log. */
+  readonly storeLoad: StoreLoadPlan;
 }
 
 export const FULL: Plan = {
@@ -32,6 +35,7 @@ export const FULL: Plan = {
   logRounds: 9,
   storeSteps: 100,
   store: { rounds: 5, sampleMs: 200 },
+  storeLoad: { runs: 100, eventsPerRun: 300, maxMs: 3000, logLength: 30_000, window: 1000 },
 };
 
 export const TINY: Plan = {
@@ -45,4 +49,5 @@ export const TINY: Plan = {
   logRounds: 1,
   storeSteps: 3,
   store: { rounds: 1, sampleMs: 1 },
+  storeLoad: { runs: 5, eventsPerRun: 10, maxMs: 1000, logLength: 60, window: 10 },
 };

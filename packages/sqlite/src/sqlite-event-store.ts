@@ -187,7 +187,8 @@ export class SqliteEventStore implements EventStore {
   /** Inserts one event inside the group's transaction; returns `null`, or why it was refused (nothing inserted). */
   #appendOne(runId: string, event: StoredEvent, lengths: Map<string, number>): unknown {
     try {
-      const locked = this.#locks?.check(runId, this.#held.get(runId)) ?? null;
+      // A run this object holds needs no look at the locks table: only the seq check below.
+      const locked = this.#held.has(runId) ? null : (this.#locks?.check(runId, undefined) ?? null);
       if (locked !== null) return locked;
       const last = this.#lastSeq.get(runId) ?? null;
       const end = last === null ? 0 : last + 1;
