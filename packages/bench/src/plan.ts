@@ -22,6 +22,10 @@ export interface Plan {
   readonly store: { readonly rounds: number; readonly sampleMs: number };
   /** Each store under concurrent appends, and along one long log. */
   readonly storeLoad: StoreLoadPlan;
+  /** Lengths that only the floor and agentloop run, and how many times each. */
+  readonly longRuns: { readonly lengths: readonly number[]; readonly rounds: number };
+  /** One reply of three tool calls of `ms` milliseconds each. */
+  readonly parallelCalls: { readonly ms: number; readonly rounds: number };
 }
 
 export const FULL: Plan = {
@@ -36,6 +40,8 @@ export const FULL: Plan = {
   storeSteps: 100,
   store: { rounds: 5, sampleMs: 200 },
   storeLoad: { runs: 100, eventsPerRun: 300, maxMs: 3000, logLength: 30_000, window: 1000 },
+  longRuns: { lengths: [10_000, 100_000], rounds: 3 },
+  parallelCalls: { ms: 300, rounds: 5 },
 };
 
 export const TINY: Plan = {
@@ -50,4 +56,6 @@ export const TINY: Plan = {
   storeSteps: 3,
   store: { rounds: 1, sampleMs: 1 },
   storeLoad: { runs: 5, eventsPerRun: 10, maxMs: 1000, logLength: 60, window: 10 },
+  longRuns: { lengths: [20, 40], rounds: 1 },
+  parallelCalls: { ms: 5, rounds: 1 },
 };

@@ -34,6 +34,16 @@ export interface EventStore {
   acquire?(runId: string): Promise<RunLock>;
 }
 
+/** Runs `work` holding run `runId` of `store`, when the store can lock (`acquire`): one writer per run. */
+export async function holding<T>(store: EventStore, runId: string, work: () => Promise<T>): Promise<T> {
+  const lock = await store.acquire?.(runId);
+  try {
+    return await work();
+  } finally {
+    await lock?.release();
+  }
+}
+
 /** The summary of one run's events, for `EventStore.list`. */
 export function summarize(runId: string, events: readonly StoredEvent[]): RunSummary | null {
   const [started] = events;

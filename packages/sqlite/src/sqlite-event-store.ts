@@ -1,16 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import {
-  checkAppend,
-  EventLogError,
-  type EventStore,
-  parseEventLog,
-  type RunLock,
-  type RunSummary,
-  type StoredEvent,
-  summarize,
-} from "@agentloop/core";
+import { EventLogError, type EventStore, type RunLock } from "@agentloop/core";
+import { checkAppend, parseEventLog, type RunSummary, type StoredEvent, summarize } from "@agentloop/core/store";
 import Database from "better-sqlite3";
 import { checkHeader, checkLayout } from "./sqlite-layout.js";
 import { SqliteLocks } from "./sqlite-locks.js";
