@@ -15,7 +15,7 @@ import { parseEventLog, type StoredEvent } from "./event-log.js";
 import { checkAppend, type EventStore, type RunLock, type RunSummary, readIntact, summarize } from "./event-store.js";
 import { readLines } from "./jsonl-lines.js";
 import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";
-import { type LockRecord, readLockFile, runLockedError, tryLockFile, unlockFile } from "./lock-file.js";
+import { type LockRecord, readLockFile, runLockedError, sweepLockFile, tryLockFile, unlockFile } from "./lock-file.js";
 
 export { DURABILITIES, type Durability } from "./line-appender.js";
 
@@ -145,6 +145,8 @@ export class JsonlEventStore implements EventStore {
   async repair(runId: string): Promise<number> {
     const path = this.#path(runId);
     return this.#underLock(runId, async () => {
+      // After a crash: what a process killed while it took this run's lock left behind goes too.
+      sweepLockFile(this.#lockPath(runId));
       const scan = scanLog(path);
       let cut: number;
       if (scan.broken !== null) {

@@ -3,7 +3,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { isStale, type LockRecord, newLockRecord, readLockFile, tryLockFile, unlockFile } from "./lock-file.js";
+import {
+  isStale,
+  type LockRecord,
+  newLockRecord,
+  readLockFile,
+  sweepLockFile,
+  tryLockFile,
+  unlockFile,
+} from "./lock-file.js";
 
 let directory = "";
 afterEach(() => rmSync(directory, { recursive: true, force: true }));
@@ -101,5 +109,23 @@ describe("lock files", () => {
     expect(readLockFile(path)?.token).toBe(token);
     // Both guards are gone: the dead taker's was taken over in turn, then released.
     expect(readdirSync(directory).sort()).toEqual(["run.jsonl.lock"]);
+  });
+
+  it("sweeps what dead takers left beside a lock: their hidden temps and unfinished guards, never a live one's", () => {
+    const path = lockPath();
+    const dead = record({ pid: deadPid() });
+    const live = record({});
+    const names = {
+      deadTemp: `.run.jsonl.lock.${dead.pid}.${dead.token}`,
+      liveTemp: `.run.jsonl.lock.${live.pid}.${live.token}`,
+      deadGuard: `run.jsonl.lock.takeover-${dead.token}`,
+      liveGuard: `run.jsonl.lock.takeover-${live.token}`,
+    };
+    writeFileSync(join(directory, names.deadTemp), JSON.stringify(dead));
+    writeFileSync(join(directory, names.liveTemp), JSON.stringify(live));
+    write(join(directory, names.deadGuard), dead);
+    write(join(directory, names.liveGuard), live);
+    sweepLockFile(path);
+    expect(readdirSync(directory).sort()).toEqual([names.liveTemp, names.liveGuard].sort());
   });
 });

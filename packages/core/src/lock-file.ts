@@ -1,5 +1,6 @@
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { EventLogError } from "./errors.js";
 
 /**
@@ -34,7 +35,7 @@ const MAX_TRIES = 100;
  */
 export function tryLockFile(path: string, depth = 0): LockAttempt {
   const mine = newLockRecord();
-  const temp = `${path}.${mine.token}`;
+  const temp = tempOf(path, mine);
   writeFileSync(temp, JSON.stringify(mine), { flag: "wx" });
   try {
     for (let tries = 0; tries < MAX_TRIES; tries++) {
@@ -49,6 +50,26 @@ export function tryLockFile(path: string, depth = 0): LockAttempt {
     return { owner: readLockFile(path) ?? null };
   } finally {
     rmSync(temp, { force: true });
+  }
+}
+
+/**
+ * Removes what processes that died while they took the lock at `path` left beside it: their
+ * hidden temp files, and guard files of takeovers they did not finish.
+ */
+export function sweepLockFile(path: string): void {
+  const directory = dirname(path);
+  const temp = `.${basename(path)}.`;
+  const guard = `${basename(path)}.takeover-`;
+  for (const name of readdirSync(directory)) {
+    if (name.startsWith(temp)) {
+      const pid = Number(name.split(".").at(-2));
+      if (Number.isSafeInteger(pid) && pid !== process.pid && !isAlive(pid))
+        rmSync(join(directory, name), { force: true });
+    } else if (name.startsWith(guard)) {
+      const owner = readLockFile(join(directory, name));
+      if (owner !== undefined && owner !== null && isStale(owner)) rmSync(join(directory, name), { force: true });
+    }
   }
 }
 
@@ -139,10 +160,16 @@ function takeOver(path: string, stale: LockRecord, temp: string, depth: number):
     // Only the guard's holder may replace this stale lock, and its dead owner cannot release it.
     if (readLockFile(path)?.token !== stale.token) return false;
     renameSync(temp, path);
+    sweepLockFile(path);
     return true;
   } finally {
     unlockFile(guard, taken.token);
   }
+}
+
+/** Where a lock is written before it is linked into place: hidden, named after its process and token. */
+function tempOf(path: string, record: LockRecord): string {
+  return join(dirname(path), `.${basename(path)}.${record.pid}.${record.token}`);
 }
 
 function linked(from: string, to: string): boolean {

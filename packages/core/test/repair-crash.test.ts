@@ -4,8 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Journal, MemoryEventStore, type StoredEvent } from "../src/index.js";
+import { MemoryEventStore } from "../src/index.js";
+import { Journal } from "../src/journal.js";
 import { JsonlEventStore } from "../src/jsonl-store.js";
+import type { StoredEvent } from "../src/store.js";
 import { sampleLog } from "./store-contract.js";
 
 // Repair is crash-safe: a child (fixtures/repair-child.mjs, on the BUILT core) repairs a large log
@@ -20,7 +22,8 @@ const RUN_ID = "large";
 /** A long log as the journal writes it: the sample run's start, then tool calls and results. */
 async function longLog(): Promise<StoredEvent[]> {
   const store = new MemoryEventStore();
-  const journal = new Journal(store, RUN_ID);
+  // Schema 1, as the sample's start says: no hash chain, whose cost is core's, not the store's.
+  const journal = new Journal(store, RUN_ID, [], { schemaVersion: 1 });
   const [started] = sampleLog();
   if (started?.type !== "run.started") throw new Error("the sample starts with run.started");
   const { seq: _seq, at: _at, ...start } = started;
@@ -111,7 +114,12 @@ describe("repair killed at any point loses no intact event", () => {
         const file = readFileSync(join(directory, `${RUN_ID}.jsonl`));
         expect(file.equals(old) || file.equals(repaired), directory).toBe(true);
         const left = readdirSync(directory).filter((name) => name !== `${RUN_ID}.jsonl`);
-        expect(left.every((name) => name === `${RUN_ID}.jsonl.lock` || name === `.${RUN_ID}.jsonl.repair`)).toBe(true);
+        // What a crash may leave: the dead child's lock, its hidden temp of a lock or of the repaired log.
+        const leftovers = [`${RUN_ID}.jsonl.lock`, `.${RUN_ID}.jsonl.repair`, `.${RUN_ID}.jsonl.lock.`];
+        expect(
+          left.filter((name) => !leftovers.some((kind) => name.startsWith(kind))),
+          directory,
+        ).toEqual([]);
         last = directory;
       }
     }

@@ -12,8 +12,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { MemoryEventStore, type StoredEvent } from "../src/index.js";
+import { MemoryEventStore } from "../src/index.js";
 import { JsonlEventStore } from "../src/jsonl-store.js";
+import type { StoredEvent } from "../src/store.js";
 import {
   type DurableHarness,
   describeDurableStore,

@@ -33,8 +33,12 @@ describe("SqliteEventStore under load, SIGKILLed", () => {
         env: { ...process.env, LOAD_DB: db, LOAD_ACKS: ackFile, LOAD_MODULE: MODULE },
         stdio: ["ignore", "ignore", "inherit"],
       });
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      while (acks(ackFile).length < atLeast) await sleep(5);
+      let gone = false;
+      const exited = new Promise((resolve) => child.once("exit", resolve)).then(() => {
+        gone = true;
+      });
+      while (acks(ackFile).length < atLeast && !gone) await sleep(5);
+      expect(gone, "the child died before it was killed").toBe(false);
       child.kill("SIGKILL");
       await exited;
       const acknowledged = acks(ackFile);

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoredEvent } from "@agentloop/core";
+import type { StoredEvent } from "@agentloop/core/store";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { logError, sampleLog } from "../../core/test/store-contract.js";

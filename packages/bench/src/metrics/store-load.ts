@@ -1,5 +1,6 @@
-import { Journal, MemoryEventStore, type RunEvent, type StoredEvent } from "@agentloop/core";
+import type { StoredEvent } from "@agentloop/core/store";
 import type { StoreKind } from "../stores.js";
+import { sealedFor } from "./event-log.js";
 
 /** The sizes of the store load measurements. */
 export interface StoreLoadPlan {
@@ -22,33 +23,20 @@ export interface StoreLoad {
   readonly late: number | null;
 }
 
-/** `runId`'s log as the journal writes it: `template`'s events, stamped again for that run. */
-async function journaled(template: readonly StoredEvent[], runId: string): Promise<StoredEvent[]> {
-  const memory = new MemoryEventStore();
-  const journal = new Journal(memory, runId);
-  for (const event of template) await journal.commit(unstamped(event));
-  return memory.read(runId);
-}
-
-/** The event without the stamps the journal adds (position, time, and anything after the event's own fields). */
-function unstamped(event: StoredEvent): RunEvent {
-  const { seq: _seq, at: _at, ...rest } = event as StoredEvent & { hash?: unknown };
-  delete (rest as { hash?: unknown }).hash;
-  return rest as RunEvent;
-}
-
-/** `length` events of a run, from the template log repeated past its end (its tool steps again and again). */
-function stretched(template: readonly StoredEvent[], length: number): StoredEvent[] {
+/** `length` events of run `runId`, sealed for it: the template's start, then its tool steps again and again. */
+function logFor(template: readonly StoredEvent[], length: number, runId: string): StoredEvent[] {
   const body = template.slice(1, -1);
   const events = [template[0] as StoredEvent];
-  for (let index = 0; events.length < length; index++) events.push(body[index % body.length] as StoredEvent);
-  return events;
+  for (let index = 0; events.length < length; index++) {
+    events.push({ ...(body[index % body.length] as StoredEvent), seq: events.length });
+  }
+  return sealedFor(runId, events);
 }
 
 /**
  * Appends per second under `plan.runs` concurrent runs, and, with `longLog`, the cost of the
  * first and the last appends of one long log (whether appends stay flat as a log grows). The logs
- * are made by the journal before the clock starts; every run is read back and checked after it.
+ * are made and sealed before the clock starts; every run is read back and checked after it.
  */
 export async function measureStoreLoad(
   kind: StoreKind,
@@ -56,9 +44,7 @@ export async function measureStoreLoad(
   plan: StoreLoadPlan,
   longLog: boolean,
 ): Promise<StoreLoad> {
-  const runs = await Promise.all(
-    Array.from({ length: plan.runs }, (_, n) => journaled(stretched(template, plan.eventsPerRun), `load-${n}`)),
-  );
+  const runs = Array.from({ length: plan.runs }, (_, n) => logFor(template, plan.eventsPerRun, `load-${n}`));
   const { store, close } = kind.open();
   let concurrent: number;
   try {
@@ -91,7 +77,7 @@ export async function measureStoreLoad(
   if (!longLog) return { concurrent, early: null, late: null };
   return {
     concurrent,
-    ...(await measureLongLog(kind, await journaled(stretched(template, plan.logLength), "long"), plan.window)),
+    ...(await measureLongLog(kind, logFor(template, plan.logLength, "long"), plan.window)),
   };
 }
 
