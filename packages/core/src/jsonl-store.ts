@@ -122,8 +122,7 @@ export class JsonlEventStore implements EventStore {
   /** Every run with a `run.started`, by run id; a broken run is summarized from its intact events, and a file that cannot be read at all is left out. */
   async list(): Promise<RunSummary[]> {
     const summaries: RunSummary[] = [];
-    const entries = readdirSync(this.directory, { withFileTypes: true });
-    for (const name of entries.map((entry) => entry.name).sort()) {
+    for (const name of readdirSync(this.directory).sort()) {
       const runId = name.slice(0, -".jsonl".length);
       if (!name.endsWith(".jsonl") || !isRunId(runId)) continue; // not a log this store wrote
       try {

@@ -57,6 +57,8 @@ export function describeWriterRace(label: string, options: WriterRaceOptions): v
     }, async () => {
       const path = options.storePath(directory);
       const [first] = racers as [RaceChild, RaceChild];
+      // Each racer runs once before the trials: both are warm when they race.
+      for (const [n, racer] of racers.entries()) expect(await racer.ask(`start ${path} warm-${n}`)).toBe("paused");
       for (let trial = 0; trial < TRIALS; trial++) {
         const runId = `race-${trial}`;
         const at = `trial ${trial}`;

@@ -147,9 +147,13 @@ export class SqliteEventStore implements EventStore {
       .immediate();
   }
 
-  /** Commits appends still waiting, then closes the database file; the store cannot be used afterwards. */
+  /** Commits appends still waiting, releases the runs it holds, then closes the database file; the store cannot be used afterwards. */
   close(): void {
-    if (this.#waiting.length > 0 && this.#db.open) this.#commit();
+    if (this.#db.open) {
+      if (this.#waiting.length > 0) this.#commit();
+      for (const [runId, token] of this.#held) this.#locks?.release(runId, token);
+    }
+    this.#held.clear();
     this.#db.close();
   }
 

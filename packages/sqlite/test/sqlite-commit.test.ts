@@ -93,6 +93,14 @@ describe("SqliteEventStore group commit", () => {
     expect((await store.list()).map((run) => run.runId)).toEqual(["a", "b"]);
   });
 
+  it("releases the runs it holds when it is closed", async () => {
+    const store = new SqliteEventStore(filename);
+    await store.acquire("a");
+    store.close();
+    const lock = await open().acquire("a");
+    await lock.release();
+  });
+
   it("commits appends still waiting when it is closed", async () => {
     const store = new SqliteEventStore(filename);
     const append = store.append("a", first);
