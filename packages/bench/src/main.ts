@@ -11,7 +11,9 @@ import { measureHeap } from "./metrics/heap.js";
 import { measureLatency } from "./metrics/latency.js";
 import { measureLongRuns } from "./metrics/long-runs.js";
 import { measureParallelCalls } from "./metrics/parallel-calls.js";
+import { measureStoreLoad, type StoreLoad } from "./metrics/store-load.js";
 import { FULL, TINY } from "./plan.js";
+import { storeLoadTable } from "./store-tables.js";
 import { storeKinds, tempDirectory } from "./stores.js";
 import { eventLogTable, harnessTable, longAndParallelTable, type Results, targetsTable } from "./tables.js";
 
@@ -42,10 +44,17 @@ const resumeMs = await measureResume(log, plan.longSteps, plan.logRounds);
 const storeLog = await logOf(plan.storeSteps);
 const directory = tempDirectory();
 const stores: { name: string; cost: StoreCost | string }[] = [];
+const loads: { name: string; load: StoreLoad | string }[] = [];
 try {
   for (const kind of await storeKinds(directory.path)) {
     const cost = kind.unavailable ?? (await measureStore(kind, storeLog, plan.storeSteps, plan.store));
     stores.push({ name: kind.name, cost });
+  }
+  progress(`stores under ${plan.storeLoad.runs} concurrent runs, and along a ${plan.storeLoad.logLength}-event log...`);
+  for (const kind of await storeKinds(directory.path)) {
+    const longLog = kind.name.startsWith("Sqlite") || kind.name.includes("batch");
+    const load = kind.unavailable ?? (await measureStoreLoad(kind, storeLog, plan.storeLoad, longLog));
+    loads.push({ name: kind.name, load });
   }
 } finally {
   directory.remove();
@@ -77,4 +86,5 @@ write(`Measured in one process in ${seconds} s; ratios are to the floor measured
 write(`${harnessTable(results)}\n`);
 write(`${longAndParallelTable(results)}\n`);
 write(`${eventLogTable(results)}\n`);
+write(`${storeLoadTable(plan.storeLoad, loads)}\n`);
 write(targetsTable(results));

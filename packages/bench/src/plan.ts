@@ -1,5 +1,6 @@
 import type { ConcurrencyPlan } from "./metrics/concurrency.js";
 import type { LatencyPlan } from "./metrics/latency.js";
+import type { StoreLoadPlan } from "./metrics/store-load.js";
 
 /** The sizes of one bench run: the full one, or `--tiny` (every metric, in a few seconds). */
 export interface Plan {
@@ -19,6 +20,8 @@ export interface Plan {
   /** The run length whose log each store appends and reads, and which runs with each store. */
   readonly storeSteps: number;
   readonly store: { readonly rounds: number; readonly sampleMs: number };
+  /** Each store under concurrent appends, and along one long log. */
+  readonly storeLoad: StoreLoadPlan;
   /** Lengths that only the floor and agentloop run, and how many times each. */
   readonly longRuns: { readonly lengths: readonly number[]; readonly rounds: number };
   /** One reply of three tool calls of `ms` milliseconds each. */
@@ -36,6 +39,7 @@ export const FULL: Plan = {
   logRounds: 9,
   storeSteps: 100,
   store: { rounds: 5, sampleMs: 200 },
+  storeLoad: { runs: 100, eventsPerRun: 300, maxMs: 3000, logLength: 30_000, window: 1000 },
   longRuns: { lengths: [10_000, 100_000], rounds: 3 },
   parallelCalls: { ms: 300, rounds: 5 },
 };
@@ -51,6 +55,7 @@ export const TINY: Plan = {
   logRounds: 1,
   storeSteps: 3,
   store: { rounds: 1, sampleMs: 1 },
+  storeLoad: { runs: 5, eventsPerRun: 10, maxMs: 1000, logLength: 60, window: 10 },
   longRuns: { lengths: [20, 40], rounds: 1 },
   parallelCalls: { ms: 5, rounds: 1 },
 };

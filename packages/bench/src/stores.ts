@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type EventStore, MemoryEventStore } from "@agentloop/core";
-import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { DURABILITIES, JsonlEventStore } from "@agentloop/core/jsonl-store";
 
 /** A store to measure, made fresh for each sample; `close` releases it. */
 export interface StoreKind {
@@ -15,7 +15,7 @@ export interface StoreKind {
 type SqliteModule = { SqliteEventStore: new (filename: string) => EventStore & { close(): void } };
 
 /**
- * The stores: memory, JSONL in a temp directory, and SQLite in a temp file. `@agentloop/sqlite` is
+ * The stores: memory, JSONL in a temp directory (once per durability), and SQLite in a temp file. `@agentloop/sqlite` is
  * imported at run time, so a missing or unbuilt package (or a better-sqlite3 that does not load)
  * leaves its row saying why instead of failing the bench.
  */
@@ -24,14 +24,15 @@ export async function storeKinds(directory: string): Promise<StoreKind[]> {
   const fresh = (name: string) => join(directory, `${name}-${sequence++}`);
   const kinds: StoreKind[] = [
     { name: "MemoryEventStore", unavailable: null, open: () => ({ store: new MemoryEventStore(), close() {} }) },
-    {
-      name: "JsonlEventStore (temp dir)",
+    ...DURABILITIES.map((durability) => ({
+      name: `JsonlEventStore (temp dir, durability ${durability})`,
       unavailable: null,
       open: () => {
         const path = fresh("jsonl");
-        return { store: new JsonlEventStore(path), close: () => rmSync(path, { recursive: true, force: true }) };
+        const store = new JsonlEventStore(path, { durability });
+        return { store, close: () => rmSync(path, { recursive: true, force: true }) };
       },
-    },
+    })),
   ];
   const sqlite = await loadSqlite();
   kinds.push({

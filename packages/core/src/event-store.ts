@@ -13,15 +13,35 @@ export interface RunSummary {
   readonly outcome: RunOutcome | null;
 }
 
+/** The exclusive right to append to one run, held until `release` resolves; releasing twice is harmless. */
+export interface RunLock {
+  readonly runId: string;
+  release(): Promise<void>;
+}
+
 /**
  * Where runs' event logs are kept: append-only, one ordered log per run. `read` returns `[]` for
  * an unknown run and throws `EventLogError` (naming the run and the position, with the intact
- * events before it) for a torn or corrupt log.
+ * events before it) for a torn or corrupt log. Each event comes back with its keys in the order
+ * they were written. `acquire`, where a store has it, gives one writer the run across store objects
+ * and processes until released: another `acquire`, or an `append` through another store object,
+ * meanwhile rejects with an `EventLogError` that says who holds it.
  */
 export interface EventStore {
   append(runId: string, event: StoredEvent): Promise<void>;
   read(runId: string): Promise<StoredEvent[]>;
   list(): Promise<RunSummary[]>;
+  acquire?(runId: string): Promise<RunLock>;
+}
+
+/** Runs `work` holding run `runId` of `store`, when the store can lock (`acquire`): one writer per run. */
+export async function holding<T>(store: EventStore, runId: string, work: () => Promise<T>): Promise<T> {
+  const lock = await store.acquire?.(runId);
+  try {
+    return await work();
+  } finally {
+    await lock?.release();
+  }
 }
 
 /** The summary of one run's events, for `EventStore.list`. */
@@ -58,9 +78,13 @@ export function checkAppend(runId: string, length: number, event: StoredEvent): 
   }
 }
 
-/** An event store in memory, for tests and short-lived processes. Events are kept as JSON text, as a durable store would. */
+/**
+ * An event store in memory, for tests and short-lived processes. Events are kept as JSON text, as
+ * a durable store would. `acquire` is exclusive among the callers of this object.
+ */
 export class MemoryEventStore implements EventStore {
   readonly #runs = new Map<string, string[]>();
+  readonly #locks = new Map<string, string>();
 
   async append(runId: string, event: StoredEvent): Promise<void> {
     const log = this.#runs.get(runId) ?? [];
@@ -83,5 +107,25 @@ export class MemoryEventStore implements EventStore {
       if (summary !== null) summaries.push(summary);
     }
     return summaries;
+  }
+
+  async acquire(runId: string): Promise<RunLock> {
+    const since = this.#locks.get(runId);
+    if (since !== undefined) {
+      throw new EventLogError(
+        `run '${runId}' is being written elsewhere: by another caller of this MemoryEventStore since ${since}; wait until that run returns`,
+        { runId, position: 0 },
+      );
+    }
+    const mine = new Date().toISOString();
+    this.#locks.set(runId, mine);
+    let held = true;
+    return {
+      runId,
+      release: async () => {
+        if (held) this.#locks.delete(runId);
+        held = false;
+      },
+    };
   }
 }

@@ -2,7 +2,7 @@ export { type AgentActorInput, agentActor } from "./agent-actor.js";
 export { agentMachine } from "./agent-machine.js";
 export { countTokens } from "./count-tokens.js";
 export { AgentloopError, EventLogError, ModelError, ToolSchemaError } from "./errors.js";
-export { type EventStore, MemoryEventStore } from "./event-store.js";
+export { type EventStore, MemoryEventStore, type RunLock } from "./event-store.js";
 export { replayRun } from "./replay.js";
 export { continueAgent, type ForkOptions, forkRun, type ResumeOptions, resumeAgent } from "./resume.js";
 export { type RunOptions, runAgent } from "./run-agent.js";

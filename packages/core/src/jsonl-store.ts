@@ -1,8 +1,23 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import {
+  closeSync,
+  copyFileSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  truncateSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
 import { EventLogError } from "./errors.js";
 import { parseEventLog, type StoredEvent } from "./event-log.js";
-import { checkAppend, type EventStore, type RunSummary, readIntact, summarize } from "./event-store.js";
+import { checkAppend, type EventStore, type RunLock, type RunSummary, readIntact, summarize } from "./event-store.js";
+import { readLines } from "./jsonl-lines.js";
+import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";
+import { type LockRecord, readLockFile, runLockedError, sweepLockFile, tryLockFile, unlockFile } from "./lock-file.js";
+
+export { DURABILITIES, type Durability } from "./line-appender.js";
 
 const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
@@ -11,81 +26,179 @@ export function isRunId(runId: string): boolean {
   return RUN_ID.test(runId);
 }
 
+/** Options of `JsonlEventStore`. */
+export interface JsonlEventStoreOptions {
+  /**
+   * When an append resolves: after an fsync of its own (`event`), after one fsync shared by the
+   * appends in flight (`batch`, the default), or once the operating system has it (`none`: it
+   * survives the process being killed, but not an OS crash or a power loss).
+   */
+  readonly durability?: Durability;
+}
+
+/** What a scan of a log file found: the lines as values up to the first broken one, if any. */
+interface Scan {
+  readonly values: unknown[];
+  /** The file's length in bytes as read. */
+  readonly bytes: number;
+  /** Where the last line starts, in bytes. */
+  readonly lastOffset: number;
+  readonly broken: {
+    readonly index: number;
+    readonly offset: number;
+    readonly problem: string;
+    readonly last: boolean;
+  } | null;
+}
+
 /**
  * An append-only JSONL file per run (`<directory>/<runId>.jsonl`, one event per line). Each append
- * is one `write` of one whole line, so a process killed between appends leaves a valid log; a line
- * torn by a crash in the middle of a write is reported by `read` and dropped by `repair`. One
- * process writes a run at a time.
+ * is one `write` of one whole line, made as durable as `durability` asks before it resolves, so a
+ * process killed between appends leaves a valid log; a line torn by a crash in the middle of a
+ * write is reported by `read` and dropped by `repair`. One writer per run: a lock file beside the
+ * log (`<runId>.jsonl.lock`) is held by `acquire` until released, or by an `append` or `repair`
+ * for its own length; a lock whose process died on this host is taken over, one on another host
+ * is refused. Files are read line by line, so a log may be larger than the longest string.
  */
 export class JsonlEventStore implements EventStore {
   readonly directory: string;
+  readonly durability: Durability;
   /** Per run: events and bytes this store knows the file holds, so appends need no re-read. */
   readonly #known = new Map<string, { events: number; bytes: number }>();
+  /** Runs this object holds the lock of, by the lock's token. */
+  readonly #held = new Map<string, string>();
+  readonly #appender: LineAppender;
 
-  constructor(directory: string) {
+  constructor(directory: string, options: JsonlEventStoreOptions = {}) {
+    const durability = options.durability ?? "batch";
+    if (!DURABILITIES.includes(durability)) {
+      throw new RangeError(`durability must be one of ${DURABILITIES.join(", ")}; got ${String(durability)}`);
+    }
     this.directory = directory;
+    this.durability = durability;
+    this.#appender = new LineAppender(durability);
     mkdirSync(directory, { recursive: true });
+  }
+
+  async acquire(runId: string): Promise<RunLock> {
+    const lockPath = this.#lockPath(runId);
+    if (this.#held.has(runId)) throw this.#locked(runId, lockPath, readLockFile(lockPath) ?? null);
+    const token = this.#lock(runId);
+    this.#held.set(runId, token);
+    this.#known.delete(runId);
+    return {
+      runId,
+      release: async () => {
+        if (this.#held.get(runId) !== token) return;
+        this.#held.delete(runId);
+        unlockFile(lockPath, token);
+      },
+    };
   }
 
   async append(runId: string, event: StoredEvent): Promise<void> {
     const path = this.#path(runId);
-    let known = this.#known.get(runId);
-    // A file that changed behind our back (a write that failed half-way, another writer) is read
-    // again, so a new line is never glued onto a torn one.
-    if (known === undefined || fileSize(path) !== known.bytes) {
-      const events = await this.read(runId);
-      known = { events: events.length, bytes: fileSize(path) };
-    }
-    checkAppend(runId, known.events, event);
-    const line = `${JSON.stringify(event)}\n`;
-    appendFileSync(path, line);
-    this.#known.set(runId, { events: known.events + 1, bytes: known.bytes + Buffer.byteLength(line) });
+    await this.#underLock(runId, () => {
+      // Under the lock: the position is the file's as it is now, never a size taken before.
+      const { events, bytes } = this.#position(runId, path);
+      checkAppend(runId, events, event);
+      const line = Buffer.from(`${JSON.stringify(event)}\n`);
+      const durable = this.#appender.append(path, line, bytes < 0);
+      this.#known.set(runId, { events: events + 1, bytes: Math.max(bytes, 0) + line.length });
+      return durable;
+    });
   }
 
   async read(runId: string): Promise<StoredEvent[]> {
     const path = this.#path(runId);
-    if (!existsSync(path)) return [];
-    const text = readFileSync(path, "utf8");
-    const lines = text.split("\n");
-    const complete = lines.pop() === "";
-    const values: unknown[] = [];
-    for (const [index, line] of lines.entries()) {
-      const value = parseLine(line);
-      if (value instanceof Error) {
-        const last = index === lines.length - 1 && complete;
-        throw this.#broken(runId, index, `is not valid JSON (${value.message})`, values, last);
-      }
-      values.push(value);
-    }
-    if (!complete) throw this.#broken(runId, lines.length, "is torn: the file ends in the middle of it", values, true);
-    return parseEventLog(runId, values);
+    const scan = scanLog(path);
+    if (scan.broken !== null) throw this.#broken(runId, scan.broken, scan.values);
+    const events = parseEventLog(runId, scan.values);
+    // Only a holder of the lock knows nobody changes the file after this read.
+    if (this.#held.has(runId)) this.#known.set(runId, { events: events.length, bytes: scan.bytes });
+    return events;
   }
 
+  /** Every run with a `run.started`, by run id; a broken run is summarized from its intact events, and a file that cannot be read at all is left out. */
   async list(): Promise<RunSummary[]> {
     const summaries: RunSummary[] = [];
-    for (const file of readdirSync(this.directory).sort()) {
-      if (!file.endsWith(".jsonl")) continue;
-      const runId = file.slice(0, -".jsonl".length);
-      if (!isRunId(runId)) continue; // not a log this store wrote
-      const summary = summarize(runId, await readIntact(this, runId));
-      if (summary !== null) summaries.push(summary);
+    for (const name of readdirSync(this.directory).sort()) {
+      const runId = name.slice(0, -".jsonl".length);
+      if (!name.endsWith(".jsonl") || !isRunId(runId)) continue; // not a log this store wrote
+      try {
+        const summary = summarize(runId, await readIntact(this, runId));
+        if (summary !== null) summaries.push(summary);
+      } catch (error) {
+        // A directory named *.jsonl, or a file the system cannot read: it spoils only itself.
+        if (typeof (error as NodeJS.ErrnoException).code !== "string") throw error;
+      }
     }
     return summaries;
   }
 
-  /** Drops a torn or corrupt last line, keeping every event before it; returns how many lines were dropped (0 or 1). */
+  /**
+   * Drops a torn or corrupt last line, keeping every event before it; returns how many lines were
+   * dropped (0 or 1). Crash-safe: the repaired log is written beside the old one, synced, and
+   * renamed over it, so the file is always either the old log or the repaired one.
+   */
   async repair(runId: string): Promise<number> {
-    try {
-      await this.read(runId);
-      return 0;
-    } catch (error) {
-      if (!(error instanceof EventLogError) || error.position !== error.intact.length) throw error;
-      const lines = readFileSync(this.#path(runId), "utf8").split("\n");
-      if (lines.length - (lines.at(-1) === "" ? 1 : 0) !== error.position + 1) throw error; // not the last line
-      writeFileSync(this.#path(runId), error.intact.map((event) => `${JSON.stringify(event)}\n`).join(""));
+    const path = this.#path(runId);
+    return this.#underLock(runId, async () => {
+      // After a crash: what a process killed while it took this run's lock left behind goes too.
+      sweepLockFile(this.#lockPath(runId));
+      const scan = scanLog(path);
+      let cut: number;
+      if (scan.broken !== null) {
+        if (!scan.broken.last) throw this.#broken(runId, scan.broken, scan.values);
+        parseEventLog(runId, scan.values); // a problem before the broken line is reported as read reports it
+        cut = scan.broken.offset;
+      } else {
+        try {
+          parseEventLog(runId, scan.values);
+          return 0;
+        } catch (error) {
+          if (!(error instanceof EventLogError) || error.position !== scan.values.length - 1) throw error;
+          cut = scan.lastOffset;
+        }
+      }
+      replaceWithPrefix(path, join(this.directory, `.${runId}.jsonl.repair`), cut);
       this.#known.delete(runId);
       return 1;
+    });
+  }
+
+  /** Runs `work` holding the run's lock: the one this object acquired, or one taken for `work` alone. */
+  async #underLock<T>(runId: string, work: () => T | Promise<T>): Promise<T> {
+    if (this.#held.has(runId)) return work();
+    const token = this.#lock(runId);
+    try {
+      return await work();
+    } finally {
+      unlockFile(this.#lockPath(runId), token);
     }
+  }
+
+  /** Takes the run's lock file, or throws the `EventLogError` that names its holder. */
+  #lock(runId: string): string {
+    const lockPath = this.#lockPath(runId);
+    const attempt = tryLockFile(lockPath);
+    if ("token" in attempt) return attempt.token;
+    throw this.#locked(runId, lockPath, attempt.owner);
+  }
+
+  #locked(runId: string, lockPath: string, owner: LockRecord | null): EventLogError {
+    return runLockedError(runId, owner, `lock file ${lockPath}`, `remove the lock file by hand (rm '${lockPath}')`);
+  }
+
+  /** Events and bytes in the run's file now (`bytes` is -1 when there is no file); re-read when the size is not the one this store wrote. */
+  #position(runId: string, path: string): { events: number; bytes: number } {
+    const size = sizeOf(path);
+    const known = this.#known.get(runId);
+    if (known !== undefined && known.bytes === size) return known;
+    if (size < 0) return { events: 0, bytes: -1 };
+    const scan = scanLog(path);
+    if (scan.broken !== null) throw this.#broken(runId, scan.broken, scan.values);
+    return { events: parseEventLog(runId, scan.values).length, bytes: scan.bytes };
   }
 
   #path(runId: string): string {
@@ -95,24 +208,79 @@ export class JsonlEventStore implements EventStore {
     return join(this.directory, `${runId}.jsonl`);
   }
 
-  #broken(runId: string, index: number, problem: string, before: readonly unknown[], last: boolean): EventLogError {
+  #lockPath(runId: string): string {
+    return `${this.#path(runId)}.lock`;
+  }
+
+  #broken(runId: string, broken: NonNullable<Scan["broken"]>, before: readonly unknown[]): EventLogError {
     const intact = parseEventLog(runId, before);
-    const fix = last ? "; JsonlEventStore.repair drops it" : "; lines after it follow, so it needs a look by hand";
+    const fix = broken.last
+      ? "; JsonlEventStore.repair drops it"
+      : "; lines after it follow, so it needs a look by hand";
     return new EventLogError(
-      `run '${runId}': line ${index + 1} of ${this.#path(runId)} ${problem}; the ${intact.length} events before it are intact${fix}`,
-      { runId, position: index, intact },
+      `run '${runId}': line ${broken.index + 1} of ${this.#path(runId)} ${broken.problem}; the ${intact.length} events before it are intact${fix}`,
+      { runId, position: broken.index, intact },
     );
   }
 }
 
-function fileSize(path: string): number {
-  return existsSync(path) ? statSync(path).size : 0;
+/** Reads the log line by line, up to its first line that is not whole, UTF-8 and JSON. */
+function scanLog(path: string): Scan {
+  const values: unknown[] = [];
+  let bytes = 0;
+  let lastOffset = 0;
+  const lines = readLines(path);
+  for (const line of lines) {
+    const problem = lineProblem(line, values);
+    if (problem !== null) {
+      const last = lines.next().done === true;
+      lines.return(undefined);
+      return { values, bytes, lastOffset, broken: { index: line.index, offset: line.offset, problem, last } };
+    }
+    lastOffset = line.offset;
+    bytes = line.offset + line.bytes + 1;
+  }
+  return { values, bytes, lastOffset, broken: null };
 }
 
-function parseLine(line: string): unknown {
+/** Parses a line into `values`; returns what is wrong with it instead, if anything. */
+function lineProblem(
+  line: { readonly text: string | { problem: string }; readonly complete: boolean },
+  values: unknown[],
+): string | null {
+  if (!line.complete) return "is torn: the file ends in the middle of it";
+  if (typeof line.text !== "string") return line.text.problem;
   try {
-    return JSON.parse(line) as unknown;
+    values.push(JSON.parse(line.text) as unknown);
+    return null;
   } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
+    return `is not valid JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/** Replaces `path` by its first `length` bytes: copied to `temp`, synced, renamed over, and the directory synced. */
+function replaceWithPrefix(path: string, temp: string, length: number): void {
+  copyFileSync(path, temp);
+  truncateSync(temp, length);
+  syncPath(temp);
+  renameSync(temp, path);
+  syncPath(dirname(path));
+}
+
+function syncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return -1;
+    throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { pendingApprovals } from "./agent-decisions.js";
 import { canonicalJson } from "./call-key.js";
 import { EventLogError } from "./errors.js";
-import type { EventStore } from "./event-store.js";
+import { type EventStore, holding } from "./event-store.js";
 import type { RunSettings, StoredEvent } from "./events.js";
 import { Journal } from "./journal.js";
 import { foldEvents, outcomeOf, type Replay, replayRun } from "./replay.js";
@@ -38,6 +38,16 @@ export async function resumeAgent(
   options: ResumeOptions,
 ): Promise<AgentResult> {
   checkRunOptions(options);
+  // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
+  return holding(options.store, runId, () => resumeHeld(runId, model, registry, options));
+}
+
+async function resumeHeld(
+  runId: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: ResumeOptions,
+): Promise<AgentResult> {
   const { store, decisions = {}, approve } = options;
   const { events, replay, journal } = await reopen(store, runId, registry);
   if (replay.result !== null) return finishedResult(journal, replay, runId);
@@ -81,6 +91,16 @@ export async function continueAgent(
 ): Promise<AgentResult> {
   checkRunOptions(options);
   if (typeof message !== "string") throw new TypeError(`message must be a string; got ${describe(message)}`);
+  return holding(options.store, runId, () => continueHeld(runId, message, model, registry, options));
+}
+
+async function continueHeld(
+  runId: string,
+  message: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: Omit<ResumeOptions, "decisions">,
+): Promise<AgentResult> {
   const { events, replay, journal } = await reopen(options.store, runId, registry);
   if (replay.result === null) {
     throw new EventLogError(`run '${runId}' is not finished: resume it before it takes a new message`, {
@@ -129,6 +149,17 @@ export async function forkRun(store: EventStore, runId: string, options: ForkOpt
   if (keep !== undefined && !(Number.isSafeInteger(keep) && keep >= 1)) {
     throw new RangeError(`keep must be a whole number of events, 1 or more; got ${describe(keep)}`);
   }
+  return holding(store, forkId, () => copyPrefix(store, runId, forkId, keep, options));
+}
+
+/** The fork's log, written while the fork's run is held. */
+async function copyPrefix(
+  store: EventStore,
+  runId: string,
+  forkId: string,
+  keep: number | undefined,
+  options: ForkOptions,
+): Promise<string> {
   const events = await store.read(runId);
   const started = startOf(runId, events);
   const limits = resolveLimits({

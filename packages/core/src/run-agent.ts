@@ -4,7 +4,7 @@ import { pendingApprovals } from "./agent-decisions.js";
 import { type AgentSnapshot, agentMachine } from "./agent-machine.js";
 import { isCharLimit } from "./cut-result.js";
 import { EventLogError } from "./errors.js";
-import type { EventStore } from "./event-store.js";
+import { type EventStore, holding } from "./event-store.js";
 import { EVENT_LOG_SCHEMA_VERSION, type RunEvent, type RunSettings } from "./events.js";
 import { Journal } from "./journal.js";
 import { outcomeOf } from "./replay.js";
@@ -57,15 +57,18 @@ export async function runAgent(
   const { store, runId = globalThis.crypto.randomUUID() } = options;
   const ports = { ...portsOf(options), model, registry };
   if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
-  if ((await store.read(runId)).length > 0) {
-    throw new EventLogError(`run '${runId}' already exists: resume it, or start a run with a new id`, {
-      runId,
-      position: 0,
-    });
-  }
-  const journal = new Journal(store, runId);
-  const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings };
-  return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, journal, begin });
+  // One writer per run: the run is held before it is looked for, and until it returns.
+  return holding(store, runId, async () => {
+    if ((await store.read(runId)).length > 0) {
+      throw new EventLogError(`run '${runId}' already exists: resume it, or start a run with a new id`, {
+        runId,
+        position: 0,
+      });
+    }
+    const journal = new Journal(store, runId);
+    const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings };
+    return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, journal, begin });
+  });
 }
 
 /** The options a live run is driven with, taken from the caller's. */

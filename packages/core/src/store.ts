@@ -4,6 +4,7 @@ export {
   checkAppend,
   type EventStore,
   MemoryEventStore,
+  type RunLock,
   type RunSummary,
   readIntact,
   summarize,

@@ -1,11 +1,15 @@
+import { hostname } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  asks,
   type EventLogError,
   type EventStore,
   final,
   replayRun,
+  resumeAgent,
   runAgent,
   scriptedModel,
+  ToolRegistry,
   toolCall,
 } from "../src/index.js";
 import type { RunEvent, RunSummary, StoredEvent } from "../src/store.js";
@@ -167,6 +171,42 @@ export function describeEventStore(name: string, make: () => Promise<StoreHarnes
       ]);
     });
 
+    it("returns each event with its keys in the order they were written", async () => {
+      // The journal's order (seq, at, type, fields), and another one: a store keeps whichever it got.
+      const journalOrder = sampleLog().map(({ seq, at, ...event }) => ({ seq, at, ...event }) as StoredEvent);
+      await appendAll(harness.store, "journal", journalOrder);
+      await appendAll(harness.store, "stamped", sampleLog());
+      expect(JSON.stringify(await harness.store.read("journal"))).toBe(JSON.stringify(journalOrder));
+      expect(JSON.stringify(await harness.store.read("stamped"))).toBe(JSON.stringify(sampleLog()));
+      expect(Object.keys((await harness.store.read("journal"))[0] ?? {})).toEqual([
+        "seq",
+        "at",
+        "type",
+        "schemaVersion",
+        "settings",
+      ]);
+    });
+
+    it("gives a run to one acquirer at a time, until it is released", async () => {
+      const { store } = harness;
+      if (store.acquire === undefined) throw new Error("the store has no acquire");
+      const lock = await store.acquire("run-1");
+      expect(lock.runId).toBe("run-1");
+      const refused = await logError(store.acquire("run-1"));
+      expect(refused).toMatchObject({ runId: "run-1" });
+      expect(refused.message).toContain("run 'run-1' is being written elsewhere");
+      const other = await store.acquire("run-2");
+      await appendAll(store, "run-1", sampleLog().slice(0, 2));
+      await lock.release();
+      await lock.release(); // twice is harmless, and frees nobody else's lock
+      const again = await store.acquire("run-1");
+      await lock.release();
+      await logError(store.acquire("run-1"));
+      await again.release();
+      await other.release();
+      expect(await store.read("run-1")).toEqual(sampleLog().slice(0, 2));
+    });
+
     it("keeps a whole runAgent run whose log replays to the live result", async () => {
       const { registry } = makeWeatherRegistry();
       const live = await runAgent(TASK, scriptedModel(happyScript()), registry, {
@@ -217,6 +257,73 @@ export function describeDurableStore(name: string, make: () => Promise<DurableHa
       });
       const replay = replayRun(await harness.reopen().read("weather-1"), { runId: "weather-1" });
       expect({ ...replay.result, runId: "weather-1" }).toEqual(live);
+    });
+
+    it("one writer across store objects: another object's acquire and append are refused, naming who holds the run", async () => {
+      const [first, second] = sampleLog();
+      if (first === undefined || second === undefined) throw new Error("sample too short");
+      const other = harness.reopen();
+      if (harness.store.acquire === undefined) throw new Error("the store has no acquire");
+      const lock = await harness.store.acquire("run-1");
+      await harness.store.append("run-1", first);
+      for (const refused of [
+        await logError(other.acquire?.("run-1") ?? Promise.resolve()),
+        await logError(other.append("run-1", second)),
+      ]) {
+        expect(refused).toMatchObject({ runId: "run-1" });
+        expect(refused.message).toContain("run 'run-1' is being written elsewhere");
+        expect(refused.message).toContain(`process ${process.pid} on host '${hostname()}' since 20`);
+      }
+      await harness.store.append("run-1", second);
+      await lock.release();
+      await other.append("run-1", stamp(2, { type: "tool.started", callId: "c1", name: "get_weather" }));
+      const taken = await other.acquire?.("run-1");
+      await taken?.release();
+      expect(await harness.reopen().read("run-1")).toHaveLength(3);
+    });
+
+    it("two store objects appending the same seq at once: one is refused, and the log holds it once", async () => {
+      const events = sampleLog();
+      const objects = [harness.store, harness.reopen(), harness.reopen()];
+      for (let seq = 0; seq < events.length; seq++) {
+        const event = events[seq] as StoredEvent;
+        const outcomes = await Promise.allSettled(objects.map((store) => store.append("run-1", event)));
+        expect(
+          outcomes.filter((outcome) => outcome.status === "fulfilled"),
+          `seq ${seq}`,
+        ).toHaveLength(1);
+        for (const outcome of outcomes) {
+          if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ name: "EventLogError" });
+        }
+      }
+      expect(await harness.reopen().read("run-1")).toEqual(events);
+    });
+
+    it("runAgent and resumeAgent hold the run: no other object can write it meanwhile", async () => {
+      const other = harness.reopen();
+      const registry = new ToolRegistry();
+      const attempts: string[] = [];
+      registry.register(
+        "intrude",
+        "Appends to this run through another store object.",
+        { type: "object" },
+        async () => {
+          const refused = await logError(other.append("held", stamp(3, { type: "run.cancelled" })));
+          attempts.push(refused.message);
+          return "refused";
+        },
+      );
+      const script = [asks(toolCall("c1", "intrude", {})), final("done")];
+      const live = await runAgent(TASK, scriptedModel(script), registry, { store: harness.store, runId: "held" });
+      expect(live.status).toBe("done");
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]).toContain("run 'held' is being written elsewhere");
+      // Released at the end: another object may take the run now, and resume is refused meanwhile.
+      const lock = await other.acquire?.("held");
+      const refused = await logError(resumeAgent("held", scriptedModel([]), registry, { store: harness.store }));
+      expect(refused.message).toContain("run 'held' is being written elsewhere");
+      await lock?.release();
+      expect(await resumeAgent("held", scriptedModel([]), registry, { store: harness.store })).toEqual(live);
     });
 
     for (const damage of ["corrupt", "torn"] as const) {

@@ -1,9 +1,20 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { MemoryEventStore } from "../src/index.js";
 import { JsonlEventStore } from "../src/jsonl-store.js";
+import type { StoredEvent } from "../src/store.js";
 import {
   type DurableHarness,
   describeDurableStore,
@@ -15,7 +26,11 @@ import {
 describeEventStore("MemoryEventStore", async () => ({ store: new MemoryEventStore() }));
 
 /** A JsonlEventStore over a new temporary directory, with hooks that damage its files. */
-function jsonlHarness(): DurableHarness & { readonly directory: string; file(runId: string): string } {
+function jsonlHarness(): DurableHarness & {
+  readonly directory: string;
+  readonly store: JsonlEventStore;
+  file(runId: string): string;
+} {
   const directory = mkdtempSync(join(tmpdir(), "agentloop-jsonl-"));
   const file = (runId: string) => join(directory, `${runId}.jsonl`);
   /** The file's text up to the start of its last line, and that line (without its newline). */
@@ -107,5 +122,112 @@ describe("JsonlEventStore files", () => {
     expect(existsSync(join(harness.directory, "..", "escape.jsonl"))).toBe(false);
     await harness.store.append("a.b-c_1", first);
     expect(readdirSync(harness.directory)).toEqual(["a.b-c_1.jsonl"]);
+  });
+
+  it("reports a line that is not valid UTF-8 with its run and line, never as U+FFFD", async () => {
+    const harness = open();
+    const events = sampleLog();
+    for (const event of events) await harness.store.append("run-1", event);
+    const bytes = readFileSync(harness.file("run-1"));
+    // "line one" in the tool's result becomes "line \xff\xfe": valid JSON around bytes that are not UTF-8.
+    const at = bytes.indexOf("line one");
+    bytes.set([0xff, 0xfe], at + 5);
+    writeFileSync(harness.file("run-1"), bytes);
+    const error = await logError(harness.reopen().read("run-1"));
+    expect(error).toMatchObject({ runId: "run-1", position: 3 });
+    expect(error.message).toMatch(/run 'run-1': line 4 of .*run-1\.jsonl is not valid UTF-8; the 3 events before it/);
+    expect(error.intact).toEqual(events.slice(0, 3));
+    expect(await logError(harness.store.repair("run-1"))).toMatchObject({ position: 3 });
+    // As the last line, it is dropped by repair like any broken last line.
+    writeFileSync(harness.file("run-1"), bytes.subarray(0, bytes.indexOf("\n", at) + 1));
+    expect(await harness.reopen().repair("run-1")).toBe(1);
+    expect(await harness.reopen().read("run-1")).toEqual(events.slice(0, 3));
+  });
+
+  it("lists every readable run: a directory named *.jsonl and a broken file spoil only themselves", async () => {
+    const harness = open();
+    const events = sampleLog();
+    for (const event of events) await harness.store.append("b-run", event);
+    mkdirSync(join(harness.directory, "a-dir.jsonl"));
+    writeFileSync(join(harness.directory, "c-broken.jsonl"), Buffer.from([0xc3, 0x28, 0x0a]));
+    writeFileSync(join(harness.directory, "d-empty.jsonl"), "");
+    expect(await harness.reopen().list()).toMatchObject([{ runId: "b-run", events: 6 }]);
+    await expect(harness.store.read("a-dir")).rejects.toThrow();
+    expect(await harness.store.read("d-empty")).toEqual([]);
+  });
+
+  it("leaves no lock file behind: an append or a repair takes the run's lock for itself only", async () => {
+    const harness = open();
+    const events = sampleLog();
+    for (const event of events) await harness.store.append("run-1", event);
+    appendFileSync(harness.file("run-1"), '{"seq":6,');
+    expect(await harness.store.repair("run-1")).toBe(1);
+    const lock = await harness.store.acquire("run-1");
+    expect(readdirSync(harness.directory).sort()).toEqual(["run-1.jsonl", "run-1.jsonl.lock"]);
+    const record = JSON.parse(readFileSync(`${harness.file("run-1")}.lock`, "utf8")) as Record<string, unknown>;
+    expect(record).toMatchObject({ pid: process.pid, since: expect.any(String), token: expect.any(String) });
+    await lock.release();
+    expect(readdirSync(harness.directory)).toEqual(["run-1.jsonl"]);
+  });
+
+  it("repairs by writing the log beside the old one and renaming it over, never in place", async () => {
+    const harness = open();
+    const events = sampleLog();
+    for (const event of events) await harness.store.append("run-1", event);
+    appendFileSync(harness.file("run-1"), '{"seq":6,"at":');
+    const before = statSync(harness.file("run-1")).ino;
+    expect(await harness.reopen().repair("run-1")).toBe(1);
+    expect(statSync(harness.file("run-1")).ino).not.toBe(before);
+    expect(readdirSync(harness.directory)).toEqual(["run-1.jsonl"]);
+    expect(readFileSync(harness.file("run-1"), "utf8")).toBe(
+      events.map((event) => `${JSON.stringify(event)}\n`).join(""),
+    );
+  });
+
+  it("refuses a lock held from another host, and says how to remove it by hand", async () => {
+    const harness = open();
+    const [first] = sampleLog();
+    if (first === undefined) throw new Error("empty sample");
+    const lockFile = `${harness.file("run-1")}.lock`;
+    const since = "2026-01-02T03:04:05.000Z";
+    const token = "00000000-0000-4000-8000-000000000000";
+    writeFileSync(lockFile, JSON.stringify({ pid: 1, host: "elsewhere.example", since, token }));
+    for (const refused of [
+      await logError(harness.store.acquire("run-1")),
+      await logError(harness.store.append("run-1", first)),
+    ]) {
+      expect(refused.message).toBe(
+        `run 'run-1' is being written elsewhere: by process 1 on host 'elsewhere.example' since ${since} (lock file ${lockFile}); a lock from another host is never taken over: if no process there writes this run any more, remove the lock file by hand (rm '${lockFile}')`,
+      );
+    }
+    writeFileSync(lockFile, "not a lock");
+    expect((await logError(harness.store.acquire("run-1"))).message).toContain(
+      `lock file ${lockFile} holds a lock that cannot be read`,
+    );
+    rmSync(lockFile);
+    await harness.store.append("run-1", first);
+    expect(await harness.store.read("run-1")).toEqual([first]);
+  });
+
+  it("appends after a write that failed half-way only once the torn line is repaired", async () => {
+    const harness = open();
+    const events = sampleLog();
+    for (const event of events.slice(0, 3)) await harness.store.append("run-1", event);
+    appendFileSync(harness.file("run-1"), '{"seq":3,"at"');
+    expect(await logError(harness.store.append("run-1", events[3] as StoredEvent))).toMatchObject({ position: 3 });
+    expect(await harness.store.repair("run-1")).toBe(1);
+    await harness.store.append("run-1", events[3] as StoredEvent);
+    expect(await harness.reopen().read("run-1")).toEqual(events.slice(0, 4));
+  });
+
+  it("takes its durability from the constructor: batch by default, and refuses an unknown one", () => {
+    const harness = open();
+    expect(harness.store.durability).toBe("batch");
+    for (const durability of ["event", "batch", "none"] as const) {
+      expect(new JsonlEventStore(harness.directory, { durability }).durability).toBe(durability);
+    }
+    expect(() => new JsonlEventStore(harness.directory, { durability: "sometimes" as "none" })).toThrow(
+      "durability must be one of event, batch, none; got sometimes",
+    );
   });
 });

@@ -1,1 +1,6 @@
-export { SQLITE_SCHEMA_VERSION, SqliteEventStore, type SqliteEventStoreOptions } from "./sqlite-event-store.js";
+export {
+  SQLITE_APPLICATION_ID,
+  SQLITE_SCHEMA_VERSION,
+  SqliteEventStore,
+  type SqliteEventStoreOptions,
+} from "./sqlite-event-store.js";

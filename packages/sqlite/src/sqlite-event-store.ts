@@ -1,82 +1,108 @@
+import { isUtf8 } from "node:buffer";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { EventLogError, type EventStore } from "@agentloop/core";
+import { EventLogError, type EventStore, type RunLock } from "@agentloop/core";
 import { checkAppend, parseEventLog, type RunSummary, type StoredEvent, summarize } from "@agentloop/core/store";
 import Database from "better-sqlite3";
+import { checkHeader, checkLayout } from "./sqlite-layout.js";
+import { SqliteLocks } from "./sqlite-locks.js";
 
-/** The version of the table layout, kept in SQLite's `user_version`; a newer file is refused. */
-export const SQLITE_SCHEMA_VERSION = 1;
-
-// One row per event. `data` is the event's JSON without the columns beside it (type, seq, at).
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS events (
-    run_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    at TEXT NOT NULL,
-    data TEXT NOT NULL,
-    PRIMARY KEY (run_id, seq)
-  ) STRICT;
-  PRAGMA user_version = ${SQLITE_SCHEMA_VERSION};
-`;
+export { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from "./sqlite-layout.js";
 
 /** Options of `SqliteEventStore`. */
 export interface SqliteEventStoreOptions {
   /** How long to wait for another connection's write lock before failing with `SQLITE_BUSY`, in milliseconds (default 5000). */
   readonly timeout?: number;
+  /**
+   * Opens an existing file for reading only: nothing is written (no table, no `user_version`, no
+   * switch to WAL), and a file that is not an agentloop event log is refused. Writes reject.
+   */
+  readonly readonly?: boolean;
 }
 
 interface Row {
   readonly seq: number;
   readonly type: string;
   readonly at: string;
-  readonly data: string;
+  /** The column's bytes, decoded here strictly as UTF-8. */
+  readonly data: Buffer;
+}
+
+interface Waiting {
+  readonly runId: string;
+  readonly event: StoredEvent;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
 }
 
 /**
- * Runs' event logs in one SQLite file (better-sqlite3), in WAL mode with `synchronous = FULL`:
- * one row per event, each append its own immediate transaction that checks the event's `seq` is the
- * log's length, so a resolved append is on disk and a crash never leaves a torn row. Readers in
- * other connections or processes see every committed event and never block the writer. The work
- * is synchronous (better-sqlite3 has no async API): every method does it on the calling thread and
- * returns a settled promise, as `EventStore` asks; a failure is a rejection, never a throw. A row
- * that is corrupt (written by something else) is reported by `read`, `append` refuses to extend
- * such a log, and `repair` drops the row when it is the last one. `":memory:"` gives a private store without WAL that dies with the object.
+ * Runs' event logs in one SQLite file (better-sqlite3), in WAL mode with `synchronous = FULL`: one
+ * row per event, holding the event's JSON as written. Appends are committed in groups: every
+ * append made while the event loop turns (from any number of runs) goes into one immediate
+ * transaction that checks each event's `seq` against its log's end, and each append resolves only
+ * once that transaction is committed, hence on disk; a crash never leaves a torn row. Readers in
+ * other connections or processes see every committed event and never block the writer. One writer
+ * per run: `acquire` takes the run in the file's `locks` table (a dead process's lock on this host
+ * is taken over), and an append from another store object meanwhile is refused. A row that is
+ * corrupt (written by something else) is reported by `read`, `append` refuses to extend such a
+ * log, and `repair` drops the row when it is the last one. `":memory:"` gives a private store
+ * without WAL that dies with the object.
  */
 export class SqliteEventStore implements EventStore {
   readonly filename: string;
+  readonly readonly: boolean;
   readonly #db: Database.Database;
-  /** Validated length of each run this object appended to, checked against the row count on each append. */
+  /** Validated length of each run this object appended to; an append re-checks it against the log's last seq. */
   readonly #lengths = new Map<string, number>();
+  /** Runs this object holds the lock of, by token. */
+  readonly #held = new Map<string, string>();
+  #waiting: Waiting[] = [];
   readonly #rows: Database.Statement<[string], Row>;
-  readonly #count: Database.Statement<[string], number>;
+  readonly #lastSeq: Database.Statement<[string], number | null>;
   readonly #runIds: Database.Statement<[], string>;
   readonly #insert: Database.Statement<[string, number, string, string, string]>;
   readonly #delete: Database.Statement<[string, number]>;
+  readonly #locks: SqliteLocks | null;
 
   constructor(filename: string, options: SqliteEventStoreOptions = {}) {
     this.filename = filename;
-    if (filename !== ":memory:" && filename !== "") mkdirSync(dirname(filename), { recursive: true });
-    this.#db = new Database(filename, { timeout: options.timeout ?? 5000 });
+    this.readonly = options.readonly === true;
+    const onDisk = filename !== ":memory:" && filename !== "";
+    if (onDisk) checkHeader(filename);
+    if (onDisk && !this.readonly) mkdirSync(dirname(filename), { recursive: true });
+    this.#db = new Database(filename, {
+      timeout: options.timeout ?? 5000,
+      readonly: this.readonly,
+      fileMustExist: this.readonly,
+    });
+    let version: number;
     try {
-      this.#db.pragma("journal_mode = WAL");
-      this.#db.pragma("synchronous = FULL");
-      this.#migrate();
+      version = checkLayout(this.#db, filename, !this.readonly);
+      if (!this.readonly) {
+        this.#db.pragma("journal_mode = WAL");
+        this.#db.pragma("synchronous = FULL");
+      }
     } catch (error) {
       this.#db.close();
       throw error;
     }
     this.#rows = this.#db.prepare<[string], Row>(
-      "SELECT seq, type, at, data FROM events WHERE run_id = ? ORDER BY seq",
+      "SELECT seq, type, at, CAST(data AS BLOB) AS data FROM events WHERE run_id = ? ORDER BY seq",
     );
-    this.#count = this.#db.prepare<[string], number>("SELECT COUNT(*) FROM events WHERE run_id = ?").pluck();
+    // An index lookup: the append's check costs the same at any log length.
+    this.#lastSeq = this.#db.prepare<[string], number | null>("SELECT MAX(seq) FROM events WHERE run_id = ?").pluck();
     this.#runIds = this.#db.prepare<[], string>("SELECT DISTINCT run_id FROM events ORDER BY run_id").pluck();
     this.#insert = this.#db.prepare("INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
     this.#delete = this.#db.prepare("DELETE FROM events WHERE run_id = ? AND seq = ?");
+    this.#locks = version >= 2 ? new SqliteLocks(this.#db, filename) : null;
   }
 
   async append(runId: string, event: StoredEvent): Promise<void> {
-    this.#db.transaction(() => this.#append(runId, event)).immediate();
+    this.#writable();
+    return new Promise((resolve, reject) => {
+      if (this.#waiting.length === 0) setImmediate(() => this.#commit());
+      this.#waiting.push({ runId, event, resolve, reject });
+    });
   }
 
   async read(runId: string): Promise<StoredEvent[]> {
@@ -93,34 +119,94 @@ export class SqliteEventStore implements EventStore {
     return summaries;
   }
 
-  /** Deletes a corrupt last row, keeping every event before it; returns how many rows were deleted (0 or 1). A corrupt row before the last is left alone and reported. */
-  async repair(runId: string): Promise<number> {
-    return this.#db.transaction(() => this.#repair(runId)).immediate();
+  async acquire(runId: string): Promise<RunLock> {
+    const locks = this.#writable();
+    // A run this object holds is refused too: its row names this process, which is alive.
+    const token = this.#db.transaction(() => locks.take(runId)).immediate();
+    this.#held.set(runId, token);
+    this.#lengths.delete(runId);
+    return {
+      runId,
+      release: async () => {
+        if (this.#held.get(runId) !== token) return;
+        this.#held.delete(runId);
+        if (this.#db.open) locks.release(runId, token);
+      },
+    };
   }
 
-  /** Closes the database file; the store cannot be used afterwards. */
+  /** Deletes a corrupt last row, keeping every event before it; returns how many rows were deleted (0 or 1). A corrupt row before the last is left alone and reported. */
+  async repair(runId: string): Promise<number> {
+    const locks = this.#writable();
+    return this.#db
+      .transaction(() => {
+        const locked = locks.check(runId, this.#held.get(runId));
+        if (locked !== null) throw locked;
+        return this.#repair(runId);
+      })
+      .immediate();
+  }
+
+  /** Commits appends still waiting, releases the runs it holds, then closes the database file; the store cannot be used afterwards. */
   close(): void {
+    if (this.#db.open) {
+      if (this.#waiting.length > 0) this.#commit();
+      for (const [runId, token] of this.#held) this.#locks?.release(runId, token);
+    }
+    this.#held.clear();
     this.#db.close();
   }
 
-  #migrate(): void {
-    const version = this.#db.pragma("user_version", { simple: true });
-    if (typeof version !== "number" || version > SQLITE_SCHEMA_VERSION) {
-      throw new Error(
-        `${this.filename} holds event store schema version ${String(version)}; this @agentloop/sqlite reads up to ${SQLITE_SCHEMA_VERSION}`,
-      );
+  /** One transaction for every waiting append; each is told once it is committed (or why it was refused). */
+  #commit(): void {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    if (waiting.length === 0) return;
+    const lengths = new Map<string, number>();
+    let outcomes: unknown[];
+    try {
+      outcomes = this.#db
+        .transaction(() => waiting.map(({ runId, event }) => this.#appendOne(runId, event, lengths)))
+        .immediate();
+    } catch (error) {
+      for (const { reject } of waiting) reject(error);
+      return;
     }
-    if (version < SQLITE_SCHEMA_VERSION) this.#db.transaction(() => this.#db.exec(SCHEMA)).immediate();
+    for (const [runId, length] of lengths) this.#lengths.set(runId, length);
+    for (const [index, { resolve, reject }] of waiting.entries()) {
+      const outcome = outcomes[index];
+      if (outcome === null) resolve();
+      else reject(outcome);
+    }
   }
 
-  #append(runId: string, event: StoredEvent): void {
-    const count = this.#count.get(runId) ?? 0;
-    // Another connection may have written since: then the log is read (and checked) again.
-    const length = this.#lengths.get(runId) === count ? count : this.#decode(runId, this.#rows.all(runId)).length;
-    checkAppend(runId, length, event);
-    const { seq, type, at, ...payload } = event;
-    this.#insert.run(runId, seq, type, at, JSON.stringify(payload));
-    this.#lengths.set(runId, length + 1);
+  /** Inserts one event inside the group's transaction; returns `null`, or why it was refused (nothing inserted). */
+  #appendOne(runId: string, event: StoredEvent, lengths: Map<string, number>): unknown {
+    try {
+      // A run this object holds needs no look at the locks table: only the seq check below.
+      const locked = this.#held.has(runId) ? null : (this.#locks?.check(runId, undefined) ?? null);
+      if (locked !== null) return locked;
+      const last = this.#lastSeq.get(runId) ?? null;
+      const end = last === null ? 0 : last + 1;
+      const known = lengths.get(runId) ?? this.#lengths.get(runId);
+      // Another connection may have written since: then the log is read (and checked) again.
+      const length = known === end ? end : this.#decode(runId, this.#rows.all(runId)).length;
+      checkAppend(runId, length, event);
+      this.#insert.run(runId, event.seq, event.type, event.at, JSON.stringify(event));
+      lengths.set(runId, length + 1);
+      return null;
+    } catch (error) {
+      // A refused insert fails that event alone; any other database error fails the whole group.
+      if (error instanceof Database.SqliteError && !error.code.startsWith("SQLITE_CONSTRAINT")) throw error;
+      return error;
+    }
+  }
+
+  #writable(): SqliteLocks {
+    if (this.readonly || this.#locks === null) {
+      throw new Error(`${this.filename} was opened read-only: it cannot be written`);
+    }
+    return this.#locks;
   }
 
   #readIntact(runId: string): readonly StoredEvent[] {
@@ -149,15 +235,13 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  /** Rows to events, checked by core's `parseEventLog`; the columns win over keys of the same name in `data`. */
+  /** Rows to events, checked by core's `parseEventLog`. */
   #decode(runId: string, rows: readonly Row[]): StoredEvent[] {
     const values: unknown[] = [];
     for (const [position, row] of rows.entries()) {
-      const payload = parseData(row.data);
-      if (typeof payload === "string") throw this.#broken(runId, position, row, payload, values);
-      // The keys in the order they were written: the log's hash chain is computed over that JSON.
-      const { type: _type, seq: _seq, at: _at, ...rest } = payload;
-      values.push({ seq: row.seq, at: row.at, type: row.type, ...rest });
+      const event = eventOf(row);
+      if (typeof event === "string") throw this.#broken(runId, position, row, event, values);
+      values.push(event);
     }
     return parseEventLog(runId, values);
   }
@@ -171,13 +255,27 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
-function parseData(data: string): Record<string, unknown> | string {
+/**
+ * The event a row holds, or what is wrong with it. A row of layout 2 holds the whole event, which
+ * must agree with its columns; a row of layout 1 holds the rest beside them, and is rebuilt with
+ * the keys in the order the journal writes them (`seq`, `at`, `type`, then the event's own).
+ */
+function eventOf(row: Row): Record<string, unknown> | string {
+  if (!isUtf8(row.data)) return "is not valid UTF-8";
   let value: unknown;
   try {
-    value = JSON.parse(data);
+    value = JSON.parse(row.data.toString("utf8"));
   } catch (error) {
     return `is not valid JSON (${error instanceof Error ? error.message : String(error)})`;
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "is not a JSON object";
-  return value as Record<string, unknown>;
+  const data = value as Record<string, unknown>;
+  if (Object.hasOwn(data, "seq")) {
+    return data.seq === row.seq && data.type === row.type && data.at === row.at
+      ? data
+      : "does not agree with the row's seq, type and at columns";
+  }
+  const { type: _type, at: _at, ...payload } = data;
+  if (row.at.includes("\uFFFD") || row.type.includes("\uFFFD")) return "sits beside columns that are not valid UTF-8";
+  return { seq: row.seq, at: row.at, type: row.type, ...payload };
 }

@@ -1,0 +1,102 @@
+import { closeSync, fdatasync, fdatasyncSync, fsync, fsyncSync, openSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+
+/**
+ * When an append is acknowledged: after its own fsync (`event`), after one fsync round shared by
+ * every append in flight (`batch`), or once written to the operating system (`none`: survives the
+ * process being killed, not an OS crash or a power loss).
+ */
+export type Durability = "event" | "batch" | "none";
+
+/** The durabilities, strongest first. */
+export const DURABILITIES: readonly Durability[] = ["event", "batch", "none"];
+
+interface Waiting {
+  readonly path: string;
+  readonly fd: number;
+  readonly created: boolean;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Appends whole lines to files: each line is written at once, with one `write` (looped only if
+ * the system writes part of it), then made as durable as `durability` asks before its promise
+ * resolves. A file the append created gets its directory synced too, so the new name survives.
+ */
+export class LineAppender {
+  readonly durability: Durability;
+  #batch: Waiting[] = [];
+
+  constructor(durability: Durability) {
+    this.durability = durability;
+  }
+
+  /** Writes `line` at the end of `path` before returning; the promise resolves once it is durable. */
+  append(path: string, line: Buffer, created: boolean): Promise<void> {
+    const fd = openSync(path, "a");
+    try {
+      writeAll(fd, line);
+      if (this.durability === "event") {
+        fdatasyncSync(fd);
+        if (created) syncDirectory(dirname(path));
+      }
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    if (this.durability !== "batch") {
+      closeSync(fd);
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      if (this.#batch.length === 0) setImmediate(() => void this.#flush());
+      this.#batch.push({ path, fd, created, resolve, reject });
+    });
+  }
+
+  /** One fsync per file and per new file's directory for the whole batch, in parallel; then each append is told. */
+  async #flush(): Promise<void> {
+    const batch = this.#batch;
+    this.#batch = [];
+    const files = new Map<string, Promise<void>>();
+    const directories = new Map<string, Promise<void>>();
+    for (const { path, fd, created } of batch) {
+      if (!files.has(path)) files.set(path, settle(fdatasync, fd));
+      const directory = dirname(path);
+      if (created && !directories.has(directory)) directories.set(directory, syncDirectoryAsync(directory));
+    }
+    for (const waiting of batch) {
+      const synced = [files.get(waiting.path), waiting.created ? directories.get(dirname(waiting.path)) : undefined];
+      Promise.all(synced).then(waiting.resolve, waiting.reject);
+    }
+    await Promise.allSettled([...files.values(), ...directories.values()]);
+    for (const { fd } of batch) closeSync(fd);
+  }
+}
+
+function writeAll(fd: number, line: Buffer): void {
+  for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
+}
+
+function syncDirectory(directory: string): void {
+  const fd = openSync(directory, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function syncDirectoryAsync(directory: string): Promise<void> {
+  const fd = openSync(directory, "r");
+  try {
+    await settle(fsync, fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function settle(sync: (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void, fd: number) {
+  return new Promise<void>((resolve, reject) => sync(fd, (error) => (error === null ? resolve() : reject(error))));
+}

@@ -1,0 +1,16 @@
+import { writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { JsonlEventStore } from "../src/jsonl-store.js";
+import { describeLockProcesses } from "./lock-suite.js";
+
+// The lock tests with real processes (lock-suite.ts) on the JSONL store: the child runs the BUILT core.
+describeLockProcesses("JsonlEventStore", {
+  childEnv: { LOCK_STORE: "jsonl" },
+  storePath: (directory) => join(directory, "runs"),
+  openStore: (path) => new JsonlEventStore(path, { durability: "none" }),
+  plantStaleLock(path, runId, pid) {
+    const owner = { pid, host: hostname(), since: new Date().toISOString(), token: globalThis.crypto.randomUUID() };
+    writeFileSync(join(path, `${runId}.jsonl.lock`), JSON.stringify(owner));
+  },
+});

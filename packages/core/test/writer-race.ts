@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, describe, expect, it } from "vitest";
+import type { EventStore } from "../src/index.js";
+
+// Two real processes resume one paused run at the same instant (fixtures/race-child.mjs, on the
+// BUILT packages): one proceeds, the other is refused, and the non-idempotent tool runs once.
+// writer-race.test.ts runs it on the JSONL store; packages/sqlite on SQLite.
+
+const CHILD = join(import.meta.dirname, "fixtures", "race-child.mjs");
+const TRIALS = 30;
+
+/** The store under test, as the children and the parent open it. */
+export interface WriterRaceOptions {
+  /** `RACE_STORE` for the child, and any more environment it needs. */
+  readonly childEnv: Readonly<Record<string, string>>;
+  storePath(directory: string): string;
+  openStore(path: string): EventStore & { close?(): void };
+}
+
+interface RaceChild {
+  ask(command: string): Promise<string>;
+  stop(): void;
+}
+
+function startChild(env: NodeJS.ProcessEnv): RaceChild {
+  const child: ChildProcess = spawn(process.execPath, [CHILD], { env, stdio: ["pipe", "pipe", "inherit"] });
+  const answers: ((line: string) => void)[] = [];
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => answers.shift()?.(line));
+  return {
+    ask: (command) =>
+      new Promise((resolve) => {
+        answers.push(resolve);
+        child.stdin?.write(`${command}\n`);
+      }),
+    stop: () => child.kill("SIGKILL"),
+  };
+}
+
+/** The race on one store; `label` names it in the suite's title. */
+export function describeWriterRace(label: string, options: WriterRaceOptions): void {
+  describe(`two processes resume one paused run at the same instant (${label})`, () => {
+    const directory = mkdtempSync(join(tmpdir(), "agentloop-race-"));
+    const executions = join(directory, "executions.jsonl");
+    const env = { ...process.env, ...options.childEnv, RACE_EXECUTIONS: executions };
+    const racers = [startChild(env), startChild(env)];
+    afterAll(() => {
+      for (const racer of racers) racer.stop();
+      rmSync(directory, { recursive: true, force: true });
+    });
+
+    it(`in ${TRIALS} trials: one proceeds, the other is refused as a second writer, the tool runs once, and the log stays whole`, {
+      timeout: 20_000,
+    }, async () => {
+      const path = options.storePath(directory);
+      const [first] = racers as [RaceChild, RaceChild];
+      // Each racer runs once before the trials: both are warm when they race.
+      for (const [n, racer] of racers.entries()) expect(await racer.ask(`start ${path} warm-${n}`)).toBe("paused");
+      for (let trial = 0; trial < TRIALS; trial++) {
+        const runId = `race-${trial}`;
+        const at = `trial ${trial}`;
+        expect(await first.ask(`start ${path} ${runId}`), at).toBe("paused");
+        const answers = await Promise.all(racers.map((racer) => racer.ask(`resume ${path} ${runId}`)));
+        expect(
+          answers.filter((answer) => answer === "done done"),
+          `${at}: ${answers.join(" | ")}`,
+        ).toHaveLength(1);
+        const refused = answers.find((answer) => answer !== "done done");
+        expect(refused, at).toMatch(
+          new RegExp(`^refused EventLogError: run '${runId}' is being written elsewhere: by process \\d+`),
+        );
+        const ran = existsSync(executions) ? readFileSync(executions, "utf8").trim().split("\n") : [];
+        expect(ran, at).toHaveLength(trial + 1);
+        const store = options.openStore(path);
+        try {
+          // The store reads (and checks) seqs 0..n; the tool was started once.
+          const events = await store.read(runId);
+          expect(
+            events.map((event) => event.seq),
+            at,
+          ).toEqual(events.map((_, index) => index));
+          expect(
+            events.filter((event) => event.type === "tool.started"),
+            at,
+          ).toHaveLength(1);
+          expect(events.at(-1), at).toMatchObject({ type: "run.finished", outcome: { status: "done" } });
+        } finally {
+          store.close?.();
+        }
+      }
+    });
+  });
+}

@@ -1,0 +1,29 @@
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import Database from "better-sqlite3";
+import { describeLockProcesses } from "../../core/test/lock-suite.js";
+import { SqliteEventStore } from "../src/index.js";
+
+// The lock tests with real processes (packages/core/test/lock-suite.ts) on the SQLite store. The
+// child loads the BUILT core and the BUILT dist/index.js of this package, so build both first.
+
+const PACKAGE = join(import.meta.dirname, "..");
+
+describeLockProcesses("SqliteEventStore", {
+  childEnv: { LOCK_STORE: "sqlite", LOCK_SQLITE_MODULE: pathToFileURL(join(PACKAGE, "dist", "index.js")).href },
+  storePath: (directory) => join(directory, "runs.db"),
+  openStore: (path) => new SqliteEventStore(path),
+  plantStaleLock(path, runId, pid) {
+    new SqliteEventStore(path).close(); // the file and its tables exist
+    const db = new Database(path);
+    db.prepare("INSERT OR REPLACE INTO locks (run_id, pid, host, since, token) VALUES (?, ?, ?, ?, ?)").run(
+      runId,
+      pid,
+      hostname(),
+      new Date().toISOString(),
+      globalThis.crypto.randomUUID(),
+    );
+    db.close();
+  },
+});
