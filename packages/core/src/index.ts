@@ -27,7 +27,10 @@ export {
   type StoredEvent,
 } from "./event-log.js";
 export { checkAppend, type EventStore, MemoryEventStore, type RunSummary, summarize } from "./event-store.js";
+export type { ArgsOf, InferJsonSchema } from "./infer-args.js";
 export { Journal } from "./journal.js";
+export { type JsonSchemaParameters, jsonSchema } from "./json-schema-parameters.js";
+export type { ToolSchema } from "./parameters.js";
 export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay.js";
 export { type ForkOptions, forkRun, type ResumeOptions, resumeAgent } from "./resume.js";
 export { type RunOptions, runAgent } from "./run-agent.js";
@@ -42,6 +45,8 @@ export {
   type Resumption,
 } from "./run-effects.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
+export type { StandardToolSchema } from "./standard-schema.js";
+export { type Tool, type ToolContext, type ToolDefinition, tool } from "./tool.js";
 export { type ExecuteOptions, type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";
 export { messagesOf, type Transcript } from "./transcript.js";
 export type {
