@@ -104,7 +104,8 @@ function missingSentence(
 function branchesSentence(unit: OutputUnit, named: string, got: string, branches: unknown): string {
   const options = Array.isArray(branches) ? branches.map((branch) => shortJson(branch, 160)).join(", ") : "";
   // The validator's text is only read to tell "none matched" from "several matched".
-  if (unit.keyword === "oneOf" && !/not match any/i.test(unit.error)) {
+  const matches = Number(/\((\d+) matches\)/.exec(unit.error)?.[1] ?? 0);
+  if (unit.keyword === "oneOf" && matches > 1) {
     return `${named} matches more than one of ${options}; it must match exactly one ${got}`;
   }
   return `${named} must match ${unit.keyword === "oneOf" ? "exactly one" : "one"} of ${options} ${got}`;
@@ -151,7 +152,7 @@ function schemaAt({ root, lookup }: SentenceContext, keywordLocation: string): S
 }
 
 function listOf(value: unknown, separator: string, format: (item: unknown) => string = String): string {
-  return Array.isArray(value) ? value.map(format).join(separator) : format(value);
+  return Array.isArray(value) ? value.map((item) => format(item)).join(separator) : format(value);
 }
 
 /** Compact JSON of `value`, cut to `max` characters; `undefined` for a value that is absent. */
