@@ -54,6 +54,7 @@ describe("a tool that returns a hostile value gives an ERROR: observation, never
     [
       "a thenable whose then getter throws",
       () => ({
+        // biome-ignore lint/suspicious/noThenProperty: the hostile thenable is what is under test.
         get then() {
           throw trap();
         },
