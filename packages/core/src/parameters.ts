@@ -34,16 +34,17 @@ const NOT_AN_OBJECT: Checked = { ok: false, problem: "arguments must be a JSON o
 export function compileParameters(name: string, parameters: unknown): CompiledParameters {
   if (hasStandardProps(parameters)) return compileStandard(name, parameters);
   const marked = markedJsonSchema(parameters);
-  if (marked !== undefined) return compileJson(name, marked.schema, marked.draft);
-  if (isPlainObject(parameters) && parameters.$schema !== undefined) {
-    const draft = draftOf(parameters.$schema);
+  const declared = marked === undefined ? parameters : marked.schema;
+  if (isPlainObject(declared) && declared.$schema !== undefined) {
+    const draft = draftOf(declared.$schema);
     if (draft === undefined) {
       throw new ToolSchemaError(
-        `${name}: '$schema' ${JSON.stringify(parameters.$schema)} names no draft the validator knows (2020-12, 2019-09, 7, 4)`,
+        `${name}: '$schema' ${JSON.stringify(declared.$schema)} names no draft the validator knows (2020-12, 2019-09, 7, 4)`,
       );
     }
-    return compileJson(name, parameters, draft);
+    return compileJson(name, declared, draft);
   }
+  if (marked !== undefined) return compileJson(name, marked.schema, marked.draft);
   checkSubset(name, parameters);
   const schema = frozenCopy(parameters as ToolParameters);
   return {
