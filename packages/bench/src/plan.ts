@@ -19,6 +19,8 @@ export interface Plan {
   /** The run length whose log each store appends and reads, and which runs with each store. */
   readonly storeSteps: number;
   readonly store: { readonly rounds: number; readonly sampleMs: number };
+  /** Rounds and calls per round of the validation measurement. */
+  readonly validation: { readonly rounds: number; readonly calls: number };
 }
 
 export const FULL: Plan = {
@@ -32,6 +34,7 @@ export const FULL: Plan = {
   logRounds: 9,
   storeSteps: 100,
   store: { rounds: 5, sampleMs: 200 },
+  validation: { rounds: 7, calls: 20_000 },
 };
 
 export const TINY: Plan = {
@@ -45,4 +48,5 @@ export const TINY: Plan = {
   logRounds: 1,
   storeSteps: 3,
   store: { rounds: 1, sampleMs: 1 },
+  validation: { rounds: 1, calls: 10 },
 };

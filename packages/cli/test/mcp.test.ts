@@ -40,7 +40,9 @@ describe("agentloop run with MCP servers", () => {
     },
   );
 
-  it("takes a tools module and a server together", { timeout: 30_000 }, async () => {
+  it("a tools module and a server that both give get_weather: a usage error naming the clash", {
+    timeout: 30_000,
+  }, async () => {
     const run = await cli(
       [
         "run",

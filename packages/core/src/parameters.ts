@@ -26,6 +26,8 @@ export type Checked =
 export interface CompiledParameters {
   readonly schema: ToolParameters;
   readonly check: (args: unknown) => Checked | Promise<Checked>;
+  /** Set for the spec's subset, whose check the registry runs directly: it is the hot path. */
+  readonly subset?: ToolParameters;
 }
 
 const NOT_AN_OBJECT: Checked = { ok: false, problem: "arguments must be a JSON object" };
@@ -49,6 +51,7 @@ export function compileParameters(name: string, parameters: unknown): CompiledPa
   const schema = frozenCopy(parameters as ToolParameters);
   return {
     schema,
+    subset: schema,
     check(args) {
       const problem = validateSubset(args, schema);
       return problem === null ? { ok: true, args: { ...(args as Record<string, unknown>) } } : { ok: false, problem };

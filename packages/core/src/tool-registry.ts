@@ -2,12 +2,13 @@ import { cutResult } from "./cut-result.js";
 import { ToolSchemaError } from "./errors.js";
 import type { ArgsOf } from "./infer-args.js";
 import { isPlainObject } from "./is-plain-object.js";
-import type { Checked, ToolSchema } from "./parameters.js";
+import type { Checked, CompiledParameters, ToolSchema } from "./parameters.js";
 import { type Outcome, runGuarded } from "./run-guarded.js";
 import { describeSafely, encodeResult, labelOf } from "./safe-observation.js";
 import { type CompiledTool, compileTool, type Tool, type ToolFunction } from "./tool.js";
 import { checkOptions, type ToolOptions } from "./tool-options.js";
-import type { ToolCall, ToolSpec } from "./types.js";
+import type { ToolCall, ToolParameters, ToolSpec } from "./types.js";
+import { validateSubset } from "./validate-subset.js";
 
 export type { ToolFunction } from "./tool.js";
 export type { ToolOptions } from "./tool-options.js";
@@ -23,8 +24,12 @@ export interface ExecuteOptions {
 }
 
 interface Entry {
-  readonly tool: CompiledTool;
   readonly spec: ToolSpec;
+  readonly fn: ToolFunction<Record<string, unknown>>;
+  readonly options: ToolOptions;
+  readonly parameters: CompiledParameters;
+  /** The schema of a tool of the spec's subset, checked without the general path's allocations. */
+  readonly subset: ToolParameters | undefined;
 }
 
 /**
@@ -76,7 +81,8 @@ export class ToolRegistry {
       const entry = this.#tools.get(call.name);
       const args = call.rawArgs === undefined ? call.args : parseArgs(call.rawArgs);
       if (entry === undefined || typeof args === "string") return false;
-      const checked = entry.tool.parameters.check(args);
+      if (entry.subset !== undefined) return validateSubset(args, entry.subset) === null;
+      const checked = entry.parameters.check(args);
       return checked instanceof Promise ? true : checked.ok;
     } catch {
       return false;
@@ -85,7 +91,7 @@ export class ToolRegistry {
 
   /** Whether `name` is registered as idempotent; false for unknown names. */
   isIdempotent(name: string): boolean {
-    return this.#tools.get(name)?.tool.options.idempotent === true;
+    return this.#tools.get(name)?.options.idempotent === true;
   }
 
   /** The names of the tools registered with `needsApproval`, in registration order. */
@@ -120,7 +126,7 @@ export class ToolRegistry {
     let observation: string;
     let limit: number | undefined;
     try {
-      limit = this.#tools.get(name)?.tool.options.maxResultChars ?? options.maxResultChars;
+      limit = this.#tools.get(name)?.options.maxResultChars ?? options.maxResultChars;
       const outcome = this.#execute(label, args, options);
       observation = typeof outcome === "string" ? outcome : await outcome;
     } catch (error) {
@@ -148,30 +154,44 @@ export class ToolRegistry {
   }
 
   #namesWith(option: "needsApproval" | "idempotent" | "repeatable"): string[] {
-    return [...this.#tools.values()].filter((entry) => entry.tool.options[option] === true).map((e) => e.spec.name);
+    return [...this.#tools.values()].filter((entry) => entry.options[option] === true).map((e) => e.spec.name);
   }
 
   /** The observation, at once when the check and the function finish at once (most tools), else a promise of it. */
   #execute(name: string, args: unknown, options: ExecuteOptions): string | Promise<string> {
     const entry = this.#tools.get(name);
     if (entry === undefined) return this.#unknownTool(name);
-    const checked = entry.tool.parameters.check(args);
-    if (checked instanceof Promise) return checked.then((settled) => this.#run(entry, settled, options));
-    return this.#run(entry, checked, options);
+    if (entry.subset !== undefined) {
+      const problem = validateSubset(args, entry.subset);
+      if (problem !== null) return `ERROR: ${problem}. ${expects(entry.spec)}`;
+      return this.#run(entry, { ...(args as Record<string, unknown>) }, options);
+    }
+    const checked = entry.parameters.check(args);
+    if (checked instanceof Promise) return checked.then((settled) => this.#runChecked(entry, settled, options));
+    return this.#runChecked(entry, checked, options);
   }
 
-  #run({ tool, spec }: Entry, checked: Checked, options: ExecuteOptions): string | Promise<string> {
-    if (!checked.ok) return `ERROR: ${checked.problem}. ${expects(spec)}`;
-    const timeoutMs = tool.options.timeoutMs ?? options.timeoutMs;
-    const outcome = runGuarded(tool.execute, checked.args, timeoutMs, () => options.signal);
+  #runChecked(entry: Entry, checked: Checked, options: ExecuteOptions): string | Promise<string> {
+    if (!checked.ok) return `ERROR: ${checked.problem}. ${expects(entry.spec)}`;
+    return this.#run(entry, checked.args, options);
+  }
+
+  #run(
+    { spec, fn, options: own }: Entry,
+    args: Record<string, unknown>,
+    options: ExecuteOptions,
+  ): string | Promise<string> {
+    const name = spec.name;
+    const timeoutMs = own.timeoutMs ?? options.timeoutMs;
+    const outcome = runGuarded(fn, args, timeoutMs, () => options.signal);
     const observe = (ended: Outcome): string => {
       switch (ended.kind) {
         case "returned":
-          return encodeResult(tool.name, ended.value);
+          return encodeResult(name, ended.value);
         case "threw":
-          return `ERROR: ${tool.name} failed: ${describeSafely(ended.error)}`;
+          return `ERROR: ${name} failed: ${describeSafely(ended.error)}`;
         case "timedOut":
-          return `ERROR: ${tool.name} timed out after ${timeoutMs} ms. It may still have had an effect; check before calling it again.`;
+          return `ERROR: ${name} timed out after ${timeoutMs} ms. It may still have had an effect; check before calling it again.`;
       }
     };
     return outcome instanceof Promise ? outcome.then(observe) : observe(outcome);
@@ -185,7 +205,7 @@ export class ToolRegistry {
 
 function entryOf(tool: CompiledTool): Entry {
   const spec = Object.freeze({ name: tool.name, description: tool.description, parameters: tool.parameters.schema });
-  return { tool, spec };
+  return { spec, fn: tool.execute, options: tool.options, parameters: tool.parameters, subset: tool.parameters.subset };
 }
 
 /** What the argument error shows after its sentence: the properties the tool takes (or its whole schema when it has none at the top). */

@@ -50,7 +50,7 @@ describe("JSON Schema tools over the wire", () => {
   it("sends the schema as registered, $defs and all, less $schema, as function.parameters", async () => {
     const { fake } = await runSearch();
     const { $schema: _dialect, ...sent } = SEARCH;
-    expect((fake.requests[0]?.body as { tools: unknown }).tools).toEqual([
+    expect((fake.requests[0]?.body as { tools: unknown } | undefined)?.tools).toEqual([
       { type: "function", function: { name: "search", description: "Searches the archive.", parameters: sent } },
       {
         type: "function",
