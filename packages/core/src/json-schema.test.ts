@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { MAX_ARGS_DEPTH as REPLY_DEPTH } from "./check-reply.js";
 import { ToolSchemaError } from "./errors.js";
 import { jsonSchema } from "./json-schema-parameters.js";
+import { MAX_ARGS_DEPTH } from "./json-value.js";
 import { ToolRegistry } from "./tool-registry.js";
 import type { ToolParameters } from "./types.js";
 import { validateArgs } from "./validate-args.js";
@@ -143,13 +145,12 @@ describe("JSON Schema parameters: one sentence per failure, naming the argument 
   });
 
   it("refuses arguments nested too deep, and a cycle, with a sentence", async () => {
+    expect(MAX_ARGS_DEPTH).toBe(REPLY_DEPTH);
     const registry = new ToolRegistry();
     registry.register("t", "d", { $schema: DRAFT, type: "object", additionalProperties: true }, () => 1);
     let deep: Record<string, unknown> = {};
     for (let depth = 0; depth < 5000; depth++) deep = { a: deep };
-    await expect(registry.execute("t", deep)).resolves.toMatch(
-      /^ERROR: arguments must not nest deeper than 100 levels/,
-    );
+    await expect(registry.execute("t", deep)).resolves.toMatch(/^ERROR: arguments must not nest deeper than 64 levels/);
     const loop: Record<string, unknown> = {};
     loop.self = loop;
     await expect(registry.execute("t", loop)).resolves.toMatch(/^ERROR: arguments must not nest deeper/);

@@ -1,8 +1,11 @@
 import { formatPath } from "./arg-path.js";
 import { isPlainObject } from "./is-plain-object.js";
 
-/** How deep arguments may nest; deeper ones (or a cycle) are refused before any validator walks them. */
-export const MAX_ARGS_DEPTH = 100;
+/**
+ * How deep arguments may nest: as deep as a reply may carry them (`check-reply.ts`, which cannot be
+ * imported here without a cycle through `validate-args.ts`); a test holds the two equal.
+ */
+export const MAX_ARGS_DEPTH = 64;
 
 /** A deep copy of plain JSON data, or the sentence that says where it is not plain JSON. */
 export type Copied = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string };
@@ -10,7 +13,7 @@ export type Copied = { readonly ok: true; readonly value: unknown } | { readonly
 /**
  * Copies arguments as plain JSON, so that a tool can change its copy without touching the logged
  * call and a validator never meets a getter, a Proxy or a cycle. Refuses, in one sentence, values
- * JSON cannot carry and nesting deeper than `MAX_ARGS_DEPTH`.
+ * JSON cannot carry and nesting deeper than a reply may carry (`MAX_ARGS_DEPTH`, a cycle included).
  */
 export function copyJson(value: unknown): Copied {
   const path: (string | number)[] = [];
