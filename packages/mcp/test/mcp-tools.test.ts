@@ -76,6 +76,21 @@ describe("mcpTools over an in-process server", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
+  it("a call ends when the run's signal aborts, and the server is told to cancel it", async () => {
+    const { client, server } = await connect();
+    const cancelled: unknown[] = [];
+    server.server.setNotificationHandler("notifications/cancelled", (notification) => {
+      cancelled.push(notification.params);
+    });
+    const registry = new ToolRegistry(await mcpTools(client, { options: { timeoutMs: 5_000 } }));
+    const run = new AbortController();
+    const pending = registry.execute("hang", {}, { signal: run.signal });
+    setTimeout(() => run.abort(new Error("the run was cancelled")), 20);
+    await expect(pending).resolves.toMatch(/^ERROR: hang failed: .*the run was cancelled/);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(cancelled).toEqual([expect.objectContaining({ requestId: expect.anything() })]);
+  });
+
   it("a server that goes away mid-call gives an ERROR: observation", async () => {
     const { client, server } = await connect();
     const registry = new ToolRegistry(await mcpTools(client, { options: { timeoutMs: 5_000 } }));
