@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { ToolRegistry } from "@agentloop/core";
+import { asks, final, runAgent, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, describe, expect, it } from "vitest";
@@ -65,6 +65,14 @@ describe("a server that dies mid-call", () => {
     const started = performance.now();
     await expect(registry.execute("die", {})).resolves.toMatch(/^ERROR: die failed: /);
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it("stdio: a run whose server dies mid-call goes on to its answer", { timeout: 20_000 }, async () => {
+    const registry = new ToolRegistry(await mcpTools(await stdioClient(), { options: { needsApproval: false } }));
+    const model = scriptedModel([asks(toolCall("c1", "die", {})), final("The server is gone.")]);
+    const result = await runAgent("Try it.", model, registry, { toolTimeoutMs: 10_000 });
+    expect(result.status).toBe("done");
+    expect(result.messages[3]).toMatchObject({ role: "tool", content: expect.stringMatching(/^ERROR: die failed: /) });
   });
 
   it("HTTP: the server closes every connection while the call waits", { timeout: 20_000 }, async () => {
