@@ -73,15 +73,22 @@ function toMessageParam(turn: Turn): MessageParam {
   return { role: turn.role, content: turn.content };
 }
 
-/** Maps tool specs to client tools with an `input_schema`; a schema without `properties` gets an empty one. */
+/**
+ * Maps tool specs to client tools: `input_schema` is the tool's JSON Schema as registered, nested
+ * keywords and `$defs` included, less `$schema`; a schema without `properties` gets an empty one.
+ */
 export function toAnthropicTools(tools: readonly ToolSpec[]): Tool[] {
-  return tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    input_schema: {
-      type: "object",
-      properties: tool.parameters.properties ?? {},
-      ...(tool.parameters.required === undefined ? {} : { required: [...tool.parameters.required] }),
-    },
-  }));
+  return tools.map((tool) => {
+    const { $schema: _dialect, required, ...schema } = tool.parameters;
+    return {
+      name: tool.name,
+      description: tool.description,
+      input_schema: {
+        ...schema,
+        type: "object",
+        properties: schema.properties ?? {},
+        ...(required === undefined ? {} : { required: [...required] }),
+      },
+    };
+  });
 }

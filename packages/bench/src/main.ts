@@ -12,10 +12,18 @@ import { measureLatency } from "./metrics/latency.js";
 import { measureLongRuns } from "./metrics/long-runs.js";
 import { measureParallelCalls } from "./metrics/parallel-calls.js";
 import { measureStoreLoad, type StoreLoad } from "./metrics/store-load.js";
+import { measureValidation } from "./metrics/validation.js";
 import { FULL, TINY } from "./plan.js";
 import { storeLoadTable } from "./store-tables.js";
 import { storeKinds, tempDirectory } from "./stores.js";
-import { eventLogTable, harnessTable, longAndParallelTable, type Results, targetsTable } from "./tables.js";
+import {
+  eventLogTable,
+  harnessTable,
+  longAndParallelTable,
+  type Results,
+  targetsTable,
+  validationTable,
+} from "./tables.js";
 
 const plan = process.argv.includes("--tiny") ? TINY : FULL;
 const harnesses: readonly Harness[] = [
@@ -60,6 +68,9 @@ try {
   directory.remove();
 }
 
+progress("tool argument validation...");
+const validation = await measureValidation(plan.validation.rounds, plan.validation.calls);
+
 // Last: the forced collections of the heap measurement would slow whatever is timed after them.
 progress(`live heap after a ${plan.longSteps}-step run...`);
 const heap = new Map<string, number>();
@@ -76,6 +87,7 @@ const results: Results = {
   replay: { events: log.length, ms: replayMs },
   resume: { events: log.length - 2, ms: resumeMs },
   stores: { events: storeLog.length, rows: stores },
+  validation,
 };
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -87,4 +99,5 @@ write(`${harnessTable(results)}\n`);
 write(`${longAndParallelTable(results)}\n`);
 write(`${eventLogTable(results)}\n`);
 write(`${storeLoadTable(plan.storeLoad, loads)}\n`);
+write(`${validationTable(results)}\n`);
 write(targetsTable(results));

@@ -26,6 +26,8 @@ export interface Plan {
   readonly longRuns: { readonly lengths: readonly number[]; readonly rounds: number };
   /** One reply of three tool calls of `ms` milliseconds each. */
   readonly parallelCalls: { readonly ms: number; readonly rounds: number };
+  /** Rounds and calls per round of the validation measurement. */
+  readonly validation: { readonly rounds: number; readonly calls: number };
 }
 
 export const FULL: Plan = {
@@ -42,6 +44,7 @@ export const FULL: Plan = {
   storeLoad: { runs: 100, eventsPerRun: 300, maxMs: 3000, logLength: 30_000, window: 1000 },
   longRuns: { lengths: [10_000, 100_000], rounds: 3 },
   parallelCalls: { ms: 300, rounds: 5 },
+  validation: { rounds: 7, calls: 20_000 },
 };
 
 export const TINY: Plan = {
@@ -58,4 +61,5 @@ export const TINY: Plan = {
   storeLoad: { runs: 5, eventsPerRun: 10, maxMs: 1000, logLength: 60, window: 10 },
   longRuns: { lengths: [20, 40], rounds: 1 },
   parallelCalls: { ms: 5, rounds: 1 },
+  validation: { rounds: 1, calls: 10 },
 };

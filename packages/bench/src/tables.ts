@@ -4,6 +4,7 @@ import type { StoreCost } from "./metrics/event-log.js";
 import type { Latency } from "./metrics/latency.js";
 import type { LongRuns } from "./metrics/long-runs.js";
 import type { ParallelCalls } from "./metrics/parallel-calls.js";
+import type { ValidationCost } from "./metrics/validation.js";
 import type { Plan } from "./plan.js";
 import { bytes, count, micros, millis, ratio, table } from "./report.js";
 
@@ -23,6 +24,7 @@ export interface Results {
   readonly replay: { readonly events: number; readonly ms: number };
   readonly resume: { readonly events: number; readonly ms: number };
   readonly stores: { readonly events: number; readonly rows: readonly { name: string; cost: StoreCost | string }[] };
+  readonly validation: readonly ValidationCost[];
 }
 
 const AGENTLOOP = "agentloop";
@@ -134,6 +136,18 @@ export function eventLogTable(results: Results): string {
     ]),
   ];
   return table(["agentloop event log", "result"], rows);
+}
+
+/** What checking a call's arguments costs, per kind of parameters. */
+export function validationTable(results: Results): string {
+  return table(
+    ["tool arguments, per call", "check only (wouldRun)", "execute (check, run, encode)"],
+    results.validation.map(({ label, checkUs, executeUs }) => [
+      `validation, ${label}`,
+      micros(checkUs),
+      micros(executeUs),
+    ]),
+  );
 }
 
 /** The issue's targets, each with what this run measured and whether it is met. */

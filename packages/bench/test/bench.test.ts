@@ -36,6 +36,9 @@ describe("pnpm bench --tiny", () => {
       "| happy path ≤ 10× the floor |",
       "| concurrent batch within 2× of the ideal |",
       "| replay > 100,000 events/s |",
+      "| validation, spec subset (3 scalars) |",
+      "| validation, nested JSON Schema ($ref, 2 filters) |",
+      "| validation, zod 4, the same schema |",
     ];
     for (const row of rows) expect(stdout).toContain(row);
     const header = stdout.split("\n").find((line) => line.startsWith("| metric |"));

@@ -1,4 +1,4 @@
-import type { ToolFunction } from "./tool-registry.js";
+import type { ToolFunction } from "./tool.js";
 
 /** Milliseconds a timer can wait: setTimeout fires at once for anything longer. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -22,7 +22,7 @@ export type Outcome =
  * the function yields, so a function that blocks the event loop cannot be interrupted anyway.
  */
 export function runGuarded(
-  fn: ToolFunction,
+  fn: ToolFunction<Record<string, unknown>>,
   args: Record<string, unknown>,
   timeoutMs: number | undefined,
   runSignal: () => AbortSignal | undefined,

@@ -1,15 +1,19 @@
-import { cutResult, isCharLimit } from "./cut-result.js";
-import { describeThrown, ToolSchemaError } from "./errors.js";
-import { isTimeout, MAX_TIMER_MS, type Outcome, runGuarded } from "./run-guarded.js";
+import { cutResult } from "./cut-result.js";
+import { ToolSchemaError } from "./errors.js";
+import type { ArgsOf } from "./infer-args.js";
+import { isPlainObject } from "./is-plain-object.js";
+import type { JsonSchemaParameters } from "./json-schema-parameters.js";
+import type { Checked, CompiledParameters, ToolSchema } from "./parameters.js";
+import { type Outcome, runGuarded } from "./run-guarded.js";
+import { describeSafely, encodeResult, labelOf } from "./safe-observation.js";
+import type { StandardSchemaV1 } from "./standard-schema.js";
+import { type CompiledTool, compileTool, type Tool, type ToolFunction } from "./tool.js";
+import { checkOptions, type ToolOptions } from "./tool-options.js";
 import type { ToolCall, ToolParameters, ToolSpec } from "./types.js";
-import { isPlainObject, PARAMETER_TYPES, validateArgs } from "./validate-args.js";
+import { validateSubset } from "./validate-subset.js";
 
-/**
- * A tool's function: gets the validated arguments (a fresh copy) and a signal that aborts on its
- * timeout or when the run is cancelled; returns a JSON-encodable value or a promise of one.
- */
-// biome-ignore lint/suspicious/noExplicitAny: tools destructure their own validated argument shapes.
-export type ToolFunction = (args: any, context: { readonly signal: AbortSignal }) => unknown;
+export type { ToolFunction } from "./tool.js";
+export type { ToolOptions } from "./tool-options.js";
 
 /** Limits of one execution that the run sets for tools that do not set their own. */
 export interface ExecuteOptions {
@@ -21,64 +25,78 @@ export interface ExecuteOptions {
   readonly maxResultChars?: number;
 }
 
-/** How the harness may treat a tool beyond its schema. */
-export interface ToolOptions {
-  /**
-   * Running it twice with the same arguments does no more than running it once. Only such a tool
-   * is run again when a resumed run finds that the process died while it ran (default false).
-   */
-  readonly idempotent?: boolean;
-  /** The tool runs only after a decision: an approver's, or one given to `resumeAgent` (default false). */
-  readonly needsApproval?: boolean;
-  /**
-   * May be called again and again with the same arguments (paging, polling, random) without the
-   * repeated-call guard refusing it (default false).
-   */
-  readonly repeatable?: boolean;
-  /** Milliseconds it may take, overriding the run's `toolTimeoutMs`. */
-  readonly timeoutMs?: number;
-  /** Its observations longer than this are cut, overriding the run's `maxResultChars`. */
-  readonly maxResultChars?: number;
-}
+/** What `register`'s function gets: inferred from a Standard Schema or `jsonSchema()`, else declared by the function (`never` accepts any declaration). */
+export type RegisteredArgs<P> = P extends StandardSchemaV1
+  ? ArgsOf<P>
+  : P extends JsonSchemaParameters<infer A>
+    ? A
+    : never;
 
-interface Tool {
+interface Entry {
   readonly spec: ToolSpec;
-  readonly fn: ToolFunction;
+  readonly fn: ToolFunction<Record<string, unknown>>;
   readonly options: ToolOptions;
+  readonly parameters: CompiledParameters;
+  /** The schema of a tool of the spec's subset, checked without the general path's allocations. */
+  readonly subset: ToolParameters | undefined;
 }
-
-const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-const PROPERTY_KEYWORDS = new Set(["type", "description"]);
 
 /**
  * Name → tool. The registry is both the list of tools shown to the model and the allow-list:
  * a name that is not registered cannot run, whatever the model writes.
  */
 export class ToolRegistry {
-  readonly #tools = new Map<string, Tool>();
+  readonly #tools = new Map<string, Entry>();
 
-  /** Adds a tool; throws `ToolSchemaError` now, not mid-run, for a bad name, a duplicate, or a schema the validator cannot enforce. */
-  register(
-    name: string,
-    description: string,
-    parameters: ToolParameters,
-    fn: ToolFunction,
-    options: ToolOptions = {},
-  ): void {
-    if (!NAME_PATTERN.test(name)) {
-      throw new ToolSchemaError(`tool name '${name}' must be 1-64 letters, digits, '_' or '-'`);
-    }
-    if (this.#tools.has(name)) throw new ToolSchemaError(`tool '${name}' is already registered`);
-    checkSchema(name, parameters);
-    checkOptions(name, options);
-    this.#tools.set(name, { spec: { name, description, parameters }, fn, options: { ...options } });
+  /** A registry holding `tools`, as `add` adds them. */
+  constructor(tools?: Iterable<Tool>) {
+    if (tools !== undefined) this.add(...tools);
   }
 
-  /** Whether `execute` would call the tool's function for this call: a known name and valid arguments. */
+  /**
+   * Adds tools made by `tool()` (or plain objects of the same shape), in order; throws
+   * `ToolSchemaError` for a duplicate name or a tool `tool()` would refuse, and then adds none of them.
+   */
+  add(...tools: Tool[]): this {
+    const entries = tools.map((each) => entryOf(compileTool(each)));
+    const names = new Set(this.#tools.keys());
+    for (const { spec } of entries) {
+      if (names.has(spec.name)) throw new ToolSchemaError(`tool '${spec.name}' is already registered`);
+      names.add(spec.name);
+    }
+    for (const entry of entries) this.#tools.set(entry.spec.name, entry);
+    return this;
+  }
+
+  /**
+   * Adds one tool; `parameters` may be any of the three kinds `tool()` takes. `fn`'s arguments are
+   * typed from a Standard Schema or a `jsonSchema()`; with a plain schema object `fn` declares its
+   * own argument type, as it always could (`tool()` infers it from the literal instead). Throws `ToolSchemaError` now, not mid-run, for a bad name, a duplicate, a
+   * description that is not a string, a schema the validator cannot enforce, or a bad option.
+   */
+  register<const P extends ToolSchema>(
+    name: string,
+    description: string,
+    parameters: P,
+    fn: ToolFunction<RegisteredArgs<P>>,
+    options: ToolOptions = {},
+  ): void {
+    const checked = checkOptions(typeof name === "string" ? name : "tool", options, true);
+    this.add({ name, description, parameters, execute: fn as ToolFunction, ...checked });
+  }
+
+  /** Whether `execute` would call the tool's function for this call: a known name and valid arguments (true while a Standard Schema's check is still pending). */
   wouldRun(call: ToolCall): boolean {
-    const tool = this.#tools.get(call.name);
-    const args = call.rawArgs === undefined ? call.args : parseArgs(call.rawArgs);
-    return tool !== undefined && typeof args !== "string" && validateArgs(args, tool.spec.parameters) === null;
+    try {
+      const entry = this.#tools.get(call.name);
+      const args = call.rawArgs === undefined ? call.args : parseArgs(call.rawArgs);
+      if (entry === undefined || typeof args === "string") return false;
+      if (entry.subset !== undefined) return validateSubset(args, entry.subset) === null;
+      const checked = entry.parameters.check(args);
+      return checked instanceof Promise ? true : checked.ok;
+    } catch {
+      return false;
+    }
   }
 
   /** Whether `name` is registered as idempotent; false for unknown names. */
@@ -88,72 +106,100 @@ export class ToolRegistry {
 
   /** The names of the tools registered with `needsApproval`, in registration order. */
   approvalRequired(): string[] {
-    return [...this.#tools.values()]
-      .filter((tool) => tool.options.needsApproval === true)
-      .map((tool) => tool.spec.name);
+    return this.#namesWith("needsApproval");
   }
 
   /** The names of the tools registered as `idempotent`, in registration order. */
   idempotentTools(): string[] {
-    return [...this.#tools.values()].filter((tool) => tool.options.idempotent === true).map((tool) => tool.spec.name);
+    return this.#namesWith("idempotent");
   }
 
   /** The names of the tools registered as `repeatable`, in registration order. */
   repeatableTools(): string[] {
-    return [...this.#tools.values()].filter((tool) => tool.options.repeatable === true).map((tool) => tool.spec.name);
+    return this.#namesWith("repeatable");
   }
 
-  /** What the model is shown, in registration order: name, description and schema, never the function. */
+  /** What the model is shown, in registration order: name, description and JSON Schema, never the function. */
   specs(): ToolSpec[] {
-    return Array.from(this.#tools.values(), (tool) => tool.spec);
+    return Array.from(this.#tools.values(), (entry) => entry.spec);
   }
 
   /**
    * Runs one call and returns its observation: the result as JSON, or a string starting `ERROR:`
    * that says what was wrong and what a valid call looks like. Checks, in order, that the name is
    * registered, that the arguments pass the schema, and that the function returns without
-   * throwing; nothing runs for an invalid call. Never rejects.
+   * throwing; nothing runs for an invalid call. Never rejects, whatever the arguments, the
+   * function or its result do.
    */
   async execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<string> {
-    const limit = this.#tools.get(name)?.options.maxResultChars ?? options.maxResultChars;
+    const label = labelOf(name);
     let observation: string;
+    let limit: number | undefined;
     try {
-      const outcome = this.#execute(name, args, options);
+      limit = this.#tools.get(name)?.options.maxResultChars ?? options.maxResultChars;
+      const outcome = this.#execute(label, args, options);
       observation = typeof outcome === "string" ? outcome : await outcome;
     } catch (error) {
-      // Only hostile arguments (a throwing getter or Proxy) get here: the function itself is guarded.
-      observation = `ERROR: ${name} could not be run: ${describeThrown(error)}`;
+      // Only hostile arguments or options (a throwing getter or Proxy) get here: the function itself is guarded.
+      observation = `ERROR: ${label} could not be run: ${describeSafely(error)}`;
     }
     return limit === undefined ? observation : cutResult(observation, limit);
   }
 
   /** Like `execute`, for a call as the model sent it: arguments that arrived as text that is not a JSON object (`rawArgs`) are refused with the parse problem. */
   executeCall(call: ToolCall, options: ExecuteOptions = {}): Promise<string> {
-    if (call.rawArgs === undefined) return this.execute(call.name, call.args, options);
-    const parsed = parseArgs(call.rawArgs);
-    if (typeof parsed !== "string") return this.execute(call.name, parsed, options);
-    const tool = this.#tools.get(call.name);
-    return Promise.resolve(
-      tool === undefined
-        ? this.#unknownTool(call.name)
-        : `ERROR: the arguments of '${call.name}' are not a valid JSON object (${parsed}). Send one JSON object. ${expects(tool.spec)}`,
-    );
+    try {
+      if (call.rawArgs === undefined) return this.execute(call.name, call.args, options);
+      const parsed = parseArgs(call.rawArgs);
+      if (typeof parsed !== "string") return this.execute(call.name, parsed, options);
+      const entry = this.#tools.get(call.name);
+      return Promise.resolve(
+        entry === undefined
+          ? this.#unknownTool(call.name)
+          : `ERROR: the arguments of '${call.name}' are not a valid JSON object (${parsed}). Send one JSON object. ${expects(entry.spec)}`,
+      );
+    } catch (error) {
+      return Promise.resolve(`ERROR: the call could not be read: ${describeSafely(error)}`);
+    }
   }
 
-  /** The observation, at once when the function returns at once (most tools), else a promise of it. */
+  #namesWith(option: "needsApproval" | "idempotent" | "repeatable"): string[] {
+    return [...this.#tools.values()].filter((entry) => entry.options[option] === true).map((e) => e.spec.name);
+  }
+
+  /** The observation, at once when the check and the function finish at once (most tools), else a promise of it. */
   #execute(name: string, args: unknown, options: ExecuteOptions): string | Promise<string> {
-    const tool = this.#tools.get(name);
-    if (tool === undefined) return this.#unknownTool(name);
-    const problem = validateArgs(args, tool.spec.parameters);
-    if (problem !== null) return `ERROR: ${problem}. ${expects(tool.spec)}`;
-    const timeoutMs = tool.options.timeoutMs ?? options.timeoutMs;
-    const outcome = runGuarded(tool.fn, { ...(args as Record<string, unknown>) }, timeoutMs, () => options.signal);
+    const entry = this.#tools.get(name);
+    if (entry === undefined) return this.#unknownTool(name);
+    if (entry.subset !== undefined) {
+      const problem = validateSubset(args, entry.subset);
+      if (problem !== null) return `ERROR: ${problem}. ${expects(entry.spec)}`;
+      return this.#run(entry, { ...(args as Record<string, unknown>) }, options);
+    }
+    const checked = entry.parameters.check(args);
+    if (checked instanceof Promise) return checked.then((settled) => this.#runChecked(entry, settled, options));
+    return this.#runChecked(entry, checked, options);
+  }
+
+  #runChecked(entry: Entry, checked: Checked, options: ExecuteOptions): string | Promise<string> {
+    if (!checked.ok) return `ERROR: ${checked.problem}. ${expects(entry.spec)}`;
+    return this.#run(entry, checked.args, options);
+  }
+
+  #run(
+    { spec, fn, options: own }: Entry,
+    args: Record<string, unknown>,
+    options: ExecuteOptions,
+  ): string | Promise<string> {
+    const name = spec.name;
+    const timeoutMs = own.timeoutMs ?? options.timeoutMs;
+    const outcome = runGuarded(fn, args, timeoutMs, () => options.signal);
     const observe = (ended: Outcome): string => {
       switch (ended.kind) {
         case "returned":
           return encodeResult(name, ended.value);
         case "threw":
-          return `ERROR: ${name} failed: ${describeThrown(ended.error)}`;
+          return `ERROR: ${name} failed: ${describeSafely(ended.error)}`;
         case "timedOut":
           return `ERROR: ${name} timed out after ${timeoutMs} ms. It may still have had an effect; check before calling it again.`;
       }
@@ -163,20 +209,22 @@ export class ToolRegistry {
 
   #unknownTool(name: string): string {
     const names = [...this.#tools.keys()].sort().map((known) => `'${known}'`);
-    return `ERROR: unknown tool '${name}'. Available tools: [${names.join(", ")}]`;
+    return `ERROR: unknown tool '${labelOf(name)}'. Available tools: [${names.join(", ")}]`;
   }
 }
 
+function entryOf(tool: CompiledTool): Entry {
+  const spec = Object.freeze({ name: tool.name, description: tool.description, parameters: tool.parameters.schema });
+  return { spec, fn: tool.execute, options: tool.options, parameters: tool.parameters, subset: tool.parameters.subset };
+}
+
+/** What the argument error shows after its sentence: the properties the tool takes (or its whole schema when it has none at the top). */
 function expects(spec: ToolSpec): string {
-  return `${spec.name} expects ${JSON.stringify(spec.parameters.properties ?? {})}`;
-}
-
-function encodeResult(name: string, result: unknown): string {
-  try {
-    return JSON.stringify(result) ?? "null";
-  } catch (error) {
-    return `ERROR: ${name} returned a value that cannot be sent as JSON: ${describeThrown(error)}`;
-  }
+  const schema = spec.parameters;
+  const other = Object.keys(schema).some((keyword) => !["type", "required", "$schema"].includes(keyword));
+  const shown =
+    schema.properties ?? (other ? Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$schema")) : {});
+  return `${spec.name} expects ${JSON.stringify(shown)}`;
 }
 
 /** The arguments object that `raw` encodes, or the reason it encodes none. */
@@ -186,43 +234,5 @@ function parseArgs(raw: string): Record<string, unknown> | string {
     return isPlainObject(parsed) ? parsed : `it is JSON, but not an object`;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
-  }
-}
-
-function checkOptions(name: string, { timeoutMs, maxResultChars }: ToolOptions): void {
-  if (timeoutMs !== undefined && !isTimeout(timeoutMs)) {
-    throw new ToolSchemaError(
-      `${name}: timeoutMs must be milliseconds above 0 and at most ${MAX_TIMER_MS}, or Infinity; got ${timeoutMs}`,
-    );
-  }
-  if (maxResultChars !== undefined && !isCharLimit(maxResultChars)) {
-    throw new ToolSchemaError(`${name}: maxResultChars must be a whole number above 0; got ${maxResultChars}`);
-  }
-}
-
-function checkSchema(name: string, parameters: ToolParameters): void {
-  if (!isPlainObject(parameters) || parameters.type !== "object") {
-    throw new ToolSchemaError(`${name}: parameters must be a schema of type 'object'`);
-  }
-  const properties = parameters.properties ?? {};
-  if (!isPlainObject(properties)) throw new ToolSchemaError(`${name}: 'properties' must be an object`);
-  for (const [arg, property] of Object.entries(properties)) {
-    if (!isPlainObject(property)) throw new ToolSchemaError(`${name}.${arg}: a property schema must be an object`);
-    if (!PARAMETER_TYPES.includes(property.type)) {
-      throw new ToolSchemaError(
-        `${name}.${arg}: unsupported type '${String(property.type)}' (supported: ${PARAMETER_TYPES.join(", ")})`,
-      );
-    }
-    const extra = Object.keys(property).find((keyword) => !PROPERTY_KEYWORDS.has(keyword));
-    if (extra !== undefined) {
-      throw new ToolSchemaError(`${name}.${arg}: unsupported keyword '${extra}' (supported: type, description)`);
-    }
-  }
-  const required: unknown = parameters.required ?? [];
-  if (!Array.isArray(required)) throw new ToolSchemaError(`${name}: 'required' must be an array of names`);
-  for (const key of required) {
-    if (typeof key !== "string" || !Object.hasOwn(properties, key)) {
-      throw new ToolSchemaError(`${name}: required argument '${String(key)}' is not in 'properties'`);
-    }
   }
 }

@@ -70,14 +70,21 @@ export type Message =
 /** The scalar types a tool argument may have; `integer` means a whole number. */
 export type ParameterType = "string" | "integer" | "number" | "boolean";
 
-/** The part of JSON Schema the registry supports: one object of scalar properties. */
+/**
+ * A tool's arguments as JSON Schema, with an object at the root. Without `$schema` it is the spec's
+ * subset: `properties` of type `string`, `integer`, `number` or `boolean` (each with an optional
+ * `description`) and `required`, checked with the spec's sentences. With `$schema` naming draft
+ * 2020-12 (or 2019-09, 7, 4) any keyword of that draft may be used, at any depth.
+ */
 export interface ToolParameters {
+  readonly $schema?: string;
   readonly type: "object";
-  readonly properties?: Readonly<Record<string, { readonly type: ParameterType; readonly description?: string }>>;
+  readonly properties?: Readonly<Record<string, boolean | { readonly [keyword: string]: unknown }>>;
   readonly required?: readonly string[];
+  readonly [keyword: string]: unknown;
 }
 
-/** What the model is shown of a tool: never its function. */
+/** What the model is shown of a tool: never its function; `parameters` is always JSON Schema (a Standard Schema's own conversion). */
 export interface ToolSpec {
   readonly name: string;
   readonly description: string;

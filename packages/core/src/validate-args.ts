@@ -1,38 +1,27 @@
-import type { ParameterType, ToolParameters } from "./types.js";
+import { type CompiledParameters, compileParameters } from "./parameters.js";
+import type { ToolParameters } from "./types.js";
+import { validateSubset } from "./validate-subset.js";
 
-const TYPE_CHECKS: Readonly<Record<ParameterType, (value: unknown) => boolean>> = {
-  string: (value) => typeof value === "string",
-  integer: (value) => Number.isInteger(value),
-  number: (value) => typeof value === "number" && Number.isFinite(value),
-  boolean: (value) => typeof value === "boolean",
-};
+export { isPlainObject } from "./is-plain-object.js";
+export { PARAMETER_TYPES } from "./validate-subset.js";
 
-/** The parameter types the validator knows; `register` refuses any other. */
-export const PARAMETER_TYPES: readonly ParameterType[] = Object.keys(TYPE_CHECKS) as ParameterType[];
-
-/** True for `{...}` made by a literal or `JSON.parse`, false for null, arrays, strings, class instances. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
+const compiled = new WeakMap<ToolParameters, CompiledParameters>();
 
 /**
  * Checks arguments against a tool's schema and returns `null` when they are valid, or one sentence
- * the model can act on: not a JSON object, a required argument missing, an argument not in the
- * schema, or a value of the wrong type. Only own keys count, so `__proto__` or `constructor` in
- * the arguments are unexpected arguments, never inherited schema entries.
+ * the model can act on. A schema without `$schema` is the spec's subset, with the spec's sentences:
+ * not a JSON object, a required argument missing, an argument not in the schema, or a value of the
+ * wrong type. A schema with `$schema` is full JSON Schema (compiled once per schema object; throws
+ * `ToolSchemaError` when it cannot be enforced), and the sentence names the argument by its path.
  */
 export function validateArgs(args: unknown, schema: ToolParameters): string | null {
-  if (!isPlainObject(args)) return "arguments must be a JSON object";
-  const properties = schema.properties ?? {};
-  for (const key of schema.required ?? []) {
-    if (!Object.hasOwn(args, key)) return `missing required argument '${key}'`;
+  if (schema.$schema === undefined) return validateSubset(args, schema);
+  let parameters = compiled.get(schema);
+  if (parameters === undefined) {
+    parameters = compileParameters("parameters", schema);
+    compiled.set(schema, parameters);
   }
-  for (const key of Object.keys(args)) {
-    const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
-    if (property === undefined) return `unexpected argument '${key}'`;
-    if (!TYPE_CHECKS[property.type](args[key])) return `argument '${key}' must be of type ${property.type}`;
-  }
-  return null;
+  // A JSON Schema's check never waits: only a Standard Schema's may.
+  const checked = parameters.check(args) as Exclude<ReturnType<CompiledParameters["check"]>, Promise<unknown>>;
+  return checked.ok ? null : checked.problem;
 }

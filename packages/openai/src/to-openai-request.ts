@@ -34,18 +34,21 @@ function toOpenAIToolCall(call: ToolCall): ChatCompletionMessageFunctionToolCall
   };
 }
 
-/** Maps tool specs to function tools; a schema without `properties` gets an empty one, which every server accepts. */
+/**
+ * Maps tool specs to function tools: `parameters` is the tool's JSON Schema as registered, nested
+ * keywords and `$defs` included, less `$schema` (the dialect is the validator's business, not the
+ * model's); a schema without `properties` gets an empty one, which every server accepts.
+ */
 export function toOpenAITools(tools: readonly ToolSpec[]): ChatCompletionFunctionTool[] {
-  return tools.map((tool) => ({
-    type: "function",
-    function: {
-      name: tool.name,
-      description: tool.description,
-      parameters: {
-        type: "object",
-        properties: tool.parameters.properties ?? {},
-        ...(tool.parameters.required === undefined ? {} : { required: [...tool.parameters.required] }),
+  return tools.map((tool) => {
+    const { $schema: _dialect, ...schema } = tool.parameters;
+    return {
+      type: "function",
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: { ...schema, type: "object", properties: schema.properties ?? {} },
       },
-    },
-  }));
+    };
+  });
 }

@@ -1,4 +1,4 @@
-const SCALAR_TYPES = ["string", "integer", "number", "boolean"];
+import { toolSchemaProblems } from "./tool-schema-check.js";
 
 /**
  * Collects the problems of one request body, each as `path: what is wrong`, for the wire-format
@@ -59,25 +59,9 @@ export class WireChecker {
     return this.fail(path, `must be a positive integer, got ${JSON.stringify(value)}`);
   }
 
-  /** A tool's JSON Schema as both APIs document it: `type: "object"`, `properties` of scalar types, `required` naming properties. */
+  /** A tool's JSON Schema as both APIs take it (see `toolSchemaProblems`). */
   toolSchema(value: unknown, path: string): void {
     if (!this.object(value, path)) return;
-    this.keys(value, path, ["type", "properties"], ["required"]);
-    this.oneOf(value.type, `${path}.type`, ["object"]);
-    const properties = value.properties;
-    if (!this.object(properties, `${path}.properties`)) return;
-    for (const [name, property] of Object.entries(properties)) {
-      const at = `${path}.properties.${name}`;
-      if (!this.object(property, at)) continue;
-      this.keys(property, at, ["type"], ["description"]);
-      this.oneOf(property.type, `${at}.type`, SCALAR_TYPES);
-      if ("description" in property) this.string(property.description, `${at}.description`);
-    }
-    if (!("required" in value) || !this.array(value.required, `${path}.required`)) return;
-    for (const [index, name] of value.required.entries()) {
-      if (typeof name !== "string" || !(name in properties)) {
-        this.fail(`${path}.required[${index}]`, `names no property: ${JSON.stringify(name)}`);
-      }
-    }
+    for (const [at, message] of toolSchemaProblems(value, path)) this.fail(at, message);
   }
 }

@@ -1,0 +1,69 @@
+import { type AgentResult, runAgent, type ToolParameters, ToolRegistry } from "@agentloop/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { anthropicModel } from "../src/index.js";
+import { type FakeAnthropic, MODEL, message, startFakeAnthropic } from "./fake-anthropic.js";
+
+/** A JSON Schema with nested objects, arrays, an enum, anyOf and a `$ref` into `$defs`. */
+const SEARCH: ToolParameters = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: {
+    filters: { type: "array", items: { $ref: "#/$defs/filter" }, minItems: 1 },
+    limit: { anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }] },
+  },
+  required: ["filters"],
+  $defs: {
+    filter: {
+      type: "object",
+      properties: { field: { type: "string" }, op: { enum: ["eq", "lt"] }, value: { type: "string" } },
+      required: ["field", "op", "value"],
+      additionalProperties: false,
+    },
+  },
+};
+
+let server: FakeAnthropic | undefined;
+afterEach(async () => {
+  const violations = server?.violations ?? [];
+  await server?.close();
+  server = undefined;
+  expect(violations, "requests that break the Messages API wire format").toEqual([]);
+});
+
+async function runSearch(...inputs: unknown[]): Promise<{ result: AgentResult; runs: unknown[]; fake: FakeAnthropic }> {
+  const runs: unknown[] = [];
+  const registry = new ToolRegistry();
+  registry.register("search", "Searches the archive.", SEARCH, (query) => {
+    runs.push(query);
+    return { hits: 2 };
+  });
+  registry.register("ping", "Health check.", { type: "object" }, () => "pong");
+  const steps = inputs.map((input, index) =>
+    message({ content: [{ type: "tool_use", id: `toolu_${index}`, name: "search", input }], stopReason: "tool_use" }),
+  );
+  server = await startFakeAnthropic([...steps, message({ content: [{ type: "text", text: "Two hits." }] })]);
+  const model = anthropicModel({ client: server.client(), model: MODEL, maxTokens: 512 });
+  return { result: await runAgent("Find them.", model, registry), runs, fake: server };
+}
+
+describe("JSON Schema tools over the wire", () => {
+  it("sends the schema as registered, $defs and all, less $schema, as input_schema", async () => {
+    const { fake } = await runSearch();
+    const { $schema: _dialect, ...sent } = SEARCH;
+    expect((fake.requests[0]?.body as { tools: unknown } | undefined)?.tools).toEqual([
+      { name: "search", description: "Searches the archive.", input_schema: sent },
+      { name: "ping", description: "Health check.", input_schema: { type: "object", properties: {} } },
+    ]);
+  });
+
+  it("checks the model's nested arguments against it: a bad call is refused by path, a good one runs", async () => {
+    const bad = { filters: [{ field: "year", op: "gt", value: "2020" }] };
+    const good = { filters: [{ field: "year", op: "lt", value: "2020" }], limit: 5 };
+    const { result, runs } = await runSearch(bad, good);
+    const observations = result.messages.flatMap((m) => (m.role === "tool" ? [m.content] : []));
+    expect(observations[0]).toMatch(/^ERROR: argument 'filters\[0\]\.op' must be one of "eq", "lt" \(got "gt"\)/);
+    expect(observations[1]).toBe('{"hits":2}');
+    expect(runs).toEqual([good]);
+    expect(result.answer).toBe("Two hits.");
+  });
+});

@@ -1,0 +1,89 @@
+import { jsonSchema, type Tool, type ToolOptions, type ToolParameters, tool } from "@agentloop/core";
+import type { Client, Tool as McpTool } from "@modelcontextprotocol/client";
+import { toolNameOf } from "./tool-name.js";
+import { resultValue } from "./tool-result.js";
+
+/** The parts of a connected `Client` that `mcpTools` uses. */
+export type McpClient = Pick<Client, "listTools" | "callTool">;
+
+/** Which tools to take and how the harness treats them. */
+export interface McpToolsOptions {
+  /** Put before every name, to tell several servers' tools apart (`"github_"`). */
+  readonly prefix?: string;
+  /** The MCP names of the tools to take, or a test of each listed tool (default: all of them). */
+  readonly include?: readonly string[] | ((tool: McpTool) => boolean);
+  /** Options for every tool, over what the server's annotations give. */
+  readonly options?: ToolOptions;
+  /** Options per tool, by MCP name, over both. */
+  readonly overrides?: Readonly<Record<string, ToolOptions>>;
+}
+
+const mcpNames = new WeakMap<object, string>();
+/** The longest wait a timer can honour, in milliseconds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The tools a connected MCP client lists, ready for `registry.add(...)`: name (mapped by
+ * `toolNameOf` when the providers would refuse it), description and input JSON Schema as listed;
+ * a call goes to the server with the run's signal (and the tool's timeout), arguments that fail
+ * the schema never reach it, and an `isError` result becomes an `ERROR:` observation. Annotations
+ * give the options unless `options`/`overrides` say otherwise: a tool needs approval unless it is
+ * `readOnlyHint` or `destructiveHint: false`; it is idempotent when `readOnlyHint` or `idempotentHint`.
+ * Throws `ToolSchemaError` (from core) for a listed schema that cannot be enforced.
+ */
+export async function mcpTools(client: McpClient, options: McpToolsOptions = {}): Promise<Tool[]> {
+  const { tools } = await client.listTools();
+  const wanted = tools.filter((listed) => included(listed, options.include));
+  const made = wanted.map((listed) => toAgentloopTool(client, listed, options));
+  const names = new Set<string>();
+  for (const each of made) {
+    if (names.has(each.name)) throw new Error(`two MCP tools map to the name '${each.name}': give a prefix or include`);
+    names.add(each.name);
+  }
+  return made;
+}
+
+/** The MCP name of a tool `mcpTools` made (its name as the server knows it), or undefined for any other tool. */
+export function mcpNameOf(made: Tool): string | undefined {
+  return mcpNames.get(made);
+}
+
+/** The options annotations give, before the caller's: see `mcpTools`. */
+export function annotationOptions(listed: McpTool): ToolOptions {
+  const hints = listed.annotations ?? {};
+  const readOnly = hints.readOnlyHint === true;
+  return {
+    needsApproval: !readOnly && hints.destructiveHint !== false,
+    idempotent: readOnly || hints.idempotentHint === true,
+  };
+}
+
+function toAgentloopTool(client: McpClient, listed: McpTool, options: McpToolsOptions): Tool {
+  const settings: ToolOptions = {
+    ...annotationOptions(listed),
+    ...options.options,
+    ...(Object.hasOwn(options.overrides ?? {}, listed.name) ? options.overrides?.[listed.name] : {}),
+  };
+  // The SDK has a request timeout of its own: it must not cut a call the tool's timeout allows.
+  const timeout = settings.timeoutMs === undefined ? undefined : Math.min(settings.timeoutMs, MAX_TIMER_MS);
+  const made: Tool = tool({
+    name: toolNameOf(listed.name, options.prefix),
+    description: listed.description ?? listed.title ?? "",
+    parameters: jsonSchema(listed.inputSchema as ToolParameters),
+    execute: async (args, { signal }) => {
+      const result = await client.callTool(
+        { name: listed.name, arguments: args },
+        { signal, ...(timeout === undefined ? {} : { timeout }) },
+      );
+      return resultValue(result);
+    },
+    ...settings,
+  });
+  mcpNames.set(made, listed.name);
+  return made;
+}
+
+function included(listed: McpTool, include: McpToolsOptions["include"]): boolean {
+  if (include === undefined) return true;
+  return typeof include === "function" ? include(listed) : include.includes(listed.name);
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { McpToolError, resultValue } from "./tool-result.js";
+
+describe("resultValue", () => {
+  it("prefers structured content, then joins the content's text", () => {
+    expect(resultValue({ content: [{ type: "text", text: "3" }], structuredContent: { sum: 3 } })).toEqual({ sum: 3 });
+    expect(
+      resultValue({
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      }),
+    ).toBe("a\n\nb");
+    expect(resultValue({ content: [] })).toBe("");
+  });
+
+  it("describes audio, links and resources in a line each", () => {
+    const value = resultValue({
+      content: [
+        { type: "audio", data: "AAAA", mimeType: "audio/wav" },
+        { type: "resource_link", uri: "file:///a.txt", name: "a.txt" },
+        { type: "resource", resource: { uri: "file:///b.txt", text: "inside b" } },
+        { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAA", mimeType: "application/octet-stream" } },
+      ],
+    });
+    expect(value).toBe(
+      "[audio audio/wav, 3 bytes]\n\n[resource file:///a.txt (a.txt)]\n\ninside b\n\n[resource file:///c.bin, application/octet-stream]",
+    );
+  });
+
+  it("throws McpToolError for isError, with its text or a reason", () => {
+    expect(() => resultValue({ content: [{ type: "text", text: "no such city" }], isError: true })).toThrow(
+      new McpToolError("no such city"),
+    );
+    expect(() => resultValue({ content: [], isError: true })).toThrow(/gave no text/);
+  });
+});

@@ -1,0 +1,51 @@
+import type { CallToolResult } from "@modelcontextprotocol/client";
+
+/** A tool result the server marked `isError`: its text, as the observation's reason. */
+export class McpToolError extends Error {
+  override readonly name = "McpToolError";
+}
+
+type ContentBlock = CallToolResult["content"][number];
+
+/**
+ * What an MCP tool result becomes for the model: `structuredContent` when the server gave it, else
+ * the text of its content (other blocks described in a line each: images, audio, resources). A
+ * result with `isError` throws `McpToolError` with its text, which the registry turns into `ERROR:`.
+ */
+export function resultValue(result: CallToolResult): unknown {
+  const content = Array.isArray(result.content) ? result.content : [];
+  if (result.isError === true) {
+    throw new McpToolError(textOf(content) || "the server reported an error and gave no text");
+  }
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  return textOf(content);
+}
+
+function textOf(content: readonly ContentBlock[]): string {
+  return content.map(describe).join("\n\n");
+}
+
+function describe(block: ContentBlock): string {
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "image":
+    case "audio":
+      return `[${block.type} ${block.mimeType}, ${base64Bytes(block.data)} bytes]`;
+    case "resource_link":
+      return `[resource ${block.uri}${block.name ? ` (${block.name})` : ""}]`;
+    case "resource": {
+      const { resource } = block;
+      if ("text" in resource && typeof resource.text === "string") return resource.text;
+      return `[resource ${resource.uri}${resource.mimeType ? `, ${resource.mimeType}` : ""}]`;
+    }
+    default:
+      return JSON.stringify(block);
+  }
+}
+
+/** How many bytes base64 `data` decodes to, without decoding it. */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.floor((data.length * 3) / 4) - padding;
+}
