@@ -70,17 +70,27 @@ describe("fromOpenAICompletion", () => {
     expect(reply.content).toBe("");
   });
 
-  it("treats a refusal as the reply's text", () => {
-    expect(fromOpenAICompletion(completion({ content: null, refusal: "I can't help with that." }), shown).content).toBe(
-      "I can't help with that.",
-    );
+  it("treats a refusal as the reply's text, with finishReason refusal", () => {
+    expect(
+      fromOpenAICompletion(completion({ content: null, refusal: "I can't help with that." }), shown),
+    ).toStrictEqual({
+      content: "I can't help with that.",
+      toolCalls: [],
+      finishReason: "refusal",
+    });
   });
 
-  it("maps a reply cut off by the length limit like any other", () => {
+  it("maps a reply cut off by the length limit with finishReason length, and a filtered one with content-filter", () => {
     const cut = completion({ content: "It is 86" });
     const choice = cut.choices[0];
     if (choice) choice.finish_reason = "length";
-    expect(fromOpenAICompletion(cut, shown)).toEqual({ content: "It is 86", toolCalls: [] });
+    expect(fromOpenAICompletion(cut, shown)).toStrictEqual({
+      content: "It is 86",
+      toolCalls: [],
+      finishReason: "length",
+    });
+    if (choice) choice.finish_reason = "content_filter";
+    expect(fromOpenAICompletion(cut, shown).finishReason).toBe("content-filter");
   });
 
   it("ignores usage it cannot read instead of inventing numbers", () => {
