@@ -49,7 +49,7 @@ describe("fromAnthropicMessage", () => {
     });
   });
 
-  it("joins text blocks, skips thinking blocks, and counts cached input tokens as input", () => {
+  it("joins text blocks, keeps thinking blocks as reasoning, and counts cached input tokens as input", () => {
     const mapped = fromAnthropicMessage(
       reply(
         [
@@ -63,7 +63,12 @@ describe("fromAnthropicMessage", () => {
       ),
       shown,
     );
-    expect(mapped).toEqual({ content: "It is 86 F.", toolCalls: [], usage: { inputTokens: 125, outputTokens: 3 } });
+    expect(mapped).toEqual({
+      content: "It is 86 F.",
+      toolCalls: [],
+      usage: { inputTokens: 125, outputTokens: 3 },
+      reasoning: [{ type: "reasoning", text: "hmm", signature: "s" }],
+    });
   });
 
   it("keeps an input that is not an object as rawArgs, and replaces missing or malformed ids", () => {
@@ -77,7 +82,7 @@ describe("fromAnthropicMessage", () => {
     ]);
   });
 
-  it("maps a reply cut off by max_tokens like any other, and leaves usage out when there is none", () => {
+  it("maps a reply cut off by max_tokens with finishReason length, and leaves usage out when there is none", () => {
     expect(
       fromAnthropicMessage(
         reply([{ type: "text", text: "It is 8" }], { stop_reason: "max_tokens", usage: undefined }),
@@ -86,6 +91,7 @@ describe("fromAnthropicMessage", () => {
     ).toStrictEqual({
       content: "It is 8",
       toolCalls: [],
+      finishReason: "length",
     });
   });
 
