@@ -139,7 +139,8 @@ function writeStream(res: ServerResponse, stream: FakeStream): void {
   for (const { event, data } of stream.events) {
     res.write(`${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`);
   }
-  if (stream.end === "cut") res.destroy();
+  // The events reach the client before the cut, so that it fails mid-stream, not before the answer.
+  if (stream.end === "cut") res.write("", () => setTimeout(() => res.destroy(), 20));
   else if (stream.end !== "hold") res.end();
 }
 
