@@ -40,7 +40,7 @@ afterEach(async () => {
 
 const ok = (body: unknown): FakeResponse => ({ status: 200, body });
 const messagesOf = (request: RecordedRequest | undefined) =>
-  (request?.body as { messages: Record<string, unknown>[] }).messages;
+  (request?.body as { messages?: Record<string, unknown>[] } | undefined)?.messages ?? [];
 const signal = new AbortController().signal;
 const start: Message[] = [{ role: "user", content: WEATHER_TASK }];
 
