@@ -99,3 +99,37 @@ describe("fromAnthropicMessage", () => {
     expect(() => fromAnthropicMessage(reply([], { content: undefined }), shown)).toThrow(AnthropicResponseError);
   });
 });
+
+describe("fromAnthropicMessage's reasoning and stop reasons", () => {
+  it("keeps thinking and redacted thinking in order, a thinking block without a signature as unsigned", () => {
+    const mapped = fromAnthropicMessage(
+      reply([
+        { type: "thinking", thinking: "a", signature: "s1" },
+        { type: "redacted_thinking", data: "opaque" },
+        { type: "thinking", thinking: "b" },
+        { type: "text", text: "x" },
+      ]),
+      shown,
+    );
+    expect(mapped.reasoning).toStrictEqual([
+      { type: "reasoning", text: "a", signature: "s1" },
+      { type: "redacted-reasoning", data: "opaque" },
+      { type: "reasoning", text: "b" },
+    ]);
+  });
+
+  it.each([
+    ["end_turn", undefined],
+    ["tool_use", undefined],
+    ["stop_sequence", undefined],
+    ["max_tokens", "length"],
+    ["model_context_window_exceeded", "length"],
+    ["refusal", "refusal"],
+    ["pause_turn", "other"],
+    ["a_future_reason", "other"],
+  ])("stop_reason %s gives finishReason %s", (stopReason, finishReason) => {
+    expect(
+      fromAnthropicMessage(reply([{ type: "text", text: "x" }], { stop_reason: stopReason }), shown).finishReason,
+    ).toBe(finishReason);
+  });
+});

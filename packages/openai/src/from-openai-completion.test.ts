@@ -111,3 +111,42 @@ describe("fromOpenAICompletion", () => {
     }
   });
 });
+
+describe("fromOpenAICompletion's reasoning and finish reasons", () => {
+  it("reads reasoning_content before reasoning, keeps an empty one, and ignores a null one", () => {
+    const both = completion({ content: "x", reasoning_content: "deep", reasoning: "alias" });
+    expect(fromOpenAICompletion(both, shown).reasoning).toEqual([{ type: "reasoning", text: "deep" }]);
+    expect(fromOpenAICompletion(completion({ content: "x", reasoning: "vllm" }), shown).reasoning).toEqual([
+      { type: "reasoning", text: "vllm" },
+    ]);
+    expect(fromOpenAICompletion(completion({ content: "x", reasoning_content: "" }), shown).reasoning).toEqual([
+      { type: "reasoning", text: "" },
+    ]);
+    expect(fromOpenAICompletion(completion({ content: "x", reasoning_content: null }), shown)).not.toHaveProperty(
+      "reasoning",
+    );
+  });
+
+  it.each([
+    ["stop", undefined],
+    ["tool_calls", undefined],
+    ["tool", undefined],
+    [null, undefined],
+    ["length", "length"],
+    ["content_filter", "content-filter"],
+    ["abort", "other"],
+  ])("finish_reason %s gives finishReason %s", (reason, finishReason) => {
+    const body = completion({ content: "x" });
+    const choice = body.choices[0] as { finish_reason: unknown } | undefined;
+    if (choice) choice.finish_reason = reason;
+    expect(fromOpenAICompletion(body, shown).finishReason).toBe(finishReason);
+  });
+
+  it("reads a flat { name, arguments } call as a function call", () => {
+    const reply = fromOpenAICompletion(
+      completion({ content: null, tool_calls: [{ name: "t", arguments: '{"a":1}' }] }),
+      shown,
+    );
+    expect(reply.toolCalls).toStrictEqual([{ id: "call_2_0", name: "t", args: { a: 1 } }]);
+  });
+});
