@@ -70,7 +70,10 @@ describe("thinking blocks go back first and unchanged", () => {
     expect(result.messages[2]).toMatchObject({
       reasoning: [{ type: "redacted-reasoning", data: redactedThinkingToolUse.content[0]?.data }],
     });
-    expect((turnsOf(fake.requests[1])[1]?.content as unknown[])[0]).toEqual(redactedThinkingToolUse.content[0]);
+    expect(turnsOf(fake.requests[1])[1]?.content).toEqual([
+      redactedThinkingToolUse.content[0],
+      { type: "tool_use", id: "toolu_01QE1WLsSVp5hy5Q3GmGTmjP", name: "get_weather", input: { city: "Delhi" } },
+    ]);
   });
 
   it("reasoning without a signature (another provider's) is not sent as a thinking block", async () => {
