@@ -1,9 +1,6 @@
 import type { Message, Model, ModelCallOptions, ModelDelta, ModelReply, ToolSpec } from "@agentloop/core";
 import type Anthropic from "@anthropic-ai/sdk";
-import type {
-  Message as AnthropicMessage,
-  MessageCreateParamsNonStreaming,
-} from "@anthropic-ai/sdk/resources/messages";
+import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
 import { streamMessage } from "./stream-message.js";
@@ -76,10 +73,8 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
       return fromAnthropicMessage(await client.messages.create(body, { ...requestOptions, signal }), messages);
     }
     const tally = textTally(onDelta);
-    const reply = fromAnthropicMessage(
-      (await streamMessage(body, { client, requestOptions, signal, onDelta: tally.onDelta })) as AnthropicMessage,
-      messages,
-    );
+    const streamed = await streamMessage(body, { client, requestOptions, signal, onDelta: tally.onDelta });
+    const reply = fromAnthropicMessage(streamed, messages);
     tally.settle(reply.content);
     return reply;
   };

@@ -1,6 +1,5 @@
 import type { ModelReply } from "@agentloop/core";
 import {
-  type FakeAnswer,
   type FakeResponse,
   type FakeServer,
   type FakeStep,
@@ -171,5 +170,3 @@ function wantsStream(request: RecordedRequest): boolean {
 export function reasoningFieldOf(dialect: Dialect): "reasoning_content" | "reasoning" {
   return REASONING_FIELD[dialect] ?? "reasoning_content";
 }
-
-export type { FakeAnswer };
