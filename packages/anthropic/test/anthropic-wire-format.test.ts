@@ -33,6 +33,14 @@ const valid = {
 type Body = typeof valid;
 
 describe("the fake server's Messages API validator", () => {
+  it("accepts thinking and redacted thinking blocks in an assistant turn, and a streamed request", () => {
+    const thinking = { type: "thinking", thinking: "t", signature: "sig" };
+    const redacted = { type: "redacted_thinking", data: "opaque" };
+    const body = structuredClone(valid);
+    body.messages[1] = { role: "assistant", content: [thinking, redacted, use("a"), use("b")] } as never;
+    expect(checkMessagesRequest(request({ ...body, stream: true }))).toEqual([]);
+  });
+
   it("accepts a well-formed request, with either key header", () => {
     expect(checkMessagesRequest(request(valid))).toEqual([]);
     expect(checkMessagesRequest(request(valid, { authorization: "", "x-api-key": "sk-ant-test" }))).toEqual([]);

@@ -32,8 +32,24 @@ function problemsWith(change: (body: typeof valid) => unknown): string[] {
 }
 
 describe("the fake server's Chat Completions validator", () => {
-  it("accepts a well-formed request", () => {
+  it("accepts a well-formed request, streamed or not", () => {
     expect(checkChatCompletionRequest(request(valid))).toEqual([]);
+    const streamed = { ...valid, stream: true, stream_options: { include_usage: true } };
+    expect(checkChatCompletionRequest(request(streamed))).toEqual([]);
+  });
+
+  it("takes each compatible server's reasoning field on assistant messages, and OpenAI none", () => {
+    const withField = (field: string) => {
+      const body = structuredClone(valid) as { messages: Record<string, unknown>[] };
+      body.messages[2] = { ...body.messages[2], [field]: "thinking" };
+      return request(body);
+    };
+    expect(checkChatCompletionRequest(withField("reasoning_content"), "deepseek")).toEqual([]);
+    expect(checkChatCompletionRequest(withField("reasoning"), "vllm")).toEqual([]);
+    expect(checkChatCompletionRequest(withField("reasoning"), "deepseek").join()).toMatch(/unexpected key 'reasoning'/);
+    expect(checkChatCompletionRequest(withField("reasoning_content")).join()).toMatch(
+      /unexpected key 'reasoning_content'/,
+    );
   });
 
   it.each<[string, (body: typeof valid) => unknown, RegExp]>([

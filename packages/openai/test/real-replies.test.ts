@@ -195,3 +195,68 @@ describe("compatible servers' replies", () => {
     });
   });
 });
+
+describe("what a server refuses, the fake refuses in its words", () => {
+  const question = { role: "user" as const, content: "How hot is Pune?" };
+
+  it("DeepSeek: tool-call history without the reasoning_content it sent", async () => {
+    const fake = await serve("deepseek", ok(deepseekToolCall), ok(deepseekAnswer));
+    const client = fake.client({ maxRetries: 0 });
+    await client.chat.completions.create({ model: MODEL, messages: [question] });
+    const call = deepseekToolCall.choices[0]?.message.tool_calls[0];
+    const withoutReasoning = client.chat.completions.create({
+      model: MODEL,
+      messages: [
+        question,
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: call?.id ?? "", type: "function", function: { name: "get_weather", arguments: "{}" } }],
+        },
+        { role: "tool", tool_call_id: call?.id ?? "", content: "30" },
+      ],
+    });
+    await expect(withoutReasoning).rejects.toThrow(
+      "The `reasoning_content` in the thinking mode must be passed back to the API.",
+    );
+    expect(fake.violations).toHaveLength(1);
+    fake.violations.length = 0;
+  });
+
+  it("Ollama: tool-call history whose arguments are not a JSON object", async () => {
+    const fake = await serve("ollama", ok(textWithUsageDetails));
+    const broken = fake.client({ maxRetries: 0 }).chat.completions.create({
+      model: MODEL,
+      messages: [
+        question,
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"' } }],
+        },
+        { role: "tool", tool_call_id: "call_1", content: "ERROR: not JSON" },
+      ],
+    });
+    await expect(broken).rejects.toThrow(/^400 .*invalid tool call arguments/);
+    fake.violations.length = 0;
+  });
+
+  it("OpenAI: tool calls left without results", async () => {
+    const fake = await serve("openai", ok(textWithUsageDetails));
+    const unanswered = fake.client({ maxRetries: 0 }).chat.completions.create({
+      model: MODEL,
+      messages: [
+        question,
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: "{}" } }],
+        },
+      ],
+    });
+    await expect(unanswered).rejects.toThrow(
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1",
+    );
+    fake.violations.length = 0;
+  });
+});
