@@ -1,4 +1,4 @@
-import type { Message, Model, ModelCallOptions, ModelDelta, ModelReply, ToolSpec } from "@agentloop/core";
+import type { Message, Model, ModelCallOptions, ModelDelta, ModelReply, ToolSpec } from "@agentloop/core/adapter";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";

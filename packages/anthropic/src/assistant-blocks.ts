@@ -1,4 +1,4 @@
-import type { Message, ReasoningPart } from "@agentloop/core";
+import type { Message, ReasoningPart } from "@agentloop/core/adapter";
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages";
 
 type AssistantMessage = Extract<Message, { role: "assistant" }>;

@@ -1,12 +1,5 @@
-import {
-  assignCallIds,
-  type FinishReason,
-  type Message,
-  type ModelReply,
-  type ReasoningPart,
-  type ToolCall,
-  type Usage,
-} from "@agentloop/core";
+import type { FinishReason, Message, ModelReply, ReasoningPart, ToolCall, Usage } from "@agentloop/core/adapter";
+import { assignCallIds } from "@agentloop/core/adapter";
 import type { Message as AnthropicMessage } from "@anthropic-ai/sdk/resources/messages";
 import { AnthropicResponseError } from "./errors.js";
 

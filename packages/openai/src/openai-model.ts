@@ -1,4 +1,4 @@
-import type { Message, Model, ModelCallOptions, ModelReply, ToolSpec } from "@agentloop/core";
+import type { Message, Model, ModelCallOptions, ModelReply, ToolSpec } from "@agentloop/core/adapter";
 import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { fromOpenAICompletion } from "./from-openai-completion.js";

@@ -1,4 +1,4 @@
-import type { Message, ReasoningPart, ToolCall, ToolSpec } from "@agentloop/core";
+import type { Message, ReasoningPart, ToolCall, ToolSpec } from "@agentloop/core/adapter";
 import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageFunctionToolCall,

@@ -1,4 +1,5 @@
-import { type ModelReply, type ReasoningPart, toolCall } from "@agentloop/core";
+import type { ModelReply, ReasoningPart } from "@agentloop/core/adapter";
+import { toolCall } from "@agentloop/core/testing";
 import type { ConformanceScenario, ScenarioLimits } from "./scenarios.js";
 import { WEATHER_TASK } from "./weather.js";
 
