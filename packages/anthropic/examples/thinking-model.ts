@@ -1,5 +1,5 @@
 import { anthropicModel } from "@agentloop/anthropic";
-import { type AgentResult, type Model, runAgent, ToolRegistry } from "@agentloop/core";
+import { type AgentResult, runAgent, ToolRegistry } from "@agentloop/core";
 import type Anthropic from "@anthropic-ai/sdk";
 
 /** The weather agent on a thinking model, its text printed as it streams; `client` picks the server. */
@@ -17,14 +17,12 @@ export async function weatherOnThinkingModel(client: Anthropic, print: (text: st
     maxTokens: 4096, // thinking counts against it: budget_tokens must be less
     thinking: { type: "enabled", budget_tokens: 2048 },
   });
-  // Called with onDelta, the adapter streams: text, thinking and tool input arrive as they are written.
-  const streaming: Model = (messages, tools, options) =>
-    model(messages, tools, {
-      ...options,
-      onDelta: (delta) => {
-        if (delta.type === "text-delta") print(delta.text);
-      },
-    });
   // Each reply's thinking blocks are kept in the trace (`reasoning`) and go back first, unchanged.
-  return runAgent("How hot is Pune in Fahrenheit?", streaming, registry);
+  // With onEvent the run streams: the adapter is called with onDelta and uses the SDK's stream.
+  return runAgent("How hot is Pune in Fahrenheit?", model, registry, {
+    tokenBudget: 50_000, // room for maxTokens on every step: the run reserves it before each call
+    onEvent: (event) => {
+      if (event.type === "text-delta") print(event.text);
+    },
+  });
 }

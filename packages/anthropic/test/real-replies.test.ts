@@ -109,9 +109,10 @@ describe("refusals and stop reasons", () => {
     });
   });
 
-  it("a refusal with no text has the API's explanation as content", async () => {
+  it("a refusal with no text ends the run as refused, the API's explanation as content", async () => {
     const fake = await serve(ok(refusalWithoutText));
     const { result } = await run(fake);
+    expect(result.status).toBe("refused");
     expect(result.messages.at(-1)).toEqual({
       role: "assistant",
       content: refusalWithoutText.stop_details.explanation,

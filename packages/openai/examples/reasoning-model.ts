@@ -1,4 +1,4 @@
-import { type AgentResult, type Model, runAgent, ToolRegistry } from "@agentloop/core";
+import { type AgentResult, runAgent, ToolRegistry } from "@agentloop/core";
 import { openaiModel } from "@agentloop/openai";
 import type OpenAI from "openai";
 
@@ -22,13 +22,11 @@ export async function weatherOnDeepSeek(client: OpenAI, print: (text: string) =>
     // vLLM, Ollama and LM Studio read it back as "reasoning".
     reasoningField: "reasoning_content",
   });
-  // Called with onDelta, the adapter streams: text, reasoning and tool arguments arrive as they are written.
-  const streaming: Model = (messages, tools, options) =>
-    model(messages, tools, {
-      ...options,
-      onDelta: (delta) => {
-        if (delta.type === "text-delta") print(delta.text);
-      },
-    });
-  return runAgent("How hot is Pune in Fahrenheit?", streaming, registry);
+  // With onEvent the run streams: the adapter is called with onDelta and uses the SDK's stream.
+  return runAgent("How hot is Pune in Fahrenheit?", model, registry, {
+    tokenBudget: 50_000, // room for maxTokens on every step: the run reserves it before each call
+    onEvent: (event) => {
+      if (event.type === "text-delta") print(event.text);
+    },
+  });
 }

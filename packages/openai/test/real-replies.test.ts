@@ -73,9 +73,10 @@ describe("OpenAI's recorded replies", () => {
     expect(result).toMatchObject({ status: "done", answer: "It is 86 F in Pune.", tokens: 149 + 60 + 16 + 363 });
   });
 
-  it("a refusal ends as a refusal, its text as the content, not as an ordinary answer", async () => {
+  it("a refusal ends the run as refused, its text as the content, not as an ordinary answer", async () => {
     const fake = await serve("openai", ok(refusal));
     const { result } = await run(fake);
+    expect(result.status).toBe("refused");
     expect(result.messages.at(-1)).toEqual({
       role: "assistant",
       content: "I'm very sorry, but I can't assist with that.",

@@ -1,8 +1,9 @@
-import { type AgentResult, type Model, type ModelReply, runAgent, scriptedModel } from "@agentloop/core";
+import { type AgentResult, type AgentStreamEvent, type Model, type ModelReply, runAgent } from "@agentloop/core";
+import { scriptedModel } from "@agentloop/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
+import { deltaMismatches } from "./delta-mismatches.js";
 import { type ReasoningStyle, reasoningScenarios } from "./reasoning-scenarios.js";
 import { CONFORMANCE_SCENARIOS, type ConformanceScenario, happyScript } from "./scenarios.js";
-import { streamedModel } from "./streamed-model.js";
 import { makeWeatherRegistry, type ToolRun, WEATHER_TASK } from "./weather.js";
 
 /** An adapter wired to a fake server that will answer with `replies`, in order. */
@@ -30,11 +31,22 @@ interface Outcome {
   readonly runs: readonly ToolRun[];
 }
 
-async function runScenario(scenario: ConformanceScenario, model: Model, happyTokens: number): Promise<Outcome> {
+async function runScenario(
+  scenario: ConformanceScenario,
+  model: Model,
+  happyTokens: number,
+  onEvent?: (event: AgentStreamEvent) => void,
+): Promise<Outcome> {
   const { registry, runs } = makeWeatherRegistry();
   // No reply reserve: the adapters' maxReplyTokens would reserve room the scripted model does not
   // announce; that default has its own test. Here both must spend exactly the same.
-  const result = await runAgent(scenario.task, model, registry, { ...scenario.limits(happyTokens), replyReserve: 0 });
+  const limits = { ...scenario.limits(happyTokens), replyReserve: 0 };
+  const result = await runAgent(
+    scenario.task,
+    model,
+    registry,
+    onEvent === undefined ? limits : { ...limits, onEvent },
+  );
   return { result, runs };
 }
 
@@ -43,11 +55,11 @@ async function runConnected(
   scenario: ConformanceScenario,
   replies: readonly ModelReply[],
   happyTokens: number,
-  wrap: (model: Model) => Model = (model) => model,
+  onEvent?: (event: AgentStreamEvent) => void,
 ): Promise<Outcome> {
   const connected = await connect(replies, scenario);
   try {
-    const outcome = await runScenario(scenario, wrap(connected.model), happyTokens);
+    const outcome = await runScenario(scenario, connected.model, happyTokens, onEvent);
     expect(connected.violations, "requests the fake server refused").toEqual([]);
     return outcome;
   } finally {
@@ -68,8 +80,9 @@ function withUsage(replies: readonly ModelReply[]): ModelReply[] {
  * and a reasoning-model one in the provider's `reasoning` style) runs through `scriptedModel` and
  * through the adapter over HTTP, and the two `AgentResult`s (trace, status, answer, steps, tokens)
  * and the logs of real tool executions must be deep-equal. Then, with the usage a provider reports,
- * the adapter runs once more streaming (through a model that adds `onDelta`): scripted, plain and
- * streamed results must all be equal, and each call's deltas must add up to its reply.
+ * the adapter runs once more streaming (a run with `onEvent`, which calls the model with
+ * `onDelta`): scripted, plain and streamed results must all be equal, and each step's deltas must
+ * add up to its reply.
  */
 export function describeConformance(label: string, connect: ConnectModel, options: ConformanceOptions): void {
   describe(`conformance: ${label} behaves as the scripted model`, () => {
@@ -99,10 +112,11 @@ export function describeConformance(label: string, connect: ConnectModel, option
         const replies = withUsage(scenario.replies());
         const expected = await runScenario(scenario, scriptedModel(replies), happyTokensWithUsage);
         const plain = await runConnected(connect, scenario, replies, happyTokensWithUsage);
-        const problems: string[] = [];
-        const streamed = await runConnected(connect, scenario, replies, happyTokensWithUsage, (model) =>
-          streamedModel(model, problems),
+        const events: AgentStreamEvent[] = [];
+        const streamed = await runConnected(connect, scenario, replies, happyTokensWithUsage, (event) =>
+          events.push(event),
         );
+        const problems = deltaMismatches(events);
         expect(expected.result.status).toBe(scenario.status);
         expect(plain.result).toStrictEqual(expected.result);
         expect(streamed.result).toStrictEqual(expected.result);

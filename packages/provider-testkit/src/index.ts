@@ -1,4 +1,5 @@
 export { type ConformanceOptions, type ConnectedModel, type ConnectModel, describeConformance } from "./conformance.js";
+export { deltaMismatches, mismatches } from "./delta-mismatches.js";
 export {
   type FakeAnswer,
   type FakeResponse,
@@ -13,6 +14,5 @@ export {
 export { type ReasoningStyle, reasoningScenarios } from "./reasoning-scenarios.js";
 export { CONFORMANCE_SCENARIOS, type ConformanceScenario, happyScript, type ScenarioLimits } from "./scenarios.js";
 export { type FakeStep, scriptedRoute } from "./scripted-route.js";
-export { mismatches, streamedModel } from "./streamed-model.js";
 export { makeWeatherRegistry, type ToolRun, WEATHER_TASK } from "./weather.js";
 export { WireChecker } from "./wire-checker.js";

@@ -1,19 +1,21 @@
-import type { Model, ModelDelta, ModelReply } from "@agentloop/core";
+import type { AgentStreamEvent, ModelDelta, ModelReply } from "@agentloop/core";
 
 /**
- * `model` called with an `onDelta` that collects every delta, so that an adapter streams inside
- * `runAgent` even before the run passes `onDelta` itself. After each call it checks that the deltas
- * add up to the reply: the text deltas to `content`, the reasoning deltas to the reasoning text,
- * and each call's argument fragments to its arguments (with its id and name); each mismatch is
- * pushed onto `problems` as one sentence.
+ * Where the deltas a run told (`runAgent`'s `onEvent`) fail to add up to the replies of their
+ * steps (see `mismatches`), one sentence each, prefixed with the step.
  */
-export function streamedModel(model: Model, problems: string[]): Model {
-  return async (messages, tools, options) => {
-    const deltas: ModelDelta[] = [];
-    const reply = await model(messages, tools, { ...options, onDelta: (delta) => deltas.push(delta) });
-    problems.push(...mismatches(reply, deltas).map((problem) => `call ${messages.length}: ${problem}`));
-    return reply;
-  };
+export function deltaMismatches(events: readonly AgentStreamEvent[]): string[] {
+  return events.flatMap((event) => {
+    if (event.type !== "step-finished") return [];
+    const deltas = events.filter(
+      (candidate): candidate is ModelDelta & { step: number } => isDelta(candidate) && candidate.step === event.step,
+    );
+    return mismatches(event.reply, deltas).map((problem) => `step ${event.step}: ${problem}`);
+  });
+}
+
+function isDelta(event: AgentStreamEvent): event is AgentStreamEvent & ModelDelta {
+  return event.type === "text-delta" || event.type === "reasoning-delta" || event.type === "tool-call-delta";
 }
 
 /** Where the deltas of one call fail to add up to its reply, one sentence each. */
