@@ -1,16 +1,15 @@
-import type { Message, Model, ModelReply, ToolSpec } from "@agentloop/core";
+import type { Message, Model, ModelCallOptions, ModelDelta, ModelReply, ToolSpec } from "@agentloop/core/adapter";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
+import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
+import { streamMessage } from "./stream-message.js";
 import { toAnthropicPrompt, toAnthropicTools } from "./to-anthropic-request.js";
 
-/**
- * Request fields the adapter fills in itself. `thinking` is left out on purpose: with tools, the
- * API wants each reply's thinking blocks sent back unchanged, and the agent's messages do not keep them.
- */
-type OwnedParams = "model" | "messages" | "system" | "tools" | "max_tokens" | "stream" | "thinking";
+/** Request fields the adapter fills in itself (refused at run time too). */
+type OwnedParams = "model" | "messages" | "system" | "tools" | "max_tokens" | "stream";
 
-/** Every other Messages API request field, sent as given: `tool_choice`, `stop_sequences`, `metadata`, `service_tier`... */
+/** Every other Messages API request field, sent as given: `thinking`, `tool_choice`, `stop_sequences`, `metadata`, `service_tier`... */
 export type AnthropicRequestParams = Omit<MessageCreateParamsNonStreaming, OwnedParams>;
 
 /** What `anthropicModel` needs: a configured client, a model name, the reply limit, and optional request fields. */
@@ -18,11 +17,11 @@ export interface AnthropicModelOptions extends AnthropicRequestParams {
   /** The official SDK client (key, `baseURL`, default retries and timeout). */
   readonly client: Anthropic;
   readonly model: MessageCreateParamsNonStreaming["model"];
-  /** Most tokens one reply may have (`max_tokens`, which the API requires); a positive whole number. */
+  /** Most tokens one reply may have, thinking included (`max_tokens`, which the API requires); a positive whole number. */
   readonly maxTokens: number;
   /** Retries of a rate-limited (429), overloaded (529) or failing (5xx) request, with the SDK's backoff; the client's setting (2) when not given. */
   readonly maxRetries?: number;
-  /** Milliseconds one request may take; without it the SDK derives one from `maxTokens` and refuses more than 10 minutes. */
+  /** Milliseconds one request may take; without it the SDK derives one from `maxTokens` and refuses more than 10 minutes unless streaming. */
   readonly timeout?: number;
 }
 
@@ -30,41 +29,74 @@ export interface AnthropicModelOptions extends AnthropicRequestParams {
 export type AnthropicModel = Model & { readonly maxReplyTokens: number };
 
 /**
- * A `Model` on the Anthropic Messages API (non-streaming) through the official `@anthropic-ai/sdk`.
- * Each call sends the system prompt apart, the whole conversation as alternating turns with
- * `tool_use` and `tool_result` blocks, and the tool specs; passes the run's AbortSignal to the
- * request; and maps the reply back to a `ModelReply`. Mistakes of the model come back as data for
- * the harness to report; what the model cannot fix (bad key, other 4xx, a server still failing
- * after `maxRetries`) rejects with the SDK's error.
+ * A `Model` on the Anthropic Messages API through the official `@anthropic-ai/sdk`. Each call
+ * sends the system prompt apart, the whole conversation as alternating turns (each reply's
+ * thinking blocks first and unchanged, its text, its `tool_use` blocks, then the `tool_result`
+ * blocks), and the tool specs; passes the run's AbortSignal to the request; and maps the reply back
+ * to a `ModelReply`. With `onDelta` it streams and reports each piece as it arrives. Options it
+ * cannot honour are refused when the model is made, an empty user message before any request.
+ * Mistakes of the model come back as data for the harness to report; what the model cannot fix
+ * (bad key, other 4xx, a server still failing after `maxRetries`) rejects with the SDK's error.
  */
 export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
   const { client, model, maxTokens, maxRetries, timeout, ...params } = options;
   if (!(Number.isSafeInteger(maxTokens) && maxTokens > 0)) {
     throw new RangeError(`maxTokens must be a positive whole number, got ${maxTokens}`);
   }
-  // The API refuses tool_choice in a request without tools.
+  refuseUnsupportedOptions(params, maxTokens);
   const { tool_choice, ...always } = params;
   const requestOptions = {
     ...(maxRetries === undefined ? {} : { maxRetries }),
     ...(timeout === undefined ? {} : { timeout }),
   };
+  // The API refuses tool_choice in a request without tools; a forced choice holds only until tool
+  // results follow, so that the run can still end with an answer.
+  const toolChoice = (messages: readonly Message[]) =>
+    tool_choice === undefined || (forcesToolUse(tool_choice) && messages.at(-1)?.role !== "user")
+      ? {}
+      : { tool_choice };
 
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal }: { readonly signal: AbortSignal },
+    { signal, onDelta }: ModelCallOptions,
   ): Promise<ModelReply> => {
+    refuseEmptyUserMessages(messages);
     const body: MessageCreateParamsNonStreaming = {
       ...always,
       model,
       max_tokens: maxTokens,
       ...toAnthropicPrompt(messages),
-      ...(tools.length === 0
-        ? {}
-        : { tools: toAnthropicTools(tools), ...(tool_choice === undefined ? {} : { tool_choice }) }),
+      ...(tools.length === 0 ? {} : { tools: toAnthropicTools(tools), ...toolChoice(messages) }),
     };
-    const reply = await client.messages.create(body, { ...requestOptions, signal });
-    return fromAnthropicMessage(reply, messages);
+    if (onDelta === undefined) {
+      return fromAnthropicMessage(await client.messages.create(body, { ...requestOptions, signal }), messages);
+    }
+    const tally = textTally(onDelta);
+    const streamed = await streamMessage(body, { client, requestOptions, signal, onDelta: tally.onDelta });
+    const reply = fromAnthropicMessage(streamed, messages);
+    tally.settle(reply.content);
+    return reply;
   };
   return Object.assign(call, { maxReplyTokens: maxTokens });
+}
+
+/**
+ * Counts the text streamed so far, so that text the reply has beyond it (a refusal's explanation,
+ * which arrives with the stop reason, not as text) is reported too: the text deltas always add up
+ * to the reply's content.
+ */
+function textTally(onDelta: (delta: ModelDelta) => void) {
+  let streamed = "";
+  return {
+    onDelta: (delta: ModelDelta) => {
+      if (delta.type === "text-delta") streamed += delta.text;
+      onDelta(delta);
+    },
+    settle: (content: string) => {
+      if (content.length > streamed.length && content.startsWith(streamed)) {
+        onDelta({ type: "text-delta", text: content.slice(streamed.length) });
+      }
+    },
+  };
 }

@@ -49,7 +49,7 @@ describe("fromAnthropicMessage", () => {
     });
   });
 
-  it("joins text blocks, skips thinking blocks, and counts cached input tokens as input", () => {
+  it("joins text blocks, keeps thinking blocks as reasoning, and counts cached input tokens as input", () => {
     const mapped = fromAnthropicMessage(
       reply(
         [
@@ -63,7 +63,12 @@ describe("fromAnthropicMessage", () => {
       ),
       shown,
     );
-    expect(mapped).toEqual({ content: "It is 86 F.", toolCalls: [], usage: { inputTokens: 125, outputTokens: 3 } });
+    expect(mapped).toEqual({
+      content: "It is 86 F.",
+      toolCalls: [],
+      usage: { inputTokens: 125, outputTokens: 3 },
+      reasoning: [{ type: "reasoning", text: "hmm", signature: "s" }],
+    });
   });
 
   it("keeps an input that is not an object as rawArgs, and replaces missing or malformed ids", () => {
@@ -77,7 +82,7 @@ describe("fromAnthropicMessage", () => {
     ]);
   });
 
-  it("maps a reply cut off by max_tokens like any other, and leaves usage out when there is none", () => {
+  it("maps a reply cut off by max_tokens with finishReason length, and leaves usage out when there is none", () => {
     expect(
       fromAnthropicMessage(
         reply([{ type: "text", text: "It is 8" }], { stop_reason: "max_tokens", usage: undefined }),
@@ -86,10 +91,45 @@ describe("fromAnthropicMessage", () => {
     ).toStrictEqual({
       content: "It is 8",
       toolCalls: [],
+      finishReason: "length",
     });
   });
 
   it("throws AnthropicResponseError when there is no content array", () => {
     expect(() => fromAnthropicMessage(reply([], { content: undefined }), shown)).toThrow(AnthropicResponseError);
+  });
+});
+
+describe("fromAnthropicMessage's reasoning and stop reasons", () => {
+  it("keeps thinking and redacted thinking in order, a thinking block without a signature as unsigned", () => {
+    const mapped = fromAnthropicMessage(
+      reply([
+        { type: "thinking", thinking: "a", signature: "s1" },
+        { type: "redacted_thinking", data: "opaque" },
+        { type: "thinking", thinking: "b" },
+        { type: "text", text: "x" },
+      ]),
+      shown,
+    );
+    expect(mapped.reasoning).toStrictEqual([
+      { type: "reasoning", text: "a", signature: "s1" },
+      { type: "redacted-reasoning", data: "opaque" },
+      { type: "reasoning", text: "b" },
+    ]);
+  });
+
+  it.each([
+    ["end_turn", undefined],
+    ["tool_use", undefined],
+    ["stop_sequence", undefined],
+    ["max_tokens", "length"],
+    ["model_context_window_exceeded", "length"],
+    ["refusal", "refusal"],
+    ["pause_turn", "other"],
+    ["a_future_reason", "other"],
+  ])("stop_reason %s gives finishReason %s", (stopReason, finishReason) => {
+    expect(
+      fromAnthropicMessage(reply([{ type: "text", text: "x" }], { stop_reason: stopReason }), shown).finishReason,
+    ).toBe(finishReason);
   });
 });

@@ -4,4 +4,4 @@ export {
   type AnthropicRequestParams,
   anthropicModel,
 } from "./anthropic-model.js";
-export { AnthropicResponseError } from "./errors.js";
+export { AnthropicRequestError, AnthropicResponseError, AnthropicStreamError } from "./errors.js";

@@ -1,5 +1,6 @@
 import type { Message, ToolSpec } from "@agentloop/core";
 import type { ContentBlockParam, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
+import { assistantBlocks, isErrorObservation } from "./assistant-blocks.js";
 
 /** The agent's message list in the Messages API's terms: the system prompt apart, then alternating turns. */
 export interface AnthropicPrompt {
@@ -14,10 +15,11 @@ interface Turn {
 
 /**
  * Maps the agent's message list to the Messages API. System messages become the top-level
- * `system` prompt. An assistant message becomes one turn with its text (when not empty) and one
- * `tool_use` block per call; the tool messages after it become `tool_result` blocks, all in one
- * user turn and in call order, marked `is_error` when the observation starts with `ERROR:`.
- * Consecutive blocks of the same role share one turn, so roles always alternate.
+ * `system` prompt. An assistant message becomes one turn: its thinking blocks first and unchanged,
+ * its text (when not blank), one `tool_use` block per call (see `assistantBlocks`); the tool
+ * messages after it become `tool_result` blocks, all in one user turn and in call order, marked
+ * `is_error` for an error observation. Consecutive blocks of the same role share one turn, so
+ * roles always alternate.
  */
 export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt {
   const system: string[] = [];
@@ -35,24 +37,19 @@ export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt
       case "user":
         push("user", [{ type: "text", text: message.content }]);
         break;
-      case "assistant":
-        push("assistant", [
-          ...(message.content === "" && message.toolCalls.length > 0 ? [] : [textBlock(message.content)]),
-          ...message.toolCalls.map((call) => ({
-            type: "tool_use" as const,
-            id: call.id,
-            name: call.name,
-            input: call.args,
-          })),
-        ]);
+      case "assistant": {
+        // A reply with nothing to send back (an empty answer) is left out: the API refuses empty turns.
+        const blocks = assistantBlocks(message);
+        if (blocks.length > 0) push("assistant", blocks);
         break;
+      }
       case "tool":
         push("user", [
           {
             type: "tool_result",
             tool_use_id: message.toolCallId,
             content: message.content,
-            ...(message.content.startsWith("ERROR:") ? { is_error: true } : {}),
+            ...(isErrorObservation(message) ? { is_error: true } : {}),
           },
         ]);
         break;
@@ -60,10 +57,6 @@ export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt
   }
   const joined = system.filter((text) => text !== "").join("\n\n");
   return { ...(joined === "" ? {} : { system: joined }), messages: turns.map(toMessageParam) };
-}
-
-function textBlock(text: string): ContentBlockParam {
-  return { type: "text", text };
 }
 
 /** A turn that is one text block is sent as a plain string, the API's shortest form. */

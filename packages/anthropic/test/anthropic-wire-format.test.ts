@@ -33,6 +33,14 @@ const valid = {
 type Body = typeof valid;
 
 describe("the fake server's Messages API validator", () => {
+  it("accepts thinking and redacted thinking blocks in an assistant turn, and a streamed request", () => {
+    const thinking = { type: "thinking", thinking: "t", signature: "sig" };
+    const redacted = { type: "redacted_thinking", data: "opaque" };
+    const body = structuredClone(valid);
+    body.messages[1] = { role: "assistant", content: [thinking, redacted, use("a"), use("b")] } as never;
+    expect(checkMessagesRequest(request({ ...body, stream: true }))).toEqual([]);
+  });
+
   it("accepts a well-formed request, with either key header", () => {
     expect(checkMessagesRequest(request(valid))).toEqual([]);
     expect(checkMessagesRequest(request(valid, { authorization: "", "x-api-key": "sk-ant-test" }))).toEqual([]);
@@ -40,7 +48,7 @@ describe("the fake server's Messages API validator", () => {
 
   const turns = (b: Body, ...messages: unknown[]) => ({ ...b, messages });
   it.each<[string, (b: Body) => unknown, RegExp]>([
-    ["streaming", (b) => ({ ...b, stream: true }), /stream/],
+    ["a stream flag that is not a boolean", (b) => ({ ...b, stream: "yes" }), /stream: must be one of/],
     ["a missing max_tokens", ({ max_tokens: _, ...b }) => b, /missing 'max_tokens'/],
     [
       "OpenAI's field names",
@@ -61,23 +69,28 @@ describe("the fake server's Messages API validator", () => {
     ["two user turns in a row", (b) => turns(b, b.messages[0], b.messages[0]), /must be 'assistant'/],
     [
       "an empty text block",
-      (b) => turns(b, { role: "user", content: [{ type: "text", text: "" }] }),
-      /must not be empty/,
+      (b) => turns(b, { role: "user", content: [{ type: "text", text: " " }] }),
+      /text content blocks must be non-empty/,
+    ],
+    [
+      "an empty user message",
+      (b) => turns(b, { role: "user", content: "" }),
+      /messages.0: all messages must have non-empty content except for the optional final assistant message/,
     ],
     [
       "results split over two turns",
       (b) => turns(b, b.messages[0], b.messages[1], { role: "user", content: [result("a")] }),
-      /must answer the previous turn's tool_use ids/,
+      /messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: b. Each `tool_use` block must have a corresponding `tool_result` block in the next message./,
     ],
     [
       "results out of call order",
       (b) => turns(b, b.messages[0], b.messages[1], { role: "user", content: [result("b"), result("a")] }),
-      /in order/,
+      /not in call order/,
     ],
     [
       "a result for an unknown id",
       (b) => turns(b, b.messages[0], b.messages[1], { role: "user", content: [result("a"), result("b"), result("z")] }),
-      /once each/,
+      /messages.2.content: unexpected `tool_use_id` found in `tool_result` blocks: z/,
     ],
     [
       "text before the results",

@@ -28,11 +28,12 @@ const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 
 /**
  * Checks a request against the Messages API wire format: the route, key and version headers,
- * known fields only, non-streaming, the system prompt in the top-level `system` field (API version
- * 2026-10-21 also takes system messages, but older versions and compatible servers do not, so the
- * adapter never sends them), turns that start with the user and alternate, block shapes per role,
- * tools with an object `input_schema`, and `tool_use` ids that are unique and answered in the very
- * next user turn by `tool_result` blocks that come first, in call order, exactly once. Returns the
+ * known fields only, the system prompt in the top-level `system` field (API version 2026-10-21 also
+ * takes system messages, but older versions and compatible servers do not, so the adapter never
+ * sends them), turns that start with the user, alternate and are not empty, block shapes per role
+ * (no blank text), tools with an object `input_schema`, and `tool_use` ids that are unique and
+ * answered in the very next user turn by `tool_result` blocks that come first, in call order,
+ * exactly once. Where the API has words for a problem, the problem is in its words. Returns the
  * problems, `[]` when there are none.
  */
 export function checkMessagesRequest(request: RecordedRequest): string[] {
@@ -52,7 +53,7 @@ export function checkMessagesRequest(request: RecordedRequest): string[] {
   check.keys(body, "body", ["model", "max_tokens", "messages"], REQUEST_FIELDS);
   check.string(body.model, "model", true);
   check.positiveInteger(body.max_tokens, "max_tokens");
-  if ("stream" in body) check.oneOf(body.stream, "stream", [false]);
+  if ("stream" in body) check.oneOf(body.stream, "stream", [false, true]);
   if ("system" in body) check.string(body.system, "system", true);
   if ("tools" in body) checkTools(check, body.tools);
   else if ("tool_choice" in body) check.fail("tool_choice", "is only allowed with tools");
@@ -90,35 +91,59 @@ function checkTurns(check: WireChecker, turns: unknown[]): void {
         `${path}.role`,
         `must be '${expected}' (turns start with user and alternate), got ${JSON.stringify(turn.role)}`,
       );
-    const blocks = blocksOf(check, turn.content, `${path}.content`);
+    const blocks = blocksOf(check, turn.content, path);
     if (turn.role === "user") {
-      checkUserBlocks(check, blocks, path, open);
+      checkUserBlocks(check, blocks, path, open, `messages.${index - 1}`);
       open = [];
     } else {
       open = checkAssistantBlocks(check, blocks, path, seenIds);
     }
   }
+  if (open.length > 0) check.fail(`messages.${turns.length - 1}`, unanswered(open));
   const last = turns.at(-1) as { role?: unknown } | undefined;
   if (last?.role !== "user") check.fail("messages", "the last turn must be the user's");
 }
 
 function blocksOf(check: WireChecker, content: unknown, path: string): Record<string, unknown>[] {
-  if (typeof content === "string") {
-    check.string(content, path, true);
-    return [{ type: "text", text: content }];
+  const empty = typeof content === "string" ? content === "" : Array.isArray(content) && content.length === 0;
+  if (empty) {
+    const at = path.replace(/^messages\[(\d+)\]$/, "messages.$1");
+    check.fail(at, "all messages must have non-empty content except for the optional final assistant message");
+    return [];
   }
-  if (!check.array(content, path, true)) return [];
-  return content.filter((block, index): block is Record<string, unknown> => check.object(block, `${path}[${index}]`));
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (!check.array(content, `${path}.content`)) return [];
+  return content.filter((block, index): block is Record<string, unknown> =>
+    check.object(block, `${path}.content[${index}]`),
+  );
 }
 
-function checkUserBlocks(check: WireChecker, blocks: Record<string, unknown>[], path: string, open: string[]): void {
+/** The API's own words for tool calls whose results are not all in the next user turn. */
+function unanswered(ids: readonly string[]): string {
+  return `\`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+}
+
+/** The API's refusal of text blocks that are empty or only whitespace. */
+function checkText(check: WireChecker, block: Record<string, unknown>): void {
+  if (typeof block.text !== "string")
+    check.fail("messages", `text must be a string, got ${JSON.stringify(block.text)}`);
+  else if (block.text.trim() === "") check.fail("messages", "text content blocks must be non-empty");
+}
+
+function checkUserBlocks(
+  check: WireChecker,
+  blocks: Record<string, unknown>[],
+  path: string,
+  open: string[],
+  callsAt: string,
+): void {
   const answered: string[] = [];
   let textSeen = false;
   for (const [index, block] of blocks.entries()) {
     const at = `${path}.content[${index}]`;
     if (block.type === "text") {
       check.keys(block, at, ["type", "text"], ["cache_control", "citations"]);
-      check.string(block.text, `${at}.text`, true);
+      checkText(check, block);
       textSeen = true;
     } else if (block.type === "tool_result") {
       check.keys(block, at, ["type", "tool_use_id"], ["content", "is_error", "cache_control"]);
@@ -130,10 +155,19 @@ function checkUserBlocks(check: WireChecker, blocks: Record<string, unknown>[], 
       check.fail(`${at}.type`, `a user turn takes text or tool_result blocks, got ${JSON.stringify(block.type)}`);
     }
   }
-  if (JSON.stringify(answered) !== JSON.stringify(open)) {
+  const missing = open.filter((id) => !answered.includes(id));
+  const stray = answered.filter((id, at) => !open.includes(id) || answered.indexOf(id) !== at);
+  if (missing.length > 0) check.fail(callsAt, unanswered(missing));
+  if (stray.length > 0) {
+    check.fail(
+      `${path.replace(/^messages\[(\d+)\]$/, "messages.$1")}.content`,
+      `unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${stray.join(", ")}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+    );
+  }
+  if (missing.length === 0 && stray.length === 0 && JSON.stringify(answered) !== JSON.stringify(open)) {
     check.fail(
       path,
-      `tool results ${JSON.stringify(answered)} must answer the previous turn's tool_use ids ${JSON.stringify(open)}, in order, once each`,
+      `this suite's check: tool results ${JSON.stringify(answered)} are not in call order ${JSON.stringify(open)}`,
     );
   }
 }
@@ -149,7 +183,14 @@ function checkAssistantBlocks(
     const at = `${path}.content[${index}]`;
     if (block.type === "text") {
       check.keys(block, at, ["type", "text"], ["citations"]);
-      check.string(block.text, `${at}.text`, true);
+      checkText(check, block);
+    } else if (block.type === "thinking") {
+      check.keys(block, at, ["type", "thinking", "signature"]);
+      check.string(block.thinking, `${at}.thinking`);
+      check.string(block.signature, `${at}.signature`, true);
+    } else if (block.type === "redacted_thinking") {
+      check.keys(block, at, ["type", "data"]);
+      check.string(block.data, `${at}.data`, true);
     } else if (block.type === "tool_use") {
       check.keys(block, at, ["type", "id", "name", "input"], ["cache_control", "caller"]);
       check.string(block.name, `${at}.name`);
@@ -162,7 +203,7 @@ function checkAssistantBlocks(
     } else {
       check.fail(
         `${at}.type`,
-        `an assistant turn sent back takes text or tool_use blocks, got ${JSON.stringify(block.type)}`,
+        `an assistant turn sent back takes thinking, redacted_thinking, text or tool_use blocks, got ${JSON.stringify(block.type)}`,
       );
     }
   }

@@ -8,16 +8,24 @@ import {
 } from "@agentloop/provider-testkit";
 import Anthropic from "@anthropic-ai/sdk";
 import { checkMessagesRequest } from "./anthropic-wire-format.js";
+import { failures } from "./fixtures/errors.js";
+import { messageEvents } from "./message-events.js";
+import { checkThinking, IssuedThinking } from "./thinking-rules.js";
 
-/** One content block of a scripted reply: text, or a tool use whose `id` may be left out on purpose. */
+export { failures };
+
+/** One content block of a scripted reply: text, thinking, redacted thinking, or a tool use whose `id` may be left out on purpose. */
 export type WireBlock =
   | { readonly type: "text"; readonly text: string }
+  | { readonly type: "thinking"; readonly thinking: string; readonly signature: string }
+  | { readonly type: "redacted_thinking"; readonly data: string }
   | { readonly type: "tool_use"; readonly id?: string; readonly name: string; readonly input: unknown };
 
 /** What one scripted message carries; `usage: null` leaves the usage out, as a minimal compatible server might. */
 export interface WireReply {
   readonly content: readonly WireBlock[];
-  readonly stopReason?: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal";
+  readonly stopReason?: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal" | "pause_turn";
+  readonly stopDetails?: Record<string, unknown>;
   readonly usage?: { readonly input: number; readonly output: number } | null;
 }
 
@@ -38,11 +46,15 @@ export function message(reply: WireReply): FakeResponse {
       role: "assistant",
       model: `${MODEL}-20250929`,
       content: reply.content.map((block) =>
-        block.type === "text" ? { ...block, citations: null } : { ...block, caller: { type: "direct" } },
+        block.type === "text"
+          ? { ...block, citations: null }
+          : block.type === "tool_use"
+            ? { ...block, caller: { type: "direct" } }
+            : block,
       ),
       stop_reason: reply.stopReason ?? (hasToolUse ? "tool_use" : "end_turn"),
       stop_sequence: null,
-      stop_details: null,
+      stop_details: reply.stopDetails ?? null,
       container: null,
       ...(usage === null
         ? {}
@@ -61,51 +73,55 @@ export function message(reply: WireReply): FakeResponse {
   };
 }
 
-/** The message that carries a core `ModelReply`, with no usage so that the core's estimate counts. */
+/** The message that carries a core `ModelReply`: reasoning first as thinking blocks; without usage on the reply, the body has none, so that the core's estimate counts. */
 export function messageOf(reply: ModelReply): FakeResponse {
   return message({
     content: [
+      ...(reply.reasoning ?? []).map(
+        (part): WireBlock =>
+          part.type === "redacted-reasoning"
+            ? { type: "redacted_thinking", data: part.data }
+            : { type: "thinking", thinking: part.text, signature: part.signature ?? "" },
+      ),
       ...(reply.content === "" ? [] : [{ type: "text" as const, text: reply.content }]),
       ...reply.toolCalls.map((call) => ({ type: "tool_use" as const, id: call.id, name: call.name, input: call.args })),
     ],
-    usage: null,
+    usage: reply.usage === undefined ? null : { input: reply.usage.inputTokens, output: reply.usage.outputTokens },
   });
 }
-
-function apiError(status: number, type: string, text: string, headers: Record<string, string> = {}): FakeResponse {
-  return {
-    status,
-    headers: { "request-id": "req_error", ...headers },
-    body: { type: "error", error: { type, message: text }, request_id: "req_error" },
-  };
-}
-
-/** The answers Anthropic gives when a request fails; retryable ones ask for a 1 ms wait (`retry-after-ms`) to keep tests fast. */
-export const failures = {
-  badKey: apiError(401, "authentication_error", "invalid x-api-key"),
-  modelNotFound: apiError(404, "not_found_error", "model: claude-nope"),
-  rateLimited: apiError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", {
-    "retry-after-ms": "1",
-    "retry-after": "1",
-  }),
-  serverError: apiError(500, "api_error", "Internal server error", { "retry-after-ms": "1" }),
-  overloaded: apiError(529, "overloaded_error", "Overloaded", { "retry-after-ms": "1" }),
-} satisfies Record<string, FakeResponse>;
 
 /** A fake Anthropic server that validates every request and answers with `steps`, and a real SDK client for it. */
 export interface FakeAnthropic extends FakeServer {
   client(options?: { readonly apiKey?: string; readonly maxRetries?: number }): Anthropic;
 }
 
-/** Starts a fake Messages API server on 127.0.0.1 that answers valid requests with `steps`, in order. */
+/**
+ * Starts a fake Messages API server on 127.0.0.1 that answers valid requests with `steps`, in
+ * order. A 200 message answers a streaming request as the events it adds up to (see
+ * `messageEvents`); requests that break the wire format or the thinking rules get the API's 400.
+ */
 export async function startFakeAnthropic(steps: readonly FakeStep[]): Promise<FakeAnthropic> {
+  const issued = new IssuedThinking();
+  const scripted = scriptedRoute(steps);
   const server = await startFakeServer({
-    validate: checkMessagesRequest,
+    validate: (request) => [...checkMessagesRequest(request), ...checkThinking(request, issued)],
     refuse: (problems) => ({
-      ...apiError(400, "invalid_request_error", problems.join("; ")),
-      headers: { "x-should-retry": "false" },
+      status: 400,
+      headers: { "request-id": "req_error", "x-should-retry": "false" },
+      body: {
+        type: "error",
+        error: { type: "invalid_request_error", message: problems.join("; ") },
+        request_id: "req_error",
+      },
     }),
-    route: scriptedRoute(steps),
+    route: async (request, index) => {
+      const answer = await scripted(request, index);
+      if (!("body" in answer) || answer.status !== 200) return answer;
+      issued.remember(answer.body);
+      return (request.body as { stream?: unknown } | undefined)?.stream === true
+        ? messageEvents(answer.body, answer.headers)
+        : answer;
+    },
   });
   return Object.assign(server, {
     client: (options: { apiKey?: string; maxRetries?: number } = {}) =>

@@ -70,17 +70,27 @@ describe("fromOpenAICompletion", () => {
     expect(reply.content).toBe("");
   });
 
-  it("treats a refusal as the reply's text", () => {
-    expect(fromOpenAICompletion(completion({ content: null, refusal: "I can't help with that." }), shown).content).toBe(
-      "I can't help with that.",
-    );
+  it("treats a refusal as the reply's text, with finishReason refusal", () => {
+    expect(
+      fromOpenAICompletion(completion({ content: null, refusal: "I can't help with that." }), shown),
+    ).toStrictEqual({
+      content: "I can't help with that.",
+      toolCalls: [],
+      finishReason: "refusal",
+    });
   });
 
-  it("maps a reply cut off by the length limit like any other", () => {
+  it("maps a reply cut off by the length limit with finishReason length, and a filtered one with content-filter", () => {
     const cut = completion({ content: "It is 86" });
     const choice = cut.choices[0];
     if (choice) choice.finish_reason = "length";
-    expect(fromOpenAICompletion(cut, shown)).toEqual({ content: "It is 86", toolCalls: [] });
+    expect(fromOpenAICompletion(cut, shown)).toStrictEqual({
+      content: "It is 86",
+      toolCalls: [],
+      finishReason: "length",
+    });
+    if (choice) choice.finish_reason = "content_filter";
+    expect(fromOpenAICompletion(cut, shown).finishReason).toBe("content-filter");
   });
 
   it("ignores usage it cannot read instead of inventing numbers", () => {
@@ -99,5 +109,44 @@ describe("fromOpenAICompletion", () => {
     } catch (error) {
       expect((error as Error).cause).toBe(body);
     }
+  });
+});
+
+describe("fromOpenAICompletion's reasoning and finish reasons", () => {
+  it("reads reasoning_content before reasoning, keeps an empty one, and ignores a null one", () => {
+    const both = completion({ content: "x", reasoning_content: "deep", reasoning: "alias" });
+    expect(fromOpenAICompletion(both, shown).reasoning).toEqual([{ type: "reasoning", text: "deep" }]);
+    expect(fromOpenAICompletion(completion({ content: "x", reasoning: "vllm" }), shown).reasoning).toEqual([
+      { type: "reasoning", text: "vllm" },
+    ]);
+    expect(fromOpenAICompletion(completion({ content: "x", reasoning_content: "" }), shown).reasoning).toEqual([
+      { type: "reasoning", text: "" },
+    ]);
+    expect(fromOpenAICompletion(completion({ content: "x", reasoning_content: null }), shown)).not.toHaveProperty(
+      "reasoning",
+    );
+  });
+
+  it.each([
+    ["stop", undefined],
+    ["tool_calls", undefined],
+    ["tool", undefined],
+    [null, undefined],
+    ["length", "length"],
+    ["content_filter", "content-filter"],
+    ["abort", "other"],
+  ])("finish_reason %s gives finishReason %s", (reason, finishReason) => {
+    const body = completion({ content: "x" });
+    const choice = body.choices[0] as { finish_reason: unknown } | undefined;
+    if (choice) choice.finish_reason = reason;
+    expect(fromOpenAICompletion(body, shown).finishReason).toBe(finishReason);
+  });
+
+  it("reads a flat { name, arguments } call as a function call", () => {
+    const reply = fromOpenAICompletion(
+      completion({ content: null, tool_calls: [{ name: "t", arguments: '{"a":1}' }] }),
+      shown,
+    );
+    expect(reply.toolCalls).toStrictEqual([{ id: "call_2_0", name: "t", args: { a: 1 } }]);
   });
 });

@@ -1,2 +1,3 @@
-export { OpenAIResponseError } from "./errors.js";
+export { OpenAIRequestError, OpenAIResponseError, OpenAIStreamError } from "./errors.js";
 export { type OpenAIModel, type OpenAIModelOptions, type OpenAIRequestParams, openaiModel } from "./openai-model.js";
+export type { ReasoningField } from "./to-openai-request.js";

@@ -1,10 +1,13 @@
-import type { Message, Model, ModelReply, ToolSpec } from "@agentloop/core";
+import type { Message, Model, ModelCallOptions, ModelReply, ToolSpec } from "@agentloop/core/adapter";
 import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { fromOpenAICompletion } from "./from-openai-completion.js";
-import { toOpenAIMessages, toOpenAITools } from "./to-openai-request.js";
+import { withoutQuotaRetries } from "./quota-fetch.js";
+import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
+import { streamCompletion } from "./stream-completion.js";
+import { type ReasoningField, toOpenAIMessages, toOpenAITools } from "./to-openai-request.js";
 
-/** Request fields the adapter fills in itself, or that would break the one-reply, non-streaming contract. */
+/** Request fields the adapter fills in itself, or that would break the one-reply contract (refused at run time too). */
 type OwnedParams =
   | "model"
   | "messages"
@@ -26,54 +29,74 @@ export interface OpenAIModelOptions extends OpenAIRequestParams {
   readonly model: ChatCompletionCreateParamsNonStreaming["model"];
   /** Most tokens one reply may have, sent as `max_completion_tokens`; a positive whole number. */
   readonly maxTokens?: number;
-  /** Retries of a rate-limited (429), timed-out or failing (5xx) request, with the SDK's backoff; the client's setting (2) when not given. */
+  /** Retries of a rate-limited (429, except `insufficient_quota`), timed-out or failing (5xx) request, with the SDK's backoff; the client's setting (2) when not given. */
   readonly maxRetries?: number;
   /** Milliseconds one request may take; the client's setting when not given. */
   readonly timeout?: number;
+  /**
+   * The assistant-message field a reply's reasoning text goes back in: `reasoning_content`
+   * (default; DeepSeek, which refuses tool-call history without it, and llama.cpp) or `reasoning`
+   * (vLLM 0.11 and later, Ollama, LM Studio), or `"none"`.
+   */
+  readonly reasoningField?: ReasoningField;
 }
 
 /** A `Model` on Chat Completions that also tells how long its replies may be, in tokens (`undefined`: no limit was set). */
 export type OpenAIModel = Model & { readonly maxReplyTokens: number | undefined };
 
 /**
- * A `Model` on the OpenAI Chat Completions API (non-streaming) through the official `openai` SDK,
- * for OpenAI or any compatible server. Each call sends the whole message list and the tool specs,
- * passes the run's AbortSignal to the request, and maps the first choice back to a `ModelReply`.
- * Mistakes of the model come back as data for the harness to report; what the model cannot fix
- * (bad key, other 4xx, a server still failing after `maxRetries`) rejects with the SDK's error.
+ * A `Model` on the OpenAI Chat Completions API through the official `openai` SDK, for OpenAI or
+ * any compatible server. Each call sends the whole message list (reasoning included, see
+ * `reasoningField`) and the tool specs, passes the run's AbortSignal to the request, and maps the
+ * first choice back to a `ModelReply`; with `onDelta` it streams and reports each piece as it
+ * arrives. Options it cannot honour are refused when the model is made, an empty user message
+ * before any request. Mistakes of the model come back as data for the harness to report; what the
+ * model cannot fix (bad key, empty quota, other 4xx, a server still failing after `maxRetries`)
+ * rejects with the SDK's error.
  */
 export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
-  const { client, model, maxTokens, maxRetries, timeout, ...params } = options;
+  const { client, model, maxTokens, maxRetries, timeout, reasoningField = "reasoning_content", ...params } = options;
   if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && maxTokens > 0)) {
     throw new RangeError(`maxTokens must be a positive whole number, got ${maxTokens}`);
   }
   if (maxTokens !== undefined && params.max_tokens != null) {
     throw new RangeError("give maxTokens or the legacy max_tokens, not both");
   }
+  refuseUnsupportedOptions(params);
   const { tool_choice, parallel_tool_calls, ...always } = params;
-  // OpenAI refuses tool_choice and parallel_tool_calls in a request without tools.
-  const toolParams = {
-    ...(tool_choice === undefined ? {} : { tool_choice }),
-    ...(parallel_tool_calls === undefined ? {} : { parallel_tool_calls }),
-  };
   const requestOptions = {
     ...(maxRetries === undefined ? {} : { maxRetries }),
     ...(timeout === undefined ? {} : { timeout }),
+  };
+  const quotaAware = withoutQuotaRetries(client);
+
+  const toolParams = (messages: readonly Message[]) => {
+    // OpenAI refuses tool_choice and parallel_tool_calls in a request without tools; a forced
+    // choice holds only until tool results follow, so that the run can still end with an answer.
+    const lapsed = forcesToolUse(tool_choice) && messages.at(-1)?.role !== "user";
+    return {
+      ...(tool_choice === undefined || lapsed ? {} : { tool_choice }),
+      ...(parallel_tool_calls === undefined ? {} : { parallel_tool_calls }),
+    };
   };
 
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal }: { readonly signal: AbortSignal },
+    { signal, onDelta }: ModelCallOptions,
   ): Promise<ModelReply> => {
+    refuseEmptyUserMessages(messages);
     const body: ChatCompletionCreateParamsNonStreaming = {
       ...always,
       model,
-      messages: toOpenAIMessages(messages),
-      ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools), ...toolParams }),
+      messages: toOpenAIMessages(messages, reasoningField),
+      ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools), ...toolParams(messages) }),
       ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
     };
-    const completion = await client.chat.completions.create(body, { ...requestOptions, signal });
+    const completion =
+      onDelta === undefined
+        ? await quotaAware.chat.completions.create(body, { ...requestOptions, signal })
+        : await streamCompletion(body, { client: quotaAware, requestOptions, signal, onDelta });
     return fromOpenAICompletion(completion, messages);
   };
   return Object.assign(call, { maxReplyTokens: maxTokens ?? params.max_tokens ?? undefined });

@@ -28,14 +28,14 @@ describe("toOpenAIMessages", () => {
     ]);
   });
 
-  it("sends null content beside tool calls, and the model's own text for arguments that were not an object", () => {
+  it("sends null content beside tool calls, and valid JSON for arguments that were not an object", () => {
     const [assistant] = toOpenAIMessages([
       { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "t", args: {}, rawArgs: '{"a": ' }] },
     ]);
     expect(assistant).toEqual({
       role: "assistant",
       content: null,
-      tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: '{"a": ' } }],
+      tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: "{}" } }],
     });
   });
 });

@@ -1,36 +1,59 @@
-import type { Message, ToolCall, ToolSpec } from "@agentloop/core";
+import type { Message, ReasoningPart, ToolCall, ToolSpec } from "@agentloop/core/adapter";
 import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 
+/** The assistant-message field reasoning text goes back in, or `"none"` to send none back. */
+export type ReasoningField = "reasoning_content" | "reasoning" | "none";
+
 /**
- * Maps the agent's message list to Chat Completions messages, one for one and in order: tool
- * calls carry their arguments as JSON text (the model's own text when it was not a JSON object,
- * so the model sees what it sent), and each tool result refers to its call by `tool_call_id`.
+ * Maps the agent's message list to Chat Completions messages, one for one and in order. Tool
+ * calls carry their arguments as JSON text: always a valid JSON object, `{}` for arguments the
+ * model sent cut off or malformed (servers such as Ollama refuse anything else; the model learns
+ * what it sent from the `ERROR:` observation). Each tool result refers to its call by
+ * `tool_call_id`. Reasoning without a signature (the kind compatible servers send) goes back on
+ * its assistant message under `reasoningField`; signed or redacted parts are another provider's
+ * and are left out.
  */
-export function toOpenAIMessages(messages: readonly Message[]): ChatCompletionMessageParam[] {
-  return messages.map(toOpenAIMessage);
+export function toOpenAIMessages(
+  messages: readonly Message[],
+  reasoningField: ReasoningField = "reasoning_content",
+): ChatCompletionMessageParam[] {
+  return messages.map((message) => toOpenAIMessage(message, reasoningField));
 }
 
-function toOpenAIMessage(message: Message): ChatCompletionMessageParam {
+function toOpenAIMessage(message: Message, reasoningField: ReasoningField): ChatCompletionMessageParam {
   if (message.role === "tool") return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
   if (message.role !== "assistant") return { role: message.role, content: message.content };
-  if (message.toolCalls.length === 0) return { role: "assistant", content: message.content };
-  return {
-    role: "assistant",
-    // The wire form of "no text" next to tool calls is null, not "".
-    content: message.content === "" ? null : message.content,
-    tool_calls: message.toolCalls.map(toOpenAIToolCall),
-  };
+  const base: ChatCompletionMessageParam =
+    message.toolCalls.length === 0
+      ? { role: "assistant", content: message.content }
+      : {
+          role: "assistant",
+          // The wire form of "no text" next to tool calls is null, not "".
+          content: message.content === "" ? null : message.content,
+          tool_calls: message.toolCalls.map(toOpenAIToolCall),
+        };
+  const reasoning = reasoningTextOf(message.reasoning);
+  if (reasoningField === "none" || reasoning === undefined) return base;
+  return Object.assign(base, { [reasoningField]: reasoning });
+}
+
+function reasoningTextOf(parts: readonly ReasoningPart[] | undefined): string | undefined {
+  const texts = (parts ?? []).flatMap((part) =>
+    part.type === "reasoning" && part.signature === undefined ? [part.text] : [],
+  );
+  return texts.length === 0 ? undefined : texts.join("");
 }
 
 function toOpenAIToolCall(call: ToolCall): ChatCompletionMessageFunctionToolCall {
   return {
     id: call.id,
     type: "function",
-    function: { name: call.name, arguments: call.rawArgs ?? JSON.stringify(call.args) },
+    // `args` is `{}` when the model's text was not a JSON object (`rawArgs`).
+    function: { name: call.name, arguments: JSON.stringify(call.args) },
   };
 }
 

@@ -3,11 +3,17 @@ import {
   type FakeResponse,
   type FakeServer,
   type FakeStep,
+  type RecordedRequest,
   scriptedRoute,
   startFakeServer,
 } from "@agentloop/provider-testkit";
 import OpenAI from "openai";
-import { checkChatCompletionRequest } from "./openai-wire-format.js";
+import { completionChunks } from "./completion-chunks.js";
+import { failures } from "./fixtures/errors.js";
+import { checkServerRules, IssuedReasoning } from "./openai-server-rules.js";
+import { checkChatCompletionRequest, type Dialect, REASONING_FIELD } from "./openai-wire-format.js";
+
+export { failures };
 
 /** A tool call as the server sends it: `arguments` is the raw JSON text; `id` may be empty or left out on purpose. */
 export interface WireCall {
@@ -19,15 +25,19 @@ export interface WireCall {
 /** What one scripted completion carries; `usage: null` leaves the usage out, as some compatible servers do. */
 export interface WireReply {
   readonly content?: string | null;
+  readonly refusal?: string;
   readonly toolCalls?: readonly WireCall[];
   readonly finishReason?: "stop" | "length" | "tool_calls" | "content_filter";
   readonly usage?: { readonly prompt: number; readonly completion: number } | null;
+  /** Reasoning text, sent under `reasoningField`. */
+  readonly reasoning?: string;
+  readonly reasoningField?: "reasoning_content" | "reasoning";
 }
 
 export const MODEL = "gpt-4.1-mini";
 let serial = 0;
 
-/** A 200 answer shaped like a real `chat.completion` object. */
+/** A 200 answer shaped like a real `chat.completion` object (see fixtures/openai.ts for recorded ones). */
 export function completion(reply: WireReply): FakeResponse {
   serial += 1;
   const calls = reply.toolCalls ?? [];
@@ -35,8 +45,9 @@ export function completion(reply: WireReply): FakeResponse {
   const message = {
     role: "assistant",
     content: reply.content ?? null,
-    refusal: null,
+    refusal: reply.refusal ?? null,
     annotations: [],
+    ...(reply.reasoning === undefined ? {} : { [reply.reasoningField ?? "reasoning_content"]: reply.reasoning }),
     ...(calls.length === 0
       ? {}
       : {
@@ -85,74 +96,77 @@ export function completion(reply: WireReply): FakeResponse {
   };
 }
 
-/** The completion that carries a core `ModelReply`, with no usage so that the core's estimate counts. */
-export function completionOf(reply: ModelReply): FakeResponse {
+/** The completion that carries a core `ModelReply`; without usage on the reply, the body has none, so that the core's estimate counts. */
+export function completionOf(
+  reply: ModelReply,
+  reasoningField: "reasoning_content" | "reasoning" = "reasoning_content",
+): FakeResponse {
+  const reasoning = reply.reasoning?.flatMap((part) => (part.type === "reasoning" ? [part.text] : [])).join("");
   return completion({
     content: reply.content === "" && reply.toolCalls.length > 0 ? null : reply.content,
     toolCalls: reply.toolCalls.map((call) => ({ id: call.id, name: call.name, arguments: JSON.stringify(call.args) })),
-    usage: null,
+    usage: reply.usage === undefined ? null : { prompt: reply.usage.inputTokens, completion: reply.usage.outputTokens },
+    ...(reasoning === undefined ? {} : { reasoning, reasoningField }),
   });
 }
 
-function apiError(status: number, error: Record<string, unknown>, headers: Record<string, string> = {}): FakeResponse {
-  return {
-    status,
-    headers: { "x-request-id": "req_error", ...headers },
-    body: { error: { param: null, code: null, ...error } },
-  };
-}
-
-/** The answers OpenAI gives when a request fails; retryable ones ask for a 1 ms wait (`retry-after-ms`) to keep tests fast. */
-export const failures = {
-  badKey: apiError(401, {
-    message:
-      "Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys.",
-    type: "invalid_request_error",
-    code: "invalid_api_key",
-  }),
-  modelNotFound: apiError(404, {
-    message: "The model `gpt-nope` does not exist or you do not have access to it.",
-    type: "invalid_request_error",
-    code: "model_not_found",
-  }),
-  rateLimited: apiError(
-    429,
-    {
-      message: "Rate limit reached for requests. Please try again in 1ms.",
-      type: "requests",
-      code: "rate_limit_exceeded",
-    },
-    { "retry-after-ms": "1", "x-ratelimit-remaining-requests": "0" },
-  ),
-  serverError: apiError(
-    500,
-    { message: "The server had an error while processing your request. Sorry about that!", type: "server_error" },
-    { "retry-after-ms": "1" },
-  ),
-} satisfies Record<string, FakeResponse>;
-
-/** A fake OpenAI server that validates every request and answers with `steps`, and a real SDK client for it. */
+/** A fake OpenAI-compatible server that validates every request and answers with `steps`, and a real SDK client for it. */
 export interface FakeOpenAI extends FakeServer {
   client(options?: { readonly apiKey?: string; readonly maxRetries?: number }): OpenAI;
 }
 
-/** Starts a fake Chat Completions server on 127.0.0.1 that answers valid requests with `steps`, in order. */
-export async function startFakeOpenAI(steps: readonly FakeStep[]): Promise<FakeOpenAI> {
+/**
+ * Starts a fake Chat Completions server on 127.0.0.1 playing `dialect` (OpenAI by default) that
+ * answers valid requests with `steps`, in order. A 200 completion answers a streaming request as
+ * the chunks it adds up to (see `completionChunks`); requests that break the wire format or the
+ * server's rules get a 400 with the server's own words.
+ */
+export async function startFakeOpenAI(
+  steps: readonly FakeStep[],
+  options: { readonly dialect?: Dialect } = {},
+): Promise<FakeOpenAI> {
+  const dialect = options.dialect ?? "openai";
+  const issued = new IssuedReasoning();
+  const scripted = scriptedRoute(steps);
   const server = await startFakeServer({
-    validate: checkChatCompletionRequest,
+    validate: (request) => [
+      ...checkChatCompletionRequest(request, dialect),
+      ...checkServerRules(request, dialect, issued),
+    ],
     refuse: (problems) => ({
       status: 400,
       headers: { "x-should-retry": "false" },
-      body: { error: { message: problems.join("; "), type: "invalid_request_error", param: null, code: null } },
+      body: {
+        error: {
+          message: problems.join("; "),
+          type: "invalid_request_error",
+          param: null,
+          code: dialect === "deepseek" ? "invalid_request_error" : null,
+        },
+      },
     }),
-    route: scriptedRoute(steps),
+    route: async (request, index) => {
+      const answer = await scripted(request, index);
+      if (!("body" in answer) || answer.status !== 200) return answer;
+      issued.remember(answer.body);
+      return wantsStream(request) ? completionChunks(answer.body, answer.headers) : answer;
+    },
   });
   return Object.assign(server, {
-    client: (options: { apiKey?: string; maxRetries?: number } = {}) =>
+    client: (clientOptions: { apiKey?: string; maxRetries?: number } = {}) =>
       new OpenAI({
-        apiKey: options.apiKey ?? "sk-test",
+        apiKey: clientOptions.apiKey ?? "sk-test",
         baseURL: `${server.url}/v1`,
-        maxRetries: options.maxRetries ?? 2,
+        maxRetries: clientOptions.maxRetries ?? 2,
       }),
   });
+}
+
+function wantsStream(request: RecordedRequest): boolean {
+  return (request.body as { stream?: unknown } | undefined)?.stream === true;
+}
+
+/** The reasoning field `dialect` sends, for scripted replies. */
+export function reasoningFieldOf(dialect: Dialect): "reasoning_content" | "reasoning" {
+  return REASONING_FIELD[dialect] ?? "reasoning_content";
 }

@@ -33,7 +33,7 @@ const signal = new AbortController().signal;
 
 describe("openaiModel over HTTP", () => {
   it("runs the happy path: the whole list, the tools and the results reach the server in the documented shape", async () => {
-    const fake = await serve(...happyScript().map(completionOf));
+    const fake = await serve(...happyScript().map((reply) => completionOf(reply)));
     const { registry, runs } = makeWeatherRegistry();
     const model = openaiModel({ client: fake.client(), model: MODEL, maxTokens: 256, temperature: 0 });
 
@@ -98,7 +98,7 @@ describe("openaiModel over HTTP", () => {
     });
   });
 
-  it("turns malformed JSON arguments into an ERROR observation and keeps the raw text in the trace and on the wire", async () => {
+  it("turns malformed JSON arguments into an ERROR observation, keeps the raw text in the trace, and sends valid JSON back", async () => {
     const raw = '{"city": "Pune"';
     const fake = await serve(
       completion({ toolCalls: [{ id: "call_1", name: "get_weather", arguments: raw }] }),
@@ -118,7 +118,7 @@ describe("openaiModel over HTTP", () => {
     expect(observation).toContain('get_weather expects {"city":{"type":"string"}}');
     expect(runs).toEqual([]);
     const replayed = (bodyOf(fake.requests[1]).messages as { tool_calls?: { function: { arguments: string } }[] }[])[2];
-    expect(replayed?.tool_calls?.[0]?.function.arguments).toBe(raw);
+    expect(replayed?.tool_calls?.[0]?.function.arguments).toBe("{}");
   });
 
   it("gives empty and missing call ids stable ids, each with exactly one result", async () => {

@@ -32,13 +32,34 @@ function problemsWith(change: (body: typeof valid) => unknown): string[] {
 }
 
 describe("the fake server's Chat Completions validator", () => {
-  it("accepts a well-formed request", () => {
+  it("accepts a well-formed request, streamed or not", () => {
     expect(checkChatCompletionRequest(request(valid))).toEqual([]);
+    const streamed = { ...valid, stream: true, stream_options: { include_usage: true } };
+    expect(checkChatCompletionRequest(request(streamed))).toEqual([]);
+  });
+
+  it("takes each compatible server's reasoning field on assistant messages, and OpenAI none", () => {
+    const withField = (field: string) => {
+      const body = structuredClone(valid) as { messages: Record<string, unknown>[] };
+      body.messages[2] = { ...body.messages[2], [field]: "thinking" };
+      return request(body);
+    };
+    expect(checkChatCompletionRequest(withField("reasoning_content"), "deepseek")).toEqual([]);
+    expect(checkChatCompletionRequest(withField("reasoning"), "vllm")).toEqual([]);
+    expect(checkChatCompletionRequest(withField("reasoning"), "deepseek").join()).toMatch(/unexpected key 'reasoning'/);
+    expect(checkChatCompletionRequest(withField("reasoning_content")).join()).toMatch(
+      /unexpected key 'reasoning_content'/,
+    );
   });
 
   it.each<[string, (body: typeof valid) => unknown, RegExp]>([
     ["a wrong route", (b) => b, /route/],
-    ["streaming", (b) => ({ ...b, stream: true }), /stream/],
+    ["several choices", (b) => ({ ...b, n: 2 }), /n: must be one of \[1\]/],
+    [
+      "stream_options without stream",
+      (b) => ({ ...b, stream_options: { include_usage: true } }),
+      /only allowed with stream/,
+    ],
     ["an unknown field", (b) => ({ ...b, toolSpecs: [] }), /unexpected key 'toolSpecs'/],
     ["an empty tools array", (b) => ({ ...b, tools: [] }), /tools: must not be empty/],
     [
@@ -79,11 +100,15 @@ describe("the fake server's Chat Completions validator", () => {
       (b) => ({ ...b, messages: [...b.messages.slice(0, 2), { role: "assistant", content: "", toolCalls: [] }] }),
       /unexpected key 'toolCalls'/,
     ],
-    ["a missing tool result", (b) => ({ ...b, messages: b.messages.slice(0, 4) }), /have no results/],
+    [
+      "a missing tool result",
+      (b) => ({ ...b, messages: b.messages.slice(0, 4) }),
+      /must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: b/,
+    ],
     [
       "a result for an unknown id",
       (b) => ({ ...b, messages: [...b.messages.slice(0, 4), { role: "tool", tool_call_id: "z", content: "2" }] }),
-      /'z' answers no open call/,
+      /messages with role 'tool' must be a response to a preceeding message with 'tool_calls'/,
     ],
     [
       "a result answered twice",
@@ -93,7 +118,7 @@ describe("the fake server's Chat Completions validator", () => {
     [
       "a user message between calls and results",
       (b) => ({ ...b, messages: [...b.messages.slice(0, 3), { role: "user", content: "x" }, ...b.messages.slice(3)] }),
-      /have no tool message/,
+      /tool_call_ids did not have response messages: a, b/,
     ],
     [
       "an empty call id",

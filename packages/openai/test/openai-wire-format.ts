@@ -10,6 +10,7 @@ const REQUEST_FIELDS = [
   "max_tokens",
   "metadata",
   "modalities",
+  "n",
   "parallel_tool_calls",
   "prediction",
   "presence_penalty",
@@ -22,6 +23,7 @@ const REQUEST_FIELDS = [
   "stop",
   "store",
   "stream",
+  "stream_options",
   "temperature",
   "tool_choice",
   "tools",
@@ -34,12 +36,29 @@ const REQUEST_FIELDS = [
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
+ * Which server the fake plays: OpenAI itself refuses unknown message fields; the compatible servers
+ * add a reasoning field to assistant messages (DeepSeek and llama.cpp `reasoning_content`; vLLM,
+ * Ollama and LM Studio `reasoning`) and their own rules (see `checkServerRules`).
+ */
+export type Dialect = "openai" | "deepseek" | "vllm" | "ollama" | "llamacpp" | "lmstudio";
+
+/** The assistant-message field each dialect takes reasoning back in (`undefined`: none). */
+export const REASONING_FIELD: Readonly<Record<Dialect, "reasoning_content" | "reasoning" | undefined>> = {
+  openai: undefined,
+  deepseek: "reasoning_content",
+  llamacpp: "reasoning_content",
+  vllm: "reasoning",
+  ollama: "reasoning",
+  lmstudio: "reasoning",
+};
+
+/**
  * Checks a request against the Chat Completions wire format: the route and the bearer key, known
  * fields only, non-streaming, the system prompt first, each role's shape, function tools with an
  * object JSON Schema, and tool results that answer, exactly once and before anything else, each
  * call of the assistant message just before them. Returns the problems, `[]` when there are none.
  */
-export function checkChatCompletionRequest(request: RecordedRequest): string[] {
+export function checkChatCompletionRequest(request: RecordedRequest, dialect: Dialect = "openai"): string[] {
   const check = new WireChecker();
   if (request.method !== "POST" || request.path !== "/v1/chat/completions") {
     check.fail("route", `expected POST /v1/chat/completions, got ${request.method} ${request.path}`);
@@ -50,7 +69,9 @@ export function checkChatCompletionRequest(request: RecordedRequest): string[] {
   if (!check.object(body, "body")) return check.problems;
   check.keys(body, "body", ["model", "messages"], REQUEST_FIELDS);
   check.string(body.model, "model", true);
-  if ("stream" in body) check.oneOf(body.stream, "stream", [false]);
+  if ("stream" in body) check.oneOf(body.stream, "stream", [false, true]);
+  if ("stream_options" in body && body.stream !== true) check.fail("stream_options", "is only allowed with stream");
+  if ("n" in body) check.oneOf(body.n, "n", [1]);
   for (const field of ["max_completion_tokens", "max_tokens"]) {
     if (field in body) check.positiveInteger(body[field], field);
   }
@@ -59,7 +80,7 @@ export function checkChatCompletionRequest(request: RecordedRequest): string[] {
   for (const field of ["tool_choice", "parallel_tool_calls"]) {
     if (field in body && !hasTools) check.fail(field, "is only allowed when tools are specified");
   }
-  if (check.array(body.messages, "messages", true)) checkMessages(check, body.messages);
+  if (check.array(body.messages, "messages", true)) checkMessages(check, body.messages, REASONING_FIELD[dialect]);
   return check.problems;
 }
 
@@ -84,7 +105,7 @@ function checkTools(check: WireChecker, tools: unknown): void {
   }
 }
 
-function checkMessages(check: WireChecker, messages: unknown[]): void {
+function checkMessages(check: WireChecker, messages: unknown[], reasoningField: string | undefined): void {
   const seenIds = new Set<string>();
   let pending: string[] = [];
   for (const [index, message] of messages.entries()) {
@@ -92,7 +113,7 @@ function checkMessages(check: WireChecker, messages: unknown[]): void {
     if (!check.object(message, path)) continue;
     const role = message.role;
     if (role !== "tool" && pending.length > 0) {
-      check.fail(path, `tool calls ${JSON.stringify(pending)} of the assistant message before have no tool message`);
+      check.fail(`${path}.role`, unansweredCalls(pending));
       pending = [];
     }
     if (role === "system") {
@@ -103,21 +124,29 @@ function checkMessages(check: WireChecker, messages: unknown[]): void {
       check.keys(message, path, ["role", "content"], ["name"]);
       check.string(message.content, `${path}.content`);
     } else if (role === "assistant") {
-      pending = checkAssistant(check, message, path, seenIds);
+      pending = checkAssistant(check, message, path, seenIds, reasoningField);
     } else if (role === "tool") {
       check.keys(message, path, ["role", "tool_call_id", "content"]);
       check.string(message.content, `${path}.content`);
       const id = message.tool_call_id;
       if (!check.string(id, `${path}.tool_call_id`, true)) continue;
       if (!pending.includes(id)) {
-        check.fail(`${path}.tool_call_id`, `'${id}' answers no open call of the assistant message before it`);
+        check.fail(
+          `${path}.role`,
+          `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'. ('${id}' answers no open call)`,
+        );
       }
       pending = pending.filter((open) => open !== id);
     } else {
       check.fail(`${path}.role`, `unknown role ${JSON.stringify(role)}`);
     }
   }
-  if (pending.length > 0) check.fail("messages", `the last tool calls ${JSON.stringify(pending)} have no results`);
+  if (pending.length > 0) check.fail("messages", unansweredCalls(pending));
+}
+
+/** OpenAI's own words for tool calls left without results. */
+function unansweredCalls(ids: readonly string[]): string {
+  return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${ids.join(", ")}`;
 }
 
 function checkAssistant(
@@ -125,8 +154,12 @@ function checkAssistant(
   message: Record<string, unknown>,
   path: string,
   seenIds: Set<string>,
+  reasoningField: string | undefined,
 ): string[] {
-  check.keys(message, path, ["role"], ["content", "tool_calls", "name", "refusal"]);
+  const optional = ["content", "tool_calls", "name", "refusal"];
+  check.keys(message, path, ["role"], reasoningField === undefined ? optional : [...optional, reasoningField]);
+  if (reasoningField !== undefined && reasoningField in message)
+    check.string(message[reasoningField], `${path}.${reasoningField}`);
   const calls = message.tool_calls;
   if (message.content !== null && message.content !== undefined) check.string(message.content, `${path}.content`);
   if (calls === undefined) {

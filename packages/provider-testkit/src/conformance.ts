@@ -1,5 +1,8 @@
-import { type AgentResult, type Model, type ModelReply, runAgent, scriptedModel } from "@agentloop/core";
+import { type AgentResult, type AgentStreamEvent, type Model, type ModelReply, runAgent } from "@agentloop/core";
+import { scriptedModel } from "@agentloop/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
+import { deltaMismatches } from "./delta-mismatches.js";
+import { type ReasoningStyle, reasoningScenarios } from "./reasoning-scenarios.js";
 import { CONFORMANCE_SCENARIOS, type ConformanceScenario, happyScript } from "./scenarios.js";
 import { makeWeatherRegistry, type ToolRun, WEATHER_TASK } from "./weather.js";
 
@@ -11,50 +14,114 @@ export interface ConnectedModel {
   close(): Promise<void>;
 }
 
-/** Builds an adapter whose fake server carries the same replies a scripted model would return. */
-export type ConnectModel = (replies: readonly ModelReply[]) => Promise<ConnectedModel>;
+/**
+ * Builds an adapter whose fake server carries the same replies a scripted model would return, as
+ * a JSON body or, when the adapter asks for a stream, as the provider's event stream. `scenario`
+ * tells what the run is (a thinking-model scenario may need the adapter set up for thinking).
+ */
+export type ConnectModel = (replies: readonly ModelReply[], scenario: ConformanceScenario) => Promise<ConnectedModel>;
+
+/** How the provider hands out reasoning, which shapes the thinking-model and reasoning-model scenarios. */
+export interface ConformanceOptions {
+  readonly reasoning: ReasoningStyle;
+}
 
 interface Outcome {
   readonly result: AgentResult;
   readonly runs: readonly ToolRun[];
 }
 
-async function runScenario(scenario: ConformanceScenario, model: Model, happyTokens: number): Promise<Outcome> {
+async function runScenario(
+  scenario: ConformanceScenario,
+  model: Model,
+  happyTokens: number,
+  onEvent?: (event: AgentStreamEvent) => void,
+): Promise<Outcome> {
   const { registry, runs } = makeWeatherRegistry();
   // No reply reserve: the adapters' maxReplyTokens would reserve room the scripted model does not
   // announce; that default has its own test. Here both must spend exactly the same.
-  const result = await runAgent(scenario.task, model, registry, { ...scenario.limits(happyTokens), replyReserve: 0 });
+  const limits = { ...scenario.limits(happyTokens), replyReserve: 0 };
+  const result = await runAgent(
+    scenario.task,
+    model,
+    registry,
+    onEvent === undefined ? limits : { ...limits, onEvent },
+  );
   return { result, runs };
 }
 
+async function runConnected(
+  connect: ConnectModel,
+  scenario: ConformanceScenario,
+  replies: readonly ModelReply[],
+  happyTokens: number,
+  onEvent?: (event: AgentStreamEvent) => void,
+): Promise<Outcome> {
+  const connected = await connect(replies, scenario);
+  try {
+    const outcome = await runScenario(scenario, connected.model, happyTokens, onEvent);
+    expect(connected.violations, "requests the fake server refused").toEqual([]);
+    return outcome;
+  } finally {
+    await connected.close();
+  }
+}
+
+/** The replies with the usage a provider reports (event streams always carry it), above the core's estimate of each prompt. */
+function withUsage(replies: readonly ModelReply[]): ModelReply[] {
+  return replies.map((reply, index) => ({
+    ...reply,
+    usage: { inputTokens: 500 + 100 * index, outputTokens: 12 + index },
+  }));
+}
+
 /**
- * Declares the conformance suite for one adapter: every spec scenario runs once through
- * `scriptedModel` and once through the adapter over HTTP, and the two `AgentResult`s (trace,
- * status, answer, steps, tokens) and the logs of real tool executions must be deep-equal.
+ * Declares the conformance suite for one adapter. Every scenario (the spec's, then a thinking-model
+ * and a reasoning-model one in the provider's `reasoning` style) runs through `scriptedModel` and
+ * through the adapter over HTTP, and the two `AgentResult`s (trace, status, answer, steps, tokens)
+ * and the logs of real tool executions must be deep-equal. Then, with the usage a provider reports,
+ * the adapter runs once more streaming (a run with `onEvent`, which calls the model with
+ * `onDelta`): scripted, plain and streamed results must all be equal, and each step's deltas must
+ * add up to its reply.
  */
-export function describeConformance(label: string, connect: ConnectModel): void {
+export function describeConformance(label: string, connect: ConnectModel, options: ConformanceOptions): void {
   describe(`conformance: ${label} behaves as the scripted model`, () => {
     let happyTokens = 0;
+    let happyTokensWithUsage = 0;
 
     beforeAll(async () => {
-      const { registry } = makeWeatherRegistry();
-      happyTokens = (await runAgent(WEATHER_TASK, scriptedModel(happyScript()), registry)).tokens;
+      happyTokens = (await runAgent(WEATHER_TASK, scriptedModel(happyScript()), makeWeatherRegistry().registry)).tokens;
+      const usageRun = await runAgent(
+        WEATHER_TASK,
+        scriptedModel(withUsage(happyScript())),
+        makeWeatherRegistry().registry,
+      );
+      happyTokensWithUsage = usageRun.tokens;
     });
 
-    for (const scenario of CONFORMANCE_SCENARIOS) {
+    for (const scenario of [...CONFORMANCE_SCENARIOS, ...reasoningScenarios(options.reasoning)]) {
       it(scenario.name, async () => {
         const expected = await runScenario(scenario, scriptedModel(scenario.replies()), happyTokens);
-        const connected = await connect(scenario.replies());
-        let actual: Outcome;
-        try {
-          actual = await runScenario(scenario, connected.model, happyTokens);
-        } finally {
-          await connected.close();
-        }
-        expect(connected.violations).toEqual([]);
+        const actual = await runConnected(connect, scenario, scenario.replies(), happyTokens);
         expect(expected.result.status).toBe(scenario.status);
         expect(actual.result).toStrictEqual(expected.result);
         expect(actual.runs).toEqual(expected.runs);
+      });
+
+      it(`${scenario.name} (streamed and not, with usage)`, async () => {
+        const replies = withUsage(scenario.replies());
+        const expected = await runScenario(scenario, scriptedModel(replies), happyTokensWithUsage);
+        const plain = await runConnected(connect, scenario, replies, happyTokensWithUsage);
+        const events: AgentStreamEvent[] = [];
+        const streamed = await runConnected(connect, scenario, replies, happyTokensWithUsage, (event) =>
+          events.push(event),
+        );
+        const problems = deltaMismatches(events);
+        expect(expected.result.status).toBe(scenario.status);
+        expect(plain.result).toStrictEqual(expected.result);
+        expect(streamed.result).toStrictEqual(expected.result);
+        expect(streamed.runs).toEqual(expected.runs);
+        expect(problems, "deltas that do not add up to their reply").toEqual([]);
       });
     }
   });

@@ -18,8 +18,29 @@ export interface FakeResponse {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** One server-sent event: written as an `event:` line (when named) and a `data:` line. */
+export interface SseEvent {
+  readonly event?: string;
+  readonly data: string;
+}
+
+/**
+ * What a route answers with a stream (status 200 unless given): its events in order, then the end
+ * of the body (`close`, the default), a dropped connection (`cut`: the socket is destroyed with
+ * the body unfinished), or silence until the client goes away (`hold`, to test aborts).
+ */
+export interface FakeStream {
+  readonly status?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly events: readonly SseEvent[];
+  readonly end?: "close" | "cut" | "hold";
+}
+
+/** Either kind of answer. */
+export type FakeAnswer = FakeResponse | FakeStream;
+
 /** Answers one request that passed validation; `index` counts such requests from 0. */
-export type FakeRoute = (request: RecordedRequest, index: number) => FakeResponse | Promise<FakeResponse>;
+export type FakeRoute = (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>;
 
 /** How a fake server checks and answers requests. */
 export interface FakeServerOptions {
@@ -74,11 +95,15 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
     requests.push(request);
     const response = await respond(request);
     if (res.destroyed) return;
+    if ("events" in response) {
+      writeStream(res, response);
+      return;
+    }
     res.writeHead(response.status, { "content-type": "application/json", ...response.headers });
     res.end(JSON.stringify(response.body));
   }
 
-  async function respond(request: RecordedRequest): Promise<FakeResponse> {
+  async function respond(request: RecordedRequest): Promise<FakeAnswer> {
     const problems = validate(request).map((problem) => `request ${requests.length}: ${problem}`);
     if (problems.length === 0) {
       try {
@@ -103,6 +128,20 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+function writeStream(res: ServerResponse, stream: FakeStream): void {
+  res.writeHead(stream.status ?? 200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    ...stream.headers,
+  });
+  for (const { event, data } of stream.events) {
+    res.write(`${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`);
+  }
+  // The events reach the client before the cut, so that it fails mid-stream, not before the answer.
+  if (stream.end === "cut") res.write("", () => setTimeout(() => res.destroy(), 20));
+  else if (stream.end !== "hold") res.end();
 }
 
 function defaultRefusal(problems: readonly string[]): FakeResponse {

@@ -12,6 +12,8 @@ export interface ConformanceScenario {
   readonly replies: () => ModelReply[];
   readonly limits: ScenarioLimits;
   readonly status: AgentStatus;
+  /** Set for the scenarios whose replies carry reasoning (see `reasoningScenarios`). */
+  readonly kind?: "thinking-model" | "reasoning-model";
 }
 
 const roomy: ScenarioLimits = () => ({ maxSteps: 8, tokenBudget: 1_000_000 });

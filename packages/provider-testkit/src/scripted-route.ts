@@ -1,7 +1,7 @@
-import type { FakeResponse, FakeRoute, RecordedRequest } from "./fake-server.js";
+import type { FakeAnswer, FakeRoute, RecordedRequest } from "./fake-server.js";
 
-/** One scripted answer: a fixed response, or a function of the request (e.g. one that waits). */
-export type FakeStep = FakeResponse | ((request: RecordedRequest) => FakeResponse | Promise<FakeResponse>);
+/** One scripted answer: a fixed response or stream, or a function of the request (e.g. one that waits). */
+export type FakeStep = FakeAnswer | ((request: RecordedRequest) => FakeAnswer | Promise<FakeAnswer>);
 
 /** A route that answers the n-th valid request with `steps[n]` and fails loudly when the script runs out. */
 export function scriptedRoute(steps: readonly FakeStep[]): FakeRoute {

@@ -1,0 +1,136 @@
+import type { ModelDelta } from "@agentloop/core";
+import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
+import { OpenAIStreamError } from "./errors.js";
+
+/** One tool call being assembled from its fragments. */
+interface PartialCall {
+  id?: string;
+  type?: string;
+  name?: string;
+  args: string;
+}
+
+/** The delta fields read, including the reasoning fields compatible servers add. */
+interface WireDelta {
+  readonly content?: unknown;
+  readonly refusal?: unknown;
+  readonly reasoning_content?: unknown;
+  readonly reasoning?: unknown;
+  readonly tool_calls?: unknown;
+}
+
+interface WireCallDelta {
+  readonly index?: unknown;
+  readonly id?: unknown;
+  readonly type?: unknown;
+  readonly function?: { readonly name?: unknown; readonly arguments?: unknown } | null;
+}
+
+/**
+ * Rebuilds the chat completion a stream of chunks adds up to, calling `onDelta` for each piece of
+ * text, reasoning and tool-call arguments as it arrives. The result has the non-streaming shape
+ * (text, refusal, `reasoning_content`/`reasoning`, tool calls by index, finish reason, the usage of
+ * the last chunk that had one), so `fromOpenAICompletion` maps both paths alike. The SDK's own
+ * stream helper is not used: it overwrites the reasoning fields instead of joining them.
+ */
+export class CompletionAccumulator {
+  readonly #onDelta: (delta: ModelDelta) => void;
+  #head: Pick<ChatCompletion, "id" | "created" | "model"> | undefined;
+  #content: string | undefined;
+  #refusal: string | undefined;
+  #reasoningContent: string | undefined;
+  #reasoning: string | undefined;
+  readonly #calls = new Map<number, PartialCall>();
+  #finishReason: string | undefined;
+  #usage: ChatCompletion["usage"];
+  /** Chunks read so far, for error messages. */
+  chunks = 0;
+
+  constructor(onDelta: (delta: ModelDelta) => void) {
+    this.#onDelta = onDelta;
+  }
+
+  /** Adds one chunk, in arrival order. */
+  add(chunk: ChatCompletionChunk): void {
+    this.chunks += 1;
+    this.#head ??= { id: chunk.id, created: chunk.created, model: chunk.model };
+    if (chunk.usage) this.#usage = chunk.usage;
+    const choice = chunk.choices?.find((candidate) => candidate.index === 0) ?? chunk.choices?.[0];
+    if (choice === undefined) return;
+    if (typeof choice.finish_reason === "string") this.#finishReason = choice.finish_reason;
+    const delta = (choice.delta ?? {}) as WireDelta;
+    if (typeof delta.content === "string" && delta.content !== "") {
+      this.#content = (this.#content ?? "") + delta.content;
+      this.#onDelta({ type: "text-delta", text: delta.content });
+    }
+    if (typeof delta.refusal === "string" && delta.refusal !== "") {
+      this.#refusal = (this.#refusal ?? "") + delta.refusal;
+      this.#onDelta({ type: "text-delta", text: delta.refusal });
+    }
+    if (typeof delta.reasoning_content === "string")
+      this.#reasoningContent = this.#reason(this.#reasoningContent, delta.reasoning_content);
+    if (typeof delta.reasoning === "string") this.#reasoning = this.#reason(this.#reasoning, delta.reasoning);
+    if (Array.isArray(delta.tool_calls)) {
+      for (const [position, call] of (delta.tool_calls as WireCallDelta[]).entries()) this.#addCall(call, position);
+    }
+  }
+
+  /** The completion the chunks add up to; throws `OpenAIStreamError` when no chunk carried a finish reason. */
+  completion(): ChatCompletion {
+    if (this.#finishReason === undefined || this.#head === undefined) {
+      throw new OpenAIStreamError(
+        `the stream ended after ${this.chunks} chunks without a finish_reason: the reply is incomplete`,
+      );
+    }
+    const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+    const message = {
+      role: "assistant",
+      content: this.#content ?? null,
+      refusal: this.#refusal ?? null,
+      ...(this.#reasoningContent === undefined ? {} : { reasoning_content: this.#reasoningContent }),
+      ...(this.#reasoning === undefined ? {} : { reasoning: this.#reasoning }),
+      ...(calls.length === 0
+        ? {}
+        : {
+            tool_calls: calls.map((call) => ({
+              id: call.id,
+              type: call.type ?? "function",
+              function: { name: call.name, arguments: call.args },
+            })),
+          }),
+    };
+    return {
+      ...this.#head,
+      object: "chat.completion",
+      choices: [{ index: 0, message, finish_reason: this.#finishReason, logprobs: null }],
+      ...(this.#usage ? { usage: this.#usage } : {}),
+    } as ChatCompletion;
+  }
+
+  #reason(sofar: string | undefined, text: string): string {
+    if (text !== "") this.#onDelta({ type: "reasoning-delta", text });
+    return (sofar ?? "") + text;
+  }
+
+  #addCall(delta: WireCallDelta, position: number): void {
+    const index = typeof delta.index === "number" ? delta.index : position;
+    const known = this.#calls.get(index);
+    const call = known ?? { args: "" };
+    if (known === undefined) this.#calls.set(index, call);
+    const id = typeof delta.id === "string" && call.id === undefined ? delta.id : undefined;
+    const name = typeof delta.function?.name === "string" && call.name === undefined ? delta.function.name : undefined;
+    const args = typeof delta.function?.arguments === "string" ? delta.function.arguments : "";
+    if (id !== undefined) call.id = id;
+    if (name !== undefined) call.name = name;
+    if (typeof delta.type === "string") call.type = delta.type;
+    call.args += args;
+    if (id === undefined && name === undefined && args === "") return;
+    this.#onDelta({
+      type: "tool-call-delta",
+      index,
+      ...(id === undefined ? {} : { id }),
+      ...(name === undefined ? {} : { name }),
+      argsText: args,
+    });
+  }
+}

@@ -1,0 +1,64 @@
+import type { RecordedRequest } from "@agentloop/provider-testkit";
+import { type Dialect, REASONING_FIELD } from "./openai-wire-format.js";
+
+/** What the fake server handed out: the reasoning that came with each tool call it sent. */
+export class IssuedReasoning {
+  readonly #byCall = new Map<string, string>();
+
+  /** Records the reasoning of a completion body the server sends. */
+  remember(body: unknown): void {
+    const message = (body as { choices?: { message?: Record<string, unknown> }[] } | undefined)?.choices?.[0]?.message;
+    const text = message?.reasoning_content ?? message?.reasoning;
+    if (typeof text !== "string" || !Array.isArray(message?.tool_calls)) return;
+    for (const call of message.tool_calls as { id?: unknown }[])
+      if (typeof call.id === "string") this.#byCall.set(call.id, text);
+  }
+
+  /** Whether any of these calls came with reasoning. */
+  had(ids: readonly string[]): boolean {
+    return ids.some((id) => this.#byCall.has(id));
+  }
+}
+
+interface WireAssistant {
+  readonly role?: unknown;
+  readonly tool_calls?: { readonly id?: unknown; readonly function?: { readonly arguments?: unknown } }[];
+  readonly [field: string]: unknown;
+}
+
+/**
+ * The rules a compatible server enforces beyond the wire format, each with that server's own
+ * error text: Ollama refuses tool-call history whose arguments are not a JSON object (its
+ * `FromCompletionToolCall` unmarshals them); DeepSeek in thinking mode refuses tool-call history
+ * without the `reasoning_content` it sent. For vLLM, Ollama, LM Studio and llama.cpp, this suite
+ * also checks that the reasoning comes back under their field, as their docs ask for interleaved
+ * thinking (they do not refuse a request without it). Returns the problems, `[]` when none.
+ */
+export function checkServerRules(request: RecordedRequest, dialect: Dialect, issued: IssuedReasoning): string[] {
+  const messages = (request.body as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages)) return [];
+  const field = REASONING_FIELD[dialect];
+  return (messages as WireAssistant[]).flatMap((message, index) => {
+    if (message?.role !== "assistant" || !Array.isArray(message.tool_calls)) return [];
+    if (dialect === "ollama" && message.tool_calls.some((call) => !isJsonObject(call.function?.arguments))) {
+      return ["invalid tool call arguments"];
+    }
+    const ids = message.tool_calls.flatMap((call) => (typeof call.id === "string" ? [call.id] : []));
+    if (field === undefined || !issued.had(ids) || typeof message[field] === "string") return [];
+    return dialect === "deepseek"
+      ? ["The `reasoning_content` in the thinking mode must be passed back to the API."]
+      : [
+          `messages[${index}].${field}: this suite's check: the reasoning the server sent with these tool calls did not come back`,
+        ];
+  });
+}
+
+function isJsonObject(text: unknown): boolean {
+  if (typeof text !== "string") return false;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
