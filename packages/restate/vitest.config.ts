@@ -1,3 +1,4 @@
 import { defineProject } from "vitest/config";
 
-export default defineProject({ test: { name: "restate" } });
+// The Restate SDK logs every invocation at INFO: only its errors are worth seeing in a test run.
+export default defineProject({ test: { name: "restate", env: { RESTATE_LOGGING: "ERROR" } } });

@@ -148,6 +148,7 @@ async function decideHandler(ctx: WorkflowSharedContext, input: DecideRequest): 
   const status = await readStatus(ctx);
   const key = status !== null && Object.hasOwn(status.decisionKeys, callId) ? status.decisionKeys[callId] : undefined;
   if (status === null || key === undefined) {
+    // A call of the current reply stays known after its decision, so that a second one is told so.
     const waiting = status?.awaitingDecision.map((call) => `'${call.id}'`).join(", ") || "none";
     throw new TerminalError(`run '${ctx.key}': call '${callId}' does not wait for a decision (waiting: ${waiting})`, {
       errorCode: 404,

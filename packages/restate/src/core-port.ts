@@ -44,8 +44,10 @@ export interface MachinePosition {
   readonly tokens: number;
   /** Whether the machine is waiting for a decision (and so for nothing else). */
   readonly waitsForDecision: boolean;
-  /** Calls of the current reply that need a decision and have none yet, in call order, with the key of their decision. */
-  readonly awaitingDecision: readonly { readonly call: ToolCall; readonly key: string }[];
+  /** Calls of the current reply that need a decision and have none yet, in call order. */
+  readonly awaitingDecision: readonly ToolCall[];
+  /** The key of the decision of every call of the current reply that needs one (decided or not), by call id. */
+  readonly decisionKeys: Readonly<Record<string, string>>;
 }
 
 /** A live `agentMachine` fed by hand: the driver takes its requests and sends it events. */
@@ -120,26 +122,37 @@ function keyOf(request: EffectRequest, context: AgentContext): string {
 
 /** The call's index in the reply that asked for it (the trace's own frozen copy is what requests carry). */
 function placeOf(call: ToolCall, context: AgentContext): number {
+  return lastReplyCalls(context).indexOf(call);
+}
+
+/** The calls of the last reply in the trace. */
+function lastReplyCalls(context: AgentContext): readonly ToolCall[] {
   const messages = context.transcript.items;
   for (let index = context.transcript.length - 1; index >= 0; index--) {
     const message = messages[index];
-    if (message?.role === "assistant") return message.toolCalls.indexOf(call);
+    if (message?.role === "assistant") return message.toolCalls;
   }
-  return -1;
+  return [];
 }
 
 function positionOf(actor: Actor<typeof agentMachine>): MachinePosition {
   const snapshot = actor.getSnapshot();
   const { context } = snapshot;
-  const awaitingDecision = context.pendingCalls
-    .filter((call) => context.approvalRequired.includes(call.name) && !Object.hasOwn(context.decisions, call.id))
-    .map((call) => ({ call, key: `decision ${context.steps}.${placeOf(call, context)} ${call.id}` }));
+  const needsDecision = (call: ToolCall) => context.approvalRequired.includes(call.name);
+  const awaitingDecision = context.pendingCalls.filter(
+    (call) => needsDecision(call) && !Object.hasOwn(context.decisions, call.id),
+  );
+  const decisionKeys: Record<string, string> = {};
+  for (const [index, call] of lastReplyCalls(context).entries()) {
+    if (needsDecision(call)) decisionKeys[call.id] = `decision ${context.steps}.${index} ${call.id}`;
+  }
   return {
     state: stateName(snapshot.value),
     steps: context.steps,
     tokens: context.tokens,
     waitsForDecision: snapshot.matches({ executingTools: "awaitingApproval" }),
     awaitingDecision,
+    decisionKeys,
   };
 }
 

@@ -37,8 +37,7 @@ export async function driveRun(
     const result = machine.result();
     if (result !== null) return result;
     const position = machine.position();
-    const decisionKeys = Object.fromEntries(position.awaitingDecision.map(({ call, key }) => [call.id, key]));
-    log.setStatus(statusOf(ctx.key, position, pending, log.length), decisionKeys);
+    log.setStatus(statusOf(ctx.key, position, pending, log.length), position.decisionKeys);
     if (pending.size === 0) throw new Error("agentloop/restate: the machine waits for nothing (a broken invariant)");
     const outcome = await nextOutcome(ctx, pending, cancelled);
     pending.delete(outcome.key);
@@ -79,7 +78,7 @@ function statusOf(
     steps: position.steps,
     tokens: position.tokens,
     events,
-    awaitingDecision: position.awaitingDecision.map(({ call }) => call),
+    awaitingDecision: position.awaitingDecision,
     runningTools,
     result: null,
     error: null,

@@ -39,8 +39,8 @@ export class RunLog {
   }
 
   /**
-   * Keeps `status` for the `status` handler, with the durable promise each awaiting call's
-   * decision goes to (by call id) for `decide`; writes only when something changed.
+   * Keeps `status` for the `status` handler, with the durable promise each call of the current
+   * reply that needs a decision has it in (by call id) for `decide`; writes only when something changed.
    */
   setStatus(status: RunStatus, decisionKeys: Readonly<Record<string, string>> = {}): void {
     const kept: KeptStatus = { ...status, decisionKeys };
@@ -93,9 +93,10 @@ class Mirror {
       await this.#store.append(this.#runId, event);
       return;
     }
-    if (held.type !== event.type) {
+    // The same event comes back with the same stamp: `at` is journaled where the event happened.
+    if (held.type !== event.type || held.at !== event.at) {
       throw new TerminalError(
-        `run '${this.#runId}': the event store holds a '${held.type}' event at position ${event.seq} where this run has '${event.type}': it holds another run's log under this id`,
+        `run '${this.#runId}': the event store holds another run's log under this id: at position ${event.seq} it has '${held.type}' of ${held.at}, this run '${event.type}' of ${event.at}`,
       );
     }
   }
