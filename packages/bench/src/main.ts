@@ -9,9 +9,10 @@ import { measureConcurrency } from "./metrics/concurrency.js";
 import { logOf, measureReplay, measureResume, measureStore, type StoreCost } from "./metrics/event-log.js";
 import { measureHeap } from "./metrics/heap.js";
 import { measureLatency } from "./metrics/latency.js";
+import { measureRestate } from "./metrics/restate.js";
 import { FULL, TINY } from "./plan.js";
 import { storeKinds, tempDirectory } from "./stores.js";
-import { eventLogTable, harnessTable, type Results, targetsTable } from "./tables.js";
+import { eventLogTable, harnessTable, type Results, restateTable, targetsTable } from "./tables.js";
 
 const plan = process.argv.includes("--tiny") ? TINY : FULL;
 const harnesses: readonly Harness[] = [
@@ -45,6 +46,9 @@ try {
   directory.remove();
 }
 
+progress("agentloop on a Restate server (started from node_modules), service processes beside it...");
+const restate = await measureRestate(plan.restate);
+
 // Last: the forced collections of the heap measurement would slow whatever is timed after them.
 progress(`live heap after a ${plan.longSteps}-step run...`);
 const heap = new Map<string, number>();
@@ -59,6 +63,7 @@ const results: Results = {
   replay: { events: log.length, ms: replayMs },
   resume: { events: log.length - 2, ms: resumeMs },
   stores: { events: storeLog.length, rows: stores },
+  restate,
 };
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -68,4 +73,5 @@ write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${proce
 write(`Measured in one process in ${seconds} s; ratios are to the floor measured in the same run.\n`);
 write(`${harnessTable(results)}\n`);
 write(`${eventLogTable(results)}\n`);
+write(`${restateTable(results)}\n`);
 write(targetsTable(results));

@@ -1,5 +1,6 @@
 import type { ConcurrencyPlan } from "./metrics/concurrency.js";
 import type { LatencyPlan } from "./metrics/latency.js";
+import type { RestatePlan } from "./metrics/restate.js";
 
 /** The sizes of one bench run: the full one, or `--tiny` (every metric, in a few seconds). */
 export interface Plan {
@@ -19,6 +20,8 @@ export interface Plan {
   /** The run length whose log each store appends and reads, and which runs with each store. */
   readonly storeSteps: number;
   readonly store: { readonly rounds: number; readonly sampleMs: number };
+  /** agentloop on a Restate server: per step at some of `lengths`, and a concurrent batch on one and two service processes. */
+  readonly restate: RestatePlan;
 }
 
 export const FULL: Plan = {
@@ -32,6 +35,7 @@ export const FULL: Plan = {
   logRounds: 9,
   storeSteps: 100,
   store: { rounds: 5, sampleMs: 200 },
+  restate: { lengths: [10, 100], rounds: 5, runsPerSample: 3, batch: { runs: 200, steps: 5, delayMs: 20, rounds: 3 } },
 };
 
 export const TINY: Plan = {
@@ -45,4 +49,5 @@ export const TINY: Plan = {
   logRounds: 1,
   storeSteps: 3,
   store: { rounds: 1, sampleMs: 1 },
+  restate: { lengths: [5, 10], rounds: 1, runsPerSample: 1, batch: { runs: 10, steps: 5, delayMs: 20, rounds: 1 } },
 };

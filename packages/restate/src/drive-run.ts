@@ -30,7 +30,7 @@ export async function driveRun(
       if (failure !== undefined) throw failure;
       const { reason, at } = record as CancelRecord;
       const event: RunEvent = reason === undefined ? { type: "run.cancelled" } : { type: "run.cancelled", reason };
-      return { key: CANCEL_PROMISE, event, at };
+      return { key: CANCEL_PROMISE, events: [{ event, at }] };
     });
   for (;;) {
     for (const keyed of machine.takeRequests()) pending.set(keyed.key, startStep(ctx, keyed, effects));
@@ -42,9 +42,10 @@ export async function driveRun(
     const outcome = await nextOutcome(ctx, pending, cancelled);
     pending.delete(outcome.key);
     if (outcome.next !== undefined) pending.set(outcome.key, outcome.next());
-    if (outcome.event === null) continue;
-    await log.append(outcome.event, outcome.at);
-    if (isMachineEvent(outcome.event)) machine.send(outcome.event);
+    for (const { event, at } of outcome.events) {
+      await log.append(event, at);
+      if (isMachineEvent(event)) machine.send(event);
+    }
   }
 }
 
@@ -59,7 +60,7 @@ async function nextOutcome(
   } catch (error) {
     if (!(error instanceof CancelledError)) throw error;
     const event: RunEvent = { type: "run.cancelled", reason: "the invocation was cancelled in Restate" };
-    return { key: CANCEL_PROMISE, event, at: await ctx.date.toJSON() };
+    return { key: CANCEL_PROMISE, events: [{ event, at: await ctx.date.toJSON() }] };
   }
 }
 

@@ -16,13 +16,17 @@ export interface Effects extends ToolLimits {
   readonly signal: AbortSignal;
 }
 
-/** What a journaled step produced: an event to log (and to hand the machine), and the step that follows it, if any. */
+/** An event as a journaled step produced it, with when it happened (ISO 8601), as journaled. */
+export interface TimedEvent {
+  readonly event: RunEvent;
+  readonly at: string;
+}
+
+/** What a journaled step produced: events to log (the machine takes those it knows), and the step that follows, if any. */
 export interface StepOutcome {
   readonly key: string;
-  /** `null` when the step only decided what to await next (an approval policy that gave no decision). */
-  readonly event: RunEvent | null;
-  /** When it happened (ISO 8601), as journaled. */
-  readonly at: string;
+  /** None when the step only decided what to await next (an approval policy that gave no decision). */
+  readonly events: readonly TimedEvent[];
   readonly next?: () => PendingStep;
 }
 
@@ -36,12 +40,13 @@ export interface PendingStep {
 
 /**
  * Starts the journaled step that answers a request of the machine. A model call is one `ctx.run`
- * whose result is the reply. A tool run is two: `started` (the `tool.started` event) and
- * `finished`, whose result is the observation; the second runs the tool only if the first was
+ * whose result is the reply. A call to a tool that may safely run again (idempotent, or invalid so
+ * that it runs nothing) is one `ctx.run` whose result is the observation. Any other call is two:
+ * `started` (the `tool.started` event), then `finished`, which runs the tool only if `started` was
  * journaled by this same execution attempt. If an earlier attempt journaled it, that attempt was
- * cut off (its process died, or Restate aborted it) after the tool may have started, so the tool
- * runs again only if that is safe, and otherwise the model gets the lost-result `ERROR:`. A
- * decision is the approval policy's (journaled), or else a durable promise that `decide` resolves.
+ * cut off (its process died, or Restate aborted it) after the tool may have started, so the model
+ * gets the lost-result `ERROR:` instead of a second run. A decision is the approval policy's
+ * (journaled), or else a durable promise that `decide` resolves.
  */
 export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, effects: Effects): PendingStep {
   switch (request.type) {
@@ -51,9 +56,9 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
         async () => ({ reply: await callModel(effects.model, request, effects.signal), at: now() }),
         effects.modelRetry ?? {},
       );
-      const outcome = replied.map((value, failure) => {
+      const outcome = replied.map((value, failure): StepOutcome => {
         const { reply, at } = settled(value, failure);
-        return { key, event: { type: "model.replied", reply }, at } satisfies StepOutcome;
+        return { key, events: [{ event: { type: "model.replied", reply }, at }] };
       });
       return { key, running: null, outcome };
     }
@@ -65,27 +70,50 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
 }
 
 function startTool(ctx: WorkflowContext, key: string, call: ToolCall, effects: Effects): PendingStep {
+  const started: RunEvent = { type: "tool.started", callId: call.id, name: call.name };
+  const finished = (content: string): RunEvent => ({ type: "tool.finished", callId: call.id, content });
+  const run = () => runTool(effects.registry, call, effects, effects.signal);
+  // A call that may run again needs no journaled start: one step runs it and yields both events.
+  if (mayRunAgain(effects.registry, call)) {
+    const ran = ctx.run(key, async () => {
+      const startedAt = now();
+      return { startedAt, content: await run(), at: now() };
+    });
+    const outcome = ran.map((value, failure): StepOutcome => {
+      const { startedAt, content, at } = settled(value, failure);
+      return {
+        key,
+        events: [
+          { event: started, at: startedAt },
+          { event: finished(content), at },
+        ],
+      };
+    });
+    return { key, running: call, outcome };
+  }
   let startedHere = false;
-  const started = ctx.run(`${key} started`, () => {
+  const start = ctx.run(`${key} started`, () => {
     startedHere = true;
     return now();
   });
   const finish = (): PendingStep => {
-    const finished = ctx.run(`${key} finished`, async () => {
-      const runs = startedHere || mayRunAgain(effects.registry, call);
-      const content = runs ? await runTool(effects.registry, call, effects, effects.signal) : lostResult(call);
-      return { content, at: now() };
-    });
-    const outcome = finished.map((value, failure) => {
+    const ran = ctx.run(`${key} finished`, async () => ({
+      content: startedHere ? await run() : lostResult(call),
+      at: now(),
+    }));
+    const outcome = ran.map((value, failure): StepOutcome => {
       const { content, at } = settled(value, failure);
-      return { key, event: { type: "tool.finished", callId: call.id, content }, at } satisfies StepOutcome;
+      return { key, events: [{ event: finished(content), at }] };
     });
     return { key, running: call, outcome };
   };
-  const outcome = started.map((at, failure): StepOutcome => {
-    const event: RunEvent = { type: "tool.started", callId: call.id, name: call.name };
-    return { key, event, at: settled(at, failure), next: finish };
-  });
+  const outcome = start.map(
+    (at, failure): StepOutcome => ({
+      key,
+      events: [{ event: started, at: settled(at, failure) }],
+      next: finish,
+    }),
+  );
   return { key, running: call, outcome };
 }
 
@@ -108,14 +136,14 @@ function startDecision(ctx: WorkflowContext, key: string, call: ToolCall, effect
   });
   const outcome = policy.map((value, failure): StepOutcome => {
     const record = settled(value, failure);
-    return record === null ? { key, event: null, at: "", next: wait } : decisionOutcome(key, call, record);
+    return record === null ? { key, events: [], next: wait } : decisionOutcome(key, call, record);
   });
   return { key, running: null, outcome };
 }
 
 function decisionOutcome(key: string, call: ToolCall, { approved, reason, at }: DecisionRecord): StepOutcome {
   const event: RunEvent = { type: "approval.decided", callId: call.id, approved };
-  return { key, event: reason === undefined ? event : { ...event, reason }, at };
+  return { key, events: [{ event: reason === undefined ? event : { ...event, reason }, at }] };
 }
 
 /** A mapped step's value, or its terminal failure thrown on (a model that failed past its retries). */

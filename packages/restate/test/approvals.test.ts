@@ -1,9 +1,9 @@
 import { asks, final, MemoryEventStore, ToolRegistry, toolCall } from "@agentloop/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentWorkflow, type RunStatus } from "../src/index.js";
+import { waitUntil } from "../src/testing/wait-until.js";
 import { stepModel } from "./support/in-process.js";
 import { type InProcessHarness, openInProcess } from "./support/in-process-harness.js";
-import { waitUntil } from "./support/wait.js";
 
 const sent: string[] = [];
 const stopped: string[] = [];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../src/testing/index.js";
+import { waitUntil } from "../src/testing/wait-until.js";
 import { countEvents, expectLogReplays, type Harness, openHarness, task } from "./support/agent-runs.js";
-import { freePort } from "./support/restate-server.js";
 import type { ServiceProcess } from "./support/service-process.js";
-import { waitUntil } from "./support/wait.js";
 
 // A real Restate server (from node_modules) and a service process running the built package,
 // SIGKILLed in the middle of an effect and started again on the same address: the run goes on

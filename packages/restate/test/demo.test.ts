@@ -8,8 +8,8 @@ import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import * as clients from "@restatedev/restate-sdk-clients";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentHandlers, DEMO_TASK } from "../src/index.js";
-import { freePort, type RestateServer, startRestateServer } from "./support/restate-server.js";
-import { waitUntil } from "./support/wait.js";
+import { freePort, type RestateServer, startRestateServer } from "../src/testing/index.js";
+import { waitUntil } from "../src/testing/wait-until.js";
 
 const BIN = fileURLToPath(new URL("../dist/bin/demo-service.js", import.meta.url));
 const run = promisify(execFile);

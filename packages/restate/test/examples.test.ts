@@ -5,7 +5,7 @@ import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve } from "../examples/agent-service.js";
 import { submitAndDecide } from "../examples/submit-and-decide.js";
-import { type RestateServer, startRestateServer } from "./support/restate-server.js";
+import { type RestateServer, startRestateServer } from "../src/testing/index.js";
 
 // The samples of the README and the guide (they import the BUILT package by its name).
 describe("the examples run against a real Restate server", () => {

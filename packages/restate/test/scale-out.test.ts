@@ -1,11 +1,10 @@
 import type { AgentResult } from "@agentloop/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Balancer, freePort, startBalancer } from "../src/testing/index.js";
+import { waitUntil } from "../src/testing/wait-until.js";
 import { countEvents, expectLogReplays, type Harness, openHarness, task } from "./support/agent-runs.js";
-import { type Balancer, startBalancer } from "./support/balancer.js";
 import type { LedgerEntry } from "./support/ledger.js";
-import { freePort } from "./support/restate-server.js";
 import type { ServiceProcess } from "./support/service-process.js";
-import { waitUntil } from "./support/wait.js";
 
 const RUNS = 120;
 

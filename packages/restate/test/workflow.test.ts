@@ -11,9 +11,9 @@ import {
 } from "@agentloop/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentWorkflow } from "../src/index.js";
+import { waitUntil } from "../src/testing/wait-until.js";
 import { stepModel } from "./support/in-process.js";
 import { CountingStore, type InProcessHarness, openInProcess, untimed } from "./support/in-process-harness.js";
-import { waitUntil } from "./support/wait.js";
 
 const TASK = "How hot is Pune in Fahrenheit?";
 const SCRIPT = [

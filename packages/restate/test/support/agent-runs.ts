@@ -6,8 +6,8 @@ import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import * as clients from "@restatedev/restate-sdk-clients";
 import { expect } from "vitest";
 import type { AgentHandlers } from "../../src/index.js";
+import { freePort, type RestateServer, type ServerOptions, startRestateServer } from "../../src/testing/index.js";
 import { Ledger } from "./ledger.js";
-import { freePort, type RestateServer, type ServerOptions, startRestateServer } from "./restate-server.js";
 import { type ServiceProcess, startService } from "./service-process.js";
 
 /** A test file's Restate server, a temp dir with the ledger and the mirrored JSONL logs, and a client. */

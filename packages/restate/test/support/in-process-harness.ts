@@ -1,8 +1,8 @@
 import { type EventStore, MemoryEventStore, type RunSummary, type StoredEvent } from "@agentloop/core";
 import * as clients from "@restatedev/restate-sdk-clients";
 import type { AgentHandlers, AgentWorkflow } from "../../src/index.js";
+import { type RestateServer, startRestateServer } from "../../src/testing/index.js";
 import { type InProcessService, serveInProcess } from "./in-process.js";
-import { type RestateServer, startRestateServer } from "./restate-server.js";
 
 /** A Restate server with workflows served from the test's own process, registered once. */
 export interface InProcessHarness {

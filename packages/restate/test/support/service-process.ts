@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { waitUntil } from "./wait.js";
+import { waitUntil } from "../../src/testing/wait-until.js";
 
 const SERVICE = fileURLToPath(new URL("../fixtures/agent-service.mjs", import.meta.url));
 

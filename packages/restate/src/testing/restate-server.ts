@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { waitUntil } from "./wait.js";
+import { waitUntil } from "./wait-until.js";
 
 /** A Restate server started from `node_modules` for a test file: its own temp dir, 127.0.0.1 only. */
 export interface RestateServer {
