@@ -25,6 +25,11 @@ describe("pnpm bench --tiny", () => {
       "| store MemoryEventStore,",
       "| store JsonlEventStore (temp dir),",
       "| store SqliteEventStore (temp file),",
+      // Measured, or "not measured: <why>" where the Restate server cannot start.
+      "| per step, 5 steps: on Restate, and runAgent in one process |",
+      "| per step, 10 steps: on Restate, and runAgent in one process |",
+      "| 10 concurrent 5-step runs, 20 ms per model call, 1 service process: wall (÷ ideal 100 ms) |",
+      "| 10 concurrent 5-step runs, 20 ms per model call, 2 service processes: wall (÷ ideal 100 ms) |",
       "| per step ≤ 10× the floor at every length |",
       "| growth 5→10 steps ≤ 1.3× |",
       "| happy path ≤ 10× the floor |",

@@ -17,17 +17,25 @@ export interface RestateServer {
   stop(): Promise<void>;
 }
 
-/** Options of the test server; `streamsPerConnection` caps HTTP/2 streams per connection to a service endpoint. */
+/** Options of the test server. */
 export interface ServerOptions {
+  /** Caps the HTTP/2 streams per connection to a service endpoint (Restate opens more connections past it). */
   readonly streamsPerConnection?: number;
+  /** The server binary (default: the one `@restatedev/restate-server` installed). */
+  readonly binary?: string;
 }
 
 const require = createRequire(import.meta.url);
 
-/** The server binary that `@restatedev/restate-server` installed for this platform. */
+/** The server binary that `@restatedev/restate-server` installed for this platform; throws saying what to install. */
 export function restateServerBinary(): string {
-  const from = { paths: [require.resolve("@restatedev/restate-server/package.json")] };
-  return require.resolve(`@restatedev/restate-server-${process.platform}-${process.arch}/bin/restate-server`, from);
+  const platform = `@restatedev/restate-server-${process.platform}-${process.arch}`;
+  try {
+    const from = { paths: [require.resolve("@restatedev/restate-server/package.json")] };
+    return require.resolve(`${platform}/bin/restate-server`, from);
+  } catch {
+    throw new Error(`no Restate server binary is installed: add @restatedev/restate-server (it brings ${platform})`);
+  }
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */
@@ -56,18 +64,27 @@ export async function startRestateServer(options: ServerOptions = {}): Promise<R
   const logPath = join(dir, "server.log");
   const out = openSync(logPath, "a");
   const args = ["--config-file", config, "--base-dir", join(dir, "data"), "--listen-mode", "tcp"];
-  const child = spawn(restateServerBinary(), [...args, "--bind-address", `127.0.0.1:${fabric}`, "--no-logo"], {
+  const binary = options.binary ?? restateServerBinary();
+  const child = spawn(binary, [...args, "--bind-address", `127.0.0.1:${fabric}`, "--no-logo"], {
     stdio: ["ignore", out, out],
     env: { ...process.env, RESTATE_DISABLE_TELEMETRY: "true" },
   });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let failure: string | null = null;
+  child.once("error", (error) => {
+    failure = `restate-server could not be started (${binary}): ${error.message}`;
+  });
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const log = () => readFileSync(logPath, "utf8");
   const adminUrl = `http://127.0.0.1:${admin}`;
   const ingressUrl = `http://127.0.0.1:${ingress}`;
   await waitUntil(async () => (await isUp(`${adminUrl}/health`)) && (await isUp(`${ingressUrl}/restate/health`)), {
     what: "the Restate server to answer its health checks",
     timeoutMs: 30_000,
-    failIf: () => (child.exitCode === null ? null : `restate-server exited with ${child.exitCode}:\n${log()}`),
+    failIf: () =>
+      failure ?? (child.exitCode === null ? null : `restate-server exited with ${child.exitCode}:\n${log()}`),
+  }).catch(async (error: unknown) => {
+    await stop(child, exited, dir);
+    throw error;
   });
   return {
     admin: adminUrl,
@@ -117,7 +134,7 @@ async function register(admin: string, uri: string): Promise<string[]> {
 }
 
 async function stop(child: ChildProcess, exited: Promise<void>, dir: string): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) {
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
     child.kill("SIGTERM");
     const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
     await exited;
