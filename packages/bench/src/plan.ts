@@ -20,6 +20,10 @@ export interface Plan {
   /** The run length whose log each store appends and reads, and which runs with each store. */
   readonly storeSteps: number;
   readonly store: { readonly rounds: number; readonly sampleMs: number };
+  /** Lengths that only the floor and agentloop run, and how many times each. */
+  readonly longRuns: { readonly lengths: readonly number[]; readonly rounds: number };
+  /** One reply of three tool calls of `ms` milliseconds each. */
+  readonly parallelCalls: { readonly ms: number; readonly rounds: number };
   /** agentloop on a Restate server: per step at some of `lengths`, and a concurrent batch on one and two service processes. */
   readonly restate: RestatePlan;
 }
@@ -35,6 +39,8 @@ export const FULL: Plan = {
   logRounds: 9,
   storeSteps: 100,
   store: { rounds: 5, sampleMs: 200 },
+  longRuns: { lengths: [10_000, 100_000], rounds: 3 },
+  parallelCalls: { ms: 300, rounds: 5 },
   restate: { lengths: [10, 100], rounds: 5, runsPerSample: 3, batch: { runs: 200, steps: 5, delayMs: 20, rounds: 3 } },
 };
 
@@ -49,5 +55,7 @@ export const TINY: Plan = {
   logRounds: 1,
   storeSteps: 3,
   store: { rounds: 1, sampleMs: 1 },
+  longRuns: { lengths: [20, 40], rounds: 1 },
+  parallelCalls: { ms: 5, rounds: 1 },
   restate: { lengths: [5, 10], rounds: 1, runsPerSample: 1, batch: { runs: 10, steps: 5, delayMs: 20, rounds: 1 } },
 };

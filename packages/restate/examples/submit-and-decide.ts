@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type AgentResult, parseEventLog, replayRun } from "@agentloop/core";
+import { type AgentResult, replayRun } from "@agentloop/core";
+import { parseEventLog } from "@agentloop/core/store";
 import type { AgentHandlers } from "@agentloop/restate";
 import * as clients from "@restatedev/restate-sdk-clients";
 

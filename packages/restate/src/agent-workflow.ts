@@ -1,13 +1,5 @@
 import "./polyfill.js";
-import type {
-  AgentOptions,
-  AgentResult,
-  Approver,
-  EventStore,
-  ModelWithLimits,
-  RunEvent,
-  ToolRegistry,
-} from "@agentloop/core";
+import type { AgentResult, Approver, EventStore, ToolRegistry } from "@agentloop/core";
 import {
   CancelledError,
   TerminalError,
@@ -18,7 +10,17 @@ import {
   workflow,
 } from "@restatedev/restate-sdk";
 import { checkLimits } from "./check-limits.js";
-import { decodeStarted, resolveRunSettings, SCHEMA_VERSION, startMachine, type ToolLimits } from "./core-port.js";
+import {
+  type AgentOptions,
+  decodeStarted,
+  finishedEvent,
+  type ModelWithLimits,
+  type RunEvent,
+  resolveRunSettings,
+  SCHEMA_VERSION,
+  startMachine,
+  type ToolLimits,
+} from "./core-port.js";
 import { CANCEL_PROMISE, driveRun } from "./drive-run.js";
 import type { StepRetry } from "./effect-steps.js";
 import { RunLog, readEvents, readStatus } from "./run-log.js";
@@ -92,15 +94,14 @@ async function runHandler(
   const log = new RunLog(ctx, options.store);
   try {
     const start = await ctx.run("run.started", () => startOf(request, options));
-    const started = decodeStarted(start.event);
+    const started = decodeStarted(ctx.key, start.event);
     await log.append(started, start.at);
     const machine = startMachine(started.settings);
     const end = new AbortController();
     const signal = AbortSignal.any([end.signal, ctx.request().attemptCompletedSignal]);
     try {
       const result = { ...(await driveRun(ctx, machine, { ...options, signal }, log)), runId: ctx.key };
-      const { status, answer, steps, tokens } = result;
-      await log.append({ type: "run.finished", outcome: { status, answer, steps, tokens } }, await ctx.date.toJSON());
+      await log.append(finishedEvent(result), await ctx.date.toJSON());
       log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state: machine.position().state }));
       return result;
     } finally {
@@ -118,8 +119,8 @@ async function runHandler(
 /** The run's first event, its settings resolved as `runAgent` resolves them; bad input is a `TerminalError`. */
 function startOf(request: RunRequest, options: AgentWorkflowOptions): { event: RunEvent; at: string } {
   const { task, options: asked } = readRunRequest(request);
-  const { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall } = options;
-  const defaults = { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall };
+  const { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency } = options;
+  const defaults = { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency };
   const merged = Object.fromEntries(
     Object.entries({ ...defaults, ...asked }).filter(([, value]) => value !== undefined),
   );
@@ -127,7 +128,7 @@ function startOf(request: RunRequest, options: AgentWorkflowOptions): { event: R
     const settings = resolveRunSettings(task, merged, options.model, options.registry);
     return { event: { type: "run.started", schemaVersion: SCHEMA_VERSION, settings }, at: new Date().toISOString() };
   } catch (error) {
-    if (error instanceof RangeError) throw badRequest(error.message);
+    if (error instanceof RangeError || error instanceof TypeError) throw badRequest(error.message);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
-import type { AgentResult, RunEvent } from "@agentloop/core";
+import type { AgentResult } from "@agentloop/core";
 import { CancelledError, RestatePromise, type WorkflowContext } from "@restatedev/restate-sdk";
-import { isMachineEvent, type MachinePosition, type RunMachine } from "./core-port.js";
+import { isMachineEvent, type MachinePosition, type RunEvent, type RunMachine } from "./core-port.js";
 import { type Effects, type PendingStep, type StepOutcome, startStep } from "./effect-steps.js";
 import type { RunLog } from "./run-log.js";
 import type { CancelRecord, RunStatus } from "./types.js";
@@ -71,15 +71,18 @@ function statusOf(
   pending: ReadonlyMap<string, PendingStep>,
   events: number,
 ): RunStatus {
-  const runningTools = Array.from(pending.values(), (step) => step.running).filter((call) => call !== null);
+  const steps = [...pending.values()];
+  const runningTools = steps.flatMap((step) => (step.running === null ? [] : [step.running]));
+  const left = new Set(steps.flatMap((step) => (step.deciding === undefined ? [] : [step.deciding.id])));
+  const awaitingDecision = position.awaitingDecision.filter((call) => left.has(call.id));
   return {
     runId,
-    phase: position.waitsForDecision ? "awaiting_approval" : "running",
+    phase: position.waitsForDecision && awaitingDecision.length > 0 ? "awaiting_approval" : "running",
     state: position.state,
     steps: position.steps,
     tokens: position.tokens,
     events,
-    awaitingDecision: position.awaitingDecision,
+    awaitingDecision,
     runningTools,
     result: null,
     error: null,

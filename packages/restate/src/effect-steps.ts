@@ -1,6 +1,15 @@
-import type { Approver, ModelWithLimits, RunEvent, ToolCall, ToolRegistry } from "@agentloop/core";
+import type { Approver, ToolCall, ToolRegistry } from "@agentloop/core";
 import type { RestatePromise, RunOptions, TerminalError, WorkflowContext } from "@restatedev/restate-sdk";
-import { callModel, type KeyedRequest, lostResult, mayRunAgain, runTool, type ToolLimits } from "./core-port.js";
+import {
+  callModel,
+  type KeyedRequest,
+  lostResult,
+  type ModelWithLimits,
+  mayRunAgain,
+  type RunEvent,
+  runTool,
+  type ToolLimits,
+} from "./core-port.js";
 import type { DecisionRecord } from "./types.js";
 
 /** Restate's retry options for a `ctx.run` (a model call's, here). */
@@ -35,6 +44,8 @@ export interface PendingStep {
   readonly key: string;
   /** The call, for a tool's steps: `status` lists it as running. */
   readonly running: ToolCall | null;
+  /** The call, while its decision is left to `decide` (not while an approval policy decides). */
+  readonly deciding?: ToolCall;
   readonly outcome: RestatePromise<StepOutcome>;
 }
 
@@ -123,6 +134,7 @@ function startDecision(ctx: WorkflowContext, key: string, call: ToolCall, effect
     return {
       key,
       running: null,
+      deciding: call,
       outcome: decided.map((record, failure) => decisionOutcome(key, call, settled(record, failure))),
     };
   };
@@ -130,7 +142,7 @@ function startDecision(ctx: WorkflowContext, key: string, call: ToolCall, effect
   if (approve === undefined) return wait();
   const policy = ctx.run(`${key} policy`, async (): Promise<DecisionRecord | null> => {
     const decision = await approve(call);
-    if (decision === undefined) return null;
+    if (decision === undefined || decision === null) return null;
     const record = { approved: decision.approved === true, at: now() };
     return decision.reason === undefined ? record : { ...record, reason: decision.reason };
   });

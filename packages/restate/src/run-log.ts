@@ -1,5 +1,6 @@
-import type { EventStore, RunEvent, StoredEvent } from "@agentloop/core";
+import type { EventStore } from "@agentloop/core";
 import { TerminalError, type WorkflowContext, type WorkflowSharedContext } from "@restatedev/restate-sdk";
+import { LogStamps, type RunEvent, type StoredEvent } from "./core-port.js";
 import type { RunStatus } from "./types.js";
 
 const STATUS_KEY = "status";
@@ -15,25 +16,24 @@ const eventKey = (seq: number) => `event ${seq}`;
 export class RunLog {
   readonly #ctx: WorkflowContext;
   readonly #mirror: Mirror | null;
-  #length = 0;
+  readonly #stamps: LogStamps;
   #status = "";
 
   constructor(ctx: WorkflowContext, store: EventStore | undefined) {
     this.#ctx = ctx;
     this.#mirror = store === undefined ? null : new Mirror(store, ctx.key);
+    this.#stamps = new LogStamps(ctx.key);
   }
 
   /** Events logged so far. */
   get length(): number {
-    return this.#length;
+    return this.#stamps.length;
   }
 
-  /** Logs `event` at the next position, stamped `at` (ISO 8601, as journaled where it happened). */
+  /** Logs `event` at the next position, stamped `at` (ISO 8601, as journaled where it happened) and chained to the event before. */
   async append(event: RunEvent, at: string): Promise<StoredEvent> {
-    // The stamps lead each entry and always win over any the event carries, as in core's Journal.
-    const stored = Object.assign({ seq: 0, at: "" }, event, { seq: this.#length, at }) as StoredEvent;
+    const stored = this.#stamps.next(event, at);
     this.#ctx.set(eventKey(stored.seq), stored);
-    this.#length++;
     await this.#mirror?.append(stored);
     return stored;
   }

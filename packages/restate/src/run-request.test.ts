@@ -34,7 +34,7 @@ describe("readRunRequest", () => {
       [{ task: "t", system: false }, "system must be a string, got boolean false"],
       [
         { task: "t", store: "x" },
-        "unknown run option 'store' (known: task, system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall)",
+        "unknown run option 'store' (known: task, system, history, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency)",
       ],
     ];
     for (const [value, message] of cases) {

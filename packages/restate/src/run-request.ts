@@ -1,15 +1,17 @@
-import type { AgentOptions } from "@agentloop/core";
 import { TerminalError } from "@restatedev/restate-sdk";
+import type { AgentOptions } from "./core-port.js";
 import type { CancelRequest, DecideRequest, RunRequest } from "./types.js";
 
 const RUN_KEYS = new Set([
   "task",
   "system",
+  "history",
   "maxSteps",
   "tokenBudget",
   "replyReserve",
   "repeatLimit",
   "onRepeatedCall",
+  "toolConcurrency",
 ]);
 
 /**
@@ -24,7 +26,7 @@ export function readRunRequest(value: unknown): { readonly task: string; readonl
   if (unknown !== undefined) {
     throw badRequest(`unknown run option '${unknown}' (known: ${[...RUN_KEYS].join(", ")})`);
   }
-  const { task, system, tokenBudget, repeatLimit, ...rest } = value as unknown as RunRequest;
+  const { task, system, tokenBudget, repeatLimit, toolConcurrency, ...rest } = value as unknown as RunRequest;
   if (typeof task !== "string") throw badRequest(`task must be a string, got ${kindOf(task)}`);
   if (system !== undefined && typeof system !== "string")
     throw badRequest(`system must be a string, got ${kindOf(system)}`);
@@ -33,6 +35,7 @@ export function readRunRequest(value: unknown): { readonly task: string; readonl
     ...(system === undefined ? {} : { system }),
     ...(tokenBudget === undefined ? {} : { tokenBudget: tokenBudget ?? Number.POSITIVE_INFINITY }),
     ...(repeatLimit === undefined ? {} : { repeatLimit: repeatLimit ?? Number.POSITIVE_INFINITY }),
+    ...(toolConcurrency === undefined ? {} : { toolConcurrency: toolConcurrency ?? Number.POSITIVE_INFINITY }),
   };
   return { task, options };
 }

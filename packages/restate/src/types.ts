@@ -1,15 +1,18 @@
-import type { AgentOptions, AgentResult, ToolCall } from "@agentloop/core";
+import type { AgentResult, ToolCall } from "@agentloop/core";
+import type { AgentOptions } from "./core-port.js";
 
 /**
  * What a run is submitted with: the task, and any limit or policy of `runAgent` for this run
  * (the workflow's own options are the defaults). JSON has no Infinity: `null` means no limit.
  */
-export interface RunRequest extends Omit<AgentOptions, "tokenBudget" | "repeatLimit"> {
+export interface RunRequest extends Omit<AgentOptions, "tokenBudget" | "repeatLimit" | "toolConcurrency"> {
   readonly task: string;
   /** Tokens allowed over the run; `null` for no budget. */
   readonly tokenBudget?: number | null;
   /** The same call this many times in a row is not run; `null` never refuses one. */
   readonly repeatLimit?: number | null;
+  /** How many calls of one reply may be in progress at once; `null` for all of them. */
+  readonly toolConcurrency?: number | null;
 }
 
 /** A decision on one call that waits for one (`status().awaitingDecision`); `reason` is shown to the model on a denial. */

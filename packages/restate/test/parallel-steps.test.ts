@@ -1,27 +1,14 @@
-// These internals are imported without the package index, which would bring the polyfill first.
-import "../src/polyfill.js";
-import {
-  type AgentResult,
-  type EffectEvent,
-  type EffectRequest,
-  type EventStore,
-  type StoredEvent,
-  type ToolCall,
-  ToolRegistry,
-  type Transcript,
-} from "@agentloop/core";
-import { type WorkflowContext, workflow } from "@restatedev/restate-sdk";
+import { asks, final, MemoryEventStore, ToolRegistry, toolCall } from "@agentloop/core";
+import { parseEventLog } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KeyedRequest, RunMachine } from "../src/core-port.js";
-import { driveRun } from "../src/drive-run.js";
-import type { AgentWorkflow } from "../src/index.js";
-import { RunLog } from "../src/run-log.js";
+import { agentWorkflow } from "../src/index.js";
+import { stepModel } from "./support/in-process.js";
 import { type InProcessHarness, openInProcess } from "./support/in-process-harness.js";
 
-// The driver takes however many requests the machine has outstanding at once (the machine of
-// today asks for one tool at a time): here a stand-in machine asks for two tools together, the
-// second finishing first. The events reach the log in the order they finished; then a model call
-// fails once, so a new execution replays the journal and must take them in the same order again.
+// The calls of one reply run at once: here the first call finishes after the second. Their events
+// reach the log in the order they finished; then the next model call fails once, so a new
+// execution replays the journal and must take them in that same order again (the mirror refuses a
+// log that differs from what it appended, and the workflow's own log is the new execution's).
 
 let fastDone = () => {};
 const fastDid = new Promise<void>((resolve) => {
@@ -29,17 +16,11 @@ const fastDid = new Promise<void>((resolve) => {
 });
 const runs: string[] = [];
 const registry = new ToolRegistry();
-registry.register(
-  "slow",
-  "Finishes after fast.",
-  { type: "object" },
-  async () => {
-    runs.push("slow");
-    await fastDid;
-    return "slow";
-  },
-  { idempotent: true },
-);
+registry.register("slow", "Finishes after fast.", { type: "object" }, async () => {
+  runs.push("slow");
+  await fastDid;
+  return "slow";
+});
 registry.register(
   "fast",
   "Finishes at once.",
@@ -52,81 +33,24 @@ registry.register(
   { idempotent: true },
 );
 
-let modelCalls = 0;
-const model = () => {
-  modelCalls++;
-  if (modelCalls === 1) throw new Error("the provider is busy");
-  return { content: "both done", toolCalls: [] };
-};
-
-/** Asks for both tools at once; once both are answered, for the model; its reply ends the run. */
-function standInMachine(): RunMachine & { readonly seen: EffectEvent[] } {
-  const calls: ToolCall[] = [
-    { id: "s", name: "slow", args: {} },
-    { id: "f", name: "fast", args: {} },
-  ];
-  const transcript = { items: [], length: 0, chars: 0 } as unknown as Transcript;
-  let requests: KeyedRequest[] = calls.map((call, index) => ({
-    request: { type: "runTool", call } satisfies EffectRequest,
-    key: `tool 1.${index} ${call.id}`,
-  }));
-  const seen: EffectEvent[] = [];
-  let result: AgentResult | null = null;
-  return {
-    seen,
-    takeRequests: () => requests.splice(0),
-    send: (event) => {
-      seen.push(event);
-      if (seen.filter((each) => each.type === "tool.finished").length === 2 && event.type === "tool.finished") {
-        requests = [{ request: { type: "callModel", transcript, specs: [], step: 2 }, key: "model 2" }];
-      }
-      if (event.type === "model.replied") {
-        result = { status: "done", answer: event.reply.content, steps: 2, tokens: 0, messages: [] };
-      }
-    },
-    result: () => result,
-    position: () => ({
-      state: "stand-in",
-      steps: 1,
-      tokens: 0,
-      waitsForDecision: false,
-      awaitingDecision: [],
-      decisionKeys: {},
-    }),
-    stop: () => {},
-  };
-}
-
-// Holds what is appended as it is: the stand-in's log has no run.started, which core's stores require.
-const appended: StoredEvent[] = [];
-const store: EventStore = {
-  append: async (_runId, event) => {
-    appended.push(event);
-  },
-  read: async () => [...appended],
-  list: async () => [],
-};
-const orders: string[][] = [];
-const parallel = workflow({
+const script = stepModel([asks(toolCall("s", "slow"), toolCall("f", "fast")), final("Both done.")]);
+let failed = false;
+const store = new MemoryEventStore();
+const parallel = agentWorkflow({
   name: "parallel",
-  handlers: {
-    run: async (ctx: WorkflowContext): Promise<AgentResult> => {
-      const machine = standInMachine();
-      const log = new RunLog(ctx, store);
-      const signal = new AbortController().signal;
-      const result = await driveRun(
-        ctx,
-        machine,
-        { model, registry, signal, modelRetry: { initialRetryInterval: 10 } },
-        log,
-      );
-      orders.push(machine.seen.map((event) => ("callId" in event ? event.callId : event.type)));
-      return result;
-    },
+  registry,
+  store,
+  modelRetry: { initialRetryInterval: 10 },
+  model: (messages, tools, options) => {
+    if (messages.length > 2 && !failed) {
+      failed = true;
+      throw new Error("the provider is busy");
+    }
+    return script(messages, tools, options);
   },
-}) as unknown as AgentWorkflow;
+});
 
-describe("several requests outstanding at once", () => {
+describe("the calls of one reply, outstanding at once", () => {
   let restate: InProcessHarness;
 
   beforeAll(async () => {
@@ -137,20 +61,20 @@ describe("several requests outstanding at once", () => {
     await restate?.close();
   });
 
-  it("are all started, answered in the order they finish, and replayed in that order by a new execution", async () => {
+  it("all run at once, are answered in the order they finish, and a new execution replays that order", async () => {
     const run = restate.run("parallel", "both-1");
-    await run.workflowSubmit({ task: "both" });
-    expect(await run.workflowAttach()).toMatchObject({ status: "done", answer: "both done" });
+    await run.workflowSubmit({ task: "Run both." });
+    const result = await run.workflowAttach();
 
-    expect(modelCalls).toBe(2);
+    expect(result).toMatchObject({ status: "done", answer: "Both done.", steps: 2 });
+    expect(failed).toBe(true);
     expect(runs.sort()).toEqual(["fast", "slow"]);
-    expect(orders).toEqual([["f", "s", "model.replied"]]);
-    expect(appended.map((event) => `${event.type}${"callId" in event ? ` ${event.callId}` : ""}`)).toEqual([
-      "tool.started f",
-      "tool.finished f",
-      "tool.started s",
-      "tool.finished s",
-      "model.replied",
-    ]);
+    const log = await store.read("both-1");
+    const finished = log.flatMap((event) => (event.type === "tool.finished" ? [event.callId] : []));
+    expect(finished).toEqual(["f", "s"]);
+    // The messages keep call order, whatever order the calls finished in.
+    const answered = result.messages.flatMap((message) => (message.role === "tool" ? [message.toolCallId] : []));
+    expect(answered).toEqual(["s", "f"]);
+    expect(parseEventLog("both-1", await run.events())).toEqual(log);
   });
 });

@@ -92,7 +92,7 @@ describe("runs spread over two service processes, one killed mid-batch", () => {
     }
   });
 
-  it("every run's mirrored log holds each effect once and replays to its result", async () => {
+  it("every run's mirrored log holds each effect once and replays to its result", { timeout: 60_000 }, async () => {
     for (const result of results) {
       const log = await expectLogReplays(harness, result.runId as string, result);
       expect(countEvents(log, "model.replied")).toBe(3);

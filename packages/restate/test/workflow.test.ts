@@ -2,13 +2,13 @@ import {
   asks,
   final,
   MemoryEventStore,
-  parseEventLog,
   replayRun,
   resumeAgent,
   runAgent,
   ToolRegistry,
   toolCall,
 } from "@agentloop/core";
+import { parseEventLog } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentWorkflow } from "../src/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";

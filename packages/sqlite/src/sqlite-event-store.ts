@@ -1,14 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import {
-  checkAppend,
-  EventLogError,
-  type EventStore,
-  parseEventLog,
-  type RunSummary,
-  type StoredEvent,
-  summarize,
-} from "@agentloop/core";
+import { EventLogError, type EventStore } from "@agentloop/core";
+import { checkAppend, parseEventLog, type RunSummary, type StoredEvent, summarize } from "@agentloop/core/store";
 import Database from "better-sqlite3";
 
 /** The version of the table layout, kept in SQLite's `user_version`; a newer file is refused. */
@@ -162,7 +155,9 @@ export class SqliteEventStore implements EventStore {
     for (const [position, row] of rows.entries()) {
       const payload = parseData(row.data);
       if (typeof payload === "string") throw this.#broken(runId, position, row, payload, values);
-      values.push({ ...payload, type: row.type, seq: row.seq, at: row.at });
+      // The keys in the order they were written: the log's hash chain is computed over that JSON.
+      const { type: _type, seq: _seq, at: _at, ...rest } = payload;
+      values.push({ seq: row.seq, at: row.at, type: row.type, ...rest });
     }
     return parseEventLog(runId, values);
   }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { MemoryEventStore, type ModelWithLimits, runAgent, scriptedModel } from "@agentloop/core";
+import { MemoryEventStore, runAgent, scriptedModel } from "@agentloop/core";
+import type { ModelWithLimits } from "@agentloop/core/machine";
 import { parseCommandLine, wholeNumber } from "../args.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";

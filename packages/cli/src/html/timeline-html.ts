@@ -1,4 +1,5 @@
-import type { Message, StoredEvent } from "@agentloop/core";
+import type { Message } from "@agentloop/core";
+import type { StoredEvent } from "@agentloop/core/store";
 import { stateName } from "../chart/statechart.js";
 import { isErrorObservation } from "../output/format-message.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
@@ -55,6 +56,8 @@ function eventDetail(event: StoredEvent, entry: TraceEntry): string {
       return `<span class="cancelled">${escapeHtml(event.reason ?? "cancelled")}</span>`;
     case "run.finished":
       return escapeHtml(`${event.outcome.status} · steps ${event.outcome.steps} · tokens ${event.outcome.tokens}`);
+    case "user.messaged":
+      return escapeHtml(event.content);
   }
 }
 

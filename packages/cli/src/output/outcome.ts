@@ -35,11 +35,12 @@ export function unfinishedNote(trace: RunTrace, colors: Palette, label: string):
 
 /** The calls that wait for an approval decision when the log ends. */
 export function waitingCalls(trace: RunTrace): { id: string; name: string }[] {
-  if (!trace.state.endsWith(".awaitingApproval")) return [];
-  const { pendingCalls, approvalRequired, decisions } = trace.context;
-  return pendingCalls
-    .filter((call) => approvalRequired.includes(call.name) && decisions[call.id] === undefined)
-    .map(({ id, name }) => ({ id, name }));
+  const { batch } = trace.context;
+  if (!trace.state.endsWith(".awaitingDecision") || batch === null) return [];
+  return batch.indexesIn("deciding").flatMap((index) => {
+    const call = batch.calls[index];
+    return call === undefined ? [] : [{ id: call.id, name: call.name }];
+  });
 }
 
 /** For a run paused for approval: which calls wait, and the command that goes on. */

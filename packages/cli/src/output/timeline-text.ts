@@ -1,4 +1,4 @@
-import type { StoredEvent } from "@agentloop/core";
+import type { StoredEvent } from "@agentloop/core/store";
 import { type Chart, stateName } from "../chart/statechart.js";
 import type { Move, RunTrace, TraceEntry } from "../trace/run-trace.js";
 import type { Palette } from "./colors.js";
@@ -59,6 +59,8 @@ function describeEvent(event: StoredEvent, entry: TraceEntry, colors: Palette): 
       return colors.yellow(event.reason ?? "cancelled");
     case "run.finished":
       return colors.dim(`${event.outcome.status} · steps ${event.outcome.steps} · tokens ${event.outcome.tokens}`);
+    case "user.messaged":
+      return event.content;
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ModelWithLimits } from "@agentloop/core";
+import type { ModelWithLimits } from "@agentloop/core/machine";
 import { UsageError } from "../cli-error.js";
 import type { Io } from "../io.js";
 import { modelFromSpec, parseModelSpec } from "./model-spec.js";

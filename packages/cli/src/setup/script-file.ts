@@ -1,4 +1,5 @@
-import { checkReply, type ModelReply, type ScriptedModel, scriptedModel } from "@agentloop/core";
+import { type ModelReply, type ScriptedModel, scriptedModel } from "@agentloop/core";
+import { checkReply } from "@agentloop/core/adapter";
 import { UsageError } from "../cli-error.js";
 import { readJsonFile } from "./read-file.js";
 

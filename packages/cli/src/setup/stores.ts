@@ -1,7 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, extname } from "node:path";
-import type { EventStore, StoredEvent } from "@agentloop/core";
+import type { EventStore } from "@agentloop/core";
 import { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
+import type { StoredEvent } from "@agentloop/core/store";
 import { messageOf, UsageError } from "../cli-error.js";
 
 const SQLITE_EXTENSIONS = new Set([".db", ".sqlite", ".sqlite3"]);

@@ -1,4 +1,5 @@
-import type { AgentResult, EventStore, StoredEvent } from "@agentloop/core";
+import type { AgentResult, EventStore } from "@agentloop/core";
+import type { StoredEvent } from "@agentloop/core/store";
 import type { Io } from "../io.js";
 import type { Palette } from "../output/colors.js";
 import { ProgressLine } from "../output/progress-line.js";

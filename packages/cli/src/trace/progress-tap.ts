@@ -1,4 +1,5 @@
-import { agentMachine, type EventStore, type RunSummary, type StoredEvent } from "@agentloop/core";
+import { agentMachine, type EventStore } from "@agentloop/core";
+import type { RunSummary, StoredEvent } from "@agentloop/core/store";
 import { initialTransition, type SnapshotFrom, transition } from "xstate";
 import { chartOf, leafIdOf, stateName } from "../chart/statechart.js";
 
@@ -28,11 +29,14 @@ export function progressTap(
 ): EventStore {
   let snapshot: SnapshotFrom<typeof agentMachine> | null = null;
   const fold = (event: StoredEvent, report = true) => {
-    const { seq: _seq, at: _at, ...rest } = event;
+    const { seq: _seq, at: _at, hash: _hash, ...rest } = event;
     let tool: string | null = null;
-    if (rest.type === "run.started") [snapshot] = initialTransition(agentMachine, rest.settings);
-    else if (rest.type === "tool.started") tool = rest.name;
-    else if (rest.type !== "run.finished" && snapshot?.can(rest)) [snapshot] = transition(agentMachine, snapshot, rest);
+    if (rest.type === "run.started") {
+      [snapshot] = initialTransition(agentMachine, { settings: rest.settings, schemaVersion: rest.schemaVersion });
+    } else if (rest.type === "tool.started") tool = rest.name;
+    else if (rest.type !== "run.finished" && rest.type !== "user.messaged" && snapshot?.can(rest)) {
+      [snapshot] = transition(agentMachine, snapshot, rest);
+    }
     if (snapshot === null || !report) return;
     const { context, value } = snapshot;
     onProgress({

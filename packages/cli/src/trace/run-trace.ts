@@ -1,13 +1,6 @@
-import {
-  type AgentContext,
-  type AgentResult,
-  agentMachine,
-  type Message,
-  messagesOf,
-  type RunSettings,
-  replayRun,
-  type StoredEvent,
-} from "@agentloop/core";
+import { type AgentResult, agentMachine, type Message, replayRun } from "@agentloop/core";
+import { type AgentContext, type AgentEvent, messagesOf, type RunSettings } from "@agentloop/core/machine";
+import type { StoredEvent } from "@agentloop/core/store";
 import { createActor, type InspectionEvent } from "xstate";
 import { type Chart, chartOf, edgeIdOf, leafIdOf, lineageOf } from "../chart/statechart.js";
 
@@ -78,15 +71,16 @@ export function traceRun(events: readonly StoredEvent[], runId?: string): RunTra
   };
   move([], initialLeaf(chart), []);
   // The move out of the initial state is reported while the actor is created.
-  const actor = createActor(agentMachine, { input: started.settings, inspect });
+  const input = { settings: started.settings, schemaVersion: started.schemaVersion };
+  const actor = createActor(agentMachine, { input, inspect });
   actor.start();
   const entries: TraceEntry[] = [];
   let shown = 0;
   for (const event of events) {
-    const { seq: _seq, at: _at, ...machineEvent } = event;
-    const takes = machineEvent.type !== "run.started" && machineEvent.type !== "tool.started";
-    if (takes && machineEvent.type !== "run.finished" && actor.getSnapshot().status === "active") {
-      actor.send(machineEvent);
+    const { seq: _seq, at: _at, hash: _hash, ...machineEvent } = event;
+    const lifecycle = ["run.started", "tool.started", "run.finished", "user.messaged"];
+    if (!lifecycle.includes(machineEvent.type) && actor.getSnapshot().status === "active") {
+      actor.send(machineEvent as AgentEvent);
     }
     const { context } = actor.getSnapshot();
     const messages = messagesOf(context.transcript);

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentResult, parseEventLog, replayRun, type StoredEvent } from "@agentloop/core";
+import { type AgentResult, replayRun } from "@agentloop/core";
 import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { parseEventLog, type StoredEvent } from "@agentloop/core/store";
 import * as clients from "@restatedev/restate-sdk-clients";
 import { expect } from "vitest";
 import type { AgentHandlers } from "../../src/index.js";

@@ -1,4 +1,5 @@
-import { type EventStore, MemoryEventStore, type RunSummary, type StoredEvent } from "@agentloop/core";
+import { type EventStore, MemoryEventStore } from "@agentloop/core";
+import type { RunSummary, StoredEvent } from "@agentloop/core/store";
 import * as clients from "@restatedev/restate-sdk-clients";
 import type { AgentHandlers, AgentWorkflow } from "../../src/index.js";
 import { type RestateServer, startRestateServer } from "../../src/testing/index.js";
@@ -50,7 +51,7 @@ export class CountingStore implements EventStore {
   }
 }
 
-/** The events without their time stamps, to compare runs made at different times. */
+/** The events without their time stamps (and the hashes, which cover them), to compare runs made at different times. */
 export function untimed(events: readonly StoredEvent[]): object[] {
-  return events.map(({ at: _at, ...event }) => event);
+  return events.map(({ at: _at, hash: _hash, ...event }) => event);
 }
