@@ -45,7 +45,7 @@ export interface KeyedRequest {
 
 /** Where a live machine stands, for `status`. */
 export interface MachinePosition {
-  /** The state, e.g. `callingModel` or `executingTools.runningTool`. */
+  /** The state, e.g. `callingModel` or `executingTools.runningTools`. */
   readonly state: string;
   readonly steps: number;
   readonly tokens: number;

@@ -36,7 +36,7 @@ export interface RunStatus {
    * (its `result` is set); `failed`: the model could not be used after its retries (`error`).
    */
   readonly phase: "unknown" | "running" | "awaiting_approval" | "finished" | "failed";
-  /** The machine's state, e.g. `callingModel` or `executingTools.runningTool`; `null` when unknown. */
+  /** The machine's state, e.g. `callingModel` or `executingTools.runningTools`; `null` when unknown. */
   readonly state: string | null;
   /** Model calls made. */
   readonly steps: number;
