@@ -11,6 +11,7 @@ import { measureHeap } from "./metrics/heap.js";
 import { measureLatency } from "./metrics/latency.js";
 import { measureLongRuns } from "./metrics/long-runs.js";
 import { measureParallelCalls } from "./metrics/parallel-calls.js";
+import { measureRestate } from "./metrics/restate.js";
 import { measureStoreLoad, type StoreLoad } from "./metrics/store-load.js";
 import { measureValidation } from "./metrics/validation.js";
 import { FULL, TINY } from "./plan.js";
@@ -21,6 +22,7 @@ import {
   harnessTable,
   longAndParallelTable,
   type Results,
+  restateTable,
   targetsTable,
   validationTable,
 } from "./tables.js";
@@ -70,6 +72,8 @@ try {
 
 progress("tool argument validation...");
 const validation = await measureValidation(plan.validation.rounds, plan.validation.calls);
+progress("agentloop on a Restate server (started from node_modules), service processes beside it...");
+const restate = await measureRestate(plan.restate);
 
 // Last: the forced collections of the heap measurement would slow whatever is timed after them.
 progress(`live heap after a ${plan.longSteps}-step run...`);
@@ -88,6 +92,7 @@ const results: Results = {
   resume: { events: log.length - 2, ms: resumeMs },
   stores: { events: storeLog.length, rows: stores },
   validation,
+  restate,
 };
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -100,4 +105,5 @@ write(`${longAndParallelTable(results)}\n`);
 write(`${eventLogTable(results)}\n`);
 write(`${storeLoadTable(plan.storeLoad, loads)}\n`);
 write(`${validationTable(results)}\n`);
+write(`${restateTable(results)}\n`);
 write(targetsTable(results));

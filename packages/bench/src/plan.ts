@@ -1,5 +1,6 @@
 import type { ConcurrencyPlan } from "./metrics/concurrency.js";
 import type { LatencyPlan } from "./metrics/latency.js";
+import type { RestatePlan } from "./metrics/restate.js";
 import type { StoreLoadPlan } from "./metrics/store-load.js";
 
 /** The sizes of one bench run: the full one, or `--tiny` (every metric, in a few seconds). */
@@ -28,6 +29,8 @@ export interface Plan {
   readonly parallelCalls: { readonly ms: number; readonly rounds: number };
   /** Rounds and calls per round of the validation measurement. */
   readonly validation: { readonly rounds: number; readonly calls: number };
+  /** agentloop on a Restate server: per step at some of `lengths`, and a concurrent batch on one and two service processes. */
+  readonly restate: RestatePlan;
 }
 
 export const FULL: Plan = {
@@ -45,6 +48,7 @@ export const FULL: Plan = {
   longRuns: { lengths: [10_000, 100_000], rounds: 3 },
   parallelCalls: { ms: 300, rounds: 5 },
   validation: { rounds: 7, calls: 20_000 },
+  restate: { lengths: [10, 100], rounds: 5, runsPerSample: 3, batch: { runs: 200, steps: 5, delayMs: 20, rounds: 3 } },
 };
 
 export const TINY: Plan = {
@@ -62,4 +66,5 @@ export const TINY: Plan = {
   longRuns: { lengths: [20, 40], rounds: 1 },
   parallelCalls: { ms: 5, rounds: 1 },
   validation: { rounds: 1, calls: 10 },
+  restate: { lengths: [5, 10], rounds: 1, runsPerSample: 1, batch: { runs: 10, steps: 5, delayMs: 20, rounds: 1 } },
 };

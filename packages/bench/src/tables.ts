@@ -4,6 +4,7 @@ import type { StoreCost } from "./metrics/event-log.js";
 import type { Latency } from "./metrics/latency.js";
 import type { LongRuns } from "./metrics/long-runs.js";
 import type { ParallelCalls } from "./metrics/parallel-calls.js";
+import type { RestateCost } from "./metrics/restate.js";
 import type { ValidationCost } from "./metrics/validation.js";
 import type { Plan } from "./plan.js";
 import { bytes, count, micros, millis, ratio, table } from "./report.js";
@@ -25,6 +26,8 @@ export interface Results {
   readonly resume: { readonly events: number; readonly ms: number };
   readonly stores: { readonly events: number; readonly rows: readonly { name: string; cost: StoreCost | string }[] };
   readonly validation: readonly ValidationCost[];
+  /** agentloop on Restate, or why it was not measured. */
+  readonly restate: RestateCost | string;
 }
 
 const AGENTLOOP = "agentloop";
@@ -189,4 +192,38 @@ export function targetsTable(results: Results): string {
       ["replay > 100,000 events/s", count(eventsPerSecond), verdict(eventsPerSecond > 100_000)],
     ],
   );
+}
+
+/** agentloop on Restate: per step against runAgent in one process, and a concurrent batch on one and two service processes. */
+export function restateTable(results: Results): string {
+  const { plan, restate } = results;
+  const { runs, steps, delayMs } = plan.restate.batch;
+  const ideal = steps * delayMs;
+  const batchLabel = (processes: number) =>
+    `${count(runs)} concurrent ${steps}-step runs, ${delayMs} ms per model call, ${processes} service process${processes > 1 ? "es" : ""}: wall (÷ ideal ${ideal} ms)`;
+  const labels = [
+    ...plan.restate.lengths.map(
+      (length) => `per step, ${count(length)} steps: on Restate, and runAgent in one process`,
+    ),
+    batchLabel(1),
+    batchLabel(2),
+  ];
+  if (typeof restate === "string")
+    return table(
+      ["agentloop on Restate", "result"],
+      labels.map((label) => [label, `not measured: ${restate}`]),
+    );
+  const perStepRows = plan.restate.lengths.map((length, index) => {
+    const durable = restate.perStep.get(length) ?? Number.NaN;
+    const local = perStep(results, AGENTLOOP, length);
+    return [labels[index] as string, `${micros(durable)} and ${micros(local)} (${ratio(durable / local)})`];
+  });
+  const one = restate.batch.get(1) ?? Number.NaN;
+  const batchRow = (processes: number) => {
+    const wall = restate.batch.get(processes) ?? Number.NaN;
+    const perSecond = `${count((runs / wall) * 1000)} runs/s`;
+    const versus = processes === 1 ? "" : `, ${ratio(one / wall)} the throughput of one`;
+    return [batchLabel(processes), `${millis(wall)} (${ratio(wall / ideal)}): ${perSecond}${versus}`];
+  };
+  return table(["agentloop on Restate", "result"], [...perStepRows, batchRow(1), batchRow(2)]);
 }

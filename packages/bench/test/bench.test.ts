@@ -31,6 +31,11 @@ describe("pnpm bench --tiny", () => {
       "| JsonlEventStore (temp dir, durability none) |",
       "| SQLite ≥ 20,000 appended events/s under 5 concurrent runs |",
       "| SQLite appends flat with log length (last ÷ first ≤ 1.3×) |",
+      // Measured, or "not measured: <why>" where the Restate server cannot start.
+      "| per step, 5 steps: on Restate, and runAgent in one process |",
+      "| per step, 10 steps: on Restate, and runAgent in one process |",
+      "| 10 concurrent 5-step runs, 20 ms per model call, 1 service process: wall (÷ ideal 100 ms) |",
+      "| 10 concurrent 5-step runs, 20 ms per model call, 2 service processes: wall (÷ ideal 100 ms) |",
       "| per step ≤ 10× the floor at every length |",
       "| growth 5→10 steps ≤ 1.3× |",
       "| happy path ≤ 10× the floor |",

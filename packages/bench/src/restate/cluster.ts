@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { AgentResult } from "@agentloop/core";
+import type { AgentHandlers } from "@agentloop/restate";
+import type * as Testing from "@agentloop/restate/testing";
+
+const SERVICE = fileURLToPath(new URL("./service.js", import.meta.url));
+
+/** A Restate server with service processes of the weather workflow registered, behind one address when several. */
+export interface Cluster {
+  /** Runs the weather scenario on Restate: submits it and waits for its result. */
+  run(steps: number, delayMs: number): Promise<AgentResult>;
+  close(): Promise<void>;
+}
+
+let runs = 0;
+
+/**
+ * Starts the npm-shipped Restate server and `processes` service processes (behind a TCP balancer
+ * when more than one), registered with it. Rejects with the reason when any of it cannot start.
+ */
+export async function startCluster(processes: number): Promise<Cluster> {
+  const specifier = "@agentloop/restate/testing"; // a variable: the bench builds and runs without the package
+  const testing = (await import(specifier)) as typeof Testing;
+  const server = await testing.startRestateServer({ streamsPerConnection: 8 });
+  const children: ChildProcess[] = [];
+  let balancer: Testing.Balancer | null = null;
+  const close = async () => {
+    for (const child of children) child.kill("SIGKILL");
+    await balancer?.close();
+    await server.stop();
+  };
+  try {
+    const ports: number[] = [];
+    for (let index = 0; index < processes; index++) {
+      const port = await testing.freePort();
+      children.push(await startService(port));
+      ports.push(port);
+    }
+    balancer = processes > 1 ? await testing.startBalancer(ports) : null;
+    await server.register(`http://127.0.0.1:${balancer?.port ?? ports[0]}`);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const { connect } = await import("@restatedev/restate-sdk-clients");
+  const ingress = connect({ url: server.ingress });
+  return {
+    run: async (steps, delayMs) => {
+      const workflow = ingress.workflowClient<AgentHandlers>({ name: "weather" }, `bench-${process.pid}-${runs++}`);
+      await workflow.workflowSubmit({ task: JSON.stringify({ steps, delayMs }), maxSteps: steps, tokenBudget: null });
+      return workflow.workflowAttach();
+    },
+    close,
+  };
+}
+
+function startService(port: number): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVICE], {
+      env: { ...process.env, PORT: String(port), RESTATE_LOGGING: "ERROR" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    child.once("exit", (code) => reject(new Error(`the bench's Restate service exited with ${code}`)));
+    child.stdout?.once("data", () => resolve(child));
+  });
+}

@@ -1,0 +1,201 @@
+import "./polyfill.js";
+import type { AgentResult, Approver, EventStore, ToolRegistry } from "@agentloop/core";
+import {
+  CancelledError,
+  TerminalError,
+  type WorkflowContext,
+  type WorkflowDefinition,
+  type WorkflowOptions,
+  type WorkflowSharedContext,
+  workflow,
+} from "@restatedev/restate-sdk";
+import { checkLimits } from "./check-limits.js";
+import {
+  type AgentOptions,
+  decodeStarted,
+  finishedEvent,
+  type ModelWithLimits,
+  type RunEvent,
+  resolveRunSettings,
+  SCHEMA_VERSION,
+  startMachine,
+  type ToolLimits,
+} from "./core-port.js";
+import { CANCEL_PROMISE, driveRun } from "./drive-run.js";
+import type { StepRetry } from "./effect-steps.js";
+import { RunLog, readEvents, readStatus } from "./run-log.js";
+import { badRequest, readCancelRequest, readDecideRequest, readRunRequest } from "./run-request.js";
+import type { CancelRecord, CancelRequest, DecideRequest, DecisionRecord, RunRequest, RunStatus } from "./types.js";
+
+/** What an agent workflow runs: the model, the tools, the defaults of each run, and where its log is mirrored. */
+export interface AgentWorkflowOptions extends AgentOptions, ToolLimits {
+  /** The workflow's name in Restate (default `agent`): the ingress path is `/<name>/<runId>/<handler>`. */
+  readonly name?: string;
+  readonly model: ModelWithLimits;
+  readonly registry: ToolRegistry;
+  /** Each run's event log is mirrored there too (appended idempotently: a retried execution never appends twice). */
+  readonly store?: EventStore;
+  /** Decides on calls to tools registered with `needsApproval`, as a journaled step; `undefined` leaves the call waiting for `decide`. */
+  readonly approve?: Approver;
+  /** How a failing model call is retried (Restate's `ctx.run` options; default: the server's retry policy). */
+  readonly modelRetry?: StepRetry;
+  /** Restate's own options for the workflow: retention, timeouts, retry policy. */
+  readonly restate?: WorkflowOptions;
+}
+
+/**
+ * The handlers of an agent workflow, as clients see them: `workflowClient<AgentHandlers>({ name },
+ * runId)` of `@restatedev/restate-sdk-clients` (a type alias, not an interface, so that the client's
+ * types can read it).
+ */
+export type AgentHandlers = {
+  /** Runs the agent to its end and returns its result (`runId` is the workflow's key). */
+  run(ctx: WorkflowContext, request: RunRequest): Promise<AgentResult>;
+  /** Decides on a call that waits for a decision; refuses a call that does not wait, or was decided already. */
+  decide(ctx: WorkflowSharedContext, request: DecideRequest): Promise<void>;
+  /** Ends the run as `cancelled` (a second cancel does nothing). */
+  cancel(ctx: WorkflowSharedContext, request?: CancelRequest): Promise<void>;
+  /** Where the run stands and which calls wait. */
+  status(ctx: WorkflowSharedContext): Promise<RunStatus>;
+  /** The run's event log so far, as JSON: read it with `parseEventLog` (an unlimited budget is `null`). */
+  events(ctx: WorkflowSharedContext): Promise<unknown[]>;
+};
+
+/** An agent workflow's definition: bind it to a Restate endpoint, or name it in a client. */
+export type AgentWorkflow = WorkflowDefinition<string, AgentHandlers>;
+
+/**
+ * An agent as a Restate workflow keyed by run id: `run` (submitted once per id; a second
+ * submission attaches to the first), and the shared handlers `decide`, `cancel`, `status` and
+ * `events`. Inside `run`, `agentMachine` decides exactly as in `runAgent`; every model call, tool
+ * run and decision is a journaled step. Throws a `RangeError` for limits that make no sense.
+ */
+export function agentWorkflow(options: AgentWorkflowOptions): AgentWorkflow {
+  checkLimits(options);
+  const handlers: AgentHandlers = {
+    run: (ctx, request) => runHandler(ctx, request, options),
+    decide: decideHandler,
+    cancel: cancelHandler,
+    status: statusHandler,
+    events: readEvents,
+  };
+  return workflow({
+    name: options.name ?? "agent",
+    handlers,
+    ...(options.restate ? { options: options.restate } : {}),
+  });
+}
+
+async function runHandler(
+  ctx: WorkflowContext,
+  request: RunRequest,
+  options: AgentWorkflowOptions,
+): Promise<AgentResult> {
+  const log = new RunLog(ctx, options.store);
+  try {
+    const start = await ctx.run("run.started", () => startOf(request, options));
+    const started = decodeStarted(ctx.key, start.event);
+    await log.append(started, start.at);
+    const machine = startMachine(started.settings);
+    const end = new AbortController();
+    const signal = AbortSignal.any([end.signal, ctx.request().attemptCompletedSignal]);
+    try {
+      const result = { ...(await driveRun(ctx, machine, { ...options, signal }, log)), runId: ctx.key };
+      await log.append(finishedEvent(result), await ctx.date.toJSON());
+      log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state: machine.position().state }));
+      return result;
+    } finally {
+      end.abort();
+      machine.stop();
+    }
+  } catch (error) {
+    if (error instanceof TerminalError && !(error instanceof CancelledError)) {
+      log.setStatus(endStatus(ctx.key, log.length, { phase: "failed", error: error.message }));
+    }
+    throw error;
+  }
+}
+
+/** The run's first event, its settings resolved as `runAgent` resolves them; bad input is a `TerminalError`. */
+function startOf(request: RunRequest, options: AgentWorkflowOptions): { event: RunEvent; at: string } {
+  const { task, options: asked } = readRunRequest(request);
+  const { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency } = options;
+  const defaults = { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency };
+  const merged = Object.fromEntries(
+    Object.entries({ ...defaults, ...asked }).filter(([, value]) => value !== undefined),
+  );
+  try {
+    const settings = resolveRunSettings(task, merged, options.model, options.registry);
+    return { event: { type: "run.started", schemaVersion: SCHEMA_VERSION, settings }, at: new Date().toISOString() };
+  } catch (error) {
+    if (error instanceof RangeError || error instanceof TypeError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+/** The status of a run that ended: finished with its result, or failed with the model's error. */
+function endStatus(
+  runId: string,
+  events: number,
+  end: { phase: "finished" | "failed"; result?: AgentResult; error?: string; state?: string },
+): RunStatus {
+  const { result = null, error = null } = end;
+  const counts = result === null ? {} : { steps: result.steps, tokens: result.tokens };
+  return { ...unknownStatus(runId), phase: end.phase, state: end.state ?? null, events, result, error, ...counts };
+}
+
+async function decideHandler(ctx: WorkflowSharedContext, input: DecideRequest): Promise<void> {
+  const { callId, approved, reason } = readDecideRequest(input);
+  const status = await readStatus(ctx);
+  const key = status !== null && Object.hasOwn(status.decisionKeys, callId) ? status.decisionKeys[callId] : undefined;
+  if (status === null || key === undefined) {
+    // A call of the current reply stays known after its decision, so that a second one is told so.
+    const waiting = status?.awaitingDecision.map((call) => `'${call.id}'`).join(", ") || "none";
+    throw new TerminalError(`run '${ctx.key}': call '${callId}' does not wait for a decision (waiting: ${waiting})`, {
+      errorCode: 404,
+    });
+  }
+  const record: DecisionRecord = { approved, at: await ctx.date.toJSON(), ...(reason === undefined ? {} : { reason }) };
+  try {
+    await ctx.promise<DecisionRecord>(key).resolve(record);
+  } catch (error) {
+    if (error instanceof TerminalError && error.code === 409) {
+      throw new TerminalError(`run '${ctx.key}': call '${callId}' was already decided`, { errorCode: 409 });
+    }
+    throw error;
+  }
+}
+
+async function cancelHandler(ctx: WorkflowSharedContext, input?: CancelRequest): Promise<void> {
+  const { reason } = readCancelRequest(input);
+  const record: CancelRecord = { at: await ctx.date.toJSON(), ...(reason === undefined ? {} : { reason }) };
+  try {
+    await ctx.promise<CancelRecord>(CANCEL_PROMISE).resolve(record);
+  } catch (error) {
+    // Cancelled already: the first cancellation stands.
+    if (!(error instanceof TerminalError && error.code === 409)) throw error;
+  }
+}
+
+async function statusHandler(ctx: WorkflowSharedContext): Promise<RunStatus> {
+  const kept = await readStatus(ctx);
+  if (kept === null) return unknownStatus(ctx.key);
+  const { decisionKeys: _keys, ...status } = kept;
+  return status;
+}
+
+/** The status of a run id under which nothing has started. */
+function unknownStatus(runId: string): RunStatus {
+  return {
+    runId,
+    phase: "unknown",
+    state: null,
+    steps: 0,
+    tokens: 0,
+    events: 0,
+    awaitingDecision: [],
+    runningTools: [],
+    result: null,
+    error: null,
+  };
+}

@@ -1,0 +1,66 @@
+import type { AgentResult, ToolCall } from "@agentloop/core";
+import type { AgentOptions } from "./core-port.js";
+
+/**
+ * What a run is submitted with: the task, and any limit or policy of `runAgent` for this run
+ * (the workflow's own options are the defaults). JSON has no Infinity: `null` means no limit.
+ */
+export interface RunRequest extends Omit<AgentOptions, "tokenBudget" | "repeatLimit" | "toolConcurrency"> {
+  readonly task: string;
+  /** Tokens allowed over the run; `null` for no budget. */
+  readonly tokenBudget?: number | null;
+  /** The same call this many times in a row is not run; `null` never refuses one. */
+  readonly repeatLimit?: number | null;
+  /** How many calls of one reply may be in progress at once; `null` for all of them. */
+  readonly toolConcurrency?: number | null;
+}
+
+/** A decision on one call that waits for one (`status().awaitingDecision`); `reason` is shown to the model on a denial. */
+export interface DecideRequest {
+  readonly callId: string;
+  readonly approved: boolean;
+  readonly reason?: string;
+}
+
+/** Why a run is cancelled, for its `run.cancelled` event. */
+export interface CancelRequest {
+  readonly reason?: string;
+}
+
+/** Where a run stands, as `status` tells it. */
+export interface RunStatus {
+  readonly runId: string;
+  /**
+   * `unknown`: no run has started under this id (never submitted, or not started yet);
+   * `running`; `awaiting_approval`: the run waits for `decide` on a call; `finished`: it ended
+   * (its `result` is set); `failed`: the model could not be used after its retries (`error`).
+   */
+  readonly phase: "unknown" | "running" | "awaiting_approval" | "finished" | "failed";
+  /** The machine's state, e.g. `callingModel` or `executingTools.runningTools`; `null` when unknown. */
+  readonly state: string | null;
+  /** Model calls made. */
+  readonly steps: number;
+  readonly tokens: number;
+  /** Events in the run's log so far. */
+  readonly events: number;
+  /** Calls of the current reply that need a decision and have none yet, in call order: answer them with `decide`. */
+  readonly awaitingDecision: readonly ToolCall[];
+  /** Tools running now. */
+  readonly runningTools: readonly ToolCall[];
+  readonly result: AgentResult | null;
+  readonly error: string | null;
+}
+
+/** A decision as the durable promise carries it, stamped where it was made. */
+export interface DecisionRecord {
+  readonly approved: boolean;
+  readonly reason?: string;
+  /** When it was made (ISO 8601). */
+  readonly at: string;
+}
+
+/** A cancellation as the durable promise carries it. */
+export interface CancelRecord {
+  readonly reason?: string;
+  readonly at: string;
+}
