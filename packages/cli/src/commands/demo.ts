@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { MemoryEventStore, type ModelWithLimits, runAgent, scriptedModel } from "@agentloop/core";
+import { MemoryEventStore, type ModelWithLimits, runAgent, scriptedModel } from "../core-api.js";
+import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { parseCommandLine, wholeNumber } from "../args.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -9,8 +10,8 @@ import { modelFromSpec, parseModelSpec } from "../setup/model-spec.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
 import { openStore } from "../setup/stores.js";
 import { WEATHER_TASK, weatherScript, weatherTools } from "../setup/weather.js";
-import { exitCodeOf, runWithProgress } from "../trace/live-run.js";
-import { traceRun } from "../trace/run-trace.js";
+import { runWithProgress } from "../trace/live-run.js";
+import { RunTracer } from "../trace/run-trace.js";
 
 export const DEMO_HELP = `Usage: agentloop demo [--model openai:<name>|anthropic:<name>] [--store <path>] [--delay <ms>] [--no-color]
 
@@ -28,7 +29,8 @@ Options:
                            that the progress line can be seen; 0 otherwise)
   --no-color               no ANSI colors (also NO_COLOR=1; colors are off when stdout is not a terminal)
   -h, --help               this help
-`;
+
+${EXIT_CODE_HELP}`;
 
 /** `agentloop demo`: the weather agent with progress, then its trace. */
 export async function demoCommand(args: string[], io: Io): Promise<number> {
@@ -54,19 +56,17 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
   const runId = newRunId("demo");
   const modelName = spec === null ? "a scripted model" : `${spec.provider}:${spec.name}`;
   writeLines(io.stdout, [colors.bold(`agentloop demo: the weather agent on ${modelName}`), ""]);
+  const tracer = new RunTracer(runId);
   const result = await runWithProgress(
     store,
     (tapped, signal) => runAgent(WEATHER_TASK, model, registry, { store: tapped, runId, signal }),
-    {
-      io,
-      colors,
-    },
+    { io, colors, tracer },
   );
   const label = values.store === undefined ? "(kept in memory)" : logPathOf(values.store, runId);
-  const trace = traceRun(await store.read(runId), runId);
+  const trace = tracer.trace();
   writeLines(io.stdout, [
     "",
-    ...formatTimeline(trace, colors, { runId, label }),
+    ...formatTimeline(trace, colors, { runId, label }, io),
     `${colors.dim("tools run")} ${runs.join(", ")}`,
   ]);
   return exitCodeOf(result);

@@ -1,4 +1,4 @@
-import type { ModelWithLimits } from "@agentloop/core";
+import type { ModelWithLimits } from "../core-api.js";
 import { UsageError } from "../cli-error.js";
 
 /** Reply tokens asked of Anthropic models, which require a limit; it is also kept free in the token budget. */

@@ -1,16 +1,17 @@
-import type { AgentResult, EventStore, StoredEvent } from "@agentloop/core";
+import type { AgentResult, EventStore } from "../core-api.js";
 import type { Io } from "../io.js";
 import type { Palette } from "../output/colors.js";
 import { ProgressLine } from "../output/progress-line.js";
 import { progressTap } from "./progress-tap.js";
+import type { RunTracer } from "./run-trace.js";
 
 /** How a live run shows its progress: not at all (`--json`), or on stdout (rewritten in place on a terminal). */
 export interface LiveRunOptions {
   readonly io: Io;
   readonly colors: Palette;
   readonly quiet?: boolean;
-  /** The log so far, for a resumed run. */
-  readonly history?: readonly StoredEvent[];
+  /** Folds the run's events as they are logged (for a resumed run: its log so far already folded). */
+  readonly tracer?: RunTracer;
 }
 
 /**
@@ -20,7 +21,7 @@ export interface LiveRunOptions {
 export async function runWithProgress(
   store: EventStore,
   start: (store: EventStore, signal: AbortSignal) => Promise<AgentResult>,
-  { io, colors, quiet = false, history = [] }: LiveRunOptions,
+  { io, colors, quiet = false, tracer }: LiveRunOptions,
 ): Promise<AgentResult> {
   const controller = new AbortController();
   const interrupt = () => controller.abort(new Error("interrupted with Ctrl-C"));
@@ -28,16 +29,11 @@ export async function runWithProgress(
   const line = quiet
     ? null
     : new ProgressLine({ write: (text) => io.stdout.write(text), live: io.stdout.isTTY === true }, colors);
-  const tapped = line === null ? store : progressTap(store, (progress) => line.update(progress), history);
+  const tapped = line === null ? store : progressTap(store, (progress) => line.update(progress), tracer);
   try {
     return await start(tapped, controller.signal);
   } finally {
     line?.finish();
     process.off("SIGINT", interrupt);
   }
-}
-
-/** Exit code of a run that ended: 130 (as for SIGINT) when it was cancelled, 0 otherwise. */
-export function exitCodeOf(result: AgentResult): number {
-  return result.status === "cancelled" ? 130 : 0;
 }

@@ -1,6 +1,6 @@
-import { agentMachine, type EventStore, type RunSummary, type StoredEvent } from "@agentloop/core";
-import { initialTransition, type SnapshotFrom, transition } from "xstate";
-import { chartOf, leafIdOf, stateName } from "../chart/statechart.js";
+import { stateName } from "../chart/statechart.js";
+import type { EventStore, RunSummary, StoredEvent } from "../core-api.js";
+import { RunTracer } from "./run-trace.js";
 
 /** Where a live run is: its state, model calls made of the limit, tokens spent of the budget. */
 export interface Progress {
@@ -9,46 +9,46 @@ export interface Progress {
   readonly maxSteps: number;
   readonly tokens: number;
   readonly tokenBudget: number;
-  /** The tool running now, if one is. */
+  /** The tools running now, if any (several when calls run at once). */
   readonly tool: string | null;
 }
 
-const chart = chartOf(agentMachine);
-
 /**
- * A store that keeps every event in `inner` and, once it is kept, folds it through `agentMachine`
- * with XState's pure `transition()` to tell `onProgress` where the run is. Events are logged
- * before the machine sees them, so the state told is the one the machine is about to enter.
- * `history` (a resumed run's log so far) is folded first.
+ * A store that keeps every event in `inner` and, once it is kept, folds it (`LogFold`) to tell
+ * `onProgress` where the run is. Events are logged before the machine sees them, so the state
+ * told is the one the machine is about to enter. A resumed run passes the tracer of its log so far,
+ * and `demo` one that keeps the entries for its timeline: nothing is folded twice. Progress is only a view: an event the fold refuses stops the
+ * reports, never the run.
  */
 export function progressTap(
   inner: EventStore,
   onProgress: (progress: Progress) => void,
-  history: readonly StoredEvent[] = [],
+  tracer: RunTracer = new RunTracer(undefined, { keep: false }),
 ): EventStore {
-  let snapshot: SnapshotFrom<typeof agentMachine> | null = null;
-  const fold = (event: StoredEvent, report = true) => {
-    const { seq: _seq, at: _at, ...rest } = event;
-    let tool: string | null = null;
-    if (rest.type === "run.started") [snapshot] = initialTransition(agentMachine, rest.settings);
-    else if (rest.type === "tool.started") tool = rest.name;
-    else if (rest.type !== "run.finished" && snapshot?.can(rest)) [snapshot] = transition(agentMachine, snapshot, rest);
-    if (snapshot === null || !report) return;
-    const { context, value } = snapshot;
-    onProgress({
-      state: stateName(chart, leafIdOf(chart, value)),
-      steps: context.steps,
-      maxSteps: context.maxSteps,
-      tokens: context.tokens,
-      tokenBudget: context.tokenBudget,
-      tool,
-    });
+  const { fold } = tracer;
+  let broken = false;
+  const report = (event: StoredEvent) => {
+    if (broken) return;
+    try {
+      const step = tracer.add(event);
+      const limits = tracer.settings ?? { maxSteps: 0, tokenBudget: 0 };
+      const running = [...fold.running.values()];
+      onProgress({
+        state: stateName(fold.chart, step.state),
+        steps: step.steps,
+        maxSteps: limits.maxSteps,
+        tokens: step.tokens,
+        tokenBudget: limits.tokenBudget,
+        tool: running.length === 0 ? null : running.join(", "),
+      });
+    } catch {
+      broken = true;
+    }
   };
-  for (const event of history) fold(event, false);
   return {
     async append(runId: string, event: StoredEvent): Promise<void> {
       await inner.append(runId, event);
-      fold(event);
+      report(event);
     },
     read: (runId: string): Promise<StoredEvent[]> => inner.read(runId),
     list: (): Promise<RunSummary[]> => inner.list(),
