@@ -96,18 +96,36 @@ describe("agentloop graph", () => {
     }
   });
 
-  it("dot declares every state (compound ones as clusters) and draws every transition", async () => {
+  it("dot declares every state (compound ones as clusters) and draws every transition on its own state", async () => {
     const { code, stdout } = await cli(["graph", "--format", "dot"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^digraph "agent" \{/);
+    const labelOf = (id: string) => {
+      const compound = machine.states.some((s) => s.parent === id);
+      const pattern = compound
+        ? new RegExp(`subgraph "cluster_${id.replaceAll(".", "\\.")}" \\{\\n\\s*label="([^"]*)"`)
+        : new RegExp(`^\\s*"${id.replaceAll(".", "\\.")}" \\[label="([^"]*)"`, "m");
+      return pattern.exec(stdout)?.[1] ?? null;
+    };
     for (const state of machine.states.filter((s) => s.parent !== null)) {
-      const compound = machine.states.some((s) => s.parent === state.id);
-      expect(stdout).toContain(compound ? `subgraph "cluster_${state.id}"` : `"${state.id}" [label="${state.key}"`);
+      expect(labelOf(state.id)?.split("\\n")[0]).toBe(state.key);
       if (state.final) expect(stdout).toContain(`"${state.id}" [label="${state.key}", peripheries=2`);
     }
     const edges = stdout.split("\n").filter((line) => line.includes(" -> ") && !line.includes('"__start"'));
-    expect(edges).toHaveLength(machine.transitions.length);
-    for (const t of machine.transitions) expect(edges.some((edge) => edge.includes(`label="${t.event}`))).toBe(true);
+    const targeted = machine.transitions.filter((t) => t.target !== null);
+    expect(edges).toHaveLength(targeted.length);
+    for (const t of targeted) {
+      // An edge leaves its own state: the state itself, or its cluster (ltail) for a compound one.
+      const compound = machine.states.some((s) => s.parent === t.source);
+      const from = compound ? `ltail="cluster_${t.source}"` : `"${t.source}" -> `;
+      expect(edges.some((edge) => edge.includes(from) && edge.includes(`label="${t.event}`))).toBe(true);
+    }
+    // A transition that stays in its state is written inside that very state, a compound one too.
+    for (const t of machine.transitions.filter((t) => t.target === null)) {
+      const lines = (t.source === "agent" ? null : labelOf(t.source))?.split("\\n") ?? [];
+      expect(lines.some((line) => line.startsWith(t.event))).toBe(true);
+    }
+    expect(labelOf("agent.executingTools")).toContain("approval.decided / recordDecision");
   });
 
   it("--run marks the states the run entered and the transitions it took", async () => {

@@ -89,7 +89,8 @@ describe("agentloop resume", () => {
     expect(approveRun.stdout).toContain("waiting  for a decision on m1 (send_report)");
     const waiting = await cli(["show", join(dir, "approve.jsonl")]);
     expect(waiting.stdout).toContain("waiting  for a decision on m1 (send_report)");
-    expect(denyRun.code).toBe(0);
+    expect(approveRun.code).toBe(5);
+    expect(denyRun.code).toBe(5);
 
     const approved = await cli(
       ["resume", "approve.jsonl", "--tools", tools, "--script", fixture("approval-rest.json"), "--approve", "m1"],
@@ -118,9 +119,9 @@ describe("agentloop resume", () => {
       cli(["show", "approve.jsonl"], { cwd: dir }),
       cli(["show", "deny.jsonl"], { cwd: dir }),
     ]);
-    expect(shownApproved.stdout).toMatch(/approval\.decided +approved \[m1\]/);
+    expect(shownApproved.stdout).toMatch(/approval\.decided +approved send_report \[m1\]/);
     expect(shownApproved.stdout).toContain('send_report = {"sent":true,"to":"ops@example.com"}');
-    expect(shownDenied.stdout).toMatch(/approval\.decided +denied \[m1\] \(not today\)/);
+    expect(shownDenied.stdout).toMatch(/approval\.decided +denied send_report \[m1\] \(not today\)/);
     expect(shownDenied.stdout).toContain("send_report = ERROR: the user denied this call to send_report (not today)");
     expect(shownDenied.stdout).toContain("↺ executingTools.nextCall [isDenied] / refuseDeniedCall");
   });

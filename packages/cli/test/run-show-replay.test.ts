@@ -70,7 +70,7 @@ describe("agentloop run", () => {
       ],
       { cwd: dir },
     );
-    expect(code).toBe(0);
+    expect(code).toBe(3);
     expect(stdout.includes("\r") || stdout.includes("\u001b[")).toBe(false);
     expect(stdout).toContain("progress  callingModel · step 0 of 2 · tokens 0 of 4000\n");
     expect(stdout).toContain("progress  stepLimit · step 2 of 2");
@@ -99,7 +99,7 @@ describe("agentloop run", () => {
     expect(JSON.parse(stdout)).toMatchObject({ status: "done", steps: 1 });
   });
 
-  it("fails with exit code 1 when the run needs a model it was not given, keeping the log", async () => {
+  it("exits 5 on a pause, and 1 when the run needs a model it was not given, keeping the log", async () => {
     const args = [
       "--tools",
       fixture("tools.mjs"),
@@ -111,7 +111,7 @@ describe("agentloop run", () => {
       "Mail the weather",
     ];
     const paused = await cli(["run", "--script", fixture("approval-script.json"), ...args], { cwd: dir });
-    expect(paused.code).toBe(0);
+    expect(paused.code).toBe(5);
     expect(JSON.parse(paused.stdout)).toMatchObject({ status: "awaiting_approval", pendingApprovals: [{ id: "m1" }] });
     const resumed = await cli(
       ["resume", join("runs", "short.jsonl"), "--tools", fixture("tools.mjs"), "--approve", "m1"],

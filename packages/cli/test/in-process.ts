@@ -1,0 +1,30 @@
+import { runCli } from "../src/cli.js";
+
+/** What one command printed and returned. */
+export interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs one `agentloop` command line in this process (no child process: fast), with stdout not a terminal. */
+export async function agentloop(args: readonly string[], env: Record<string, string> = {}): Promise<Ran> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env,
+    program: "agentloop",
+  });
+  return { code, stdout, stderr };
+}
+
+/** The words of a command line printed by a hint, as a POSIX shell splits them (plain words and '...' quotes). */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  for (const match of line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)) {
+    words.push(match[1] !== undefined ? match[1].replaceAll("'\\''", "'") : (match[2] ?? ""));
+  }
+  return words;
+}
