@@ -19,9 +19,9 @@ import {
 } from "@agentloop/core";
 
 export {
+  AgentloopError,
   type AgentResult,
   type AgentSnapshot,
-  AgentloopError,
   agentMachine,
   asks,
   checkReply,

@@ -21,7 +21,9 @@ export const EXIT_CODES = {
 
 /** The exit code of a run that ended (or paused) with `result`. */
 export function exitCodeOf(result: Pick<AgentResult, "status">): number {
-  return Object.hasOwn(STATUS_CODES, result.status) ? (STATUS_CODES[result.status] ?? EXIT_CODES.other) : EXIT_CODES.other;
+  return Object.hasOwn(STATUS_CODES, result.status)
+    ? (STATUS_CODES[result.status] ?? EXIT_CODES.other)
+    : EXIT_CODES.other;
 }
 
 const STATUS_CODES: Readonly<Record<string, number>> = {

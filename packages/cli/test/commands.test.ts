@@ -21,7 +21,10 @@ describe("exit codes: done 0, each other status its own code", () => {
   ] as const)("%s", async (status, flags, code) => {
     const script = status === "repeated_call" ? join(dir, "repeat.json") : weather;
     const call = { id: "r", name: "get_weather", args: { city: "Pune" } };
-    writeFileSync(join(dir, "repeat.json"), JSON.stringify([0, 1, 2].map((i) => ({ content: "", toolCalls: [{ ...call, id: `r${i}` }] }))));
+    writeFileSync(
+      join(dir, "repeat.json"),
+      JSON.stringify([0, 1, 2].map((i) => ({ content: "", toolCalls: [{ ...call, id: `r${i}` }] }))),
+    );
     const ran = await run(`exit-${status}`, "--script", script, "--json", ...flags, "t");
     expect(JSON.parse(ran.stdout)).toMatchObject({ status });
     expect(ran.code).toBe(code);
@@ -40,7 +43,19 @@ describe("exit codes: done 0, each other status its own code", () => {
 
 describe("agentloop run options", () => {
   it("--system, --tool-timeout and --max-result-chars reach the run", async () => {
-    const ran = await run("opts", "--script", weather, "--system", "Answer in French.", "--max-result-chars", "12", "--tool-timeout", "500", "--json", "t");
+    const ran = await run(
+      "opts",
+      "--script",
+      weather,
+      "--system",
+      "Answer in French.",
+      "--max-result-chars",
+      "12",
+      "--tool-timeout",
+      "500",
+      "--json",
+      "t",
+    );
     expect(ran.code).toBe(0);
     const started = JSON.parse(readFileSync(join(store, "opts.jsonl"), "utf8").split("\n")[0] ?? "{}");
     expect(started.settings.system).toBe("Answer in French.");
@@ -50,9 +65,27 @@ describe("agentloop run options", () => {
   });
 
   it("--approve-tool approves every call to a tool, --deny-tool denies them with --reason", async () => {
-    const approved = await run("allow", "--script", fixture("approval-full.json"), "--approve-tool", "send_report", "--json", "Mail");
+    const approved = await run(
+      "allow",
+      "--script",
+      fixture("approval-full.json"),
+      "--approve-tool",
+      "send_report",
+      "--json",
+      "Mail",
+    );
     expect(JSON.parse(approved.stdout)).toMatchObject({ status: "done", steps: 3 });
-    const denied = await run("deny", "--script", fixture("approval-full.json"), "--deny-tool", "send_report", "--reason", "not today", "--json", "Mail");
+    const denied = await run(
+      "deny",
+      "--script",
+      fixture("approval-full.json"),
+      "--deny-tool",
+      "send_report",
+      "--reason",
+      "not today",
+      "--json",
+      "Mail",
+    );
     const messages = JSON.parse(denied.stdout).messages as { content: string }[];
     expect(messages.some((m) => m.content.includes("denied this call to send_report (not today)"))).toBe(true);
   });
@@ -69,8 +102,24 @@ describe("agentloop run options", () => {
 
   it("loads a tools module written in TypeScript", async () => {
     const script = join(dir, "ts.json");
-    writeFileSync(script, JSON.stringify([{ content: "", toolCalls: [{ id: "a", name: "get_weather", args: { city: "Delhi" } }] }, { content: "35 C.", toolCalls: [] }]));
-    const ran = await agentloop(["run", "--tools", fixture("tools.ts"), "--script", script, "--store", store, "--json", "t"]);
+    writeFileSync(
+      script,
+      JSON.stringify([
+        { content: "", toolCalls: [{ id: "a", name: "get_weather", args: { city: "Delhi" } }] },
+        { content: "35 C.", toolCalls: [] },
+      ]),
+    );
+    const ran = await agentloop([
+      "run",
+      "--tools",
+      fixture("tools.ts"),
+      "--script",
+      script,
+      "--store",
+      store,
+      "--json",
+      "t",
+    ]);
     expect(ran.stderr).toBe("");
     const result = JSON.parse(ran.stdout) as { status: string; messages: { role: string; content: string }[] };
     expect(result.status).toBe("done");
@@ -81,29 +130,78 @@ describe("agentloop run options", () => {
 describe("agentloop list", () => {
   it("lists the runs of a store with how each ended, as a table or JSON", async () => {
     const listing = join(dir, "listing");
-    await agentloop(["run", "--tools", tools, "--store", listing, "--run-id", "a-done", "--script", weather, "--json", "Weather?"]);
-    await agentloop(["run", "--tools", tools, "--store", listing, "--run-id", "b-paused", "--script", fixture("approval-script.json"), "--json", "Mail"]);
+    await agentloop([
+      "run",
+      "--tools",
+      tools,
+      "--store",
+      listing,
+      "--run-id",
+      "a-done",
+      "--script",
+      weather,
+      "--json",
+      "Weather?",
+    ]);
+    await agentloop([
+      "run",
+      "--tools",
+      tools,
+      "--store",
+      listing,
+      "--run-id",
+      "b-paused",
+      "--script",
+      fixture("approval-script.json"),
+      "--json",
+      "Mail",
+    ]);
     const table = await agentloop(["list", "--store", listing]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^run +started \(UTC\) +events +status +task$/m);
     expect(table.stdout).toMatch(/^a-done +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +12 +done +Weather\?$/m);
     expect(table.stdout).toMatch(/^b-paused .* unfinished +Mail$/m);
-    const json = JSON.parse((await agentloop(["list", "--store", listing, "--json"])).stdout) as { runId: string; log: string }[];
+    const json = JSON.parse((await agentloop(["list", "--store", listing, "--json"])).stdout) as {
+      runId: string;
+      log: string;
+    }[];
     expect(json.map((r) => [r.runId, r.log])).toEqual([
       ["a-done", join(listing, "a-done.jsonl")],
       ["b-paused", join(listing, "b-paused.jsonl")],
     ]);
-    expect((await agentloop(["list", "--store", join(dir, "nowhere")])).stderr).toBe(`agentloop: store '${join(dir, "nowhere")}' does not exist\n`);
+    expect((await agentloop(["list", "--store", join(dir, "nowhere")])).stderr).toBe(
+      `agentloop: store '${join(dir, "nowhere")}' does not exist\n`,
+    );
   });
 });
 
 describe("agentloop fork", () => {
   it("starts a new run from a prefix with other limits; resuming it goes on", async () => {
     await run("orig", "--script", weather, "--max-steps", "2", "--json", "t");
-    const forked = await agentloop(["fork", join(store, "orig.jsonl"), "--run-id", "bigger", "--max-steps", "8", "--json"]);
+    const forked = await agentloop([
+      "fork",
+      join(store, "orig.jsonl"),
+      "--run-id",
+      "bigger",
+      "--max-steps",
+      "8",
+      "--json",
+    ]);
     expect(forked.code).toBe(0);
-    expect(JSON.parse(forked.stdout)).toEqual({ runId: "bigger", log: join(store, "bigger.jsonl"), forkedFrom: "orig" });
-    const resumed = await agentloop(["resume", join(store, "bigger.jsonl"), "--tools", tools, "--script", weather, "--json"]);
+    expect(JSON.parse(forked.stdout)).toEqual({
+      runId: "bigger",
+      log: join(store, "bigger.jsonl"),
+      forkedFrom: "orig",
+    });
+    const resumed = await agentloop([
+      "resume",
+      join(store, "bigger.jsonl"),
+      "--tools",
+      tools,
+      "--script",
+      weather,
+      "--json",
+    ]);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "done", steps: 4 });
     const shown = await agentloop(["show", join(store, "bigger.jsonl")]);
     expect(shown.stdout).toContain("forked from orig at #");
@@ -112,8 +210,12 @@ describe("agentloop fork", () => {
   it("refuses a --keep past the log, an existing run id and a bad one", async () => {
     await run("orig2", "--script", weather, "--json", "t");
     const log = join(store, "orig2.jsonl");
-    expect((await agentloop(["fork", log, "--keep", "99"])).stderr).toBe(`agentloop: --keep 99 is more than the 12 events of '${log}'\n`);
-    expect((await agentloop(["fork", log, "--run-id", "orig"])).stderr).toBe("agentloop: run 'orig' already exists in this store\n");
+    expect((await agentloop(["fork", log, "--keep", "99"])).stderr).toBe(
+      `agentloop: --keep 99 is more than the 12 events of '${log}'\n`,
+    );
+    expect((await agentloop(["fork", log, "--run-id", "orig"])).stderr).toBe(
+      "agentloop: run 'orig' already exists in this store\n",
+    );
     const bad = await agentloop(["fork", log, "--run-id", "../x"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--run-id '../x' is not a run id");

@@ -37,7 +37,14 @@ async function inChromium(report: string, name: string): Promise<{ dom: string; 
   writeFileSync(measured, readFileSync(report, "utf8").replace("</body>", `<script>${script}</script></body>`));
   const dom = await openInChromium(measured, ["--dump-dom", "--window-size=1400,1000"]);
   const json = /data-measure="([^"]*)"/.exec(dom)?.[1] ?? "{}";
-  const measure = JSON.parse(json.replaceAll("&quot;", '"').replaceAll("&amp;", "&").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&#39;", "'")) as Measure;
+  const measure = JSON.parse(
+    json
+      .replaceAll("&quot;", '"')
+      .replaceAll("&amp;", "&")
+      .replaceAll("&lt;", "<")
+      .replaceAll("&gt;", ">")
+      .replaceAll("&#39;", "'"),
+  ) as Measure;
   mkdirSync(RESULTS, { recursive: true });
   const png = join(RESULTS, `${name}.png`);
   await openInChromium(report, [`--screenshot=${png}`, "--window-size=1400,1300", "--hide-scrollbars"]);
@@ -47,28 +54,66 @@ async function inChromium(report: string, name: string): Promise<{ dom: string; 
 
 /** Moves every event from `from` on later by `ms`, as if the run had stopped there and gone on later. */
 function shift(log: string, from: number, ms: number): void {
-  const lines = readFileSync(log, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line) as { seq: number; at: string });
-  const moved = lines.map((event) => (event.seq < from ? event : { ...event, at: new Date(Date.parse(event.at) + ms).toISOString() }));
+  const lines = readFileSync(log, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { seq: number; at: string });
+  const moved = lines.map((event) =>
+    event.seq < from ? event : { ...event, at: new Date(Date.parse(event.at) + ms).toISOString() },
+  );
   writeFileSync(log, `${moved.map((event) => JSON.stringify(event)).join("\n")}\n`);
 }
 
-const reports = { small: join(dir, "small.html"), long: join(dir, "long.html"), paused: join(dir, "paused.html"), resumed: join(dir, "resumed.html") };
+const reports = {
+  small: join(dir, "small.html"),
+  long: join(dir, "long.html"),
+  paused: join(dir, "paused.html"),
+  resumed: join(dir, "resumed.html"),
+};
 
 beforeAll(async () => {
   requireChromium();
   const tools = fixture("tools.mjs");
   const run = (runId: string, script: string, ...flags: string[]) =>
-    agentloop(["run", "--tools", tools, "--store", store, "--run-id", runId, "--script", script, "--json", ...flags, "t"]);
+    agentloop([
+      "run",
+      "--tools",
+      tools,
+      "--store",
+      store,
+      "--run-id",
+      runId,
+      "--script",
+      script,
+      "--json",
+      ...flags,
+      "t",
+    ]);
   expect((await run("small", fixture("weather-script.json"))).code).toBe(0);
   shift(join(store, "small.jsonl"), 4, 12_500);
   shift(join(store, "small.jsonl"), 8, 3_600_000);
-  const replies = Array.from({ length: 1000 }, (_, i) => ({ content: "", toolCalls: [{ id: `c${i}`, name: "get_weather", args: { city: i % 2 ? "Pune" : "Delhi" } }] }));
+  const replies = Array.from({ length: 1000 }, (_, i) => ({
+    content: "",
+    toolCalls: [{ id: `c${i}`, name: "get_weather", args: { city: i % 2 ? "Pune" : "Delhi" } }],
+  }));
   writeFileSync(join(dir, "long.json"), JSON.stringify([...replies, { content: "Done.", toolCalls: [] }]));
-  expect((await run("long", join(dir, "long.json"), "--max-steps", "1001", "--token-budget", "1000000000")).code).toBe(0);
+  expect((await run("long", join(dir, "long.json"), "--max-steps", "1001", "--token-budget", "1000000000")).code).toBe(
+    0,
+  );
   expect((await run("paused", fixture("approval-full.json"))).code).toBe(5);
   expect((await run("resumed", fixture("approval-full.json"))).code).toBe(5);
   shift(join(store, "resumed.jsonl"), 0, 0);
-  const resumed = await agentloop(["resume", join(store, "resumed.jsonl"), "--tools", tools, "--script", fixture("approval-full.json"), "--approve", "m1", "--json"]);
+  const resumed = await agentloop([
+    "resume",
+    join(store, "resumed.jsonl"),
+    "--tools",
+    tools,
+    "--script",
+    fixture("approval-full.json"),
+    "--approve",
+    "m1",
+    "--json",
+  ]);
   expect(resumed.code).toBe(0);
   shift(join(store, "resumed.jsonl"), 5, 180_000);
   for (const [name, report] of Object.entries(reports)) {

@@ -9,7 +9,18 @@ const tools = fixture("tools.mjs");
 const dir = tempDir();
 const store = join(dir, "runs");
 const paused = async (runId: string, script = fixture("odd-ids.json")) => {
-  const ran = await agentloop(["run", "--tools", tools, "--store", store, "--run-id", runId, "--script", script, "Mail"]);
+  const ran = await agentloop([
+    "run",
+    "--tools",
+    tools,
+    "--store",
+    store,
+    "--run-id",
+    runId,
+    "--script",
+    script,
+    "Mail",
+  ]);
   expect(ran.code).toBe(5);
   return join(store, `${runId}.jsonl`);
 };
@@ -29,7 +40,10 @@ describe("decisions by call id", () => {
     const log = await paused("proto");
     const ran = await resume(log, "--approve", "__proto__", "--approve", "constructor", "--approve", "toString");
     expect(ran.stderr).toBe("");
-    const result = JSON.parse(ran.stdout) as { status: string; messages: { role: string; toolCallId?: string; content: string }[] };
+    const result = JSON.parse(ran.stdout) as {
+      status: string;
+      messages: { role: string; toolCallId?: string; content: string }[];
+    };
     expect(result.status).toBe("done");
     const answered = result.messages.filter((m) => m.role === "tool").map((m) => [m.toolCallId, m.content]);
     expect(answered).toEqual([
@@ -59,27 +73,59 @@ describe("decisions by call id", () => {
 
 describe("paths and ids the user gives", () => {
   it("an invalid --run-id with a JSONL store is a usage error", async () => {
-    const ran = await agentloop(["run", "--tools", tools, "--store", store, "--script", fixture("weather-script.json"), "--run-id", "../escape", "t"]);
+    const ran = await agentloop([
+      "run",
+      "--tools",
+      tools,
+      "--store",
+      store,
+      "--script",
+      fixture("weather-script.json"),
+      "--run-id",
+      "../escape",
+      "t",
+    ]);
     refused(ran, "--run-id '../escape' is not a run id: use 1-128 letters, digits");
   });
 
   it("show --html to a missing directory names the path, before printing any timeline", async () => {
     const log = await paused("html-path", fixture("approval-script.json"));
-    refused(await agentloop(["show", log, "--html", "/nonexistent/x.html"]), "agentloop: cannot write the report '/nonexistent/x.html': the directory '/nonexistent' does not exist");
+    refused(
+      await agentloop(["show", log, "--html", "/nonexistent/x.html"]),
+      "agentloop: cannot write the report '/nonexistent/x.html': the directory '/nonexistent' does not exist",
+    );
     refused(await agentloop(["show", log, "--html", dir]), `cannot write the report '${dir}': it is a directory`);
   });
 
   it("graph --output to a missing directory names the path", async () => {
-    refused(await agentloop(["graph", "--output", "/nonexistent/x"]), "agentloop: cannot write the chart '/nonexistent/x': the directory '/nonexistent' does not exist");
+    refused(
+      await agentloop(["graph", "--output", "/nonexistent/x"]),
+      "agentloop: cannot write the chart '/nonexistent/x': the directory '/nonexistent' does not exist",
+    );
   });
 });
 
 describe("SQLite files are only read by show, replay and list", () => {
-  const fingerprint = (file: string) => ({ bytes: readFileSync(file).toString("base64"), mtime: statSync(file).mtimeMs });
+  const fingerprint = (file: string) => ({
+    bytes: readFileSync(file).toString("base64"),
+    mtime: statSync(file).mtimeMs,
+  });
 
   it("show and replay leave an agentloop .db byte for byte as it was", async () => {
     const db = join(dir, "ours.db");
-    await agentloop(["run", "--tools", tools, "--store", db, "--run-id", "one", "--script", fixture("weather-script.json"), "--json", "t"]);
+    await agentloop([
+      "run",
+      "--tools",
+      tools,
+      "--store",
+      db,
+      "--run-id",
+      "one",
+      "--script",
+      fixture("weather-script.json"),
+      "--json",
+      "t",
+    ]);
     const before = fingerprint(db);
     expect((await agentloop(["show", db])).code).toBe(0);
     expect((await agentloop(["replay", `${db}#one`, "--json"])).code).toBe(0);
@@ -93,7 +139,11 @@ describe("SQLite files are only read by show, replay and list", () => {
     other.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')");
     other.close();
     const before = fingerprint(db);
-    for (const args of [["show", db], ["replay", `${db}#x`], ["list", "--store", db]]) {
+    for (const args of [
+      ["show", db],
+      ["replay", `${db}#x`],
+      ["list", "--store", db],
+    ]) {
       const ran = await agentloop(args);
       expect(ran.code).toBe(2);
       expect(ran.stderr.trimEnd().split("\n")).toHaveLength(1);
@@ -131,7 +181,18 @@ describe("hints work when followed literally", () => {
   it("the approve, deny and show commands a paused run prints", async () => {
     const script = fixture("approval-full.json");
     for (const decide of ["approve", "deny"]) {
-      const ran = await agentloop(["run", "--tools", tools, "--store", store, "--run-id", `hint-${decide}`, "--script", script, "Mail"]);
+      const ran = await agentloop([
+        "run",
+        "--tools",
+        tools,
+        "--store",
+        store,
+        "--run-id",
+        `hint-${decide}`,
+        "--script",
+        script,
+        "Mail",
+      ]);
       expect(ran.code).toBe(5);
       const line = new RegExp(`^${decide} +(agentloop .*)$`, "m").exec(ran.stdout)?.[1] ?? "";
       expect(line).toContain("--script");
@@ -150,7 +211,18 @@ describe("hints work when followed literally", () => {
 
   it("quotes paths with spaces so that the shell keeps them whole", async () => {
     const spaced = join(dir, "my runs");
-    const ran = await agentloop(["run", "--tools", tools, "--store", spaced, "--run-id", "sp", "--script", fixture("approval-full.json"), "Mail"]);
+    const ran = await agentloop([
+      "run",
+      "--tools",
+      tools,
+      "--store",
+      spaced,
+      "--run-id",
+      "sp",
+      "--script",
+      fixture("approval-full.json"),
+      "Mail",
+    ]);
     const line = /^approve +(agentloop .*)$/m.exec(ran.stdout)?.[1] ?? "";
     expect(line).toContain(`'${join(spaced, "sp.jsonl")}'`);
     const followed = await agentloop(shellWords(line).slice(1));

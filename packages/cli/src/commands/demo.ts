@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { parseCommandLine, wholeNumber } from "../args.js";
 import { MemoryEventStore, type ModelWithLimits, runAgent, scriptedModel } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
-import { parseCommandLine, wholeNumber } from "../args.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatTimeline } from "../output/timeline-text.js";

@@ -75,7 +75,8 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   const [started] = history;
   if (started?.type !== "run.started") throw new UsageError(`log '${log.label}' does not start with run.started`);
   if (fold.result === null) checkDecisions(fold.snapshot, decisions);
-  else if (Object.keys(decisions).length > 0) throw new UsageError(`run '${log.runId}' has finished: no call waits for a decision`);
+  else if (Object.keys(decisions).length > 0)
+    throw new UsageError(`run '${log.runId}' has finished: no call waits for a decision`);
   const registry = await loadTools(values.tools);
   checkSameTools(log.runId, started.settings, registry, values.tools);
   const logged = history.flatMap((event) => (event.type === "model.replied" ? [event.reply as ModelReply] : []));
@@ -107,7 +108,8 @@ function decisionsOf(approve: readonly string[], deny: readonly string[], reason
   const decisions = new Map<string, Decision>();
   for (const id of approve) decisions.set(id, { approved: true });
   for (const id of deny) {
-    if (decisions.get(id)?.approved === true) throw new UsageError(`call '${id}' is both approved and denied: choose one`);
+    if (decisions.get(id)?.approved === true)
+      throw new UsageError(`call '${id}' is both approved and denied: choose one`);
     decisions.set(id, reason === undefined ? { approved: false } : { approved: false, reason });
   }
   if (reason !== undefined && deny.length === 0) throw new UsageError("--reason goes with --deny <callId>");

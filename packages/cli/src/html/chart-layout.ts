@@ -82,7 +82,11 @@ export async function layoutChart(chart: Chart, path: RunPath): Promise<ChartLay
     const texts = [...internal, ...(count === null ? [] : [count])];
     if (kids.length === 0) {
       const width = Math.max(textWidth(node.key, NAME_SIZE), linesWidth(texts, SMALL_SIZE)) + 2 * PAD;
-      return { id: node.id, width: Math.max(110, width), height: NAME_HEIGHT + texts.length * LINE_HEIGHT + (texts.length > 0 ? 8 : 0) };
+      return {
+        id: node.id,
+        width: Math.max(110, width),
+        height: NAME_HEIGHT + texts.length * LINE_HEIGHT + (texts.length > 0 ? 8 : 0),
+      };
     }
     const header = NAME_HEIGHT + texts.length * LINE_HEIGHT;
     const minWidth = Math.max(textWidth(node.key, NAME_SIZE), linesWidth(texts, SMALL_SIZE)) + 2 * PAD;
@@ -108,7 +112,14 @@ export async function layoutChart(chart: Chart, path: RunPath): Promise<ChartLay
     const labels =
       lines.length === 0
         ? []
-        : [{ id: `${edge.id}#label`, text: lines.join("\n"), width: linesWidth(lines, SMALL_SIZE) + 6, height: lines.length * LINE_HEIGHT + 4 }];
+        : [
+            {
+              id: `${edge.id}#label`,
+              text: lines.join("\n"),
+              width: linesWidth(lines, SMALL_SIZE) + 6,
+              height: lines.length * LINE_HEIGHT + 4,
+            },
+          ];
     edges.push({ id: edge.id, sources: [edge.source], targets: [edge.target], labels });
   }
   const laid = await new ELK().layout({ id: "__chart", layoutOptions: OPTIONS, children: top, edges });
@@ -155,7 +166,12 @@ function absolute(laid: ElkNode): ChartLayout {
       const box =
         label === undefined
           ? null
-          : { x: (label.x ?? 0) + origin.x, y: (label.y ?? 0) + origin.y, width: label.width ?? 0, height: label.height ?? 0 };
+          : {
+              x: (label.x ?? 0) + origin.x,
+              y: (label.y ?? 0) + origin.y,
+              width: label.width ?? 0,
+              height: label.height ?? 0,
+            };
       edges.set(edge.id, { points, label: box, lines: label?.text?.split("\n") ?? [] });
     }
     for (const child of node.children ?? []) collect(child);

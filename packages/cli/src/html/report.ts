@@ -16,7 +16,10 @@ export const TIMELINE_WINDOW = 60;
  * decision, interruptions and long gaps are marked on the timeline and on the slider's track.
  * Styles and script are inline; nothing is fetched, so it works offline.
  */
-export async function renderReport(trace: RunTrace, log: { readonly runId: string; readonly label: string }): Promise<string> {
+export async function renderReport(
+  trace: RunTrace,
+  log: { readonly runId: string; readonly label: string },
+): Promise<string> {
   const { result } = trace;
   const status = result?.status ?? (trace.waiting.length > 0 ? "awaiting_approval" : "unfinished");
   const where = result === null ? ` · in ${stateName(trace.chart, trace.state)}` : "";

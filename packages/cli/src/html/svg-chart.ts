@@ -1,7 +1,7 @@
 import { edgeLabel } from "../chart/edge-label.js";
 import { NO_PATH, type RunPath } from "../chart/run-path.js";
 import { ALWAYS, type Chart, type ChartEdge, type ChartNode } from "../chart/statechart.js";
-import { type Box, type ChartLayout, type EdgeRoute, layoutChart, stateLines } from "./chart-layout.js";
+import { type Box, type EdgeRoute, layoutChart, stateLines } from "./chart-layout.js";
 import { internalEdges } from "./edge-text.js";
 import { escapeHtml } from "./escape.js";
 import { LINE_HEIGHT } from "./text-size.js";
@@ -26,13 +26,15 @@ export async function renderChartSvg(chart: Chart, path: RunPath = NO_PATH): Pro
   }
   for (const [id, box] of layout.initials) parts.push(initialSvg(id, box, layout.edges.get(`initial:${id}`)));
   const drawn = chart.edges.filter((edge) => layout.edges.has(edge.id));
-  for (const edge of drawn) parts.push(edgePathSvg(edge, layout.edges.get(edge.id) as EdgeRoute, path.taken.get(edge.id)));
+  for (const edge of drawn)
+    parts.push(edgePathSvg(edge, layout.edges.get(edge.id) as EdgeRoute, path.taken.get(edge.id)));
   for (const node of chart.nodes.filter((n) => !isFrame(n))) {
     const box = layout.boxes.get(node.id);
     if (box === undefined) continue;
     parts.push(node.kind === "root" ? anySvg(node, box) : stateSvg(chart, node, box, path, false));
   }
-  for (const edge of drawn) parts.push(edgeLabelSvg(edge, layout.edges.get(edge.id) as EdgeRoute, path.taken.get(edge.id)));
+  for (const edge of drawn)
+    parts.push(edgeLabelSvg(edge, layout.edges.get(edge.id) as EdgeRoute, path.taken.get(edge.id)));
   const width = Math.ceil(layout.width + 2 * MARGIN);
   const height = Math.ceil(layout.height + 2 * MARGIN);
   return [
@@ -54,7 +56,9 @@ function pathOf(route: EdgeRoute): string {
 }
 
 function edgePathSvg(edge: ChartEdge, route: EdgeRoute, taken: number | undefined): string {
-  const classes = ["edge", edge.event === ALWAYS ? "eventless" : "", taken === undefined ? "" : "taken"].filter(Boolean);
+  const classes = ["edge", edge.event === ALWAYS ? "eventless" : "", taken === undefined ? "" : "taken"].filter(
+    Boolean,
+  );
   return [
     `<g class="${classes.join(" ")}" data-id="${escapeHtml(edge.id)}">`,
     `<title>${escapeHtml(`${edge.source} → ${edge.target}: ${edgeLabel(edge)}${taken === undefined ? "" : ` (taken ${taken}×)`}`)}</title>`,
@@ -94,8 +98,12 @@ function stateSvg(chart: Chart, node: ChartNode, box: Box, path: RunPath, frame:
     lineY += LINE_HEIGHT;
     return svg;
   });
-  const countSvg = count === null ? "" : `<text class="count" x="${fmt(lineX)}" y="${fmt(lineY)}">${escapeHtml(count)}</text>`;
-  const divider = internal.length === 0 && count === null ? "" : `<path class="divider" d="M${fmt(box.x)},${fmt(box.y + 28)} h${fmt(box.width)}"/>`;
+  const countSvg =
+    count === null ? "" : `<text class="count" x="${fmt(lineX)}" y="${fmt(lineY)}">${escapeHtml(count)}</text>`;
+  const divider =
+    internal.length === 0 && count === null
+      ? ""
+      : `<path class="divider" d="M${fmt(box.x)},${fmt(box.y + 28)} h${fmt(box.width)}"/>`;
   return [
     `<g class="${classes.filter(Boolean).join(" ")}" data-id="${escapeHtml(node.id)}">`,
     `<title>${escapeHtml(node.id)}${visits === undefined ? "" : ` — entered ${visits}×`}</title>`,

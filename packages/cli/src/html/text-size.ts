@@ -13,7 +13,8 @@ const WIDE = /[mwMW@%]/;
 /** Estimated width of `text` at `size` px in the report's sans-serif font. */
 export function textWidth(text: string, size: number): number {
   let units = 0;
-  for (const char of text) units += NARROW.test(char) ? 0.36 : WIDE.test(char) ? 0.92 : /[A-Z0-9]/.test(char) ? 0.7 : 0.6;
+  for (const char of text)
+    units += NARROW.test(char) ? 0.36 : WIDE.test(char) ? 0.92 : /[A-Z0-9]/.test(char) ? 0.7 : 0.6;
   return Math.ceil(units * size) + 2;
 }
 

@@ -14,7 +14,10 @@ export function commandLine(io: Io, words: readonly string[]): string {
 export type ModelFlags = readonly string[];
 
 /** The model flags the user gave (`--model <spec>` or `--script <file>`), for hints. */
-export function modelFlagsOf(values: { readonly model?: string | undefined; readonly script?: string | undefined }): ModelFlags {
+export function modelFlagsOf(values: {
+  readonly model?: string | undefined;
+  readonly script?: string | undefined;
+}): ModelFlags {
   if (values.model !== undefined) return ["--model", values.model];
   if (values.script !== undefined) return ["--script", values.script];
   return [];

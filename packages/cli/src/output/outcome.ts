@@ -22,7 +22,12 @@ export interface ResumeWith {
 }
 
 /** The command that resumes a run, with decisions for `waiting` calls (approving them, or denying them). */
-export function resumeCommand(io: Io, how: ResumeWith, decide: "approve" | "deny" | null, waiting: readonly ToolCall[]): string {
+export function resumeCommand(
+  io: Io,
+  how: ResumeWith,
+  decide: "approve" | "deny" | null,
+  waiting: readonly ToolCall[],
+): string {
   const tools = ["--tools", how.tools ?? "<module>"];
   const model = how.model === undefined || how.model.length === 0 ? ["--model", "<provider:name>"] : how.model;
   const decisions = decide === null ? [] : waiting.flatMap((call) => [`--${decide}`, call.id]);

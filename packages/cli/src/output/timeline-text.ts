@@ -16,7 +16,12 @@ const INDENT = " ".repeat(TIME_WIDTH + 7);
  * through and the messages it added, pauses and interruptions between them, then the outcome.
  * The time column is the offset from the run's start; it never runs into the sequence number.
  */
-export function formatTimeline(trace: RunTrace, colors: Palette, log: { runId: string; label: string }, io: Io): string[] {
+export function formatTimeline(
+  trace: RunTrace,
+  colors: Palette,
+  log: { runId: string; label: string },
+  io: Io,
+): string[] {
   const { settings } = trace;
   const budget = Number.isFinite(settings.tokenBudget) ? String(settings.tokenBudget) : "unlimited";
   const tools = settings.tools.map((tool) => tool.name).join(", ") || "none";

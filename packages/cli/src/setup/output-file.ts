@@ -8,8 +8,10 @@ export function checkOutputPath(path: string, what: string): void {
   if (!existsSync(directory)) {
     throw new UsageError(`cannot write ${what} '${path}': the directory '${dirname(path)}' does not exist`);
   }
-  if (!statSync(directory).isDirectory()) throw new UsageError(`cannot write ${what} '${path}': '${dirname(path)}' is not a directory`);
-  if (existsSync(path) && statSync(path).isDirectory()) throw new UsageError(`cannot write ${what} '${path}': it is a directory`);
+  if (!statSync(directory).isDirectory())
+    throw new UsageError(`cannot write ${what} '${path}': '${dirname(path)}' is not a directory`);
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw new UsageError(`cannot write ${what} '${path}': it is a directory`);
 }
 
 /** Writes a file the user named; a file-system error is a one-line `UsageError` naming the path. */

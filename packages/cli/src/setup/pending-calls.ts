@@ -15,5 +15,7 @@ export function checkDecisions(snapshot: AgentSnapshot, decisions: Decisions): v
     undecided.length === 0
       ? "no call of this run waits for a decision"
       : `the calls that wait: ${undecided.map((call) => `${call.id} (${call.name})`).join(", ")}`;
-  throw new UsageError(`${stray.length === 1 ? "call" : "calls"} ${list} ${stray.length === 1 ? "does" : "do"} not wait for a decision; ${waiting}`);
+  throw new UsageError(
+    `${stray.length === 1 ? "call" : "calls"} ${list} ${stray.length === 1 ? "does" : "do"} not wait for a decision; ${waiting}`,
+  );
 }

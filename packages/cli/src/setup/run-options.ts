@@ -90,5 +90,6 @@ function approverOf(
   if (both !== undefined) throw new UsageError(`tool '${both}' is both approved and denied: choose one`);
   if (approved.length === 0 && denied.length === 0) return undefined;
   const denial: Decision = reason === undefined ? { approved: false } : { approved: false, reason };
-  return (call) => (approved.includes(call.name) ? { approved: true } : denied.includes(call.name) ? denial : undefined);
+  return (call) =>
+    approved.includes(call.name) ? { approved: true } : denied.includes(call.name) ? denial : undefined;
 }

@@ -1,5 +1,5 @@
-import { checkReply, type ModelReply, type ScriptedModel, scriptedModel } from "../core-api.js";
 import { UsageError } from "../cli-error.js";
+import { checkReply, type ModelReply, type ScriptedModel, scriptedModel } from "../core-api.js";
 import { readJsonFile } from "./read-file.js";
 
 /**

@@ -10,7 +10,10 @@ const SHOWN = 4;
  * both sets of specs in full.
  */
 export function checkSameTools(runId: string, settings: RunSettings, registry: ToolRegistry, module: string): void {
-  const differences = toolsDiff(loggedTools(settings), { specs: registry.specs(), approval: registry.approvalRequired() });
+  const differences = toolsDiff(loggedTools(settings), {
+    specs: registry.specs(),
+    approval: registry.approvalRequired(),
+  });
   if (differences.length === 0) return;
   const shown = differences.slice(0, SHOWN).join("; ");
   const more = differences.length > SHOWN ? `; and ${differences.length - SHOWN} more` : "";
@@ -32,16 +35,22 @@ export function toolsDiff(logged: Tools, current: Tools): string[] {
     if (other === undefined) differences.push(`${name}: in the log, not in the module`);
     else {
       if (other.description !== spec.description) differences.push(`${name}: its description differs`);
-      if (canonical(other.parameters) !== canonical(spec.parameters)) differences.push(`${name}: its parameters differ`);
+      if (canonical(other.parameters) !== canonical(spec.parameters))
+        differences.push(`${name}: its parameters differ`);
     }
   }
   for (const name of now.keys()) if (!before.has(name)) differences.push(`${name}: in the module, not in the log`);
   for (const name of new Set([...logged.approval, ...current.approval])) {
     const was = logged.approval.includes(name);
     if (was !== current.approval.includes(name) && before.has(name) && now.has(name))
-      differences.push(`${name}: ${was ? "needed approval in the log, not in the module" : "needs approval in the module, not in the log"}`);
+      differences.push(
+        `${name}: ${was ? "needed approval in the log, not in the module" : "needs approval in the module, not in the log"}`,
+      );
   }
-  if (differences.length === 0 && canonical(logged.specs.map((s) => s.name)) !== canonical(current.specs.map((s) => s.name)))
+  if (
+    differences.length === 0 &&
+    canonical(logged.specs.map((s) => s.name)) !== canonical(current.specs.map((s) => s.name))
+  )
     differences.push("the tools are registered in another order");
   return differences;
 }

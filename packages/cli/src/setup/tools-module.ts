@@ -54,6 +54,7 @@ function registerOf(module: Record<string, unknown>): RegisterTools | undefined 
     if (typeof candidate === "function") return candidate as RegisterTools;
   }
   const inner = module.default;
-  if (typeof inner === "object" && inner !== null && inner !== module) return registerOf(inner as Record<string, unknown>);
+  if (typeof inner === "object" && inner !== null && inner !== module)
+    return registerOf(inner as Record<string, unknown>);
   return undefined;
 }

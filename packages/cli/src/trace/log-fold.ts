@@ -9,8 +9,8 @@ import {
   messagesSince,
   resultOf,
   type StoredEvent,
-  tallyOf,
   type ToolCall,
+  tallyOf,
   waitingForDecision,
   waitingToRun,
 } from "../core-api.js";
@@ -103,7 +103,16 @@ export class LogFold {
     this.#shown = length;
     const { steps, tokens } = tallyOf(snapshot);
     const final = snapshot.status !== "active";
-    return { event, moves, messages, state: this.state, steps, tokens, waitingFor: waitingForDecision(snapshot), final };
+    return {
+      event,
+      moves,
+      messages,
+      state: this.state,
+      steps,
+      tokens,
+      waitingFor: waitingForDecision(snapshot),
+      final,
+    };
   }
 
   #movesOf(event: StoredEvent, position: number): Move[] {
@@ -183,10 +192,7 @@ export class LogFold {
     return { edges, state, entered };
   }
 
-  #checkStarted(
-    event: Extract<StoredEvent, { type: "tool.started" }>,
-    fail: (problem: string) => EventLogError,
-  ): void {
+  #checkStarted(event: Extract<StoredEvent, { type: "tool.started" }>, fail: (problem: string) => EventLogError): void {
     if (this.#running.has(event.callId)) throw fail(`starts call '${event.callId}' a second time`);
     const call = waitingToRun(this.snapshot).find((waiting) => waiting.id === event.callId);
     if (call === undefined) throw fail("is for no call waiting to run");
@@ -194,15 +200,17 @@ export class LogFold {
     this.#running.set(event.callId, event.name);
   }
 
-  #checkOutcome(
-    event: Extract<StoredEvent, { type: "run.finished" }>,
-    fail: (problem: string) => EventLogError,
-  ): void {
+  #checkOutcome(event: Extract<StoredEvent, { type: "run.finished" }>, fail: (problem: string) => EventLogError): void {
     const result = this.result;
     if (result === null) throw fail("comes before the run reached its end");
     const { status, answer, steps, tokens } = result;
     const { outcome } = event;
-    if (outcome.status !== status || outcome.answer !== answer || outcome.steps !== steps || outcome.tokens !== tokens) {
+    if (
+      outcome.status !== status ||
+      outcome.answer !== answer ||
+      outcome.steps !== steps ||
+      outcome.tokens !== tokens
+    ) {
       const replayed = JSON.stringify({ status, answer, steps, tokens });
       throw fail(`records ${JSON.stringify(outcome)}, but the events lead to ${replayed}`);
     }

@@ -42,7 +42,10 @@ export function notesOf(
         text: `interrupted: the process stopped while ${name} [${event.callId}] ran; resumed ${since} later`,
       });
     } else if (gap > GAP_MS && gap > usual * 10) {
-      add(index, { kind: "gap", text: `no event for ${formatDuration(gap)}: the run was stopped and resumed here, or a call took that long` });
+      add(index, {
+        kind: "gap",
+        text: `no event for ${formatDuration(gap)}: the run was stopped and resumed here, or a call took that long`,
+      });
     }
   });
   const last = entries.at(-1);
@@ -51,7 +54,10 @@ export function notesOf(
       const calls = waiting.map((call) => `${call.id} (${call.name})`).join(", ");
       add(entries.length, { kind: "waiting", text: `waiting for a decision on ${calls}` });
     } else {
-      add(entries.length, { kind: "unfinished", text: "the log ends here: the run was interrupted, or it is still going" });
+      add(entries.length, {
+        kind: "unfinished",
+        text: "the log ends here: the run was interrupted, or it is still going",
+      });
     }
   }
   return notes;
