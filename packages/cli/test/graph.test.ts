@@ -116,7 +116,7 @@ describe("agentloop graph", () => {
     expect(edges).toHaveLength(targeted.length);
     for (const t of targeted) {
       // An edge leaves its own state: the state itself, or its cluster (ltail) for a compound one.
-      const compound = machine.states.some((s) => s.parent === t.source);
+      const compound = t.source !== "agent" && machine.states.some((s) => s.parent === t.source);
       const from = compound ? `ltail="cluster_${t.source}"` : `"${t.source}" -> `;
       expect(edges.some((edge) => edge.includes(from) && edge.includes(`label="${t.event}`))).toBe(true);
     }
