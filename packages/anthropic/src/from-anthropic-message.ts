@@ -1,4 +1,5 @@
-import { assignCallIds, type Message, type ModelReply, type ToolCall, type Usage } from "@agentloop/core";
+import type { Message, ModelReply, ToolCall, Usage } from "@agentloop/core";
+import { assignCallIds } from "@agentloop/core/adapter";
 import type { Message as AnthropicMessage } from "@anthropic-ai/sdk/resources/messages";
 import { AnthropicResponseError } from "./errors.js";
 

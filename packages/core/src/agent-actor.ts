@@ -1,6 +1,6 @@
 import { fromPromise } from "xstate";
-import type { ModelWithLimits } from "./agent-context.js";
 import { type RunOptions, runAgent } from "./run-agent.js";
+import type { ModelWithLimits } from "./settings.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { AgentResult } from "./types.js";
 

@@ -1,49 +1,20 @@
+import type { CallBatch } from "./call-batch.js";
 import { countTokens } from "./count-tokens.js";
-import type { RunSettings } from "./event-log.js";
-import type { EffectPorts } from "./run-effects.js";
-import type { ToolRegistry } from "./tool-registry.js";
-import { createTranscript, type Transcript, transcriptTokens } from "./transcript.js";
-import type { AgentResult, AgentStatus, Decision, Model, ToolCall, ToolSpec } from "./types.js";
+import { EVENT_LOG_SCHEMA_VERSION, type RunSettings } from "./events.js";
+import { appendMessage, createTranscript, messagesOf, type Transcript, transcriptTokens } from "./transcript.js";
+import type { AgentResult, AgentStatus, ToolSpec } from "./types.js";
 
-/** The system prompt used when none is given. */
-export const DEFAULT_SYSTEM = "Use the tools to answer the user.";
-/** Model calls allowed per run when `maxSteps` is not given. */
-export const DEFAULT_MAX_STEPS = 8;
-/** Tokens allowed per run when `tokenBudget` is not given. */
-export const DEFAULT_TOKEN_BUDGET = 4000;
-/** The same call this many times in a row is not run, when `repeatLimit` is not given. */
-export const DEFAULT_REPEAT_LIMIT = 3;
-
-/** The limits and policies of a run: everything its decisions depend on, logged in `run.started`. */
-export interface AgentOptions {
-  /** The first message of the list. */
-  readonly system?: string;
-  /** Model calls allowed, at most; 0 or more (default 8). */
-  readonly maxSteps?: number;
-  /** Tokens allowed (every prompt plus every reply); checked before each call (default 4000). */
-  readonly tokenBudget?: number;
-  /** Tokens kept free for the reply in the check before each call (default: the model's `maxReplyTokens`, else 0). */
-  readonly replyReserve?: number;
-  /** The same tool with the same arguments this many times in a row is not run (default 3). */
-  readonly repeatLimit?: number;
-  /** A repeated call is refused with an `ERROR:` observation, or stops the run with `repeated_call` (default refuse). */
-  readonly onRepeatedCall?: "refuse" | "stop";
+/**
+ * What starts `agentMachine`: resolved settings (see `resolveSettings`), the log format they came
+ * from, and for the next turn of a conversation the finished turn's context and the user's message.
+ */
+export interface AgentMachineInput {
+  readonly settings: RunSettings;
+  /** The schema version of the log the settings come from (default: the current one); older logs decide as they did. */
+  readonly schemaVersion?: number;
+  /** The next turn of a finished run: its last context, and the user's next message. */
+  readonly continues?: { readonly context: AgentContext; readonly message: string };
 }
-
-/** A model that says how long its replies can be (adapters set it), so the budget can reserve room. */
-export type ModelWithLimits = Model & { readonly maxReplyTokens?: number };
-
-/** What starts a live `agentMachine`: the task, the model, the tools, the limits, and the other ports. */
-export interface AgentInput extends AgentOptions, Omit<EffectPorts, "model"> {
-  readonly task: string;
-  readonly model: ModelWithLimits;
-  readonly registry: ToolRegistry;
-  /** Settings from a run's log, used as they are instead of `task` and the options (resume does this). */
-  readonly settings?: RunSettings;
-}
-
-/** The machine's input: a live run's, or the logged settings alone, which is all pure replay needs. */
-export type AgentMachineInput = AgentInput | RunSettings;
 
 /** The machine's context: plain data, changed only by pure assigns. */
 export interface AgentContext {
@@ -55,67 +26,46 @@ export interface AgentContext {
   readonly countUsage: boolean;
   readonly onRepeatedCall: "refuse" | "stop";
   readonly approvalRequired: readonly string[];
+  readonly idempotentTools: readonly string[];
+  readonly repeatableTools: readonly string[];
+  /** Calls of one reply in progress at once (running or waiting for a decision), at most. */
+  readonly toolConcurrency: number;
+  /**
+   * The log format the run was started with. Logs of schema 1 decide as they did then: their
+   * `ERROR:` observations are not marked `isError`, and their results have no `tokensOverBudget`.
+   */
+  readonly schemaVersion: number;
   readonly specs: readonly ToolSpec[];
   /** `countTokens(specs)`, computed once: the specs are sent with every call. */
   readonly specsTokens: number;
   /** The append-only message list. */
   readonly transcript: Transcript;
-  /** Model calls made. */
+  /** Model calls made over the whole run. */
   readonly steps: number;
-  /** Tokens spent so far: every prompt plus every reply, or the provider's counts when it gives them. */
+  /** Tokens spent over the whole run: every prompt plus every reply, or the provider's counts when it gives them. */
   readonly tokens: number;
-  /** Calls of the last reply still waiting for their tool message, in call order. */
-  readonly pendingCalls: readonly ToolCall[];
-  /** Decisions received for pending calls, by call id; each is used once. */
-  readonly decisions: Readonly<Record<string, Decision>>;
+  /** Model calls and tokens when the current turn began: the limits count from there. */
+  readonly turnStart: { readonly steps: number; readonly tokens: number };
+  /** The calls of the last reply and where each stands; null before the first reply with calls. */
+  readonly batch: CallBatch | null;
   /** The last call answered (tool name and canonical arguments) and how many times in a row it came. */
   readonly lastCall: { readonly key: string; readonly count: number } | null;
   readonly status: AgentStatus | null;
   readonly answer: string | null;
 }
 
-/** The settings a run starts with, defaults filled in; throws a `RangeError` for limits that make no sense. */
-export function resolveSettings(input: AgentMachineInput): RunSettings {
-  if (!("registry" in input)) return input;
-  if (input.settings !== undefined) return input.settings;
-  const settings: RunSettings = {
-    task: input.task,
-    system: input.system ?? DEFAULT_SYSTEM,
-    maxSteps: input.maxSteps ?? DEFAULT_MAX_STEPS,
-    tokenBudget: input.tokenBudget ?? DEFAULT_TOKEN_BUDGET,
-    tools: input.registry.specs(),
-    approvalRequired: input.registry.approvalRequired(),
-    repeatLimit: input.repeatLimit ?? DEFAULT_REPEAT_LIMIT,
-    onRepeatedCall: input.onRepeatedCall ?? "refuse",
-    replyReserve: input.replyReserve ?? input.model.maxReplyTokens ?? 0,
-    countUsage: true,
-  };
-  checkLimits(settings);
-  return settings;
-}
-
-function checkLimits({ maxSteps, tokenBudget, repeatLimit = 2, onRepeatedCall, replyReserve = 0 }: RunSettings): void {
-  const fail = (message: string) => {
-    throw new RangeError(message);
-  };
-  if (!Number.isSafeInteger(maxSteps) || maxSteps < 0)
-    fail(`maxSteps must be a whole number, 0 or more; got ${maxSteps}`);
-  if (Number.isNaN(tokenBudget) || tokenBudget < 0)
-    fail(`tokenBudget must be a number of tokens, 0 or more; got ${tokenBudget}`);
-  if (!(Number.isFinite(replyReserve) && replyReserve >= 0)) {
-    fail(`replyReserve must be a finite number of tokens, 0 or more; got ${replyReserve}`);
-  }
-  // 1 would refuse every call: the first of a row is never a repeat.
-  if (!(repeatLimit === Number.POSITIVE_INFINITY || (Number.isSafeInteger(repeatLimit) && repeatLimit >= 2))) {
-    fail(`repeatLimit must be a whole number, 2 or more, or Infinity; got ${repeatLimit}`);
-  }
-  if (onRepeatedCall !== "refuse" && onRepeatedCall !== "stop")
-    fail(`onRepeatedCall must be 'refuse' or 'stop'; got ${onRepeatedCall}`);
-}
-
-/** The context a run starts from: its settings, and the system message and the task as the list. */
-export function initialContext(input: AgentMachineInput): AgentContext {
-  const settings = resolveSettings(input);
+/** The context a run starts from: its settings, and the system message, any history and the task as the list. */
+export function initialContext({
+  settings,
+  schemaVersion = EVENT_LOG_SCHEMA_VERSION,
+  continues,
+}: AgentMachineInput): AgentContext {
+  if (continues !== undefined) return nextTurn(continues.context, continues.message);
+  const transcript = createTranscript([
+    { role: "system", content: settings.system },
+    ...(settings.history ?? []),
+    { role: "user", content: settings.task },
+  ]);
   return {
     maxSteps: settings.maxSteps,
     tokenBudget: settings.tokenBudget,
@@ -124,16 +74,31 @@ export function initialContext(input: AgentMachineInput): AgentContext {
     countUsage: settings.countUsage ?? false,
     onRepeatedCall: settings.onRepeatedCall ?? "refuse",
     approvalRequired: settings.approvalRequired ?? [],
+    idempotentTools: settings.idempotentTools ?? [],
+    repeatableTools: settings.repeatableTools ?? [],
+    toolConcurrency: settings.toolConcurrency ?? 1,
+    schemaVersion,
     specs: settings.tools,
     specsTokens: countTokens(settings.tools),
-    transcript: createTranscript([
-      { role: "system", content: settings.system },
-      { role: "user", content: settings.task },
-    ]),
+    transcript,
     steps: 0,
     tokens: 0,
-    pendingCalls: [],
-    decisions: {},
+    turnStart: { steps: 0, tokens: 0 },
+    batch: null,
+    lastCall: null,
+    status: null,
+    answer: null,
+  };
+}
+
+/** The context of a conversation's next turn: the list goes on with the user's message, and the limits count afresh. */
+function nextTurn(context: AgentContext, message: string): AgentContext {
+  return {
+    ...context,
+    transcript: appendMessage(context.transcript, { role: "user", content: message }),
+    turnStart: { steps: context.steps, tokens: context.tokens },
+    batch: null,
+    // A user's message breaks any row of repeated calls.
     lastCall: null,
     status: null,
     answer: null,
@@ -145,13 +110,20 @@ export function promptTokens(context: AgentContext): number {
   return context.specsTokens + transcriptTokens(context.transcript);
 }
 
-/** The machine's output: the `AgentResult` of a finished run. */
+/** Tokens spent past the budget in this turn (the provider counted more than the estimate allowed for), or 0. */
+export function tokensOverBudget(context: AgentContext): number {
+  return Math.max(0, context.tokens - context.turnStart.tokens - context.tokenBudget);
+}
+
+/** The machine's output: the `AgentResult` of a finished turn. */
 export function resultOf(context: AgentContext): AgentResult {
+  const over = context.schemaVersion >= 2 ? tokensOverBudget(context) : 0;
   return {
     status: context.status ?? "done",
     answer: context.answer,
     steps: context.steps,
     tokens: context.tokens,
-    messages: context.transcript.items.slice(0, context.transcript.length),
+    messages: messagesOf(context.transcript),
+    ...(over > 0 ? { tokensOverBudget: over } : {}),
   };
 }

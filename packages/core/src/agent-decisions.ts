@@ -1,26 +1,37 @@
 import { type AgentContext, promptTokens } from "./agent-context.js";
+import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
 import { tokensOfLength } from "./count-tokens.js";
-import type { EffectEvent } from "./run-effects.js";
+import type { AgentEvent, AgentRequest } from "./events.js";
 import { appendCopy, appendMessage, lastMessage } from "./transcript.js";
-import type { Decision, Message, ModelReply, ToolCall } from "./types.js";
+import type { Message, ModelReply, ToolCall } from "./types.js";
 
 /**
  * The machine's decisions as plain functions of context (and event data): no clock, no
  * randomness, no I/O. `agentMachine` names each of them as a guard or an assign.
  */
 
-const NO_DECISIONS: Readonly<Record<string, Decision>> = Object.freeze({});
+type Decided = Extract<AgentEvent, { type: "approval.decided" }>;
+type Finished = Extract<AgentEvent, { type: "tool.finished" }>;
 
-/** Whether the next prompt, plus the reply reserve, would push the tokens spent past the budget. */
-export function isOverBudget(context: AgentContext): boolean {
-  return context.tokens + promptTokens(context) + context.replyReserve > context.tokenBudget;
+/** Whether this turn has made `maxSteps` model calls. */
+export function isStepLimitReached(context: AgentContext): boolean {
+  return context.steps - context.turnStart.steps >= context.maxSteps;
 }
 
-/** Appends the model's reply; counts the provider's usage when it gives one, else the estimate. */
+/** Whether the next prompt, plus the reply reserve, would push this turn's tokens past the budget. */
+export function isOverBudget(context: AgentContext): boolean {
+  const spent = context.tokens - context.turnStart.tokens;
+  return spent + promptTokens(context) + context.replyReserve > context.tokenBudget;
+}
+
+/**
+ * Appends the model's reply; counts the provider's usage when it gives one, else the estimate;
+ * and plans its calls: which are refused as repeats without running, and where a repeat stops the run.
+ */
 export function appendReply(context: AgentContext, reply: ModelReply): Partial<AgentContext> {
   const { content, toolCalls, usage, reasoning, finishReason } = reply;
-  // A JSON copy: the trace owns its calls (they are frozen with it), whoever made the reply.
+  // A copy: the trace owns its calls (they are frozen with it), whoever made the reply.
   const transcript = appendCopy(context.transcript, {
     role: "assistant",
     content,
@@ -31,110 +42,166 @@ export function appendReply(context: AgentContext, reply: ModelReply): Partial<A
   const assistant = lastMessage(transcript) as Extract<Message, { role: "assistant" }>;
   const estimate = promptTokens(context) + tokensOfLength(transcript.chars - context.transcript.chars);
   const spent = usage === undefined || !context.countUsage ? estimate : usage.inputTokens + usage.outputTokens;
-  return {
+  const next = {
     transcript,
     steps: context.steps + 1,
     tokens: context.tokens + spent,
-    pendingCalls: assistant.toolCalls,
-    decisions: NO_DECISIONS,
-    answer: toolCalls.length === 0 ? content : null,
+    answer: toolCalls.length === 0 && finishReason !== "refusal" ? content : null,
   };
+  if (assistant.toolCalls.length === 0) return { ...next, batch: null };
+  return { ...next, ...planCalls({ ...context, ...next }, assistant.toolCalls) };
 }
 
-/** Appends the tool message of the first pending call, and notes the call for repeat detection. */
-export function answerCall(context: AgentContext, content: string): Partial<AgentContext> {
-  const [call] = context.pendingCalls;
-  if (call === undefined) return {};
-  const rest = context.pendingCalls.slice(1);
-  const message: Message = { role: "tool", toolCallId: call.id, name: call.name, content };
-  const key = callKey(call);
-  return {
-    transcript: appendMessage(context.transcript, message),
-    pendingCalls: rest,
-    decisions: Object.hasOwn(context.decisions, call.id) ? without(context.decisions, call.id) : context.decisions,
-    lastCall: { key, count: context.lastCall?.key === key ? context.lastCall.count + 1 : 1 },
-  };
-}
-
-/** Whether the first pending call would be the `repeatLimit`-th identical call in a row. */
-export function isRepeatedCall(context: AgentContext): boolean {
-  const [call] = context.pendingCalls;
-  if (call === undefined || context.lastCall === null) return false;
-  return context.lastCall.key === callKey(call) && context.lastCall.count + 1 >= context.repeatLimit;
+/** The calls' batch, with the repeats refused (or the first one that stops the run marked), and the row after them. */
+function planCalls(context: AgentContext, calls: readonly ToolCall[]): Partial<AgentContext> {
+  const refusals = new Map<number, string>();
+  let stopAt = calls.length;
+  let last = context.lastCall;
+  for (const [index, call] of calls.entries()) {
+    const key = callKey(call);
+    const count = last?.key === key ? last.count + 1 : 1;
+    last = { key, count };
+    if (count < context.repeatLimit || context.repeatableTools.includes(call.name)) continue;
+    if (context.onRepeatedCall === "stop") {
+      stopAt = index;
+      break;
+    }
+    refusals.set(index, repeatedCallObservation(context, call));
+  }
+  const batch = CallBatch.of(calls, refusals, stopAt);
+  return { ...appendAnswered(context, batch), lastCall: last };
 }
 
 /** The observation of a call that is not run because it repeats. */
-export function repeatedCallObservation(context: AgentContext): string {
-  const name = context.pendingCalls[0]?.name ?? "the tool";
-  return (
-    `ERROR: ${name} was asked for with the same arguments ${context.repeatLimit} times in a row, so it was not run again: ` +
-    "the result would not change. Use the result you already have, call it with different arguments, or answer."
-  );
+function repeatedCallObservation(context: AgentContext, call: ToolCall): string {
+  const head = `ERROR: ${call.name} was asked for with the same arguments ${context.repeatLimit} times in a row, so it was not run again`;
+  if (context.schemaVersion < 2 || context.idempotentTools.includes(call.name)) {
+    return `${head}: the result would not change. Use the result you already have, call it with different arguments, or answer.`;
+  }
+  return `${head}. Use the results you already have, call it with different arguments, or answer; if it really must run again, say so in your answer.`;
 }
 
-/** Whether the first pending call needs a decision that has not come yet. */
-export function awaitsDecision(context: AgentContext): boolean {
-  const [call] = context.pendingCalls;
-  return (
-    call !== undefined && context.approvalRequired.includes(call.name) && decisionFor(context, call.id) === undefined
-  );
+/** Whether the reply is a refusal: the run ends with status `refused`. */
+export function isRefusal(reply: ModelReply): boolean {
+  return reply.finishReason === "refusal";
 }
 
-/** Whether the first pending call was denied. */
-export function isDenied(context: AgentContext): boolean {
-  const [call] = context.pendingCalls;
-  return call !== undefined && decisionFor(context, call.id)?.approved === false;
+/** Whether every call of the last reply has its tool message. */
+export function allCallsAnswered({ batch }: AgentContext): boolean {
+  return batch === null || batch.appended === batch.calls.length;
+}
+
+/** Whether every call before a repeated call that stops the run is answered: the run stops now. */
+export function isStoppedByRepeat({ batch }: AgentContext): boolean {
+  return batch !== null && batch.stopAt < batch.calls.length && batch.appended === batch.stopAt;
+}
+
+/** Whether another call can be taken up: one is left before any stop, and fewer than `toolConcurrency` are in progress. */
+export function canEnterCall({ batch, toolConcurrency }: AgentContext): boolean {
+  return batch !== null && batch.nextToEnter() < batch.stopAt && batch.inProgress < toolConcurrency;
+}
+
+/** Whether some call of the last reply is running. */
+export function isAnyCallRunning({ batch }: AgentContext): boolean {
+  return batch !== null && batch.running > 0;
+}
+
+/**
+ * Takes up calls in call order while fewer than `toolConcurrency` are in progress: a call to a
+ * tool that needs approval waits for a decision (`requestDecision`), any other runs (`runTool`).
+ */
+export function enterCalls(context: AgentContext): { changes: Partial<AgentContext>; requests: AgentRequest[] } {
+  const batch = context.batch as CallBatch;
+  const changes: CallChange[] = [];
+  const requests: AgentRequest[] = [];
+  let next = batch.nextToEnter();
+  let inProgress = batch.inProgress;
+  while (next < batch.stopAt && inProgress < context.toolConcurrency) {
+    const call = batch.calls[next] as ToolCall;
+    const deciding = context.approvalRequired.includes(call.name);
+    changes.push({ kind: "enter", index: next, deciding });
+    requests.push({ type: deciding ? "requestDecision" : "runTool", call });
+    inProgress += 1;
+    next = batch.skipFrom(next + 1);
+  }
+  return { changes: { batch: batch.apply(changes) }, requests };
+}
+
+/** Whether `tool.finished` is for a call that is running. */
+export function isRunningCall({ batch }: AgentContext, event: Finished): boolean {
+  return batch !== null && batch.find(event.callId, "running") >= 0;
+}
+
+/** Whether `approval.decided` is for a call that waits for a decision. */
+export function isAwaitedDecision({ batch }: AgentContext, event: Decided): boolean {
+  return batch !== null && batch.find(event.callId, "deciding") >= 0;
+}
+
+/** Records a running call's observation, and appends every tool message now due, in call order. */
+export function recordResult(context: AgentContext, event: Finished): Partial<AgentContext> {
+  const batch = context.batch as CallBatch;
+  const index = batch.find(event.callId, "running");
+  return appendAnswered(context, batch.apply([{ kind: "answer", index, content: event.content }]));
+}
+
+/** Records a decision on a waiting call: approved, it runs (the request is returned); denied, it is answered with why. */
+export function recordDecision(
+  context: AgentContext,
+  event: Decided,
+): { changes: Partial<AgentContext>; requests: AgentRequest[] } {
+  const batch = context.batch as CallBatch;
+  const index = batch.find(event.callId, "deciding");
+  const call = batch.calls[index] as ToolCall;
+  if (event.approved) {
+    return { changes: { batch: batch.apply([{ kind: "approve", index }]) }, requests: [{ type: "runTool", call }] };
+  }
+  const content = deniedObservation(call, event.reason);
+  return { changes: appendAnswered(context, batch.apply([{ kind: "answer", index, content }])), requests: [] };
 }
 
 /** The observation of a denied call. */
-export function deniedObservation(context: AgentContext): string {
-  const [call] = context.pendingCalls;
-  const reason = call === undefined ? undefined : decisionFor(context, call.id)?.reason;
+function deniedObservation(call: ToolCall, reason: string | undefined): string {
   return (
-    `ERROR: the user denied this call to ${call?.name ?? "the tool"}${reason ? ` (${reason})` : ""}, so it was not run. ` +
+    `ERROR: the user denied this call to ${call.name}${reason ? ` (${reason})` : ""}, so it was not run. ` +
     "Do not ask for it again; answer without it or ask the user what to do."
   );
 }
 
-/** Records a decision for a pending call; decisions for other calls are ignored. */
-export function recordDecision(
-  context: AgentContext,
-  decision: Extract<EffectEvent, { type: "approval.decided" }>,
-): Partial<AgentContext> {
-  if (!context.pendingCalls.some((call) => call.id === decision.callId)) return {};
-  const { approved, reason } = decision;
-  return {
-    decisions: { ...context.decisions, [decision.callId]: reason === undefined ? { approved } : { approved, reason } },
-  };
-}
-
-/** Gives every call still pending a tool message saying why it was not run, so the trace stays valid. */
-export function closePendingCalls(context: AgentContext, why: string): Partial<AgentContext> {
+/**
+ * Gives every call not yet in the list its tool message, so the trace stays valid: the
+ * observation of a call that finished, else an `ERROR:` saying why it was not run to completion.
+ */
+export function closeCalls(context: AgentContext, why: string): Partial<AgentContext> {
+  const { batch } = context;
+  if (batch === null) return {};
   let transcript = context.transcript;
-  for (const call of context.pendingCalls) {
-    transcript = appendMessage(transcript, {
-      role: "tool",
-      toolCallId: call.id,
-      name: call.name,
-      content: `ERROR: ${call.name} was not run to completion: ${why}.`,
-    });
+  for (let index = batch.appended; index < batch.calls.length; index++) {
+    const call = batch.calls[index] as ToolCall;
+    const content = batch.contentOf(index) ?? `ERROR: ${call.name} was not run to completion: ${why}.`;
+    transcript = appendMessage(transcript, toolMessage(context, call, content));
   }
-  return { transcript, pendingCalls: [] };
+  return { transcript, batch: batch.apply([], batch.calls.length) };
 }
 
-/** The calls of the last reply that wait for a decision, for an `awaiting_approval` result. */
-export function pendingApprovals(context: AgentContext): ToolCall[] {
-  return context.pendingCalls.filter(
-    (call) => context.approvalRequired.includes(call.name) && decisionFor(context, call.id) === undefined,
-  );
+/** Appends the tool messages of the answered calls that follow the ones already in the list. */
+function appendAnswered(context: AgentContext, batch: CallBatch): Partial<AgentContext> {
+  let transcript = context.transcript;
+  let appended = batch.appended;
+  for (; appended < batch.calls.length; appended++) {
+    const content = batch.contentOf(appended);
+    if (content === undefined) break;
+    transcript = appendMessage(transcript, toolMessage(context, batch.calls[appended] as ToolCall, content));
+  }
+  return { transcript, batch: appended === batch.appended ? batch : batch.apply([], appended) };
 }
 
-/** The decision for a call id: own keys only, so an id like `constructor` has none until one is given. */
-function decisionFor(context: AgentContext, callId: string): Decision | undefined {
-  return Object.hasOwn(context.decisions, callId) ? context.decisions[callId] : undefined;
+function toolMessage(context: AgentContext, call: ToolCall, content: string): Message {
+  const message = { role: "tool", toolCallId: call.id, name: call.name, content } as const;
+  return context.schemaVersion >= 2 && content.startsWith("ERROR:") ? { ...message, isError: true } : message;
 }
 
-function without<T>(record: Readonly<Record<string, T>>, key: string): Record<string, T> {
-  const { [key]: _removed, ...rest } = record;
-  return rest;
+/** The calls of the last reply that wait for a decision, in call order, for an `awaiting_approval` result. */
+export function pendingApprovals({ batch }: AgentContext): ToolCall[] {
+  if (batch === null) return [];
+  return batch.indexesIn("deciding").map((index) => batch.calls[index] as ToolCall);
 }

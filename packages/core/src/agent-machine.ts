@@ -1,31 +1,35 @@
-import { assertEvent, assign, emit, not, type SnapshotFrom, setup } from "xstate";
+import { assertEvent, assign, emit, enqueueActions, type SnapshotFrom, setup } from "xstate";
 import { type AgentContext, type AgentMachineInput, initialContext, resultOf } from "./agent-context.js";
 import {
-  answerCall,
+  allCallsAnswered,
   appendReply,
-  awaitsDecision,
-  closePendingCalls,
-  deniedObservation,
-  isDenied,
+  canEnterCall,
+  closeCalls,
+  enterCalls,
+  isAnyCallRunning,
+  isAwaitedDecision,
   isOverBudget,
-  isRepeatedCall,
+  isRefusal,
+  isRunningCall,
+  isStepLimitReached,
+  isStoppedByRepeat,
   recordDecision,
-  repeatedCallObservation,
+  recordResult,
 } from "./agent-decisions.js";
-import type { EffectEvent, EffectRequest } from "./run-effects.js";
+import type { AgentEvent, AgentRequest } from "./events.js";
 import type { AgentResult, AgentStatus, ToolCall } from "./types.js";
-
-/** The events `agentMachine` accepts: the model's reply, each call's observation, decisions, cancellation. */
-export type AgentEvent = EffectEvent;
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
- * limit or the token budget ends the run; `callingModel` waits for `model.replied`; a reply without
- * tool calls is the answer (`done`), otherwise `executingTools` answers its calls one at a time, in
- * call order: a call repeated `repeatLimit` times in a row is refused (or stops the run in
- * `repeatedCall`), a call that needs approval waits in `awaitingApproval` for `approval.decided`,
- * the rest run in `runningTool`; the last result goes back to `budgetCheck`. `run.cancelled` ends
- * the run from any state in `cancelled`.
+ * limit or the token budget ends the run; `callingModel` waits for `model.replied`; a refusal ends
+ * it in `refused`, a reply without tool calls is the answer (`done`), otherwise `executingTools`
+ * answers its calls. There `nextCalls` decides: every call answered goes back to `budgetCheck`; a
+ * repeated call under the `stop` policy ends the run in `repeatedCall`; calls are taken up in call
+ * order while fewer than `toolConcurrency` are in progress (a call that needs approval waits for
+ * its decision, the others run); then the machine waits in `runningTools` while a call runs, or
+ * in `awaitingDecision` when only decisions are awaited. Each result or decision goes back to
+ * `nextCalls`; tool messages are appended in call order, whatever order the results come in.
+ * `run.cancelled` ends the run from any state in `cancelled`.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -37,29 +41,32 @@ export const agentMachine = setup({
     input: {} as AgentMachineInput,
     context: {} as AgentContext,
     events: {} as AgentEvent,
-    emitted: {} as EffectRequest,
+    emitted: {} as AgentRequest,
     output: {} as AgentResult,
   },
   guards: {
-    isStepLimitReached: ({ context }) => context.steps >= context.maxSteps,
+    isStepLimitReached: ({ context }) => isStepLimitReached(context),
     isOverBudget: ({ context }) => isOverBudget(context),
+    isRefusal: ({ event }) => {
+      assertEvent(event, "model.replied");
+      return isRefusal(event.reply);
+    },
     hasToolCalls: ({ event }) => {
       assertEvent(event, "model.replied");
       return event.reply.toolCalls.length > 0;
     },
-    allCallsAnswered: ({ context }) => context.pendingCalls.length === 0,
-    isRepeatedCall: ({ context }) => isRepeatedCall(context),
-    isDenied: ({ context }) => isDenied(context),
-    awaitsDecision: ({ context }) => awaitsDecision(context),
-    isNextResult: ({ context, event }) => {
+    allCallsAnswered: ({ context }) => allCallsAnswered(context),
+    isStoppedByRepeat: ({ context }) => isStoppedByRepeat(context),
+    canEnterCall: ({ context }) => canEnterCall(context),
+    isAnyCallRunning: ({ context }) => isAnyCallRunning(context),
+    isRunningCall: ({ context, event }) => {
       assertEvent(event, "tool.finished");
-      return context.pendingCalls[0]?.id === event.callId;
+      return isRunningCall(context, event);
     },
-    isLastResult: ({ context, event }) => {
-      assertEvent(event, "tool.finished");
-      return context.pendingCalls.length === 1 && context.pendingCalls[0]?.id === event.callId;
+    isAwaitedDecision: ({ context, event }) => {
+      assertEvent(event, "approval.decided");
+      return isAwaitedDecision(context, event);
     },
-    stopsOnRepeatedCall: ({ context }) => context.onRepeatedCall === "stop" && isRepeatedCall(context),
   },
   actions: {
     requestModelReply: emit(({ context }) => modelRequest(context)),
@@ -67,19 +74,22 @@ export const agentMachine = setup({
       assertEvent(event, "model.replied");
       return appendReply(context, event.reply);
     }),
-    requestDecision: emit(({ context }) => decisionRequest(context)),
-    recordDecision: assign(({ context, event }) => {
-      assertEvent(event, "approval.decided");
-      return recordDecision(context, event);
+    enterCalls: enqueueActions(({ context, enqueue }) => {
+      const { changes, requests } = enterCalls(context);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
     }),
-    refuseRepeatedCall: assign(({ context }) => answerCall(context, repeatedCallObservation(context))),
-    refuseDeniedCall: assign(({ context }) => answerCall(context, deniedObservation(context))),
-    requestToolRun: emit(({ context }) => toolRequest(context)),
-    appendToolResult: assign(({ context, event }) => {
+    recordResult: assign(({ context, event }) => {
       assertEvent(event, "tool.finished");
-      return answerCall(context, event.content);
+      return recordResult(context, event);
     }),
-    closePendingCalls: assign(({ context }, params: { why: string }) => closePendingCalls(context, params.why)),
+    recordDecision: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, "approval.decided");
+      const { changes, requests } = recordDecision(context, event);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
+    }),
+    closeCalls: assign(({ context }, params: { why: string }) => closeCalls(context, params.why)),
     finish: assign((_, params: { status: AgentStatus }) => ({ status: params.status })),
   },
 }).createMachine({
@@ -99,36 +109,33 @@ export const agentMachine = setup({
       entry: "requestModelReply",
       on: {
         "model.replied": [
+          { guard: "isRefusal", target: "refused", actions: "appendReply" },
           { guard: "hasToolCalls", target: "executingTools", actions: "appendReply" },
           { target: "done", actions: "appendReply" },
         ],
       },
     },
     executingTools: {
-      initial: "nextCall",
-      on: { "approval.decided": { actions: "recordDecision" } },
+      initial: "nextCalls",
       states: {
-        nextCall: {
+        nextCalls: {
           always: [
             { guard: "allCallsAnswered", target: "#agent.budgetCheck" },
-            { guard: "stopsOnRepeatedCall", target: "#agent.repeatedCall" },
-            { guard: "isRepeatedCall", actions: "refuseRepeatedCall" },
-            { guard: "isDenied", actions: "refuseDeniedCall" },
-            { guard: "awaitsDecision", target: "awaitingApproval" },
-            { target: "runningTool" },
+            { guard: "isStoppedByRepeat", target: "#agent.repeatedCall" },
+            { guard: "canEnterCall", actions: "enterCalls" },
+            { guard: "isAnyCallRunning", target: "runningTools" },
+            { target: "awaitingDecision" },
           ],
         },
-        awaitingApproval: {
-          entry: "requestDecision",
-          always: { guard: not("awaitsDecision"), target: "nextCall" },
-        },
-        runningTool: {
-          entry: "requestToolRun",
+        runningTools: {
           on: {
-            "tool.finished": [
-              { guard: "isLastResult", target: "#agent.budgetCheck", actions: "appendToolResult" },
-              { guard: "isNextResult", target: "nextCall", actions: "appendToolResult" },
-            ],
+            "tool.finished": { guard: "isRunningCall", target: "nextCalls", actions: "recordResult" },
+            "approval.decided": { guard: "isAwaitedDecision", target: "nextCalls", actions: "recordDecision" },
+          },
+        },
+        awaitingDecision: {
+          on: {
+            "approval.decided": { guard: "isAwaitedDecision", target: "nextCalls", actions: "recordDecision" },
           },
         },
       },
@@ -136,17 +143,24 @@ export const agentMachine = setup({
     done: { type: "final", entry: { type: "finish", params: { status: "done" } } },
     stepLimit: { type: "final", entry: { type: "finish", params: { status: "step_limit" } } },
     tokenBudget: { type: "final", entry: { type: "finish", params: { status: "token_budget" } } },
+    refused: {
+      type: "final",
+      entry: [
+        { type: "closeCalls", params: { why: "the model refused" } },
+        { type: "finish", params: { status: "refused" } },
+      ],
+    },
     repeatedCall: {
       type: "final",
       entry: [
-        { type: "closePendingCalls", params: { why: "the run stopped because a call was repeated" } },
+        { type: "closeCalls", params: { why: "the run stopped because a call was repeated" } },
         { type: "finish", params: { status: "repeated_call" } },
       ],
     },
     cancelled: {
       type: "final",
       entry: [
-        { type: "closePendingCalls", params: { why: "the run was cancelled" } },
+        { type: "closeCalls", params: { why: "the run was cancelled" } },
         { type: "finish", params: { status: "cancelled" } },
       ],
     },
@@ -158,33 +172,27 @@ export const agentMachine = setup({
 export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 
 /**
- * The request a settled snapshot is waiting on: the one its state emitted on entry, or `null` when
- * it waits for nothing (it is final). An actor restored from a snapshot does not enter its state
- * again, so whoever drives it asks again with this.
+ * The requests a settled snapshot is waiting on: the ones its states emitted and nobody has
+ * answered yet — the model call, or each running call and each call waiting for a decision —
+ * or none when it is final. An actor restored from a snapshot does not enter its state again, so
+ * whoever drives it performs these.
  */
-export function pendingRequest(snapshot: AgentSnapshot): EffectRequest | null {
-  if (snapshot.status !== "active") return null;
-  if (snapshot.matches("callingModel")) return modelRequest(snapshot.context);
-  if (snapshot.matches({ executingTools: "runningTool" })) return toolRequest(snapshot.context);
-  if (snapshot.matches({ executingTools: "awaitingApproval" })) return decisionRequest(snapshot.context);
-  return null;
+export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
+  if (snapshot.status !== "active") return [];
+  const { context } = snapshot;
+  if (snapshot.matches("callingModel")) return [modelRequest(context)];
+  const { batch } = context;
+  if (!snapshot.matches("executingTools") || batch === null) return [];
+  const requests: AgentRequest[] = [];
+  for (let index = batch.appended; index < batch.calls.length; index++) {
+    const state = batch.stateOf(index);
+    const call = batch.calls[index] as ToolCall;
+    if (state === "running") requests.push({ type: "runTool", call });
+    if (state === "deciding") requests.push({ type: "requestDecision", call });
+  }
+  return requests;
 }
 
-function modelRequest(context: AgentContext): EffectRequest {
+function modelRequest(context: AgentContext): AgentRequest {
   return { type: "callModel", transcript: context.transcript, specs: context.specs, step: context.steps + 1 };
-}
-
-function toolRequest(context: AgentContext): EffectRequest {
-  return { type: "runTool", call: currentCall(context) };
-}
-
-function decisionRequest(context: AgentContext): EffectRequest {
-  return { type: "requestDecision", call: currentCall(context) };
-}
-
-/** The call being answered; the states that ask for it are entered only when there is one. */
-function currentCall(context: AgentContext): ToolCall {
-  const [call] = context.pendingCalls;
-  if (call === undefined) throw new Error("agentMachine: no pending call (a broken invariant)");
-  return call;
 }

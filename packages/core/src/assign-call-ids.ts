@@ -13,14 +13,34 @@ export function assignCallIds(
   messages: readonly Message[],
   pattern: RegExp = /\S/,
 ): string[] {
+  return claimCallIds(ids, usedCallIds(messages), messages.length, pattern);
+}
+
+/** The call ids the assistant messages of `messages` use. */
+export function usedCallIds(messages: readonly Message[]): Set<string> {
   const taken = new Set<string>();
   for (const message of messages) {
     if (message.role === "assistant") for (const call of message.toolCalls) taken.add(call.id);
   }
-  const position = messages.length;
+  return taken;
+}
+
+/**
+ * `assignCallIds` with the ids already in use given as a set, which it extends with the ids it
+ * assigns: O(calls) for a reply, however long the conversation. `position` is the index the reply
+ * will take in the message list.
+ */
+export function claimCallIds(
+  ids: readonly (string | null | undefined)[],
+  taken: Set<string>,
+  position: number,
+  pattern: RegExp = /\S/,
+): string[] {
   return ids.map((id, index) => {
     const usable = typeof id === "string" && id.trim() !== "" && pattern.test(id) && !taken.has(id);
-    const assigned = usable ? id : `call_${position}_${index}`;
+    let assigned = usable ? id : `call_${position}_${index}`;
+    // A positional id can be taken too, by a provider's id of that very shape: then count on.
+    for (let n = 1; taken.has(assigned); n++) assigned = `call_${position}_${index}_${n}`;
     taken.add(assigned);
     return assigned;
   });

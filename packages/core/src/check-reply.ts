@@ -1,8 +1,29 @@
 import type { FinishReason, ModelReply, ReasoningPart, ToolCall, Usage } from "./types.js";
 import { isPlainObject } from "./validate-args.js";
 
+/** Tool call arguments may nest this deep, at most: deeper is garbage no tool needs, and no code should recurse into. */
+export const MAX_ARGS_DEPTH = 64;
+
 /**
- * Checks that a value a model returned is a `ModelReply` (JSON-encodable) and returns it rebuilt from its known fields, or one
+ * Takes one plain-JSON, deep-frozen copy of what a model returned, reading it exactly once (a
+ * getter, a Proxy or a `toJSON` cannot show the log one thing and the tools another), and checks
+ * it is a `ModelReply`. Returns the copy, or one sentence saying what is wrong: the caller turns
+ * it into a `ModelError`.
+ */
+export function copyReply(value: unknown): ModelReply | string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    return `the reply cannot be copied as JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (text === undefined) return `a reply must be an object { content, toolCalls }, got ${kindOf(value)}`;
+  const reply = checkReply(JSON.parse(text) as unknown);
+  return typeof reply === "string" ? reply : deepFreeze(reply);
+}
+
+/**
+ * Checks that a value is a `ModelReply` (plain JSON data) and returns it rebuilt from its known fields, or one
  * sentence saying what is wrong. A model that returns garbage is a bug in the model or its adapter,
  * not something the model can repair, so the caller turns the sentence into a `ModelError`.
  */
@@ -70,6 +91,7 @@ function checkCall(call: unknown): ToolCall | string {
   if (typeof name !== "string") return `.name must be a string, got ${kindOf(name)}`;
   if (!isPlainObject(args)) return `.args must be an object, got ${kindOf(args)}`;
   if (rawArgs !== undefined && typeof rawArgs !== "string") return `.rawArgs must be a string, got ${kindOf(rawArgs)}`;
+  if (nestsDeeper(args, MAX_ARGS_DEPTH)) return `.args nest deeper than ${MAX_ARGS_DEPTH} levels`;
   try {
     JSON.stringify(args);
   } catch (error) {
@@ -95,4 +117,25 @@ function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `${typeof value} ${String(value).slice(0, 40)}`.trimEnd();
+}
+
+/** Whether objects and arrays nest deeper than `limit` levels in `value`; walks without recursion, so any depth is safe. */
+function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [node, depth] = item;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node))
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

@@ -1,4 +1,4 @@
-import type { StoredEvent } from "./event-log.js";
+import type { StoredEvent } from "./events.js";
 import type { Message } from "./types.js";
 
 const BRAND = Symbol.for("agentloop.error");

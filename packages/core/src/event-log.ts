@@ -1,88 +1,72 @@
 import { checkReply } from "./check-reply.js";
 import { EventLogError } from "./errors.js";
-import type { AgentStatus, ModelReply, ToolSpec } from "./types.js";
+import { EVENT_LOG_SCHEMA_VERSION, RUN_EVENT_TYPES, type RunEvent, type StoredEvent } from "./events.js";
+import { checkHistory } from "./history.js";
+import { chainHash, isChainHash, runHashSeed } from "./log-hash.js";
+import type { AgentStatus } from "./types.js";
 import { isPlainObject } from "./validate-args.js";
 
-/** The version of the log format this code writes and reads; see docs/event-log.md. */
-export const EVENT_LOG_SCHEMA_VERSION = 1;
+// The stores read the log's types from here.
+export type { RunOutcome, StoredEvent } from "./events.js";
 
-/** Everything that decides a run besides its model and tools' answers, as logged at its start. */
-export interface RunSettings {
-  readonly task: string;
-  readonly system: string;
-  readonly maxSteps: number;
-  /** JSON has no Infinity: an unlimited budget is written as null, and read back as Infinity. */
-  readonly tokenBudget: number;
-  /** The tool specs the model was shown; resume refuses a registry whose specs differ. */
-  readonly tools: readonly ToolSpec[];
-  // The fields below came with the safeguards. Absent (a log written before them), each means
-  // the behaviour of that time, so old logs replay exactly as they ran.
-  /** Names of the tools that run only after a decision (absent: none). */
-  readonly approvalRequired?: readonly string[];
-  /** The same call this many times in a row is not run (absent, or null for Infinity: never refused). */
-  readonly repeatLimit?: number;
-  /** What a repeated call does: `refuse` it with an `ERROR:` observation, or `stop` the run (absent: refuse). */
-  readonly onRepeatedCall?: "refuse" | "stop";
-  /** Tokens reserved for the reply in the check before each call (absent: 0). */
-  readonly replyReserve?: number;
-  /** Whether a reply's provider `usage` replaces the estimate for that call (absent: false, estimates only). */
-  readonly countUsage?: boolean;
+/** The event at `seq`, stamped with the time `at` and, from schema 2 on, chained to the event before by its hash. */
+export function stampEvent(event: RunEvent, seq: number, at: string, previousHash: string | null): StoredEvent {
+  // The stamps lead each line (readable logs) and always win over any the event carries.
+  const stamped = Object.assign({ seq, at }, event, { seq, at });
+  if (previousHash === null) return stamped;
+  return { ...stamped, hash: chainHash(previousHash, JSON.stringify(stamped)) };
 }
 
-/** The end of a run in brief, so that a store can list runs without replaying them. */
-export interface RunOutcome {
-  readonly status: AgentStatus;
-  readonly answer: string | null;
-  readonly steps: number;
-  readonly tokens: number;
+/** The hash the next event of a log chains to: the last event's, or the run's seed for an empty log; null for schema 1. */
+export function chainTip(runId: string, events: readonly StoredEvent[]): string | null {
+  const [first] = events;
+  if (first !== undefined && (first.type !== "run.started" || first.schemaVersion < 2)) return null;
+  return events.at(-1)?.hash ?? runHashSeed(runId);
 }
-
-/** What happened in a run, in our own documented names; never XState internals. */
-export type RunEvent =
-  | {
-      readonly type: "run.started";
-      readonly schemaVersion: number;
-      readonly settings: RunSettings;
-      /** Set when the run was forked from another one's log. */
-      readonly forkedFrom?: { readonly runId: string; readonly seq: number };
-    }
-  | { readonly type: "model.replied"; readonly reply: ModelReply }
-  | { readonly type: "tool.started"; readonly callId: string; readonly name: string }
-  | { readonly type: "tool.finished"; readonly callId: string; readonly content: string }
-  | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
-  | { readonly type: "run.cancelled"; readonly reason?: string }
-  | { readonly type: "run.finished"; readonly outcome: RunOutcome };
-
-/** A logged event: stamped by the shell with its 0-based position `seq` and the time `at` (ISO 8601). */
-export type StoredEvent = RunEvent & { readonly seq: number; readonly at: string };
-
-/** The names of the events a log may hold. */
-export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
-  "run.started",
-  "model.replied",
-  "tool.started",
-  "tool.finished",
-  "approval.decided",
-  "run.cancelled",
-  "run.finished",
-];
 
 /**
  * Checks values read from a store and returns them as events, or throws an `EventLogError` that
- * names the run and the first bad position and keeps the valid events before it in `intact`.
- * It checks shapes and numbering only; whether the events fit the machine is `replayRun`'s job.
+ * names the run and the first bad position and keeps the valid events before it in `intact`. It
+ * checks shapes, numbering and, from schema 2 on, the hash chain (which also proves the events
+ * belong to run `runId`); whether the events fit the machine is `replayRun`'s job. A store must
+ * hand back each event with its keys in the order they were written, as a JSON round trip does.
  */
 export function parseEventLog(runId: string, values: readonly unknown[]): StoredEvent[] {
   const events: StoredEvent[] = [];
+  let version = 0;
+  let previousHash = runHashSeed(runId);
   for (const [position, value] of values.entries()) {
+    const fail = (problem: string) =>
+      new EventLogError(`run '${runId}': event ${position} ${problem}`, { runId, position, intact: events });
     const problem = eventProblem(value, position);
-    if (problem !== null) {
-      throw new EventLogError(`run '${runId}': event ${position} ${problem}`, { runId, position, intact: events });
+    if (problem !== null) throw fail(problem);
+    const event = value as StoredEvent;
+    if (event.type === "run.started") version = event.schemaVersion;
+    if (version >= 2) {
+      const { hash, ...rest } = value as Record<string, unknown>;
+      if (!isChainHash(hash)) throw fail("has no hash (every event of a schema-2 log has one)");
+      if (hash !== chainHash(previousHash, JSON.stringify(rest))) {
+        throw fail(
+          "does not match its hash: it was changed after it was written, an event before it is missing or out of place, or it comes from another run's log",
+        );
+      }
+      previousHash = hash;
+    } else if (event.type === "user.messaged") {
+      throw fail("is not part of schema 1");
     }
-    events.push(decodeEvent(value as StoredEvent));
+    events.push(decodeEvent(event));
   }
   return events;
 }
+
+const OUTCOME_STATUSES: readonly Exclude<AgentStatus, "awaiting_approval">[] = [
+  "done",
+  "step_limit",
+  "token_budget",
+  "refused",
+  "repeated_call",
+  "cancelled",
+];
 
 function eventProblem(value: unknown, position: number): string | null {
   if (!isPlainObject(value)) return "is not a JSON object";
@@ -98,70 +82,97 @@ function eventProblem(value: unknown, position: number): string | null {
       return typeof reply === "string" ? `holds an invalid reply: ${reply}` : null;
     }
     case "tool.started":
-      return typeof value.callId === "string" && typeof value.name === "string"
-        ? null
-        : "needs callId and name strings";
+      return isString(value.callId) && isString(value.name) ? null : "needs callId and name strings";
     case "tool.finished":
-      return typeof value.callId === "string" && typeof value.content === "string"
-        ? null
-        : "needs callId and content strings";
+      return isString(value.callId) && isString(value.content) ? null : "needs callId and content strings";
     case "approval.decided":
-      return typeof value.callId === "string" &&
-        typeof value.approved === "boolean" &&
-        (value.reason === undefined || typeof value.reason === "string")
+      return isString(value.callId) && typeof value.approved === "boolean" && isOptional(value.reason, isString)
         ? null
         : "needs a callId string, an approved boolean and an optional reason string";
     case "run.cancelled":
-      return value.reason === undefined || typeof value.reason === "string"
-        ? null
-        : "has a reason that is not a string";
+      return isOptional(value.reason, isString) ? null : "has a reason that is not a string";
     case "run.finished":
-      return isPlainObject(value.outcome) ? null : "needs an outcome";
+      return outcomeProblem(value.outcome);
+    case "user.messaged":
+      return isString(value.content) ? null : "needs a content string";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }
+}
+
+function outcomeProblem(outcome: unknown): string | null {
+  if (!isPlainObject(outcome)) return "needs an outcome";
+  const { status, answer, steps, tokens, tokensOverBudget } = outcome;
+  if (!OUTCOME_STATUSES.includes(status as (typeof OUTCOME_STATUSES)[number])) {
+    return `has an outcome with an unknown status ${JSON.stringify(status)}`;
+  }
+  if (!(answer === null || isString(answer)) || !isCount(steps) || !isCount(tokens)) {
+    return "needs an outcome with an answer (string or null) and whole steps and tokens";
+  }
+  return isOptional(tokensOverBudget, isCount) ? null : "has an outcome whose tokensOverBudget is not a whole number";
 }
 
 function runStartedProblem(value: Record<string, unknown>): string | null {
   const version = value.schemaVersion;
   if (typeof version !== "number") return "has no schemaVersion";
   if (version > EVENT_LOG_SCHEMA_VERSION) {
-    return `was written with schema version ${version}; this agentloop reads up to ${EVENT_LOG_SCHEMA_VERSION}`;
+    return `was written with schema version ${version}; this agentloop reads up to ${EVENT_LOG_SCHEMA_VERSION}: upgrade it to read this log`;
   }
-  if (version !== EVENT_LOG_SCHEMA_VERSION) return `has unsupported schema version ${version}`;
+  if (version !== 1 && version !== 2) return `has unsupported schema version ${version}`;
+  if (value.forkedFrom !== undefined) {
+    const from = value.forkedFrom;
+    if (!isPlainObject(from) || !isString(from.runId) || !isCount(from.seq)) return "has a bad forkedFrom";
+  }
   const settings = value.settings;
   if (!isPlainObject(settings)) return "has no settings";
   const { task, system, maxSteps, tokenBudget, tools } = settings;
-  if (typeof task !== "string" || typeof system !== "string") return "needs settings.task and settings.system strings";
-  if (!Number.isSafeInteger(maxSteps) || (maxSteps as number) < 0) return "needs a whole settings.maxSteps";
+  if (!isString(task) || !isString(system)) return "needs settings.task and settings.system strings";
+  if (!isCount(maxSteps)) return "needs a whole settings.maxSteps";
   // JSON has no Infinity: an unlimited budget is logged as null.
-  if (tokenBudget !== null && (typeof tokenBudget !== "number" || tokenBudget < 0)) return "needs settings.tokenBudget";
+  if (tokenBudget !== null && !isTokens(tokenBudget)) return "needs settings.tokenBudget";
   if (!Array.isArray(tools) || !tools.every(isToolSpec)) return "needs settings.tools, a list of tool specs";
-  const { approvalRequired, repeatLimit, onRepeatedCall, replyReserve } = settings;
-  if (approvalRequired !== undefined && !(Array.isArray(approvalRequired) && approvalRequired.every(isString))) {
-    return "needs settings.approvalRequired to be a list of tool names";
+  const { approvalRequired, idempotentTools, repeatableTools, repeatLimit, onRepeatedCall, replyReserve } = settings;
+  for (const [name, names] of Object.entries({ approvalRequired, idempotentTools, repeatableTools })) {
+    if (!isOptional(names, isNames)) return `needs settings.${name} to be a list of tool names`;
   }
-  if (
-    repeatLimit !== undefined &&
-    repeatLimit !== null &&
-    !(Number.isSafeInteger(repeatLimit) && (repeatLimit as number) >= 1)
-  ) {
+  if (!isOptional(repeatLimit, (limit) => limit === null || (isCount(limit) && limit >= 1))) {
     return "needs settings.repeatLimit to be a whole number, 1 or more";
   }
-  if (onRepeatedCall !== undefined && onRepeatedCall !== "refuse" && onRepeatedCall !== "stop") {
+  if (!isOptional(onRepeatedCall, (policy) => policy === "refuse" || policy === "stop")) {
     return "needs settings.onRepeatedCall to be 'refuse' or 'stop'";
   }
-  if (replyReserve !== undefined && !(typeof replyReserve === "number" && replyReserve >= 0)) {
-    return "needs settings.replyReserve to be a number of tokens";
-  }
-  if (settings.countUsage !== undefined && typeof settings.countUsage !== "boolean") {
+  if (!isOptional(replyReserve, isTokens)) return "needs settings.replyReserve to be a number of tokens";
+  if (!isOptional(settings.countUsage, (flag) => typeof flag === "boolean")) {
     return "needs settings.countUsage to be a boolean";
+  }
+  if (!isOptional(settings.toolConcurrency, (cap) => cap === null || (isCount(cap) && cap >= 1))) {
+    return "needs settings.toolConcurrency to be a whole number, 1 or more, or null";
+  }
+  if (settings.history !== undefined) {
+    const history = checkHistory(settings.history);
+    if (typeof history === "string") return `has a bad settings.history: ${history}`;
   }
   return null;
 }
 
-function isString(value: unknown): boolean {
+function isString(value: unknown): value is string {
   return typeof value === "string";
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function isTokens(value: unknown): boolean {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
+
+function isNames(value: unknown): boolean {
+  return Array.isArray(value) && value.every(isString);
+}
+
+function isOptional(value: unknown, check: (value: unknown) => boolean): boolean {
+  return value === undefined || check(value);
 }
 
 function isToolSpec(value: unknown): boolean {
@@ -174,14 +185,17 @@ function isToolSpec(value: unknown): boolean {
 }
 
 function decodeEvent(event: StoredEvent): StoredEvent {
-  if (event.type === "model.replied") return { ...event, reply: checkReply(event.reply) as ModelReply };
+  if (event.type === "model.replied") return { ...event, reply: checkReply(event.reply) as typeof event.reply };
   if (event.type !== "run.started") return event;
   // JSON has no Infinity: unlimited numbers are written as null.
   const unlimited = (value: number | undefined) => (value === null ? Number.POSITIVE_INFINITY : value);
-  const { tokenBudget, repeatLimit } = event.settings;
-  const settings = { ...event.settings, tokenBudget: unlimited(tokenBudget) as number };
-  return {
-    ...event,
-    settings: repeatLimit === undefined ? settings : { ...settings, repeatLimit: unlimited(repeatLimit) },
+  const { tokenBudget, repeatLimit, toolConcurrency, history } = event.settings;
+  const settings = {
+    ...event.settings,
+    tokenBudget: unlimited(tokenBudget) as number,
+    ...(repeatLimit === undefined ? {} : { repeatLimit: unlimited(repeatLimit) }),
+    ...(toolConcurrency === undefined ? {} : { toolConcurrency: unlimited(toolConcurrency) }),
+    ...(history === undefined ? {} : { history: checkHistory(history) as typeof history }),
   };
+  return { ...event, settings };
 }

@@ -1,61 +1,24 @@
 export { type AgentActorInput, agentActor } from "./agent-actor.js";
-export {
-  type AgentContext,
-  type AgentInput,
-  type AgentMachineInput,
-  type AgentOptions,
-  DEFAULT_MAX_STEPS,
-  DEFAULT_REPEAT_LIMIT,
-  DEFAULT_SYSTEM,
-  DEFAULT_TOKEN_BUDGET,
-  type ModelWithLimits,
-  resolveSettings,
-} from "./agent-context.js";
-export { type AgentEvent, type AgentSnapshot, agentMachine, pendingRequest } from "./agent-machine.js";
-export { assignCallIds } from "./assign-call-ids.js";
-export { checkReply } from "./check-reply.js";
+export { agentMachine } from "./agent-machine.js";
 export { countTokens } from "./count-tokens.js";
-export { cutResult, DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
 export { AgentloopError, EventLogError, ModelError, ToolSchemaError } from "./errors.js";
-export {
-  EVENT_LOG_SCHEMA_VERSION,
-  parseEventLog,
-  RUN_EVENT_TYPES,
-  type RunEvent,
-  type RunOutcome,
-  type RunSettings,
-  type StoredEvent,
-} from "./event-log.js";
-export { checkAppend, type EventStore, MemoryEventStore, type RunSummary, summarize } from "./event-store.js";
-export { Journal } from "./journal.js";
-export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay.js";
-export { type ForkOptions, forkRun, type ResumeOptions, resumeAgent } from "./resume.js";
+export { type EventStore, MemoryEventStore } from "./event-store.js";
+export { replayRun } from "./replay.js";
+export { continueAgent, type ForkOptions, forkRun, type ResumeOptions, resumeAgent } from "./resume.js";
 export { type RunOptions, runAgent } from "./run-agent.js";
-export {
-  type AgentActor,
-  type Approver,
-  DEFAULT_TOOL_TIMEOUT_MS,
-  driveEffects,
-  type EffectEvent,
-  type EffectPorts,
-  type EffectRequest,
-  type Resumption,
-} from "./run-effects.js";
+export type { Approver } from "./run-effects.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
-export { type ExecuteOptions, type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";
-export { messagesOf, type Transcript } from "./transcript.js";
+export { type AgentStream, streamAgent } from "./stream-agent.js";
+export type { AgentStreamEvent } from "./stream-events.js";
+export { type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";
 export type {
   AgentResult,
   AgentStatus,
   Decision,
-  FinishReason,
   Message,
   Model,
-  ModelCallOptions,
   ModelDelta,
   ModelReply,
-  ParameterType,
-  ReasoningPart,
   ToolCall,
   ToolParameters,
   ToolSpec,

@@ -1,9 +1,11 @@
-import type { RunEvent, StoredEvent } from "./event-log.js";
+import { chainTip, stampEvent } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
+import type { RunEvent, StoredEvent } from "./events.js";
+import { runHashSeed } from "./log-hash.js";
 
 /**
- * The shell's side of one run's log. It stamps and appends new events: position and time are
- * stamped here, never inside the machine's decisions.
+ * The one writer of a run's log. It stamps and appends new events: position, time and the hash
+ * chain are stamped here, never inside the machine's decisions.
  *
  * Every new event goes through one queue: it is appended, then delivered to the machine, before the
  * next one is looked at; an event whose run has ended meanwhile is dropped unlogged. So the log
@@ -14,19 +16,30 @@ export class Journal {
   readonly #store: EventStore;
   readonly #now: () => Date;
   #length: number;
+  /** The hash the next event chains to; null while the log is of schema 1, whose events have none. */
+  #tip: string | null;
   #queue: Promise<unknown> = Promise.resolve();
 
-  /** `history` is the run's log so far (from `run.started`) when it is resumed, or `[]` for a new run. */
+  /**
+   * `history` is the run's log so far when it goes on, or `[]` for a new run, whose log is of
+   * schema `schemaVersion` (the current one unless a fork copies an older log).
+   */
   constructor(
     store: EventStore,
     runId: string,
     history: readonly StoredEvent[] = [],
-    now: () => Date = () => new Date(),
+    { now = () => new Date(), schemaVersion = 2 }: { now?: () => Date; schemaVersion?: number } = {},
   ) {
     this.#store = store;
     this.runId = runId;
     this.#length = history.length;
     this.#now = now;
+    this.#tip = history.length > 0 ? chainTip(runId, history) : schemaVersion >= 2 ? runHashSeed(runId) : null;
+  }
+
+  /** Events logged so far. */
+  get length(): number {
+    return this.#length;
   }
 
   /**
@@ -36,10 +49,10 @@ export class Journal {
   commit(event: RunEvent, deliver: () => void = () => {}, isOpen: () => boolean = () => true): Promise<boolean> {
     const done = this.#queue.then(async () => {
       if (!isOpen()) return false;
-      // The stamps lead each line (readable logs) and always win over any the event carries.
-      const stored = Object.assign({ seq: 0, at: "" }, event, { seq: this.#length, at: this.#now().toISOString() });
+      const stored = stampEvent(event, this.#length, this.#now().toISOString(), this.#tip);
       await this.#store.append(this.runId, stored);
       this.#length++;
+      if (this.#tip !== null) this.#tip = stored.hash ?? null;
       deliver();
       return true;
     });

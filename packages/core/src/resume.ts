@@ -1,28 +1,35 @@
-import type { AgentInput } from "./agent-context.js";
+import { pendingApprovals } from "./agent-decisions.js";
 import { canonicalJson } from "./call-key.js";
 import { EventLogError } from "./errors.js";
-import { EVENT_LOG_SCHEMA_VERSION, type RunSettings, type StoredEvent } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
+import type { RunSettings, StoredEvent } from "./events.js";
 import { Journal } from "./journal.js";
-import { foldEvents, replayRun } from "./replay.js";
-import { checkEffectLimits, type RunOptions, runLive } from "./run-agent.js";
+import { foldEvents, outcomeOf, type Replay, replayRun } from "./replay.js";
+import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
+import { describe, resolveLimits } from "./settings.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { AgentResult, Decision, Model } from "./types.js";
 
-/** Options of `resumeAgent`: the store, decisions for calls that wait for one, and the run-time safeguards. */
+/** Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time safeguards and the listener. */
 export interface ResumeOptions
-  extends Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect"> {
+  extends Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent"> {
   readonly store: EventStore;
-  /** Decisions by call id, for a run paused with `awaiting_approval`; asked before `approve`. */
+  /**
+   * Decisions by call id for the calls a paused run waits on (`pendingApprovals`); asked before
+   * `approve`. Each applies to that waiting call only, never to a later call with the same id; an
+   * id that waits for no decision is refused.
+   */
   readonly decisions?: Readonly<Record<string, Decision>>;
 }
 
 /**
  * Continues a run from its log: the machine starts from the state the log replays to. No logged
  * model reply is asked for again and no tool whose result is logged runs again; a tool the process
- * died in runs again only if it is registered as idempotent, otherwise the model is told its result
- * was lost. A finished run is not extended: its result comes back as it was. Throws `EventLogError` for an unknown run, a log that does not fit,
- * or tools that differ from the registry's.
+ * died in runs again only if it is registered as idempotent (or its call was invalid, so nothing
+ * ran), otherwise the model is told its result was lost. A finished run is not extended: its result
+ * comes back as it was (`continueAgent` takes a conversation further). Throws `EventLogError` for
+ * an unknown run, a log that does not fit, or tools that differ from the registry's; `RangeError`
+ * for a decision on a call that waits for none.
  */
 export async function resumeAgent(
   runId: string,
@@ -30,38 +37,79 @@ export async function resumeAgent(
   registry: ToolRegistry,
   options: ResumeOptions,
 ): Promise<AgentResult> {
-  const { store, decisions = {}, approve, signal, inspect, ...limits } = options;
-  checkEffectLimits(limits);
-  const events = await store.read(runId);
-  const settings = startOf(runId, events).settings;
-  checkTools(runId, settings, registry);
-  const replay = replayRun(events, { runId });
-  const journal = new Journal(store, runId, events);
-  if (replay.result !== null) {
-    const { status, answer, steps, tokens } = replay.result;
-    // A crash between the machine's end and the log's: the end is known, so it is logged now.
-    if (events.at(-1)?.type !== "run.finished")
-      await journal.commit({ type: "run.finished", outcome: { status, answer, steps, tokens } });
-    return { ...replay.result, runId };
+  checkRunOptions(options);
+  const { store, decisions = {}, approve } = options;
+  const { events, replay, journal } = await reopen(store, runId, registry);
+  if (replay.result !== null) return finishedResult(journal, replay, runId);
+  const pending = new Map(pendingApprovals(replay.context).map((call) => [call.id, call]));
+  for (const id of Object.keys(decisions)) {
+    if (!pending.has(id)) {
+      const waiting = [...pending.keys()].map((key) => `'${key}'`).join(", ") || "none";
+      throw new RangeError(`run '${runId}': call '${id}' waits for no decision (calls that wait: ${waiting})`);
+    }
   }
-  const input: AgentInput = {
-    ...limits,
-    task: settings.task,
-    settings,
+  // A given decision answers the call that waits now, once: a later call reusing its id is asked anew.
+  const given = new Set(Object.keys(decisions));
+  const decide: typeof approve = (call) => {
+    if (given.delete(call.id) && pending.get(call.id) === call) return decisions[call.id];
+    return approve?.(call);
+  };
+  return runLive({
+    ...portsOf({ ...options, approve: decide }),
     model,
     registry,
     journal,
-    approve: (call) => (Object.hasOwn(decisions, call.id) ? decisions[call.id] : approve?.(call)),
-  };
-  // The machine goes on from its replayed state: nothing logged is asked for or run again. A log
-  // that ends with a tool.started ends inside that call's run (replay checked it is the running call).
-  const from = { snapshot: replay.snapshot, interrupted: events.at(-1)?.type === "tool.started" };
-  return runLive(input, { signal, inspect, from });
+    settings: startOf(runId, events).settings,
+    schemaVersion: replay.schemaVersion,
+    from: { snapshot: replay.snapshot, interrupted: replay.interrupted },
+  });
+}
+
+/**
+ * Takes a finished run's conversation further with the user's next `message`: it is logged
+ * (`user.messaged`), and the machine goes back to `budgetCheck` with the whole list, its step and
+ * token limits counted afresh for the new turn (the result's `steps` and `tokens` keep counting
+ * over the run). Throws `EventLogError` for a run that is not finished (resume it first), a log of
+ * schema 1, or tools that differ from the registry's.
+ */
+export async function continueAgent(
+  runId: string,
+  message: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: Omit<ResumeOptions, "decisions">,
+): Promise<AgentResult> {
+  checkRunOptions(options);
+  if (typeof message !== "string") throw new TypeError(`message must be a string; got ${describe(message)}`);
+  const { events, replay, journal } = await reopen(options.store, runId, registry);
+  if (replay.result === null) {
+    throw new EventLogError(`run '${runId}' is not finished: resume it before it takes a new message`, {
+      runId,
+      position: events.length,
+    });
+  }
+  if (replay.schemaVersion < 2) {
+    throw new EventLogError(`run '${runId}' has a log of schema 1, which cannot hold a conversation's next turn`, {
+      runId,
+      position: 0,
+    });
+  }
+  if (!replay.finished) await logEnd(journal, replay);
+  return runLive({
+    ...portsOf(options),
+    model,
+    registry,
+    journal,
+    settings: startOf(runId, events).settings,
+    schemaVersion: replay.schemaVersion,
+    begin: { type: "user.messaged", content: message },
+    continues: { context: replay.context, message },
+  });
 }
 
 /** Where a fork starts and what it changes. */
 export interface ForkOptions {
-  /** Events of the original to keep, counting `run.started` (default: all but `run.finished`). */
+  /** Events of the original to keep, counting `run.started` (default: all but a last `run.finished`). */
   readonly keep?: number;
   /** The new run's id; a random UUID when not given. */
   readonly runId?: string;
@@ -72,26 +120,63 @@ export interface ForkOptions {
 /**
  * Starts a new run from a prefix of another's log, with other limits if asked (say, a larger
  * budget), and returns its id; resume it to go on. The original log is left untouched. Events the
- * new limits would never reach (a smaller budget ends it sooner) are not copied.
+ * new limits would never reach (a smaller budget ends it sooner) are not copied. Limits are checked
+ * as `runAgent` checks them.
  */
 export async function forkRun(store: EventStore, runId: string, options: ForkOptions = {}): Promise<string> {
+  const { keep, runId: forkId = globalThis.crypto.randomUUID() } = options;
+  checkRunOptions({ store, runId: forkId });
+  if (keep !== undefined && !(Number.isSafeInteger(keep) && keep >= 1)) {
+    throw new RangeError(`keep must be a whole number of events, 1 or more; got ${describe(keep)}`);
+  }
   const events = await store.read(runId);
   const started = startOf(runId, events);
-  const settings: RunSettings = {
-    ...started.settings,
+  const limits = resolveLimits({
     maxSteps: options.maxSteps ?? started.settings.maxSteps,
     tokenBudget: options.tokenBudget ?? started.settings.tokenBudget,
-  };
-  const prefix = events.slice(0, options.keep ?? events.length).filter((event) => event.type !== "run.finished");
-  const { consumed: reached } = foldEvents(prefix, { runId, settings });
-  // A fork that ends inside a call would report it lost: it starts before the call instead.
-  const consumed = prefix[reached - 1]?.type === "tool.started" ? reached - 1 : reached;
-  const forkId = options.runId ?? globalThis.crypto.randomUUID();
-  const journal = new Journal(store, forkId);
+  });
+  const settings: RunSettings = { ...started.settings, ...limits };
+  // A fork goes on: a last run.finished is left out, and a turn's end the new limits do not reach stops the copy.
+  const cut = events.slice(0, keep ?? events.length);
+  const prefix = cut.at(-1)?.type === "run.finished" ? cut.slice(0, -1) : cut;
+  const { consumed } = foldEvents(prefix, { runId, settings, partial: true });
+  // A fork that ended inside a call would report it lost: the starts of the calls it cuts are left
+  // out, so that those calls run in the fork as if they never started.
+  const finished = new Set(prefix.slice(0, consumed).flatMap((e) => (e.type === "tool.finished" ? [e.callId] : [])));
+  const copied = prefix.slice(1, consumed).filter((e) => e.type !== "tool.started" || finished.has(e.callId));
+  if ((await store.read(forkId)).length > 0) {
+    throw new EventLogError(`run '${forkId}' already exists: fork into a new id`, { runId: forkId, position: 0 });
+  }
+  const journal = new Journal(store, forkId, [], { schemaVersion: started.schemaVersion });
   const forkedFrom = { runId, seq: consumed };
-  await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings, forkedFrom });
-  for (const { seq: _seq, at: _at, ...event } of prefix.slice(1, consumed)) await journal.commit(event);
+  await journal.commit({ type: "run.started", schemaVersion: started.schemaVersion, settings, forkedFrom });
+  for (const { seq: _seq, at: _at, hash: _hash, ...event } of copied) await journal.commit(event);
   return forkId;
+}
+
+/** A run's log, replayed, with a journal to go on writing it; refuses an unknown run and tools that differ. */
+async function reopen(
+  store: EventStore,
+  runId: string,
+  registry: ToolRegistry,
+): Promise<{ events: StoredEvent[]; replay: Replay; journal: Journal }> {
+  const events = await store.read(runId);
+  checkTools(runId, startOf(runId, events).settings, registry);
+  const replay = replayRun(events, { runId });
+  return { events, replay, journal: new Journal(store, runId, events) };
+}
+
+/** A finished run's result; a crash between the machine's end and the log's is mended by logging the end now. */
+async function finishedResult(journal: Journal, replay: Replay, runId: string): Promise<AgentResult> {
+  if (!replay.finished) await logEnd(journal, replay);
+  return { ...(replay.result as AgentResult), runId };
+}
+
+function logEnd(journal: Journal, replay: Replay): Promise<boolean> {
+  return journal.commit({
+    type: "run.finished",
+    outcome: outcomeOf(replay.result as AgentResult, replay.schemaVersion),
+  });
 }
 
 function startOf(runId: string, events: readonly StoredEvent[]): Extract<StoredEvent, { type: "run.started" }> {

@@ -1,21 +1,24 @@
 import { createActor, type InspectionEvent, type Observer, toPromise } from "xstate";
-import { type AgentInput, type AgentOptions, type ModelWithLimits, resolveSettings } from "./agent-context.js";
+import type { AgentContext } from "./agent-context.js";
 import { pendingApprovals } from "./agent-decisions.js";
-import { agentMachine } from "./agent-machine.js";
+import { type AgentSnapshot, agentMachine } from "./agent-machine.js";
 import { isCharLimit } from "./cut-result.js";
 import { EventLogError } from "./errors.js";
-import { EVENT_LOG_SCHEMA_VERSION } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
+import { EVENT_LOG_SCHEMA_VERSION, type RunEvent, type RunSettings } from "./events.js";
 import { Journal } from "./journal.js";
+import { outcomeOf } from "./replay.js";
 import { type AgentActor, type Approver, driveEffects, type EffectPorts, type Resumption } from "./run-effects.js";
 import { isTimeout, MAX_TIMER_MS } from "./run-guarded.js";
+import { type AgentOptions, describe, type ModelWithLimits, resolveSettings } from "./settings.js";
+import type { AgentStreamEvent } from "./stream-events.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import { messagesOf } from "./transcript.js";
 import type { AgentResult } from "./types.js";
 
-/** Options of `runAgent`: limits and policies, safeguards, and where to keep the run's event log. */
+/** Options of `runAgent`: limits and policies, safeguards, where to keep the run's event log, and who listens. */
 export interface RunOptions extends AgentOptions, Pick<EffectPorts, "approve" | "toolTimeoutMs" | "maxResultChars"> {
-  /** Keeps the run's events there, so that it can be replayed, forked and resumed. */
+  /** Keeps the run's events there, so that it can be replayed, forked, resumed and continued. */
   readonly store?: EventStore;
   /** The run's id in the store (letters, digits, `_`, `-`, `.`); a random UUID when not given. */
   readonly runId?: string;
@@ -26,16 +29,22 @@ export interface RunOptions extends AgentOptions, Pick<EffectPorts, "approve" | 
    * microstep and snapshot), e.g. `createBrowserInspector().inspect` from `@statelyai/inspect`.
    */
   readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * Hears the run as it goes: steps, the model's deltas as they stream (a model that can stream is
+   * asked to), tool calls and results, decisions, and the end (see `AgentStreamEvent`). Called
+   * synchronously; if it throws, the run fails with that error.
+   */
+  readonly onEvent?: (event: AgentStreamEvent) => void;
 }
 
 /**
  * Runs `task` to an exit: a final answer (`done`), `maxSteps` model calls (`step_limit`), a prompt
- * that would overspend `tokenBudget` (`token_budget`), a repeated call under the `stop` policy
- * (`repeated_call`), an abort (`cancelled`), or a call that waits for a decision nobody gave
- * (`awaiting_approval`, to be resumed) — always with the whole message list. With a `store`,
- * every event is logged before the machine sees it and the result carries the `runId`. Rejects
- * with `ModelError` when the model fails (the log stays resumable), and with a `RangeError` for
- * impossible limits.
+ * that would overspend `tokenBudget` (`token_budget`), a refusal (`refused`), a repeated call
+ * under the `stop` policy (`repeated_call`), an abort (`cancelled`), or calls that wait for
+ * decisions nobody gave (`awaiting_approval`, to be resumed) — always with the whole message list.
+ * With a `store`, every event is logged before the machine sees it and the result carries the
+ * `runId`. Rejects with `ModelError` when the model fails (the log stays resumable), and with a
+ * `TypeError` or `RangeError` for options that make no sense, before anything is logged.
  */
 export async function runAgent(
   task: string,
@@ -43,13 +52,11 @@ export async function runAgent(
   registry: ToolRegistry,
   options: RunOptions = {},
 ): Promise<AgentResult> {
-  const { store, runId: wantedId, signal, inspect, ...rest } = options;
-  const input: AgentInput = { ...rest, task, model, registry };
-  checkEffectLimits(input);
-  if (store === undefined) return runLive(input, { signal, inspect });
-  // Everything is checked before anything is logged: a refused run leaves no log behind.
-  const settings = resolveSettings(input);
-  const runId = wantedId ?? globalThis.crypto.randomUUID();
+  checkRunOptions(options);
+  const settings = resolveSettings(task, model, registry, options);
+  const { store, runId = globalThis.crypto.randomUUID() } = options;
+  const ports = { ...portsOf(options), model, registry };
+  if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
   if ((await store.read(runId)).length > 0) {
     throw new EventLogError(`run '${runId}' already exists: resume it, or start a run with a new id`, {
       runId,
@@ -57,69 +64,130 @@ export async function runAgent(
     });
   }
   const journal = new Journal(store, runId);
-  await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
-  return runLive({ ...input, settings, journal }, { signal, inspect });
+  const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings };
+  return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, journal, begin });
+}
+
+/** The options a live run is driven with, taken from the caller's. */
+export function portsOf(
+  options: Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent">,
+): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
+  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent } = options;
+  return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent };
+}
+
+/** One live stretch of a run: its settings and ports, and where it starts. */
+export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
+  readonly settings: RunSettings;
+  readonly schemaVersion: number;
+  /** The first event to log, before the machine starts: `run.started` for a new run, `user.messaged` for a next turn. */
+  readonly begin?: RunEvent;
+  /** A resumed run: the state its log replays to, and the calls the process died in. */
+  readonly from?: Resumption;
+  /** The next turn of a finished run. */
+  readonly continues?: { readonly context: AgentContext; readonly message: string };
 }
 
 /**
- * Runs a live machine until it ends or waits for a decision nobody gives; `from` continues a
- * resumed run from its replayed state instead of the start. With a journal, the cancellation and
- * the end are logged (`run.cancelled`, `run.finished`); a paused run's log just stops, ready for
- * `resumeAgent`.
+ * Runs a live machine until it ends or waits for decisions nobody gives. With a journal, this is
+ * the one place a run's log is written from: the first event (`begin`), every event of the run
+ * (through `driveEffects`), the cancellation and the end (`run.finished`); a paused run's log
+ * just stops, ready for `resumeAgent`.
  */
-export async function runLive(
-  input: AgentInput,
-  { signal, inspect, from }: Pick<RunOptions, "signal" | "inspect"> & { readonly from?: Resumption } = {},
-): Promise<AgentResult> {
-  const { journal } = input;
-  // Settles when the run pauses for a decision nobody gave, or fails (the model, the store).
+export async function runLive(run: LiveRun): Promise<AgentResult> {
+  const { journal, signal, inspect, from, continues, settings, schemaVersion, begin } = run;
+  // Settles when the run pauses for decisions nobody gave, or fails (the model, the store, a listener).
   let pause = () => {};
   let fail = (_error: unknown) => {};
   const halted = new Promise<"paused">((resolve, reject) => {
     pause = () => resolve("paused");
     fail = reject;
   });
-  const approve: Approver = async (call) => {
-    const decision = await input.approve?.(call);
-    // No decision pauses the run, unless it is being cancelled: then it ends as cancelled.
-    if (decision === undefined && signal?.aborted !== true) pause();
-    return decision;
-  };
+  if (begin !== undefined) await journal?.commit(begin);
+  const input = { settings, schemaVersion, ...(continues === undefined ? {} : { continues }) };
   const restored = from === undefined ? {} : { snapshot: agentMachine.getPersistedSnapshot(from.snapshot) };
   const actor = createActor(agentMachine, { input, ...restored, ...(inspect === undefined ? {} : { inspect }) });
   const ended = toPromise(actor);
-  const stopEffects = driveEffects(actor, { ...input, approve, signal }, fail, from);
+  // Only a run with tools that need approval can pause.
+  const waiting = (settings.approvalRequired ?? []).length > 0 ? new PauseWatch(actor, pause, signal) : null;
+  const approve = waiting === null ? run.approve : waiting.approver(run.approve);
+  const stopEffects = driveEffects(actor, { ...run, approve }, fail, from);
   const cancel = () => cancelRun(actor, journal, signal?.reason).catch(fail);
   signal?.addEventListener("abort", cancel, { once: true });
   try {
     actor.start();
+    waiting?.check();
     if (signal?.aborted) cancel();
     const outcome = await Promise.race([ended, halted]);
     const runId = journal === undefined ? {} : { runId: journal.runId };
+    let result: AgentResult;
     if (outcome === "paused") {
-      const { context } = actor.getSnapshot();
-      actor.stop();
-      const { steps, tokens } = context;
-      const messages = [...messagesOf(context.transcript)];
-      const pending = pendingApprovals(context);
-      return {
-        status: "awaiting_approval",
-        answer: null,
-        steps,
-        tokens,
-        messages,
-        pendingApprovals: pending,
-        ...runId,
-      };
+      result = { ...pausedResult(actor.getSnapshot().context), ...runId };
+    } else {
+      await journal?.commit({ type: "run.finished", outcome: outcomeOf(outcome, schemaVersion) });
+      result = { ...outcome, ...runId };
     }
-    const { status, answer, steps, tokens } = outcome;
-    await journal?.commit({ type: "run.finished", outcome: { status, answer, steps, tokens } });
-    return { ...outcome, ...runId };
+    run.onEvent?.({ type: "finished", result });
+    return result;
   } finally {
+    waiting?.stop();
     signal?.removeEventListener("abort", cancel);
     stopEffects();
     actor.stop();
   }
+}
+
+/**
+ * Watches for the pause: the machine waits only for decisions (`awaitingDecision`), and the
+ * approver gave none for every one of them. Calls that run meanwhile finish and are logged first.
+ */
+class PauseWatch {
+  readonly #undecided = new Set<string>();
+  readonly #subscription: { unsubscribe(): void };
+
+  constructor(
+    readonly actor: AgentActor,
+    readonly pause: () => void,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    this.#subscription = actor.subscribe({ next: () => this.check(), error: () => {} });
+  }
+
+  /** The approver as the driver calls it: no decision from it marks the call as undecided. */
+  approver(approve: Approver | undefined): Approver {
+    return async (call) => {
+      const decision = await approve?.(call);
+      // No decision pauses the run, unless it is being cancelled: then it ends as cancelled.
+      if ((decision === undefined || decision === null) && this.signal?.aborted !== true) {
+        this.#undecided.add(call.id);
+        this.check();
+      }
+      return decision;
+    };
+  }
+
+  check(): void {
+    const snapshot: AgentSnapshot = this.actor.getSnapshot();
+    if (snapshot.status !== "active" || !snapshot.matches({ executingTools: "awaitingDecision" })) return;
+    if (pendingApprovals(snapshot.context).every((call) => this.#undecided.has(call.id))) this.pause();
+  }
+
+  stop(): void {
+    this.#subscription.unsubscribe();
+  }
+}
+
+/** The result of a run paused for decisions: the list so far and the calls that wait. */
+function pausedResult(context: AgentContext): AgentResult {
+  const { steps, tokens } = context;
+  return {
+    status: "awaiting_approval",
+    answer: null,
+    steps,
+    tokens,
+    messages: messagesOf(context.transcript),
+    pendingApprovals: pendingApprovals(context),
+  };
 }
 
 /** Ends the run as cancelled; with a journal the cancellation is logged first. Rejects if the store cannot log it. */
@@ -139,17 +207,33 @@ async function cancelRun(actor: AgentActor, journal: Journal | undefined, reason
   );
 }
 
-/** Checks the run-time limits of the effects; throws a `RangeError` for values that make no sense. */
-export function checkEffectLimits({
-  toolTimeoutMs,
-  maxResultChars,
-}: Pick<RunOptions, "toolTimeoutMs" | "maxResultChars">): void {
-  if (toolTimeoutMs !== undefined && !isTimeout(toolTimeoutMs)) {
+/**
+ * Checks the options that drive a run but are not logged: the effects' limits, the functions and
+ * objects it is given. Throws a `TypeError` or `RangeError` before anything runs or is logged.
+ */
+export function checkRunOptions(options: Partial<RunOptions>): void {
+  const { toolTimeoutMs, maxResultChars } = options;
+  if (toolTimeoutMs !== undefined && !(typeof toolTimeoutMs === "number" && isTimeout(toolTimeoutMs))) {
     throw new RangeError(
-      `toolTimeoutMs must be milliseconds above 0 and at most ${MAX_TIMER_MS}, or Infinity; got ${toolTimeoutMs}`,
+      `toolTimeoutMs must be milliseconds above 0 and at most ${MAX_TIMER_MS}, or Infinity; got ${describe(toolTimeoutMs)}`,
     );
   }
-  if (maxResultChars !== undefined && !isCharLimit(maxResultChars)) {
-    throw new RangeError(`maxResultChars must be a whole number above 0, or Infinity; got ${maxResultChars}`);
+  if (maxResultChars !== undefined && !(typeof maxResultChars === "number" && isCharLimit(maxResultChars))) {
+    throw new RangeError(`maxResultChars must be a whole number above 0, or Infinity; got ${describe(maxResultChars)}`);
+  }
+  for (const name of ["approve", "onEvent"] as const) {
+    if (options[name] !== undefined && typeof options[name] !== "function") {
+      throw new TypeError(`${name} must be a function; got ${describe(options[name])}`);
+    }
+  }
+  const { signal, store, runId } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError(`signal must be an AbortSignal; got ${describe(signal)}`);
+  }
+  if (store !== undefined && !(typeof store?.append === "function" && typeof store.read === "function")) {
+    throw new TypeError(`store must be an EventStore (append, read, list); got ${describe(store)}`);
+  }
+  if (runId !== undefined && (typeof runId !== "string" || runId === "")) {
+    throw new TypeError(`runId must be a non-empty string; got ${describe(runId)}`);
   }
 }

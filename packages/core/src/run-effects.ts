@@ -1,37 +1,24 @@
 import type { Actor } from "xstate";
-import { type AgentSnapshot, type agentMachine, pendingRequest } from "./agent-machine.js";
-import { checkReply } from "./check-reply.js";
+import { type AgentSnapshot, type agentMachine, pendingRequests } from "./agent-machine.js";
+import { claimCallIds, usedCallIds } from "./assign-call-ids.js";
+import { copyReply } from "./check-reply.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
 import { describeThrown, EventLogError, ModelError } from "./errors.js";
+import type { AgentEvent, AgentRequest } from "./events.js";
 import type { Journal } from "./journal.js";
+import type { AgentStreamEvent } from "./stream-events.js";
 import type { ToolRegistry } from "./tool-registry.js";
-import { messagesOf, type Transcript } from "./transcript.js";
-import type { Decision, Model, ModelReply, ToolCall, ToolSpec } from "./types.js";
+import { listView, messagesOf, type Transcript } from "./transcript.js";
+import type { Decision, Model, ModelDelta, ModelReply, ToolCall } from "./types.js";
 
-/** What the machine asks of its driver: it emits these. */
-export type EffectRequest =
-  | {
-      readonly type: "callModel";
-      /** The list so far; the effects copy it only when they really call the model. */
-      readonly transcript: Transcript;
-      readonly specs: readonly ToolSpec[];
-      readonly step: number;
-    }
-  | { readonly type: "runTool"; readonly call: ToolCall }
-  | { readonly type: "requestDecision"; readonly call: ToolCall };
-
-/** The domain events of a run: the machine's only inputs besides its start. */
-export type EffectEvent =
-  | { readonly type: "model.replied"; readonly reply: ModelReply }
-  | { readonly type: "tool.finished"; readonly callId: string; readonly content: string }
-  | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
-  | { readonly type: "run.cancelled"; readonly reason?: string };
+type CallModel = Extract<AgentRequest, { type: "callModel" }>;
 
 /**
- * Decides on a call that needs approval. `undefined` means no decision now: the run pauses with
- * status `awaiting_approval`, to be resumed with a decision later.
+ * Decides on a call that needs approval. `undefined` (or `null`) means no decision now: the run
+ * pauses with status `awaiting_approval` once nothing else is left to do, to be resumed with a
+ * decision later.
  */
-export type Approver = (call: ToolCall) => Decision | undefined | Promise<Decision | undefined>;
+export type Approver = (call: ToolCall) => Decision | undefined | null | Promise<Decision | undefined | null>;
 
 /** The ports the effects reach, and the limits they apply. */
 export interface EffectPorts {
@@ -47,6 +34,8 @@ export interface EffectPorts {
   readonly maxResultChars?: number | undefined;
   /** The run's signal: once it aborts, nothing new is invoked and work in flight is aborted. */
   readonly signal?: AbortSignal | undefined;
+  /** Hears the run's events as they happen (after they are logged), and the model's deltas as they stream. */
+  readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
 }
 
 const RUN_ENDED = new Error("the run ended or was cancelled");
@@ -57,21 +46,22 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 /** The actor of a running `agentMachine`, as its driver sees it. */
 export type AgentActor = Actor<typeof agentMachine>;
 
-/** Where a resumed run stands: the state its log replays to, and whether the log ends inside a tool's run. */
+/** Where a resumed run stands: the state its log replays to, and the calls the log shows started but not finished. */
 export interface Resumption {
   readonly snapshot: AgentSnapshot;
-  /** The log holds the running call's `tool.started` but not its `tool.finished`: the process died while it ran. */
-  readonly interrupted: boolean;
+  /** Ids of the calls whose `tool.started` is logged without their `tool.finished`: the process died while they ran. */
+  readonly interrupted: ReadonlySet<string>;
 }
 
 /**
  * Drives an `agentMachine` actor: performs what it emits (calls the model, asks for decisions,
- * runs tools) and answers with domain events. Call it before `actor.start()`, so that it hears the
- * first request. With a journal it logs each event before the machine sees it. For an actor
- * restored from `resume.snapshot`, the request that state already waits on (`pendingRequest`) is
- * performed at once: start the actor in the same tick. A failure (the model's, as a `ModelError`,
- * or the store's) goes to `fail`. Returns the function that stops driving: it aborts the signal
- * given to the model and the tools, and late results are dropped.
+ * runs tools, several at once when the machine asks for several) and answers with domain events.
+ * Call it before `actor.start()`, so that it hears the first requests. With a journal it logs each
+ * event before the machine sees it. For an actor restored from `resume.snapshot`, the requests
+ * that state already waits on (`pendingRequests`) are performed at once: start the actor in the
+ * same tick. A failure (the model's, as a `ModelError`, the store's, a listener's) goes to `fail`.
+ * Returns the function that stops driving: it aborts the signal given to the model and the tools,
+ * and late results are dropped.
  */
 export function driveEffects(
   actor: AgentActor,
@@ -85,20 +75,34 @@ export function driveEffects(
   ports.signal?.addEventListener("abort", end.end, { once: true });
   if (ports.signal?.aborted) end.end();
   let stopped = false;
-  const effects: Effects = { ...ports, end };
+  const tell = (event: AgentStreamEvent) => {
+    if (ports.onEvent === undefined) return;
+    try {
+      ports.onEvent(event);
+    } catch (error) {
+      if (!stopped) fail(error);
+    }
+  };
+  const effects: Effects = { ...ports, end, tell, ids: null };
   const isOpen = () => !end.ended;
-  const deliver: Deliver = (event) => {
-    if (ports.journal !== undefined) return ports.journal.commit(event, () => actor.send(event), isOpen);
+  // The listener hears of an event once it is logged and just before the machine takes it, so that
+  // it hears of the requests the event leads to (a reply's tool calls) after the event itself.
+  const deliver: Deliver = (event, told) => {
+    const handOn = () => {
+      if (told !== undefined) tell(told);
+      actor.send(event);
+    };
+    if (ports.journal !== undefined) return ports.journal.commit(event, handOn, isOpen);
     if (end.ended) return Promise.resolve(false);
-    actor.send(event);
+    handOn();
     return Promise.resolve(true);
   };
-  const perform = (request: EffectRequest, interrupted = false) => {
+  const perform = (request: AgentRequest) => {
     const work =
       request.type === "callModel"
         ? replyTo(effects, request, deliver)
         : request.type === "runTool"
-          ? observe(effects, request.call, deliver, interrupted)
+          ? observe(effects, request.call, deliver, resume?.interrupted.has(request.call.id) === true)
           : decide(effects, request.call, deliver);
     work.catch((error: unknown) => {
       const moot = stopped || (end.ended && !(error instanceof EventLogError));
@@ -106,9 +110,9 @@ export function driveEffects(
     });
   };
   const subscriptions = [
-    actor.on("callModel", (request) => perform(request)),
-    actor.on("runTool", (request) => perform(request)),
-    actor.on("requestDecision", (request) => perform(request)),
+    actor.on("callModel", perform),
+    actor.on("runTool", perform),
+    actor.on("requestDecision", perform),
   ];
   const stop = () => {
     if (stopped) return;
@@ -120,13 +124,17 @@ export function driveEffects(
   // The run's end stops the driving at once, inside the step that ended it: no late result is
   // logged after the end.
   subscriptions.push(actor.subscribe({ complete: stop, error: stop }));
-  const pending = resume === undefined ? null : pendingRequest(resume.snapshot);
-  if (pending !== null) perform(pending, resume?.interrupted);
+  if (resume !== undefined) for (const request of pendingRequests(resume.snapshot)) perform(request);
   return stop;
 }
 
-/** The ports, with the end of the run as the effects see it. */
-type Effects = EffectPorts & { readonly end: RunEnd };
+/** The ports, with the end of the run as the effects see it, the listener, and the call ids the run has used. */
+type Effects = EffectPorts & {
+  readonly end: RunEnd;
+  readonly tell: (event: AgentStreamEvent) => void;
+  /** Made from the list at the first reply, then kept up to date: so a reply's ids cost O(calls). */
+  ids: Set<string> | null;
+};
 
 /**
  * The end of a run (it ended, was stopped, or its signal aborted): a flag for the effects to check,
@@ -158,49 +166,69 @@ class RunEnd {
   };
 }
 
-/** Hands a new event to the machine, through the journal (which logs it first) when there is one. Resolves to whether it was delivered (false once the run ended). */
-type Deliver = (event: EffectEvent) => Promise<boolean>;
+/**
+ * Hands a new event to the machine, through the journal (which logs it first) when there is one,
+ * telling the listener `told` just before. Resolves to whether it was delivered (false once the run ended).
+ */
+type Deliver = (event: AgentEvent, told?: AgentStreamEvent) => Promise<boolean>;
 
-async function replyTo(
-  { model, end }: Effects,
-  request: Extract<EffectRequest, { type: "callModel" }>,
-  deliver: Deliver,
-): Promise<void> {
-  if (end.ended) return;
-  const reply = await callModel(model, request, end);
-  await deliver({ type: "model.replied", reply });
+async function replyTo(effects: Effects, request: CallModel, deliver: Deliver): Promise<void> {
+  if (effects.end.ended) return;
+  const { step } = request;
+  effects.tell({ type: "step-started", step });
+  const reply = withUniqueIds(effects, request.transcript, await callModel(effects, request));
+  await deliver({ type: "model.replied", reply }, { type: "step-finished", step, reply });
 }
 
-async function callModel(
-  model: Model,
-  request: Extract<EffectRequest, { type: "callModel" }>,
-  end: RunEnd,
-): Promise<ModelReply> {
+async function callModel(effects: Effects, request: CallModel): Promise<ModelReply> {
+  const { model, end, onEvent, tell } = effects;
+  const { step } = request;
+  const onDelta =
+    onEvent === undefined
+      ? undefined
+      : (delta: ModelDelta) => {
+          if (!end.ended) tell({ ...delta, step });
+        };
   let raw: unknown;
   try {
-    raw = await model(messagesOf(request.transcript), request.specs, {
+    raw = await model(listView(request.transcript), request.specs, {
       get signal() {
         return end.signal;
       },
+      ...(onDelta === undefined ? {} : { onDelta }),
     });
   } catch (error) {
     throw modelError(request, describeThrown(error), error);
   }
-  const reply = checkReply(raw);
+  const reply = copyReply(raw);
   if (typeof reply === "string") throw modelError(request, `the model returned an invalid reply: ${reply}`);
   return reply;
 }
 
 /**
- * The error of a failed model call, with the list the model was shown. Built only on failure, from
- * the transcript: a closure over the list itself would keep every step's copy alive for as long as
- * the call's frame, which at 1,000 steps made the collector copy about 8 KB more per step.
+ * The reply with every call id unique in the run: an empty, missing or repeated id (in the reply,
+ * or used earlier in the conversation) becomes a positional one, so that a decision or a result
+ * given for one call can never be taken for another. Most replies come back as they are.
  */
-function modelError(
-  request: Extract<EffectRequest, { type: "callModel" }>,
-  message: string,
-  cause?: unknown,
-): ModelError {
+function withUniqueIds(effects: Effects, transcript: Transcript, reply: ModelReply): ModelReply {
+  if (reply.toolCalls.length === 0) return reply;
+  effects.ids ??= usedCallIds(messagesOf(transcript));
+  const ids = claimCallIds(
+    reply.toolCalls.map((call) => call.id),
+    effects.ids,
+    transcript.length,
+  );
+  if (reply.toolCalls.every((call, index) => call.id === ids[index])) return reply;
+  const toolCalls = reply.toolCalls.map((call, index) => Object.freeze({ ...call, id: ids[index] as string }));
+  return Object.freeze({ ...reply, toolCalls: Object.freeze(toolCalls) });
+}
+
+/**
+ * The error of a failed model call, with the list the model was shown. Built only on failure, from
+ * the transcript: a closure over the list itself would keep every step's view alive for as long as
+ * the call's frame.
+ */
+function modelError(request: CallModel, message: string, cause?: unknown): ModelError {
   const { step } = request;
   return new ModelError(`model call ${step} failed: ${message}`, {
     messages: messagesOf(request.transcript),
@@ -209,16 +237,30 @@ function modelError(
   });
 }
 
-/** A decision for a call, the approver's; none leaves the run waiting. */
-async function decide({ approve, end }: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
+/** A decision for a call, the approver's; none (`undefined` or `null`) leaves the call waiting. */
+async function decide({ approve, end, tell }: Effects, call: ToolCall, deliver: Deliver): Promise<void> {
   if (end.ended) return;
+  tell({ type: "decision-requested", call });
   const decision = await approve?.(call);
-  if (decision !== undefined) await deliver(decisionEvent(call.id, decision));
+  if (decision === undefined || decision === null) return;
+  const event = decisionEvent(call, decision);
+  await deliver(event, { type: "decision-given", call, decision: decisionOf(event) });
 }
 
-function decisionEvent(callId: string, { approved, reason }: Partial<Decision>): EffectEvent {
-  const event = { type: "approval.decided", callId, approved: approved === true } as const;
+/** The logged form of an approver's decision; anything but a `Decision` is refused, so that no log holds what its reader refuses. */
+function decisionEvent(call: ToolCall, decision: unknown): Extract<AgentEvent, { type: "approval.decided" }> {
+  const { approved, reason } = (typeof decision === "object" ? decision : {}) as Record<string, unknown>;
+  if (typeof approved !== "boolean" || !(reason === undefined || typeof reason === "string")) {
+    throw new TypeError(
+      `the approver's decision on call '${call.id}' must be { approved: boolean, reason?: string }; got ${JSON.stringify(decision) ?? String(decision)}`,
+    );
+  }
+  const event = { type: "approval.decided", callId: call.id, approved } as const;
   return reason === undefined ? event : { ...event, reason };
+}
+
+function decisionOf({ approved, reason }: Extract<AgentEvent, { type: "approval.decided" }>): Decision {
+  return reason === undefined ? { approved } : { approved, reason };
 }
 
 /**
@@ -227,7 +269,7 @@ function decisionEvent(callId: string, { approved, reason }: Partial<Decision>):
  * idempotent, or it is invalid and so runs nothing; otherwise the model is told its result was lost.
  */
 async function observe(effects: Effects, call: ToolCall, deliver: Deliver, interrupted: boolean): Promise<void> {
-  const { registry, journal, end } = effects;
+  const { registry, journal, end, tell } = effects;
   if (end.ended) return;
   let content: string;
   if (interrupted) {
@@ -242,9 +284,11 @@ async function observe(effects: Effects, call: ToolCall, deliver: Deliver, inter
       );
       if (!started || end.ended) return;
     }
+    tell({ type: "tool-started", call });
     content = await execute(effects, call);
   }
-  await deliver({ type: "tool.finished", callId: call.id, content });
+  const isError = content.startsWith("ERROR:");
+  await deliver({ type: "tool.finished", callId: call.id, content }, { type: "tool-finished", call, content, isError });
 }
 
 function execute({ registry, end, toolTimeoutMs, maxResultChars }: Effects, call: ToolCall): Promise<string> {

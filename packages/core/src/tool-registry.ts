@@ -30,6 +30,11 @@ export interface ToolOptions {
   readonly idempotent?: boolean;
   /** The tool runs only after a decision: an approver's, or one given to `resumeAgent` (default false). */
   readonly needsApproval?: boolean;
+  /**
+   * May be called again and again with the same arguments (paging, polling, random) without the
+   * repeated-call guard refusing it (default false).
+   */
+  readonly repeatable?: boolean;
   /** Milliseconds it may take, overriding the run's `toolTimeoutMs`. */
   readonly timeoutMs?: number;
   /** Its observations longer than this are cut, overriding the run's `maxResultChars`. */
@@ -86,6 +91,16 @@ export class ToolRegistry {
     return [...this.#tools.values()]
       .filter((tool) => tool.options.needsApproval === true)
       .map((tool) => tool.spec.name);
+  }
+
+  /** The names of the tools registered as `idempotent`, in registration order. */
+  idempotentTools(): string[] {
+    return [...this.#tools.values()].filter((tool) => tool.options.idempotent === true).map((tool) => tool.spec.name);
+  }
+
+  /** The names of the tools registered as `repeatable`, in registration order. */
+  repeatableTools(): string[] {
+    return [...this.#tools.values()].filter((tool) => tool.options.repeatable === true).map((tool) => tool.spec.name);
   }
 
   /** What the model is shown, in registration order: name, description and schema, never the function. */

@@ -51,11 +51,16 @@ export function appendCopy(transcript: Transcript, message: Message): Transcript
   return append(transcript, copy as Message, json.length);
 }
 
-/** A deep-frozen copy of `value` if it is plain JSON data (which JSON would not change), else undefined. */
-function frozenCopy(value: unknown, depth: number): unknown {
+/**
+ * A deep-frozen copy of `value` if it is plain JSON data (which JSON would not change), else
+ * undefined. Frozen parts are plain JSON data already checked and frozen (a reply the driver
+ * copied): they are kept as they are, not copied again.
+ */
+export function frozenCopy(value: unknown, depth: number): unknown {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
-  if (typeof value !== "object" || depth > 32) return undefined;
+  if (typeof value !== "object" || depth > 128) return undefined;
+  if (Object.isFrozen(value) && isFrozenJson(value, depth)) return value;
   if (Array.isArray(value)) {
     // A slice has exactly the length needed (a pushed-to array keeps spare room the trace would hold).
     const items: unknown[] = value.slice();
@@ -78,6 +83,22 @@ function frozenCopy(value: unknown, depth: number): unknown {
   return Object.freeze(copy);
 }
 
+/** Whether a frozen value is deep-frozen plain JSON data, all the way down. */
+function isFrozenJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || depth > 128 || !Object.isFrozen(value)) return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (!isFrozenJson(value[index], depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key of Object.keys(value)) {
+    if (key === "__proto__" || !isFrozenJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
 function append(transcript: Transcript, message: Message, chars: number): Transcript {
   const items = (
     transcript.items.length === transcript.length ? transcript.items : transcript.items.slice(0, transcript.length)
@@ -91,9 +112,60 @@ export function lastMessage(transcript: Transcript): Message {
   return transcript.items[transcript.length - 1] as Message;
 }
 
-/** The messages of `transcript`, as a new frozen array: later appends never show in it. */
-export function messagesOf(transcript: Transcript): readonly Message[] {
-  return Object.freeze(transcript.items.slice(0, transcript.length));
+/** The messages of `transcript`, as a new array (the messages themselves are frozen): later appends never show in it. */
+export function messagesOf(transcript: Transcript): Message[] {
+  return transcript.items.slice(0, transcript.length);
+}
+
+/**
+ * The messages of `transcript` as a read-only array view, made in O(1): what the model is shown.
+ * It is an array to `Array.isArray`, reads, iteration, `map`, spread and `JSON.stringify`, and
+ * later appends never show in it; writing to it throws. Being a view, it cannot be given to
+ * `structuredClone` (copy it first: `[...messages]`).
+ */
+export function listView(transcript: Transcript): readonly Message[] {
+  const { items, length } = transcript;
+  const refuse = (): never => {
+    throw new TypeError("the message list is read-only: copy it ([...messages]) to change a copy");
+  };
+  // An empty array as the target keeps `Array.isArray` true; `inspect` shows the messages, not it.
+  const target: Message[] = [];
+  Object.defineProperty(target, Symbol.for("nodejs.util.inspect.custom"), {
+    value: () => items.slice(0, length),
+    configurable: true,
+  });
+  return new Proxy(target, {
+    get(base, key, receiver) {
+      if (key === "length") return length;
+      const at = indexOf(key);
+      if (at === null) return Reflect.get(base, key, receiver);
+      return at < length ? items[at] : undefined;
+    },
+    has(base, key) {
+      if (key === "length") return true;
+      const at = indexOf(key);
+      return at === null ? Reflect.has(base, key) : at < length;
+    },
+    ownKeys: () => [...Array.from({ length }, (_, at) => String(at)), "length"],
+    getOwnPropertyDescriptor(base, key) {
+      if (key === "length") return { value: length, writable: true, enumerable: false, configurable: false };
+      const at = indexOf(key);
+      if (at === null) return Reflect.getOwnPropertyDescriptor(base, key);
+      return at < length ? { value: items[at], writable: false, enumerable: true, configurable: true } : undefined;
+    },
+    set: refuse,
+    defineProperty: refuse,
+    deleteProperty: refuse,
+    setPrototypeOf: refuse,
+    preventExtensions: refuse,
+  });
+}
+
+/** The array index a property key names (`"0"`, `"17"`), or null for any other key. */
+function indexOf(key: string | symbol): number | null {
+  if (typeof key !== "string" || key === "" || key.length > 15) return null;
+  const n = Number(key);
+  return Number.isSafeInteger(n) && n >= 0 && String(n) === key ? n : null;
 }
 
 /** Equals `countTokens(messagesOf(transcript))`, computed from the kept length: JSON adds `[`, `]` and commas. */

@@ -119,11 +119,19 @@ export type Model = (
 ) => ModelReply | Promise<ModelReply>;
 
 /**
- * How a run ended: a final answer (`done`); a limit (`step_limit`, `token_budget`); the same call
- * repeated under the `stop` policy (`repeated_call`); the caller's abort (`cancelled`); or a paused
- * run waiting for a decision on a risky tool call (`awaiting_approval`, which `resumeAgent` continues).
+ * How a run ended: a final answer (`done`); a limit (`step_limit`, `token_budget`); a refusal by
+ * the model (`refused`); the same call repeated under the `stop` policy (`repeated_call`); the
+ * caller's abort (`cancelled`); or a pause for a decision on a risky tool call
+ * (`awaiting_approval`, which `resumeAgent` continues).
  */
-export type AgentStatus = "done" | "step_limit" | "token_budget" | "repeated_call" | "cancelled" | "awaiting_approval";
+export type AgentStatus =
+  | "done"
+  | "step_limit"
+  | "token_budget"
+  | "refused"
+  | "repeated_call"
+  | "cancelled"
+  | "awaiting_approval";
 
 /** A decision on a tool call that needs approval; `reason` is shown to the model when it is denied. */
 export interface Decision {
@@ -137,8 +145,13 @@ export interface AgentResult {
   readonly answer: string | null;
   /** Model calls made. */
   readonly steps: number;
-  /** Tokens spent over the whole run: every prompt plus every reply. */
+  /** Tokens spent over the whole run: every prompt plus every reply (the provider's counts when it gives them). */
   readonly tokens: number;
+  /**
+   * Tokens this turn spent past `tokenBudget`, when the provider counted more than the estimate
+   * the check before each call relied on (absent when the run stayed within its budget).
+   */
+  readonly tokensOverBudget?: number;
   readonly messages: Message[];
   /** The run's id in its event store, when one keeps it. */
   readonly runId?: string;

@@ -1,17 +1,16 @@
 import { type AdjacencyMap, getAdjacencyMap, getSimplePaths, type StatePath } from "@xstate/graph";
 import { type ActorLogic, createActor, initialTransition, type SnapshotFrom, transition } from "xstate";
 import {
-  type AgentEvent,
   type AgentInput,
   agentMachine,
   asks,
   countTokens,
   type EffectRequest,
   final,
-  messagesOf,
   ToolRegistry,
   toolCall,
 } from "../src/index.js";
+import { type AgentEvent, messagesOf } from "../src/machine.js";
 
 export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 export type Path = StatePath<AgentSnapshot, AgentEvent>;

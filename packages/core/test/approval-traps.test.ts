@@ -33,11 +33,11 @@ describe("approval with call ids that are Object.prototype's names", () => {
       expect(paused.pendingApprovals?.map((call) => call.id)).toEqual([id]);
       expect(ran).toEqual([]);
 
-      // Resuming with decisions for other calls only: still no decision for this one.
-      const still = await resumeAgent("r", scriptedModel(script.slice(1)), registry, {
-        store,
-        decisions: { other: { approved: true } },
-      });
+      // A decision for a call that waits for none is refused; without one the run stays paused.
+      await expect(
+        resumeAgent("r", scriptedModel(script.slice(1)), registry, { store, decisions: { other: { approved: true } } }),
+      ).rejects.toThrow(new RegExp(`call 'other' waits for no decision \\(calls that wait: '${id}'\\)`));
+      const still = await resumeAgent("r", scriptedModel(script.slice(1)), registry, { store });
       expect(still.status).toBe("awaiting_approval");
       expect(ran).toEqual([]);
 

@@ -49,7 +49,8 @@ describe("examples run", () => {
 
 describe("the example log in docs/event-log.md", () => {
   it("parses and replays to a finished run", async () => {
-    const { parseEventLog, replayRun } = await import("../src/index.js");
+    const { replayRun } = await import("../src/index.js");
+    const { parseEventLog } = await import("../src/store.js");
     const text = readFileSync(new URL("docs/event-log.md", root), "utf8");
     const block = /```jsonl\n([\s\S]*?)```/.exec(text)?.[1] ?? "";
     const events = parseEventLog(

@@ -1,6 +1,7 @@
 import { getShortestPaths } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
-import { type AgentEvent, agentMachine, type Message } from "../src/index.js";
+import { agentMachine, type Message } from "../src/index.js";
+import type { AgentEvent } from "../src/machine.js";
 import {
   type AgentSnapshot,
   AWAITING,

@@ -1,7 +1,8 @@
 import { getStateNodes } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
 import { type AnyTransitionDefinition, initialTransition, transition } from "xstate";
-import { type AgentEvent, agentMachine, final } from "../src/index.js";
+import { agentMachine, final } from "../src/index.js";
+import type { AgentEvent } from "../src/machine.js";
 import {
   AWAITING,
   eventsAlong,

@@ -58,7 +58,15 @@ describe("Stately inspector", () => {
     const carried = walkDefinition(definition);
     expect(carried.states.sort()).toEqual(machineStates(agentMachine.root).sort());
     expect(carried.states).toEqual(
-      expect.arrayContaining(["budgetCheck", "callingModel", "executingTools.runningTool", "done", "cancelled"]),
+      expect.arrayContaining([
+        "budgetCheck",
+        "callingModel",
+        "executingTools.runningTools",
+        "executingTools.awaitingDecision",
+        "done",
+        "refused",
+        "cancelled",
+      ]),
     );
     expect(carried.transitions.sort()).toEqual(walkDefinition(agentMachine.config as Definition).transitions.sort());
     expect(carried.transitions).toEqual(
@@ -66,7 +74,8 @@ describe("Stately inspector", () => {
         "budgetCheck --always--> stepLimit",
         "budgetCheck --always--> callingModel",
         "callingModel --model.replied--> executingTools",
-        "executingTools.runningTool --tool.finished--> nextCall",
+        "executingTools.runningTools --tool.finished--> nextCalls",
+        "executingTools.awaitingDecision --approval.decided--> nextCalls",
         "(root) --run.cancelled--> .cancelled",
       ]),
     );

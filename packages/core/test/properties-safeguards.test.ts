@@ -9,13 +9,13 @@ import {
   MemoryEventStore,
   type Message,
   type Model,
-  type ModelWithLimits,
   type RunOptions,
   replayRun,
   resumeAgent,
   runAgent,
   type ToolCall,
 } from "../src/index.js";
+import type { ModelWithLimits } from "../src/machine.js";
 import {
   assistantOf,
   closedOf,

@@ -2,22 +2,19 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createActor, initialTransition, type SnapshotFrom, toPromise, transition } from "xstate";
 import {
-  type AgentEvent,
   type AgentInput,
   type AgentResult,
   agentMachine,
   countTokens,
-  DEFAULT_SYSTEM,
-  driveEffects,
   final,
   type Message,
   type ModelReply,
-  messagesOf,
   runAgent,
   scriptedModel,
   type ToolCall,
   ToolRegistry,
 } from "../src/index.js";
+import { type AgentEvent, DEFAULT_SYSTEM, driveEffects, messagesOf } from "../src/machine.js";
 import { STATE_OF, traceProblem } from "./trace.js";
 
 type AgentSnapshot = SnapshotFrom<typeof agentMachine>;

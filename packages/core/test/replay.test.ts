@@ -4,26 +4,20 @@ import { createActor, type SnapshotFrom, toPromise } from "xstate";
 import {
   type AgentResult,
   agentMachine,
-  driveEffects,
-  EVENT_LOG_SCHEMA_VERSION,
   EventLogError,
   final,
-  Journal,
   MemoryEventStore,
   type Model,
   type ModelReply,
-  messagesOf,
-  parseEventLog,
-  type RunSettings,
   replayRun,
-  resolveSettings,
   runAgent,
-  type StoredEvent,
   scriptedModel,
   type ToolCall,
   ToolRegistry,
   toolCall,
 } from "../src/index.js";
+import { driveEffects, Journal, messagesOf, outcomeOf, type RunSettings, resolveSettings } from "../src/machine.js";
+import { chainHash, EVENT_LOG_SCHEMA_VERSION, parseEventLog, runHashSeed, type StoredEvent } from "../src/store.js";
 import { happyScript, makeWeatherRegistry, TASK } from "./weather.js";
 
 type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
@@ -46,7 +40,7 @@ function view(snapshot: AgentSnapshot) {
     transcriptChars: c.transcript.chars,
     steps: c.steps,
     tokens: c.tokens,
-    pendingCalls: c.pendingCalls,
+    batch: c.batch === null ? null : c.batch.toJSON(),
     status: c.status,
     answer: c.answer,
     output: snapshot.status === "done" ? (snapshot.output ?? null) : null,
@@ -129,12 +123,12 @@ async function liveRun(script: readonly ModelReply[], limits: { maxSteps: number
   const { registry, guard, state } = armedWeather();
   const model = guard(scriptedModel(script));
   const store = new MemoryEventStore();
-  const journal = new Journal(store, "live", [], () => new Date(0));
-  const settings: RunSettings = resolveSettings({ task: TASK, system: SYSTEM, ...limits, model, registry });
+  const journal = new Journal(store, "live", [], { now: () => new Date(0) });
+  const settings: RunSettings = resolveSettings(TASK, model, registry, { system: SYSTEM, ...limits });
   await journal.commit({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
   const views: View[] = [];
   const processed: Json[] = [];
-  const input = { task: TASK, system: SYSTEM, ...limits, model, registry, journal };
+  const input = { settings };
   const actor = createActor(agentMachine, {
     input,
     inspect: (inspection) => {
@@ -149,14 +143,13 @@ async function liveRun(script: readonly ModelReply[], limits: { maxSteps: number
     failed = reject;
   });
   const done = toPromise(actor);
-  const stop = driveEffects(actor, input, failed);
+  const stop = driveEffects(actor, { model, registry, journal }, failed);
   actor.start();
   let output: AgentResult | null = null;
   let error: unknown = null;
   try {
     output = await Promise.race([done, failure]);
-    const { status, answer, steps, tokens } = output;
-    await journal.commit({ type: "run.finished", outcome: { status, answer, steps, tokens } });
+    await journal.commit({ type: "run.finished", outcome: outcomeOf(output) });
   } catch (caught) {
     error = caught;
   } finally {
@@ -172,7 +165,7 @@ const isDomain = (event: StoredEvent) => event.type === "model.replied" || event
 
 /** Checks the whole log and every prefix of a live run against the live actor's snapshots. */
 function checkReplayAgainstLive(run: LiveRun): void {
-  const domain = run.events.filter(isDomain).map(({ seq: _seq, at: _at, ...event }) => event);
+  const domain = run.events.filter(isDomain).map(({ seq: _seq, at: _at, hash: _hash, ...event }) => event);
   expect(run.processed).toEqual(domain);
   expect(run.views).toHaveLength(domain.length + 1);
 
@@ -223,7 +216,7 @@ describe("replay: a run rebuilt from its log", () => {
 
     // The context: the same run through the recording harness, whose log is runAgent's but for the times.
     const { run } = await liveRun(happyScript(), { maxSteps: 8, tokenBudget: 4000 });
-    const strip = (log: readonly StoredEvent[]) => log.map(({ at: _at, ...event }) => event);
+    const strip = (log: readonly StoredEvent[]) => log.map(({ at: _at, hash: _hash, ...event }) => event);
     expect(strip(run.events)).toEqual(strip(events));
     expect(view(replay.snapshot)).toEqual(run.views.at(-1));
     expect(replay.context.steps).toBe(3);
@@ -246,8 +239,10 @@ describe("replay: a run rebuilt from its log", () => {
     checkReplayAgainstLive(run);
     // A prefix that ends with tool.started is the state before the tool ran: one call pending.
     const afterStart = replayRun(run.events.slice(0, 3));
-    expect(afterStart.context.pendingCalls.map((call) => call.id)).toEqual(["c1"]);
-    expect(afterStart.snapshot.value).toEqual({ executingTools: "runningTool" });
+    expect(
+      afterStart.context.batch?.indexesIn("running").map((index) => afterStart.context.batch?.calls[index]?.id),
+    ).toEqual(["c1"]);
+    expect(afterStart.snapshot.value).toEqual({ executingTools: "runningTools" });
     expect(afterStart.result).toBeNull();
   });
 
@@ -319,7 +314,8 @@ describe("replay: property over random runs", () => {
           tokenBudget,
         });
         const logged = await store.read("agent");
-        const strip = (log: readonly StoredEvent[]) => log.map(({ at: _at, ...event }) => event);
+        // Times differ, and so do the hashes, which bind each event to its run's id.
+        const strip = (log: readonly StoredEvent[]) => log.map(({ at: _at, hash: _hash, ...event }) => event);
         expect(strip(logged)).toEqual(strip(run.events));
         const { runId: _runId, ...result } = live;
         expect(replayRun(logged).result).toEqual(result);
@@ -340,9 +336,18 @@ async function happyLog(): Promise<Json[]> {
   return JSON.parse(JSON.stringify(await store.read("bad"))) as Json[];
 }
 
-/** Renumbers `seq` so that only the change under test is wrong. */
+/**
+ * Renumbers `seq` and seals the hash chain again, so that only the change under test is wrong:
+ * without it, the hash check would catch every alteration first (which its own tests show).
+ */
 function renumber(values: Json[]): Json[] {
-  return values.map((value, seq) => ({ ...value, seq }));
+  let previous = runHashSeed("bad");
+  return values.map((value, seq) => {
+    const { hash: _hash, ...event } = { ...value, seq };
+    const hash = chainHash(previous, JSON.stringify(event));
+    previous = hash;
+    return { ...event, hash };
+  });
 }
 
 /** Reads values as a store does, then replays them: the path every log takes. */
@@ -366,6 +371,11 @@ function expectLogError(action: () => unknown, values: readonly unknown[], posit
   expect(error.position).toBe(position);
   // Nothing is lost: the events before the problem are all kept, readable as they were.
   expect(error.intact).toEqual(parseEventLog("bad", values.slice(0, position)));
+}
+
+/** Seals the chain of altered values in place (see `renumber`). */
+function sealed(values: Json[]): void {
+  values.splice(0, values.length, ...renumber(values));
 }
 
 describe("replay: malformed logs get a clear EventLogError and lose nothing", () => {
@@ -403,6 +413,7 @@ describe("replay: malformed logs get a clear EventLogError and lose nothing", ()
     const log = await happyLog();
     const values = [...log];
     values[2] = { ...log[2], type: "tool.cancelled" };
+    sealed(values);
     expectLogError(() => load(values), values, 2, /unknown type "tool.cancelled".*run.started, model.replied/);
   });
 
@@ -410,6 +421,7 @@ describe("replay: malformed logs get a clear EventLogError and lose nothing", ()
     const log = await happyLog();
     const values = [...log];
     values[4] = { ...log[4], reply: { content: "", toolCalls: "get_weather" } };
+    sealed(values);
     expectLogError(() => load(values), values, 4, /event 4 holds an invalid reply: reply.toolCalls must be an array/);
   });
 
@@ -417,6 +429,7 @@ describe("replay: malformed logs get a clear EventLogError and lose nothing", ()
     const log = await happyLog();
     const values = [...log];
     values[3] = { ...log[3], callId: "c2" };
+    sealed(values);
     expectLogError(() => load(values), values, 3, /event 3 \(tool.finished\) has no tool.started for call/);
   });
 
@@ -424,7 +437,13 @@ describe("replay: malformed logs get a clear EventLogError and lose nothing", ()
     const log = await happyLog();
     const values = [...log];
     values[5] = { ...log[5], callId: "c1" };
-    expectLogError(() => load(values), values, 5, /event 5 \(tool.started\) is for no call waiting to run/);
+    sealed(values);
+    expectLogError(
+      () => load(values),
+      values,
+      5,
+      /event 5 \(tool.started\) is for call 'c1', which is not waiting to run/,
+    );
   });
 
   it("a model.replied while tool results are awaited", async () => {
@@ -434,7 +453,7 @@ describe("replay: malformed logs get a clear EventLogError and lose nothing", ()
       () => load(values),
       values,
       2,
-      /event 2 \(model.replied\) does not fit the state \{"executingTools":"runningTool"\}/,
+      /event 2 \(model.replied\) does not fit the state \{"executingTools":"runningTools"\}/,
     );
   });
 
@@ -462,6 +481,7 @@ describe("replay: malformed logs get a clear EventLogError and lose nothing", ()
     const values = [...log];
     const last = log.at(-1) as { outcome: Json };
     values[log.length - 1] = { ...last, outcome: { ...last.outcome, status: "step_limit", answer: null } };
+    sealed(values);
     expectLogError(() => load(values), values, log.length - 1, /records \{.*\}, but the events lead to \{/);
   });
 
@@ -482,8 +502,10 @@ describe("replay: malformed logs get a clear EventLogError and lose nothing", ()
     const log = await happyLog();
     const values = [...log];
     values[1] = { ...log[1], reply: { toolCalls: [toolCall("c1", "get_weather", { city: "Pune" })] } };
+    sealed(values);
     expectLogError(() => load(values), values, 1, /reply.content must be a string/);
     values[1] = { ...log[1], reply: { content: "", toolCalls: [{ name: "get_weather", args: {} }] } };
+    sealed(values);
     expectLogError(() => load(values), values, 1, /reply.toolCalls\[0\].id must be a string/);
   });
 });

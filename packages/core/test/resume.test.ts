@@ -15,16 +15,16 @@ import {
   type Model,
   ModelError,
   type ModelReply,
-  messagesOf,
-  pendingRequest,
   replayRun,
   resumeAgent,
   runAgent,
-  type StoredEvent,
   ToolRegistry,
   toolCall,
 } from "../src/index.js";
 import { JsonlEventStore } from "../src/jsonl-store.js";
+import { messagesOf, pendingRequests } from "../src/machine.js";
+import type { StoredEvent } from "../src/store.js";
+import { movedTo } from "./trace.js";
 import { makeWeatherRegistry, TASK } from "./weather.js";
 
 const CELSIUS: ReadonlyMap<string, number> = new Map([
@@ -126,12 +126,13 @@ const STORES: readonly { readonly kind: string; readonly open: () => EventStore 
 /** A store holding `events` as the log of `runId`, as if the process had died after writing them. */
 async function storeWith(open: () => EventStore, runId: string, events: readonly StoredEvent[]): Promise<EventStore> {
   const store = open();
-  for (const event of events) await store.append(runId, event);
+  for (const event of movedTo(runId, events)) await store.append(runId, event);
   return store;
 }
 
 const types = (events: readonly StoredEvent[]) => events.map((event) => event.type);
-const strip = (events: readonly StoredEvent[]) => events.map(({ at: _at, ...event }) => event);
+// Times differ, and so do the hashes, which bind each event to its run's id.
+const strip = (events: readonly StoredEvent[]) => events.map(({ at: _at, hash: _hash, ...event }) => event);
 const toolContent = (messages: readonly Message[], callId: string) =>
   messages.find((message) => message.role === "tool" && message.toolCallId === callId)?.content;
 const withoutRunId = ({ runId: _runId, ...result }: AgentResult) => result;
@@ -173,7 +174,7 @@ for (const { kind, open } of STORES) {
         expect(tools.executions, at).toEqual(expected);
         // The log kept its prefix as it was, and now replays to the same result.
         const log = await store.read("cut");
-        expect(log.slice(0, k), at).toEqual(prefix);
+        expect(log.slice(0, k), at).toEqual(movedTo("cut", prefix));
         expect(replayRun(log).result, at).toEqual(withoutRunId(full.result));
       }
     });
@@ -246,7 +247,7 @@ for (const { kind, open } of STORES) {
       const result = await resumeAgent("done", noModel, tools.registry, { store });
       expect(result).toEqual({ ...full.result, runId: "done" });
       expect(tools.executions).toEqual([]);
-      expect(await store.read("done")).toEqual(full.events);
+      expect(await store.read("done")).toEqual(movedTo("done", full.events));
     });
 
     it("a stopped run (step limit) is not extended either", async () => {
@@ -280,7 +281,7 @@ for (const { kind, open } of STORES) {
       }
       await expect(resumeAgent("cut", model, renamed, { store })).rejects.toThrow(EventLogError);
       expect(calls).toEqual([]);
-      expect(await store.read("cut")).toEqual(full.events.slice(0, 5));
+      expect(await store.read("cut")).toEqual(movedTo("cut", full.events.slice(0, 5)));
     });
 
     it("refuses an unknown run id", async () => {
@@ -392,28 +393,36 @@ describe("resume starts from the replayed state", () => {
     }
   });
 
-  it("pendingRequest names what a settled snapshot waits on, and nothing for a final one", async () => {
+  it("pendingRequests names what a settled snapshot waits on, and nothing for a final one", async () => {
     const full = await fullRun(() => new MemoryEventStore(), twoCities());
     const upTo = (type: StoredEvent["type"], seq: number) =>
       full.events.slice(0, full.events.findIndex((e) => e.type === type && e.seq >= seq) + 1);
-    expect(pendingRequest(replayRun(full.events.slice(0, 1)).snapshot)).toMatchObject({ type: "callModel", step: 1 });
-    expect(pendingRequest(replayRun(upTo("model.replied", 1)).snapshot)).toMatchObject({
-      type: "runTool",
-      call: { id: "c1" },
-    });
-    expect(pendingRequest(replayRun(full.events).snapshot)).toBeNull();
+    expect(pendingRequests(replayRun(full.events.slice(0, 1)).snapshot)).toMatchObject([
+      { type: "callModel", step: 1 },
+    ]);
+    // Both calls of the first reply run at once.
+    expect(pendingRequests(replayRun(upTo("model.replied", 1)).snapshot)).toMatchObject([
+      { type: "runTool", call: { id: "c1" } },
+      { type: "runTool", call: { id: "c2" } },
+    ]);
+    // Once c1's result is in, c2 is all that is left.
+    expect(pendingRequests(replayRun(upTo("tool.finished", 1)).snapshot)).toMatchObject([
+      { type: "runTool", call: { id: "c2" } },
+    ]);
+    expect(pendingRequests(replayRun(full.events).snapshot)).toEqual([]);
   });
 });
 
 describe("resume after a torn JSONL line", () => {
   it("is refused with the run and the position named, keeps the events before it, and finishes after repair", async () => {
     const full = await fullRun(() => new MemoryEventStore(), twoCities());
+    const events = movedTo("torn", full.events);
     const dir = tempDir();
-    const text = full.events
+    const text = events
       .slice(0, 7)
       .map((event) => `${JSON.stringify(event)}\n`)
       .join("");
-    const torn = JSON.stringify(full.events[7]).slice(0, 25);
+    const torn = JSON.stringify(events[7]).slice(0, 25);
     writeFileSync(join(dir, "torn.jsonl"), text + torn);
     const store = new JsonlEventStore(dir);
     const { model, calls } = stepModel(twoCities());
@@ -423,7 +432,7 @@ describe("resume after a torn JSONL line", () => {
     expect(error).toBeInstanceOf(EventLogError);
     expect((error as EventLogError).message).toMatch(/'torn'.*line 8/);
     expect((error as EventLogError).position).toBe(7);
-    expect((error as EventLogError).intact).toEqual(full.events.slice(0, 7));
+    expect((error as EventLogError).intact).toEqual(events.slice(0, 7));
     expect(readFileSync(join(dir, "torn.jsonl"), "utf8")).toBe(text + torn);
     expect(calls).toEqual([]);
 
@@ -491,13 +500,21 @@ describe("forkRun", () => {
     const store = new MemoryEventStore();
     const { full } = await budgetStopped(store);
     const original = await store.read("orig");
-    // run.started, the first reply, and the first call's tool.started/tool.finished.
-    const forkId = await forkRun(store, "orig", { keep: 4, tokenBudget: Number.POSITIVE_INFINITY });
+    // run.started, the first reply, both calls' tool.started, and the first call's tool.finished:
+    // the second call was still running there, so its start is left out and it runs in the fork.
+    expect(types(original.slice(0, 5))).toEqual([
+      "run.started",
+      "model.replied",
+      "tool.started",
+      "tool.started",
+      "tool.finished",
+    ]);
+    const forkId = await forkRun(store, "orig", { keep: 5, tokenBudget: Number.POSITIVE_INFINITY });
     expect(forkId).toMatch(/^[0-9a-f-]{36}$/);
     const forked = await store.read(forkId);
     expect(types(forked)).toEqual(["run.started", "model.replied", "tool.started", "tool.finished"]);
     const [started] = forked;
-    expect(started?.type === "run.started" && started.forkedFrom).toEqual({ runId: "orig", seq: 4 });
+    expect(started?.type === "run.started" && started.forkedFrom).toEqual({ runId: "orig", seq: 5 });
 
     const { model, calls } = stepModel(twoCities());
     const tools = weatherTools();

@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import {
   countTokens,
-  DEFAULT_SYSTEM,
   type Decision,
   final,
   type Message,
@@ -9,6 +8,7 @@ import {
   type ToolCall,
   ToolRegistry,
 } from "../src/index.js";
+import { DEFAULT_SYSTEM } from "../src/machine.js";
 
 /**
  * Random runs that exercise every safeguard at once, and an oracle that says, from the rules alone, what each

@@ -10,13 +10,13 @@ import {
   replayRun,
   resumeAgent,
   runAgent,
-  type StoredEvent,
   scriptedModel,
   type ToolCall,
   ToolRegistry,
   toolCall,
 } from "../src/index.js";
-import { comparable, observationOf, traceProblem } from "./trace.js";
+import type { StoredEvent } from "../src/store.js";
+import { comparable, movedTo, observationOf, traceProblem } from "./trace.js";
 
 const denial = (reason?: string) =>
   `ERROR: the user denied this call to send_email${reason === undefined ? "" : ` (${reason})`}, so it was not run. Do not ask for it again; answer without it or ask the user what to do.`;
@@ -113,7 +113,7 @@ describe("approval with an approver function", () => {
     expect(asked).toEqual(["e1", "e2"]);
     expect([sent, looked]).toEqual([["ana"], ["lookup", "lookup"]]);
     expect(observationOf(result.messages, "e2")).toBe(denial());
-    expect(states).toContainEqual({ executingTools: "awaitingApproval" });
+    expect(states).toContainEqual({ executingTools: "awaitingDecision" });
   });
 });
 
@@ -124,15 +124,20 @@ describe("approval without an approver: the run pauses and is resumed with decis
     const paused = await pausedRun(store, "p", registry);
     expect(paused.pendingApprovals).toEqual([e1, e2]);
     expect([paused.answer, paused.steps, paused.runId]).toEqual([null, 1, "p"]);
-    expect([sent, looked]).toEqual([[], ["lookup"]]);
-    // The list so far: the plain call has its result, the two waiting calls have none yet.
+    // Both plain calls ran while the two others waited; l2's result is logged, and joins the list
+    // after e1's and e2's, in call order.
+    expect([sent, looked]).toEqual([[], ["lookup", "lookup"]]);
+    // The list so far: the first plain call has its result, the two waiting calls have none yet.
     expect(paused.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
     expect(traceProblem(paused.messages, true)).toBeNull();
     const log = await store.read("p");
     expect(log.at(-1)?.type).toBe("tool.finished");
+    expect(
+      log.filter((e) => e.type === "tool.finished").map((e) => (e.type === "tool.finished" ? e.callId : "")),
+    ).toEqual(["l1", "l2"]);
     const replay = replayRun(log);
     expect(replay.result).toBeNull();
-    expect(replay.snapshot.value).toEqual({ executingTools: "awaitingApproval" });
+    expect(replay.snapshot.value).toEqual({ executingTools: "awaitingDecision" });
   });
 
   it("without a store it pauses the same way, with nothing to resume from", async () => {
@@ -203,17 +208,32 @@ describe("approval without an approver: the run pauses and is resumed with decis
     expect(sent).toEqual(["ana"]);
   });
 
-  it("no decision, a decision for another call, or an approver that gives none: the run stays paused, nothing runs", async () => {
+  it("no decision, or an approver that gives none (undefined or null): the run stays paused, nothing runs", async () => {
     const { registry, sent } = tools();
     const store = new MemoryEventStore();
     const paused = await pausedRun(store, "stay", registry);
     const log = await store.read("stay");
-    for (const options of [{}, { decisions: { nope: { approved: true } } }, { approve: () => undefined }]) {
+    for (const options of [{}, { approve: () => undefined }, { approve: () => null }]) {
       const again = await resumeAgent("stay", scriptedModel(script().slice(1)), registry, { store, ...options });
       expect(again).toEqual(paused);
     }
     expect(sent).toEqual([]);
     expect(await store.read("stay")).toEqual(log);
+  });
+
+  it("a decision for a call that waits for none is refused, naming the calls that wait; nothing is logged", async () => {
+    const { registry, sent } = tools();
+    const store = new MemoryEventStore();
+    await pausedRun(store, "nope", registry);
+    const log = await store.read("nope");
+    await expect(
+      resumeAgent("nope", scriptedModel(script().slice(1)), registry, {
+        store,
+        decisions: { e1: { approved: true }, nope: { approved: true } },
+      }),
+    ).rejects.toThrow(/call 'nope' waits for no decision \(calls that wait: 'e1', 'e2'\)/);
+    expect(sent).toEqual([]);
+    expect(await store.read("nope")).toEqual(log);
   });
 
   it("a registry that no longer requires approval for the tool cannot resume the run", async () => {
@@ -230,17 +250,18 @@ describe("approval without an approver: the run pauses and is resumed with decis
 
 describe("approval across crashes: an approved call is never lost and never run twice", () => {
   /** The log of a run that approved e1 and e2 and finished, and a store holding its first `keep` events. */
-  async function crashedAfter(keep: (log: readonly StoredEvent[]) => number) {
+  async function crashedAfter(keep: (log: readonly StoredEvent[]) => number, toolConcurrency?: number) {
     const original = tools();
     const store = new MemoryEventStore();
     await runAgent("t", scriptedModel(script()), original.registry, {
       approve: () => ({ approved: true }),
       store,
       runId: "full",
+      ...(toolConcurrency === undefined ? {} : { toolConcurrency }),
     });
     const log = await store.read("full");
     const crashed = new MemoryEventStore();
-    for (const event of log.slice(0, keep(log))) await crashed.append("crash", event);
+    for (const event of movedTo("crash", log.slice(0, keep(log)))) await crashed.append("crash", event);
     return { log, crashed };
   }
 
@@ -263,10 +284,11 @@ describe("approval across crashes: an approved call is never lost and never run 
     expect(decisionsIn(await crashed.read("crash")).map((d) => d.callId)).toEqual(["e1", "e2"]);
   });
 
-  it("cut after e1's tool.started: e1 is not run again (its result is reported lost); e2 still needs its decision", async () => {
+  it("cut after e1's tool.started, one call at a time: e1 is not run again (its result is reported lost); e2 still needs its decision", async () => {
     const at = (log: readonly StoredEvent[]) =>
       log.findIndex((e) => e.type === "tool.started" && e.callId === "e1") + 1;
-    const { crashed } = await crashedAfter(at);
+    // One at a time, e2's decision is asked for only after e1 is answered: the cut comes before it.
+    const { crashed } = await crashedAfter(at, 1);
     const { registry, sent } = tools();
     const paused = await resumeAgent("crash", scriptedModel(script().slice(1)), registry, { store: crashed });
     expect([paused.status, paused.pendingApprovals]).toEqual(["awaiting_approval", [e2]]);
@@ -284,7 +306,7 @@ describe("approval across crashes: an approved call is never lost and never run 
     const { log } = await crashedAfter(() => 0);
     for (let keep = 1; keep < log.length; keep += 1) {
       const crashed = new MemoryEventStore();
-      for (const event of log.slice(0, keep)) await crashed.append("crash", event);
+      for (const event of movedTo("crash", log.slice(0, keep))) await crashed.append("crash", event);
       const before = log.slice(0, keep).filter((e) => e.type === "tool.started" && e.callId.startsWith("e"));
       const { registry, sent } = tools();
       const decided = new Set(decisionsIn(log.slice(0, keep)).map((d) => d.callId));

@@ -11,18 +11,19 @@ import {
   replayRun,
   resumeAgent,
   runAgent,
-  type StoredEvent,
   scriptedModel,
   ToolRegistry,
   toolCall,
 } from "../src/index.js";
-import { comparable, traceProblem } from "./trace.js";
+import type { StoredEvent } from "../src/store.js";
+import { comparable, movedTo, traceProblem } from "./trace.js";
 
 const closed = (id: string, name: string): Message => ({
   role: "tool",
   toolCallId: id,
   name,
   content: `ERROR: ${name} was not run to completion: the run was cancelled.`,
+  isError: true,
 });
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -156,7 +157,7 @@ describe("cancellation through the run's signal", () => {
     await expectLoggedCancel(store, "m", result);
   });
 
-  it("during a tool: its signal aborts; it and the calls after it get closing messages and never run", async () => {
+  it("during a tool, one call at a time: its signal aborts; it and the calls after it get closing messages and never run", async () => {
     const { registry, runs, signals } = tools();
     const controller = new AbortController();
     const model = scriptedModel([
@@ -164,7 +165,12 @@ describe("cancellation through the run's signal", () => {
       final("never"),
     ]);
     const store = new MemoryEventStore();
-    const running = runAgent("t", model, registry, { signal: controller.signal, store, runId: "tool" });
+    const running = runAgent("t", model, registry, {
+      signal: controller.signal,
+      store,
+      runId: "tool",
+      toolConcurrency: 1,
+    });
     await sleep(5);
     expect(signals[0]?.aborted).toBe(false);
     controller.abort(new Error("stop"));
@@ -182,7 +188,7 @@ describe("cancellation through the run's signal", () => {
     await expectLoggedCancel(store, "tool", result);
   });
 
-  it("between two calls of one reply: the first keeps its result, the second never runs", async () => {
+  it("between two calls of one reply, one at a time: the first keeps its result, the second never runs", async () => {
     const { registry, runs } = tools();
     const controller = new AbortController();
     // The abort comes right after the first call's result is logged, before the second call starts.
@@ -190,7 +196,12 @@ describe("cancellation through the run's signal", () => {
       if (event.type === "tool.finished" && event.callId === "a") controller.abort(new Error("stop"));
     });
     const model = scriptedModel([asks(toolCall("a", "quick"), toolCall("b", "quick", {})), final("never")]);
-    const result = await runAgent("t", model, registry, { signal: controller.signal, store, runId: "between" });
+    const result = await runAgent("t", model, registry, {
+      signal: controller.signal,
+      store,
+      runId: "between",
+      toolConcurrency: 1,
+    });
     expect(runs).toEqual(["quick"]);
     expect(result.status).toBe("cancelled");
     expect(result.messages.slice(3)).toEqual([
@@ -218,9 +229,39 @@ describe("cancellation through the run's signal", () => {
     const result = await running;
     decide(true);
     await sleep(5);
-    expect(runs).toEqual([]);
+    // `quick` needed no decision: it ran while `send` waited, and keeps its result.
+    expect(runs).toEqual(["quick"]);
     expect(result.status).toBe("cancelled");
-    expect(result.messages.slice(3)).toEqual([closed("s", "send"), closed("q", "quick")]);
+    expect(result.messages.slice(3)).toEqual([
+      closed("s", "send"),
+      { role: "tool", toolCallId: "q", name: "quick", content: '"quick"' },
+    ]);
+  });
+
+  it("with several calls in flight: every one is closed in call order, the finished ones keep their results", async () => {
+    const { registry, runs, signals } = tools();
+    const controller = new AbortController();
+    const store = new MemoryEventStore();
+    const model = scriptedModel([
+      asks(toolCall("w1", "wait"), toolCall("q", "quick"), toolCall("w2", "wait"), toolCall("s", "send")),
+      final("never"),
+    ]);
+    const running = runAgent("t", model, registry, { signal: controller.signal, store, runId: "many" });
+    await sleep(5);
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false]);
+    controller.abort(new Error("stop"));
+    const result = await running;
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
+    expect(runs.sort()).toEqual(["quick", "wait", "wait"]);
+    expect(result.status).toBe("cancelled");
+    expect(result.messages.slice(3)).toEqual([
+      closed("w1", "wait"),
+      { role: "tool", toolCallId: "q", name: "quick", content: '"quick"' },
+      closed("w2", "wait"),
+      closed("s", "send"),
+    ]);
+    expect(traceProblem(result.messages)).toBeNull();
+    await expectLoggedCancel(store, "many", result);
   });
 
   // Regression test; before the fix: with a store, an abort while the approver is asked, when the approver then gives no decision (say, a
@@ -269,7 +310,7 @@ describe("cancellation through the run's signal", () => {
     const log = await store.read("full");
     // The process died right after the reply was logged: the next thing to do is to run `a`.
     const cutStore = new MemoryEventStore();
-    for (const event of log.slice(0, 2)) await cutStore.append("cut", event);
+    for (const event of movedTo("cut", log.slice(0, 2))) await cutStore.append("cut", event);
     runs.length = 0;
     const controller = new AbortController();
     controller.abort(new Error("stop"));

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   asks,
-  DEFAULT_REPEAT_LIMIT,
   final,
   MemoryEventStore,
   type ModelReply,
@@ -15,8 +14,14 @@ import {
 } from "../src/index.js";
 import { comparable, toolMessages, traceProblem } from "./trace.js";
 
-const refusal = (name: string, times: number) =>
-  `ERROR: ${name} was asked for with the same arguments ${times} times in a row, so it was not run again: the result would not change. Use the result you already have, call it with different arguments, or answer.`;
+/** The refusal of a repeated call: it claims the result would not change only for an idempotent tool. */
+const refusal = (name: string, times: number, idempotent = false) =>
+  idempotent
+    ? `ERROR: ${name} was asked for with the same arguments ${times} times in a row, so it was not run again: the result would not change. Use the result you already have, call it with different arguments, or answer.`
+    : `ERROR: ${name} was asked for with the same arguments ${times} times in a row, so it was not run again. Use the results you already have, call it with different arguments, or answer; if it really must run again, say so in your answer.`;
+
+/** The guard, on with its usual limit. */
+const GUARD = { repeatLimit: 3 } as const;
 
 /** `find` and `fail` (which throws), and `send` (which needs approval); `runs` logs every execution as `name args`. */
 function tools() {
@@ -31,6 +36,26 @@ function tools() {
     runs.push(`look ${JSON.stringify(args)}`);
     return { seen: args.q ?? null };
   });
+  registry.register(
+    "read",
+    "Reads.",
+    params,
+    (args: Record<string, unknown>) => {
+      runs.push(`read ${JSON.stringify(args)}`);
+      return { read: args.q ?? null };
+    },
+    { idempotent: true },
+  );
+  registry.register(
+    "poll",
+    "Polls.",
+    params,
+    () => {
+      runs.push("poll");
+      return { ready: false };
+    },
+    { repeatable: true },
+  );
   registry.register("fail", "Fails.", params, () => {
     runs.push("fail");
     throw new Error("down");
@@ -57,12 +82,40 @@ function contents(messages: Parameters<typeof toolMessages>[0]): string[] {
   return toolMessages(messages).map((m) => m.content);
 }
 
-describe("repeated calls: refused by default", () => {
+describe("repeated calls: the guard is off by default", () => {
+  it("a long run that calls one tool 300 times with the same arguments runs it 300 times", async () => {
+    const { registry, runs } = tools();
+    const calls = Array.from({ length: 300 }, (_, i) => toolCall(`c${i}`, "find", { q: "next" }));
+    const model = scriptedModel([...calls.slice(0, 150).map((c) => asks(c)), asks(...calls.slice(150)), final("ok")]);
+    const result = await runAgent("t", model, registry, { maxSteps: 200, tokenBudget: Number.POSITIVE_INFINITY });
+    expect(runs).toHaveLength(300);
+    expect(contents(result.messages).every((c) => c === '{"found":"next"}')).toBe(true);
+    expect(result.status).toBe("done");
+  });
+
+  it("the spec's step limit: a model that always asks for the same call has it run every time", async () => {
+    const { registry, runs } = tools();
+    const model = scriptedModel([1, 2, 3, 4, 5].map((i) => asks(toolCall(`c${i}`, "find", { q: "pune" }))));
+    const result = await runAgent("t", model, registry, { maxSteps: 5, tokenBudget: 1_000_000 });
+    expect([result.status, runs.length]).toEqual(["step_limit", 5]);
+  });
+
+  it("logs the guard as off (repeatLimit null): replay of the log refuses nothing either", async () => {
+    const { registry } = tools();
+    const store = new MemoryEventStore();
+    const calls = [1, 2, 3].map((i) => toolCall(`c${i}`, "find", { q: "x" }));
+    const result = await runAgent("t", scriptedModel(oneByOne(...calls)), registry, { store, runId: "off" });
+    const log = await store.read("off");
+    expect(log[0]).toMatchObject({ settings: { repeatLimit: Number.POSITIVE_INFINITY } });
+    expect(replayRun(log).result).toEqual(comparable(result));
+  });
+});
+
+describe("repeated calls: refused when the guard is on", () => {
   it("the third identical call in a row is not run; its observation says why; the loop goes on", async () => {
     const { registry, runs } = tools();
     const model = scriptedModel(oneByOne(...[1, 2, 3].map((i) => toolCall(`c${i}`, "find", { q: "pune" }))));
-    const result = await runAgent("t", model, registry);
-    expect(DEFAULT_REPEAT_LIMIT).toBe(3);
+    const result = await runAgent("t", model, registry, GUARD);
     expect(runs).toEqual(['find {"q":"pune"}', 'find {"q":"pune"}']);
     expect(contents(result.messages)).toEqual(['{"found":"pune"}', '{"found":"pune"}', refusal("find", 3)]);
     expect([result.status, result.answer, result.steps]).toEqual(["done", "done", 4]);
@@ -72,7 +125,36 @@ describe("repeated calls: refused by default", () => {
       toolCallId: "c3",
       name: "find",
       content: refusal("find", 3),
+      isError: true,
     });
+  });
+
+  it("says the result would not change only for a tool registered as idempotent", async () => {
+    const { registry, runs } = tools();
+    const model = scriptedModel(oneByOne(...[1, 2, 3].map((i) => toolCall(`r${i}`, "read", { q: "a" }))));
+    const result = await runAgent("t", model, registry, GUARD);
+    expect(runs).toHaveLength(2);
+    expect(contents(result.messages)[2]).toBe(refusal("read", 3, true));
+    expect(refusal("find", 3)).not.toContain("would not change");
+  });
+
+  it("never refuses a tool registered as repeatable: polling goes on", async () => {
+    const { registry, runs } = tools();
+    const calls = Array.from({ length: 6 }, (_, i) => toolCall(`p${i}`, "poll"));
+    const result = await runAgent("t", scriptedModel([asks(...calls), final("ok")]), registry, {
+      repeatLimit: 2,
+      onRepeatedCall: "stop",
+    });
+    expect(runs).toHaveLength(6);
+    expect(result.status).toBe("done");
+  });
+
+  it("onRepeatedCall alone turns the guard on, with the limit of 3", async () => {
+    const { registry, runs } = tools();
+    const calls = [1, 2, 3].map((i) => toolCall(`c${i}`, "find", { q: "x" }));
+    const result = await runAgent("t", scriptedModel(oneByOne(...calls)), registry, { onRepeatedCall: "refuse" });
+    expect(runs).toHaveLength(2);
+    expect(contents(result.messages)[2]).toBe(refusal("find", 3));
   });
 
   it("ignores the order of the arguments' keys, and counts calls within one reply too; a fourth is refused again", async () => {
@@ -83,7 +165,7 @@ describe("repeated calls: refused by default", () => {
       toolCall("c", "find", { q: "x", page: 1 }),
       toolCall("d", "find", { page: 1, q: "x" }),
     );
-    const result = await runAgent("t", scriptedModel([reply, final("ok")]), registry);
+    const result = await runAgent("t", scriptedModel([reply, final("ok")]), registry, GUARD);
     expect(runs).toHaveLength(2);
     expect(contents(result.messages).slice(2)).toEqual([refusal("find", 3), refusal("find", 3)]);
     expect(traceProblem(result.messages)).toBeNull();
@@ -100,7 +182,8 @@ describe("repeated calls: refused by default", () => {
       x("5"),
       toolCall("6", "look", { q: "x" }),
     ];
-    const result = await runAgent("t", scriptedModel([asks(...calls, x("7"), x("8"), x("9")), final("ok")]), registry);
+    const model = scriptedModel([asks(...calls, x("7"), x("8"), x("9")), final("ok")]);
+    const result = await runAgent("t", model, registry, GUARD);
     // Only the ninth is the third x in a row.
     expect(runs).toHaveLength(8);
     expect(contents(result.messages).map((c) => c.startsWith("ERROR"))).toEqual([...Array(8).fill(false), true]);
@@ -112,6 +195,7 @@ describe("repeated calls: refused by default", () => {
       "t",
       scriptedModel(oneByOne(...[1, 2, 3].map((i) => toolCall(`f${i}`, "fail")))),
       registry,
+      GUARD,
     );
     expect(runs).toEqual(["fail", "fail"]);
     expect(contents(result.messages)).toEqual([
@@ -129,6 +213,7 @@ describe("repeated calls: refused by default", () => {
       scriptedModel(oneByOne(...[1, 2, 3].map((i) => toolCall(`s${i}`, "send")))),
       registry,
       {
+        ...GUARD,
         approve: (call) => {
           asked.push(call.id);
           return { approved: true };
@@ -143,7 +228,12 @@ describe("repeated calls: refused by default", () => {
   it("arguments that arrived as text that is not JSON (rawArgs) repeat by their text", async () => {
     const { registry } = tools();
     const raw = (id: string): ToolCall => ({ id, name: "find", args: {}, rawArgs: "{q: pune" });
-    const result = await runAgent("t", scriptedModel([asks(raw("1"), raw("2"), raw("3")), final("ok")]), registry);
+    const result = await runAgent(
+      "t",
+      scriptedModel([asks(raw("1"), raw("2"), raw("3")), final("ok")]),
+      registry,
+      GUARD,
+    );
     const [first, , third] = contents(result.messages);
     expect(first).toMatch(/^ERROR: the arguments of 'find' are not a valid JSON object/);
     expect(third).toBe(refusal("find", 3));
@@ -202,12 +292,14 @@ describe('repeated calls: onRepeatedCall "stop"', () => {
         toolCallId: "3",
         name: "find",
         content: "ERROR: find was not run to completion: the run stopped because a call was repeated.",
+        isError: true,
       },
       {
         role: "tool",
         toolCallId: "4",
         name: "look",
         content: "ERROR: look was not run to completion: the run stopped because a call was repeated.",
+        isError: true,
       },
     ]);
     expect(traceProblem(result.messages)).toBeNull();

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   asks,
-  cutResult,
-  DEFAULT_MAX_RESULT_CHARS,
   final,
   MemoryEventStore,
   replayRun,
@@ -12,6 +10,7 @@ import {
   ToolSchemaError,
   toolCall,
 } from "../src/index.js";
+import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../src/testing.js";
 import { comparable, observationOf } from "./trace.js";
 
 const MARKER = /\n\[\.\.\. (\d+) characters cut \.\.\.\]\n/;

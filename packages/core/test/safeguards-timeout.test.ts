@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   asks,
-  DEFAULT_TOOL_TIMEOUT_MS,
   final,
   MemoryEventStore,
   replayRun,
@@ -11,6 +10,7 @@ import {
   ToolSchemaError,
   toolCall,
 } from "../src/index.js";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "../src/machine.js";
 import { comparable, observationOf, traceProblem } from "./trace.js";
 
 const timedOut = (name: string, ms: number) =>

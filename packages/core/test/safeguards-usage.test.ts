@@ -3,13 +3,11 @@ import {
   type AgentResult,
   asks,
   countTokens,
-  DEFAULT_SYSTEM,
   final,
   MemoryEventStore,
   type Message,
   ModelError,
   type ModelReply,
-  type ModelWithLimits,
   replayRun,
   resumeAgent,
   runAgent,
@@ -17,6 +15,7 @@ import {
   ToolRegistry,
   toolCall,
 } from "../src/index.js";
+import { DEFAULT_SYSTEM, type ModelWithLimits } from "../src/machine.js";
 import { comparable } from "./trace.js";
 
 function tools() {

@@ -1,13 +1,15 @@
 import type { AgentResult, AgentStatus, Message } from "../src/index.js";
+import { type RunEvent, runHashSeed, type StoredEvent, stampEvent } from "../src/store.js";
 
 /** The machine's final state for each status; `awaiting_approval` is a wait inside `executingTools`, not a final state. */
 export const STATE_OF: Readonly<Record<AgentStatus, unknown>> = {
   done: "done",
   step_limit: "stepLimit",
   token_budget: "tokenBudget",
+  refused: "refused",
   repeated_call: "repeatedCall",
   cancelled: "cancelled",
-  awaiting_approval: { executingTools: "awaitingApproval" },
+  awaiting_approval: { executingTools: "awaitingDecision" },
 };
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
@@ -54,4 +56,18 @@ export function traceProblem(messages: readonly Message[], open = false): string
 export function comparable(result: AgentResult): Omit<AgentResult, "runId"> {
   const { runId: _runId, ...rest } = result;
   return rest;
+}
+
+/**
+ * The events of a log as the log of run `runId`: the hash chain binds every event to its run, so
+ * a test that copies a run's events to another id (to cut them, as a crash would) seals them again.
+ */
+export function movedTo(runId: string, events: readonly StoredEvent[]): StoredEvent[] {
+  const [first] = events;
+  let previous = first?.type === "run.started" && first.schemaVersion >= 2 ? runHashSeed(runId) : null;
+  return events.map(({ seq, at, hash: _hash, ...event }) => {
+    const stored = stampEvent(event as RunEvent, seq, at, previous);
+    previous = stored.hash ?? null;
+    return stored;
+  });
 }

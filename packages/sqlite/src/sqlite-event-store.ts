@@ -1,14 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import {
-  checkAppend,
-  EventLogError,
-  type EventStore,
-  parseEventLog,
-  type RunSummary,
-  type StoredEvent,
-  summarize,
-} from "@agentloop/core";
+import { EventLogError, type EventStore } from "@agentloop/core";
+import { checkAppend, parseEventLog, type RunSummary, type StoredEvent, summarize } from "@agentloop/core/store";
 import Database from "better-sqlite3";
 
 /** The version of the table layout, kept in SQLite's `user_version`; a newer file is refused. */

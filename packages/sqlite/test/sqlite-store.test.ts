@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StoredEvent } from "@agentloop/core";
+import type { StoredEvent } from "@agentloop/core/store";
 import Database from "better-sqlite3";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { type DurableHarness, describeDurableStore, logError, sampleLog } from "../../core/test/store-contract.js";

@@ -1,12 +1,5 @@
-import {
-  type AgentResult,
-  type EventStore,
-  MemoryEventStore,
-  replayRun,
-  resumeAgent,
-  runAgent,
-  type StoredEvent,
-} from "@agentloop/core";
+import { type AgentResult, type EventStore, MemoryEventStore, replayRun, resumeAgent, runAgent } from "@agentloop/core";
+import type { StoredEvent } from "@agentloop/core/store";
 import { checkExecutions, checkOutcome } from "../harness.js";
 import { outcomeOf, weatherModel, weatherRegistry } from "../harnesses/agentloop.js";
 import { median } from "../measure.js";

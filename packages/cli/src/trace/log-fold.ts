@@ -4,16 +4,21 @@ import {
   type AgentResult,
   type AgentSnapshot,
   EventLogError,
+  historyCallIds,
   type Message,
   machine,
   messagesSince,
+  nextTurnInput,
   resultOf,
+  type StartEvent,
   type StoredEvent,
+  startInput,
   type ToolCall,
   tallyOf,
   waitingForDecision,
   waitingToRun,
 } from "../core-api.js";
+import { outcomeProblem, startProblem } from "./fold-checks.js";
 import { type GuardRecord, takenEdges, traceGuards } from "./taken-edges.js";
 
 /** One microstep of the machine: the transitions it took, the state it is in after them, the states it entered. */
@@ -33,8 +38,11 @@ export interface FoldStep {
   readonly messages: readonly Message[];
   /** The deepest active state after the event. */
   readonly state: string;
+  /** Model calls and tokens over the whole run, after the event. */
   readonly steps: number;
   readonly tokens: number;
+  /** The turn of the conversation the event belongs to, from 1 (`user.messaged` starts the next). */
+  readonly turn: number;
   /** The calls the machine waits on a decision for after the event. */
   readonly waitingFor: readonly ToolCall[];
   /** Whether the machine is in a final state after the event. */
@@ -44,22 +52,30 @@ export interface FoldStep {
 let guardRecord: GuardRecord = new WeakMap();
 const traced = traceGuards(machine, () => guardRecord);
 const CHART = chartOf(traced);
+const NONE: readonly ToolCall[] = [];
 
 /**
  * Folds a run's log through the machine, one event at a time, with XState's pure microsteps: no
  * model is called and no tool runs. Every step says which transitions the event took, which
- * states it entered and which messages it added. An event that does not fit the run at its
- * position throws `EventLogError` naming the run and the position, as core's replay does.
- * Used for a whole log (`show`, `replay`, `graph`) and event by event for a live run's progress.
+ * states it entered and which messages it added. A conversation's next turn (`user.messaged`
+ * after `run.finished`) starts the machine again from the finished turn, as core's replay does.
+ * An event that does not fit the run at its position throws `EventLogError` naming the run and
+ * the position, where core's replay refuses it. Used for a whole log (`show`, `replay`, `graph`)
+ * and event by event for a live run's progress.
  */
 export class LogFold {
   readonly chart: Chart = CHART;
   readonly runId: string;
+  #start: StartEvent | null = null;
   #snapshot: AgentSnapshot | null = null;
   #active = new Set<string>();
   #position = 0;
   #shown = 0;
+  #turn = 1;
+  /** Whether the current turn's `run.finished` is logged. */
   #finished = false;
+  /** Call ids used so far (schema 2 refuses a reply that reuses one). */
+  #ids = new Set<string>();
   /** Calls whose `tool.started` came and whose `tool.finished` has not, by id, with their tool's name. */
   readonly #running = new Map<string, string>();
 
@@ -78,7 +94,7 @@ export class LogFold {
     return [...this.#active].at(-1) ?? this.chart.id;
   }
 
-  /** The run's result once the machine reached a final state, else `null`. */
+  /** The last turn's result once the machine reached a final state, else `null`. */
   get result(): AgentResult | null {
     return this.#snapshot === null ? null : resultOf(this.#snapshot);
   }
@@ -86,6 +102,11 @@ export class LogFold {
   /** Calls running now (started, not finished), by id, with their tool's name. */
   get running(): ReadonlyMap<string, string> {
     return this.#running;
+  }
+
+  /** The turn of the conversation the fold is in, from 1. */
+  get turn(): number {
+    return this.#turn;
   }
 
   /** Events folded so far. */
@@ -103,51 +124,75 @@ export class LogFold {
     this.#shown = length;
     const { steps, tokens } = tallyOf(snapshot);
     const final = snapshot.status !== "active";
-    return {
-      event,
-      moves,
-      messages,
-      state: this.state,
-      steps,
-      tokens,
-      waitingFor: waitingForDecision(snapshot),
-      final,
-    };
+    const waitingFor = final || snapshot.context.batch === null ? NONE : waitingForDecision(snapshot);
+    return { event, moves, messages, state: this.state, steps, tokens, turn: this.#turn, waitingFor, final };
   }
 
   #movesOf(event: StoredEvent, position: number): Move[] {
     const fail = (problem: string) => this.#misfit(event, position, problem);
     if (position === 0) {
       if (event.type !== "run.started") throw fail("must be 'run.started'");
-      return this.#start(event.settings);
+      this.#start = event;
+      this.#ids = historyCallIds(event.settings);
+      return this.#enterTurn(getInitialMicrosteps(traced, startInput(event)) as [AgentSnapshot, unknown][]);
     }
-    if (this.#finished) throw fail("comes after run.finished");
+    if (this.snapshot.status !== "active") return this.#afterEnd(event, fail);
     switch (event.type) {
       case "run.started":
         throw fail("repeats the start");
       case "run.finished":
-        this.#checkOutcome(event, fail);
-        this.#finished = true;
+      case "user.messaged":
+        throw fail("comes before the run reached its end");
+      case "tool.started": {
+        const problem = startProblem(waitingToRun(this.snapshot), event, this.#running);
+        if (problem !== null) throw fail(problem);
+        this.#running.set(event.callId, event.name);
         return [];
-      case "tool.started":
-        this.#checkStarted(event, fail);
-        return [];
+      }
       case "tool.finished":
-        if (!this.#running.has(event.callId)) throw fail(`has no tool.started for call '${event.callId}' before it`);
-        this.#running.delete(event.callId);
+        if (!this.#running.delete(event.callId)) {
+          throw fail(`has no tool.started for call '${event.callId}' before it`);
+        }
+        break;
+      case "model.replied":
+        this.#claimIds(event.reply.toolCalls, fail);
     }
-    if (this.snapshot.status !== "active") throw fail("comes after the run reached its end");
     return this.#step(event, fail);
   }
 
-  #start(settings: Extract<StoredEvent, { type: "run.started" }>["settings"]): Move[] {
+  /** After a turn reached its end: its `run.finished`, then only the user's next message. */
+  #afterEnd(event: StoredEvent, fail: (problem: string) => EventLogError): Move[] {
+    if (event.type === "run.finished" && !this.#finished) {
+      const problem = outcomeProblem(event.outcome, this.result as AgentResult, this.#start?.schemaVersion ?? 2);
+      if (problem !== null) throw fail(problem);
+      this.#finished = true;
+      return [];
+    }
+    if (event.type !== "user.messaged" || !this.#finished) {
+      throw fail(`comes after ${this.#finished ? "run.finished" : "the run reached its end"}`);
+    }
+    const input = nextTurnInput(startInput(this.#start as StartEvent), this.snapshot, event.content);
+    this.#turn++;
+    this.#finished = false;
+    return this.#enterTurn(getInitialMicrosteps(traced, input) as [AgentSnapshot, unknown][]);
+  }
+
+  #claimIds(calls: readonly ToolCall[], fail: (problem: string) => EventLogError): void {
+    if ((this.#start?.schemaVersion ?? 2) < 2) return;
+    for (const call of calls) {
+      if (this.#ids.has(call.id)) throw fail(`uses the call id '${call.id}' a second time in the run`);
+      this.#ids.add(call.id);
+    }
+  }
+
+  /** The moves of a turn's start: into the initial state, then its eventless decisions. */
+  #enterTurn(steps: readonly [AgentSnapshot, unknown][]): Move[] {
     guardRecord = new WeakMap();
-    const steps = getInitialMicrosteps(traced, settings) as [AgentSnapshot, unknown][];
     const moves: Move[] = [];
     let before: AgentSnapshot | null = null;
     for (const [after] of steps) {
       const edges = before === null ? [] : this.#edges(before, after, "");
-      moves.push(this.#enter(after, edges));
+      moves.push(this.#enter(after, edges, before === null));
       before = after;
     }
     this.#snapshot = before;
@@ -156,7 +201,7 @@ export class LogFold {
 
   #step(event: StoredEvent, fail: (problem: string) => EventLogError): Move[] {
     guardRecord = new WeakMap();
-    const { seq: _seq, at: _at, ...machineEvent } = event;
+    const { seq: _seq, at: _at, hash: _hash, ...machineEvent } = event;
     const before = this.snapshot;
     const steps = getMicrosteps(traced, before, machineEvent as Parameters<typeof getMicrosteps>[2]);
     const last = steps.at(-1)?.[0] as AgentSnapshot | undefined;
@@ -165,7 +210,7 @@ export class LogFold {
     let from = before;
     steps.forEach(([snapshot], index) => {
       const after = snapshot as AgentSnapshot;
-      moves.push(this.#enter(after, this.#edges(from, after, index === 0 ? machineEvent.type : "")));
+      moves.push(this.#enter(after, this.#edges(from, after, index === 0 ? machineEvent.type : ""), false));
       from = after;
     });
     this.#snapshot = last;
@@ -183,37 +228,14 @@ export class LogFold {
     return takenEdges(before, eventType, guardRecord.get(before.context), fits);
   }
 
-  #enter(snapshot: AgentSnapshot, edges: readonly string[]): Move {
+  /** The move into `snapshot`'s state; a turn's first move enters its whole lineage again. */
+  #enter(snapshot: AgentSnapshot, edges: readonly string[], fresh: boolean): Move {
     const state = leafIdOf(this.chart, snapshot.value);
     const lineage = lineageOf(this.chart, state);
     const targets = new Set(edges.map((id) => this.chart.edges.find((edge) => edge.id === id)?.target));
-    const entered = lineage.filter((id) => !this.#active.has(id) || targets.has(id));
+    const entered = lineage.filter((id) => fresh || !this.#active.has(id) || targets.has(id));
     this.#active = new Set(lineage);
     return { edges, state, entered };
-  }
-
-  #checkStarted(event: Extract<StoredEvent, { type: "tool.started" }>, fail: (problem: string) => EventLogError): void {
-    if (this.#running.has(event.callId)) throw fail(`starts call '${event.callId}' a second time`);
-    const call = waitingToRun(this.snapshot).find((waiting) => waiting.id === event.callId);
-    if (call === undefined) throw fail("is for no call waiting to run");
-    if (call.name !== event.name) throw fail(`names tool '${event.name}', but call '${call.id}' is to '${call.name}'`);
-    this.#running.set(event.callId, event.name);
-  }
-
-  #checkOutcome(event: Extract<StoredEvent, { type: "run.finished" }>, fail: (problem: string) => EventLogError): void {
-    const result = this.result;
-    if (result === null) throw fail("comes before the run reached its end");
-    const { status, answer, steps, tokens } = result;
-    const { outcome } = event;
-    if (
-      outcome.status !== status ||
-      outcome.answer !== answer ||
-      outcome.steps !== steps ||
-      outcome.tokens !== tokens
-    ) {
-      const replayed = JSON.stringify({ status, answer, steps, tokens });
-      throw fail(`records ${JSON.stringify(outcome)}, but the events lead to ${replayed}`);
-    }
   }
 
   #misfit(event: StoredEvent, position: number, problem: string): EventLogError {

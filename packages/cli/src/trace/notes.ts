@@ -1,20 +1,22 @@
 import { formatDuration } from "../output/duration.js";
 import type { FoldStep } from "./log-fold.js";
 
-/** Something the timeline marks between two events: a pause for a decision, an interruption, a long gap. */
+/** Something the timeline marks between two events: a conversation's next turn, a pause for a decision, an interruption, a long gap. */
 export interface Note {
-  readonly kind: "pause" | "interrupted" | "gap" | "waiting" | "unfinished";
+  readonly kind: "turn" | "pause" | "interrupted" | "gap" | "waiting" | "unfinished";
   readonly text: string;
 }
 
 /** No event for this long, and ten times the usual interval, is marked as a gap. */
 const GAP_MS = 60_000;
-const LOST = /^ERROR: the result of \S+ was lost/;
+const LOST = /^ERROR: the result of (\S+) was lost/;
+const AWAITING = ".awaitingDecision";
 
 /**
  * The notes of a folded log, by the index of the entry they stand before (`entries.length` for the
- * end): where the run paused for a decision and for how long, where a process stopped inside a
- * tool and the run was resumed later, long gaps between events, and why an unfinished log ends.
+ * end): where a conversation's next turn begins, where the run paused for a decision (only
+ * decisions were awaited) and for how long, where a process stopped inside a tool and the run was
+ * resumed later, long gaps between events, and why an unfinished log ends.
  */
 export function notesOf(
   entries: readonly FoldStep[],
@@ -24,22 +26,19 @@ export function notesOf(
   const add = (index: number, note: Note) => notes.set(index, [...(notes.get(index) ?? []), note]);
   const times = entries.map((entry) => Date.parse(entry.event.at));
   const usual = median(times.slice(1).map((time, index) => time - (times[index] ?? time)));
-  const started = new Map<string, number>();
   entries.forEach((entry, index) => {
     const { event } = entry;
     const previous = entries[index - 1];
     const gap = (times[index] ?? 0) - (times[index - 1] ?? times[index] ?? 0);
-    if (event.type === "tool.started") started.set(event.callId, index);
-    const waited = previous?.waitingFor ?? [];
-    if (waited.length > 0) {
-      const calls = waited.map((call) => `${call.id} (${call.name})`).join(", ");
-      add(index, { kind: "pause", text: `paused ${formatDuration(gap)} for a decision on ${calls}` });
-    } else if (event.type === "tool.finished" && LOST.test(event.content)) {
-      const name = /^ERROR: the result of (\S+)/.exec(event.content)?.[1] ?? "the tool";
-      const since = formatDuration(gap);
+    const lost = event.type === "tool.finished" ? LOST.exec(event.content) : null;
+    if (event.type === "user.messaged") {
+      add(index, { kind: "turn", text: `turn ${entry.turn}: the conversation goes on with the user's next message` });
+    } else if (event.type === "approval.decided" && previous?.state.endsWith(AWAITING) === true) {
+      add(index, { kind: "pause", text: `paused ${formatDuration(gap)} for a decision on ${callList(previous.waitingFor)}` });
+    } else if (lost !== null) {
       add(index, {
         kind: "interrupted",
-        text: `interrupted: the process stopped while ${name} [${event.callId}] ran; resumed ${since} later`,
+        text: `interrupted: the process stopped while ${lost[1]} [${callIdOf(event)}] ran; resumed ${formatDuration(gap)} later`,
       });
     } else if (gap > GAP_MS && gap > usual * 10) {
       add(index, {
@@ -50,9 +49,8 @@ export function notesOf(
   });
   const last = entries.at(-1);
   if (last !== undefined && last.event.type !== "run.finished" && !last.final) {
-    if (waiting.length > 0) {
-      const calls = waiting.map((call) => `${call.id} (${call.name})`).join(", ");
-      add(entries.length, { kind: "waiting", text: `waiting for a decision on ${calls}` });
+    if (waiting.length > 0 && last.state.endsWith(AWAITING)) {
+      add(entries.length, { kind: "waiting", text: `waiting for a decision on ${callList(waiting)}` });
     } else {
       add(entries.length, {
         kind: "unfinished",
@@ -61,6 +59,14 @@ export function notesOf(
     }
   }
   return notes;
+}
+
+function callIdOf(event: FoldStep["event"]): string {
+  return event.type === "tool.finished" ? event.callId : "";
+}
+
+function callList(calls: readonly { id: string; name: string }[]): string {
+  return calls.map((call) => `${call.id} (${call.name})`).join(", ");
 }
 
 function median(values: readonly number[]): number {

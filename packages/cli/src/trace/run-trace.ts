@@ -26,7 +26,9 @@ export interface RunTrace {
   readonly result: AgentResult | null;
   /** The calls the run waits on a decision for, when the log ends. */
   readonly waiting: readonly ToolCall[];
-  /** Pauses, gaps and interruptions, by the index of the entry they come before. */
+  /** Turns of the conversation: 1, plus one per `user.messaged`. */
+  readonly turns: number;
+  /** Turns, pauses, gaps and interruptions, by the index of the entry they come before. */
   readonly notes: ReadonlyMap<number, readonly Note[]>;
 }
 
@@ -85,6 +87,7 @@ export class RunTracer {
       tokens: this.#last?.tokens ?? 0,
       result,
       waiting,
+      turns: fold.turn,
       notes: notesOf(this.#entries, waiting),
     };
   }

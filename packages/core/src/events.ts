@@ -1,0 +1,113 @@
+import type { Transcript } from "./transcript.js";
+import type { AgentStatus, Message, ModelReply, ToolCall, ToolSpec } from "./types.js";
+
+/**
+ * The run's vocabulary in one place: the settings a run is decided by, the events the machine
+ * takes, the requests it makes, and the lifecycle events the log adds around them. The log's
+ * event type is the machine's events plus the lifecycle events; nothing is declared twice.
+ */
+
+/** The version of the log format this code writes; it reads this one and every older one (docs/event-log.md). */
+export const EVENT_LOG_SCHEMA_VERSION = 2;
+
+/**
+ * Everything that decides a run besides the model's replies and the tools' results, resolved
+ * once (defaults filled in, every value checked) and logged in `run.started`. The machine is
+ * started from these and nothing else. Fields marked "absent" may be missing from logs of older
+ * versions; each then means the behaviour of that version, so old logs replay exactly.
+ */
+export interface RunSettings {
+  readonly task: string;
+  readonly system: string;
+  /** Messages between the system message and the task: a conversation carried over from elsewhere (absent: none). */
+  readonly history?: readonly Message[];
+  /** Model calls allowed per turn. */
+  readonly maxSteps: number;
+  /** Tokens allowed per turn; `Infinity` for no limit (logged as `null`: JSON has no Infinity). */
+  readonly tokenBudget: number;
+  /** The tool specs the model is shown; resume refuses a registry whose specs differ. */
+  readonly tools: readonly ToolSpec[];
+  /** Names of the tools that run only after a decision (absent: none). */
+  readonly approvalRequired?: readonly string[];
+  /** Names of the tools that are safe to run twice (absent: none); decides the repeated-call refusal's words. */
+  readonly idempotentTools?: readonly string[];
+  /** Names of the tools the repeated-call guard never refuses (absent: none). */
+  readonly repeatableTools?: readonly string[];
+  /** The same call this many times in a row is not run; `Infinity` (logged as `null`, absent) turns the guard off. */
+  readonly repeatLimit?: number;
+  /** What a repeated call does: `refuse` it with an `ERROR:` observation, or `stop` the run (absent: refuse). */
+  readonly onRepeatedCall?: "refuse" | "stop";
+  /** Tokens reserved for the reply in the check before each call (absent: 0). */
+  readonly replyReserve?: number;
+  /** Whether a reply's provider `usage` replaces the estimate for that call (absent: false, estimates only). */
+  readonly countUsage?: boolean;
+  /**
+   * How many calls of one reply may be in progress (running or waiting for a decision) at once,
+   * taken in call order; `Infinity` (logged as `null`) for all of them (absent: 1, one at a time).
+   */
+  readonly toolConcurrency?: number;
+}
+
+/** How a turn of a run ended, in brief, so that a store can list runs without replaying them. */
+export interface RunOutcome {
+  readonly status: Exclude<AgentStatus, "awaiting_approval">;
+  readonly answer: string | null;
+  readonly steps: number;
+  readonly tokens: number;
+  /** Tokens spent past the budget, when the provider counted more than the estimate allowed for (absent: none). */
+  readonly tokensOverBudget?: number;
+}
+
+/** The events the machine takes: a reply, a call's observation, a decision, the caller's abort. */
+export type AgentEvent =
+  | { readonly type: "model.replied"; readonly reply: ModelReply }
+  | { readonly type: "tool.finished"; readonly callId: string; readonly content: string }
+  | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
+  | { readonly type: "run.cancelled"; readonly reason?: string };
+
+/** What the machine asks of whoever drives it: it emits these, and they are answered with `AgentEvent`s. */
+export type AgentRequest =
+  | {
+      readonly type: "callModel";
+      /** The model call this is, counting from 1 over the whole run. */
+      readonly step: number;
+      /** The list so far; the driver shows the model a read-only view of it. */
+      readonly transcript: Transcript;
+      readonly specs: readonly ToolSpec[];
+    }
+  | { readonly type: "runTool"; readonly call: ToolCall }
+  | { readonly type: "requestDecision"; readonly call: ToolCall };
+
+/** Events the log holds around the machine's own: a run's start and end, a tool's start, a conversation's next message. */
+export type LifecycleEvent =
+  | {
+      readonly type: "run.started";
+      readonly schemaVersion: number;
+      readonly settings: RunSettings;
+      /** Set when the run was forked from another one's log. */
+      readonly forkedFrom?: { readonly runId: string; readonly seq: number };
+    }
+  | { readonly type: "tool.started"; readonly callId: string; readonly name: string }
+  | { readonly type: "run.finished"; readonly outcome: RunOutcome }
+  | { readonly type: "user.messaged"; readonly content: string };
+
+/** What happened in a run, in our own documented names; never XState internals. */
+export type RunEvent = AgentEvent | LifecycleEvent;
+
+/**
+ * A logged event, stamped by the shell: its 0-based position `seq`, the time `at` (ISO 8601), and
+ * from schema 2 on a `hash` that chains it to the run and to the event before it.
+ */
+export type StoredEvent = RunEvent & { readonly seq: number; readonly at: string; readonly hash?: string };
+
+/** The names of the events a log may hold. */
+export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
+  "run.started",
+  "model.replied",
+  "tool.started",
+  "tool.finished",
+  "approval.decided",
+  "run.cancelled",
+  "run.finished",
+  "user.messaged",
+];

@@ -1,0 +1,4 @@
+// Test doubles and helpers for testing an agent: `@agentloop/core/testing`.
+
+export { cutResult, DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
+export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
