@@ -30,9 +30,9 @@ export {
   type ModelReply,
   resumeAgent,
   runAgent,
+  type ToolCall,
   ToolRegistry,
   ToolSchemaError,
-  type ToolCall,
   type ToolSpec,
 } from "@agentloop/core";
 export { checkReply } from "@agentloop/core/adapter";

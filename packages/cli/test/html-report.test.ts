@@ -6,6 +6,7 @@ import { agentMachine } from "../src/core-api.js";
 import { openInChromium, requireChromium } from "./chromium.js";
 import { fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
+import { shiftLog } from "./logs.js";
 
 const dir = tempDir();
 const store = join(dir, "runs");
@@ -52,18 +53,6 @@ async function inChromium(report: string, name: string): Promise<{ dom: string; 
   return { dom, measure };
 }
 
-/** Moves every event from `from` on later by `ms`, as if the run had stopped there and gone on later. */
-function shift(log: string, from: number, ms: number): void {
-  const lines = readFileSync(log, "utf8")
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line) as { seq: number; at: string });
-  const moved = lines.map((event) =>
-    event.seq < from ? event : { ...event, at: new Date(Date.parse(event.at) + ms).toISOString() },
-  );
-  writeFileSync(log, `${moved.map((event) => JSON.stringify(event)).join("\n")}\n`);
-}
-
 const reports = {
   small: join(dir, "small.html"),
   long: join(dir, "long.html"),
@@ -90,8 +79,8 @@ beforeAll(async () => {
       "t",
     ]);
   expect((await run("small", fixture("weather-script.json"))).code).toBe(0);
-  shift(join(store, "small.jsonl"), 4, 12_500);
-  shift(join(store, "small.jsonl"), 8, 3_600_000);
+  shiftLog(join(store, "small.jsonl"), 4, 12_500);
+  shiftLog(join(store, "small.jsonl"), 8, 3_600_000);
   const replies = Array.from({ length: 1000 }, (_, i) => ({
     content: "",
     toolCalls: [{ id: `c${i}`, name: "get_weather", args: { city: i % 2 ? "Pune" : "Delhi" } }],
@@ -102,7 +91,7 @@ beforeAll(async () => {
   );
   expect((await run("paused", fixture("approval-full.json"))).code).toBe(5);
   expect((await run("resumed", fixture("approval-full.json"))).code).toBe(5);
-  shift(join(store, "resumed.jsonl"), 0, 0);
+  shiftLog(join(store, "resumed.jsonl"), 0, 0);
   const resumed = await agentloop([
     "resume",
     join(store, "resumed.jsonl"),
@@ -115,7 +104,7 @@ beforeAll(async () => {
     "--json",
   ]);
   expect(resumed.code).toBe(0);
-  shift(join(store, "resumed.jsonl"), 5, 180_000);
+  shiftLog(join(store, "resumed.jsonl"), 5, 180_000);
   for (const [name, report] of Object.entries(reports)) {
     const shown = await agentloop(["show", join(store, `${name}.jsonl`), "--html", report]);
     expect(shown.code).toBe(0);
@@ -173,7 +162,7 @@ describe("the HTML run report", () => {
     expect(measure.clipped).toEqual([]);
     expect(dom).toContain("<strong>Waiting</strong> for a decision on <code>m1</code> (send_report)");
     expect(dom).toMatch(/id="outcome">awaiting_approval · 2 steps/);
-    expect(dom).toMatch(/class="state atomic visited end[^"]*" data-id="agent\.executingTools\.awaitingApproval"/);
+    expect(dom).toMatch(/class="state atomic visited end[^"]*" data-id="agent\.executingTools\.awaitingDecision"/);
     expect(measure.notes).toEqual(["note waiting: waiting for a decision on m1 (send_report)"]);
     expect(measure.marks).toEqual(["mark waiting: waiting for a decision on m1 (send_report)"]);
     const resumed = await inChromium(reports.resumed, "report-resumed");

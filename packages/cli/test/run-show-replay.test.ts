@@ -149,7 +149,9 @@ describe("agentloop show", () => {
     expect(stdout).toContain("run w1");
     expect(stdout).toMatch(/#0 +run\.started/);
     expect(stdout).toContain("state     budgetCheck → callingModel");
-    expect(stdout).toContain("→ executingTools.nextCall [hasToolCalls] → executingTools.runningTool");
+    expect(stdout).toContain(
+      "→ executingTools.nextCalls [hasToolCalls] → executingTools.runningTools [isAnyCallRunning]",
+    );
     expect(stdout).toContain("→ budgetCheck [isLastResult] → callingModel");
     expect(stdout).toContain('assistant "I will look up Pune first."  →  get_weather({"city":"Pune"}) [c1]');
     expect(stdout).toContain(

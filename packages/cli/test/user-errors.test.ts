@@ -142,7 +142,7 @@ const CASES: readonly [string, () => string[], string | RegExp][] = [
   [
     "a log of a newer schema",
     () => ["graph", "--run", join(dir, "newer.jsonl")],
-    "was written with schema version 9; this agentloop reads up to 1",
+    "was written with schema version 9; this agentloop reads up to 2",
   ],
   ["resume without --tools", () => ["resume", join(dir, "misfit.jsonl")], "'agentloop resume' needs --tools <module>"],
   [

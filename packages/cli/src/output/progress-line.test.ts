@@ -17,11 +17,11 @@ describe("ProgressLine", () => {
     const written: string[] = [];
     const line = new ProgressLine({ write: (text) => written.push(text), live: true }, palette(false));
     line.update(at("callingModel", 0, 0));
-    line.update(at("executingTools.runningTool", 1, 163));
+    line.update(at("executingTools.runningTools", 1, 163));
     line.finish();
     expect(written.slice(0, 2).every((text) => text.startsWith("\r\u001b[2K") && !text.includes("\n"))).toBe(true);
-    expect(written[1]).toMatch(/executingTools\.runningTool · step 1 of 8 · tokens 163 of 4000 · \d+\.\ds$/);
-    expect(written.at(-2)?.startsWith("\r\u001b[2K✓ executingTools.runningTool")).toBe(true);
+    expect(written[1]).toMatch(/executingTools\.runningTools · step 1 of 8 · tokens 163 of 4000 · \d+\.\ds$/);
+    expect(written.at(-2)?.startsWith("\r\u001b[2K✓ executingTools.runningTools")).toBe(true);
     expect(written.at(-1)).toBe("\n");
   });
 

@@ -34,7 +34,10 @@ export function notesOf(
     if (event.type === "user.messaged") {
       add(index, { kind: "turn", text: `turn ${entry.turn}: the conversation goes on with the user's next message` });
     } else if (event.type === "approval.decided" && previous?.state.endsWith(AWAITING) === true) {
-      add(index, { kind: "pause", text: `paused ${formatDuration(gap)} for a decision on ${callList(previous.waitingFor)}` });
+      add(index, {
+        kind: "pause",
+        text: `paused ${formatDuration(gap)} for a decision on ${callList(previous.waitingFor)}`,
+      });
     } else if (lost !== null) {
       add(index, {
         kind: "interrupted",
