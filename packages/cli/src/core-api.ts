@@ -47,6 +47,7 @@ export {
 export {
   chainHash,
   EVENT_LOG_SCHEMA_VERSION,
+  parseEventLog,
   type RunOutcome,
   type RunSummary,
   runHashSeed,
