@@ -38,6 +38,8 @@ export {
 export { checkReply } from "@agentloop/core/adapter";
 export { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
 export {
+  type AgentEvent,
+  type AgentMachineInput,
   type AgentSnapshot,
   type ModelWithLimits,
   outcomeOf,
@@ -48,6 +50,7 @@ export {
   chainHash,
   EVENT_LOG_SCHEMA_VERSION,
   parseEventLog,
+  type RunEvent,
   type RunOutcome,
   type RunSummary,
   runHashSeed,

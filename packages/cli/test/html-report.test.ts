@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { openInChromium, requireChromium } from "./chromium.js";
 import { fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
 import { shiftLog } from "./logs.js";
+import { writeLongLog } from "./long-log.js";
 
 const dir = tempDir();
 const store = join(dir, "runs");
@@ -58,6 +59,8 @@ const reports = {
   long: join(dir, "long.html"),
   paused: join(dir, "paused.html"),
   resumed: join(dir, "resumed.html"),
+  huge: join(dir, "huge.html"),
+  talk: join(dir, "talk.html"),
 };
 
 beforeAll(async () => {
@@ -81,14 +84,24 @@ beforeAll(async () => {
   expect((await run("small", fixture("weather-script.json"))).code).toBe(0);
   shiftLog(join(store, "small.jsonl"), 4, 12_500);
   shiftLog(join(store, "small.jsonl"), 8, 3_600_000);
-  const replies = Array.from({ length: 1000 }, (_, i) => ({
-    content: "",
-    toolCalls: [{ id: `c${i}`, name: "get_weather", args: { city: i % 2 ? "Pune" : "Delhi" } }],
-  }));
-  writeFileSync(join(dir, "long.json"), JSON.stringify([...replies, { content: "Done.", toolCalls: [] }]));
-  expect((await run("long", join(dir, "long.json"), "--max-steps", "1001", "--token-budget", "1000000000")).code).toBe(
-    0,
-  );
+  // Long runs are built event by event: a run through the scripted model copies every list it is shown.
+  writeLongLog(store, "long", 1001);
+  writeLongLog(store, "huge", 10_000, 7);
+  const conversation = [
+    {
+      content: "",
+      toolCalls: [
+        { id: "p", name: "get_weather", args: { city: "Pune" } },
+        { id: "d", name: "get_weather", args: { city: "Delhi" } },
+      ],
+    },
+    { content: "Pune 30, Delhi 35.", toolCalls: [] },
+    { content: "The same tomorrow.", toolCalls: [] },
+  ];
+  writeFileSync(join(dir, "conversation.json"), JSON.stringify(conversation));
+  expect((await run("talk", join(dir, "conversation.json"))).code).toBe(0);
+  const chat = ["chat", join(store, "talk.jsonl"), "--tools", tools, "--script", join(dir, "conversation.json")];
+  expect((await agentloop([...chat, "And tomorrow?"])).code).toBe(0);
   expect((await run("paused", fixture("approval-full.json"))).code).toBe(5);
   expect((await run("resumed", fixture("approval-full.json"))).code).toBe(5);
   shiftLog(join(store, "resumed.jsonl"), 0, 0);
@@ -154,6 +167,39 @@ describe("the HTML run report", () => {
     expect(middle?.focus).toBeGreaterThanOrEqual(0);
     expect(middle?.current).toBe(1);
     expect(last?.label).toMatch(/^#3002 run\.finished/);
+  }, 60_000);
+
+  it("a 10,000-step run stays small: a page smaller than its log, a window of nodes, marks merged", async () => {
+    const bytes = statSync(reports.huge).size;
+    expect(bytes).toBeLessThan(statSync(join(store, "huge.jsonl")).size);
+    expect(bytes).toBeLessThan(3_000_000);
+    const { dom, measure } = await inChromium(reports.huge, "report-10000-steps");
+    expect(dom).toMatch(/id="outcome">done · 10000 steps · \d+ tokens · 30000 events</);
+    expect(measure.entries).toBeLessThanOrEqual(60);
+    expect(measure.nodes).toBeLessThan(2000);
+    expect(measure.overlaps).toEqual([]);
+    expect(measure.clipped).toEqual([]);
+    expect(dom).toContain("entered ×10000");
+    // A long pause every 7 events: 4,285 notes, shown in the window only, merged on the track.
+    expect(measure.notes.length).toBeGreaterThan(0);
+    expect(measure.notes.length).toBeLessThanOrEqual(10);
+    expect(measure.marks.length).toBeLessThanOrEqual(400);
+    expect(measure.marks.some((mark) => /\(and \d+ more here\)$/.test(mark))).toBe(true);
+    expect(measure.lit.at(-1)?.label).toMatch(/^#29999 run\.finished/);
+  }, 60_000);
+
+  it("a conversation: each turn marked on the timeline and the track, parallel calls side by side", async () => {
+    const { dom, measure } = await inChromium(reports.talk, "report-conversation");
+    expect(dom).toMatch(/id="outcome">done · 3 steps · \d+ tokens · 11 events · 2 turns</);
+    const turn = "turn 2: the conversation goes on with the user's next message";
+    expect(measure.notes).toEqual([`note turn: ${turn}`]);
+    expect(measure.marks).toEqual([`mark turn: ${turn}`]);
+    expect(dom).toContain('<span class="turn">turn 2</span>');
+    expect(dom).toContain("turn 2 done · steps 3");
+    const types = [...dom.matchAll(/<span class="type">([^<]+)<\/span>/g)].map((match) => match[1]);
+    expect(types.slice(1, 4)).toEqual(["model.replied", "tool.started", "tool.started"]);
+    expect(measure.overlaps).toEqual([]);
+    expect(measure.clipped).toEqual([]);
   }, 60_000);
 
   it("a paused run names the call that waits; a resumed one marks the pause on the timeline", async () => {

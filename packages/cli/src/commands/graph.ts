@@ -62,6 +62,6 @@ export async function graphCommand(args: string[], io: Io): Promise<number> {
 
 async function pathOf(reference: string): Promise<RunPath> {
   const log = await openLog(reference);
-  const trace = traceRun(await readLog(log), log.runId);
+  const trace = traceRun(await readLog(log), log.runId, { keep: false });
   return { visits: trace.visits, taken: trace.taken, end: trace.state };
 }

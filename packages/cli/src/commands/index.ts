@@ -1,5 +1,6 @@
 import { EXIT_CODE_HELP } from "../exit-codes.js";
 import type { Command } from "../io.js";
+import { CHAT_HELP, chatCommand } from "./chat.js";
 import { DEMO_HELP, demoCommand } from "./demo.js";
 import { FORK_HELP, forkCommand } from "./fork.js";
 import { GRAPH_HELP, graphCommand } from "./graph.js";
@@ -29,6 +30,7 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   replay: { run: replayCommand, help: REPLAY_HELP, summary: "rebuild a run's result from its log, calling nothing" },
   resume: { run: resumeCommand, help: RESUME_HELP, summary: "continue an interrupted or paused run from its log" },
+  chat: { run: chatCommand, help: CHAT_HELP, summary: "take a finished run further with your next message" },
   fork: { run: forkCommand, help: FORK_HELP, summary: "a new run from a prefix of a run's log, with other limits" },
   repair: { run: repairCommand, help: REPAIR_HELP, summary: "drop a torn last event from a log after a crash" },
   graph: {

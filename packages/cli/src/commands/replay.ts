@@ -42,7 +42,7 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
   const log = await openLog(onePositional("replay", "a log (<runId>.jsonl)", positionals));
-  const trace = traceRun(await readLog(log), log.runId);
+  const trace = traceRun(await readLog(log), log.runId, { keep: false });
   const { result } = trace;
   if (values.json) {
     const unfinished = {

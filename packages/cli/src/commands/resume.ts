@@ -83,8 +83,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   const model = await chooseModel(values, io, "resume", "failWhenCalled", logged);
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
   const result = await runWithProgress(
-    log.store,
-    (store, signal) => resumeAgent(log.runId, model, registry, { store, decisions, signal }),
+    (hooks) => resumeAgent(log.runId, model, registry, { ...hooks, store: log.store, decisions }),
     { io, colors, quiet: values.json, tracer },
   ).catch((error: unknown) => {
     if (!ModelError.isInstance(error)) throw error;

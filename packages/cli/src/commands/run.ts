@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { parseCommandLine } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import { ModelError, runAgent } from "../core-api.js";
+import { ModelError, resolveSettings, runAgent } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -13,6 +13,7 @@ import { RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsOf } from "../setup/run-op
 import { checkRunId, openStore } from "../setup/stores.js";
 import { loadTools } from "../setup/tools-module.js";
 import { runWithProgress } from "../trace/live-run.js";
+import { newRunTracer } from "../trace/run-trace.js";
 
 /** Where `agentloop run` keeps logs when `--store` is not given. */
 export const DEFAULT_STORE = ".agentloop/runs";
@@ -74,10 +75,10 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const log = logPathOf(values.store, runId);
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
   try {
+    const tracer = values.json ? null : newRunTracer(() => resolveSettings(task, model, registry, options));
     const result = await runWithProgress(
-      store,
-      (tapped, signal) => runAgent(task, model, registry, { ...options, store: tapped, runId, signal }),
-      { io, colors, quiet: values.json },
+      (hooks) => runAgent(task, model, registry, { ...options, ...hooks, store, runId }),
+      { io, colors, quiet: values.json, tracer },
     );
     if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
     else {

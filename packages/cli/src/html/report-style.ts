@@ -2,7 +2,7 @@
 export const REPORT_CSS = `
 :root { --ink: #0f172a; --muted: #64748b; --line: #cbd5e1; --visited: #dbeafe; --visited-ink: #1d4ed8;
   --end: #fde68a; --end-ink: #b45309; --taken: #c2410c; --error: #b91c1c; --error-bg: #fef2f2; --focus: #7c3aed;
-  --pause: #ca8a04; --gap: #64748b; --interrupted: #dc2626; }
+  --pause: #ca8a04; --gap: #64748b; --interrupted: #dc2626; --turn: #4f46e5; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f8fafc; }
 header, section, footer { max-width: 1720px; margin: 0 auto; padding: 12px 20px; }
@@ -51,7 +51,7 @@ svg .edge-label.focus text, svg .edge.internal.focus text { fill: var(--focus); 
 .marks { position: absolute; top: 0; left: 8px; right: 8px; height: 12px; }
 .mark { position: absolute; top: 0; width: 6px; height: 12px; padding: 0; border: 0; border-radius: 2px; transform: translateX(-50%); cursor: pointer; }
 .mark.pause, .mark.waiting { background: var(--pause); } .mark.interrupted { background: var(--interrupted); }
-.mark.gap, .mark.unfinished { background: var(--gap); }
+.mark.gap, .mark.unfinished { background: var(--gap); } .mark.turn { background: var(--turn); }
 #step-label { min-width: 24em; color: #334155; font-variant-numeric: tabular-nums; }
 .pager { display: flex; gap: 12px; align-items: center; color: var(--muted); font-size: 12.5px; margin-bottom: 6px; }
 .timeline { list-style: none; margin: 0; padding: 0 4px 0 0; max-height: 78vh; overflow-y: auto; position: relative; }
@@ -64,6 +64,8 @@ svg .edge-label.focus text, svg .edge.internal.focus text { fill: var(--focus); 
 .note.pause, .note.waiting { background: #fef9c3; color: #854d0e; border: 1px dashed var(--pause); }
 .note.interrupted { background: var(--error-bg); color: var(--error); border: 1px dashed var(--interrupted); }
 .note.gap, .note.unfinished { background: #f1f5f9; color: #334155; border: 1px dashed var(--gap); }
+.note.turn { background: #eef2ff; color: #3730a3; border: 1px solid #c7d2fe; margin-top: 14px; } .note.turn::before { content: "↪ "; }
+.turn { color: var(--turn); font-weight: 600; }
 .head { display: grid; grid-template-columns: 8ch 7ch 15ch minmax(0, 1fr); column-gap: 12px; align-items: baseline; }
 .time, .seq { color: var(--muted); font: 12.5px ui-monospace, SFMono-Regular, Menlo, monospace; white-space: nowrap; }
 .type { font-weight: 600; white-space: nowrap; } .detail { color: #334155; overflow-wrap: anywhere; }

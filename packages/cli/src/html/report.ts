@@ -1,10 +1,10 @@
 import { stateName } from "../chart/statechart.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import { escapeHtml, scriptJson } from "./escape.js";
+import { reportData } from "./report-data.js";
 import { REPORT_JS } from "./report-script.js";
 import { REPORT_CSS } from "./report-style.js";
 import { renderChartSvg } from "./svg-chart.js";
-import { endNotesHtml, timelineItems } from "./timeline-html.js";
 
 /** Timeline entries the page shows at once; the slider and the buttons move this window. */
 export const TIMELINE_WINDOW = 60;
@@ -28,18 +28,9 @@ export async function renderReport(
       ? ""
       : `<p class="waits"><strong>Waiting</strong> for a decision on ${trace.waiting.map((call) => `<code>${escapeHtml(call.id)}</code> (${escapeHtml(call.name)})`).join(", ")}</p>`;
   const svg = await renderChartSvg(trace.chart, { visits: trace.visits, taken: trace.taken, end: trace.state });
-  const items = timelineItems(trace);
-  const ids: string[] = [];
-  const index = new Map<string, number>();
-  const idOf = (id: string) => {
-    if (!index.has(id)) index.set(id, ids.push(id) - 1);
-    return index.get(id) as number;
-  };
-  const rows = items.map((item) => [item.html, item.states.map(idOf), item.edges.map(idOf), item.label]);
-  const marks = [...trace.notes].flatMap(([at, notes]) =>
-    notes.map((note) => ({ at: Math.min(at, items.length - 1), kind: note.kind, text: note.text })),
-  );
-  const data = { runId: log.runId, ids, rows, end: endNotesHtml(trace), marks, window: TIMELINE_WINDOW };
+  const data = reportData(trace, TIMELINE_WINDOW);
+  const events = data.rows.length;
+  const turns = trace.turns > 1 ? ` · ${trace.turns} turns` : "";
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -51,7 +42,7 @@ export async function renderReport(
 <body>
 <header>
 <h1>Run <code>${escapeHtml(log.runId)}</code></h1>
-<div class="outcome status-${escapeHtml(status)}" id="outcome">${escapeHtml(`${status} · ${trace.steps} steps · ${trace.tokens} tokens · ${trace.entries.length} events${where}`)}</div>
+<div class="outcome status-${escapeHtml(status)}" id="outcome">${escapeHtml(`${status} · ${trace.steps} steps · ${trace.tokens} tokens · ${events} events${turns}${where}`)}</div>
 <p class="task"><strong>Task</strong> ${escapeHtml(trace.settings.task)}</p>
 <p class="answer"><strong>Answer</strong> ${escapeHtml(result?.answer ?? "(none)")}</p>
 ${waits}
@@ -60,11 +51,11 @@ ${waits}
 <h2>Statechart of <code>${escapeHtml(trace.chart.id)}</code>, with the path this run took</h2>
 <div class="legend"><span><i class="key visited"></i>entered (×times)</span><span><i class="key end"></i>where the run ended</span><span><i class="key taken"></i>transition taken (×times)</span><span><i class="key focus"></i>what the selected event touched</span><span>dashed: eventless (guarded) transition</span><span>double border: final state</span></div>
 <div class="card"><div class="chart-scroll">${svg}</div>
-<div class="player"><label for="step">event</label><div class="track"><div class="marks" id="marks"></div><input type="range" id="step" min="0" max="${Math.max(0, items.length - 1)}" value="0"></div><span id="step-label"></span></div>
+<div class="player"><label for="step">event</label><div class="track"><div class="marks" id="marks"></div><input type="range" id="step" min="0" max="${Math.max(0, events - 1)}" value="0"></div><span id="step-label"></span></div>
 </div>
 </section>
 <section class="timeline-section">
-<h2>Timeline <span class="count">${items.length} events</span></h2>
+<h2>Timeline <span class="count">${events} events</span></h2>
 <div class="pager"><button type="button" id="earlier">◀ earlier</button><span id="shown"></span><button type="button" id="later">later ▶</button></div>
 <ol class="timeline" id="timeline"></ol>
 <noscript>The timeline needs JavaScript; 'agentloop show' prints it as text.</noscript>

@@ -8,10 +8,17 @@ import { commandLine, type ModelFlags } from "./hints.js";
 /** The closing lines of a finished run: status, steps, tokens, and the answer. */
 export function formatOutcome(result: AgentResult, colors: Palette): string[] {
   const status = result.status === "done" ? colors.green(result.status) : colors.yellow(result.status);
-  return [
-    `${colors.bold("result")}   ${status} · steps ${result.steps} · tokens ${result.tokens} · messages ${result.messages.length}`,
+  const over =
+    result.tokensOverBudget === undefined ? "" : colors.yellow(` (${result.tokensOverBudget} over the budget)`);
+  const lines = [
+    `${colors.bold("result")}   ${status} · steps ${result.steps} · tokens ${result.tokens}${over} · messages ${result.messages.length}`,
     `${colors.bold("answer")}   ${result.answer ?? colors.dim("(none)")}`,
   ];
+  const last = result.messages.at(-1);
+  if (result.status === "refused" && last?.role === "assistant") {
+    lines.push(`${colors.bold("refusal")}  ${last.content === "" ? colors.dim("(no words)") : last.content}`);
+  }
+  return lines;
 }
 
 /** How to go on with a run: its log, and the tools and model flags to resume it with (placeholders when unknown). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Progress } from "../trace/progress-tap.js";
 import { palette } from "./colors.js";
+import type { Progress } from "./progress-line.js";
 import { ProgressLine } from "./progress-line.js";
 
 const at = (state: string, steps: number, tokens: number): Progress => ({

@@ -25,9 +25,10 @@ export function formatTimeline(
   const { settings } = trace;
   const budget = Number.isFinite(settings.tokenBudget) ? String(settings.tokenBudget) : "unlimited";
   const tools = settings.tools.map((tool) => tool.name).join(", ") || "none";
+  const turns = trace.turns > 1 ? `   ${colors.dim("turns")} ${trace.turns}` : "";
   const lines = [
     `${colors.bold(`run ${log.runId}`)}  ${colors.dim(log.label)}`,
-    `${colors.dim("limits")}   ${settings.maxSteps} steps, ${budget} tokens   ${colors.dim("tools")} ${tools}`,
+    `${colors.dim("limits")}   ${settings.maxSteps} steps, ${budget} tokens${trace.turns > 1 ? " a turn" : ""}   ${colors.dim("tools")} ${tools}${turns}`,
     "",
   ];
   const start = Date.parse(trace.entries[0]?.event.at ?? "");
@@ -56,7 +57,11 @@ export function callNames(entries: readonly TraceEntry[]): Map<string, string> {
 }
 
 function formatNotes(notes: readonly Note[] | undefined, colors: Palette): string[] {
-  return (notes ?? []).map((note) => `${" ".repeat(TIME_WIDTH)}${colors.yellow(`⏸ ${note.text}`)}`);
+  return (notes ?? []).map((note) =>
+    note.kind === "turn"
+      ? `${colors.bold(`── ${note.text} `)}${colors.dim("─".repeat(8))}`
+      : `${" ".repeat(TIME_WIDTH)}${colors.yellow(`⏸ ${note.text}`)}`,
+  );
 }
 
 function formatEntry(
@@ -102,10 +107,17 @@ function describeEvent(
     case "run.cancelled":
       return colors.yellow(event.reason ?? "cancelled");
     case "run.finished":
-      return colors.dim(`${event.outcome.status} · steps ${event.outcome.steps} · tokens ${event.outcome.tokens}`);
-    default:
-      return "";
+      return colors.dim(
+        `${entry.turn > 1 ? `turn ${entry.turn} ` : ""}${event.outcome.status} · steps ${event.outcome.steps} · tokens ${event.outcome.tokens}${overBudget(event.outcome)}`,
+      );
+    case "user.messaged":
+      return colors.dim(`turn ${entry.turn}`);
   }
+}
+
+/** `, 120 tokens over budget` when the provider counted more than the budget allowed for. */
+export function overBudget(outcome: { readonly tokensOverBudget?: number }): string {
+  return outcome.tokensOverBudget === undefined ? "" : `, ${outcome.tokensOverBudget} over budget`;
 }
 
 /** `budgetCheck → callingModel`, with the guard that chose each eventless move. */

@@ -10,6 +10,7 @@ export const RUN_OPTION_FLAGS = {
   "reply-reserve": { type: "string" },
   "tool-timeout": { type: "string" },
   "max-result-chars": { type: "string" },
+  "tool-concurrency": { type: "string" },
   "repeat-limit": { type: "string" },
   "on-repeated-call": { type: "string" },
   "approve-tool": { type: "string", multiple: true, default: [] as string[] },
@@ -24,8 +25,13 @@ export const RUN_OPTION_HELP = `  --system <text>          the system prompt (de
   --reply-reserve N        tokens kept free for the reply in the check before each call
   --tool-timeout <ms>      how long a tool may take, in milliseconds (default 60000)
   --max-result-chars N     longer tool results are cut (default 8000)
-  --repeat-limit N         the same call this many times in a row is refused (2 or more, or 'off')
-  --on-repeated-call <how> refuse (default) or stop the run with repeated_call
+  --tool-concurrency <n>   how many calls of one reply run at once: a whole number, 1 or more (1 runs
+                           them one at a time, in call order), or 'all' (the default)
+  --repeat-limit N         turns the repeated-call guard on (it is off by default: paging and polling
+                           tools are called again on purpose): the same call N times in a row is not
+                           run (2 or more); tools registered as repeatable are never refused
+  --on-repeated-call <how> what the guard does: refuse the call with an ERROR the model reads (default),
+                           or stop the run with repeated_call; giving it turns the guard on (limit 3)
   --approve-tool <name>    approve every call to this tool that needs approval (repeatable)
   --deny-tool <name>       deny every call to this tool instead (repeatable)
   --reason <text>          the reason given to the model for the denials`;
@@ -37,6 +43,7 @@ type Values = {
   readonly "reply-reserve"?: string | undefined;
   readonly "tool-timeout"?: string | undefined;
   readonly "max-result-chars"?: string | undefined;
+  readonly "tool-concurrency"?: string | undefined;
   readonly "repeat-limit"?: string | undefined;
   readonly "on-repeated-call"?: string | undefined;
   readonly "approve-tool"?: readonly string[] | undefined;
@@ -56,15 +63,21 @@ export function runOptionsOf(values: Values, registry: ToolRegistry): Partial<Ru
   set("replyReserve", wholeNumber("--reply-reserve", values["reply-reserve"]));
   set("toolTimeoutMs", wholeNumber("--tool-timeout", values["tool-timeout"], 1));
   set("maxResultChars", wholeNumber("--max-result-chars", values["max-result-chars"], 1));
-  set("repeatLimit", repeatLimitOf(values["repeat-limit"]));
+  set("toolConcurrency", toolConcurrencyOf(values["tool-concurrency"]));
+  set("repeatLimit", wholeNumber("--repeat-limit", values["repeat-limit"], 2));
   set("onRepeatedCall", onRepeatedCallOf(values["on-repeated-call"]));
   set("approve", approverOf(values["approve-tool"] ?? [], values["deny-tool"] ?? [], values.reason, registry));
   return options as Partial<RunOptions>;
 }
 
-function repeatLimitOf(text: string | undefined): number | undefined {
-  if (text === "off") return Number.POSITIVE_INFINITY;
-  return wholeNumber("--repeat-limit", text, 2);
+function toolConcurrencyOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (text === "all") return Number.POSITIVE_INFINITY;
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) {
+    throw new UsageError(`--tool-concurrency must be a whole number, 1 or more, or 'all'; got '${text}'`);
+  }
+  return value;
 }
 
 function onRepeatedCallOf(text: string | undefined): "refuse" | "stop" | undefined {

@@ -1,6 +1,14 @@
-import { type AnyTransitionDefinition, getInitialMicrosteps, getMicrosteps } from "xstate";
+import {
+  type Actor,
+  type AnyTransitionDefinition,
+  createActor,
+  getInitialMicrosteps,
+  type InspectionEvent,
+} from "xstate";
 import { type Chart, chartOf, leafIdOf, lineageOf } from "../chart/statechart.js";
 import {
+  type AgentEvent,
+  type AgentMachineInput,
   type AgentResult,
   type AgentSnapshot,
   EventLogError,
@@ -55,7 +63,7 @@ const CHART = chartOf(traced);
 const NONE: readonly ToolCall[] = [];
 
 /**
- * Folds a run's log through the machine, one event at a time, with XState's pure microsteps: no
+ * Folds a run's log through the machine, one event at a time, as core's replay does: no
  * model is called and no tool runs. Every step says which transitions the event took, which
  * states it entered and which messages it added. A conversation's next turn (`user.messaged`
  * after `run.finished`) starts the machine again from the finished turn, as core's replay does.
@@ -67,6 +75,10 @@ export class LogFold {
   readonly chart: Chart = CHART;
   readonly runId: string;
   #start: StartEvent | null = null;
+  /** The current turn's machine, driven by nothing: the events are sent to it, as core's replay does. */
+  #actor: Actor<typeof traced> | null = null;
+  /** The snapshots of the microsteps of the event being sent, as XState's inspection reports them. */
+  #microsteps: AgentSnapshot[] | null = null;
   #snapshot: AgentSnapshot | null = null;
   #active = new Set<string>();
   #position = 0;
@@ -134,7 +146,7 @@ export class LogFold {
       if (event.type !== "run.started") throw fail("must be 'run.started'");
       this.#start = event;
       this.#ids = historyCallIds(event.settings);
-      return this.#enterTurn(getInitialMicrosteps(traced, startInput(event)) as [AgentSnapshot, unknown][]);
+      return this.#enterTurn(startInput(event));
     }
     if (this.snapshot.status !== "active") return this.#afterEnd(event, fail);
     switch (event.type) {
@@ -174,7 +186,7 @@ export class LogFold {
     const input = nextTurnInput(startInput(this.#start as StartEvent), this.snapshot, event.content);
     this.#turn++;
     this.#finished = false;
-    return this.#enterTurn(getInitialMicrosteps(traced, input) as [AgentSnapshot, unknown][]);
+    return this.#enterTurn(input);
   }
 
   #claimIds(calls: readonly ToolCall[], fail: (problem: string) => EventLogError): void {
@@ -185,31 +197,51 @@ export class LogFold {
     }
   }
 
-  /** The moves of a turn's start: into the initial state, then its eventless decisions. */
-  #enterTurn(steps: readonly [AgentSnapshot, unknown][]): Move[] {
+  /**
+   * Starts a turn's machine: its moves into the initial state and through its eventless decisions
+   * come from XState's pure `getInitialMicrosteps` (once a turn); the events that follow are sent
+   * to an actor of it (the pure stepping functions build a throwaway actor for every event).
+   */
+  #enterTurn(input: AgentMachineInput): Move[] {
     guardRecord = new WeakMap();
     const moves: Move[] = [];
     let before: AgentSnapshot | null = null;
-    for (const [after] of steps) {
+    for (const [after] of getInitialMicrosteps(traced, input) as [AgentSnapshot, unknown][]) {
       const edges = before === null ? [] : this.#edges(before, after, "");
       moves.push(this.#enter(after, edges, before === null));
       before = after;
     }
-    this.#snapshot = before;
+    this.#actor?.stop();
+    const inspect = (inspection: InspectionEvent) => {
+      if (inspection.type === "@xstate.microstep") this.#microsteps?.push(inspection.snapshot as AgentSnapshot);
+    };
+    this.#actor = createActor(traced, { input, inspect });
+    // An event that breaks an action leaves the actor in error, reported here rather than thrown later.
+    this.#actor.subscribe({ error: () => {} });
+    this.#snapshot = this.#actor.start().getSnapshot();
     return moves;
   }
 
   #step(event: StoredEvent, fail: (problem: string) => EventLogError): Move[] {
     guardRecord = new WeakMap();
     const { seq: _seq, at: _at, hash: _hash, ...machineEvent } = event;
-    const before = this.snapshot;
-    const steps = getMicrosteps(traced, before, machineEvent as Parameters<typeof getMicrosteps>[2]);
-    const last = steps.at(-1)?.[0] as AgentSnapshot | undefined;
-    if (last === undefined || last === before) throw fail(`does not fit the state ${JSON.stringify(before.value)}`);
+    const actor = this.#actor as Actor<typeof traced>;
+    const before = actor.getSnapshot();
+    const steps: AgentSnapshot[] = [];
+    this.#microsteps = steps;
+    try {
+      actor.send(machineEvent as AgentEvent);
+    } finally {
+      this.#microsteps = null;
+    }
+    const last = actor.getSnapshot();
+    // XState keeps the very same snapshot for an event no transition takes.
+    if (last === before || last.status === "error" || steps.length === 0) {
+      throw fail(`does not fit the state ${JSON.stringify(before.value)}`);
+    }
     const moves: Move[] = [];
     let from = before;
-    steps.forEach(([snapshot], index) => {
-      const after = snapshot as AgentSnapshot;
+    steps.forEach((after, index) => {
       moves.push(this.#enter(after, this.#edges(from, after, index === 0 ? machineEvent.type : ""), false));
       from = after;
     });

@@ -1,6 +1,13 @@
 import type { Chart } from "../chart/statechart.js";
-import type { AgentResult, AgentSnapshot, RunSettings, StoredEvent, ToolCall } from "../core-api.js";
-import { waitingForDecision } from "../core-api.js";
+import {
+  type AgentResult,
+  type AgentSnapshot,
+  EVENT_LOG_SCHEMA_VERSION,
+  type RunSettings,
+  type StoredEvent,
+  type ToolCall,
+  waitingForDecision,
+} from "../core-api.js";
 import { type FoldStep, LogFold } from "./log-fold.js";
 import { type Note, notesOf } from "./notes.js";
 
@@ -96,9 +103,26 @@ export class RunTracer {
 /**
  * Rebuilds a run from its log in one fold through the machine: no model is called and no tool
  * runs. Throws `EventLogError` (naming the run and the position) for a log that does not fit.
+ * `keep: false` keeps the counts, the path and the end, not the entries (`replay`, `graph`).
  */
-export function traceRun(events: readonly StoredEvent[], runId?: string): RunTrace {
-  const tracer = new RunTracer(runId);
+export function traceRun(events: readonly StoredEvent[], runId?: string, { keep = true } = {}): RunTrace {
+  const tracer = new RunTracer(runId, { keep });
   for (const event of events) tracer.add(event);
   return tracer.trace();
+}
+
+/**
+ * A tracer for a live run that is about to start, seeded with the `run.started` it will log (the
+ * settings core resolves from the same task, model, registry and options); `null` when they
+ * cannot be resolved: the run itself then fails and says why.
+ */
+export function newRunTracer(settings: () => RunSettings): RunTracer | null {
+  const tracer = new RunTracer(undefined, { keep: false });
+  try {
+    const at = new Date().toISOString();
+    tracer.add({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings: settings(), seq: 0, at });
+  } catch {
+    return null;
+  }
+  return tracer;
 }
