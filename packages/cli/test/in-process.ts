@@ -7,12 +7,25 @@ export interface Ran {
   readonly stderr: string;
 }
 
-/** Runs one `agentloop` command line in this process (no child process: fast), with stdout not a terminal. */
-export async function agentloop(args: readonly string[], env: Record<string, string> = {}): Promise<Ran> {
+/**
+ * Runs one `agentloop` command line in this process (no child process: fast), with stdout not a
+ * terminal, or a terminal with `tty`; `writes` collects every piece written to stdout, in order.
+ */
+export async function agentloop(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  { tty = false, writes = [] as string[] } = {},
+): Promise<Ran> {
   let stdout = "";
   let stderr = "";
   const code = await runCli(args, {
-    stdout: { write: (text: string) => (stdout += text) },
+    stdout: {
+      write: (text: string) => {
+        writes.push(text);
+        stdout += text;
+      },
+      isTTY: tty,
+    },
     stderr: { write: (text: string) => (stderr += text) },
     env,
     program: "agentloop",
