@@ -37,4 +37,24 @@ describe("ProgressLine", () => {
       "progress  done · step 1 of 8 · tokens 99 of ∞\n",
     ]);
   });
+
+  it("on a terminal prints streamed text in place of the line, which comes back below it", () => {
+    const written: string[] = [];
+    const line = new ProgressLine({ write: (text) => written.push(text), live: true }, palette(false));
+    line.update(at("callingModel", 0, 0));
+    line.text("Hello ");
+    line.text("there.");
+    line.update({ ...at("done", 1, 99), turn: 2 });
+    line.finish();
+    expect(written.slice(1, 5)).toEqual(["\r\u001b[2Kassistant ", "Hello ", "there.", "\n"]);
+    expect(written[5]).toMatch(/^\r\u001b\[2K. turn 2 · done · step 1 of 8/);
+  });
+
+  it("elsewhere leaves streamed text out: the answer comes with the result", () => {
+    const written: string[] = [];
+    const line = new ProgressLine({ write: (text) => written.push(text), live: false }, palette(false));
+    line.text("Hello");
+    line.finish();
+    expect(written).toEqual([]);
+  });
 });
