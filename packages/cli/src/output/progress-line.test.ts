@@ -47,7 +47,8 @@ describe("ProgressLine", () => {
     line.update({ ...at("done", 1, 99), turn: 2 });
     line.finish();
     expect(written.slice(1, 5)).toEqual(["\r\u001b[2Kassistant ", "Hello ", "there.", "\n"]);
-    expect(written[5]).toMatch(/^\r\u001b\[2K. turn 2 · done · step 1 of 8/);
+    expect(written[5]?.startsWith("\r\u001b[2K")).toBe(true);
+    expect(written[5]).toMatch(/ turn 2 · done · step 1 of 8/);
   });
 
   it("elsewhere leaves streamed text out: the answer comes with the result", () => {
