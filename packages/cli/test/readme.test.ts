@@ -26,7 +26,7 @@ afterAll(() => {
 describe("the README's 'See a run' commands", () => {
   it("run as written, from the repository's root, one after the other", async () => {
     const commands = seeARun();
-    expect(commands.map((words) => words[0])).toEqual(["run", "show", "show", "list", "graph"]);
+    expect(commands.map((words) => words[0])).toEqual(["run", "chat", "show", "show", "list", "graph"]);
     for (const file of made) rmSync(file, { force: true });
     for (const words of commands) {
       const ran = await cli(words, { cwd: ROOT });
@@ -35,6 +35,6 @@ describe("the README's 'See a run' commands", () => {
     }
     expect(existsSync(join(ROOT, "report.html"))).toBe(true);
     const shown = await cli(["replay", ".agentloop/runs/pune.jsonl"], { cwd: ROOT });
-    expect(shown.stdout).toContain("answer   It is 86 F in Pune.");
+    expect(shown.stdout).toContain("answer   Delhi is warmer: 35 C.");
   });
 });

@@ -88,7 +88,7 @@ const parent = setup({
 const actor = createActor(parent).start();
 await new Promise<void>((resolve) => actor.subscribe((snapshot) => snapshot.matches("needsDecision") && resolve()));
 assert.deepEqual(actor.getSnapshot().context.waiting, ["e1"]);
-assert.ok(actor.getSnapshot().context.states.includes(JSON.stringify({ executingTools: "awaitingApproval" })));
+assert.ok(actor.getSnapshot().context.states.includes(JSON.stringify({ executingTools: "awaitingDecision" })));
 actor.send({ type: "decide", decisions: { e1: { approved: true } } });
 await toPromise(actor);
 assert.equal(actor.getSnapshot().context.result?.status, "done");
