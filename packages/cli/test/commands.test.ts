@@ -30,10 +30,35 @@ describe("exit codes: done 0, each other status its own code", () => {
     expect(ran.code).toBe(code);
   });
 
+  it("refused is 7: the model's refusal is shown, never taken for an answer", async () => {
+    const script = join(dir, "refusal.json");
+    writeFileSync(
+      script,
+      JSON.stringify([{ content: "I cannot help with that.", toolCalls: [], finishReason: "refusal" }]),
+    );
+    const ran = await run("exit-refused", "--script", script, "t");
+    expect(ran.code).toBe(EXIT_CODES.refused);
+    expect(ran.stdout).toContain("result   refused · steps 1");
+    expect(ran.stdout).toContain("answer   (none)\nrefusal  I cannot help with that.");
+    const shown = await agentloop(["show", join(store, "exit-refused.jsonl")]);
+    expect(shown.stdout).toMatch(/state {5}→ refused \[isRefusal\]/);
+  });
+
+  it("a provider that counts more than the budget allowed for: done, with the overrun said", async () => {
+    const script = join(dir, "overrun.json");
+    const usage = { inputTokens: 5000, outputTokens: 10 };
+    writeFileSync(script, JSON.stringify([{ content: "Done.", toolCalls: [], usage }]));
+    const ran = await run("overrun", "--script", script, "--token-budget", "1000", "t");
+    expect(ran.code).toBe(EXIT_CODES.done);
+    expect(ran.stdout).toContain("result   done · steps 1 · tokens 5010 (4010 over the budget)");
+    const shown = await agentloop(["show", join(store, "overrun.jsonl")]);
+    expect(shown.stdout).toMatch(/run\.finished +done · steps 1 · tokens 5010, 4010 over budget/);
+  });
+
   it("awaiting_approval is 5, and the help of every running command lists the codes", async () => {
     const ran = await run("exit-paused", "--script", fixture("approval-script.json"), "Mail");
     expect(ran.code).toBe(EXIT_CODES.awaiting_approval);
-    for (const command of ["run", "resume", "demo"]) {
+    for (const command of ["run", "chat", "resume", "demo"]) {
       const help = await agentloop([command, "--help"]);
       expect(help.stdout).toContain("5    awaiting_approval");
       expect(help.stdout).toContain("3    step_limit");

@@ -209,6 +209,32 @@ describe("hints work when followed literally", () => {
     }
   });
 
+  it("a reply whose calls all wait: one command decides every one of them", async () => {
+    const ran = await agentloop([
+      "run",
+      "--tools",
+      tools,
+      "--store",
+      store,
+      "--run-id",
+      "three-waiting",
+      "--script",
+      fixture("odd-ids.json"),
+      "Mail",
+    ]);
+    expect(ran.code).toBe(5);
+    const waiting =
+      "waiting  for a decision on __proto__ (send_report), constructor (send_report), toString (send_report)";
+    expect(ran.stdout).toContain(waiting);
+    expect((await agentloop(["show", join(store, "three-waiting.jsonl")])).stdout).toContain(waiting);
+    const line = /^approve +(agentloop .*)$/m.exec(ran.stdout)?.[1] ?? "";
+    expect(line).toContain("--approve __proto__ --approve constructor --approve toString");
+    const followed = await agentloop(shellWords(line).slice(1));
+    expect(followed.stderr).toBe("");
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toContain("result   done · steps 2");
+  });
+
   it("quotes paths with spaces so that the shell keeps them whole", async () => {
     const spaced = join(dir, "my runs");
     const ran = await agentloop([
