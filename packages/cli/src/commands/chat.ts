@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { parseCommandLine } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import {
+  type AgentResult,
   continueAgent,
   ModelError,
   type ModelReply,
@@ -11,9 +12,9 @@ import {
 } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
-import { palette, useColor } from "../output/colors.js";
+import { type Palette, palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
-import { formatOutcome, resumeCommand, waitingLines } from "../output/outcome.js";
+import { formatOutcome, type ResumeWith, resumeCommand, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { type LogRef, openLog, readLog } from "../setup/stores.js";
 import { checkSameTools } from "../setup/tools-diff.js";
@@ -91,20 +92,21 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
     throw new ModelError(`${error.message}; the log is kept: ${log.label}`, { ...error, cause: error });
   });
   if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
-  else {
-    const next = [...(how.model.length === 0 ? [] : how.model), "<your next message>"];
-    writeLines(io.stdout, [
-      "",
-      `${colors.bold("turn")}     ${tracer.fold.turn}`,
-      ...formatOutcome(result, colors),
-      ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
-      colors.dim(`log      ${log.label}`),
-      ...(result.status === "awaiting_approval"
-        ? []
-        : [colors.dim(`go on    ${commandLine(io, ["chat", log.label, "--tools", values.tools, ...next])}`)]),
-    ]);
-  }
+  else writeLines(io.stdout, turnLines(io, colors, how, tracer.fold.turn, result));
   return exitCodeOf(result);
+}
+
+/** What a turn came to, and the command that sends the next message (none while calls wait for decisions). */
+function turnLines(io: Io, colors: Palette, how: ResumeWith & { tools: string }, turn: number, result: AgentResult) {
+  const next = commandLine(io, ["chat", how.log, "--tools", how.tools, ...(how.model ?? []), "<your next message>"]);
+  return [
+    "",
+    `${colors.bold("turn")}     ${turn}`,
+    ...formatOutcome(result, colors),
+    ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
+    colors.dim(`log      ${how.log}`),
+    ...(result.status === "awaiting_approval" ? [] : [colors.dim(`go on    ${next}`)]),
+  ];
 }
 
 /**
