@@ -1,8 +1,10 @@
+import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentResult } from "@agentloop/core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cli, fixture, tempDir } from "./cli.js";
+import { cli, fixture, startCli, tempDir } from "./cli.js";
+import { writeLongLog } from "./long-log.js";
 
 const dir = tempDir();
 const log = join(dir, "runs", "w1.jsonl");
@@ -172,5 +174,21 @@ describe("agentloop show", () => {
     ]);
     expect(flag.stdout).not.toContain("\u001b[");
     expect(env.stdout).toBe(flag.stdout);
+  });
+});
+
+describe("a reader that stops early", () => {
+  it("show piped into a reader that closes the pipe ends quietly, with no stack trace", async () => {
+    const store = join(dir, "long");
+    const log = writeLongLog(store, "piped", 2000);
+    const child = startCli(["show", log]);
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout.once("data", () => child.stdout.destroy());
+    const [code] = (await once(child, "close")) as [number | null];
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 });

@@ -26,8 +26,12 @@ export function formatTimeline(
   const budget = Number.isFinite(settings.tokenBudget) ? String(settings.tokenBudget) : "unlimited";
   const tools = settings.tools.map((tool) => tool.name).join(", ") || "none";
   const turns = trace.turns > 1 ? `   ${colors.dim("turns")} ${trace.turns}` : "";
+  const first = trace.entries[0]?.event;
+  const schema = first?.type === "run.started" ? first.schemaVersion : 1;
+  const sealed = schema >= 2 ? "every event's hash checked" : "no hashes: written before logs had them";
   const lines = [
     `${colors.bold(`run ${log.runId}`)}  ${colors.dim(log.label)}`,
+    `${colors.dim("log")}      schema ${schema} · ${trace.entries.length} events · ${sealed}`,
     `${colors.dim("limits")}   ${settings.maxSteps} steps, ${budget} tokens${trace.turns > 1 ? " a turn" : ""}   ${colors.dim("tools")} ${tools}${turns}`,
     "",
   ];
