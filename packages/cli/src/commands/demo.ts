@@ -17,8 +17,9 @@ export const DEMO_HELP = `Usage: agentloop demo [--model openai:<name>|anthropic
 
 Runs the weather agent end to end: the tools get_weather and c_to_f, the task
 "${WEATHER_TASK}". While it runs, a progress line shows the current state, the
-step and the tokens spent (rewritten in place on a terminal, plain lines otherwise);
-then the trace: every state entered, every message, the result with steps and tokens.
+step and the tokens spent (rewritten in place on a terminal, with the model's text
+printed above it as it streams; plain lines otherwise); then the trace: every state
+entered, every message, the result with steps and tokens.
 
 Options:
   --model <provider:name>  a real model instead of the scripted one:

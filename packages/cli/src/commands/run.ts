@@ -22,7 +22,9 @@ export const RUN_HELP = `Usage: agentloop run --tools <module> [--model <provide
                      [--store <path>] [--run-id <id>] [run options] [--json] [--no-color] "<task>"
 
 Runs a task with your own tools, keeping the run's event log so that it can be shown,
-replayed, resumed and forked.
+replayed, resumed, forked and taken further with 'agentloop chat'. While it runs, a progress
+line shows the machine's state, the tools running, the step and the tokens spent (on a
+terminal, rewritten in place, with the model's text printed above it as it streams).
 
 Options:
   --tools <module>         a JavaScript or TypeScript module (.js, .mjs, .ts, .mts) whose default
