@@ -26,11 +26,16 @@ export function notesOf(
   const add = (index: number, note: Note) => notes.set(index, [...(notes.get(index) ?? []), note]);
   const times = entries.map((entry) => Date.parse(entry.event.at));
   const usual = median(times.slice(1).map((time, index) => time - (times[index] ?? time)));
+  // Where the last stretch of the run before a resume ended: lost results that follow one another
+  // all come from the same resume.
+  let beforeResume = 0;
   entries.forEach((entry, index) => {
     const { event } = entry;
     const previous = entries[index - 1];
     const gap = (times[index] ?? 0) - (times[index - 1] ?? times[index] ?? 0);
     const lost = event.type === "tool.finished" ? LOST.exec(event.content) : null;
+    if (lost === null) beforeResume = index;
+    const sinceStop = (times[index] ?? 0) - (times[beforeResume] ?? times[index] ?? 0);
     if (event.type === "user.messaged") {
       add(index, { kind: "turn", text: `turn ${entry.turn}: the conversation goes on with the user's next message` });
     } else if (event.type === "approval.decided" && previous?.state.endsWith(AWAITING) === true) {
@@ -41,7 +46,7 @@ export function notesOf(
     } else if (lost !== null) {
       add(index, {
         kind: "interrupted",
-        text: `interrupted: the process stopped while ${lost[1]} [${callIdOf(event)}] ran; resumed ${formatDuration(gap)} later`,
+        text: `interrupted: the process stopped while ${lost[1]} [${callIdOf(event)}] ran; resumed ${formatDuration(sinceStop)} later`,
       });
     } else if (gap > GAP_MS && gap > usual * 10) {
       add(index, {
