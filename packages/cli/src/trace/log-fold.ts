@@ -64,9 +64,10 @@ const NONE: readonly ToolCall[] = [];
 
 /**
  * Folds a run's log through the machine, one event at a time, as core's replay does: no
- * model is called and no tool runs. Every step says which transitions the event took, which
+ * model is called and no tool runs. Every step says which transitions the event took (named
+ * from XState's inspection of each microstep and the results the named guards gave), which
  * states it entered and which messages it added. A conversation's next turn (`user.messaged`
- * after `run.finished`) starts the machine again from the finished turn, as core's replay does.
+ * after `run.finished`) starts the machine again from the finished turn.
  * An event that does not fit the run at its position throws `EventLogError` naming the run and
  * the position, where core's replay refuses it. Used for a whole log (`show`, `replay`, `graph`)
  * and event by event for a live run's progress.
@@ -136,7 +137,9 @@ export class LogFold {
     this.#shown = length;
     const { steps, tokens } = tallyOf(snapshot);
     const final = snapshot.status !== "active";
-    const waitingFor = final || snapshot.context.batch === null ? NONE : waitingForDecision(snapshot);
+    const waiting = waitingForDecision(snapshot);
+    // Most events leave no call waiting: they share one empty list.
+    const waitingFor = waiting.length === 0 ? NONE : waiting;
     return { event, moves, messages, state: this.state, steps, tokens, turn: this.#turn, waitingFor, final };
   }
 
