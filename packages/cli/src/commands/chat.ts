@@ -97,7 +97,13 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
 }
 
 /** What a turn came to, and the command that sends the next message (none while calls wait for decisions). */
-function turnLines(io: Io, colors: Palette, how: ResumeWith & { tools: string }, turn: number, result: AgentResult) {
+function turnLines(
+  io: Io,
+  colors: Palette,
+  how: ResumeWith & { tools: string },
+  turn: number,
+  result: AgentResult,
+): string[] {
   const next = commandLine(io, ["chat", how.log, "--tools", how.tools, ...(how.model ?? []), "<your next message>"]);
   return [
     "",
