@@ -1,17 +1,18 @@
-import { EventLogError, ModelError } from "@agentloop/core";
-import { messageOf, USAGE_EXIT, UsageError } from "./cli-error.js";
+import { messageOf, UsageError } from "./cli-error.js";
 import { COMMANDS, MAIN_HELP } from "./commands/index.js";
+import { EventLogError, ModelError } from "./core-api.js";
+import { EXIT_CODES } from "./exit-codes.js";
 import type { Io } from "./io.js";
 
 /**
- * Runs one `agentloop` command line and returns the exit code: 0 on success, 2 for a user error
- * (one line on stderr saying what to do), 1 for a run that failed (the model could not be used).
+ * Runs one `agentloop` command line and returns the exit code (see `EXIT_CODES`): a run's status,
+ * 2 for a user error (one line on stderr saying what to do), 1 for a failure.
  */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? args[0] : undefined;
-    const command = topic === undefined ? undefined : COMMANDS[topic];
+    const command = topic === undefined || !Object.hasOwn(COMMANDS, topic) ? undefined : COMMANDS[topic];
     if (topic !== undefined && command === undefined) return fail(io, unknownCommand(topic));
     io.stdout.write(command === undefined ? MAIN_HELP : command.help);
     return 0;
@@ -20,19 +21,19 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     io.stdout.write("agentloop 0.1.0\n");
     return 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) return fail(io, unknownCommand(name));
   try {
     return await command.run(args, io);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof EventLogError) return fail(io, error.message);
-    if (error instanceof ModelError) {
-      io.stderr.write(`agentloop: ${error.message}\n`);
-      return 1;
+    if (error instanceof UsageError || EventLogError.isInstance(error)) return fail(io, oneLine(error.message));
+    if (ModelError.isInstance(error)) {
+      io.stderr.write(`agentloop: ${oneLine(error.message)}\n`);
+      return EXIT_CODES.failure;
     }
     io.stderr.write(`agentloop: unexpected failure: ${messageOf(error)}\n`);
     if (io.env.AGENTLOOP_DEBUG) io.stderr.write(`${error instanceof Error ? error.stack : ""}\n`);
-    return 1;
+    return EXIT_CODES.failure;
   }
 }
 
@@ -43,7 +44,11 @@ function unknownCommand(name: string): string {
     : `unknown command '${name}': use one of ${known}; see 'agentloop --help'`;
 }
 
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ");
+}
+
 function fail(io: Io, message: string): number {
   io.stderr.write(`agentloop: ${message}\n`);
-  return USAGE_EXIT;
+  return EXIT_CODES.usage;
 }

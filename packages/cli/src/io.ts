@@ -3,6 +3,8 @@ export interface Io {
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown };
   readonly env: NodeJS.ProcessEnv;
+  /** How the user started agentloop (`agentloop`, or `node path/to/main.js`), for commands printed as hints. */
+  readonly program?: string;
 }
 
 /** Writes lines to a stream, each ended by a newline. */

@@ -14,11 +14,11 @@ describe("agentloop demo", () => {
     expect(lines[0]).toBe("agentloop demo: the weather agent on a scripted model");
     expect(lines.filter((line) => line.startsWith("progress  "))).toEqual([
       "progress  callingModel · step 0 of 8 · tokens 0 of 4000",
-      expect.stringMatching(/^progress {2}executingTools\.runningTool · step 1 of 8 · tokens \d+ of 4000$/),
-      expect.stringMatching(/^progress {2}executingTools\.runningTool \(get_weather\) · step 1 of 8/),
+      expect.stringMatching(/^progress {2}executingTools\.runningTools · step 1 of 8 · tokens \d+ of 4000$/),
+      expect.stringMatching(/^progress {2}executingTools\.runningTools \(get_weather\) · step 1 of 8/),
       expect.stringMatching(/^progress {2}callingModel · step 1 of 8/),
-      expect.stringMatching(/^progress {2}executingTools\.runningTool · step 2 of 8/),
-      expect.stringMatching(/^progress {2}executingTools\.runningTool \(c_to_f\) · step 2 of 8/),
+      expect.stringMatching(/^progress {2}executingTools\.runningTools · step 2 of 8/),
+      expect.stringMatching(/^progress {2}executingTools\.runningTools \(c_to_f\) · step 2 of 8/),
       expect.stringMatching(/^progress {2}callingModel · step 2 of 8/),
       expect.stringMatching(/^progress {2}done · step 3 of 8 · tokens \d+ of 4000$/),
     ]);

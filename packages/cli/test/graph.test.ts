@@ -57,10 +57,13 @@ beforeAll(async () => {
 
 describe("agentloop graph", () => {
   it("the walk itself sees the machine's nested and final states and its eventless transitions", () => {
-    expect(machine.states.map((state) => state.id)).toContain("agent.executingTools.runningTool");
-    expect(machine.states.filter((state) => state.final).length).toBeGreaterThanOrEqual(3);
+    const ids = machine.states.map((state) => state.id);
+    expect(ids).toEqual(
+      expect.arrayContaining(["agent.executingTools.runningTools", "agent.executingTools.awaitingDecision"]),
+    );
+    expect(machine.states.filter((state) => state.final).map((state) => state.key)).toContain("refused");
     expect(machine.transitions.some((t) => t.event === "always" && t.guarded)).toBe(true);
-    expect(machine.transitions.some((t) => t.target === null)).toBe(true);
+    expect(machine.transitions.some((t) => t.source === "agent" && t.event === "run.cancelled")).toBe(true);
   });
 
   it("json holds exactly the machine's states and transitions", async () => {
@@ -96,18 +99,36 @@ describe("agentloop graph", () => {
     }
   });
 
-  it("dot declares every state (compound ones as clusters) and draws every transition", async () => {
+  it("dot declares every state (compound ones as clusters) and draws every transition on its own state", async () => {
     const { code, stdout } = await cli(["graph", "--format", "dot"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^digraph "agent" \{/);
+    const labelOf = (id: string) => {
+      const compound = machine.states.some((s) => s.parent === id);
+      const pattern = compound
+        ? new RegExp(`subgraph "cluster_${id.replaceAll(".", "\\.")}" \\{\\n\\s*label="([^"]*)"`)
+        : new RegExp(`^\\s*"${id.replaceAll(".", "\\.")}" \\[label="([^"]*)"`, "m");
+      return pattern.exec(stdout)?.[1] ?? null;
+    };
     for (const state of machine.states.filter((s) => s.parent !== null)) {
-      const compound = machine.states.some((s) => s.parent === state.id);
-      expect(stdout).toContain(compound ? `subgraph "cluster_${state.id}"` : `"${state.id}" [label="${state.key}"`);
+      expect(labelOf(state.id)?.split("\\n")[0]).toBe(state.key);
       if (state.final) expect(stdout).toContain(`"${state.id}" [label="${state.key}", peripheries=2`);
     }
     const edges = stdout.split("\n").filter((line) => line.includes(" -> ") && !line.includes('"__start"'));
-    expect(edges).toHaveLength(machine.transitions.length);
-    for (const t of machine.transitions) expect(edges.some((edge) => edge.includes(`label="${t.event}`))).toBe(true);
+    const targeted = machine.transitions.filter((t) => t.target !== null);
+    expect(edges).toHaveLength(targeted.length);
+    for (const t of targeted) {
+      // An edge leaves its own state: the state itself, or its cluster (ltail) for a compound one.
+      const compound = t.source !== "agent" && machine.states.some((s) => s.parent === t.source);
+      const from = compound ? `ltail="cluster_${t.source}"` : `"${t.source}" -> `;
+      expect(edges.some((edge) => edge.includes(from) && edge.includes(`label="${t.event}`))).toBe(true);
+    }
+    // A transition that stays in its state is written inside that very state, a compound one too.
+    for (const t of machine.transitions.filter((t) => t.target === null)) {
+      const lines = (t.source === "agent" ? null : labelOf(t.source))?.split("\\n") ?? [];
+      expect(lines.some((line) => line.startsWith(t.event))).toBe(true);
+    }
+    expect(edges.some((edge) => edge.includes('label="run.cancelled"'))).toBe(true);
   });
 
   it("--run marks the states the run entered and the transitions it took", async () => {
@@ -121,7 +142,9 @@ describe("agentloop graph", () => {
     expect(visits).toMatchObject({
       "agent.budgetCheck": 4,
       "agent.callingModel": 4,
-      "agent.executingTools.runningTool": 3,
+      "agent.executingTools.nextCalls": 3,
+      "agent.executingTools.runningTools": 3,
+      "agent.executingTools.awaitingDecision": 0,
       "agent.done": 1,
       "agent.stepLimit": 0,
       "agent.cancelled": 0,
@@ -129,9 +152,11 @@ describe("agentloop graph", () => {
     expect(chart.nodes.filter((node) => node.end).map((node) => node.id)).toEqual(["agent.done"]);
     const taken = Object.fromEntries(chart.edges.map((edge) => [edge.id, edge.taken]));
     expect(taken).toMatchObject({
-      "agent.callingModel:model.replied:0": 3,
-      "agent.callingModel:model.replied:1": 1,
-      "agent.executingTools.runningTool:tool.finished:0": 3,
+      "agent.callingModel:model.replied:0": 0,
+      "agent.callingModel:model.replied:1": 3,
+      "agent.callingModel:model.replied:2": 1,
+      "agent.executingTools.runningTools:tool.finished:0": 3,
+      "agent.executingTools.nextCalls:always:2": 3,
       "agent.budgetCheck:always:0": 0,
     });
   });

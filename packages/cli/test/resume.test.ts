@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { AgentResult } from "@agentloop/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, fixture, tempDir } from "./cli.js";
+import { readEvents, writeEvents } from "./logs.js";
 
 const dir = tempDir();
 const tools = fixture("tools.mjs");
@@ -10,8 +11,7 @@ let full: AgentResult;
 
 /** Writes the first `keep` events of a log as a new run's log, as if the process had died there. */
 function cut(from: string, to: string, keep: number): string {
-  const lines = readFileSync(join(dir, from), "utf8").split("\n").slice(0, keep);
-  writeFileSync(join(dir, to), `${lines.join("\n")}\n`);
+  writeEvents(join(dir, to), readEvents(join(dir, from)).slice(0, keep));
   return join(dir, to);
 }
 
@@ -89,7 +89,8 @@ describe("agentloop resume", () => {
     expect(approveRun.stdout).toContain("waiting  for a decision on m1 (send_report)");
     const waiting = await cli(["show", join(dir, "approve.jsonl")]);
     expect(waiting.stdout).toContain("waiting  for a decision on m1 (send_report)");
-    expect(denyRun.code).toBe(0);
+    expect(approveRun.code).toBe(5);
+    expect(denyRun.code).toBe(5);
 
     const approved = await cli(
       ["resume", "approve.jsonl", "--tools", tools, "--script", fixture("approval-rest.json"), "--approve", "m1"],
@@ -118,10 +119,12 @@ describe("agentloop resume", () => {
       cli(["show", "approve.jsonl"], { cwd: dir }),
       cli(["show", "deny.jsonl"], { cwd: dir }),
     ]);
-    expect(shownApproved.stdout).toMatch(/approval\.decided +approved \[m1\]/);
+    expect(shownApproved.stdout).toMatch(/approval\.decided +approved send_report \[m1\]/);
     expect(shownApproved.stdout).toContain('send_report = {"sent":true,"to":"ops@example.com"}');
-    expect(shownDenied.stdout).toMatch(/approval\.decided +denied \[m1\] \(not today\)/);
+    expect(shownDenied.stdout).toMatch(/approval\.decided +denied send_report \[m1\] \(not today\)/);
     expect(shownDenied.stdout).toContain("send_report = ERROR: the user denied this call to send_report (not today)");
-    expect(shownDenied.stdout).toContain("↺ executingTools.nextCall [isDenied] / refuseDeniedCall");
+    expect(shownDenied.stdout).toContain(
+      "→ executingTools.nextCalls [isAwaitedDecision] → budgetCheck [allCallsAnswered]",
+    );
   });
 });

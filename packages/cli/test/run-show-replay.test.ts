@@ -1,8 +1,10 @@
+import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentResult } from "@agentloop/core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cli, fixture, tempDir } from "./cli.js";
+import { cli, fixture, startCli, tempDir } from "./cli.js";
+import { writeLongLog } from "./long-log.js";
 
 const dir = tempDir();
 const log = join(dir, "runs", "w1.jsonl");
@@ -70,7 +72,7 @@ describe("agentloop run", () => {
       ],
       { cwd: dir },
     );
-    expect(code).toBe(0);
+    expect(code).toBe(3);
     expect(stdout.includes("\r") || stdout.includes("\u001b[")).toBe(false);
     expect(stdout).toContain("progress  callingModel · step 0 of 2 · tokens 0 of 4000\n");
     expect(stdout).toContain("progress  stepLimit · step 2 of 2");
@@ -99,7 +101,7 @@ describe("agentloop run", () => {
     expect(JSON.parse(stdout)).toMatchObject({ status: "done", steps: 1 });
   });
 
-  it("fails with exit code 1 when the run needs a model it was not given, keeping the log", async () => {
+  it("exits 5 on a pause, and 1 when the run needs a model it was not given, keeping the log", async () => {
     const args = [
       "--tools",
       fixture("tools.mjs"),
@@ -111,7 +113,7 @@ describe("agentloop run", () => {
       "Mail the weather",
     ];
     const paused = await cli(["run", "--script", fixture("approval-script.json"), ...args], { cwd: dir });
-    expect(paused.code).toBe(0);
+    expect(paused.code).toBe(5);
     expect(JSON.parse(paused.stdout)).toMatchObject({ status: "awaiting_approval", pendingApprovals: [{ id: "m1" }] });
     const resumed = await cli(
       ["resume", join("runs", "short.jsonl"), "--tools", fixture("tools.mjs"), "--approve", "m1"],
@@ -149,7 +151,9 @@ describe("agentloop show", () => {
     expect(stdout).toContain("run w1");
     expect(stdout).toMatch(/#0 +run\.started/);
     expect(stdout).toContain("state     budgetCheck → callingModel");
-    expect(stdout).toContain("→ executingTools.nextCall [hasToolCalls] → executingTools.runningTool");
+    expect(stdout).toContain(
+      "→ executingTools.nextCalls [hasToolCalls] → executingTools.runningTools [isAnyCallRunning]",
+    );
     expect(stdout).toContain("→ budgetCheck [isLastResult] → callingModel");
     expect(stdout).toContain('assistant "I will look up Pune first."  →  get_weather({"city":"Pune"}) [c1]');
     expect(stdout).toContain(
@@ -170,5 +174,21 @@ describe("agentloop show", () => {
     ]);
     expect(flag.stdout).not.toContain("\u001b[");
     expect(env.stdout).toBe(flag.stdout);
+  });
+});
+
+describe("a reader that stops early", () => {
+  it("show piped into a reader that closes the pipe ends quietly, with no stack trace", async () => {
+    const store = join(dir, "long");
+    const log = writeLongLog(store, "piped", 2000);
+    const child = startCli(["show", log]);
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout.once("data", () => child.stdout.destroy());
+    const [code] = (await once(child, "close")) as [number | null];
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 });

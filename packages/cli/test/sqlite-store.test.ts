@@ -38,7 +38,7 @@ describe("a SQLite store (@agentloop/sqlite)", () => {
     ]);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ status: "done", steps: 3, runId: "two" });
     const graph = await cli(["graph", "--format", "json", "--run", `${db}#two`]);
-    expect(graph.stdout).toContain('"id": "agent.executingTools.awaitingApproval"');
+    expect(graph.stdout).toContain('"id": "agent.executingTools.awaitingDecision"');
     const missing = await cli(["show", `${db}#three`]);
     expect(missing.stderr).toBe(`agentloop: log '${db}#three' holds no run 'three'\n`);
   });

@@ -4,9 +4,11 @@ import type { Chart, ChartNode } from "./statechart.js";
 
 /**
  * The chart in Graphviz DOT: compound states as clusters (edges to or from one attach to its
- * initial child), final states as double circles, the machine's own transitions from an `any
- * state` node. With a run's path, visited states are filled, taken transitions drawn thick with
- * their count.
+ * initial child and are clipped at the cluster), final states with a double border, the machine's
+ * own transitions from an `any state` node. A targetless transition (one that stays in its state)
+ * is written inside its own state, UML's internal transitions, so that it is drawn on the state
+ * that owns it, a compound one too. With a run's path, visited states are filled, taken
+ * transitions drawn thick with their count.
  */
 export function toDot(chart: Chart, path: RunPath = NO_PATH): string {
   const lines = [
@@ -21,37 +23,55 @@ export function toDot(chart: Chart, path: RunPath = NO_PATH): string {
   const declare = (node: ChartNode, indent: string) => {
     const kids = children(node.id);
     if (kids.length === 0) {
-      lines.push(`${indent}"${node.id}" [${nodeAttributes(node, path)}];`);
+      lines.push(`${indent}"${node.id}" [${nodeAttributes(chart, node, path)}];`);
       return;
     }
     const style = path.visits.has(node.id) ? 'style="rounded,filled"; fillcolor="#eff6ff";' : "style=rounded;";
-    lines.push(`${indent}subgraph "cluster_${node.id}" {`, `${indent}  label="${node.key}"; ${style}`);
+    const label = quote(stateLabel(chart, node, path));
+    lines.push(`${indent}subgraph "cluster_${node.id}" {`, `${indent}  label="${label}"; labeljust=l; ${style}`);
     for (const kid of kids) declare(kid, `${indent}  `);
     lines.push(`${indent}}`);
   };
   for (const kid of children(chart.id)) declare(kid, "  ");
   const root = chart.nodes.find((node) => node.id === chart.id);
   if (root?.initial) lines.push(`  "__start" -> "${entryOf(chart, root.initial)}";`);
-  for (const edge of chart.edges)
-    lines.push(`  ${edgeLine(chart, edge.source, edge.target, edgeLabel(edge), path.taken.get(edge.id))};`);
+  for (const edge of chart.edges) {
+    if (edge.target !== null)
+      lines.push(`  ${edgeLine(chart, edge.source, edge.target, edgeLabel(edge), path.taken.get(edge.id))};`);
+  }
   lines.push("}");
   return `${lines.join("\n")}\n`;
 }
 
-function nodeAttributes(node: ChartNode, path: RunPath): string {
-  const attributes = [`label="${node.key}"`];
+/** A state's name, then one line per internal (targetless) transition, with its count on a run's path. */
+function stateLabel(chart: Chart, node: ChartNode, path: RunPath): string {
+  const internal = chart.edges
+    .filter((edge) => edge.source === node.id && edge.target === null)
+    .map((edge) => {
+      const times = path.taken.get(edge.id);
+      return `${edgeLabel(edge)}${times === undefined ? "" : ` (×${times})`}`;
+    });
+  return [node.key, ...internal].join("\n");
+}
+
+function quote(text: string): string {
+  return text.replaceAll('"', '\\"').replaceAll("\n", "\\n");
+}
+
+function nodeAttributes(chart: Chart, node: ChartNode, path: RunPath): string {
+  const attributes = [`label="${quote(stateLabel(chart, node, path))}"`];
   if (node.kind === "final") attributes.push("peripheries=2");
   if (path.visits.has(node.id)) attributes.push(`fillcolor="${node.id === path.end ? "#fde68a" : "#dbeafe"}"`);
   if (node.id === path.end) attributes.push("penwidth=3");
   return attributes.join(", ");
 }
 
-function edgeLine(chart: Chart, source: string, target: string | null, label: string, times?: number): string {
+function edgeLine(chart: Chart, source: string, target: string, label: string, times?: number): string {
   const from = entryOf(chart, source);
-  const to = entryOf(chart, target ?? source);
+  const to = entryOf(chart, target);
   const attributes = [`label="${label.replaceAll('"', '\\"')}${times === undefined ? "" : ` (×${times})`}"`];
-  if (from !== source && source !== chart.id && target !== null) attributes.push(`ltail="cluster_${source}"`);
-  if (target !== null && to !== target) attributes.push(`lhead="cluster_${target}"`);
+  if (from !== source && source !== chart.id) attributes.push(`ltail="cluster_${source}"`);
+  if (to !== target) attributes.push(`lhead="cluster_${target}"`);
   if (times !== undefined) attributes.push('color="#c2410c"', "penwidth=2.5", 'fontcolor="#c2410c"');
   return `"${from}" -> "${to}" [${attributes.join(", ")}]`;
 }

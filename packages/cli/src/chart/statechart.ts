@@ -1,9 +1,9 @@
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from "xstate";
 
-/** One state of the chart, named by its XState id (`agent.executingTools.nextCall`). */
+/** One state of the chart, named by its XState id (`agent.executingTools.nextCalls`). */
 export interface ChartNode {
   readonly id: string;
-  /** The state's own name (`nextCall`). */
+  /** The state's own name (`nextCalls`). */
   readonly key: string;
   readonly parent: string | null;
   readonly kind: "root" | "compound" | "parallel" | "atomic" | "final" | "history";
@@ -102,7 +102,7 @@ function actionName(action: unknown): string {
   return "action";
 }
 
-/** The chart's id of the deepest active state of an XState value (`{ executingTools: "nextCall" }`). */
+/** The chart's id of the deepest active state of an XState value (`{ executingTools: "nextCalls" }`). */
 export function leafIdOf(chart: Chart, value: unknown): string {
   let id = chart.id;
   let current = value;
@@ -127,7 +127,7 @@ export function lineageOf(chart: Chart, id: string): string[] {
   return lineage;
 }
 
-/** A state's name for people: its id without the machine's (`executingTools.nextCall`). */
+/** A state's name for people: its id without the machine's (`executingTools.nextCalls`). */
 export function stateName(chart: Chart, id: string): string {
   return id.startsWith(`${chart.id}.`) ? id.slice(chart.id.length + 1) : id;
 }

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { MemoryEventStore, runAgent, scriptedModel } from "@agentloop/core";
-import type { ModelWithLimits } from "@agentloop/core/machine";
 import { parseCommandLine, wholeNumber } from "../args.js";
+import { MemoryEventStore, type ModelWithLimits, resolveSettings, runAgent, scriptedModel } from "../core-api.js";
+import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatTimeline } from "../output/timeline-text.js";
@@ -10,15 +10,16 @@ import { modelFromSpec, parseModelSpec } from "../setup/model-spec.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
 import { openStore } from "../setup/stores.js";
 import { WEATHER_TASK, weatherScript, weatherTools } from "../setup/weather.js";
-import { exitCodeOf, runWithProgress } from "../trace/live-run.js";
-import { traceRun } from "../trace/run-trace.js";
+import { runWithProgress } from "../trace/live-run.js";
+import { newRunTracer, traceRun } from "../trace/run-trace.js";
 
 export const DEMO_HELP = `Usage: agentloop demo [--model openai:<name>|anthropic:<name>] [--store <path>] [--delay <ms>] [--no-color]
 
 Runs the weather agent end to end: the tools get_weather and c_to_f, the task
 "${WEATHER_TASK}". While it runs, a progress line shows the current state, the
-step and the tokens spent (rewritten in place on a terminal, plain lines otherwise);
-then the trace: every state entered, every message, the result with steps and tokens.
+step and the tokens spent (rewritten in place on a terminal, with the model's text
+printed above it as it streams; plain lines otherwise); then the trace: every state
+entered, every message, the result with steps and tokens.
 
 Options:
   --model <provider:name>  a real model instead of the scripted one:
@@ -29,7 +30,8 @@ Options:
                            that the progress line can be seen; 0 otherwise)
   --no-color               no ANSI colors (also NO_COLOR=1; colors are off when stdout is not a terminal)
   -h, --help               this help
-`;
+
+${EXIT_CODE_HELP}`;
 
 /** `agentloop demo`: the weather agent with progress, then its trace. */
 export async function demoCommand(args: string[], io: Io): Promise<number> {
@@ -55,19 +57,17 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
   const runId = newRunId("demo");
   const modelName = spec === null ? "a scripted model" : `${spec.provider}:${spec.name}`;
   writeLines(io.stdout, [colors.bold(`agentloop demo: the weather agent on ${modelName}`), ""]);
-  const result = await runWithProgress(
-    store,
-    (tapped, signal) => runAgent(WEATHER_TASK, model, registry, { store: tapped, runId, signal }),
-    {
-      io,
-      colors,
-    },
-  );
+  const tracer = newRunTracer(() => resolveSettings(WEATHER_TASK, model, registry));
+  const result = await runWithProgress((hooks) => runAgent(WEATHER_TASK, model, registry, { ...hooks, store, runId }), {
+    io,
+    colors,
+    tracer,
+  });
   const label = values.store === undefined ? "(kept in memory)" : logPathOf(values.store, runId);
   const trace = traceRun(await store.read(runId), runId);
   writeLines(io.stdout, [
     "",
-    ...formatTimeline(trace, colors, { runId, label }),
+    ...formatTimeline(trace, colors, { runId, label }, io),
     `${colors.dim("tools run")} ${runs.join(", ")}`,
   ]);
   return exitCodeOf(result);

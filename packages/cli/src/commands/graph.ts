@@ -1,6 +1,4 @@
-import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { agentMachine } from "@agentloop/core";
 import { parseCommandLine } from "../args.js";
 import { toDot } from "../chart/format-dot.js";
 import { toJson } from "../chart/format-json.js";
@@ -8,7 +6,9 @@ import { toMermaid } from "../chart/format-mermaid.js";
 import { NO_PATH, type RunPath } from "../chart/run-path.js";
 import { type Chart, chartOf } from "../chart/statechart.js";
 import { UsageError } from "../cli-error.js";
+import { machine } from "../core-api.js";
 import type { Io } from "../io.js";
+import { checkOutputPath, writeOutput } from "../setup/output-file.js";
 import { openLog, readLog } from "../setup/stores.js";
 import { traceRun } from "../trace/run-trace.js";
 
@@ -52,15 +52,16 @@ export async function graphCommand(args: string[], io: Io): Promise<number> {
   if (format === undefined) {
     throw new UsageError(`--format must be mermaid, dot or json; got '${values.format}'`);
   }
+  if (values.output !== undefined) checkOutputPath(values.output, "the chart");
   const path = values.run === undefined ? NO_PATH : await pathOf(values.run);
-  const text = format(chartOf(agentMachine), path);
+  const text = format(chartOf(machine), path);
   if (values.output === undefined) io.stdout.write(text);
-  else writeFileSync(values.output, text);
+  else writeOutput(values.output, text, "the chart");
   return 0;
 }
 
 async function pathOf(reference: string): Promise<RunPath> {
   const log = await openLog(reference);
-  const trace = traceRun(await readLog(log), log.runId);
+  const trace = traceRun(await readLog(log), log.runId, { keep: false });
   return { visits: trace.visits, taken: trace.taken, end: trace.state };
 }

@@ -1,6 +1,11 @@
+import { EXIT_CODE_HELP } from "../exit-codes.js";
 import type { Command } from "../io.js";
+import { CHAT_HELP, chatCommand } from "./chat.js";
 import { DEMO_HELP, demoCommand } from "./demo.js";
+import { FORK_HELP, forkCommand } from "./fork.js";
 import { GRAPH_HELP, graphCommand } from "./graph.js";
+import { LIST_HELP, listCommand } from "./list.js";
+import { REPAIR_HELP, repairCommand } from "./repair.js";
 import { REPLAY_HELP, replayCommand } from "./replay.js";
 import { RESUME_HELP, resumeCommand } from "./resume.js";
 import { RUN_HELP, runCommand } from "./run.js";
@@ -17,6 +22,7 @@ export interface CommandEntry {
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   demo: { run: demoCommand, help: DEMO_HELP, summary: "the weather agent with live progress, then its trace" },
   run: { run: runCommand, help: RUN_HELP, summary: "run a task with your tools module, keeping the event log" },
+  list: { run: listCommand, help: LIST_HELP, summary: "the runs a store keeps, with how each ended" },
   show: {
     run: showCommand,
     help: SHOW_HELP,
@@ -24,6 +30,9 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   },
   replay: { run: replayCommand, help: REPLAY_HELP, summary: "rebuild a run's result from its log, calling nothing" },
   resume: { run: resumeCommand, help: RESUME_HELP, summary: "continue an interrupted or paused run from its log" },
+  chat: { run: chatCommand, help: CHAT_HELP, summary: "take a finished run further with your next message" },
+  fork: { run: forkCommand, help: FORK_HELP, summary: "a new run from a prefix of a run's log, with other limits" },
+  repair: { run: repairCommand, help: REPAIR_HELP, summary: "drop a torn last event from a log after a crash" },
   graph: {
     run: graphCommand,
     help: GRAPH_HELP,
@@ -44,6 +53,5 @@ ${Object.entries(COMMANDS)
   .join("\n")}
 
 Run 'agentloop <command> --help' (or 'agentloop help <command>') for a command's options.
-Exit codes: 0 done, 1 the run failed (e.g. the model could not be reached), 2 a usage error,
-130 the run was cancelled with Ctrl-C (its log stays valid).
-`;
+
+${EXIT_CODE_HELP}`;

@@ -3,7 +3,7 @@ import { onePositional, parseCommandLine } from "../args.js";
 import { stateName } from "../chart/statechart.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
-import { formatOutcome, unfinishedNote, waitingCalls } from "../output/outcome.js";
+import { formatOutcome, unfinishedNote } from "../output/outcome.js";
 import { openLog, readLog } from "../setup/stores.js";
 import { traceRun } from "../trace/run-trace.js";
 
@@ -11,7 +11,7 @@ export const REPLAY_HELP = `Usage: agentloop replay <log> [--json] [--no-color]
 
 Rebuilds a run from its event log by folding the events through the machine: it calls no
 model and runs no tool. Prints the replayed result (the same AgentResult the live run
-returned), or where an unfinished run stands.
+returned), or where an unfinished run stands. The log is only read.
 
 Arguments:
   <log>       a <runId>.jsonl file, or <file.db>#<runId> in a SQLite store
@@ -20,6 +20,8 @@ Options:
   --json      print the result as JSON (an unfinished run: { "finished": false, "state", ... })
   --no-color  no ANSI colors (also NO_COLOR=1)
   -h, --help  this help
+
+Exit codes: 0 the log was replayed (whatever the run's status), 2 a usage error.
 `;
 
 /** `agentloop replay`: the replayed result of a log. */
@@ -40,21 +42,23 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
   const log = await openLog(onePositional("replay", "a log (<runId>.jsonl)", positionals));
-  const trace = traceRun(await readLog(log), log.runId);
+  const trace = traceRun(await readLog(log), log.runId, { keep: false });
   const { result } = trace;
   if (values.json) {
-    const { steps, tokens } = trace.context;
     const unfinished = {
       finished: false,
       state: stateName(trace.chart, trace.state),
-      steps,
-      tokens,
-      pendingApprovals: waitingCalls(trace),
+      steps: trace.steps,
+      tokens: trace.tokens,
+      pendingApprovals: trace.waiting.map(({ id, name }) => ({ id, name })),
     };
     writeLines(io.stdout, [JSON.stringify(result === null ? unfinished : { ...result, runId: log.runId }, null, 2)]);
     return 0;
   }
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
-  writeLines(io.stdout, result === null ? unfinishedNote(trace, colors, log.label) : formatOutcome(result, colors));
+  writeLines(
+    io.stdout,
+    result === null ? unfinishedNote(trace, colors, io, { log: log.label }) : formatOutcome(result, colors),
+  );
   return 0;
 }

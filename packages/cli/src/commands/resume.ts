@@ -1,14 +1,19 @@
 import { parseArgs } from "node:util";
-import { type Decision, ModelError, resumeAgent } from "@agentloop/core";
 import { onePositional, parseCommandLine } from "../args.js";
 import { UsageError } from "../cli-error.js";
+import { type Decision, type Decisions, ModelError, type ModelReply, resumeAgent } from "../core-api.js";
+import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
-import { formatOutcome, waitingLine } from "../output/outcome.js";
+import { modelFlagsOf } from "../output/hints.js";
+import { formatOutcome, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
+import { checkDecisions } from "../setup/pending-calls.js";
 import { openLog, readLog } from "../setup/stores.js";
+import { checkSameTools } from "../setup/tools-diff.js";
 import { loadTools } from "../setup/tools-module.js";
-import { exitCodeOf, runWithProgress } from "../trace/live-run.js";
+import { runWithProgress } from "../trace/live-run.js";
+import { RunTracer } from "../trace/run-trace.js";
 
 export const RESUME_HELP = `Usage: agentloop resume <log> --tools <module> [--model <provider:name> | --script <file.json>]
                         [--approve <callId>]... [--deny <callId>]... [--reason <text>] [--json] [--no-color]
@@ -23,14 +28,16 @@ Arguments:
 Options:
   --tools <module>         the tools module the run was started with (its specs must match the log's)
   --model <provider:name>  openai:<name> or anthropic:<name>, for the model calls still to come
-  --script <file.json>     or a scripted model: the replies still to come, as a JSON array
+  --script <file.json>     or a scripted model: the script the run was started with (the replies the
+                           log already holds are skipped), or just the replies still to come
   --approve <callId>       approve a call that waits for a decision (repeatable)
   --deny <callId>          deny it instead (repeatable); the model is told it was denied
   --reason <text>          the reason given to the model for the denials
   --json                   print the AgentResult as JSON, and no progress
   --no-color               no ANSI colors (also NO_COLOR=1)
   -h, --help               this help
-`;
+
+${EXIT_CODE_HELP}`;
 
 /** `agentloop resume`: continues a logged run. */
 export async function resumeCommand(args: string[], io: Io): Promise<number> {
@@ -55,39 +62,55 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
     io.stdout.write(RESUME_HELP);
     return 0;
   }
-  const log = await openLog(onePositional("resume", "a log (<runId>.jsonl)", positionals));
+  const reference = onePositional("resume", "a log (<runId>.jsonl)", positionals);
   if (values.tools === undefined)
     throw new UsageError("'agentloop resume' needs --tools <module>; see 'agentloop resume --help'");
   const decisions = decisionsOf(values.approve, values.deny, values.reason);
-  const model = await chooseModel(values, io, "resume", "failWhenCalled");
-  const registry = await loadTools(values.tools);
+  const log = await openLog(reference, { readonly: false });
   const history = await readLog(log);
+  // One fold of the log: it checks the log, names the calls that wait, and seeds the progress line.
+  const tracer = new RunTracer(log.runId, { keep: false });
+  for (const event of history) tracer.add(event);
+  const { fold } = tracer;
+  const [started] = history;
+  if (started?.type !== "run.started") throw new UsageError(`log '${log.label}' does not start with run.started`);
+  if (fold.result === null) checkDecisions(fold.snapshot, decisions);
+  else if (Object.keys(decisions).length > 0)
+    throw new UsageError(`run '${log.runId}' has finished: no call waits for a decision`);
+  const registry = await loadTools(values.tools);
+  checkSameTools(log.runId, started.settings, registry, values.tools);
+  const logged = history.flatMap((event) => (event.type === "model.replied" ? [event.reply as ModelReply] : []));
+  const model = await chooseModel(values, io, "resume", "failWhenCalled", logged);
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
   const result = await runWithProgress(
-    log.store,
-    (store, signal) => resumeAgent(log.runId, model, registry, { store, decisions, signal }),
-    { io, colors, quiet: values.json, history },
+    (hooks) => resumeAgent(log.runId, model, registry, { ...hooks, store: log.store, decisions }),
+    { io, colors, quiet: values.json, tracer },
   ).catch((error: unknown) => {
-    if (!(error instanceof ModelError)) throw error;
+    if (!ModelError.isInstance(error)) throw error;
     throw new ModelError(`${error.message}; the log is kept: ${log.label}`, { ...error, cause: error });
   });
   if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
-  else
+  else {
+    const how = { log: log.label, tools: values.tools, model: modelFlagsOf(values) };
     writeLines(io.stdout, [
       "",
       ...formatOutcome(result, colors),
-      ...waitingLine(result, log.label, colors),
+      ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
       colors.dim(`log      ${log.label}`),
     ]);
+  }
   return exitCodeOf(result);
 }
 
-function decisionsOf(approve: readonly string[], deny: readonly string[], reason?: string): Record<string, Decision> {
-  const decisions: Record<string, Decision> = {};
-  for (const id of approve) decisions[id] = { approved: true };
+/** Decisions by call id, as own properties only: an id like `__proto__` or `constructor` is an id like any other. */
+function decisionsOf(approve: readonly string[], deny: readonly string[], reason?: string): Decisions {
+  const decisions = new Map<string, Decision>();
+  for (const id of approve) decisions.set(id, { approved: true });
   for (const id of deny) {
-    if (decisions[id] !== undefined) throw new UsageError(`call '${id}' is both approved and denied: choose one`);
-    decisions[id] = reason === undefined ? { approved: false } : { approved: false, reason };
+    if (decisions.get(id)?.approved === true)
+      throw new UsageError(`call '${id}' is both approved and denied: choose one`);
+    decisions.set(id, reason === undefined ? { approved: false } : { approved: false, reason });
   }
-  return decisions;
+  if (reason !== undefined && deny.length === 0) throw new UsageError("--reason goes with --deny <callId>");
+  return Object.fromEntries(decisions);
 }

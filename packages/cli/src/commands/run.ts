@@ -1,31 +1,37 @@
 import { parseArgs } from "node:util";
-import { ModelError, runAgent, ToolRegistry } from "@agentloop/core";
-import { parseCommandLine, wholeNumber } from "../args.js";
+import { parseCommandLine } from "../args.js";
 import { UsageError } from "../cli-error.js";
+import { ModelError, resolveSettings, runAgent, ToolRegistry } from "../core-api.js";
+import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
-import { formatOutcome, waitingLine } from "../output/outcome.js";
+import { commandLine, modelFlagsOf } from "../output/hints.js";
+import { formatOutcome, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { addMcpTools, connectMcpServers } from "../setup/mcp-servers.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
-import { openStore } from "../setup/stores.js";
+import { RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsOf } from "../setup/run-options.js";
+import { checkRunId, openStore } from "../setup/stores.js";
 import { loadTools } from "../setup/tools-module.js";
-import { exitCodeOf, runWithProgress } from "../trace/live-run.js";
+import { runWithProgress } from "../trace/live-run.js";
+import { newRunTracer } from "../trace/run-trace.js";
 
 /** Where `agentloop run` keeps logs when `--store` is not given. */
 export const DEFAULT_STORE = ".agentloop/runs";
 
 export const RUN_HELP = `Usage: agentloop run [--tools <module>] [--mcp "<command>"]... [--mcp-url <url>]...
                      [--model <provider:name> | --script <file.json>]
-                     [--store <path>] [--run-id <id>] [--max-steps N] [--token-budget N]
-                     [--json] [--no-color] "<task>"
+                     [--store <path>] [--run-id <id>] [run options] [--json] [--no-color] "<task>"
 
-Runs a task with your own tools (a module, MCP servers, or both), keeping the run's event log
-so that it can be shown, replayed and resumed.
+Runs a task with your own tools (a module, MCP servers, or both), keeping the run's event log so that it can be shown,
+replayed, resumed, forked and taken further with 'agentloop chat'. While it runs, a progress
+line shows the machine's state, the tools running, the step and the tokens spent (on a
+terminal, rewritten in place, with the model's text printed above it as it streams).
 
 Options:
-  --tools <module>         a JavaScript module whose default export (or 'register' export) is a
-                           function (registry) => void that registers tools on a ToolRegistry
+  --tools <module>         a JavaScript or TypeScript module (.js, .mjs, .ts, .mts) whose default
+                           export (or 'register' export) is a function (registry) => void that
+                           registers tools on a ToolRegistry
   --mcp "<command>"        an MCP server to start (stdio) whose tools the run may use; repeatable
   --mcp-url <url>          an MCP server to reach over Streamable HTTP whose tools the run may use; repeatable
   --model <provider:name>  openai:<name> (OPENAI_API_KEY, OPENAI_BASE_URL) or anthropic:<name> (ANTHROPIC_API_KEY)
@@ -33,12 +39,12 @@ Options:
   --store <path>           where the log is kept: a directory of <runId>.jsonl files, or a .db/.sqlite
                            file (default ${DEFAULT_STORE})
   --run-id <id>            the run's id in the store (default run-<date>-<time>-<random>)
-  --max-steps N            model calls allowed (default 8)
-  --token-budget N         tokens allowed, prompts and replies together (default 4000)
+${RUN_OPTION_HELP}
   --json                   print the AgentResult as JSON, and no progress
   --no-color               no ANSI colors (also NO_COLOR=1)
   -h, --help               this help
-`;
+
+${EXIT_CODE_HELP}`;
 
 /** `agentloop run`: a task with the user's tools, logged, with progress. */
 export async function runCommand(args: string[], io: Io): Promise<number> {
@@ -54,8 +60,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
         script: { type: "string" },
         store: { type: "string", default: DEFAULT_STORE },
         "run-id": { type: "string" },
-        "max-steps": { type: "string" },
-        "token-budget": { type: "string" },
+        ...RUN_OPTION_FLAGS,
         json: { type: "boolean", default: false },
         "no-color": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
@@ -72,49 +77,41 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     throw new UsageError(
       "'agentloop run' needs --tools <module> or an MCP server (--mcp, --mcp-url); see 'agentloop run --help'",
     );
-  const maxSteps = wholeNumber("--max-steps", values["max-steps"]);
-  const tokenBudget = wholeNumber("--token-budget", values["token-budget"]);
+  const runId = values["run-id"] === undefined ? newRunId("run") : checkRunId(values["run-id"]);
   const model = await chooseModel(values, io, "run");
   const registry = values.tools === undefined ? new ToolRegistry() : await loadTools(values.tools);
-  const store = await openStore(values.store);
-  const runId = values["run-id"] ?? newRunId("run");
-  const log = logPathOf(values.store, runId);
-  const colors = palette(useColor(io.stdout, values["no-color"], io.env));
-  const limits = {
-    ...(maxSteps === undefined ? {} : { maxSteps }),
-    ...(tokenBudget === undefined ? {} : { tokenBudget }),
-  };
   const servers = await connectMcpServers(values.mcp, values["mcp-url"]);
-  addMcpTools(registry, servers);
+  const colors = palette(useColor(io.stdout, values["no-color"], io.env));
+  const log = logPathOf(values.store, runId);
   try {
+    addMcpTools(registry, servers);
+    const options = runOptionsOf(values, registry);
+    const store = await openStore(values.store);
+    const tracer = values.json ? null : newRunTracer(() => resolveSettings(task, model, registry, options));
     const result = await runWithProgress(
-      store,
-      (tapped, signal) => runAgent(task, model, registry, { ...limits, store: tapped, runId, signal }),
-      { io, colors, quiet: values.json },
+      (hooks) => runAgent(task, model, registry, { ...options, ...hooks, store, runId }),
+      { io, colors, quiet: values.json, tracer },
     );
     if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
     else {
-      const lines = [
+      const how = { log, tools: values.tools ?? "<module>", model: modelFlagsOf(values) };
+      writeLines(io.stdout, [
+        "",
         ...formatOutcome(result, colors),
-        ...waitingLine(result, log, colors),
+        ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
         `${colors.bold("log")}      ${log}`,
-      ];
-      writeLines(io.stdout, ["", ...lines, seeIt(log, colors)]);
+        colors.dim(`see it    ${commandLine(io, ["show", log])}   (add --html report.html for a page)`),
+      ]);
     }
     return exitCodeOf(result);
   } catch (error) {
-    if (error instanceof ModelError)
-      throw new ModelError(`${error.message}; the log is kept: ${log}`, {
-        messages: error.messages,
-        step: error.step,
-        cause: error,
-      });
-    throw error;
+    if (!ModelError.isInstance(error)) throw error;
+    throw new ModelError(`${error.message}; the log is kept: ${log}`, {
+      messages: error.messages,
+      step: error.step,
+      cause: error,
+    });
   } finally {
     await servers.close();
   }
-}
-
-function seeIt(log: string, colors: ReturnType<typeof palette>): string {
-  return colors.dim(`see it with: agentloop show ${log}   (--html report.html for a page)`);
 }

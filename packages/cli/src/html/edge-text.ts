@@ -1,8 +1,5 @@
 import { ALWAYS, type Chart, type ChartEdge } from "../chart/statechart.js";
 
-/** Height of one line of edge text, in SVG user units. */
-export const LINE_HEIGHT = 13;
-
 /** The label drawn on an edge: the event (none for eventless ones), the guard (long ones wrapped at `&&`/`||`), and the actions of a targetless one. */
 export function labelLines(edge: ChartEdge): string[] {
   const lines = edge.event === ALWAYS ? [] : [edge.event];
@@ -16,12 +13,16 @@ export function labelLines(edge: ChartEdge): string[] {
   return lines;
 }
 
+/** An edge's label with the times it was taken appended (`×12`), as drawn. */
+export function countedLines(edge: ChartEdge, taken: number | undefined): string[] {
+  const lines = labelLines(edge);
+  if (taken === undefined) return lines;
+  if (lines.length === 0) return [`×${taken}`];
+  lines.push(`${lines.pop() ?? ""} ×${taken}`);
+  return lines;
+}
+
 /** The targetless transitions of a state, drawn inside it as internal transitions (UML style) rather than as loops. */
 export function internalEdges(chart: Chart, id: string): ChartEdge[] {
   return chart.edges.filter((edge) => edge.source === id && edge.target === null);
-}
-
-/** Lines of text the internal transitions of a state take. */
-export function internalLineCount(chart: Chart, id: string): number {
-  return internalEdges(chart, id).reduce((sum, edge) => sum + Math.max(1, labelLines(edge).length), 0);
 }

@@ -1,25 +1,36 @@
 import { stateName } from "../chart/statechart.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import { escapeHtml, scriptJson } from "./escape.js";
+import { reportData } from "./report-data.js";
 import { REPORT_JS } from "./report-script.js";
 import { REPORT_CSS } from "./report-style.js";
 import { renderChartSvg } from "./svg-chart.js";
-import { renderTimeline } from "./timeline-html.js";
+
+/** Timeline entries the page shows at once; the slider and the buttons move this window. */
+export const TIMELINE_WINDOW = 60;
 
 /**
  * One self-contained HTML page for a run: the statechart drawn as inline SVG with the run's path
- * marked, and the timeline. Styles and script are inline; nothing is fetched, so it works offline.
+ * marked, a slider through the run that lights the states and transitions of each event, and the
+ * timeline, shown a window at a time so that a run of any length opens fast. Pauses for a
+ * decision, interruptions and long gaps are marked on the timeline and on the slider's track.
+ * Styles and script are inline; nothing is fetched, so it works offline.
  */
-export function renderReport(trace: RunTrace, log: { readonly runId: string; readonly label: string }): string {
+export async function renderReport(
+  trace: RunTrace,
+  log: { readonly runId: string; readonly label: string },
+): Promise<string> {
   const { result } = trace;
-  const status = result?.status ?? "unfinished";
-  const steps = result?.steps ?? trace.context.steps;
-  const tokens = result?.tokens ?? trace.context.tokens;
+  const status = result?.status ?? (trace.waiting.length > 0 ? "awaiting_approval" : "unfinished");
   const where = result === null ? ` · in ${stateName(trace.chart, trace.state)}` : "";
-  const states = trace.entries.flatMap((entry) => entry.moves.map((move) => stateName(trace.chart, move.state)));
-  // A targetless move stays in its state: the path names each state once per stay.
-  const path = states.filter((state, index) => state !== states[index - 1]);
-  const svg = renderChartSvg(trace.chart, { visits: trace.visits, taken: trace.taken, end: trace.state });
+  const waits =
+    trace.waiting.length === 0
+      ? ""
+      : `<p class="waits"><strong>Waiting</strong> for a decision on ${trace.waiting.map((call) => `<code>${escapeHtml(call.id)}</code> (${escapeHtml(call.name)})`).join(", ")}</p>`;
+  const svg = await renderChartSvg(trace.chart, { visits: trace.visits, taken: trace.taken, end: trace.state });
+  const data = reportData(trace, TIMELINE_WINDOW);
+  const events = data.rows.length;
+  const turns = trace.turns > 1 ? ` · ${trace.turns} turns` : "";
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -31,24 +42,26 @@ export function renderReport(trace: RunTrace, log: { readonly runId: string; rea
 <body>
 <header>
 <h1>Run <code>${escapeHtml(log.runId)}</code></h1>
-<div class="outcome status-${escapeHtml(status)}" id="outcome">${escapeHtml(`${status} · ${steps} steps · ${tokens} tokens${where}`)}</div>
+<div class="outcome status-${escapeHtml(status)}" id="outcome">${escapeHtml(`${status} · ${trace.steps} steps · ${trace.tokens} tokens · ${events} events${turns}${where}`)}</div>
 <p class="task"><strong>Task</strong> ${escapeHtml(trace.settings.task)}</p>
 <p class="answer"><strong>Answer</strong> ${escapeHtml(result?.answer ?? "(none)")}</p>
+${waits}
 </header>
 <section class="chart-section">
 <h2>Statechart of <code>${escapeHtml(trace.chart.id)}</code>, with the path this run took</h2>
-<div class="legend"><span><i style="background:#dbeafe;border:1px solid #1d4ed8"></i>entered (×times)</span><span><i style="background:#fde68a;border:1px solid #b45309"></i>where the run ended</span><span><i style="background:#c2410c"></i>transition taken (×times)</span><span>dashed: eventless (guarded) transition</span><span>double border: final state</span></div>
-<div class="card">${svg}
-<div class="player"><label for="step">step through the run</label><input type="range" id="step" min="0" value="0"><span id="step-label"></span></div>
-<p class="path" id="path"></p>
+<div class="legend"><span><i class="key visited"></i>entered (×times)</span><span><i class="key end"></i>where the run ended</span><span><i class="key taken"></i>transition taken (×times)</span><span><i class="key focus"></i>what the selected event touched</span><span>dashed: eventless (guarded) transition</span><span>double border: final state</span></div>
+<div class="card"><div class="chart-scroll">${svg}</div>
+<div class="player"><label for="step">event</label><div class="track"><div class="marks" id="marks"></div><input type="range" id="step" min="0" max="${Math.max(0, events - 1)}" value="0"></div><span id="step-label"></span></div>
 </div>
 </section>
-<section>
-<h2>Timeline</h2>
-${renderTimeline(trace)}
+<section class="timeline-section">
+<h2>Timeline <span class="count">${events} events</span></h2>
+<div class="pager"><button type="button" id="earlier">◀ earlier</button><span id="shown"></span><button type="button" id="later">later ▶</button></div>
+<ol class="timeline" id="timeline"></ol>
+<noscript>The timeline needs JavaScript; 'agentloop show' prints it as text.</noscript>
 </section>
 <footer>agentloop · replayed from ${escapeHtml(log.label)} through the machine, calling no model and running no tool</footer>
-<script type="application/json" id="run-data">${scriptJson({ runId: log.runId, path })}</script>
+<script type="application/json" id="run-data">${scriptJson(data)}</script>
 <script>${REPORT_JS}</script>
 </body>
 </html>

@@ -1,49 +1,44 @@
 import { edgeLabel } from "../chart/edge-label.js";
 import { NO_PATH, type RunPath } from "../chart/run-path.js";
 import { ALWAYS, type Chart, type ChartEdge, type ChartNode } from "../chart/statechart.js";
-import { leafOf } from "./chart-tree.js";
-import { curve, type EdgeShape, overTheTop } from "./edge-geometry.js";
-import { internalEdges, LINE_HEIGHT, labelLines } from "./edge-text.js";
+import { type Box, type EdgeRoute, layoutChart, stateLines } from "./chart-layout.js";
+import { internalEdges } from "./edge-text.js";
 import { escapeHtml } from "./escape.js";
-import { type Box, type Layout, layoutChart } from "./layout.js";
+import { LINE_HEIGHT } from "./text-size.js";
 
-const LANE_GAP = 26;
-const LANE_STEP = 18;
-const BEND_STEP = 28;
+const MARGIN = 8;
 
 /**
- * The chart as an inline SVG, laid out by `layoutChart`: leaves as boxes (finals with a double
- * border), compound states as frames, targetless transitions written inside their state (UML's
- * internal transitions), the machine's own transitions from an `any state` box, eventless
+ * The chart as an inline SVG, laid out by `layoutChart` (ELK): leaves as boxes (finals with a
+ * double border), compound states as frames, targetless transitions written inside their state
+ * (UML's internal transitions), the machine's own transitions from an `any state` box, eventless
  * transitions dashed. With a run's path, visited states and taken transitions carry the classes
- * `visited`, `end` and `taken` and their counts. Every state and transition has its chart id in `data-id`.
+ * `visited`, `end` and `taken` and their counts. Every state and transition has its chart id in
+ * `data-id`; every label is a `text.label` of its own.
  */
-export function renderChartSvg(chart: Chart, path: RunPath = NO_PATH): string {
-  const layout = layoutChart(chart);
-  const top = Math.min(...[...layout.boxes.values()].map((box) => box.y));
-  const { shapes, lanes } = edgeShapes(chart, layout, top - LANE_GAP);
+export async function renderChartSvg(chart: Chart, path: RunPath = NO_PATH): Promise<string> {
+  const layout = await layoutChart(chart, path);
+  const isFrame = (node: ChartNode) => node.kind !== "root" && chart.nodes.some((child) => child.parent === node.id);
   const parts: string[] = [];
-  const states = (filter: (node: ChartNode) => boolean) => chart.nodes.filter(filter);
-  for (const node of states((n) => n.kind !== "root" && chart.nodes.some((c) => c.parent === n.id))) {
+  for (const node of chart.nodes.filter(isFrame)) {
     const box = layout.boxes.get(node.id);
     if (box !== undefined) parts.push(stateSvg(chart, node, box, path, true));
   }
-  parts.push(...initialArrows(chart, layout));
-  for (const edge of chart.edges) {
-    const shape = shapes.get(edge.id);
-    if (shape !== undefined) parts.push(edgeSvg(edge, shape, path.taken.get(edge.id)));
-  }
-  for (const node of states((n) => !chart.nodes.some((c) => c.parent === n.id) || n.kind === "root")) {
+  for (const [id, box] of layout.initials) parts.push(initialSvg(id, box, layout.edges.get(`initial:${id}`)));
+  const drawn = chart.edges.filter((edge) => layout.edges.has(edge.id));
+  for (const edge of drawn)
+    parts.push(edgePathSvg(edge, layout.edges.get(edge.id) as EdgeRoute, path.taken.get(edge.id)));
+  for (const node of chart.nodes.filter((n) => !isFrame(n))) {
     const box = layout.boxes.get(node.id);
     if (box === undefined) continue;
     parts.push(node.kind === "root" ? anySvg(node, box) : stateSvg(chart, node, box, path, false));
   }
-  const boxes = [...layout.boxes.values()];
-  const minY = top - (lanes > 0 ? LANE_GAP + LANE_STEP * lanes + 16 : 12);
-  const width = Math.max(...boxes.map((box) => box.x + box.width)) + 30;
-  const height = Math.max(...boxes.map((box) => box.y + box.height)) + 24 - minY;
+  for (const edge of drawn)
+    parts.push(edgeLabelSvg(edge, layout.edges.get(edge.id) as EdgeRoute, path.taken.get(edge.id)));
+  const width = Math.ceil(layout.width + 2 * MARGIN);
+  const height = Math.ceil(layout.height + 2 * MARGIN);
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 ${minY} ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(`Statechart of ${chart.id}`)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="${-MARGIN} ${-MARGIN} ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(`Statechart of ${chart.id}`)}">`,
     `<defs>${arrowMarker("arrow", "#475569")}${arrowMarker("arrow-taken", "#c2410c")}</defs>`,
     ...parts,
     "</svg>",
@@ -51,71 +46,36 @@ export function renderChartSvg(chart: Chart, path: RunPath = NO_PATH): string {
 }
 
 function arrowMarker(id: string, color: string): string {
-  return `<marker id="${id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="${color}"/></marker>`;
+  return `<marker id="${id}" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="${color}"/></marker>`;
 }
 
-function edgeShapes(chart: Chart, layout: Layout, laneTop: number): { shapes: Map<string, EdgeShape>; lanes: number } {
-  const shapes = new Map<string, EdgeShape>();
-  const drawn = chart.edges.filter((edge) => edge.target !== null);
-  const pairOf = (edge: ChartEdge) => [edge.source, edge.target].sort().join("|");
-  let lanes = 0;
-  for (const edge of drawn) {
-    const from = layout.boxes.get(edge.source);
-    const to = edge.target === null ? undefined : layout.boxes.get(edge.target);
-    if (from === undefined || to === undefined || edge.target === null) continue;
-    const span =
-      (layout.columns.get(leafOf(chart, edge.source)) ?? 0) - (layout.columns.get(leafOf(chart, edge.target)) ?? 0);
-    if (span >= 2 && edge.source !== chart.id) {
-      shapes.set(edge.id, overTheTop(from, to, laneTop - LANE_STEP * lanes++));
-      continue;
-    }
-    const siblings = drawn.filter((other) => pairOf(other) === pairOf(edge));
-    const reversed = edge.source > edge.target ? -1 : 1;
-    const bend = (siblings.indexOf(edge) - (siblings.length - 1) / 2) * BEND_STEP * reversed;
-    shapes.set(edge.id, curve(from, to, bend));
-  }
-  return { shapes, lanes };
+const fmt = (n: number) => String(Math.round(n * 10) / 10);
+
+function pathOf(route: EdgeRoute): string {
+  return route.points.map((point, index) => `${index === 0 ? "M" : "L"}${fmt(point.x)},${fmt(point.y)}`).join(" ");
 }
 
-function edgeSvg(edge: ChartEdge, shape: EdgeShape, taken: number | undefined): string {
+function edgePathSvg(edge: ChartEdge, route: EdgeRoute, taken: number | undefined): string {
   const classes = ["edge", edge.event === ALWAYS ? "eventless" : "", taken === undefined ? "" : "taken"].filter(
     Boolean,
-  );
-  const lines = labelLines(edge);
-  if (taken !== undefined) lines.push(`${lines.pop() ?? ""} ×${taken}`.trim());
-  const x = shape.label.x.toFixed(1);
-  const y = (shape.label.y - ((lines.length - 1) * LINE_HEIGHT) / 2 + 4).toFixed(1);
-  const tspans = lines.map(
-    (line, index) => `<tspan x="${x}" dy="${index === 0 ? 0 : LINE_HEIGHT}">${escapeHtml(line)}</tspan>`,
   );
   return [
     `<g class="${classes.join(" ")}" data-id="${escapeHtml(edge.id)}">`,
     `<title>${escapeHtml(`${edge.source} → ${edge.target}: ${edgeLabel(edge)}${taken === undefined ? "" : ` (taken ${taken}×)`}`)}</title>`,
-    `<path d="${shape.d}" marker-end="url(#${taken === undefined ? "arrow" : "arrow-taken"})"/>`,
-    lines.length === 0 ? "" : `<text x="${x}" y="${y}">${tspans.join("")}</text>`,
+    `<path d="${pathOf(route)}" marker-end="url(#${taken === undefined ? "arrow" : "arrow-taken"})"/>`,
     "</g>",
   ].join("");
 }
 
-/** A targetless transition written inside its state, one or more lines from `y` down. */
-function internalSvg(edge: ChartEdge, x: number, y: number, taken: number | undefined, oneLine: boolean): string {
-  const lines = oneLine ? [labelLines(edge).join(" ")] : labelLines(edge);
-  if (taken !== undefined) lines.push(`${lines.pop() ?? ""} ×${taken}`);
-  const tspans = lines.map(
-    (line, index) => `<tspan x="${x}" dy="${index === 0 ? 0 : LINE_HEIGHT}">${escapeHtml(line)}</tspan>`,
+function edgeLabelSvg(edge: ChartEdge, route: EdgeRoute, taken: number | undefined): string {
+  const box = route.label;
+  if (box === null || route.lines.length === 0) return "";
+  const classes = ["edge-label", taken === undefined ? "" : "taken"].filter(Boolean).join(" ");
+  const x = box.x + box.width / 2;
+  const tspans = route.lines.map(
+    (line, index) => `<tspan x="${fmt(x)}" dy="${index === 0 ? 0 : LINE_HEIGHT}">${escapeHtml(line)}</tspan>`,
   );
-  const classes = [
-    "edge",
-    "internal",
-    oneLine ? "header" : "",
-    edge.event === ALWAYS ? "eventless" : "",
-    taken === undefined ? "" : "taken",
-  ];
-  return [
-    `<g class="${classes.filter(Boolean).join(" ")}" data-id="${escapeHtml(edge.id)}">`,
-    `<title>${escapeHtml(`${edge.source} (stays): ${edgeLabel(edge)}`)}</title>`,
-    `<text x="${x}" y="${y}">${tspans.join("")}</text></g>`,
-  ].join("");
+  return `<g class="${classes}" data-id="${escapeHtml(edge.id)}"><text class="label" x="${fmt(x)}" y="${fmt(box.y + 12)}">${tspans.join("")}</text></g>`;
 }
 
 function stateSvg(chart: Chart, node: ChartNode, box: Box, path: RunPath, frame: boolean): string {
@@ -123,54 +83,49 @@ function stateSvg(chart: Chart, node: ChartNode, box: Box, path: RunPath, frame:
   const classes = ["state", node.kind, visits === undefined ? "" : "visited", node.id === path.end ? "end" : ""];
   const inner =
     node.kind === "final"
-      ? `<rect class="inner" x="${box.x + 4}" y="${box.y + 4}" width="${box.width - 8}" height="${box.height - 8}" rx="6"/>`
+      ? `<rect class="inner" x="${fmt(box.x + 4)}" y="${fmt(box.y + 4)}" width="${fmt(box.width - 8)}" height="${fmt(box.height - 8)}" rx="6"/>`
       : "";
-  const internals = internalEdges(chart, node.id);
-  const nameY = frame ? box.y + 18 : box.y + (internals.length === 0 ? box.height / 2 + 5 : 24);
+  const { internal, count } = stateLines(chart, node, path);
+  const edges = internalEdges(chart, node.id);
   const nameX = frame ? box.x + 12 : box.x + box.width / 2;
-  let lineY = frame ? box.y + 18 : box.y + 44;
-  const internal = internals.map((edge) => {
-    const svg = internalSvg(edge, frame ? box.x + box.width - 40 : box.x + 12, lineY, path.taken.get(edge.id), frame);
-    lineY += (frame ? 1 : labelLines(edge).length) * LINE_HEIGHT + (frame ? 1 : 0);
+  const nameY = box.y + 20;
+  const lineX = frame ? box.x + 12 : box.x + 12;
+  let lineY = box.y + 30 + 10;
+  const lines = internal.map((text, index) => {
+    const edge = edges[index] as ChartEdge;
+    const taken = path.taken.has(edge.id) ? " taken" : "";
+    const svg = `<g class="edge internal${edge.event === ALWAYS ? " eventless" : ""}${taken}" data-id="${escapeHtml(edge.id)}"><title>${escapeHtml(`${edge.source} (stays): ${edgeLabel(edge)}`)}</title><text class="label" x="${fmt(lineX)}" y="${fmt(lineY)}">${escapeHtml(text)}</text></g>`;
+    lineY += LINE_HEIGHT;
     return svg;
   });
+  const countSvg =
+    count === null ? "" : `<text class="count" x="${fmt(lineX)}" y="${fmt(lineY)}">${escapeHtml(count)}</text>`;
   const divider =
-    internals.length === 0 || frame ? "" : `<path class="divider" d="M${box.x},${box.y + 32} h${box.width}"/>`;
+    internal.length === 0 && count === null
+      ? ""
+      : `<path class="divider" d="M${fmt(box.x)},${fmt(box.y + 28)} h${fmt(box.width)}"/>`;
   return [
     `<g class="${classes.filter(Boolean).join(" ")}" data-id="${escapeHtml(node.id)}">`,
     `<title>${escapeHtml(node.id)}${visits === undefined ? "" : ` — entered ${visits}×`}</title>`,
-    `<rect x="${box.x}" y="${box.y}" width="${box.width}" height="${box.height}" rx="${frame ? 14 : 9}"/>${inner}${divider}`,
-    `<text class="${frame ? "frame-label" : "name"}" x="${nameX}" y="${nameY}">${escapeHtml(node.key)}</text>`,
-    ...internal,
-    badge(box, visits),
+    `<rect class="box" x="${fmt(box.x)}" y="${fmt(box.y)}" width="${fmt(box.width)}" height="${fmt(box.height)}" rx="${frame ? 14 : 9}"/>${inner}${frame ? "" : divider}`,
+    `<text class="${frame ? "frame-label" : "name"}" x="${fmt(nameX)}" y="${fmt(nameY)}">${escapeHtml(node.key)}</text>`,
+    ...lines,
+    countSvg,
     "</g>",
   ].join("");
-}
-
-function badge(box: Box, visits: number | undefined): string {
-  if (visits === undefined) return "";
-  const x = box.x + box.width - 30;
-  return `<g class="badge"><rect x="${x}" y="${box.y - 9}" width="30" height="17" rx="8.5"/><text x="${x + 15}" y="${box.y + 3.5}">×${visits}</text></g>`;
 }
 
 function anySvg(node: ChartNode, box: Box): string {
   return [
     `<g class="state any" data-id="${escapeHtml(node.id)}">`,
     `<title>${escapeHtml(node.id)}: the machine's own transitions, taken in any state</title>`,
-    `<rect x="${box.x}" y="${box.y}" width="${box.width}" height="${box.height}" rx="20"/>`,
-    `<text class="name" x="${box.x + box.width / 2}" y="${box.y + box.height / 2 + 5}">any state</text>`,
+    `<rect class="box" x="${fmt(box.x)}" y="${fmt(box.y)}" width="${fmt(box.width)}" height="${fmt(box.height)}" rx="18"/>`,
+    `<text class="name" x="${fmt(box.x + box.width / 2)}" y="${fmt(box.y + box.height / 2 + 5)}">any state</text>`,
     "</g>",
   ].join("");
 }
 
-function initialArrows(chart: Chart, layout: Layout): string[] {
-  return chart.nodes.flatMap((node) => {
-    const target = node.initial === null ? undefined : layout.boxes.get(node.initial);
-    if (target === undefined) return [];
-    const y = target.y + Math.min(target.height / 2, 20);
-    const x = target.x - (node.kind === "root" ? 30 : 18);
-    return [
-      `<g class="initial"><circle cx="${x - 5}" cy="${y}" r="5"/><path d="M${x},${y} L${target.x},${y}" marker-end="url(#arrow)"/></g>`,
-    ];
-  });
+function initialSvg(parent: string, box: Box, route: EdgeRoute | undefined): string {
+  const arrow = route === undefined ? "" : `<path d="${pathOf(route)}" marker-end="url(#arrow)"/>`;
+  return `<g class="initial" data-of="${escapeHtml(parent)}"><circle cx="${fmt(box.x + box.width / 2)}" cy="${fmt(box.y + box.height / 2)}" r="${fmt(box.width / 2)}"/>${arrow}</g>`;
 }

@@ -1,55 +1,65 @@
-import type { AgentResult } from "@agentloop/core";
 import { stateName } from "../chart/statechart.js";
+import type { AgentResult, ToolCall } from "../core-api.js";
+import type { Io } from "../io.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import type { Palette } from "./colors.js";
+import { commandLine, type ModelFlags } from "./hints.js";
 
 /** The closing lines of a finished run: status, steps, tokens, and the answer. */
 export function formatOutcome(result: AgentResult, colors: Palette): string[] {
   const status = result.status === "done" ? colors.green(result.status) : colors.yellow(result.status);
-  return [
-    `${colors.bold("result")}   ${status} · steps ${result.steps} · tokens ${result.tokens} · messages ${result.messages.length}`,
+  const over =
+    result.tokensOverBudget === undefined ? "" : colors.yellow(` (${result.tokensOverBudget} over the budget)`);
+  const lines = [
+    `${colors.bold("result")}   ${status} · steps ${result.steps} · tokens ${result.tokens}${over} · messages ${result.messages.length}`,
     `${colors.bold("answer")}   ${result.answer ?? colors.dim("(none)")}`,
+  ];
+  const last = result.messages.at(-1);
+  if (result.status === "refused" && last?.role === "assistant") {
+    lines.push(`${colors.bold("refusal")}  ${last.content === "" ? colors.dim("(no words)") : last.content}`);
+  }
+  return lines;
+}
+
+/** How to go on with a run: its log, and the tools and model flags to resume it with (placeholders when unknown). */
+export interface ResumeWith {
+  readonly log: string;
+  readonly tools?: string;
+  readonly model?: ModelFlags;
+}
+
+/** The command that resumes a run, with decisions for `waiting` calls (approving them, or denying them). */
+export function resumeCommand(
+  io: Io,
+  how: ResumeWith,
+  decide: "approve" | "deny" | null,
+  waiting: readonly ToolCall[],
+): string {
+  const tools = ["--tools", how.tools ?? "<module>"];
+  const model = how.model === undefined || how.model.length === 0 ? ["--model", "<provider:name>"] : how.model;
+  const decisions = decide === null ? [] : waiting.flatMap((call) => [`--${decide}`, call.id]);
+  return commandLine(io, ["resume", how.log, ...tools, ...model, ...decisions]);
+}
+
+/** For a run paused for a decision: which calls wait, and the commands that go on (approving or denying them). */
+export function waitingLines(io: Io, colors: Palette, how: ResumeWith, waiting: readonly ToolCall[]): string[] {
+  if (waiting.length === 0) return [];
+  const ids = waiting.map((call) => `${call.id} (${call.name})`).join(", ");
+  return [
+    `${colors.bold("waiting")}  for a decision on ${ids}`,
+    `${colors.dim("approve")}  ${resumeCommand(io, how, "approve", waiting)}`,
+    `${colors.dim("deny")}     ${resumeCommand(io, how, "deny", waiting)}`,
   ];
 }
 
 /** What a log that has not reached a final state means, and how to go on. */
-export function unfinishedNote(trace: RunTrace, colors: Palette, label: string): string[] {
+export function unfinishedNote(trace: RunTrace, colors: Palette, io: Io, how: ResumeWith): string[] {
   const state = stateName(trace.chart, trace.state);
-  const { steps, tokens } = trace.context;
-  const head = `${colors.bold("result")}   ${colors.yellow("not finished")} · in ${state} · steps ${steps} · tokens ${tokens}`;
-  const waiting = waitingCalls(trace);
-  if (waiting.length > 0) {
-    const ids = waiting.map((call) => `${call.id} (${call.name})`).join(", ");
-    return [
-      head,
-      `${colors.bold("waiting")}  for a decision on ${ids}`,
-      `${colors.dim("resume")}   agentloop resume ${label} --tools <module> --approve <callId> | --deny <callId>`,
-    ];
-  }
+  const head = `${colors.bold("result")}   ${colors.yellow("not finished")} · in ${state} · steps ${trace.steps} · tokens ${trace.tokens}`;
+  if (trace.waiting.length > 0) return [head, ...waitingLines(io, colors, how, trace.waiting)];
   return [
     head,
     `${colors.dim("the log ends before the run did: it was interrupted, or it is still going")}`,
-    `${colors.dim("resume")}   agentloop resume ${label} --tools <module> [--model <provider:name> | --script <file.json>]`,
-  ];
-}
-
-/** The calls that wait for an approval decision when the log ends. */
-export function waitingCalls(trace: RunTrace): { id: string; name: string }[] {
-  const { batch } = trace.context;
-  if (!trace.state.endsWith(".awaitingDecision") || batch === null) return [];
-  return batch.indexesIn("deciding").flatMap((index) => {
-    const call = batch.calls[index];
-    return call === undefined ? [] : [{ id: call.id, name: call.name }];
-  });
-}
-
-/** For a run paused for approval: which calls wait, and the command that goes on. */
-export function waitingLine(result: AgentResult, label: string, colors: Palette): string[] {
-  const pending = result.pendingApprovals ?? [];
-  if (pending.length === 0) return [];
-  const ids = pending.map((call) => `${call.id} (${call.name})`).join(", ");
-  return [
-    `${colors.bold("waiting")}  for a decision on ${ids}`,
-    `${colors.dim("resume")}   agentloop resume ${label} --tools <module> --approve <callId> | --deny <callId>`,
+    `${colors.dim("resume")}   ${resumeCommand(io, how, null, [])}`,
   ];
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Progress } from "../trace/progress-tap.js";
 import { palette } from "./colors.js";
+import type { Progress } from "./progress-line.js";
 import { ProgressLine } from "./progress-line.js";
 
 const at = (state: string, steps: number, tokens: number): Progress => ({
@@ -17,11 +17,11 @@ describe("ProgressLine", () => {
     const written: string[] = [];
     const line = new ProgressLine({ write: (text) => written.push(text), live: true }, palette(false));
     line.update(at("callingModel", 0, 0));
-    line.update(at("executingTools.runningTool", 1, 163));
+    line.update(at("executingTools.runningTools", 1, 163));
     line.finish();
     expect(written.slice(0, 2).every((text) => text.startsWith("\r\u001b[2K") && !text.includes("\n"))).toBe(true);
-    expect(written[1]).toMatch(/executingTools\.runningTool · step 1 of 8 · tokens 163 of 4000 · \d+\.\ds$/);
-    expect(written.at(-2)?.startsWith("\r\u001b[2K✓ executingTools.runningTool")).toBe(true);
+    expect(written[1]).toMatch(/executingTools\.runningTools · step 1 of 8 · tokens 163 of 4000 · \d+\.\ds$/);
+    expect(written.at(-2)?.startsWith("\r\u001b[2K✓ executingTools.runningTools")).toBe(true);
     expect(written.at(-1)).toBe("\n");
   });
 
@@ -36,5 +36,26 @@ describe("ProgressLine", () => {
       "progress  callingModel · step 0 of 8 · tokens 0 of 4000\n",
       "progress  done · step 1 of 8 · tokens 99 of ∞\n",
     ]);
+  });
+
+  it("on a terminal prints streamed text in place of the line, which comes back below it", () => {
+    const written: string[] = [];
+    const line = new ProgressLine({ write: (text) => written.push(text), live: true }, palette(false));
+    line.update(at("callingModel", 0, 0));
+    line.text("Hello ");
+    line.text("there.");
+    line.update({ ...at("done", 1, 99), turn: 2 });
+    line.finish();
+    expect(written.slice(1, 5)).toEqual(["\r\u001b[2Kassistant ", "Hello ", "there.", "\n"]);
+    expect(written[5]?.startsWith("\r\u001b[2K")).toBe(true);
+    expect(written[5]).toMatch(/ turn 2 · done · step 1 of 8/);
+  });
+
+  it("elsewhere leaves streamed text out: the answer comes with the result", () => {
+    const written: string[] = [];
+    const line = new ProgressLine({ write: (text) => written.push(text), live: false }, palette(false));
+    line.text("Hello");
+    line.finish();
+    expect(written).toEqual([]);
   });
 });

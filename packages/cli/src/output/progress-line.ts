@@ -1,5 +1,17 @@
-import type { Progress } from "../trace/progress-tap.js";
 import type { Palette } from "./colors.js";
+
+/** Where a live run is: its state, model calls made of the limit, tokens spent of the budget (both per turn). */
+export interface Progress {
+  readonly state: string;
+  readonly steps: number;
+  readonly maxSteps: number;
+  readonly tokens: number;
+  readonly tokenBudget: number;
+  /** The tools running now, if any (several when calls run at once). */
+  readonly tool: string | null;
+  /** The turn of the conversation, from 1. */
+  readonly turn?: number;
+}
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const CLEAR_LINE = "\r\u001b[2K";
@@ -12,8 +24,9 @@ export interface ProgressSink {
 
 /**
  * Shows a live run's progress: on a terminal one line, rewritten in place as the run moves and
- * every 100 milliseconds for the elapsed time; elsewhere a plain line each time the state, the
- * step or the tokens change. `finish` leaves the last line in place.
+ * every 100 milliseconds for the elapsed time, with the model's text printed above it as it
+ * streams; elsewhere a plain line each time the state, the step or the tokens change (the text is
+ * not streamed there: the answer is printed with the result). `finish` leaves the last line in place.
  */
 export class ProgressLine {
   readonly #sink: ProgressSink;
@@ -23,6 +36,8 @@ export class ProgressLine {
   #lastPlain = "";
   #frame = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
+  /** Whether streamed text is being written: the progress line waits below it until the text ends. */
+  #writing = false;
 
   constructor(sink: ProgressSink, colors: Palette) {
     this.#sink = sink;
@@ -33,6 +48,7 @@ export class ProgressLine {
 
   update(progress: Progress): void {
     this.#last = progress;
+    this.#endText();
     if (this.#sink.live) {
       this.#render();
       return;
@@ -43,16 +59,31 @@ export class ProgressLine {
     this.#sink.write(`${this.#colors.dim("progress")}  ${line}\n`);
   }
 
+  /** A piece of the model's text as it streams: on a terminal it is printed at once, in place of the progress line. */
+  text(piece: string): void {
+    if (!this.#sink.live || piece === "") return;
+    if (!this.#writing) this.#sink.write(`${CLEAR_LINE}${this.#colors.magenta("assistant")} `);
+    this.#writing = true;
+    this.#sink.write(piece);
+  }
+
   finish(): void {
     clearInterval(this.#timer);
+    this.#endText();
     if (this.#sink.live && this.#last !== null) {
       this.#render(true);
       this.#sink.write("\n");
     }
   }
 
+  #endText(): void {
+    if (!this.#writing) return;
+    this.#writing = false;
+    this.#sink.write("\n");
+  }
+
   #render(final = false): void {
-    if (this.#last === null) return;
+    if (this.#last === null || this.#writing) return;
     const seconds = ((Date.now() - this.#started) / 1000).toFixed(1);
     const spinner = final ? this.#colors.green("✓") : this.#colors.cyan(SPINNER[this.#frame++ % SPINNER.length] ?? "");
     this.#sink.write(
@@ -64,7 +95,9 @@ export class ProgressLine {
 function describe(progress: Progress, colors: Palette): string {
   const budget = Number.isFinite(progress.tokenBudget) ? String(progress.tokenBudget) : "∞";
   const tool = progress.tool === null ? "" : ` (${progress.tool})`;
+  const turn = (progress.turn ?? 1) > 1 ? [`turn ${progress.turn}`] : [];
   return [
+    ...turn,
     colors.yellow(`${progress.state}${tool}`),
     `step ${progress.steps} of ${progress.maxSteps}`,
     `tokens ${progress.tokens} of ${budget}`,

@@ -1,43 +1,96 @@
-import type { StoredEvent } from "@agentloop/core/store";
 import { type Chart, stateName } from "../chart/statechart.js";
+import type { StoredEvent } from "../core-api.js";
+import type { Io } from "../io.js";
+import type { Note } from "../trace/notes.js";
 import type { Move, RunTrace, TraceEntry } from "../trace/run-trace.js";
 import type { Palette } from "./colors.js";
+import { formatDuration, offsetOf } from "./duration.js";
 import { formatMessage } from "./format-message.js";
 import { formatOutcome, unfinishedNote } from "./outcome.js";
 
-const INDENT = " ".repeat(18);
+const TIME_WIDTH = 9;
+const INDENT = " ".repeat(TIME_WIDTH + 7);
 
-/** The run as a readable timeline: every logged event with the states it moved the machine through and the messages it added, then the outcome. */
-export function formatTimeline(trace: RunTrace, colors: Palette, log: { runId: string; label: string }): string[] {
+/**
+ * The run as a readable timeline: every logged event with the states it moved the machine
+ * through and the messages it added, pauses and interruptions between them, then the outcome.
+ * The time column is the offset from the run's start; it never runs into the sequence number.
+ */
+export function formatTimeline(
+  trace: RunTrace,
+  colors: Palette,
+  log: { runId: string; label: string },
+  io: Io,
+): string[] {
   const { settings } = trace;
   const budget = Number.isFinite(settings.tokenBudget) ? String(settings.tokenBudget) : "unlimited";
   const tools = settings.tools.map((tool) => tool.name).join(", ") || "none";
+  const turns = trace.turns > 1 ? `   ${colors.dim("turns")} ${trace.turns}` : "";
+  const first = trace.entries[0]?.event;
+  const schema = first?.type === "run.started" ? first.schemaVersion : 1;
+  const sealed = schema >= 2 ? "every event's hash checked" : "no hashes: written before logs had them";
   const lines = [
     `${colors.bold(`run ${log.runId}`)}  ${colors.dim(log.label)}`,
-    `${colors.dim("limits")}   ${settings.maxSteps} steps, ${budget} tokens   ${colors.dim("tools")} ${tools}`,
+    `${colors.dim("log")}      schema ${schema} · ${trace.entries.length} events · ${sealed}`,
+    `${colors.dim("limits")}   ${settings.maxSteps} steps, ${budget} tokens${trace.turns > 1 ? " a turn" : ""}   ${colors.dim("tools")} ${tools}${turns}`,
     "",
   ];
   const start = Date.parse(trace.entries[0]?.event.at ?? "");
-  for (const entry of trace.entries) lines.push(...formatEntry(entry, trace.chart, colors, start));
+  const names = callNames(trace.entries);
+  trace.entries.forEach((entry, index) => {
+    lines.push(...formatNotes(trace.notes.get(index), colors));
+    lines.push(...formatEntry(entry, trace.chart, colors, start, names));
+  });
+  lines.push(...formatNotes(trace.notes.get(trace.entries.length), colors));
   lines.push("");
   lines.push(
-    ...(trace.result === null ? unfinishedNote(trace, colors, log.label) : formatOutcome(trace.result, colors)),
+    ...(trace.result === null
+      ? unfinishedNote(trace, colors, io, { log: log.label })
+      : formatOutcome(trace.result, colors)),
   );
   return lines;
 }
 
-function formatEntry(entry: TraceEntry, chart: Chart, colors: Palette, start: number): string[] {
+/** The tool name of every call, by id, from the replies that asked for them. */
+export function callNames(entries: readonly TraceEntry[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const { event } of entries) {
+    if (event.type === "model.replied") for (const call of event.reply.toolCalls) names.set(call.id, call.name);
+  }
+  return names;
+}
+
+function formatNotes(notes: readonly Note[] | undefined, colors: Palette): string[] {
+  return (notes ?? []).map((note) =>
+    note.kind === "turn"
+      ? `${colors.bold(`── ${note.text} `)}${colors.dim("─".repeat(8))}`
+      : `${" ".repeat(TIME_WIDTH)}${colors.yellow(`⏸ ${note.text}`)}`,
+  );
+}
+
+function formatEntry(
+  entry: TraceEntry,
+  chart: Chart,
+  colors: Palette,
+  start: number,
+  names: ReadonlyMap<string, string>,
+): string[] {
   const { event } = entry;
-  const offset = `+${Math.max(0, Date.parse(event.at) - start)}ms`.padEnd(9);
-  const head = `${colors.dim(offset)}${colors.dim(`#${event.seq}`.padEnd(5))}`;
-  const lines = [`${head}${colors.bold(event.type.padEnd(17))}${describeEvent(event, entry, colors)}`];
+  const offset = `+${formatDuration(offsetOf(event.at, start))}`.padEnd(TIME_WIDTH - 1);
+  const head = `${colors.dim(offset)} ${colors.dim(`#${event.seq}`.padEnd(6))}`;
+  const lines = [`${head}${colors.bold(event.type.padEnd(17))}${describeEvent(event, entry, colors, names)}`];
   for (const message of entry.messages) lines.push(`${INDENT}${formatMessage(message, colors)}`);
   if (entry.moves.length > 0)
     lines.push(`${INDENT}${colors.dim("state")}     ${formatMoves(entry.moves, chart, colors)}`);
   return lines;
 }
 
-function describeEvent(event: StoredEvent, entry: TraceEntry, colors: Palette): string {
+function describeEvent(
+  event: StoredEvent,
+  entry: TraceEntry,
+  colors: Palette,
+  names: ReadonlyMap<string, string>,
+): string {
   switch (event.type) {
     case "run.started":
       return colors.dim(event.forkedFrom ? `forked from ${event.forkedFrom.runId} at #${event.forkedFrom.seq}` : "");
@@ -49,19 +102,26 @@ function describeEvent(event: StoredEvent, entry: TraceEntry, colors: Palette): 
     case "tool.started":
       return `${colors.cyan(event.name)} ${colors.dim(`[${event.callId}]`)}`;
     case "tool.finished":
-      return colors.dim(`[${event.callId}]`);
+      return `${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)}`.trim();
     case "approval.decided": {
       const reason = event.reason === undefined ? "" : ` (${event.reason})`;
       const verdict = event.approved ? colors.green("approved") : colors.red("denied");
-      return `${verdict} ${colors.dim(`[${event.callId}]`)}${reason}`;
+      return `${verdict} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)}${reason}`;
     }
     case "run.cancelled":
       return colors.yellow(event.reason ?? "cancelled");
     case "run.finished":
-      return colors.dim(`${event.outcome.status} · steps ${event.outcome.steps} · tokens ${event.outcome.tokens}`);
+      return colors.dim(
+        `${entry.turn > 1 ? `turn ${entry.turn} ` : ""}${event.outcome.status} · steps ${event.outcome.steps} · tokens ${event.outcome.tokens}${overBudget(event.outcome)}`,
+      );
     case "user.messaged":
-      return event.content;
+      return colors.dim(`turn ${entry.turn}`);
   }
+}
+
+/** `, 120 tokens over budget` when the provider counted more than the budget allowed for. */
+export function overBudget(outcome: { readonly tokensOverBudget?: number }): string {
+  return outcome.tokensOverBudget === undefined ? "" : `, ${outcome.tokensOverBudget} over budget`;
 }
 
 /** `budgetCheck → callingModel`, with the guard that chose each eventless move. */

@@ -1,5 +1,5 @@
-import type { ModelWithLimits } from "@agentloop/core/machine";
 import { UsageError } from "../cli-error.js";
+import type { ModelWithLimits } from "../core-api.js";
 
 /** Reply tokens asked of Anthropic models, which require a limit; it is also kept free in the token budget. */
 export const ANTHROPIC_MAX_TOKENS = 1024;

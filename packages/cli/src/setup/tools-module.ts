@@ -1,37 +1,60 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ToolRegistry } from "@agentloop/core";
 import { messageOf, UsageError } from "../cli-error.js";
+import { ToolRegistry } from "../core-api.js";
 
 /** What a tools module exports, as a default export or as `register`. */
 export type RegisterTools = (registry: ToolRegistry) => void | Promise<void>;
 
+const TYPESCRIPT = new Set([".ts", ".mts", ".cts", ".tsx"]);
+
 /**
- * Imports the user's tools module (a JavaScript ES module, path relative to the working directory)
- * and lets its `register` export, or its default export, register tools on a fresh registry.
- * A missing file, a module that fails to load, a missing function or a bad tool schema is a `UsageError`.
+ * Imports the user's tools module (path relative to the working directory) and lets its `register`
+ * export, or its default export, register tools on a fresh registry. A JavaScript module is
+ * imported as it is; a TypeScript one (`.ts`, `.mts`, `.cts`) through tsx's `tsImport`, which
+ * compiles it on the fly without registering a loader for the rest of the process. A missing file,
+ * a module that fails to load, a missing function or a bad tool schema is a `UsageError`.
  */
 export async function loadTools(path: string): Promise<ToolRegistry> {
   const absolute = resolve(path);
   if (!existsSync(absolute)) throw new UsageError(`tools module '${path}' does not exist`);
+  if (!statSync(absolute).isFile()) throw new UsageError(`tools module '${path}' is not a file`);
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+    module = await importModule(absolute);
   } catch (error) {
     throw new UsageError(`tools module '${path}' failed to load: ${messageOf(error)}`);
   }
-  const register = module.register ?? module.default;
-  if (typeof register !== "function") {
+  const register = registerOf(module);
+  if (register === undefined) {
     throw new UsageError(
       `tools module '${path}' must export a function (registry) => void, as its default export or as 'register'`,
     );
   }
   const registry = new ToolRegistry();
   try {
-    await (register as RegisterTools)(registry);
+    await register(registry);
   } catch (error) {
     throw new UsageError(`tools module '${path}' failed to register its tools: ${messageOf(error)}`);
   }
   return registry;
+}
+
+async function importModule(absolute: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(absolute).href;
+  if (!TYPESCRIPT.has(extname(absolute).toLowerCase())) return (await import(url)) as Record<string, unknown>;
+  const { tsImport } = await import("tsx/esm/api");
+  return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+}
+
+/** The module's `register` or default function; a CommonJS-compiled module nests its exports under `default`. */
+function registerOf(module: Record<string, unknown>): RegisterTools | undefined {
+  for (const candidate of [module.register, module.default]) {
+    if (typeof candidate === "function") return candidate as RegisterTools;
+  }
+  const inner = module.default;
+  if (typeof inner === "object" && inner !== null && inner !== module)
+    return registerOf(inner as Record<string, unknown>);
+  return undefined;
 }

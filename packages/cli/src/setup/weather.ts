@@ -1,4 +1,4 @@
-import { asks, final, type ModelReply, ToolRegistry, toolCall } from "@agentloop/core";
+import { asks, final, type ModelReply, ToolRegistry, toolCall } from "../core-api.js";
 
 /** The demo's task. */
 export const WEATHER_TASK = "How hot is Pune in Fahrenheit?";

@@ -1,27 +1,37 @@
-import type { AgentResult, EventStore } from "@agentloop/core";
-import type { StoredEvent } from "@agentloop/core/store";
+import type { AgentResult, AgentStreamEvent } from "../core-api.js";
 import type { Io } from "../io.js";
 import type { Palette } from "../output/colors.js";
 import { ProgressLine } from "../output/progress-line.js";
-import { progressTap } from "./progress-tap.js";
+import { LiveView } from "./live-view.js";
+import type { RunTracer } from "./run-trace.js";
 
 /** How a live run shows its progress: not at all (`--json`), or on stdout (rewritten in place on a terminal). */
 export interface LiveRunOptions {
   readonly io: Io;
   readonly colors: Palette;
   readonly quiet?: boolean;
-  /** The log so far, for a resumed run. */
-  readonly history?: readonly StoredEvent[];
+  /**
+   * The run folded so far: its `run.started` for a new run, its log for a resumed one (and the
+   * user's message for a conversation's next turn); `null` when its settings are unknown (then
+   * the text still streams, but no progress is shown).
+   */
+  readonly tracer: RunTracer | null;
+}
+
+/** What a live run is started with: the listener for its events, and a signal that Ctrl-C aborts. */
+export interface LiveHooks {
+  readonly onEvent?: (event: AgentStreamEvent) => void;
+  readonly signal: AbortSignal;
 }
 
 /**
- * Runs `start` with a store that reports progress, and with a signal that Ctrl-C aborts (the run
- * then ends `cancelled`, its log intact). The progress line is finished whatever happens.
+ * Runs `start` with an `onEvent` listener that shows the run's progress (and, on a terminal, the
+ * model's text as it streams), and with a signal that Ctrl-C aborts (the run then ends
+ * `cancelled`, its log intact). The progress line is finished whatever happens.
  */
 export async function runWithProgress(
-  store: EventStore,
-  start: (store: EventStore, signal: AbortSignal) => Promise<AgentResult>,
-  { io, colors, quiet = false, history = [] }: LiveRunOptions,
+  start: (hooks: LiveHooks) => Promise<AgentResult>,
+  { io, colors, quiet = false, tracer }: LiveRunOptions,
 ): Promise<AgentResult> {
   const controller = new AbortController();
   const interrupt = () => controller.abort(new Error("interrupted with Ctrl-C"));
@@ -29,16 +39,20 @@ export async function runWithProgress(
   const line = quiet
     ? null
     : new ProgressLine({ write: (text) => io.stdout.write(text), live: io.stdout.isTTY === true }, colors);
-  const tapped = line === null ? store : progressTap(store, (progress) => line.update(progress), history);
+  const view =
+    line === null || tracer === null
+      ? null
+      : new LiveView(tracer, { progress: (progress) => line.update(progress), text: (piece) => line.text(piece) });
+  view?.start();
+  const onEvent = view?.onEvent ?? (line === null ? undefined : (event: AgentStreamEvent) => streamText(line, event));
   try {
-    return await start(tapped, controller.signal);
+    return await start({ signal: controller.signal, ...(onEvent === undefined ? {} : { onEvent }) });
   } finally {
     line?.finish();
     process.off("SIGINT", interrupt);
   }
 }
 
-/** Exit code of a run that ended: 130 (as for SIGINT) when it was cancelled, 0 otherwise. */
-export function exitCodeOf(result: AgentResult): number {
-  return result.status === "cancelled" ? 130 : 0;
+function streamText(line: ProgressLine, event: AgentStreamEvent): void {
+  if (event.type === "text-delta") line.text(event.text);
 }

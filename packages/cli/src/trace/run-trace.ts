@@ -1,124 +1,128 @@
-import { type AgentResult, agentMachine, type Message, replayRun } from "@agentloop/core";
-import { type AgentContext, type AgentEvent, messagesOf, type RunSettings } from "@agentloop/core/machine";
-import type { StoredEvent } from "@agentloop/core/store";
-import { createActor, type InspectionEvent } from "xstate";
-import { type Chart, chartOf, edgeIdOf, leafIdOf, lineageOf } from "../chart/statechart.js";
+import type { Chart } from "../chart/statechart.js";
+import {
+  type AgentResult,
+  type AgentSnapshot,
+  EVENT_LOG_SCHEMA_VERSION,
+  type RunSettings,
+  type StoredEvent,
+  type ToolCall,
+  waitingForDecision,
+} from "../core-api.js";
+import { type FoldStep, LogFold } from "./log-fold.js";
+import { type Note, notesOf } from "./notes.js";
 
-/** One microstep of the machine: the transitions it took, the state it is in after them, the states it entered. */
-export interface Move {
-  readonly edges: readonly string[];
-  /** The deepest active state after the move (a chart node id). */
-  readonly state: string;
-  readonly entered: readonly string[];
-}
-
-/** What one logged event did to the machine. */
-export interface TraceEntry {
-  readonly event: StoredEvent;
-  /** Empty for events the machine does not take (`tool.started`, `run.finished`) and for events that change no state. */
-  readonly moves: readonly Move[];
-  /** The messages this event appended to the list. */
-  readonly messages: readonly Message[];
-  readonly state: string;
-  readonly steps: number;
-  readonly tokens: number;
-}
+export type { FoldStep as TraceEntry, Move } from "./log-fold.js";
 
 /** A run rebuilt from its log: what every event did, which states were visited and which transitions taken. */
 export interface RunTrace {
   readonly chart: Chart;
   readonly settings: RunSettings;
   /** One per logged event, from `run.started` on. */
-  readonly entries: readonly TraceEntry[];
+  readonly entries: readonly FoldStep[];
   /** Times each state was entered, by chart node id. */
   readonly visits: ReadonlyMap<string, number>;
   /** Times each transition was taken, by chart edge id. */
   readonly taken: ReadonlyMap<string, number>;
   /** The deepest state the run is in at the end of the log. */
   readonly state: string;
-  readonly context: AgentContext;
+  readonly snapshot: AgentSnapshot;
+  /** Steps and tokens at the end of the log. */
+  readonly steps: number;
+  readonly tokens: number;
   /** The replayed `AgentResult`, or `null` for a run that has not finished (interrupted, or waiting for a decision). */
   readonly result: AgentResult | null;
+  /** The calls the run waits on a decision for, when the log ends. */
+  readonly waiting: readonly ToolCall[];
+  /** Turns of the conversation: 1, plus one per `user.messaged`. */
+  readonly turns: number;
+  /** Turns, pauses, gaps and interruptions, by the index of the entry they come before. */
+  readonly notes: ReadonlyMap<number, readonly Note[]>;
 }
 
 /**
- * Replays a log through `agentMachine` itself, recording its microsteps from XState's inspection:
- * no model is called and no tool runs. The log is checked first by core's `replayRun`, which throws
- * `EventLogError` (naming the run and the position) for a log that does not fit the machine.
+ * Builds a `RunTrace` while a log is folded (`LogFold`), event by event: for a whole log, or for a
+ * live run as its events are logged, so that nothing is folded twice. `keep: false` keeps the
+ * counts and the state but not the entries (a long live run whose timeline is not shown).
  */
-export function traceRun(events: readonly StoredEvent[], runId?: string): RunTrace {
-  const replay = replayRun(events, runId === undefined ? {} : { runId });
-  const [started] = events;
-  if (started?.type !== "run.started") throw new Error("replayRun accepted a log without run.started");
-  const chart = chartOf(agentMachine);
-  const visits = new Map<string, number>();
-  const taken = new Map<string, number>();
-  const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
-  let active = new Set<string>();
-  let moves: Move[] = [];
-  const move = (edges: string[], state: string, reentered: readonly string[]) => {
-    const lineage = lineageOf(chart, state);
-    const entered = lineage.filter((id) => !active.has(id) || reentered.includes(id));
-    for (const id of entered) count(visits, id);
-    for (const edge of edges) count(taken, edge);
-    active = new Set(lineage);
-    moves.push({ edges, state, entered });
-  };
-  const inspect = (inspection: InspectionEvent) => {
-    if (inspection.type !== "@xstate.microstep" || inspection.actorRef.sessionId !== inspection.rootId) return;
-    const targets = inspection._transitions.flatMap((t) => (t.target ?? []).map((node) => String(node.id)));
-    move(inspection._transitions.map(edgeIdOf), leafIdOf(chart, snapshotValue(inspection.snapshot)), targets);
-  };
-  move([], initialLeaf(chart), []);
-  // The move out of the initial state is reported while the actor is created.
-  const input = { settings: started.settings, schemaVersion: started.schemaVersion };
-  const actor = createActor(agentMachine, { input, inspect });
-  actor.start();
-  const entries: TraceEntry[] = [];
-  let shown = 0;
-  for (const event of events) {
-    const { seq: _seq, at: _at, hash: _hash, ...machineEvent } = event;
-    const lifecycle = ["run.started", "tool.started", "run.finished", "user.messaged"];
-    if (!lifecycle.includes(machineEvent.type) && actor.getSnapshot().status === "active") {
-      actor.send(machineEvent as AgentEvent);
+export class RunTracer {
+  readonly fold: LogFold;
+  readonly #keep: boolean;
+  readonly #entries: FoldStep[] = [];
+  readonly #visits = new Map<string, number>();
+  readonly #taken = new Map<string, number>();
+  #settings: RunSettings | null = null;
+  #last: FoldStep | null = null;
+
+  constructor(runId?: string, { keep = true } = {}) {
+    this.fold = new LogFold(runId);
+    this.#keep = keep;
+  }
+
+  /** The run's settings, once `run.started` was folded. */
+  get settings(): RunSettings | null {
+    return this.#settings;
+  }
+
+  /** Folds the next event; throws `EventLogError` when it does not fit. */
+  add(event: StoredEvent): FoldStep {
+    const step = this.fold.apply(event);
+    if (event.type === "run.started") this.#settings = event.settings;
+    for (const move of step.moves) {
+      for (const id of move.entered) this.#visits.set(id, (this.#visits.get(id) ?? 0) + 1);
+      for (const edge of move.edges) this.#taken.set(edge, (this.#taken.get(edge) ?? 0) + 1);
     }
-    const { context } = actor.getSnapshot();
-    const messages = messagesOf(context.transcript);
-    entries.push({
-      event,
-      moves,
-      messages: messages.slice(shown),
-      state: [...active].at(-1) ?? chart.id,
-      ...tally(context),
-    });
-    shown = messages.length;
-    moves = [];
+    if (this.#keep) this.#entries.push(step);
+    this.#last = step;
+    return step;
   }
-  actor.stop();
-  return {
-    chart,
-    settings: started.settings,
-    entries,
-    visits,
-    taken,
-    state: [...active].at(-1) ?? chart.id,
-    context: replay.context,
-    result: replay.result,
-  };
-}
 
-function tally(context: AgentContext): { steps: number; tokens: number } {
-  return { steps: context.steps, tokens: context.tokens };
-}
-
-function initialLeaf(chart: Chart): string {
-  let id = chart.id;
-  for (let node = chart.nodes.find((n) => n.id === id); node?.initial; node = chart.nodes.find((n) => n.id === id)) {
-    id = node.initial;
+  /** The trace so far; throws before `run.started`. */
+  trace(): RunTrace {
+    if (this.#settings === null) throw new Error("RunTracer: no run.started folded yet");
+    const { fold } = this;
+    const result = fold.result;
+    const waiting = result === null ? waitingForDecision(fold.snapshot) : [];
+    return {
+      chart: fold.chart,
+      settings: this.#settings,
+      entries: this.#entries,
+      visits: this.#visits,
+      taken: this.#taken,
+      state: fold.state,
+      snapshot: fold.snapshot,
+      steps: this.#last?.steps ?? 0,
+      tokens: this.#last?.tokens ?? 0,
+      result,
+      waiting,
+      turns: fold.turn,
+      notes: notesOf(this.#entries, waiting),
+    };
   }
-  return id;
 }
 
-function snapshotValue(snapshot: unknown): unknown {
-  return typeof snapshot === "object" && snapshot !== null && "value" in snapshot ? snapshot.value : undefined;
+/**
+ * Rebuilds a run from its log in one fold through the machine: no model is called and no tool
+ * runs. Throws `EventLogError` (naming the run and the position) for a log that does not fit.
+ * `keep: false` keeps the counts, the path and the end, not the entries (`replay`, `graph`).
+ */
+export function traceRun(events: readonly StoredEvent[], runId?: string, { keep = true } = {}): RunTrace {
+  const tracer = new RunTracer(runId, { keep });
+  for (const event of events) tracer.add(event);
+  return tracer.trace();
+}
+
+/**
+ * A tracer for a live run that is about to start, seeded with the `run.started` it will log (the
+ * settings core resolves from the same task, model, registry and options); `null` when they
+ * cannot be resolved: the run itself then fails and says why.
+ */
+export function newRunTracer(settings: () => RunSettings): RunTracer | null {
+  const tracer = new RunTracer(undefined, { keep: false });
+  try {
+    const at = new Date().toISOString();
+    tracer.add({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings: settings(), seq: 0, at });
+  } catch {
+    return null;
+  }
+  return tracer;
 }

@@ -1,0 +1,143 @@
+import { parseArgs } from "node:util";
+import { parseCommandLine } from "../args.js";
+import { UsageError } from "../cli-error.js";
+import {
+  type AgentResult,
+  continueAgent,
+  ModelError,
+  type ModelReply,
+  outcomeOf,
+  type StartEvent,
+  type StoredEvent,
+} from "../core-api.js";
+import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
+import { type Io, writeLines } from "../io.js";
+import { type Palette, palette, useColor } from "../output/colors.js";
+import { commandLine, modelFlagsOf } from "../output/hints.js";
+import { formatOutcome, type ResumeWith, resumeCommand, waitingLines } from "../output/outcome.js";
+import { chooseModel } from "../setup/choose-model.js";
+import { type LogRef, openLog, readLog } from "../setup/stores.js";
+import { checkSameTools } from "../setup/tools-diff.js";
+import { loadTools } from "../setup/tools-module.js";
+import { runWithProgress } from "../trace/live-run.js";
+import { RunTracer } from "../trace/run-trace.js";
+
+export const CHAT_HELP = `Usage: agentloop chat <log> --tools <module> [--model <provider:name> | --script <file.json>]
+                      [--json] [--no-color] "<message>"
+
+Takes a finished run further with your next message: the message is added to the same log
+(a user.messaged event) and the model sees the whole conversation so far. Each message starts a
+new turn, with the run's step limit and token budget counted afresh; steps and tokens in the
+result count over the whole conversation. A run that is not finished (it waits for a decision,
+or was interrupted) is resumed first: 'agentloop resume'.
+
+Arguments:
+  <log>                    a <runId>.jsonl file, or <file.db>#<runId> in a SQLite store
+  <message>                your next message, in quotes
+
+Options:
+  --tools <module>         the tools module the run was started with (its specs must match the log's)
+  --model <provider:name>  openai:<name> or anthropic:<name>, for this turn's model calls
+  --script <file.json>     or a scripted model: the script the conversation ran with so far (the replies
+                           the log already holds are skipped), or just the replies still to come
+  --json                   print the AgentResult as JSON, and no progress
+  --no-color               no ANSI colors (also NO_COLOR=1)
+  -h, --help               this help
+
+${EXIT_CODE_HELP}`;
+
+/** `agentloop chat`: a finished run's conversation goes on with the user's next message. */
+export async function chatCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseCommandLine("chat", () =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        tools: { type: "string" },
+        model: { type: "string" },
+        script: { type: "string" },
+        json: { type: "boolean", default: false },
+        "no-color": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }),
+  );
+  if (values.help) {
+    io.stdout.write(CHAT_HELP);
+    return 0;
+  }
+  const [reference, ...words] = positionals;
+  const message = words.join(" ").trim();
+  if (reference === undefined || message === "") {
+    throw new UsageError(`'agentloop chat' needs a log and a message in quotes; see 'agentloop chat --help'`);
+  }
+  if (values.tools === undefined) {
+    throw new UsageError("'agentloop chat' needs --tools <module>; see 'agentloop chat --help'");
+  }
+  const log = await openLog(reference, { readonly: false });
+  const history = await readLog(log);
+  const how = { log: log.label, tools: values.tools, model: modelFlagsOf(values) };
+  const tracer = nextTurnTracer(log, history, message, resumeCommand(io, how, null, []));
+  const started = history[0] as StartEvent;
+  const registry = await loadTools(values.tools);
+  checkSameTools(log.runId, started.settings, registry, values.tools);
+  const logged = history.flatMap((event) => (event.type === "model.replied" ? [event.reply as ModelReply] : []));
+  const model = await chooseModel(values, io, "chat", "refuse", logged);
+  const colors = palette(useColor(io.stdout, values["no-color"], io.env));
+  const result = await runWithProgress(
+    (hooks) => continueAgent(log.runId, message, model, registry, { ...hooks, store: log.store }),
+    { io, colors, quiet: values.json, tracer },
+  ).catch((error: unknown) => {
+    if (!ModelError.isInstance(error)) throw error;
+    throw new ModelError(`${error.message}; the log is kept: ${log.label}`, { ...error, cause: error });
+  });
+  if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
+  else writeLines(io.stdout, turnLines(io, colors, how, tracer.fold.turn, result));
+  return exitCodeOf(result);
+}
+
+/** What a turn came to, and the command that sends the next message (none while calls wait for decisions). */
+function turnLines(
+  io: Io,
+  colors: Palette,
+  how: ResumeWith & { tools: string },
+  turn: number,
+  result: AgentResult,
+): string[] {
+  const next = commandLine(io, ["chat", how.log, "--tools", how.tools, ...(how.model ?? []), "<your next message>"]);
+  return [
+    "",
+    `${colors.bold("turn")}     ${turn}`,
+    ...formatOutcome(result, colors),
+    ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
+    colors.dim(`log      ${how.log}`),
+    ...(result.status === "awaiting_approval" ? [] : [colors.dim(`go on    ${next}`)]),
+  ];
+}
+
+/**
+ * One fold of the log, checked to be a finished run, then the user's message as the next turn's
+ * start: the progress line goes on from there. A run that has not finished is a `UsageError` that
+ * says how to resume it.
+ */
+function nextTurnTracer(log: LogRef, history: readonly StoredEvent[], message: string, resume: string): RunTracer {
+  const tracer = new RunTracer(log.runId, { keep: false });
+  for (const event of history) tracer.add(event);
+  const { fold } = tracer;
+  const { schemaVersion } = history[0] as StartEvent;
+  if (schemaVersion < 2) {
+    throw new UsageError(`run '${log.runId}' has a log of schema 1, which cannot hold a conversation's next turn`);
+  }
+  const result = fold.result;
+  if (result === null) {
+    const why = tracer.trace().waiting.length > 0 ? "it waits for a decision" : "its log ends before its end";
+    throw new UsageError(`run '${log.runId}' is not finished (${why}): resume it first: ${resume}`);
+  }
+  const at = new Date().toISOString();
+  // A run whose process died between its end and the end's entry: continueAgent logs the end first.
+  if (history.at(-1)?.type !== "run.finished") {
+    tracer.add({ type: "run.finished", outcome: outcomeOf(result, schemaVersion), seq: fold.length, at });
+  }
+  tracer.add({ type: "user.messaged", content: message, seq: fold.length, at });
+  return tracer;
+}

@@ -1,0 +1,64 @@
+import { parseArgs } from "node:util";
+import { parseCommandLine } from "../args.js";
+import { type Io, writeLines } from "../io.js";
+import { palette, useColor } from "../output/colors.js";
+import { logPathOf } from "../setup/run-ids.js";
+import { openStore, storeError } from "../setup/stores.js";
+import { DEFAULT_STORE } from "./run.js";
+
+export const LIST_HELP = `Usage: agentloop list [--store <path>] [--json] [--no-color]
+
+Lists the runs a store keeps, oldest first: the run id, when it started, how many events its
+log holds, how it ended (or "unfinished"), and its task. The store is only read.
+
+Options:
+  --store <path>  a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
+  --json          print the runs as a JSON array of { runId, task, startedAt, events, outcome, log }
+  --no-color      no ANSI colors (also NO_COLOR=1)
+  -h, --help      this help
+
+Exit codes: 0 listed (also when the store holds no run), 2 a usage error.
+`;
+
+/** `agentloop list`: the runs of a store. */
+export async function listCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandLine("list", () =>
+    parseArgs({
+      args,
+      options: {
+        store: { type: "string", default: DEFAULT_STORE },
+        json: { type: "boolean", default: false },
+        "no-color": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }),
+  );
+  if (values.help) {
+    io.stdout.write(LIST_HELP);
+    return 0;
+  }
+  const store = await openStore(values.store, { readonly: true });
+  const runs = await store.list().catch((error: unknown) => {
+    throw storeError(error, values.store);
+  });
+  const sorted = [...runs].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId));
+  if (values.json) {
+    const rows = sorted.map((run) => ({ ...run, log: logPathOf(values.store, run.runId) }));
+    writeLines(io.stdout, [JSON.stringify(rows, null, 2)]);
+    return 0;
+  }
+  const colors = palette(useColor(io.stdout, values["no-color"], io.env));
+  if (sorted.length === 0) {
+    writeLines(io.stdout, [`no runs in ${values.store}`]);
+    return 0;
+  }
+  const width = Math.max(6, ...sorted.map((run) => run.runId.length));
+  const rows = sorted.map((run) => {
+    const status = run.outcome === null ? colors.yellow("unfinished".padEnd(17)) : run.outcome.status.padEnd(17);
+    const task = run.task.length > 60 ? `${run.task.slice(0, 59)}…` : run.task;
+    return `${run.runId.padEnd(width)}  ${run.startedAt.slice(0, 19).replace("T", " ")}  ${String(run.events).padStart(6)}  ${status}  ${task}`;
+  });
+  const head = `${"run".padEnd(width)}  ${"started (UTC)".padEnd(19)}  ${"events"}  ${"status".padEnd(17)}  task`;
+  writeLines(io.stdout, [colors.bold(head), ...rows]);
+  return 0;
+}

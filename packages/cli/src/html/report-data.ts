@@ -1,0 +1,200 @@
+import type { Message, StoredEvent } from "../core-api.js";
+import { formatDuration, offsetOf } from "../output/duration.js";
+import { callNames, overBudget } from "../output/timeline-text.js";
+import type { Note } from "../trace/notes.js";
+import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
+import { movesHtml } from "./timeline-html.js";
+
+/** The event types, by the number a row carries. */
+export const EVENT_TYPES: readonly StoredEvent["type"][] = [
+  "run.started",
+  "model.replied",
+  "tool.started",
+  "tool.finished",
+  "approval.decided",
+  "run.cancelled",
+  "run.finished",
+  "user.messaged",
+];
+
+/** A message as the page gets it: `[0 system | 1 user, text]`, `[2, text, [[name, args, id], ...]]`, `[3, text, id, name, error?]`. */
+export type MessageData =
+  | readonly [0 | 1, string]
+  | readonly [2, string, readonly (readonly [string, string, string])[]]
+  | readonly [3, string, string, string]
+  | readonly [3, string, string, string, 1];
+
+/**
+ * One event as the page gets it: its type (an index in `EVENT_TYPES`), its time from the run's
+ * start (already formatted), the state it left the machine in and the moves it made (indexes in
+ * `states` and `moves`), what the page writes beside its type, and the messages it added. Its
+ * `seq` is its place in the list.
+ */
+export type RowData = readonly [
+  type: number,
+  offset: string,
+  state: number,
+  moves: number,
+  detail: readonly (string | number)[],
+  messages: readonly MessageData[],
+];
+
+/** Everything the report's script needs, as compact as plain JSON allows: the page renders the rows it shows. */
+export interface ReportData {
+  readonly chartId: string;
+  /** `EVENT_TYPES`, for the rows' type numbers. */
+  readonly types: readonly string[];
+  /** Chart ids (states and transitions) the rows refer to. */
+  readonly ids: readonly string[];
+  /** Distinct move sequences: their HTML, and the ids they light on the chart. */
+  readonly moves: readonly (readonly [text: string, lit: readonly number[]])[];
+  readonly rows: readonly RowData[];
+  /** Notes before a row, by its index (`rows.length` for the end): `[kind, text]`. */
+  readonly notes: Readonly<Record<number, readonly (readonly [string, string])[]>>;
+  /** Marks on the slider's track: `[row, kind, text]`, at most a few hundred whatever the run's length. */
+  readonly marks: readonly (readonly [number, string, string])[];
+  /** Rows the page shows at once. */
+  readonly window: number;
+}
+
+/** Marks kept on the slider's track: more would sit on the same pixels. */
+const MARK_SLOTS = 400;
+
+/**
+ * The report's data from one fold of the log. Rows hold indexes and short texts; what repeats
+ * (the states, the moves between them, their descriptions) is stored once. The page builds the
+ * HTML of the rows it shows, so that its size grows with the log's content, not with its markup.
+ */
+export function reportData(trace: RunTrace, window: number): ReportData {
+  const ids = new Indexer<string>();
+  const moves = new Indexer<string>();
+  const moveList: (readonly [string, readonly number[]])[] = [];
+  const start = Date.parse(trace.entries[0]?.event.at ?? "");
+  const names = callNames(trace.entries);
+  const rows = trace.entries.map((entry): RowData => {
+    const text = movesHtml(trace.chart, entry.moves);
+    const lit = entry.moves.flatMap((move) => [...move.entered.filter((id) => id !== trace.chart.id), ...move.edges]);
+    const key = `${text}\n${lit.join(" ")}`;
+    const known = moves.size;
+    const moveIndex = moves.of(key);
+    if (moveIndex === known) moveList.push([text, lit.map((id) => ids.of(id))]);
+    return [
+      EVENT_TYPES.indexOf(entry.event.type),
+      formatDuration(offsetOf(entry.event.at, start)),
+      ids.of(entry.state),
+      moveIndex,
+      detailOf(entry, names),
+      entry.messages.map(messageData),
+    ];
+  });
+  const notes: Record<number, (readonly [string, string])[]> = {};
+  for (const [at, list] of trace.notes) notes[at] = list.map((note) => [note.kind, note.text] as const);
+  return {
+    chartId: trace.chart.id,
+    types: EVENT_TYPES,
+    ids: ids.values(),
+    moves: moveList,
+    rows,
+    notes,
+    marks: marksOf(trace.notes, rows.length),
+    window,
+  };
+}
+
+/** What the page writes beside an event's type, as data it formats. */
+function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (string | number)[] {
+  const { event } = entry;
+  switch (event.type) {
+    case "run.started":
+      return event.forkedFrom ? [`forked from ${event.forkedFrom.runId} at #${event.forkedFrom.seq}`] : [];
+    case "model.replied": {
+      const usage = event.reply.usage;
+      return usage === undefined
+        ? [entry.steps, entry.tokens]
+        : [entry.steps, entry.tokens, usage.inputTokens, usage.outputTokens];
+    }
+    case "tool.started":
+      return [event.name, event.callId];
+    case "tool.finished":
+      return [names.get(event.callId) ?? "", event.callId];
+    case "approval.decided":
+      return [
+        names.get(event.callId) ?? "",
+        event.callId,
+        event.approved ? 1 : 0,
+        ...(event.reason ? [event.reason] : []),
+      ];
+    case "run.cancelled":
+      return [event.reason ?? "cancelled"];
+    case "run.finished": {
+      const turn = entry.turn > 1 ? `turn ${entry.turn} ` : "";
+      const { status, steps, tokens } = event.outcome;
+      return [`${turn}${status} · steps ${steps} · tokens ${tokens}${overBudget(event.outcome)}`];
+    }
+    case "user.messaged":
+      return [entry.turn];
+  }
+}
+
+function messageData(message: Message): MessageData {
+  switch (message.role) {
+    case "system":
+      return [0, message.content];
+    case "user":
+      return [1, message.content];
+    case "assistant":
+      return [
+        2,
+        message.content,
+        message.toolCalls.map((call) => [call.name, call.rawArgs ?? JSON.stringify(call.args), call.id] as const),
+      ];
+    case "tool": {
+      const error = message.isError === true || message.content.startsWith("ERROR:");
+      return error
+        ? [3, message.content, message.toolCallId, message.name, 1]
+        : [3, message.content, message.toolCallId, message.name];
+    }
+  }
+}
+
+/** One mark per kind per slot of the track, saying how many it stands for. */
+function marksOf(notes: ReadonlyMap<number, readonly Note[]>, rows: number): (readonly [number, string, string])[] {
+  const slot = Math.max(1, rows / MARK_SLOTS);
+  const kept = new Map<string, { at: number; kind: string; text: string; more: number }>();
+  for (const [at, list] of [...notes].sort(([a], [b]) => a - b)) {
+    for (const note of list) {
+      const row = Math.min(at, Math.max(0, rows - 1));
+      const key = `${Math.floor(row / slot)} ${note.kind}`;
+      const mark = kept.get(key);
+      if (mark === undefined) kept.set(key, { at: row, kind: note.kind, text: note.text, more: 0 });
+      else mark.more++;
+    }
+  }
+  return [...kept.values()].map(({ at, kind, text, more }) => [
+    at,
+    kind,
+    more === 0 ? text : `${text} (and ${more} more here)`,
+  ]);
+}
+
+/** Values numbered in the order they are first seen. */
+class Indexer<T> {
+  readonly #index = new Map<T, number>();
+
+  get size(): number {
+    return this.#index.size;
+  }
+
+  of(value: T): number {
+    let index = this.#index.get(value);
+    if (index === undefined) {
+      index = this.#index.size;
+      this.#index.set(value, index);
+    }
+    return index;
+  }
+
+  values(): T[] {
+    return [...this.#index.keys()];
+  }
+}

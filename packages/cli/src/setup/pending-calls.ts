@@ -1,0 +1,21 @@
+import { UsageError } from "../cli-error.js";
+import { type AgentSnapshot, type Decisions, waitingForDecision } from "../core-api.js";
+
+/**
+ * Refuses decisions for calls that do not wait for one, naming the calls that do: a decision for
+ * an id the run has no pending call with would otherwise be dropped without a word.
+ */
+export function checkDecisions(snapshot: AgentSnapshot, decisions: Decisions): void {
+  const undecided = waitingForDecision(snapshot);
+  const ids = new Set(undecided.map((call) => call.id));
+  const stray = Object.keys(decisions).filter((id) => !ids.has(id));
+  if (stray.length === 0) return;
+  const list = stray.map((id) => `'${id}'`).join(", ");
+  const waiting =
+    undecided.length === 0
+      ? "no call of this run waits for a decision"
+      : `the calls that wait: ${undecided.map((call) => `${call.id} (${call.name})`).join(", ")}`;
+  throw new UsageError(
+    `${stray.length === 1 ? "call" : "calls"} ${list} ${stray.length === 1 ? "does" : "do"} not wait for a decision; ${waiting}`,
+  );
+}
