@@ -9,9 +9,11 @@ import { measureConcurrency } from "./metrics/concurrency.js";
 import { logOf, measureReplay, measureResume, measureStore, type StoreCost } from "./metrics/event-log.js";
 import { measureHeap } from "./metrics/heap.js";
 import { measureLatency } from "./metrics/latency.js";
+import { measureLongRuns } from "./metrics/long-runs.js";
+import { measureParallelCalls } from "./metrics/parallel-calls.js";
 import { FULL, TINY } from "./plan.js";
 import { storeKinds, tempDirectory } from "./stores.js";
-import { eventLogTable, harnessTable, type Results, targetsTable } from "./tables.js";
+import { eventLogTable, harnessTable, longAndParallelTable, type Results, targetsTable } from "./tables.js";
 
 const plan = process.argv.includes("--tiny") ? TINY : FULL;
 const harnesses: readonly Harness[] = [
@@ -26,6 +28,10 @@ const started = performance.now();
 
 progress("cost per run and per step (interleaved rounds)...");
 const latency = await measureLatency(harnesses, { ...plan.latency, lengths: [plan.happySteps, ...plan.lengths] });
+progress(`${plan.longRuns.lengths.join(" and ")} steps (floor and agentloop)...`);
+const longRuns = await measureLongRuns([floorHarness, agentloopHarness], plan.longRuns.lengths, plan.longRuns.rounds);
+progress(`a reply of three ${plan.parallelCalls.ms} ms calls...`);
+const parallelCalls = await measureParallelCalls(plan.parallelCalls.ms, plan.parallelCalls.rounds);
 progress(`${plan.concurrency.runs} concurrent runs...`);
 const concurrency = await measureConcurrency(harnesses, plan.concurrency);
 
@@ -54,6 +60,8 @@ const results: Results = {
   plan,
   harnesses,
   latency,
+  longRuns,
+  parallelCalls,
   heap,
   concurrency,
   replay: { events: log.length, ms: replayMs },
@@ -67,5 +75,6 @@ write(`# agentloop bench${plan.tiny ? " (--tiny: sizes too small to mean anythin
 write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}.`);
 write(`Measured in one process in ${seconds} s; ratios are to the floor measured in the same run.\n`);
 write(`${harnessTable(results)}\n`);
+write(`${longAndParallelTable(results)}\n`);
 write(`${eventLogTable(results)}\n`);
 write(targetsTable(results));

@@ -19,6 +19,10 @@ export interface Plan {
   /** The run length whose log each store appends and reads, and which runs with each store. */
   readonly storeSteps: number;
   readonly store: { readonly rounds: number; readonly sampleMs: number };
+  /** Lengths that only the floor and agentloop run, and how many times each. */
+  readonly longRuns: { readonly lengths: readonly number[]; readonly rounds: number };
+  /** One reply of three tool calls of `ms` milliseconds each. */
+  readonly parallelCalls: { readonly ms: number; readonly rounds: number };
 }
 
 export const FULL: Plan = {
@@ -32,6 +36,8 @@ export const FULL: Plan = {
   logRounds: 9,
   storeSteps: 100,
   store: { rounds: 5, sampleMs: 200 },
+  longRuns: { lengths: [10_000, 100_000], rounds: 3 },
+  parallelCalls: { ms: 300, rounds: 5 },
 };
 
 export const TINY: Plan = {
@@ -45,4 +51,6 @@ export const TINY: Plan = {
   logRounds: 1,
   storeSteps: 3,
   store: { rounds: 1, sampleMs: 1 },
+  longRuns: { lengths: [20, 40], rounds: 1 },
+  parallelCalls: { ms: 5, rounds: 1 },
 };

@@ -2,6 +2,8 @@ import type { Harness } from "./harness.js";
 import { idealMs } from "./metrics/concurrency.js";
 import type { StoreCost } from "./metrics/event-log.js";
 import type { Latency } from "./metrics/latency.js";
+import type { LongRuns } from "./metrics/long-runs.js";
+import type { ParallelCalls } from "./metrics/parallel-calls.js";
 import type { Plan } from "./plan.js";
 import { bytes, count, micros, millis, ratio, table } from "./report.js";
 
@@ -10,6 +12,10 @@ export interface Results {
   readonly plan: Plan;
   readonly harnesses: readonly Harness[];
   readonly latency: Latency;
+  /** Per step at the long lengths, floor and agentloop only. */
+  readonly longRuns: LongRuns;
+  /** Wall milliseconds of a reply of three slow calls, agentloop and the Vercel AI SDK. */
+  readonly parallelCalls: ParallelCalls;
   /** Live bytes held after a `plan.longSteps`-step run, by harness name. */
   readonly heap: ReadonlyMap<string, number>;
   /** Wall milliseconds of the concurrent batch, by harness name. */
@@ -25,9 +31,46 @@ function perStep(results: Results, name: string, steps: number): number {
   return results.latency.get(name)?.get(steps) ?? Number.NaN;
 }
 
+/** Per step at any measured length: the interleaved lengths, or the long runs. */
+function perStepAt(results: Results, name: string, steps: number): number {
+  return results.latency.get(name)?.get(steps) ?? results.longRuns.get(name)?.get(steps) ?? Number.NaN;
+}
+
 function growth(results: Results, name: string): number {
   const { lengths } = results.plan;
   return perStep(results, name, lengths.at(-1) ?? 0) / perStep(results, name, lengths[0] ?? 0);
+}
+
+/** Growth from the first interleaved length to the longest long run. */
+function longGrowth(results: Results, name: string): number {
+  const longest = results.plan.longRuns.lengths.at(-1) ?? 0;
+  return perStepAt(results, name, longest) / perStep(results, name, results.plan.lengths[0] ?? 0);
+}
+
+/** The long runs and the reply of three slow calls: agentloop next to the floor, and next to the Vercel AI SDK. */
+export function longAndParallelTable(results: Results): string {
+  const { plan } = results;
+  const floor = results.harnesses[0]?.name ?? "";
+  const rows = plan.longRuns.lengths.map((length) => {
+    const ours = perStepAt(results, AGENTLOOP, length);
+    const base = perStepAt(results, floor, length);
+    return [`per step, ${count(length)} steps`, `${micros(base)}`, `${micros(ours)} (${ratio(ours / base)})`];
+  });
+  const longest = count(plan.longRuns.lengths.at(-1) ?? 0);
+  rows.push([
+    `growth ${count(plan.lengths[0] ?? 0)}→${longest} steps`,
+    ratio(longGrowth(results, floor)),
+    ratio(longGrowth(results, AGENTLOOP)),
+  ]);
+  const { ms } = plan.parallelCalls;
+  const vercel = results.parallelCalls.get("Vercel AI SDK") ?? Number.NaN;
+  const ours = results.parallelCalls.get(AGENTLOOP) ?? Number.NaN;
+  rows.push([
+    `a reply of three ${ms} ms calls, then the answer: wall (÷ the slowest call)`,
+    `Vercel AI SDK ${millis(vercel)} (${ratio(vercel / ms)})`,
+    `${millis(ours)} (${ratio(ours / ms)})`,
+  ]);
+  return table(["long runs and parallel calls", floor, AGENTLOOP], rows);
 }
 
 /** One row per metric, one column per harness: the value and its ratio to the floor's. */
@@ -118,6 +161,16 @@ export function targetsTable(results: Results): string {
         verdict(agentloopGrowth <= 1.3),
       ],
       ["happy path ≤ 10× the floor", ratio(happy), verdict(happy <= 10)],
+      [
+        `per step flat to ${count(plan.longRuns.lengths.at(-1) ?? 0)} steps (growth ≤ 1.3×)`,
+        ratio(longGrowth(results, AGENTLOOP)),
+        verdict(longGrowth(results, AGENTLOOP) <= 1.3),
+      ],
+      [
+        `a reply of three ${plan.parallelCalls.ms} ms calls ≤ 1.2× the slowest call`,
+        ratio((results.parallelCalls.get(AGENTLOOP) ?? Number.NaN) / plan.parallelCalls.ms),
+        verdict((results.parallelCalls.get(AGENTLOOP) ?? Number.NaN) / plan.parallelCalls.ms <= 1.2),
+      ],
       ["concurrent batch within 2× of the ideal", ratio(concurrent), verdict(concurrent <= 2)],
       ["replay > 100,000 events/s", count(eventsPerSecond), verdict(eventsPerSecond > 100_000)],
     ],

@@ -96,11 +96,6 @@ export function isStoppedByRepeat({ batch }: AgentContext): boolean {
   return batch !== null && batch.stopAt < batch.calls.length && batch.appended === batch.stopAt;
 }
 
-/** Whether another call can be taken up: one is left before any stop, and fewer than `toolConcurrency` are in progress. */
-export function canEnterCall({ batch, toolConcurrency }: AgentContext): boolean {
-  return batch !== null && batch.nextToEnter() < batch.stopAt && batch.inProgress < toolConcurrency;
-}
-
 /** Whether some call of the last reply is running. */
 export function isAnyCallRunning({ batch }: AgentContext): boolean {
   return batch !== null && batch.running > 0;
@@ -109,9 +104,11 @@ export function isAnyCallRunning({ batch }: AgentContext): boolean {
 /**
  * Takes up calls in call order while fewer than `toolConcurrency` are in progress: a call to a
  * tool that needs approval waits for a decision (`requestDecision`), any other runs (`runTool`).
+ * Nothing is left to take up once every call before a stop is entered or answered.
  */
 export function enterCalls(context: AgentContext): { changes: Partial<AgentContext>; requests: AgentRequest[] } {
-  const batch = context.batch as CallBatch;
+  const { batch } = context;
+  if (batch === null || batch.nextToEnter() >= batch.stopAt) return { changes: {}, requests: [] };
   const changes: CallChange[] = [];
   const requests: AgentRequest[] = [];
   let next = batch.nextToEnter();
@@ -130,6 +127,16 @@ export function enterCalls(context: AgentContext): { changes: Partial<AgentConte
 /** Whether `tool.finished` is for a call that is running. */
 export function isRunningCall({ batch }: AgentContext, event: Finished): boolean {
   return batch !== null && batch.find(event.callId, "running") >= 0;
+}
+
+/**
+ * Whether `tool.finished` answers the last call of the reply left: it runs, no other call is in
+ * progress or left to take up, and no repeat stops the run. Then every call has its answer.
+ */
+export function isLastResult(context: AgentContext, event: Finished): boolean {
+  const { batch } = context;
+  if (batch === null || batch.inProgress !== 1 || batch.stopAt !== batch.calls.length) return false;
+  return batch.nextToEnter() === batch.calls.length && batch.find(event.callId, "running") >= 0;
 }
 
 /** Whether `approval.decided` is for a call that waits for a decision. */

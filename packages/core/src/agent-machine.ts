@@ -3,11 +3,11 @@ import { type AgentContext, type AgentMachineInput, initialContext, resultOf } f
 import {
   allCallsAnswered,
   appendReply,
-  canEnterCall,
   closeCalls,
   enterCalls,
   isAnyCallRunning,
   isAwaitedDecision,
+  isLastResult,
   isOverBudget,
   isRefusal,
   isRunningCall,
@@ -23,13 +23,14 @@ import type { AgentResult, AgentStatus, ToolCall } from "./types.js";
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
  * limit or the token budget ends the run; `callingModel` waits for `model.replied`; a refusal ends
  * it in `refused`, a reply without tool calls is the answer (`done`), otherwise `executingTools`
- * answers its calls. There `nextCalls` decides: every call answered goes back to `budgetCheck`; a
- * repeated call under the `stop` policy ends the run in `repeatedCall`; calls are taken up in call
- * order while fewer than `toolConcurrency` are in progress (a call that needs approval waits for
- * its decision, the others run); then the machine waits in `runningTools` while a call runs, or
- * in `awaitingDecision` when only decisions are awaited. Each result or decision goes back to
- * `nextCalls`; tool messages are appended in call order, whatever order the results come in.
- * `run.cancelled` ends the run from any state in `cancelled`.
+ * answers its calls. Calls are taken up (`enterCalls`) in call order while fewer than
+ * `toolConcurrency` are in progress — when the reply comes, and each time a result or a decision
+ * frees a place: a call that needs approval waits for its decision, the others run. `nextCalls`
+ * then decides: every call answered goes back to `budgetCheck`; a repeated call under the `stop`
+ * policy ends the run in `repeatedCall`; the machine waits in `runningTools` while a call runs, or
+ * in `awaitingDecision` when only decisions are awaited. The result that answers the last call
+ * left goes straight back to `budgetCheck`. Tool messages are appended in call order, whatever
+ * order the results come in. `run.cancelled` ends the run from any state in `cancelled`.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -57,11 +58,14 @@ export const agentMachine = setup({
     },
     allCallsAnswered: ({ context }) => allCallsAnswered(context),
     isStoppedByRepeat: ({ context }) => isStoppedByRepeat(context),
-    canEnterCall: ({ context }) => canEnterCall(context),
     isAnyCallRunning: ({ context }) => isAnyCallRunning(context),
     isRunningCall: ({ context, event }) => {
       assertEvent(event, "tool.finished");
       return isRunningCall(context, event);
+    },
+    isLastResult: ({ context, event }) => {
+      assertEvent(event, "tool.finished");
+      return isLastResult(context, event);
     },
     isAwaitedDecision: ({ context, event }) => {
       assertEvent(event, "approval.decided");
@@ -110,7 +114,7 @@ export const agentMachine = setup({
       on: {
         "model.replied": [
           { guard: "isRefusal", target: "refused", actions: "appendReply" },
-          { guard: "hasToolCalls", target: "executingTools", actions: "appendReply" },
+          { guard: "hasToolCalls", target: "executingTools", actions: ["appendReply", "enterCalls"] },
           { target: "done", actions: "appendReply" },
         ],
       },
@@ -122,20 +126,30 @@ export const agentMachine = setup({
           always: [
             { guard: "allCallsAnswered", target: "#agent.budgetCheck" },
             { guard: "isStoppedByRepeat", target: "#agent.repeatedCall" },
-            { guard: "canEnterCall", actions: "enterCalls" },
             { guard: "isAnyCallRunning", target: "runningTools" },
             { target: "awaitingDecision" },
           ],
         },
         runningTools: {
           on: {
-            "tool.finished": { guard: "isRunningCall", target: "nextCalls", actions: "recordResult" },
-            "approval.decided": { guard: "isAwaitedDecision", target: "nextCalls", actions: "recordDecision" },
+            "tool.finished": [
+              { guard: "isLastResult", target: "#agent.budgetCheck", actions: "recordResult" },
+              { guard: "isRunningCall", target: "nextCalls", actions: ["recordResult", "enterCalls"] },
+            ],
+            "approval.decided": {
+              guard: "isAwaitedDecision",
+              target: "nextCalls",
+              actions: ["recordDecision", "enterCalls"],
+            },
           },
         },
         awaitingDecision: {
           on: {
-            "approval.decided": { guard: "isAwaitedDecision", target: "nextCalls", actions: "recordDecision" },
+            "approval.decided": {
+              guard: "isAwaitedDecision",
+              target: "nextCalls",
+              actions: ["recordDecision", "enterCalls"],
+            },
           },
         },
       },

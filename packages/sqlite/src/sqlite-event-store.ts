@@ -155,7 +155,9 @@ export class SqliteEventStore implements EventStore {
     for (const [position, row] of rows.entries()) {
       const payload = parseData(row.data);
       if (typeof payload === "string") throw this.#broken(runId, position, row, payload, values);
-      values.push({ ...payload, type: row.type, seq: row.seq, at: row.at });
+      // The keys in the order they were written: the log's hash chain is computed over that JSON.
+      const { type: _type, seq: _seq, at: _at, ...rest } = payload;
+      values.push({ seq: row.seq, at: row.at, type: row.type, ...rest });
     }
     return parseEventLog(runId, values);
   }

@@ -1,5 +1,5 @@
 import { type AgentResult, type EventStore, MemoryEventStore, replayRun, resumeAgent, runAgent } from "@agentloop/core";
-import type { StoredEvent } from "@agentloop/core/store";
+import { type RunEvent, runHashSeed, type StoredEvent, stampEvent } from "@agentloop/core/store";
 import { checkExecutions, checkOutcome } from "../harness.js";
 import { outcomeOf, weatherModel, weatherRegistry } from "../harnesses/agentloop.js";
 import { median } from "../measure.js";
@@ -8,6 +8,16 @@ import type { StoreKind } from "../stores.js";
 
 const NAME = "agentloop";
 const registry = weatherRegistry();
+
+/** `events` as the log of run `runId`: the hash chain binds every event to its run's id, so a copy is sealed again. */
+export function sealedFor(runId: string, events: readonly StoredEvent[]): StoredEvent[] {
+  let previous: string | null = runHashSeed(runId);
+  return events.map(({ seq, at, hash: _hash, ...event }) => {
+    const stored = stampEvent(event as RunEvent, seq, at, previous);
+    previous = stored.hash ?? null;
+    return stored;
+  });
+}
 
 /** A checked `steps`-step agentloop run, logged in `store` under `runId`; resolves to its milliseconds. */
 export async function loggedRun(steps: number, store: EventStore | undefined, runId: string): Promise<number> {
@@ -47,9 +57,12 @@ export function measureReplay(events: readonly StoredEvent[], steps: number, rou
  * Checked: the run ends as the original did, and no tool runs again.
  */
 export async function measureResume(events: readonly StoredEvent[], steps: number, rounds: number): Promise<number> {
-  const cut = events.slice(
-    0,
-    events.findLastIndex((event) => event.type === "model.replied"),
+  const cut = sealedFor(
+    "cut",
+    events.slice(
+      0,
+      events.findLastIndex((event) => event.type === "model.replied"),
+    ),
   );
   const samples: number[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -101,8 +114,9 @@ export async function measureStore(
   for (let round = 0; round < plan.rounds; round++) {
     const { store, close } = kind.open();
     try {
+      const copy = sealedFor("copy", events);
       let start = performance.now();
-      for (const event of events) await store.append("copy", event);
+      for (const event of copy) await store.append("copy", event);
       appends.push(performance.now() - start);
       start = performance.now();
       const back = await store.read("copy");
