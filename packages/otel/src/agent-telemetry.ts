@@ -1,0 +1,133 @@
+import {
+  type AgentResult,
+  type AgentStream,
+  continueAgent,
+  type Message,
+  type RunOptions,
+  resumeAgent,
+  runAgent,
+  streamAgent,
+} from "@agentloop/core";
+import { DEFAULT_SYSTEM } from "@agentloop/core/machine";
+import type { StoredEvent } from "@agentloop/core/store";
+import { context } from "@opentelemetry/api";
+import { listenerFor, safely, toolDescriptions, tracedModel } from "./live-run.js";
+import { spansFromLog } from "./spans-from-log.js";
+import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
+import { type SpanSettings, TurnSpans, type TurnStart } from "./turn-spans.js";
+
+/**
+ * Core's run functions, traced: each call is one `invoke_agent` span (a turn) with its `chat`
+ * and `execute_tool` spans, ended with the result or with the error the call rejects with. Same
+ * signatures, results and errors as `@agentloop/core`'s; the caller's `onEvent` still hears
+ * every event. One object serves any number of runs at once.
+ */
+export interface AgentTelemetry {
+  /** `runAgent`, traced; a run with no `runId` is given a random one, so that its spans and its log share it. */
+  readonly runAgent: typeof runAgent;
+  /** `streamAgent`, traced; the turn's span ends when `result` settles. */
+  readonly streamAgent: typeof streamAgent;
+  /** `continueAgent`, traced: the conversation's next turn, under the same `gen_ai.conversation.id`. */
+  readonly continueAgent: typeof continueAgent;
+  /** `resumeAgent`, traced: what is left of the run, as a turn of its own. */
+  readonly resumeAgent: typeof resumeAgent;
+  /**
+   * Sends the spans of a logged run (a store's `read(runId)`), timed by its events' `at`: one
+   * `invoke_agent` per turn, under the active context. Throws `EventLogError` for a log that does
+   * not fit its run and `RangeError` for an event with no valid time, before any span is sent.
+   */
+  spansFromLog(runId: string, events: readonly StoredEvent[]): void;
+}
+
+/**
+ * Traces agentloop runs with OpenTelemetry spans per the GenAI semantic conventions (schema
+ * 1.42.0, status Development): `invoke_agent` per turn, `chat` per model call, `execute_tool`
+ * per tool call run, the run id as `gen_ai.conversation.id` on each. Content only with
+ * `captureContent`. Throws a `TypeError` for options that make no sense.
+ */
+export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
+  const settings = resolveTelemetry(options);
+  return {
+    runAgent: async (task, model, registry, runOptions = {}) => {
+      const run = firstTurn(settings, task, model, registry, runOptions);
+      return settle(
+        run.turn,
+        context.with(run.turn.context, () => runAgent(task, run.model, registry, run.options)),
+      );
+    },
+    streamAgent: (task, model, registry, runOptions = {}) => {
+      const run = firstTurn(settings, task, model, registry, { ...runOptions, streams: true });
+      const stream: AgentStream = context.with(run.turn.context, () =>
+        streamAgent(task, run.model, registry, run.options),
+      );
+      // The stream's own result is left to the caller; this copy only ends the span.
+      settle(run.turn, stream.result).catch(() => {});
+      return stream;
+    },
+    continueAgent: async (runId, message, model, registry, runOptions) => {
+      const turn = startTurn(settings, runId, registry, { input: [{ role: "user", content: message }] });
+      const traced = { ...runOptions, onEvent: listenerFor(turn, runOptions?.onEvent) };
+      const run = tracedModel(model, turn, runOptions?.onEvent !== undefined);
+      return settle(
+        turn,
+        context.with(turn.context, () => continueAgent(runId, message, run, registry, traced)),
+      );
+    },
+    resumeAgent: async (runId, model, registry, runOptions) => {
+      const turn = startTurn(settings, runId, registry, {});
+      const traced = { ...runOptions, onEvent: listenerFor(turn, runOptions?.onEvent) };
+      const run = tracedModel(model, turn, runOptions?.onEvent !== undefined);
+      return settle(
+        turn,
+        context.with(turn.context, () => resumeAgent(runId, run, registry, traced)),
+      );
+    },
+    spansFromLog: (runId, events) => spansFromLog(settings, runId, events, context.active()),
+  };
+}
+
+type RunArgs = Parameters<typeof runAgent>;
+
+/**
+ * A new run's first turn: its span, the model that traces its calls, and the options that carry
+ * the run's id (a random one when none is given) and the listener that feeds the spans.
+ */
+function firstTurn(
+  settings: SpanSettings,
+  task: unknown,
+  model: RunArgs[1],
+  registry: RunArgs[2],
+  { streams = false, ...options }: RunOptions & { readonly streams?: boolean },
+) {
+  const runId = options.runId ?? globalThis.crypto.randomUUID();
+  const { system = DEFAULT_SYSTEM, history = [] } = options;
+  const input: Message[] | undefined =
+    typeof task === "string" && Array.isArray(history) ? [...history, { role: "user", content: task }] : undefined;
+  const turn = startTurn(settings, runId, registry, { system, input });
+  return {
+    turn,
+    model: tracedModel(model, turn, streams || options.onEvent !== undefined),
+    options: { ...options, runId, onEvent: listenerFor(turn, options.onEvent) },
+  };
+}
+
+type Given = Pick<TurnStart, "system" | "input">;
+
+function startTurn(settings: SpanSettings, runId: unknown, registry: RunArgs[2], given: Given): TurnSpans {
+  const start = { conversationId: String(runId), parent: context.active(), tools: toolDescriptions(registry) };
+  return new TurnSpans(settings, { ...start, ...given });
+}
+
+/** The call's result or error, after ending the turn's span with it. */
+function settle(turn: TurnSpans, run: Promise<AgentResult>): Promise<AgentResult> {
+  return run.then(
+    (result) => {
+      safely(() => turn.end(result), undefined);
+      return result;
+    },
+    (error: unknown) => {
+      safely(() => turn.fail(error), undefined);
+      throw error;
+    },
+  );
+}

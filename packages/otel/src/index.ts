@@ -1,0 +1,3 @@
+export { type AgentTelemetry, agentTelemetry } from "./agent-telemetry.js";
+export { GENAI_SCHEMA_URL } from "./semconv.js";
+export type { TelemetryOptions } from "./telemetry-options.js";

@@ -1,0 +1,93 @@
+import type { AgentStreamEvent, Message, Model, ToolRegistry } from "@agentloop/core";
+import type { ModelCallOptions } from "@agentloop/core/adapter";
+import { context, diag } from "@opentelemetry/api";
+import type { TurnSpans } from "./turn-spans.js";
+
+/**
+ * Runs `work` so that tracing never breaks a run: a failure of ours is reported through
+ * OpenTelemetry's diagnostic logger, never thrown into the run.
+ */
+export function safely<T>(work: () => T, fallback: T): T {
+  try {
+    return work();
+  } catch (error) {
+    diag.error("@agentloop/otel: could not record a span", error);
+    return fallback;
+  }
+}
+
+type Listener = (event: AgentStreamEvent) => void;
+
+/**
+ * The run's listener: feeds the turn's spans from the run's events, then hands each event to the
+ * caller's own listener. A listener that is not a function is passed on as it is, so that the
+ * run refuses it with its usual error.
+ */
+export function listenerFor(turn: TurnSpans, listener: Listener | undefined): Listener {
+  if (listener !== undefined && typeof listener !== "function") return listener;
+  const own = listener;
+  return (event) => {
+    safely(() => follow(turn, event), undefined);
+    own?.(event);
+  };
+}
+
+function follow(turn: TurnSpans, event: AgentStreamEvent): void {
+  switch (event.type) {
+    case "step-started":
+      turn.startChat(event.step);
+      break;
+    case "step-finished":
+      turn.endChat(event.reply);
+      break;
+    case "tool-started":
+      turn.startTool(event.call);
+      break;
+    case "tool-finished":
+      turn.endTool(event.call, event.content);
+      break;
+    case "decision-given":
+      turn.decided(event.call, event.decision);
+      break;
+  }
+}
+
+/**
+ * The model, called with its `chat` span as the active context (so that the spans of the
+ * provider's HTTP client nest under it), recording the list it is shown and the error it
+ * throws. Every property of the model (`maxReplyTokens`, a scripted model's `seen`) stays as
+ * it is. Unless someone listens to deltas (`streams`), the model is not asked to stream: the
+ * listener tracing adds must not change how the provider is called.
+ */
+export function tracedModel<M extends Model>(model: M, turn: TurnSpans, streams: boolean): M {
+  if (typeof model !== "function") return model;
+  return new Proxy(model, {
+    apply(target, self, args: Parameters<Model>) {
+      const [messages, tools, options] = args;
+      safely(() => turn.chatInput(messages as readonly Message[]), undefined);
+      const given = streams || options === undefined ? options : withoutDeltas(options);
+      return context.with(turn.callContext, async () => {
+        try {
+          return await Reflect.apply(target, self, [messages, tools, given]);
+        } catch (error) {
+          safely(() => turn.failChat(error), undefined);
+          throw error;
+        }
+      });
+    },
+  });
+}
+
+/** The options without `onDelta`; the signal is read only if the model reads it, as the run intends. */
+function withoutDeltas(options: ModelCallOptions): ModelCallOptions {
+  return {
+    get signal() {
+      return options.signal;
+    },
+  };
+}
+
+/** Tool descriptions by name, from the registry the run is given (none if it is not a registry). */
+export function toolDescriptions(registry: ToolRegistry): ReadonlyMap<string, string> {
+  return safely(() => new Map(registry.specs().map((spec) => [spec.name, spec.description])), new Map());
+}

@@ -1,0 +1,53 @@
+/**
+ * The names this package writes, from the OpenTelemetry GenAI semantic conventions (status
+ * Development, schema 1.42.0 of open-telemetry/semantic-conventions-genai), plus the few
+ * `agentloop.*` attributes that say what the conventions have no name for.
+ */
+
+/** The schema the spans follow; the tracer is created with it. */
+export const GENAI_SCHEMA_URL = "https://opentelemetry.io/schemas/gen-ai/1.42.0";
+
+/** The instrumentation scope the spans are created under. */
+export const SCOPE_NAME = "@agentloop/otel";
+/** This package's version, kept equal to package.json's by a test. */
+export const SCOPE_VERSION = "0.1.0";
+
+export const ATTR = {
+  operation: "gen_ai.operation.name",
+  provider: "gen_ai.provider.name",
+  requestModel: "gen_ai.request.model",
+  conversationId: "gen_ai.conversation.id",
+  agentName: "gen_ai.agent.name",
+  inputTokens: "gen_ai.usage.input_tokens",
+  outputTokens: "gen_ai.usage.output_tokens",
+  finishReasons: "gen_ai.response.finish_reasons",
+  systemInstructions: "gen_ai.system_instructions",
+  inputMessages: "gen_ai.input.messages",
+  outputMessages: "gen_ai.output.messages",
+  toolName: "gen_ai.tool.name",
+  toolCallId: "gen_ai.tool.call.id",
+  toolType: "gen_ai.tool.type",
+  toolDescription: "gen_ai.tool.description",
+  toolArguments: "gen_ai.tool.call.arguments",
+  toolResult: "gen_ai.tool.call.result",
+  errorType: "error.type",
+  /** The model call this chat span is, counting from 1 over the whole run (as `step-started` counts). */
+  step: "agentloop.step",
+  /** How the turn ended: the `AgentResult`'s status. */
+  status: "agentloop.status",
+  /** Model calls made, over the whole run (the `AgentResult`'s `steps`). */
+  steps: "agentloop.steps",
+  /** Tokens spent, over the whole run (the `AgentResult`'s `tokens`). */
+  tokens: "agentloop.tokens",
+  approved: "agentloop.approval.approved",
+  approvalReason: "agentloop.approval.reason",
+} as const;
+
+/** The operations, as `gen_ai.operation.name` and the first word of span names. */
+export const OPERATION = { agent: "invoke_agent", chat: "chat", tool: "execute_tool" } as const;
+
+/** The span event recorded on `invoke_agent` for each decision on a call that needs approval. */
+export const APPROVAL_EVENT = "agentloop.approval.decided";
+
+/** `error.type` of an `execute_tool` span whose observation is an `ERROR:` sentence. */
+export const TOOL_ERROR = "tool_error";

@@ -1,0 +1,124 @@
+import { type Message, replayRun, type ToolCall } from "@agentloop/core";
+import { messagesOf } from "@agentloop/core/machine";
+import type { StoredEvent } from "@agentloop/core/store";
+import type { Context } from "@opentelemetry/api";
+import { type SpanSettings, TurnSpans } from "./turn-spans.js";
+
+/**
+ * Sends the spans of a logged run, each at the time its events were logged: per turn an
+ * `invoke_agent` span from `run.started` (or `user.messaged`) to `run.finished`; per reply a
+ * `chat` span from the event before it (when the model was called) to `model.replied`; per call
+ * run an `execute_tool` span from `tool.started` to `tool.finished`. The log is replayed first,
+ * so a log that does not fit its run throws `EventLogError` and sends nothing.
+ */
+export function spansFromLog(
+  settings: SpanSettings,
+  runId: string,
+  events: readonly StoredEvent[],
+  parent: Context,
+): void {
+  if (typeof runId !== "string" || runId === "") {
+    throw new TypeError(`runId must be the run's id, a non-empty string; got ${String(runId)}`);
+  }
+  if (!Array.isArray(events)) throw new TypeError(`events must be the run's logged events, an array`);
+  const times = events.map((event, position) => timeOf(runId, event, position));
+  const replay = replayRun(events, { runId });
+  const log = new LogTrace(settings, runId, parent, messagesOf(replay.context.transcript));
+  for (const [position, event] of events.entries()) log.take(event, times[position] as Date);
+  log.finish();
+}
+
+/** The turns of a log being turned into spans, one event at a time. */
+class LogTrace {
+  #turn: TurnSpans | null = null;
+  #step = 0;
+  #previous = new Date(0);
+  /** Where each reply stands in the run's message list, by step; set from `run.started`'s history. */
+  #replies: number[] = [];
+  #tools: ReadonlyMap<string, string> = new Map();
+  readonly #calls = new Map<string, ToolCall>();
+
+  constructor(
+    readonly settings: SpanSettings,
+    readonly runId: string,
+    readonly parent: Context,
+    readonly messages: readonly Message[],
+  ) {}
+
+  take(event: StoredEvent, at: Date): void {
+    switch (event.type) {
+      case "run.started":
+        this.#started(event, at);
+        break;
+      case "user.messaged":
+        this.#startTurn(at, { input: [{ role: "user", content: event.content }] });
+        break;
+      case "model.replied":
+        this.#replied(event, at);
+        break;
+      case "tool.started":
+        this.#turn?.startTool(this.#call(event.callId, event.name), at);
+        break;
+      case "tool.finished":
+        this.#turn?.endTool(this.#call(event.callId), event.content, at);
+        break;
+      case "approval.decided": {
+        const { approved, reason } = event;
+        this.#turn?.decided(this.#call(event.callId), reason === undefined ? { approved } : { approved, reason }, at);
+        break;
+      }
+      case "run.finished":
+        this.#turn?.end(event.outcome, at);
+        this.#turn = null;
+        break;
+    }
+    this.#previous = at;
+  }
+
+  /** The log stops here: a turn still open ends at its last event. */
+  finish(): void {
+    this.#turn?.stop(this.#previous);
+  }
+
+  #started(event: Extract<StoredEvent, { type: "run.started" }>, at: Date): void {
+    const { settings } = event;
+    const history = settings.history ?? [];
+    // A reply's message is the step-th assistant message after the ones the history brought.
+    const skip = history.filter((message) => message.role === "assistant").length;
+    this.#replies = this.messages
+      .flatMap((message, index) => (message.role === "assistant" ? [index] : []))
+      .slice(skip);
+    this.#tools = new Map(settings.tools.map((spec) => [spec.name, spec.description]));
+    this.#startTurn(at, { system: settings.system, input: [...history, { role: "user", content: settings.task }] });
+  }
+
+  #startTurn(at: Date, given: { system?: string; input: readonly Message[] }): void {
+    this.#turn?.stop(this.#previous);
+    const start = { conversationId: this.runId, parent: this.parent, tools: this.#tools, at, ...given };
+    this.#turn = new TurnSpans(this.settings, start);
+  }
+
+  #replied(event: Extract<StoredEvent, { type: "model.replied" }>, at: Date): void {
+    this.#step += 1;
+    for (const call of event.reply.toolCalls) this.#calls.set(call.id, call);
+    const turn = this.#turn;
+    if (turn === null) return;
+    // The model was called right after the event before its reply was logged.
+    turn.startChat(this.#step, this.#previous);
+    const index = this.#replies[this.#step - 1];
+    if (index !== undefined) turn.chatInput(this.messages.slice(0, index));
+    turn.endChat(event.reply, at);
+  }
+
+  #call(id: string, name?: string): ToolCall {
+    return this.#calls.get(id) ?? { id, name: name ?? "", args: {} };
+  }
+}
+
+function timeOf(runId: string, event: StoredEvent, position: number): Date {
+  const at = new Date(typeof event?.at === "string" ? event.at : Number.NaN);
+  if (Number.isNaN(at.getTime())) {
+    throw new RangeError(`run '${runId}': event ${position} has no valid time: 'at' must be an ISO 8601 time`);
+  }
+  return at;
+}

@@ -1,0 +1,63 @@
+import { type TracerProvider, trace } from "@opentelemetry/api";
+import { GENAI_SCHEMA_URL, SCOPE_NAME, SCOPE_VERSION } from "./semconv.js";
+import type { SpanSettings } from "./turn-spans.js";
+
+/** How runs are traced: who the model is, whether content is recorded, and where spans go. */
+export interface TelemetryOptions {
+  /**
+   * `gen_ai.provider.name`: the conventions' name for who serves the model, e.g. `openai`,
+   * `anthropic`, `azure.ai.openai`, `aws.bedrock`; another lowercase name (`ollama`, `vllm`)
+   * for a server they do not list. The model function does not say, so it is given here.
+   */
+  readonly provider: string;
+  /** `gen_ai.request.model`: the model name as sent to the provider, e.g. `gpt-4.1` (the adapter's `model` option). */
+  readonly model?: string;
+  /** `gen_ai.agent.name`: the agent's name, which also ends the `invoke_agent` span's name. */
+  readonly agentName?: string;
+  /**
+   * Whether spans carry content: the system prompt, the messages each model call is shown and
+   * its reply, the turn's input and answer, tool arguments and results, the text of `ERROR:`
+   * observations and the reasons given with decisions. Off by default: content may be large and
+   * hold personal data.
+   */
+  readonly captureContent?: boolean;
+  /** Where spans are created; the global tracer provider (the one the SDK registered) when not given. */
+  readonly tracerProvider?: TracerProvider;
+}
+
+/** The span settings for `options`; throws a `TypeError` for options that make no sense. */
+export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`telemetry options must be an object with at least a provider; got ${describe(options)}`);
+  }
+  const { provider, model, agentName, captureContent = false, tracerProvider } = options;
+  if (typeof provider !== "string" || provider.trim() === "") {
+    throw new TypeError(
+      `provider must name the model's provider for gen_ai.provider.name (e.g. "openai", "anthropic"); got ${describe(provider)}`,
+    );
+  }
+  for (const [name, value] of [
+    ["model", model],
+    ["agentName", agentName],
+  ] as const) {
+    if (value !== undefined && (typeof value !== "string" || value === "")) {
+      throw new TypeError(`${name} must be a non-empty string; got ${describe(value)}`);
+    }
+  }
+  if (typeof captureContent !== "boolean") {
+    throw new TypeError(`captureContent must be true or false; got ${describe(captureContent)}`);
+  }
+  if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== "function") {
+    throw new TypeError(`tracerProvider must be an OpenTelemetry TracerProvider; got ${describe(tracerProvider)}`);
+  }
+  const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE_NAME, SCOPE_VERSION, {
+    schemaUrl: GENAI_SCHEMA_URL,
+  });
+  return { tracer, provider, model, agentName, captureContent };
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value === null || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "an array" : "an object";
+}

@@ -1,0 +1,256 @@
+import type { Decision, Message, ModelReply, ToolCall } from "@agentloop/core";
+import {
+  type Attributes,
+  type Context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import {
+  answerMessages,
+  callArguments,
+  finishReason,
+  inputMessages,
+  outputMessages,
+  systemInstructions,
+} from "./content.js";
+import { APPROVAL_EVENT, ATTR, OPERATION, TOOL_ERROR } from "./semconv.js";
+
+/** What every span of a telemetry object says the same way: where spans go, and about what. */
+export interface SpanSettings {
+  readonly tracer: Tracer;
+  readonly provider: string;
+  readonly model: string | undefined;
+  readonly agentName: string | undefined;
+  readonly captureContent: boolean;
+}
+
+/** How a turn starts: the run it belongs to, its parent, and what it was given. */
+export interface TurnStart {
+  /** The run's id, written as `gen_ai.conversation.id` on every span. */
+  readonly conversationId: string;
+  readonly parent: Context;
+  /** Tool descriptions by tool name, for `gen_ai.tool.description`. */
+  readonly tools: ReadonlyMap<string, string>;
+  /** The system prompt (a run's first turn only); recorded with `captureContent`. */
+  readonly system?: string | undefined;
+  /** The messages the turn was given (history and task, or the user's next message); recorded with `captureContent`. */
+  readonly input?: readonly Message[] | undefined;
+  /** When it started; now when not given. */
+  readonly at?: Date | undefined;
+}
+
+/** How a turn ended, as `AgentResult` and the log's `run.finished` both say it. */
+export interface TurnOutcome {
+  readonly status: string;
+  readonly answer: string | null;
+  readonly steps: number;
+  readonly tokens: number;
+}
+
+/**
+ * The spans of one turn of a run: `invoke_agent` for the turn, and under it a `chat` span per
+ * model call and an `execute_tool` span per call run. Fed by a live run's events or by a log's
+ * (each method takes the time it happened, now when not given), so that both give the same
+ * tree. Spans still open when the turn ends are ended with it, with no status.
+ */
+export class TurnSpans {
+  /** The turn's context: its `invoke_agent` span under the parent. */
+  readonly context: Context;
+  readonly #settings: SpanSettings;
+  readonly #start: TurnStart;
+  readonly #root: Span;
+  readonly #startedAt: Date;
+  #chat: Span | null = null;
+  readonly #tools = new Map<string, Span>();
+  #usage: { input: number; output: number } | null = null;
+  #ended = false;
+
+  constructor(settings: SpanSettings, start: TurnStart) {
+    this.#settings = settings;
+    this.#start = start;
+    this.#startedAt = start.at ?? new Date();
+    const { agentName, captureContent } = settings;
+    const attributes: Attributes = {
+      ...this.#base(OPERATION.agent),
+      ...(agentName ? { [ATTR.agentName]: agentName } : {}),
+    };
+    if (captureContent && start.system !== undefined)
+      attributes[ATTR.systemInstructions] = systemInstructions(start.system);
+    if (captureContent && start.input !== undefined) attributes[ATTR.inputMessages] = inputMessages(start.input);
+    const name = agentName ? `${OPERATION.agent} ${agentName}` : OPERATION.agent;
+    this.#root = settings.tracer.startSpan(
+      name,
+      { kind: SpanKind.INTERNAL, attributes, startTime: start.at },
+      start.parent,
+    );
+    this.context = trace.setSpan(start.parent, this.#root);
+  }
+
+  /** The context a model call runs in: its `chat` span's while one is open, else the turn's. */
+  get callContext(): Context {
+    return this.#chat === null ? this.context : trace.setSpan(this.context, this.#chat);
+  }
+
+  /** A model call starts: the `chat` span for model call `step` (counting over the run). */
+  startChat(step: number, at?: Date): void {
+    this.#chat?.end(at);
+    const { model } = this.#settings;
+    const attributes = { ...this.#base(OPERATION.chat), [ATTR.step]: step };
+    const name = model ? `${OPERATION.chat} ${model}` : OPERATION.chat;
+    this.#chat = this.#settings.tracer.startSpan(
+      name,
+      { kind: SpanKind.CLIENT, attributes, startTime: at },
+      this.context,
+    );
+  }
+
+  /** The messages the open model call is shown; recorded with `captureContent`. */
+  chatInput(messages: readonly Message[]): void {
+    if (this.#settings.captureContent) this.#chat?.setAttribute(ATTR.inputMessages, inputMessages(messages));
+  }
+
+  /** The model replied: usage, finish reason and (with `captureContent`) the reply end its `chat` span. */
+  endChat(reply: ModelReply, at?: Date): void {
+    const chat = this.#chat;
+    if (chat === null) return;
+    this.#chat = null;
+    chat.setAttribute(ATTR.finishReasons, [finishReason(reply)]);
+    if (reply.usage !== undefined) {
+      const { inputTokens, outputTokens } = reply.usage;
+      chat.setAttributes({ [ATTR.inputTokens]: inputTokens, [ATTR.outputTokens]: outputTokens });
+      const usage = this.#usage ?? { input: 0, output: 0 };
+      this.#usage = { input: usage.input + inputTokens, output: usage.output + outputTokens };
+    }
+    if (this.#settings.captureContent) chat.setAttribute(ATTR.outputMessages, outputMessages(reply));
+    chat.end(at);
+  }
+
+  /** The model call failed: its `chat` span ends with the error. */
+  failChat(error: unknown, at?: Date): void {
+    const chat = this.#chat;
+    if (chat === null) return;
+    this.#chat = null;
+    recordError(chat, error);
+    chat.end(at);
+  }
+
+  /** A tool call starts running: its `execute_tool` span. */
+  startTool(call: ToolCall, at?: Date): void {
+    const description = this.#start.tools.get(call.name);
+    const attributes: Attributes = {
+      [ATTR.operation]: OPERATION.tool,
+      [ATTR.conversationId]: this.#start.conversationId,
+      [ATTR.toolName]: call.name,
+      [ATTR.toolCallId]: call.id,
+      [ATTR.toolType]: "function",
+      ...(description ? { [ATTR.toolDescription]: description } : {}),
+    };
+    if (this.#settings.captureContent) attributes[ATTR.toolArguments] = callArguments(call);
+    const name = `${OPERATION.tool} ${call.name}`;
+    const span = this.#settings.tracer.startSpan(
+      name,
+      { kind: SpanKind.INTERNAL, attributes, startTime: at },
+      this.context,
+    );
+    this.#tools.get(call.id)?.end(at);
+    this.#tools.set(call.id, span);
+  }
+
+  /**
+   * A tool call's observation is known: an `ERROR:` one sets the span's error status and
+   * `error.type`. A call that was not seen starting (one the process died in, run again on
+   * resume) gets a span from the turn's start.
+   */
+  endTool(call: ToolCall, content: string, at?: Date): void {
+    if (!this.#tools.has(call.id)) this.startTool(call, this.#startedAt);
+    const span = this.#tools.get(call.id) as Span;
+    this.#tools.delete(call.id);
+    const { captureContent } = this.#settings;
+    if (content.startsWith("ERROR:")) {
+      span.setAttribute(ATTR.errorType, TOOL_ERROR);
+      span.setStatus({ code: SpanStatusCode.ERROR, ...(captureContent ? { message: content } : {}) });
+    } else if (captureContent) {
+      span.setAttribute(ATTR.toolResult, content);
+    }
+    span.end(at);
+  }
+
+  /** A decision on a call that needs approval, as an event on the turn's span. */
+  decided(call: ToolCall, decision: Decision, at?: Date): void {
+    const attributes: Attributes = {
+      [ATTR.toolCallId]: call.id,
+      [ATTR.toolName]: call.name,
+      [ATTR.approved]: decision.approved,
+    };
+    if (this.#settings.captureContent && decision.reason !== undefined)
+      attributes[ATTR.approvalReason] = decision.reason;
+    this.#root.addEvent(APPROVAL_EVENT, attributes, at);
+  }
+
+  /** The turn ended with `outcome` (any status: a limit or a pause is an outcome, not an error). */
+  end(outcome: TurnOutcome, at?: Date): void {
+    if (this.#ended) return;
+    const { status, answer, steps, tokens } = outcome;
+    this.#root.setAttributes({ [ATTR.status]: status, [ATTR.steps]: steps, [ATTR.tokens]: tokens });
+    if (this.#settings.captureContent && answer !== null)
+      this.#root.setAttribute(ATTR.outputMessages, answerMessages(answer));
+    this.#close(at);
+  }
+
+  /** The turn failed (the model, the store, a listener): the spans still open end, the turn's with the error. */
+  fail(error: unknown, at?: Date): void {
+    if (this.#ended) return;
+    this.failChat(error, at);
+    recordError(this.#root, error);
+    this.#close(at);
+  }
+
+  /** The turn's log stops before its end (a paused, interrupted or still running run): the spans end there. */
+  stop(at?: Date): void {
+    if (!this.#ended) this.#close(at);
+  }
+
+  #close(at: Date | undefined): void {
+    this.#ended = true;
+    this.#chat?.end(at);
+    this.#chat = null;
+    for (const span of this.#tools.values()) span.end(at);
+    this.#tools.clear();
+    if (this.#usage !== null) {
+      this.#root.setAttributes({ [ATTR.inputTokens]: this.#usage.input, [ATTR.outputTokens]: this.#usage.output });
+    }
+    this.#root.end(at);
+  }
+
+  /** What the turn's and the model calls' spans say about the model and the run. */
+  #base(operation: string): Attributes {
+    const { provider, model } = this.#settings;
+    return {
+      [ATTR.operation]: operation,
+      [ATTR.provider]: provider,
+      ...(model ? { [ATTR.requestModel]: model } : {}),
+      [ATTR.conversationId]: this.#start.conversationId,
+    };
+  }
+}
+
+/** Records `error` on `span`: the exception, `error.type` (its name), and the error status with its message. */
+function recordError(span: Span, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  span.recordException(error instanceof Error ? error : message);
+  span.setAttribute(ATTR.errorType, errorType(error));
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/** A low-cardinality name for a thrown value: its `name` (`ModelError`, `RateLimitError`...), or `_OTHER`. */
+export function errorType(error: unknown): string {
+  if (typeof error !== "object" || error === null) return "_OTHER";
+  const { name } = error as { name?: unknown };
+  if (typeof name === "string" && name !== "" && name !== "Error") return name;
+  const className = (error as { constructor?: { name?: unknown } }).constructor?.name;
+  if (typeof className === "string" && className !== "" && className !== "Object") return className;
+  return typeof name === "string" && name !== "" ? name : "_OTHER";
+}
