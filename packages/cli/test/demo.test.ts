@@ -52,17 +52,38 @@ describe("agentloop demo", () => {
         bodies.push(JSON.parse(text));
         const reply = replies[bodies.length - 1] ?? { content: "out of script" };
         const message = { role: "assistant", content: null, ...reply };
-        response.writeHead(request.url === "/v1/chat/completions" ? 200 : 404, { "content-type": "application/json" });
+        const finish = "tool_calls" in reply ? "tool_calls" : "stop";
+        const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
+        const head = { id: `chatcmpl-${bodies.length}`, created: 1_764_672_000, model: "fake-model" };
+        const status = request.url === "/v1/chat/completions" ? 200 : 404;
+        if ((JSON.parse(text) as { stream?: boolean }).stream === true) {
+          // The demo prints the model's text as it streams, so the adapter asks for a stream: SSE,
+          // as the real API sends it, the calls' arguments whole in one chunk, usage in the last.
+          const delta = {
+            role: "assistant",
+            ...("content" in reply ? { content: reply.content } : {}),
+            ...("tool_calls" in reply
+              ? { tool_calls: (reply.tool_calls ?? []).map((call, index) => ({ index, ...call })) }
+              : {}),
+          };
+          const chunk = (body: object) =>
+            `data: ${JSON.stringify({ ...head, object: "chat.completion.chunk", ...body })}\n\n`;
+          response.writeHead(status, { "content-type": "text/event-stream" });
+          response.end(
+            chunk({ choices: [{ index: 0, delta, finish_reason: null }] }) +
+              chunk({ choices: [{ index: 0, delta: {}, finish_reason: finish }] }) +
+              chunk({ choices: [], usage }) +
+              "data: [DONE]\n\n",
+          );
+          return;
+        }
+        response.writeHead(status, { "content-type": "application/json" });
         response.end(
           JSON.stringify({
-            id: `chatcmpl-${bodies.length}`,
+            ...head,
             object: "chat.completion",
-            created: 1_764_672_000,
-            model: "fake-model",
-            choices: [
-              { index: 0, message, finish_reason: "tool_calls" in reply ? "tool_calls" : "stop", logprobs: null },
-            ],
-            usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+            choices: [{ index: 0, message, finish_reason: finish, logprobs: null }],
+            usage,
           }),
         );
       });

@@ -69,7 +69,14 @@ describe("runs spread over two service processes, one killed mid-batch", () => {
       const key = `${entry.ref} ${entry.key}`;
       attempts.set(key, [...(attempts.get(key) ?? []), entry]);
     }
-    expect(attempts.size).toBe(RUNS * 6); // 3 model calls, 3 tool calls per run
+    // 3 model calls and 3 tool calls per run; a charge reported lost may have been cut before its
+    // tool began (the kill came after its "started" step was journaled): then it has no attempt.
+    const neverBegun = results.filter((result) => {
+      const charge = result.messages.find((message) => message.role === "tool" && message.toolCallId === "p1");
+      const lost = charge?.content.startsWith("ERROR: the result of charge was lost") === true;
+      return lost && !attempts.has(`${result.runId} charge`);
+    }).length;
+    expect(attempts.size).toBe(RUNS * 6 - neverBegun);
     for (const [key, tries] of attempts) {
       expect(tries.length, key).toBeLessThanOrEqual(2);
       if (tries.length === 2) expect(tries[0]?.pid, key).toBe(killed.pid);
