@@ -6,12 +6,14 @@ export { CallBatch, type CallState } from "./call-batch.js";
 export type { AgentEvent, AgentRequest, RunSettings } from "./events.js";
 export { Journal } from "./journal.js";
 export { foldEvents, outcomeOf, type Replay, type ReplayOptions } from "./replay.js";
-export { type LiveRun, runLive } from "./run-agent.js";
+export { checkRunOptions, type LiveRun, runLive } from "./run-agent.js";
 export {
   type AgentActor,
   DEFAULT_TOOL_TIMEOUT_MS,
   driveEffects,
   type EffectPorts,
+  lostResult,
+  mayRunAgain,
   type Resumption,
 } from "./run-effects.js";
 export {

@@ -273,8 +273,7 @@ async function observe(effects: Effects, call: ToolCall, deliver: Deliver, inter
   if (end.ended) return;
   let content: string;
   if (interrupted) {
-    const safe = registry.isIdempotent(call.name) || !registry.wouldRun(call);
-    content = safe ? await execute(effects, call) : lostResult(call);
+    content = mayRunAgain(registry, call) ? await execute(effects, call) : lostResult(call);
   } else {
     if (journal !== undefined) {
       const started = await journal.commit(
@@ -301,7 +300,13 @@ function execute({ registry, end, toolTimeoutMs, maxResultChars }: Effects, call
   });
 }
 
-function lostResult(call: ToolCall): string {
+/** Whether a call whose run was cut off may run again: its tool is idempotent, or the call is invalid and runs nothing. */
+export function mayRunAgain(registry: ToolRegistry, call: ToolCall): boolean {
+  return registry.isIdempotent(call.name) || !registry.wouldRun(call);
+}
+
+/** What the model is told of a call whose run was cut off and that may not run again. */
+export function lostResult(call: ToolCall): string {
   return (
     `ERROR: the result of ${call.name} was lost: the run was interrupted while it ran, so it may or may not ` +
     "have taken effect. Check its effect before you call it again."

@@ -9,7 +9,9 @@ import {
   agentMachine,
   DEFAULT_TOOL_TIMEOUT_MS,
   listView,
+  lostResult,
   type ModelWithLimits,
+  mayRunAgain,
   messagesOf,
   outcomeOf,
   type RunSettings,
@@ -35,6 +37,7 @@ import { type Actor, createActor } from "xstate";
 
 /** The requests the machine makes and the events it takes, as this package names them. */
 export type { AgentEvent, AgentOptions, AgentRequest, ModelWithLimits, RunEvent, RunSettings, StoredEvent };
+export { lostResult, mayRunAgain };
 
 /** A request of the machine with the name of the journaled step that answers it, unique in its run. */
 export interface KeyedRequest {
@@ -244,17 +247,4 @@ export function runTool(
     timeoutMs: limits.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     maxResultChars: limits.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
   });
-}
-
-/** Whether a call whose earlier run was cut off may run again: its tool is idempotent, or the call is invalid and runs nothing. */
-export function mayRunAgain(registry: ToolRegistry, call: ToolCall): boolean {
-  return registry.isIdempotent(call.name) || !registry.wouldRun(call);
-}
-
-/** What the model is told of a call whose run was cut off and that may not run again: the same words as `resumeAgent`'s. */
-export function lostResult(call: ToolCall): string {
-  return (
-    `ERROR: the result of ${call.name} was lost: the run was interrupted while it ran, so it may or may not ` +
-    "have taken effect. Check its effect before you call it again."
-  );
 }
