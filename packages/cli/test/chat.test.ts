@@ -126,7 +126,7 @@ describe("agentloop chat", () => {
       "agentloop: 'agentloop chat' needs a log and a message in quotes; see 'agentloop chat --help'\n",
     );
     expect((await agentloop(["chat", log, "Hello?"])).stderr).toBe(
-      "agentloop: 'agentloop chat' needs --tools <module>; see 'agentloop chat --help'\n",
+      "agentloop: 'agentloop chat' needs --tools <module> or an MCP server (--mcp, --mcp-url); see 'agentloop chat --help'\n",
     );
   });
 });

@@ -40,6 +40,26 @@ describe("agentloop run with MCP servers", () => {
     },
   );
 
+  it("resume takes the same servers: a finished run comes back as it was, and other tools are refused", {
+    timeout: 30_000,
+  }, async () => {
+    const cwd = tempDir();
+    const run = await cli(
+      ["run", "--mcp-url", http.url, "--script", fixture("mcp-script.json"), "--store", "runs", "--json", "t"],
+      { cwd },
+    );
+    const first = JSON.parse(run.stdout) as AgentResult;
+    const log = `runs/${first.runId}.jsonl`;
+    const again = await cli(["resume", log, "--mcp-url", http.url, "--script", fixture("mcp-script.json"), "--json"], {
+      cwd,
+    });
+    expect(again.stderr).toBe("");
+    expect(JSON.parse(again.stdout)).toEqual(first);
+    const other = await cli(["resume", log, "--tools", fixture("tools.mjs"), "--json"], { cwd });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain("was started with other tools than this registry has (");
+  });
+
   it("a tools module and a server that both give get_weather: a usage error naming the clash", {
     timeout: 30_000,
   }, async () => {

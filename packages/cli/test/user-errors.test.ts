@@ -144,7 +144,11 @@ const CASES: readonly [string, () => string[], string | RegExp][] = [
     () => ["graph", "--run", join(dir, "newer.jsonl")],
     "was written with schema version 9; this agentloop reads up to 2",
   ],
-  ["resume without --tools", () => ["resume", join(dir, "misfit.jsonl")], "'agentloop resume' needs --tools <module>"],
+  [
+    "resume without --tools",
+    () => ["resume", join(dir, "misfit.jsonl")],
+    "'agentloop resume' needs --tools <module> or an MCP server (--mcp, --mcp-url)",
+  ],
   [
     "approving and denying one call",
     () => ["resume", join(dir, "misfit.jsonl"), "--tools", tools, "--approve", "a", "--deny", "a"],

@@ -17,12 +17,12 @@ import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { formatOutcome, type ResumeWith, resumeCommand, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { type LogRef, openLog, readLog } from "../setup/stores.js";
+import { openToolSources, requireToolSource, TOOL_SOURCE_OPTIONS, toolSourceFlags } from "../setup/tool-sources.js";
 import { checkSameTools } from "../setup/tools-diff.js";
-import { loadTools } from "../setup/tools-module.js";
 import { runWithProgress } from "../trace/live-run.js";
 import { RunTracer } from "../trace/run-trace.js";
 
-export const CHAT_HELP = `Usage: agentloop chat <log> --tools <module> [--model <provider:name> | --script <file.json>]
+export const CHAT_HELP = `Usage: agentloop chat <log> --tools <module> [--mcp …] [--mcp-url …] [--model <provider:name> | --script <file.json>]
                       [--json] [--no-color] "<message>"
 
 Takes a finished run further with your next message: the message is added to the same log
@@ -36,7 +36,9 @@ Arguments:
   <message>                your next message, in quotes
 
 Options:
-  --tools <module>         the tools module the run was started with (its specs must match the log's)
+  --tools, --mcp, --mcp-url
+                           the tools the run was started with, as 'agentloop run' takes them
+                           (their specs must match the log's)
   --model <provider:name>  openai:<name> or anthropic:<name>, for this turn's model calls
   --script <file.json>     or a scripted model: the script the conversation ran with so far (the replies
                            the log already holds are skipped), or just the replies still to come
@@ -53,7 +55,7 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
       args,
       allowPositionals: true,
       options: {
-        tools: { type: "string" },
+        ...TOOL_SOURCE_OPTIONS,
         model: { type: "string" },
         script: { type: "string" },
         json: { type: "boolean", default: false },
@@ -71,40 +73,43 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   if (reference === undefined || message === "") {
     throw new UsageError(`'agentloop chat' needs a log and a message in quotes; see 'agentloop chat --help'`);
   }
-  if (values.tools === undefined) {
-    throw new UsageError("'agentloop chat' needs --tools <module>; see 'agentloop chat --help'");
-  }
+  requireToolSource("chat", values);
   const log = await openLog(reference, { readonly: false });
   const history = await readLog(log);
-  const how = { log: log.label, tools: values.tools, model: modelFlagsOf(values) };
+  const how = { log: log.label, tools: toolSourceFlags(values), model: modelFlagsOf(values) };
   const tracer = nextTurnTracer(log, history, message, resumeCommand(io, how, null, []));
   const started = history[0] as StartEvent;
-  const registry = await loadTools(values.tools);
-  checkSameTools(log.runId, started.settings, registry, values.tools);
-  const logged = history.flatMap((event) => (event.type === "model.replied" ? [event.reply as ModelReply] : []));
-  const model = await chooseModel(values, io, "chat", "refuse", logged);
-  const colors = palette(useColor(io.stdout, values["no-color"], io.env));
-  const result = await runWithProgress(
-    (hooks) => continueAgent(log.runId, message, model, registry, { ...hooks, store: log.store }),
-    { io, colors, quiet: values.json, tracer },
-  ).catch((error: unknown) => {
-    if (!ModelError.isInstance(error)) throw error;
-    throw new ModelError(`${error.message}; the log is kept: ${log.label}`, { ...error, cause: error });
-  });
-  if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
-  else writeLines(io.stdout, turnLines(io, colors, how, tracer.fold.turn, result));
-  return exitCodeOf(result);
+  const sources = await openToolSources("chat", values);
+  const { registry } = sources;
+  try {
+    checkSameTools(log.runId, started.settings, registry, sources.flags.join(" "));
+    const logged = history.flatMap((event) => (event.type === "model.replied" ? [event.reply as ModelReply] : []));
+    const model = await chooseModel(values, io, "chat", "refuse", logged);
+    const colors = palette(useColor(io.stdout, values["no-color"], io.env));
+    const result = await runWithProgress(
+      (hooks) => continueAgent(log.runId, message, model, registry, { ...hooks, store: log.store }),
+      { io, colors, quiet: values.json, tracer },
+    ).catch((error: unknown) => {
+      if (!ModelError.isInstance(error)) throw error;
+      throw new ModelError(`${error.message}; the log is kept: ${log.label}`, { ...error, cause: error });
+    });
+    if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
+    else writeLines(io.stdout, turnLines(io, colors, how, tracer.fold.turn, result));
+    return exitCodeOf(result);
+  } finally {
+    await sources.close();
+  }
 }
 
 /** What a turn came to, and the command that sends the next message (none while calls wait for decisions). */
 function turnLines(
   io: Io,
   colors: Palette,
-  how: ResumeWith & { tools: string },
+  how: ResumeWith & { tools: readonly string[] },
   turn: number,
   result: AgentResult,
 ): string[] {
-  const next = commandLine(io, ["chat", how.log, "--tools", how.tools, ...(how.model ?? []), "<your next message>"]);
+  const next = commandLine(io, ["chat", how.log, ...how.tools, ...(how.model ?? []), "<your next message>"]);
   return [
     "",
     `${colors.bold("turn")}     ${turn}`,

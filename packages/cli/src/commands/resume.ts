@@ -10,12 +10,12 @@ import { formatOutcome, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { checkDecisions } from "../setup/pending-calls.js";
 import { openLog, readLog } from "../setup/stores.js";
+import { openToolSources, requireToolSource, TOOL_SOURCE_OPTIONS } from "../setup/tool-sources.js";
 import { checkSameTools } from "../setup/tools-diff.js";
-import { loadTools } from "../setup/tools-module.js";
 import { runWithProgress } from "../trace/live-run.js";
 import { RunTracer } from "../trace/run-trace.js";
 
-export const RESUME_HELP = `Usage: agentloop resume <log> --tools <module> [--model <provider:name> | --script <file.json>]
+export const RESUME_HELP = `Usage: agentloop resume <log> --tools <module> [--mcp …] [--mcp-url …] [--model <provider:name> | --script <file.json>]
                         [--approve <callId>]... [--deny <callId>]... [--reason <text>] [--json] [--no-color]
 
 Continues a run from its log: logged model replies are not asked for again and logged tool
@@ -26,7 +26,9 @@ Arguments:
   <log>                    a <runId>.jsonl file, or <file.db>#<runId> in a SQLite store
 
 Options:
-  --tools <module>         the tools module the run was started with (its specs must match the log's)
+  --tools, --mcp, --mcp-url
+                           the tools the run was started with, as 'agentloop run' takes them
+                           (their specs must match the log's)
   --model <provider:name>  openai:<name> or anthropic:<name>, for the model calls still to come
   --script <file.json>     or a scripted model: the script the run was started with (the replies the
                            log already holds are skipped), or just the replies still to come
@@ -46,7 +48,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
       args,
       allowPositionals: true,
       options: {
-        tools: { type: "string" },
+        ...TOOL_SOURCE_OPTIONS,
         model: { type: "string" },
         script: { type: "string" },
         approve: { type: "string", multiple: true, default: [] },
@@ -63,9 +65,8 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
   const reference = onePositional("resume", "a log (<runId>.jsonl)", positionals);
-  if (values.tools === undefined)
-    throw new UsageError("'agentloop resume' needs --tools <module>; see 'agentloop resume --help'");
   const decisions = decisionsOf(values.approve, values.deny, values.reason);
+  requireToolSource("resume", values);
   const log = await openLog(reference, { readonly: false });
   const history = await readLog(log);
   // One fold of the log: it checks the log, names the calls that wait, and seeds the progress line.
@@ -77,29 +78,34 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   if (fold.result === null) checkDecisions(fold.snapshot, decisions);
   else if (Object.keys(decisions).length > 0)
     throw new UsageError(`run '${log.runId}' has finished: no call waits for a decision`);
-  const registry = await loadTools(values.tools);
-  checkSameTools(log.runId, started.settings, registry, values.tools);
-  const logged = history.flatMap((event) => (event.type === "model.replied" ? [event.reply as ModelReply] : []));
-  const model = await chooseModel(values, io, "resume", "failWhenCalled", logged);
-  const colors = palette(useColor(io.stdout, values["no-color"], io.env));
-  const result = await runWithProgress(
-    (hooks) => resumeAgent(log.runId, model, registry, { ...hooks, store: log.store, decisions }),
-    { io, colors, quiet: values.json, tracer },
-  ).catch((error: unknown) => {
-    if (!ModelError.isInstance(error)) throw error;
-    throw new ModelError(`${error.message}; the log is kept: ${log.label}`, { ...error, cause: error });
-  });
-  if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
-  else {
-    const how = { log: log.label, tools: values.tools, model: modelFlagsOf(values) };
-    writeLines(io.stdout, [
-      "",
-      ...formatOutcome(result, colors),
-      ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
-      colors.dim(`log      ${log.label}`),
-    ]);
+  const sources = await openToolSources("resume", values);
+  const { registry } = sources;
+  try {
+    checkSameTools(log.runId, started.settings, registry, sources.flags.join(" "));
+    const logged = history.flatMap((event) => (event.type === "model.replied" ? [event.reply as ModelReply] : []));
+    const model = await chooseModel(values, io, "resume", "failWhenCalled", logged);
+    const colors = palette(useColor(io.stdout, values["no-color"], io.env));
+    const result = await runWithProgress(
+      (hooks) => resumeAgent(log.runId, model, registry, { ...hooks, store: log.store, decisions }),
+      { io, colors, quiet: values.json, tracer },
+    ).catch((error: unknown) => {
+      if (!ModelError.isInstance(error)) throw error;
+      throw new ModelError(`${error.message}; the log is kept: ${log.label}`, { ...error, cause: error });
+    });
+    if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
+    else {
+      const how = { log: log.label, tools: sources.flags, model: modelFlagsOf(values) };
+      writeLines(io.stdout, [
+        "",
+        ...formatOutcome(result, colors),
+        ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
+        colors.dim(`log      ${log.label}`),
+      ]);
+    }
+    return exitCodeOf(result);
+  } finally {
+    await sources.close();
   }
-  return exitCodeOf(result);
 }
 
 /** Decisions by call id, as own properties only: an id like `__proto__` or `constructor` is an id like any other. */

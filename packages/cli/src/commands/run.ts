@@ -1,18 +1,17 @@
 import { parseArgs } from "node:util";
 import { parseCommandLine } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import { ModelError, resolveSettings, runAgent, ToolRegistry } from "../core-api.js";
+import { ModelError, resolveSettings, runAgent } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { formatOutcome, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
-import { addMcpTools, connectMcpServers } from "../setup/mcp-servers.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
 import { RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsOf } from "../setup/run-options.js";
 import { checkRunId, openStore } from "../setup/stores.js";
-import { loadTools } from "../setup/tools-module.js";
+import { openToolSources, TOOL_SOURCE_HELP, TOOL_SOURCE_OPTIONS } from "../setup/tool-sources.js";
 import { runWithProgress } from "../trace/live-run.js";
 import { newRunTracer } from "../trace/run-trace.js";
 
@@ -29,11 +28,7 @@ line shows the machine's state, the tools running, the step and the tokens spent
 terminal, rewritten in place, with the model's text printed above it as it streams).
 
 Options:
-  --tools <module>         a JavaScript or TypeScript module (.js, .mjs, .ts, .mts) whose default
-                           export (or 'register' export) is a function (registry) => void that
-                           registers tools on a ToolRegistry
-  --mcp "<command>"        an MCP server to start (stdio) whose tools the run may use; repeatable
-  --mcp-url <url>          an MCP server to reach over Streamable HTTP whose tools the run may use; repeatable
+${TOOL_SOURCE_HELP}
   --model <provider:name>  openai:<name> (OPENAI_API_KEY, OPENAI_BASE_URL) or anthropic:<name> (ANTHROPIC_API_KEY)
   --script <file.json>     a scripted model instead: a JSON array of replies { "content", "toolCalls" }
   --store <path>           where the log is kept: a directory of <runId>.jsonl files, or a .db/.sqlite
@@ -53,9 +48,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       args,
       allowPositionals: true,
       options: {
-        tools: { type: "string" },
-        mcp: { type: "string", multiple: true, default: [] },
-        "mcp-url": { type: "string", multiple: true, default: [] },
+        ...TOOL_SOURCE_OPTIONS,
         model: { type: "string" },
         script: { type: "string" },
         store: { type: "string", default: DEFAULT_STORE },
@@ -73,18 +66,13 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   }
   const task = positionals.join(" ").trim();
   if (task === "") throw new UsageError(`'agentloop run' needs a task in quotes; see 'agentloop run --help'`);
-  if (values.tools === undefined && values.mcp.length === 0 && values["mcp-url"].length === 0)
-    throw new UsageError(
-      "'agentloop run' needs --tools <module> or an MCP server (--mcp, --mcp-url); see 'agentloop run --help'",
-    );
   const runId = values["run-id"] === undefined ? newRunId("run") : checkRunId(values["run-id"]);
   const model = await chooseModel(values, io, "run");
-  const registry = values.tools === undefined ? new ToolRegistry() : await loadTools(values.tools);
-  const servers = await connectMcpServers(values.mcp, values["mcp-url"]);
+  const sources = await openToolSources("run", values);
+  const { registry } = sources;
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
   const log = logPathOf(values.store, runId);
   try {
-    addMcpTools(registry, servers);
     const options = runOptionsOf(values, registry);
     const store = await openStore(values.store);
     const tracer = values.json ? null : newRunTracer(() => resolveSettings(task, model, registry, options));
@@ -94,7 +82,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     );
     if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
     else {
-      const how = { log, tools: values.tools ?? "<module>", model: modelFlagsOf(values) };
+      const how = { log, tools: sources.flags, model: modelFlagsOf(values) };
       writeLines(io.stdout, [
         "",
         ...formatOutcome(result, colors),
@@ -112,6 +100,6 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       cause: error,
     });
   } finally {
-    await servers.close();
+    await sources.close();
   }
 }

@@ -21,10 +21,10 @@ export function formatOutcome(result: AgentResult, colors: Palette): string[] {
   return lines;
 }
 
-/** How to go on with a run: its log, and the tools and model flags to resume it with (placeholders when unknown). */
+/** How to go on with a run: its log, and the tool-source and model flags to resume it with (placeholders when unknown). */
 export interface ResumeWith {
   readonly log: string;
-  readonly tools?: string;
+  readonly tools?: readonly string[];
   readonly model?: ModelFlags;
 }
 
@@ -35,7 +35,7 @@ export function resumeCommand(
   decide: "approve" | "deny" | null,
   waiting: readonly ToolCall[],
 ): string {
-  const tools = ["--tools", how.tools ?? "<module>"];
+  const tools = how.tools === undefined || how.tools.length === 0 ? ["--tools", "<module>"] : how.tools;
   const model = how.model === undefined || how.model.length === 0 ? ["--model", "<provider:name>"] : how.model;
   const decisions = decide === null ? [] : waiting.flatMap((call) => [`--${decide}`, call.id]);
   return commandLine(io, ["resume", how.log, ...tools, ...model, ...decisions]);
