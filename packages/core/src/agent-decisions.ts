@@ -3,7 +3,7 @@ import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
 import { tokensOfLength } from "./count-tokens.js";
 import type { AgentEvent, AgentRequest } from "./events.js";
-import { appendCopy, appendMessage, lastMessage } from "./transcript.js";
+import { appendCopy, appendMessage, lastMessage, type Transcript } from "./transcript.js";
 import type { Message, ModelReply, ToolCall } from "./types.js";
 
 /**
@@ -49,11 +49,19 @@ export function appendReply(context: AgentContext, reply: ModelReply): Partial<A
     answer: toolCalls.length === 0 && finishReason !== "refusal" ? content : null,
   };
   if (assistant.toolCalls.length === 0) return { ...next, batch: null };
-  return { ...next, ...planCalls({ ...context, ...next }, assistant.toolCalls) };
+  const { batch, lastCall } = planCalls(context, assistant.toolCalls);
+  return { ...next, ...appendAnswered(context.schemaVersion, transcript, batch), lastCall };
 }
 
 /** The calls' batch, with the repeats refused (or the first one that stops the run marked), and the row after them. */
-function planCalls(context: AgentContext, calls: readonly ToolCall[]): Partial<AgentContext> {
+function planCalls(
+  context: AgentContext,
+  calls: readonly ToolCall[],
+): { batch: CallBatch; lastCall: AgentContext["lastCall"] } {
+  // With the guard off (the default) no call is a repeat, and the row is not kept.
+  if (context.repeatLimit === Number.POSITIVE_INFINITY) {
+    return { batch: CallBatch.of(calls, NO_REFUSALS, calls.length), lastCall: null };
+  }
   const refusals = new Map<number, string>();
   let stopAt = calls.length;
   let last = context.lastCall;
@@ -68,9 +76,10 @@ function planCalls(context: AgentContext, calls: readonly ToolCall[]): Partial<A
     }
     refusals.set(index, repeatedCallObservation(context, call));
   }
-  const batch = CallBatch.of(calls, refusals, stopAt);
-  return { ...appendAnswered(context, batch), lastCall: last };
+  return { batch: CallBatch.of(calls, refusals, stopAt), lastCall: last };
 }
+
+const NO_REFUSALS: ReadonlyMap<number, string> = new Map();
 
 /** The observation of a call that is not run because it repeats. */
 function repeatedCallObservation(context: AgentContext, call: ToolCall): string {
@@ -148,7 +157,8 @@ export function isAwaitedDecision({ batch }: AgentContext, event: Decided): bool
 export function recordResult(context: AgentContext, event: Finished): Partial<AgentContext> {
   const batch = context.batch as CallBatch;
   const index = batch.find(event.callId, "running");
-  return appendAnswered(context, batch.apply([{ kind: "answer", index, content: event.content }]));
+  const answered = batch.apply([{ kind: "answer", index, content: event.content }]);
+  return appendAnswered(context.schemaVersion, context.transcript, answered);
 }
 
 /** Records a decision on a waiting call: approved, it runs (the request is returned); denied, it is answered with why. */
@@ -163,7 +173,8 @@ export function recordDecision(
     return { changes: { batch: batch.apply([{ kind: "approve", index }]) }, requests: [{ type: "runTool", call }] };
   }
   const content = deniedObservation(call, event.reason);
-  return { changes: appendAnswered(context, batch.apply([{ kind: "answer", index, content }])), requests: [] };
+  const answered = batch.apply([{ kind: "answer", index, content }]);
+  return { changes: appendAnswered(context.schemaVersion, context.transcript, answered), requests: [] };
 }
 
 /** The observation of a denied call. */
@@ -185,26 +196,26 @@ export function closeCalls(context: AgentContext, why: string): Partial<AgentCon
   for (let index = batch.appended; index < batch.calls.length; index++) {
     const call = batch.calls[index] as ToolCall;
     const content = batch.contentOf(index) ?? `ERROR: ${call.name} was not run to completion: ${why}.`;
-    transcript = appendMessage(transcript, toolMessage(context, call, content));
+    transcript = appendMessage(transcript, toolMessage(context.schemaVersion, call, content));
   }
   return { transcript, batch: batch.apply([], batch.calls.length) };
 }
 
 /** Appends the tool messages of the answered calls that follow the ones already in the list. */
-function appendAnswered(context: AgentContext, batch: CallBatch): Partial<AgentContext> {
-  let transcript = context.transcript;
+function appendAnswered(schemaVersion: number, list: Transcript, batch: CallBatch): Partial<AgentContext> {
+  let transcript = list;
   let appended = batch.appended;
   for (; appended < batch.calls.length; appended++) {
     const content = batch.contentOf(appended);
     if (content === undefined) break;
-    transcript = appendMessage(transcript, toolMessage(context, batch.calls[appended] as ToolCall, content));
+    transcript = appendMessage(transcript, toolMessage(schemaVersion, batch.calls[appended] as ToolCall, content));
   }
   return { transcript, batch: appended === batch.appended ? batch : batch.apply([], appended) };
 }
 
-function toolMessage(context: AgentContext, call: ToolCall, content: string): Message {
+function toolMessage(schemaVersion: number, call: ToolCall, content: string): Message {
   const message = { role: "tool", toolCallId: call.id, name: call.name, content } as const;
-  return context.schemaVersion >= 2 && content.startsWith("ERROR:") ? { ...message, isError: true } : message;
+  return schemaVersion >= 2 && content.startsWith("ERROR:") ? { ...message, isError: true } : message;
 }
 
 /** The calls of the last reply that wait for a decision, in call order, for an `awaiting_approval` result. */

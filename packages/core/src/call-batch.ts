@@ -10,16 +10,16 @@ export type CallState = "waiting" | "deciding" | "running" | "answered";
  */
 interface Progress {
   version: number;
-  readonly enteredAt: Float64Array;
-  readonly runningAt: Float64Array;
-  readonly answeredAt: Float64Array;
+  readonly enteredAt: number[];
+  readonly runningAt: number[];
+  readonly answeredAt: number[];
   readonly contents: (string | undefined)[];
 }
 
 /** What a batch knows from the start and never changes: calls by id, and where entering goes on after refused calls. */
 interface Plan {
   readonly byId: ReadonlyMap<string, readonly number[]>;
-  readonly unrefused: Int32Array;
+  readonly unrefused: readonly number[];
 }
 
 /** A change to a batch, applied by `CallBatch.apply`. */
@@ -75,9 +75,9 @@ export class CallBatch {
     const n = calls.length;
     const progress: Progress = {
       version: 0,
-      enteredAt: new Float64Array(n).fill(Number.POSITIVE_INFINITY),
-      runningAt: new Float64Array(n).fill(Number.POSITIVE_INFINITY),
-      answeredAt: new Float64Array(n).fill(Number.POSITIVE_INFINITY),
+      enteredAt: new Array<number>(n).fill(Number.POSITIVE_INFINITY),
+      runningAt: new Array<number>(n).fill(Number.POSITIVE_INFINITY),
+      answeredAt: new Array<number>(n).fill(Number.POSITIVE_INFINITY),
       contents: new Array<string | undefined>(n).fill(undefined),
     };
     for (const [index, content] of refusals) {
@@ -91,7 +91,7 @@ export class CallBatch {
       else indexes.push(index);
     }
     // The first call at or after each index that was not refused already: where entering resumes.
-    const unrefused = new Int32Array(n + 1).fill(n);
+    const unrefused = new Array<number>(n + 1).fill(n);
     for (let index = n - 1; index >= 0; index--) {
       unrefused[index] = refusals.has(index) ? (unrefused[index + 1] as number) : index;
     }
@@ -175,7 +175,7 @@ export class CallBatch {
   #copy(): Progress {
     const v = this.#version;
     const { enteredAt, runningAt, answeredAt, contents } = this.#progress;
-    const hide = (stamps: Float64Array) => stamps.map((stamp) => (stamp <= v ? stamp : Number.POSITIVE_INFINITY));
+    const hide = (stamps: readonly number[]) => stamps.map((stamp) => (stamp <= v ? stamp : Number.POSITIVE_INFINITY));
     const copy: Progress = {
       version: v,
       enteredAt: hide(enteredAt),

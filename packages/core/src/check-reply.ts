@@ -1,3 +1,4 @@
+import { copyFrozenJson, freezeJson } from "./frozen-json.js";
 import type { FinishReason, ModelReply, ReasoningPart, ToolCall, Usage } from "./types.js";
 import { isPlainObject } from "./validate-args.js";
 
@@ -11,15 +12,22 @@ export const MAX_ARGS_DEPTH = 64;
  * it into a `ModelError`.
  */
 export function copyReply(value: unknown): ModelReply | string {
+  // Plain JSON data (what adapters return) is copied directly, each property read once; anything
+  // else is copied through JSON, which reads it once too (and applies any `toJSON`).
+  let copy: unknown;
   let text: string | undefined;
   try {
-    text = JSON.stringify(value);
+    copy = copyFrozenJson(value, false);
+    if (copy === undefined) text = JSON.stringify(value);
   } catch (error) {
     return `the reply cannot be copied as JSON (${error instanceof Error ? error.message : String(error)})`;
   }
-  if (text === undefined) return `a reply must be an object { content, toolCalls }, got ${kindOf(value)}`;
-  const reply = checkReply(JSON.parse(text) as unknown);
-  return typeof reply === "string" ? reply : deepFreeze(reply);
+  if (copy === undefined) {
+    if (text === undefined) return `a reply must be an object { content, toolCalls }, got ${kindOf(value)}`;
+    copy = JSON.parse(text) as unknown;
+  }
+  const reply = checkReplyData(copy, true);
+  return typeof reply === "string" ? reply : freezeJson(reply);
 }
 
 /**
@@ -28,6 +36,11 @@ export function copyReply(value: unknown): ModelReply | string {
  * not something the model can repair, so the caller turns the sentence into a `ModelError`.
  */
 export function checkReply(value: unknown): ModelReply | string {
+  return checkReplyData(value, false);
+}
+
+/** `checkReply`; `isJson` says the value is plain JSON data already (a copy), so arguments need no JSON check. */
+function checkReplyData(value: unknown, isJson: boolean): ModelReply | string {
   if (!isPlainObject(value)) return `a reply must be an object { content, toolCalls }, got ${kindOf(value)}`;
   if (typeof value.content !== "string") return `reply.content must be a string, got ${kindOf(value.content)}`;
   if (!Array.isArray(value.toolCalls)) {
@@ -35,7 +48,7 @@ export function checkReply(value: unknown): ModelReply | string {
   }
   const toolCalls: ToolCall[] = [];
   for (const [index, call] of value.toolCalls.entries()) {
-    const checked = checkCall(call);
+    const checked = checkCall(call, isJson);
     if (typeof checked === "string") return `reply.toolCalls[${index}]${checked}`;
     toolCalls.push(checked);
   }
@@ -84,7 +97,7 @@ function checkReasoning(parts: unknown): ReasoningPart[] | string {
   return checked;
 }
 
-function checkCall(call: unknown): ToolCall | string {
+function checkCall(call: unknown, isJson: boolean): ToolCall | string {
   if (!isPlainObject(call)) return ` must be an object { id, name, args }, got ${kindOf(call)}`;
   const { id, name, args, rawArgs } = call;
   if (typeof id !== "string") return `.id must be a string, got ${kindOf(id)}`;
@@ -92,10 +105,12 @@ function checkCall(call: unknown): ToolCall | string {
   if (!isPlainObject(args)) return `.args must be an object, got ${kindOf(args)}`;
   if (rawArgs !== undefined && typeof rawArgs !== "string") return `.rawArgs must be a string, got ${kindOf(rawArgs)}`;
   if (nestsDeeper(args, MAX_ARGS_DEPTH)) return `.args nest deeper than ${MAX_ARGS_DEPTH} levels`;
-  try {
-    JSON.stringify(args);
-  } catch (error) {
-    return `.args cannot be encoded as JSON (${error instanceof Error ? error.message : String(error)})`;
+  if (!isJson) {
+    try {
+      JSON.stringify(args);
+    } catch (error) {
+      return `.args cannot be encoded as JSON (${error instanceof Error ? error.message : String(error)})`;
+    }
   }
   return rawArgs === undefined ? { id, name, args } : { id, name, args, rawArgs };
 }
@@ -130,12 +145,4 @@ function nestsDeeper(value: unknown, limit: number): boolean {
       if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
   }
   return false;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

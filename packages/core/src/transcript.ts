@@ -1,4 +1,5 @@
 import { tokensOfLength } from "./count-tokens.js";
+import { copyFrozenJson, freezeJson } from "./frozen-json.js";
 import type { Message } from "./types.js";
 
 /**
@@ -45,58 +46,11 @@ export function appendMessage(transcript: Transcript, message: Message): Transcr
  */
 export function appendCopy(transcript: Transcript, message: Message): Transcript {
   const json = JSON.stringify(message);
-  // Plain JSON data (the usual reply) is copied directly; anything JSON would change (undefined,
-  // NaN, a Date, a toJSON) takes the round trip, so the copy is always what the log will hold.
-  const copy = frozenCopy(message, 0) ?? deepFreeze(JSON.parse(json));
+  // Plain JSON data (the usual reply) is copied directly, and parts the driver copied already are
+  // kept as they are; anything JSON would change (undefined, NaN, a Date, a toJSON) takes the
+  // round trip, so the copy is always what the log will hold.
+  const copy = copyFrozenJson(message, true) ?? freezeJson(JSON.parse(json));
   return append(transcript, copy as Message, json.length);
-}
-
-/**
- * A deep-frozen copy of `value` if it is plain JSON data (which JSON would not change), else
- * undefined. Frozen parts are plain JSON data already checked and frozen (a reply the driver
- * copied): they are kept as they are, not copied again.
- */
-export function frozenCopy(value: unknown, depth: number): unknown {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
-  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
-  if (typeof value !== "object" || depth > 128) return undefined;
-  if (Object.isFrozen(value) && isFrozenJson(value, depth)) return value;
-  if (Array.isArray(value)) {
-    // A slice has exactly the length needed (a pushed-to array keeps spare room the trace would hold).
-    const items: unknown[] = value.slice();
-    for (let index = 0; index < items.length; index++) {
-      const item = frozenCopy(items[index], depth + 1);
-      if (item === undefined) return undefined;
-      items[index] = item;
-    }
-    return Object.freeze(items);
-  }
-  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    // `__proto__` as an own key would set the copy's prototype instead of copying the value.
-    if (key === "__proto__") return undefined;
-    const item = frozenCopy((value as Record<string, unknown>)[key], depth + 1);
-    if (item === undefined) return undefined;
-    copy[key] = item;
-  }
-  return Object.freeze(copy);
-}
-
-/** Whether a frozen value is deep-frozen plain JSON data, all the way down. */
-function isFrozenJson(value: unknown, depth: number): boolean {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
-  if (typeof value === "number") return Number.isFinite(value);
-  if (typeof value !== "object" || depth > 128 || !Object.isFrozen(value)) return false;
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) if (!isFrozenJson(value[index], depth + 1)) return false;
-    return true;
-  }
-  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-  for (const key of Object.keys(value)) {
-    if (key === "__proto__" || !isFrozenJson((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
 }
 
 function append(transcript: Transcript, message: Message, chars: number): Transcript {
