@@ -66,7 +66,7 @@ export function initialContext({
     ...(settings.history ?? []),
     { role: "user", content: settings.task },
   ]);
-  return {
+  const context: AgentContext = {
     maxSteps: settings.maxSteps,
     tokenBudget: settings.tokenBudget,
     replyReserve: settings.replyReserve ?? 0,
@@ -89,6 +89,10 @@ export function initialContext({
     status: null,
     answer: null,
   };
+  // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
+  // an object that way on its fast path only once an object of the same shape has been spread:
+  // made by a spread, the context is copied about 15 times faster (see docs/benchmarks.md).
+  return { ...context };
 }
 
 /** The context of a conversation's next turn: the list goes on with the user's message, and the limits count afresh. */

@@ -1,23 +1,19 @@
 /**
- * Deep-frozen plain JSON values, made once and then trusted: a reply the driver copied goes into
- * the list without being walked again. Only values this module made (or froze) are trusted; a
- * value someone else froze is walked, and one built by a caller is copied.
+ * Deep-frozen plain JSON values: copied from whatever a caller built, each property read once,
+ * so that what is checked, logged and shown to the tools is one and the same value.
  */
-
-/** Objects and arrays made or frozen here: deep-frozen plain JSON data all the way down. */
-const made = new WeakSet<object>();
 
 /**
  * A deep-frozen copy of `value` if it is plain JSON data that JSON would not change (finite
  * numbers, strings, booleans, null, arrays without holes and plain objects), reading each
- * property exactly once; else undefined (the caller takes the JSON round trip instead). Values
- * made here are returned as they are; with `trustFrozen`, so is other frozen plain JSON data.
+ * property exactly once; else undefined (the caller takes the JSON round trip instead). With
+ * `trustFrozen`, parts that are deep-frozen plain JSON already (a reply the driver copied) are
+ * kept as they are instead of copied again.
  */
 export function copyFrozenJson(value: unknown, trustFrozen: boolean, depth = 0): unknown {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
   if (typeof value !== "object" || depth > 128) return undefined;
-  if (made.has(value)) return value;
   if (trustFrozen && Object.isFrozen(value) && isFrozenJson(value, depth)) return value;
   let copy: unknown[] | Record<string, unknown>;
   if (Array.isArray(value)) {
@@ -41,20 +37,14 @@ export function copyFrozenJson(value: unknown, trustFrozen: boolean, depth = 0):
     }
     copy = object;
   }
-  Object.freeze(copy);
-  made.add(copy);
-  return copy;
+  return Object.freeze(copy);
 }
 
-/**
- * Freezes `value` all the way down and trusts it from then on. Only for values that are plain
- * JSON data by construction: fresh from `JSON.parse`, or rebuilt from parts made here.
- */
+/** Freezes `value` all the way down (parts frozen already are taken as frozen all the way down). */
 export function freezeJson<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !made.has(value)) {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) freezeJson(child);
-    made.add(value);
   }
   return value;
 }
@@ -64,7 +54,6 @@ function isFrozenJson(value: unknown, depth: number): boolean {
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;
   if (typeof value === "number") return Number.isFinite(value);
   if (typeof value !== "object" || depth > 128) return false;
-  if (made.has(value)) return true;
   if (!Object.isFrozen(value)) return false;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) if (!isFrozenJson(value[index], depth + 1)) return false;
