@@ -5,6 +5,7 @@ import { fromOpenAICompletion } from "./from-openai-completion.js";
 import { withoutQuotaRetries } from "./quota-fetch.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
 import { streamCompletion } from "./stream-completion.js";
+import { withoutStrictNulls } from "./strict-schema.js";
 import { type ReasoningField, toOpenAIMessages, toOpenAITools } from "./to-openai-request.js";
 
 /** Request fields the adapter fills in itself, or that would break the one-reply contract (refused at run time too). */
@@ -39,6 +40,15 @@ export interface OpenAIModelOptions extends OpenAIRequestParams {
    * (vLLM 0.11 and later, Ollama, LM Studio), or `"none"`.
    */
   readonly reasoningField?: ReasoningField;
+  /**
+   * Sends every tool with `strict: true`, so that OpenAI holds the model's arguments to the
+   * tool's schema as it writes them (Structured Outputs). The schemas are adapted on the wire:
+   * every property becomes required, an optional one nullable (a `null` the model sends for it is
+   * dropped before the call is checked and run), objects are closed; a schema strict mode cannot
+   * express fails the first model call with `StrictSchemaError`, naming the tool. Off by default:
+   * compatible servers vary in what they do with it.
+   */
+  readonly strict?: boolean;
 }
 
 /** A `Model` on Chat Completions that also tells how long its replies may be, in tokens (`undefined`: no limit was set). */
@@ -55,7 +65,17 @@ export type OpenAIModel = Model & { readonly maxReplyTokens: number | undefined 
  * rejects with the SDK's error.
  */
 export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
-  const { client, model, maxTokens, maxRetries, timeout, reasoningField = "reasoning_content", ...params } = options;
+  const {
+    client,
+    model,
+    maxTokens,
+    maxRetries,
+    timeout,
+    reasoningField = "reasoning_content",
+    strict = false,
+    ...params
+  } = options;
+  if (typeof strict !== "boolean") throw new TypeError(`strict must be true or false, got ${String(strict)}`);
   if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && maxTokens > 0)) {
     throw new RangeError(`maxTokens must be a positive whole number, got ${maxTokens}`);
   }
@@ -90,14 +110,16 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
       ...always,
       model,
       messages: toOpenAIMessages(messages, reasoningField),
-      ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools), ...toolParams(messages) }),
+      ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools, strict), ...toolParams(messages) }),
       ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
     };
     const completion =
       onDelta === undefined
         ? await quotaAware.chat.completions.create(body, { ...requestOptions, signal })
         : await streamCompletion(body, { client: quotaAware, requestOptions, signal, onDelta });
-    return fromOpenAICompletion(completion, messages);
+    const reply = fromOpenAICompletion(completion, messages);
+    if (!strict) return reply;
+    return { ...reply, toolCalls: reply.toolCalls.map((toolCall) => withoutStrictNulls(toolCall, tools)) };
   };
   return Object.assign(call, { maxReplyTokens: maxTokens ?? params.max_tokens ?? undefined });
 }

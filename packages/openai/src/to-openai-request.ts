@@ -4,6 +4,7 @@ import type {
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
+import { toStrictParameters } from "./strict-schema.js";
 
 /** The assistant-message field reasoning text goes back in, or `"none"` to send none back. */
 export type ReasoningField = "reasoning_content" | "reasoning" | "none";
@@ -60,10 +61,16 @@ function toOpenAIToolCall(call: ToolCall): ChatCompletionMessageFunctionToolCall
 /**
  * Maps tool specs to function tools: `parameters` is the tool's JSON Schema as registered, nested
  * keywords and `$defs` included, less `$schema` (the dialect is the validator's business, not the
- * model's); a schema without `properties` gets an empty one, which every server accepts.
+ * model's); a schema without `properties` gets an empty one, which every server accepts. With
+ * `strict`, each function is sent with `strict: true` and its schema as strict mode takes it
+ * (see `toStrictParameters`, which throws `StrictSchemaError` for a schema it cannot take).
  */
-export function toOpenAITools(tools: readonly ToolSpec[]): ChatCompletionFunctionTool[] {
+export function toOpenAITools(tools: readonly ToolSpec[], strict = false): ChatCompletionFunctionTool[] {
   return tools.map((tool) => {
+    if (strict) {
+      const parameters = toStrictParameters(tool);
+      return { type: "function", function: { name: tool.name, description: tool.description, parameters, strict } };
+    }
     const { $schema: _dialect, ...schema } = tool.parameters;
     return {
       type: "function",

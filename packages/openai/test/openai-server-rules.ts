@@ -35,7 +35,10 @@ interface WireAssistant {
  * thinking (they do not refuse a request without it). Returns the problems, `[]` when none.
  */
 export function checkServerRules(request: RecordedRequest, dialect: Dialect, issued: IssuedReasoning): string[] {
-  const messages = (request.body as { messages?: unknown } | undefined)?.messages;
+  const body = request.body as { messages?: unknown; tools?: unknown } | undefined;
+  const strictProblems = dialect === "openai" ? checkStrictTools(body?.tools) : [];
+  if (strictProblems.length > 0) return strictProblems;
+  const messages = body?.messages;
   if (!Array.isArray(messages)) return [];
   const field = REASONING_FIELD[dialect];
   return (messages as WireAssistant[]).flatMap((message, index) => {
@@ -61,4 +64,56 @@ function isJsonObject(text: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+type SchemaNode = { readonly [keyword: string]: unknown };
+
+/**
+ * OpenAI's checks of a function sent with `strict: true` (Structured Outputs), with its error
+ * texts as the API returns them (code `invalid_function_parameters`): every object schema, at the
+ * root and below (`properties`, `items`, `anyOf`, `$defs`), sets `additionalProperties: false`
+ * and lists every property in `required`; `default` is not permitted.
+ */
+export function checkStrictTools(tools: unknown): string[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((tool: { function?: { name?: unknown; strict?: unknown; parameters?: unknown } }) => {
+    const fn = tool?.function;
+    if (fn?.strict !== true || typeof fn.parameters !== "object" || fn.parameters === null) return [];
+    const problem = strictProblem(fn.parameters as SchemaNode, []);
+    return problem === null ? [] : [`Invalid schema for function '${String(fn.name)}': ${problem}`];
+  });
+}
+
+function strictProblem(schema: SchemaNode, context: readonly string[]): string | null {
+  const at = `In context=(${context.map((part) => `'${part}'`).join(", ")})`;
+  if ("default" in schema) return `${at}, 'default' is not permitted.`;
+  const properties = schema.properties as SchemaNode | undefined;
+  if (schema.type === "object" || properties !== undefined) {
+    if (schema.additionalProperties !== false) {
+      return `${at}, 'additionalProperties' is required to be supplied and to be false.`;
+    }
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    const missing = Object.keys(properties ?? {}).find((key) => !required.includes(key));
+    if (missing !== undefined) {
+      return `${at}, 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing}'.`;
+    }
+  }
+  const children: [string[], unknown][] = [
+    ...Object.entries(properties ?? {}).map(([key, child]): [string[], unknown] => [["properties", key], child]),
+    [["items"], schema.items],
+    ...(Array.isArray(schema.anyOf) ? schema.anyOf : []).map((child, index): [string[], unknown] => [
+      ["anyOf", String(index)],
+      child,
+    ]),
+    ...Object.entries((schema.$defs as SchemaNode | undefined) ?? {}).map(([key, child]): [string[], unknown] => [
+      ["$defs", key],
+      child,
+    ]),
+  ];
+  for (const [path, child] of children) {
+    if (typeof child !== "object" || child === null) continue;
+    const problem = strictProblem(child as SchemaNode, [...context, ...path]);
+    if (problem !== null) return problem;
+  }
+  return null;
 }
