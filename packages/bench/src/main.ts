@@ -5,7 +5,7 @@ import { floorHarness } from "./harnesses/floor.js";
 import { langgraphHarness } from "./harnesses/langgraph.js";
 import { openaiAgentsHarness } from "./harnesses/openai-agents.js";
 import { vercelAiHarness } from "./harnesses/vercel-ai.js";
-import { measureConcurrency } from "./metrics/concurrency.js";
+import { measureBatchPeaks, measureConcurrency } from "./metrics/concurrency.js";
 import { logOf, measureReplay, measureResume, measureStore, type StoreCost } from "./metrics/event-log.js";
 import { measureHeap } from "./metrics/heap.js";
 import { measureLatency } from "./metrics/latency.js";
@@ -46,6 +46,8 @@ progress(`a reply of three ${plan.parallelCalls.ms} ms calls...`);
 const parallelCalls = await measureParallelCalls(plan.parallelCalls.ms, plan.parallelCalls.rounds);
 progress(`${plan.concurrency.runs} concurrent runs...`);
 const concurrency = await measureConcurrency(harnesses, plan.concurrency);
+progress(`${plan.bigBatch.runs} concurrent runs, heap watched (floor and agentloop)...`);
+const bigBatch = await measureBatchPeaks([floorHarness, agentloopHarness], plan.bigBatch);
 
 progress("replay, resume and stores (agentloop)...");
 const log = await logOf(plan.longSteps);
@@ -88,6 +90,7 @@ const results: Results = {
   parallelCalls,
   heap,
   concurrency,
+  bigBatch,
   replay: { events: log.length, ms: replayMs },
   resume: { events: log.length - 2, ms: resumeMs },
   stores: { events: storeLog.length, rows: stores },

@@ -16,6 +16,8 @@ export interface Plan {
   /** Runs whose results are held together in the heap measurement. */
   readonly heapRuns: number;
   readonly concurrency: ConcurrencyPlan;
+  /** A larger batch, floor and agentloop only, with the heap's peak watched. */
+  readonly bigBatch: ConcurrencyPlan;
   /** Rounds of replay and resume. */
   readonly logRounds: number;
   /** The run length whose log each store appends and reads, and which runs with each store. */
@@ -41,6 +43,7 @@ export const FULL: Plan = {
   longSteps: 1000,
   heapRuns: 2,
   concurrency: { runs: 1000, steps: 5, delayMs: 20, rounds: 3 },
+  bigBatch: { runs: 10_000, steps: 5, delayMs: 20, rounds: 3 },
   logRounds: 9,
   storeSteps: 100,
   store: { rounds: 5, sampleMs: 200 },
@@ -59,6 +62,7 @@ export const TINY: Plan = {
   longSteps: 10,
   heapRuns: 1,
   concurrency: { runs: 10, steps: 5, delayMs: 20, rounds: 1 },
+  bigBatch: { runs: 20, steps: 5, delayMs: 20, rounds: 1 },
   logRounds: 1,
   storeSteps: 3,
   store: { rounds: 1, sampleMs: 1 },
