@@ -12,7 +12,8 @@
  */
 export function copyFrozenJson(value: unknown, trustFrozen: boolean, depth = 0): unknown {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
-  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  // -0 is 0 in JSON, as the log will hold it.
+  if (typeof value === "number") return Number.isFinite(value) ? value + 0 : undefined;
   if (typeof value !== "object" || depth > 128) return undefined;
   if (trustFrozen && Object.isFrozen(value) && isFrozenJson(value, depth)) return value;
   let copy: unknown[] | Record<string, unknown>;

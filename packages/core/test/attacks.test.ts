@@ -129,6 +129,20 @@ describe("what is logged is what ran", () => {
     expect(ran).toEqual(["alice"]);
   });
 
+  it("a -0 in the arguments is the 0 the log holds: the live trace and its replay are the same", async () => {
+    const seen: number[] = [];
+    const registry = new ToolRegistry();
+    registry.register("n", "N.", { type: "object", properties: { n: { type: "number" } } }, ({ n }) => {
+      seen.push(n);
+      return "ok";
+    });
+    const store = new MemoryEventStore();
+    const model = scriptedModel([asks(toolCall("z", "n", { n: -0 })), final("done")]);
+    const live = await runAgent("Zero.", model, registry, { store, runId: "zero" });
+    expect(Object.is(seen[0], 0)).toBe(true);
+    expect(replayRun(await store.read("zero")).result?.messages).toStrictEqual(live.messages);
+  });
+
   it("a reply whose toJSON returns something else is judged by what JSON makes of it", async () => {
     const registry = new ToolRegistry();
     registry.register("t", "T.", { type: "object" }, () => "ok");
