@@ -45,7 +45,7 @@ export interface OpenAIModelOptions extends OpenAIRequestParams {
    * tool's schema as it writes them (Structured Outputs). The schemas are adapted on the wire:
    * every property becomes required, an optional one nullable (a `null` the model sends for it is
    * dropped before the call is checked and run), objects are closed; a schema strict mode cannot
-   * express fails the first model call with `StrictSchemaError`, naming the tool. Off by default:
+   * express fails the first model call with `OpenAIRequestError`, naming the tool. Off by default:
    * compatible servers vary in what they do with it.
    */
   readonly strict?: boolean;

@@ -1,4 +1,5 @@
 import type { ToolCall, ToolSpec } from "@agentloop/core/adapter";
+import { OpenAIRequestError } from "./errors.js";
 
 type Schema = { readonly [keyword: string]: unknown };
 
@@ -48,25 +49,20 @@ const REFUSED: Readonly<Record<string, string>> = {
   $dynamicAnchor: "'$dynamicAnchor' (strict mode resolves only '#/...' references)",
 };
 
-/** A tool whose schema cannot be sent in strict mode, named with where and why. */
-export class StrictSchemaError extends TypeError {
-  override readonly name = "StrictSchemaError";
-}
-
 /**
  * The tool's parameters as OpenAI's strict mode (`strict: true`, Structured Outputs) takes them:
  * every object lists all its properties in `required` and sets `additionalProperties: false`; a
  * property the schema left optional becomes nullable instead (`anyOf: [its schema, null]`), and a
  * `null` the model sends for it is dropped from the arguments again (`withoutStrictNulls`); `oneOf`
  * becomes `anyOf`; keywords strict mode does not take that only narrow what is valid are left
- * out (the registry still checks them). Throws `StrictSchemaError` for what cannot be expressed:
+ * out (the registry still checks them). Throws `OpenAIRequestError` for what cannot be expressed:
  * an object open to other properties (`additionalProperties` other than false, or no properties
  * at all below the root), `allOf`, `patternProperties`, tuples, and references outside the schema.
  */
 export function toStrictParameters(tool: ToolSpec): Schema {
   const { $schema: _dialect, ...schema } = tool.parameters as Schema;
   const refuse = (path: string, why: string): never => {
-    throw new StrictSchemaError(`tool '${tool.name}' cannot be sent with strict: true: ${path} ${why}`);
+    throw new OpenAIRequestError(`tool '${tool.name}' cannot be sent with strict: true: ${path} ${why}`);
   };
   return strictNode({ ...schema, type: "object", properties: schema.properties ?? {} }, "the root", true, refuse);
 }

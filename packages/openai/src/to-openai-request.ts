@@ -63,7 +63,7 @@ function toOpenAIToolCall(call: ToolCall): ChatCompletionMessageFunctionToolCall
  * keywords and `$defs` included, less `$schema` (the dialect is the validator's business, not the
  * model's); a schema without `properties` gets an empty one, which every server accepts. With
  * `strict`, each function is sent with `strict: true` and its schema as strict mode takes it
- * (see `toStrictParameters`, which throws `StrictSchemaError` for a schema it cannot take).
+ * (see `toStrictParameters`, which throws `OpenAIRequestError` for a schema it cannot take).
  */
 export function toOpenAITools(tools: readonly ToolSpec[], strict = false): ChatCompletionFunctionTool[] {
   return tools.map((tool) => {

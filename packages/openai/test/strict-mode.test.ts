@@ -1,6 +1,6 @@
 import { jsonSchema, ModelError, runAgent, type ToolParameters, ToolRegistry } from "@agentloop/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { openaiModel, StrictSchemaError } from "../src/index.js";
+import { OpenAIRequestError, openaiModel } from "../src/index.js";
 import { toStrictParameters } from "../src/strict-schema.js";
 import { completion, type FakeOpenAI, MODEL, startFakeOpenAI } from "./fake-openai.js";
 import { checkStrictTools } from "./openai-server-rules.js";
@@ -134,9 +134,9 @@ describe("toStrictParameters", () => {
       { type: "object", properties: { at: { type: "array", prefixItems: [{ type: "number" }] } } },
       "the root.properties.at uses 'prefixItems'",
     ],
-  ])("refuses %s with StrictSchemaError naming the tool and where", (_label, parameters, words) => {
+  ])("refuses %s with OpenAIRequestError naming the tool and where", (_label, parameters, words) => {
     const convert = () => toStrictParameters(spec(parameters as ToolParameters));
-    expect(convert).toThrow(StrictSchemaError);
+    expect(convert).toThrow(OpenAIRequestError);
     expect(convert).toThrow(`tool 'search' cannot be sent with strict: true: ${words}`);
   });
 });
@@ -187,7 +187,7 @@ describe("openaiModel with strict: true, over the wire", () => {
     const model = openaiModel({ client: server.client(), model: MODEL, strict: true });
     const failure = await runAgent("Tag it.", model, registry).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ModelError);
-    expect((failure as ModelError).cause).toBeInstanceOf(StrictSchemaError);
+    expect((failure as ModelError).cause).toBeInstanceOf(OpenAIRequestError);
     expect((failure as ModelError).message).toContain("tool 'tag' cannot be sent with strict: true");
     expect(server.requests).toHaveLength(0);
   });
