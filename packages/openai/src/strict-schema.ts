@@ -1,4 +1,4 @@
-import type { ToolCall, ToolSpec } from "@agentloop/core/adapter";
+import { pointerSegments, type ToolCall, type ToolSpec, valueAt } from "@agentloop/core/adapter";
 import { OpenAIRequestError } from "./errors.js";
 
 type Schema = { readonly [keyword: string]: unknown };
@@ -211,15 +211,10 @@ function dropNulls(value: unknown, schema: Schema, root: Schema, depth: number):
 function resolveRef(schema: Schema, root: Schema): Schema | undefined {
   let current: Schema = schema;
   for (let hops = 0; typeof current.$ref === "string"; hops++) {
-    const ref = current.$ref;
-    if (hops > 16 || !ref.startsWith("#/")) return undefined;
-    let target: unknown = root;
-    for (const token of ref.slice(2).split("/")) {
-      const key = token.replaceAll("~1", "/").replaceAll("~0", "~");
-      target = isSchema(target) ? target[key] : undefined;
-    }
-    if (!isSchema(target)) return undefined;
-    current = target;
+    if (hops > 16 || !current.$ref.startsWith("#/")) return undefined;
+    const { value } = valueAt(root, pointerSegments(current.$ref));
+    if (!isSchema(value)) return undefined;
+    current = value;
   }
   return current;
 }

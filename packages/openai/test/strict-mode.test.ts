@@ -22,7 +22,7 @@ const SEARCH: ToolParameters = {
   $defs: {
     filter: {
       type: "object",
-      properties: { field: { type: "string" }, value: { type: ["string", "null"] } },
+      properties: { field: { type: "string" }, value: { type: ["string", "null"] }, note: { type: "string" } },
       required: ["field"],
       additionalProperties: false,
     },
@@ -92,8 +92,12 @@ describe("toStrictParameters", () => {
         filter: {
           type: "object",
           // Already nullable: required as it is, with no second null.
-          properties: { field: { type: "string" }, value: { type: ["string", "null"] } },
-          required: ["field", "value"],
+          properties: {
+            field: { type: "string" },
+            value: { type: ["string", "null"] },
+            note: { anyOf: [{ type: "string" }, { type: "null" }] },
+          },
+          required: ["field", "value", "note"],
           additionalProperties: false,
         },
       },
@@ -152,7 +156,11 @@ describe("openaiModel with strict: true, over the wire", () => {
     const call = (id: string, args: unknown) =>
       completion({ toolCalls: [{ id, name: "search", arguments: JSON.stringify(args) }] });
     server = await startFakeOpenAI([
-      call("c1", { filters: [{ field: "year", value: null }], unit: null, page: { size: 10, cursor: null } }),
+      call("c1", {
+        filters: [{ field: "year", value: null, note: null }],
+        unit: null,
+        page: { size: 10, cursor: null },
+      }),
       call("c2", { filters: [{ field: "year", value: "2020" }], unit: "F", page: null }),
       completion({ content: "One hit." }),
     ]);
@@ -162,7 +170,8 @@ describe("openaiModel with strict: true, over the wire", () => {
     expect(result).toMatchObject({ status: "done", answer: "One hit." });
     const sent = (server.requests[0]?.body as { tools?: { function: { strict?: boolean } }[] } | undefined)?.tools;
     expect(sent?.map((tool) => tool.function.strict)).toEqual([true]);
-    // A null the schema takes (`value`) stays; a null for an optional property is an absent one.
+    // A null the schema takes (`value`) stays; a null for an optional property is an absent one,
+    // also inside a `$ref`'d definition (`note`).
     expect(runs).toEqual([
       { filters: [{ field: "year", value: null }], page: { size: 10 } },
       { filters: [{ field: "year", value: "2020" }], unit: "F" },
