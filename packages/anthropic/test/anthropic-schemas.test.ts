@@ -1,26 +1,8 @@
-import { type AgentResult, runAgent, type ToolParameters, ToolRegistry } from "@agentloop/core";
+import { type AgentResult, runAgent, ToolRegistry } from "@agentloop/core";
+import { SEARCH_PARAMETERS as SEARCH } from "@agentloop/provider-testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { anthropicModel } from "../src/index.js";
 import { type FakeAnthropic, MODEL, message, startFakeAnthropic } from "./fake-anthropic.js";
-
-/** A JSON Schema with nested objects, arrays, an enum, anyOf and a `$ref` into `$defs`. */
-const SEARCH: ToolParameters = {
-  $schema: "https://json-schema.org/draft/2020-12/schema",
-  type: "object",
-  properties: {
-    filters: { type: "array", items: { $ref: "#/$defs/filter" }, minItems: 1 },
-    limit: { anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }] },
-  },
-  required: ["filters"],
-  $defs: {
-    filter: {
-      type: "object",
-      properties: { field: { type: "string" }, op: { enum: ["eq", "lt"] }, value: { type: "string" } },
-      required: ["field", "op", "value"],
-      additionalProperties: false,
-    },
-  },
-};
 
 let server: FakeAnthropic | undefined;
 afterEach(async () => {

@@ -14,5 +14,6 @@ export {
 export { type ReasoningStyle, reasoningScenarios } from "./reasoning-scenarios.js";
 export { CONFORMANCE_SCENARIOS, type ConformanceScenario, happyScript, type ScenarioLimits } from "./scenarios.js";
 export { type FakeStep, scriptedRoute } from "./scripted-route.js";
+export { SEARCH_PARAMETERS } from "./search.js";
 export { makeWeatherRegistry, type ToolRun, WEATHER_TASK } from "./weather.js";
 export { WireChecker } from "./wire-checker.js";
