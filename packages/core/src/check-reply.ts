@@ -1,4 +1,4 @@
-import { copyFrozenJson, freezeJson } from "./frozen-json.js";
+import { copyFrozenJson, deepFreeze } from "./frozen-json.js";
 import type { FinishReason, ModelReply, ReasoningPart, ToolCall, Usage } from "./types.js";
 import { isPlainObject } from "./validate-args.js";
 
@@ -27,7 +27,7 @@ export function copyReply(value: unknown): ModelReply | string {
     copy = JSON.parse(text) as unknown;
   }
   const reply = checkReplyData(copy, true);
-  return typeof reply === "string" ? reply : freezeJson(reply);
+  return typeof reply === "string" ? reply : deepFreeze(reply);
 }
 
 /**

@@ -42,10 +42,10 @@ export function copyFrozenJson(value: unknown, trustFrozen: boolean, depth = 0):
 }
 
 /** Freezes `value` all the way down (parts frozen already are taken as frozen all the way down). */
-export function freezeJson<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const child of Object.values(value)) freezeJson(child);
+    for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
 }

@@ -1,6 +1,7 @@
 import type { SchemaDraft } from "@cfworker/json-schema";
 import { argumentNamed, formatPath } from "./arg-path.js";
 import { ToolSchemaError } from "./errors.js";
+import { deepFreeze } from "./frozen-json.js";
 import { isPlainObject } from "./is-plain-object.js";
 import { type CompiledJsonSchema, compileJsonSchema, draftOf } from "./json-schema.js";
 import { type JsonSchemaParameters, markedJsonSchema } from "./json-schema-parameters.js";
@@ -156,12 +157,5 @@ function dropUndefined(value: unknown): unknown {
 
 /** A deep, frozen copy of JSON data: what `specs()` shows cannot change after registration. */
 function frozenCopy<T>(value: T): T {
-  const copy = structuredClone(value);
-  const freeze = (item: unknown): void => {
-    if (typeof item !== "object" || item === null || Object.isFrozen(item)) return;
-    Object.freeze(item);
-    for (const child of Object.values(item)) freeze(child);
-  };
-  freeze(copy);
-  return copy;
+  return deepFreeze(structuredClone(value));
 }

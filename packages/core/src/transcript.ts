@@ -1,5 +1,5 @@
 import { tokensOfLength } from "./count-tokens.js";
-import { copyFrozenJson, freezeJson } from "./frozen-json.js";
+import { copyFrozenJson, deepFreeze } from "./frozen-json.js";
 import type { Message } from "./types.js";
 
 /**
@@ -49,7 +49,7 @@ export function appendCopy(transcript: Transcript, message: Message): Transcript
   // Plain JSON data (the usual reply) is copied directly, and parts the driver copied already are
   // kept as they are; anything JSON would change (undefined, NaN, a Date, a toJSON) takes the
   // round trip, so the copy is always what the log will hold.
-  const copy = copyFrozenJson(message, true) ?? freezeJson(JSON.parse(json));
+  const copy = copyFrozenJson(message, true) ?? deepFreeze(JSON.parse(json));
   return append(transcript, copy as Message, json.length);
 }
 
@@ -125,12 +125,4 @@ function indexOf(key: string | symbol): number | null {
 /** Equals `countTokens(messagesOf(transcript))`, computed from the kept length: JSON adds `[`, `]` and commas. */
 export function transcriptTokens(transcript: Transcript): number {
   return tokensOfLength(transcript.chars + 2 + Math.max(0, transcript.length - 1));
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
