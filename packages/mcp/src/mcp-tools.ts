@@ -16,6 +16,8 @@ export interface McpToolsOptions {
   readonly options?: ToolOptions;
   /** Options per tool, by MCP name, over both. */
   readonly overrides?: Readonly<Record<string, ToolOptions>>;
+  /** Told, in one line, of listed tools that are left out and why (default `console.warn`). */
+  readonly onWarning?: (message: string) => void;
 }
 
 const mcpNames = new WeakMap<object, string>();
@@ -29,11 +31,15 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * the schema never reach it, and an `isError` result becomes an `ERROR:` observation. Annotations
  * give the options unless `options`/`overrides` say otherwise: a tool needs approval unless it is
  * `readOnlyHint` or `destructiveHint: false`; it is idempotent when `readOnlyHint` or `idempotentHint`.
- * Throws `ToolSchemaError` (from core) for a listed schema that cannot be enforced.
+ * A tool the server runs only as a task is left out, with a warning (`onWarning`). Throws
+ * `ToolSchemaError` (from core) for a listed schema that cannot be enforced.
  */
 export async function mcpTools(client: McpClient, options: McpToolsOptions = {}): Promise<Tool[]> {
   const { tools } = await client.listTools();
-  const wanted = tools.filter((listed) => included(listed, options.include));
+  const wanted = usable(
+    tools.filter((listed) => included(listed, options.include)),
+    options.onWarning ?? console.warn,
+  );
   const made = wanted.map((listed) => toAgentloopTool(client, listed, options));
   const names = new Set<string>();
   for (const each of made) {
@@ -90,6 +96,19 @@ function toAgentloopTool(client: McpClient, listed: McpTool, options: McpToolsOp
  */
 function sdkTimeout(timeoutMs: number | undefined): number {
   return Math.min(timeoutMs ?? Number.POSITIVE_INFINITY, MAX_TIMER_MS);
+}
+
+/**
+ * The tools a plain call can run: a tool the server runs only as a task (`execution.taskSupport:
+ * "required"`) refuses a plain call (-32601), and the SDK's client has no task protocol to run it,
+ * so it is left out, with a warning naming it, rather than offered to a model that cannot use it.
+ */
+function usable(tools: readonly McpTool[], warn: (message: string) => void): McpTool[] {
+  const taskOnly = tools.filter((listed) => listed.execution?.taskSupport === "required");
+  if (taskOnly.length === 0) return [...tools];
+  const names = taskOnly.map((listed) => `'${listed.name}'`).join(", ");
+  warn(`mcpTools: left out ${names}: the server runs them only as tasks, which this client does not support`);
+  return tools.filter((listed) => !taskOnly.includes(listed));
 }
 
 function included(listed: McpTool, include: McpToolsOptions["include"]): boolean {
