@@ -27,10 +27,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * The tools a connected MCP client lists, ready for `registry.add(...)`: name (mapped by
  * `toolNameOf` when the providers would refuse it), description and input JSON Schema as listed;
- * a call goes to the server with the run's signal and the call's timeout (the tool's, else the run's), arguments that fail
- * the schema never reach it, and an `isError` result becomes an `ERROR:` observation. Annotations
- * give the options unless `options`/`overrides` say otherwise: a tool needs approval unless it is
- * `readOnlyHint` or `destructiveHint: false`; it is idempotent when `readOnlyHint` or `idempotentHint`.
+ * a call goes to the server with the run's signal and the call's timeout (the tool's, else the
+ * run's), arguments that fail the schema never reach it, and an `isError` result becomes an
+ * `ERROR:` observation. Annotations give the options unless `options`/`overrides` say otherwise:
+ * a tool needs approval unless it is `readOnlyHint` or `destructiveHint: false`; it is idempotent
+ * when `readOnlyHint` or `idempotentHint`.
  * A tool the server runs only as a task is left out, with a warning (`onWarning`). Throws
  * `ToolSchemaError` (from core) for a listed schema that cannot be enforced.
  */
@@ -104,11 +105,11 @@ function sdkTimeout(timeoutMs: number | undefined): number {
  * so it is left out, with a warning naming it, rather than offered to a model that cannot use it.
  */
 function usable(tools: readonly McpTool[], warn: (message: string) => void): McpTool[] {
-  const taskOnly = tools.filter((listed) => listed.execution?.taskSupport === "required");
-  if (taskOnly.length === 0) return [...tools];
-  const names = taskOnly.map((listed) => `'${listed.name}'`).join(", ");
+  const taskOnly = new Set(tools.filter((listed) => listed.execution?.taskSupport === "required"));
+  if (taskOnly.size === 0) return [...tools];
+  const names = [...taskOnly].map((listed) => `'${listed.name}'`).join(", ");
   warn(`mcpTools: left out ${names}: the server runs them only as tasks, which this client does not support`);
-  return tools.filter((listed) => !taskOnly.includes(listed));
+  return tools.filter((listed) => !taskOnly.has(listed));
 }
 
 function included(listed: McpTool, include: McpToolsOptions["include"]): boolean {
