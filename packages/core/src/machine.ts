@@ -10,6 +10,7 @@ export { checkRunOptions, type LiveRun, runLive } from "./run-agent.js";
 export {
   type AgentActor,
   DEFAULT_TOOL_TIMEOUT_MS,
+  decisionEvent,
   driveEffects,
   type EffectPorts,
   lostResult,

@@ -248,7 +248,7 @@ async function decide({ approve, end, tell }: Effects, call: ToolCall, deliver: 
 }
 
 /** The logged form of an approver's decision; anything but a `Decision` is refused, so that no log holds what its reader refuses. */
-function decisionEvent(call: ToolCall, decision: unknown): Extract<AgentEvent, { type: "approval.decided" }> {
+export function decisionEvent(call: ToolCall, decision: unknown): Extract<AgentEvent, { type: "approval.decided" }> {
   const { approved, reason } = (typeof decision === "object" ? decision : {}) as Record<string, unknown>;
   if (typeof approved !== "boolean" || !(reason === undefined || typeof reason === "string")) {
     throw new TypeError(

@@ -18,8 +18,9 @@ export type Outcome =
  * Calls a tool function and settles, whatever it does: returns, throws (anything, `null` too),
  * rejects, or never settles (after `timeoutMs` milliseconds, when given and finite). Its signal aborts on the
  * timeout and when the run's signal aborts; `runSignal` is read only if the tool reads its own.
- * A function that returns at once is answered at once, with no timer: a timer can only fire once
- * the function yields, so a function that blocks the event loop cannot be interrupted anyway.
+ * Its context tells it `timeoutMs` (Infinity for none). A function that returns at once is
+ * answered at once, with no timer: a timer can only fire once the function yields, so a function
+ * that blocks the event loop cannot be interrupted anyway.
  */
 export function runGuarded(
   fn: ToolFunction<Record<string, unknown>>,
@@ -33,6 +34,7 @@ export function runGuarded(
   let signal: AbortSignal | undefined;
   const abort = () => controller?.abort(signal?.reason);
   const context = {
+    timeoutMs: timeoutMs ?? Number.POSITIVE_INFINITY,
     get signal(): AbortSignal {
       if (controller === undefined) {
         controller = new AbortController();

@@ -8,6 +8,8 @@ import { checkOptions, TOOL_OPTION_KEYS, type ToolOptions } from "./tool-options
 export interface ToolContext {
   /** Aborts on the tool's timeout and when the run is cancelled. */
   readonly signal: AbortSignal;
+  /** Milliseconds this call may take (the tool's `timeoutMs`, else the run's `toolTimeoutMs`); `Infinity` for no limit. */
+  readonly timeoutMs?: number;
 }
 
 /**

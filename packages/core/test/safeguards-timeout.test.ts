@@ -107,6 +107,22 @@ describe("tool timeouts", () => {
     expect(observationOf(r2.messages, "p")).toBe('"waited"');
   });
 
+  it("a tool's context tells it how long it may take: its own timeoutMs, else the run's, Infinity for none", async () => {
+    const told = new Map<string, number | undefined>();
+    const registry = new ToolRegistry();
+    const tell = (name: string) => (_args: unknown, context: { timeoutMs?: number }) =>
+      told.set(name, context.timeoutMs);
+    registry.register("runs", "d", { type: "object" }, tell("runs"));
+    registry.register("own", "d", { type: "object" }, tell("own"), { timeoutMs: 5_000 });
+    const model = () => scriptedModel([asks(toolCall("r", "runs"), toolCall("o", "own")), final("ok")]);
+    await runAgent("t", model(), registry, { toolTimeoutMs: 120_000 });
+    expect(Object.fromEntries(told)).toEqual({ runs: 120_000, own: 5_000 });
+    await runAgent("t", model(), registry, { toolTimeoutMs: Number.POSITIVE_INFINITY });
+    expect(told.get("runs")).toBe(Number.POSITIVE_INFINITY);
+    await runAgent("t", model(), registry);
+    expect(told.get("runs")).toBe(DEFAULT_TOOL_TIMEOUT_MS);
+  });
+
   it("a tool that settles before its timeout gives its result; one that rejects after it changes nothing", async () => {
     const { registry } = tools({ ms: 60 });
     const model = scriptedModel([asks(toolCall("s", "slow"), toolCall("l", "late")), final("ok")]);

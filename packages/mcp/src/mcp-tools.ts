@@ -16,6 +16,8 @@ export interface McpToolsOptions {
   readonly options?: ToolOptions;
   /** Options per tool, by MCP name, over both. */
   readonly overrides?: Readonly<Record<string, ToolOptions>>;
+  /** Told, in one line, of listed tools that are left out and why (default `console.warn`). */
+  readonly onWarning?: (message: string) => void;
 }
 
 const mcpNames = new WeakMap<object, string>();
@@ -25,15 +27,20 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * The tools a connected MCP client lists, ready for `registry.add(...)`: name (mapped by
  * `toolNameOf` when the providers would refuse it), description and input JSON Schema as listed;
- * a call goes to the server with the run's signal (and the tool's timeout), arguments that fail
- * the schema never reach it, and an `isError` result becomes an `ERROR:` observation. Annotations
- * give the options unless `options`/`overrides` say otherwise: a tool needs approval unless it is
- * `readOnlyHint` or `destructiveHint: false`; it is idempotent when `readOnlyHint` or `idempotentHint`.
- * Throws `ToolSchemaError` (from core) for a listed schema that cannot be enforced.
+ * a call goes to the server with the run's signal and the call's timeout (the tool's, else the
+ * run's), arguments that fail the schema never reach it, and an `isError` result becomes an
+ * `ERROR:` observation. Annotations give the options unless `options`/`overrides` say otherwise:
+ * a tool needs approval unless it is `readOnlyHint` or `destructiveHint: false`; it is idempotent
+ * when `readOnlyHint` or `idempotentHint`.
+ * A tool the server runs only as a task is left out, with a warning (`onWarning`). Throws
+ * `ToolSchemaError` (from core) for a listed schema that cannot be enforced.
  */
 export async function mcpTools(client: McpClient, options: McpToolsOptions = {}): Promise<Tool[]> {
   const { tools } = await client.listTools();
-  const wanted = tools.filter((listed) => included(listed, options.include));
+  const wanted = usable(
+    tools.filter((listed) => included(listed, options.include)),
+    options.onWarning ?? console.warn,
+  );
   const made = wanted.map((listed) => toAgentloopTool(client, listed, options));
   const names = new Set<string>();
   for (const each of made) {
@@ -64,16 +71,14 @@ function toAgentloopTool(client: McpClient, listed: McpTool, options: McpToolsOp
     ...options.options,
     ...(Object.hasOwn(options.overrides ?? {}, listed.name) ? options.overrides?.[listed.name] : {}),
   };
-  // The SDK has a request timeout of its own: it must not cut a call the tool's timeout allows.
-  const timeout = settings.timeoutMs === undefined ? undefined : Math.min(settings.timeoutMs, MAX_TIMER_MS);
   const made: Tool = tool({
     name: toolNameOf(listed.name, options.prefix),
     description: listed.description ?? listed.title ?? "",
     parameters: jsonSchema(listed.inputSchema as ToolParameters),
-    execute: async (args, { signal }) => {
+    execute: async (args, { signal, timeoutMs }) => {
       const result = await client.callTool(
         { name: listed.name, arguments: args },
-        { signal, ...(timeout === undefined ? {} : { timeout }) },
+        { signal, timeout: sdkTimeout(timeoutMs) },
       );
       return resultValue(result);
     },
@@ -81,6 +86,30 @@ function toAgentloopTool(client: McpClient, listed: McpTool, options: McpToolsOp
   });
   mcpNames.set(made, listed.name);
   return made;
+}
+
+/**
+ * The SDK's request timeout for a call that may take `timeoutMs` (its tool's, else the run's): the
+ * SDK cuts a request at 60 s unless told, with an error that hides that the call may have run; with
+ * the same timeout, the harness's own timer (started first) ends the call and says so. No limit is
+ * the longest a timer waits, leaving the call to the run's signal. Never reset on progress: the
+ * call's timeout is a bound on the whole call.
+ */
+function sdkTimeout(timeoutMs: number | undefined): number {
+  return Math.min(timeoutMs ?? Number.POSITIVE_INFINITY, MAX_TIMER_MS);
+}
+
+/**
+ * The tools a plain call can run: a tool the server runs only as a task (`execution.taskSupport:
+ * "required"`) refuses a plain call (-32601), and the SDK's client has no task protocol to run it,
+ * so it is left out, with a warning naming it, rather than offered to a model that cannot use it.
+ */
+function usable(tools: readonly McpTool[], warn: (message: string) => void): McpTool[] {
+  const taskOnly = new Set(tools.filter((listed) => listed.execution?.taskSupport === "required"));
+  if (taskOnly.size === 0) return [...tools];
+  const names = [...taskOnly].map((listed) => `'${listed.name}'`).join(", ");
+  warn(`mcpTools: left out ${names}: the server runs them only as tasks, which this client does not support`);
+  return tools.filter((listed) => !taskOnly.has(listed));
 }
 
 function included(listed: McpTool, include: McpToolsOptions["include"]): boolean {

@@ -29,6 +29,22 @@ describe("resultValue", () => {
     );
   });
 
+  it("describes media anywhere in structured content in a line, and keeps everything else as it is", () => {
+    const structured = JSON.parse(
+      '{"__proto__":{"x":1},"clips":[{"take":{"type":"audio","data":"AAAAAA==","mimeType":"audio/wav"}}],' +
+        '"file":{"type":"resource","resource":{"uri":"file:///c.bin","blob":"AAAA"}},' +
+        '"note":{"type":"resource","resource":{"uri":"file:///n.txt","text":"kept"}},"image":{"type":"image"}}',
+    );
+    const value = resultValue({ content: [], structuredContent: structured });
+    expect(JSON.stringify(value)).toBe(
+      '{"__proto__":{"x":1},"clips":[{"take":"[audio audio/wav, 4 bytes]"}],"file":"[resource file:///c.bin]",' +
+        '"note":{"type":"resource","resource":{"uri":"file:///n.txt","text":"kept"}},"image":{"type":"image"}}',
+    );
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    const plain = { rows: [{ a: 1 }], text: "no media" };
+    expect(resultValue({ content: [], structuredContent: plain })).toBe(plain);
+  });
+
   it("throws McpToolError for isError, with its text or a reason", () => {
     expect(() => resultValue({ content: [{ type: "text", text: "no such city" }], isError: true })).toThrow(
       new McpToolError("no such city"),

@@ -9,7 +9,7 @@ type ContentBlock = CallToolResult["content"][number];
 
 /**
  * What an MCP tool result becomes for the model: `structuredContent` when the server gave it, else
- * the text of its content (other blocks described in a line each: images, audio, resources). A
+ * the text of its content; images, audio and resources are described in a line each, in both. A
  * result with `isError` throws `McpToolError` with its text, which the registry turns into `ERROR:`.
  */
 export function resultValue(result: CallToolResult): unknown {
@@ -17,8 +17,36 @@ export function resultValue(result: CallToolResult): unknown {
   if (result.isError === true) {
     throw new McpToolError(textOf(content) || "the server reported an error and gave no text");
   }
-  if (result.structuredContent !== undefined) return result.structuredContent;
+  if (result.structuredContent !== undefined) return withoutMedia(result.structuredContent);
   return textOf(content);
+}
+
+/**
+ * `value` with every media content block in it (an image or audio block, or a resource with a
+ * blob) replaced by its one-line description, as in `content`: base64 means nothing to a model and
+ * would fill its context. Copies only what changes.
+ */
+function withoutMedia(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (isMedia(value)) return describe(value);
+  const entries = Object.entries(value);
+  let changed = false;
+  const kept = entries.map(([key, item]): [string, unknown] => {
+    const next = withoutMedia(item);
+    changed ||= next !== item;
+    return [key, next];
+  });
+  if (!changed) return value;
+  return Array.isArray(value) ? kept.map(([, item]) => item) : Object.fromEntries(kept);
+}
+
+function isMedia(value: object): value is ContentBlock {
+  const block = value as Record<string, unknown>;
+  if (block.type === "image" || block.type === "audio") {
+    return typeof block.data === "string" && typeof block.mimeType === "string";
+  }
+  const resource = block.resource as Record<string, unknown> | null | undefined;
+  return block.type === "resource" && typeof resource === "object" && typeof resource?.blob === "string";
 }
 
 function textOf(content: readonly ContentBlock[]): string {

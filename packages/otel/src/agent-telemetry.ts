@@ -11,7 +11,7 @@ import {
 import { DEFAULT_SYSTEM } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
 import { context } from "@opentelemetry/api";
-import { listenerFor, safely, toolDescriptions, tracedModel } from "./live-run.js";
+import { listenerFor, replyLimit, safely, toolDescriptions, tracedModel } from "./live-run.js";
 import { spansFromLog } from "./spans-from-log.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
 import { type SpanSettings, TurnSpans, type TurnStart } from "./turn-spans.js";
@@ -65,7 +65,8 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
       return stream;
     },
     continueAgent: async (runId, message, model, registry, runOptions) => {
-      const turn = startTurn(settings, runId, registry, { input: [{ role: "user", content: message }] });
+      const input: Message[] = [{ role: "user", content: message }];
+      const turn = startTurn(settings, runId, registry, { input, maxTokens: replyLimit(model) });
       const traced = { ...runOptions, onEvent: listenerFor(turn, runOptions?.onEvent) };
       const run = tracedModel(model, turn, runOptions?.onEvent !== undefined);
       return settle(
@@ -74,7 +75,7 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
       );
     },
     resumeAgent: async (runId, model, registry, runOptions) => {
-      const turn = startTurn(settings, runId, registry, {});
+      const turn = startTurn(settings, runId, registry, { maxTokens: replyLimit(model) });
       const traced = { ...runOptions, onEvent: listenerFor(turn, runOptions?.onEvent) };
       const run = tracedModel(model, turn, runOptions?.onEvent !== undefined);
       return settle(
@@ -103,7 +104,7 @@ function firstTurn(
   const { system = DEFAULT_SYSTEM, history = [] } = options;
   const input: Message[] | undefined =
     typeof task === "string" && Array.isArray(history) ? [...history, { role: "user", content: task }] : undefined;
-  const turn = startTurn(settings, runId, registry, { system, input });
+  const turn = startTurn(settings, runId, registry, { system, input, maxTokens: replyLimit(model) });
   return {
     turn,
     model: tracedModel(model, turn, streams || options.onEvent !== undefined),
@@ -111,7 +112,7 @@ function firstTurn(
   };
 }
 
-type Given = Pick<TurnStart, "system" | "input">;
+type Given = Pick<TurnStart, "system" | "input" | "maxTokens">;
 
 function startTurn(settings: SpanSettings, runId: unknown, registry: RunArgs[2], given: Given): TurnSpans {
   const start = { conversationId: String(runId), parent: context.active(), tools: toolDescriptions(registry) };

@@ -1,6 +1,7 @@
 import type { AgentStreamEvent, Message, Model, ToolRegistry } from "@agentloop/core";
 import type { ModelCallOptions } from "@agentloop/core/adapter";
 import { context, diag } from "@opentelemetry/api";
+import { isTokenCount } from "./telemetry-options.js";
 import type { TurnSpans } from "./turn-spans.js";
 
 /**
@@ -66,9 +67,11 @@ export function tracedModel<M extends Model>(model: M, turn: TurnSpans, streams:
       const [messages, tools, options] = args;
       safely(() => turn.chatInput(messages as readonly Message[]), undefined);
       const given = streams || options === undefined ? options : withoutDeltas(options);
+      const called = performance.now();
+      const traced = given?.onDelta === undefined ? given : noticingFirstChunk(given, turn, called);
       return context.with(turn.callContext, async () => {
         try {
-          return await Reflect.apply(target, self, [messages, tools, given]);
+          return await Reflect.apply(target, self, [messages, tools, traced]);
         } catch (error) {
           safely(() => turn.failChat(error), undefined);
           throw error;
@@ -85,6 +88,34 @@ function withoutDeltas(options: ModelCallOptions): ModelCallOptions {
       return options.signal;
     },
   };
+}
+
+/**
+ * The options with an `onDelta` that marks the call as streamed at its first delta, with the
+ * seconds since the request: a model asked to stream may not, and only one that does is reported so.
+ */
+function noticingFirstChunk(options: ModelCallOptions, turn: TurnSpans, called: number): ModelCallOptions {
+  const { onDelta } = options;
+  let first = true;
+  return {
+    get signal() {
+      return options.signal;
+    },
+    onDelta: (delta) => {
+      if (first) {
+        first = false;
+        safely(() => turn.firstChunk((performance.now() - called) / 1000), undefined);
+      }
+      onDelta?.(delta);
+    },
+  };
+}
+
+/** The reply limit a model says it has (the adapters' `maxReplyTokens`), if it says one. */
+export function replyLimit(model: unknown): number | undefined {
+  if (typeof model !== "function") return undefined;
+  const limit: unknown = (model as { maxReplyTokens?: unknown }).maxReplyTokens;
+  return isTokenCount(limit) ? limit : undefined;
 }
 
 /** Tool descriptions by name, from the registry the run is given (none if it is not a registry). */

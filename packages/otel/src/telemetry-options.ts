@@ -12,6 +12,12 @@ export interface TelemetryOptions {
   readonly provider: string;
   /** `gen_ai.request.model`: the model name as sent to the provider, e.g. `gpt-4.1` (the adapter's `model` option). */
   readonly model?: string;
+  /**
+   * `gen_ai.request.max_tokens`: the most tokens one reply may have, as the adapter was told
+   * (`maxTokens`). A model that says so itself (the adapters' `maxReplyTokens`) is believed over
+   * this; spans from a log, which has no model, take it from here.
+   */
+  readonly maxTokens?: number;
   /** `gen_ai.agent.name`: the agent's name, which also ends the `invoke_agent` span's name. */
   readonly agentName?: string;
   /**
@@ -30,7 +36,7 @@ export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(`telemetry options must be an object with at least a provider; got ${describe(options)}`);
   }
-  const { provider, model, agentName, captureContent = false, tracerProvider } = options;
+  const { provider, model, maxTokens, agentName, captureContent = false, tracerProvider } = options;
   if (typeof provider !== "string" || provider.trim() === "") {
     throw new TypeError(
       `provider must name the model's provider for gen_ai.provider.name (e.g. "openai", "anthropic"); got ${describe(provider)}`,
@@ -44,6 +50,9 @@ export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
       throw new TypeError(`${name} must be a non-empty string; got ${describe(value)}`);
     }
   }
+  if (maxTokens !== undefined && !isTokenCount(maxTokens)) {
+    throw new TypeError(`maxTokens must be a whole number of tokens above 0; got ${describe(maxTokens)}`);
+  }
   if (typeof captureContent !== "boolean") {
     throw new TypeError(`captureContent must be true or false; got ${describe(captureContent)}`);
   }
@@ -53,7 +62,12 @@ export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE_NAME, SCOPE_VERSION, {
     schemaUrl: GENAI_SCHEMA_URL,
   });
-  return { tracer, provider, model, agentName, captureContent };
+  return { tracer, provider, model, maxTokens, agentName, captureContent };
+}
+
+/** Whether `value` can be a reply's token limit: a whole number above 0. */
+export function isTokenCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
 }
 
 function describe(value: unknown): string {

@@ -23,6 +23,8 @@ export interface SpanSettings {
   readonly tracer: Tracer;
   readonly provider: string;
   readonly model: string | undefined;
+  /** The reply limit to report when the model does not say its own. */
+  readonly maxTokens: number | undefined;
   readonly agentName: string | undefined;
   readonly captureContent: boolean;
 }
@@ -40,6 +42,8 @@ export interface TurnStart {
   readonly input?: readonly Message[] | undefined;
   /** When it started; now when not given. */
   readonly at?: Date | undefined;
+  /** The model's own reply limit (an adapter's `maxReplyTokens`), over the settings'. */
+  readonly maxTokens?: number | undefined;
 }
 
 /** How a turn ended, as `AgentResult` and the log's `run.finished` both say it. */
@@ -66,12 +70,16 @@ export class TurnSpans {
   #chat: Span | null = null;
   readonly #tools = new Map<string, Span>();
   #usage: { input: number; output: number } | null = null;
+  /** The finish reason of the turn's last reply, which ended the turn or left it waiting. */
+  #lastFinish: string | null = null;
+  readonly #maxTokens: number | undefined;
   #ended = false;
 
   constructor(settings: SpanSettings, start: TurnStart) {
     this.#settings = settings;
     this.#start = start;
     this.#startedAt = start.at ?? new Date();
+    this.#maxTokens = start.maxTokens ?? settings.maxTokens;
     const { agentName, captureContent } = settings;
     const attributes: Attributes = {
       ...this.#base(OPERATION.agent),
@@ -117,7 +125,8 @@ export class TurnSpans {
     const chat = this.#chat;
     if (chat === null) return;
     this.#chat = null;
-    chat.setAttribute(ATTR.finishReasons, [finishReason(reply)]);
+    this.#lastFinish = finishReason(reply);
+    chat.setAttribute(ATTR.finishReasons, [this.#lastFinish]);
     if (reply.usage !== undefined) {
       const { inputTokens, outputTokens } = reply.usage;
       chat.setAttributes({ [ATTR.inputTokens]: inputTokens, [ATTR.outputTokens]: outputTokens });
@@ -126,6 +135,11 @@ export class TurnSpans {
     }
     if (this.#settings.captureContent) chat.setAttribute(ATTR.outputMessages, outputMessages(reply));
     chat.end(at);
+  }
+
+  /** The open model call streams: its first chunk came `seconds` after the request was made. */
+  firstChunk(seconds: number): void {
+    this.#chat?.setAttributes({ [ATTR.stream]: true, [ATTR.timeToFirstChunk]: seconds });
   }
 
   /** The model call failed: its `chat` span ends with the error. */
@@ -222,6 +236,7 @@ export class TurnSpans {
     if (this.#usage !== null) {
       this.#root.setAttributes({ [ATTR.inputTokens]: this.#usage.input, [ATTR.outputTokens]: this.#usage.output });
     }
+    if (this.#lastFinish !== null) this.#root.setAttribute(ATTR.finishReasons, [this.#lastFinish]);
     this.#root.end(at);
   }
 
@@ -232,6 +247,7 @@ export class TurnSpans {
       [ATTR.operation]: operation,
       [ATTR.provider]: provider,
       ...(model ? { [ATTR.requestModel]: model } : {}),
+      ...(this.#maxTokens === undefined ? {} : { [ATTR.maxTokens]: this.#maxTokens }),
       [ATTR.conversationId]: this.#start.conversationId,
     };
   }

@@ -38,6 +38,7 @@ describe("a live run", () => {
           "agentloop.tokens": result.tokens,
           "gen_ai.usage.input_tokens": 130,
           "gen_ai.usage.output_tokens": 22,
+          "gen_ai.response.finish_reasons": ["stop"],
         },
         status: "unset",
         events: [],

@@ -56,7 +56,7 @@ it("traces a run on the OpenAI adapter: the provider's usage, and its rate-limit
     { status: 429, body: rateLimited },
   ]);
   const client = new OpenAI({ baseURL, apiKey: "test", maxRetries: 0 });
-  const model = openaiModel({ client, model: "gpt-4.1-mini" });
+  const model = openaiModel({ client, model: "gpt-4.1-mini", maxTokens: 256 });
   const { telemetry, spans } = inMemory({ provider: "openai", model: "gpt-4.1-mini" });
   await expect(telemetry.runAgent("How hot is Pune?", model, weather())).rejects.toBeInstanceOf(ModelError);
   const [first, second] = spans().filter((span) => span.name === "chat gpt-4.1-mini");
@@ -64,9 +64,15 @@ it("traces a run on the OpenAI adapter: the provider's usage, and its rate-limit
     "gen_ai.usage.input_tokens": 120,
     "gen_ai.usage.output_tokens": 18,
     "gen_ai.response.finish_reasons": ["tool_call"],
+    "gen_ai.request.max_tokens": 256,
   });
+  expect(first?.attributes).not.toHaveProperty("gen_ai.request.stream");
   expect(second?.attributes["error.type"]).toBe("RateLimitError");
   expect(second?.status.code).toBe(2);
   expect(only(spans(), "execute_tool get_weather").attributes["gen_ai.tool.call.id"]).toBe("call_1");
-  expect(only(spans(), "invoke_agent").attributes["error.type"]).toBe("ModelError");
+  expect(only(spans(), "invoke_agent").attributes).toMatchObject({
+    "error.type": "ModelError",
+    "gen_ai.request.max_tokens": 256,
+    "gen_ai.response.finish_reasons": ["tool_call"],
+  });
 });

@@ -14,6 +14,9 @@ describe("telemetry options", () => {
     [{ provider: "openai", model: "" }, "model must be a non-empty string"],
     [{ provider: "openai", agentName: 7 }, "agentName must be a non-empty string"],
     [{ provider: "openai", captureContent: "yes" }, "captureContent must be true or false"],
+    [{ provider: "openai", maxTokens: 0 }, "maxTokens must be a whole number of tokens above 0"],
+    [{ provider: "openai", maxTokens: 1.5 }, "maxTokens must be a whole number of tokens above 0"],
+    [{ provider: "openai", maxTokens: "4096" }, "maxTokens must be a whole number of tokens above 0"],
     [{ provider: "openai", tracerProvider: {} }, "tracerProvider must be an OpenTelemetry TracerProvider"],
   ])("refuses %j", (options, message) => {
     expect(() => agentTelemetry(options as unknown as TelemetryOptions)).toThrow(new RegExp(`^${message}`));

@@ -1,5 +1,6 @@
 import type { Approver, ToolCall, ToolRegistry } from "@agentloop/core";
-import type { RestatePromise, RunOptions, TerminalError, WorkflowContext } from "@restatedev/restate-sdk";
+import { decisionEvent } from "@agentloop/core/machine";
+import { type RestatePromise, type RunOptions, TerminalError, type WorkflowContext } from "@restatedev/restate-sdk";
 import {
   callModel,
   type KeyedRequest,
@@ -143,14 +144,24 @@ function startDecision(ctx: WorkflowContext, key: string, call: ToolCall, effect
   const policy = ctx.run(`${key} policy`, async (): Promise<DecisionRecord | null> => {
     const decision = await approve(call);
     if (decision === undefined || decision === null) return null;
-    const record = { approved: decision.approved === true, at: now() };
-    return decision.reason === undefined ? record : { ...record, reason: decision.reason };
+    const { approved, reason } = checkedDecision(call, decision);
+    return reason === undefined ? { approved, at: now() } : { approved, reason, at: now() };
   });
   const outcome = policy.map((value, failure): StepOutcome => {
     const record = settled(value, failure);
     return record === null ? { key, events: [], next: wait } : decisionOutcome(key, call, record);
   });
   return { key, running: null, outcome };
+}
+
+/** Core's check of a policy's decision; a decision it refuses fails the run (retrying would not change it), logging nothing. */
+function checkedDecision(call: ToolCall, decision: unknown): { approved: boolean; reason?: string | undefined } {
+  try {
+    return decisionEvent(call, decision);
+  } catch (error) {
+    if (error instanceof TypeError) throw new TerminalError(error.message);
+    throw error;
+  }
 }
 
 function decisionOutcome(key: string, call: ToolCall, { approved, reason, at }: DecisionRecord): StepOutcome {
