@@ -13,10 +13,11 @@ import { dirname, join } from "node:path";
 import { EventLogError } from "./errors.js";
 import { parseEventLog, type StoredEvent } from "./event-log.js";
 import { checkAppend, type EventStore, type RunLock, type RunSummary, readIntact, summarize } from "./event-store.js";
-import { readLines } from "./jsonl-lines.js";
+import { NotAFileError, readLines } from "./jsonl-lines.js";
 import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";
 import { type LockRecord, readLockFile, runLockedError, sweepLockFile, tryLockFile, unlockFile } from "./lock-file.js";
 
+export { NotAFileError } from "./jsonl-lines.js";
 export { DURABILITIES, type Durability } from "./line-appender.js";
 
 const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
@@ -34,6 +35,19 @@ export interface JsonlEventStoreOptions {
    * survives the process being killed, but not an OS crash or a power loss).
    */
   readonly durability?: Durability;
+}
+
+/** A file named like a log (`<runId>.jsonl`) that `list` left out, and why. */
+export interface SkippedLog {
+  readonly path: string;
+  /** Why, in words: "it is a FIFO, not a regular file", or the system's error. */
+  readonly reason: string;
+}
+
+/** Options of `JsonlEventStore.list`. */
+export interface JsonlListOptions {
+  /** Told of each file named like a log that is left out, as it is. */
+  readonly onSkip?: (skipped: SkippedLog) => void;
 }
 
 /** What a scan of a log file found: the lines as values up to the first broken one, if any. */
@@ -119,8 +133,12 @@ export class JsonlEventStore implements EventStore {
     return events;
   }
 
-  /** Every run with a `run.started`, by run id; a broken run is summarized from its intact events, and a file that cannot be read at all is left out. */
-  async list(): Promise<RunSummary[]> {
+  /**
+   * Every run with a `run.started`, by run id; a broken run is summarized from its intact events.
+   * Anything named `*.jsonl` that is not a regular file (a FIFO, a device, a directory) is left
+   * out unread, as is a file that cannot be read at all; `onSkip` is told of each.
+   */
+  async list(options: JsonlListOptions = {}): Promise<RunSummary[]> {
     const summaries: RunSummary[] = [];
     for (const name of readdirSync(this.directory).sort()) {
       const runId = name.slice(0, -".jsonl".length);
@@ -129,8 +147,11 @@ export class JsonlEventStore implements EventStore {
         const summary = summarize(runId, await readIntact(this, runId));
         if (summary !== null) summaries.push(summary);
       } catch (error) {
-        // A directory named *.jsonl, or a file the system cannot read: it spoils only itself.
+        // It spoils only itself.
         if (typeof (error as NodeJS.ErrnoException).code !== "string") throw error;
+        const reason =
+          error instanceof NotAFileError ? `it is ${error.kind}, not a regular file` : (error as Error).message;
+        options.onSkip?.({ path: join(this.directory, name), reason });
       }
     }
     return summaries;
