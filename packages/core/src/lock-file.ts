@@ -39,7 +39,12 @@ const MAX_TRIES = 100;
 export function tryLockFile(path: string, depth = 0): LockAttempt {
   const mine = newLockRecord();
   const temp = tempOf(path, mine);
-  writeFileSync(temp, JSON.stringify(mine), { flag: "wx" });
+  try {
+    writeFileSync(temp, JSON.stringify(mine), { flag: "wx" });
+  } catch (error) {
+    rmSync(temp, { force: true }); // created, then the disk was full: no half-written lock stays behind
+    throw error;
+  }
   try {
     for (let tries = 0; tries < MAX_TRIES; tries++) {
       if (linked(temp, path)) return { token: mine.token };
