@@ -175,9 +175,11 @@ function outOfSight(owner: LockRecord): string | undefined {
   if (owner.boot !== BOOT) {
     return `a lock from another boot (${owner.boot ?? "none named"}: an earlier boot, or another machine of this name) ${never}`;
   }
-  if (owner.pidNamespace === PID_NAMESPACE) return undefined;
-  if (PID_NAMESPACE === undefined)
+  // Linux without a /proc of its own: two such processes may well be in two namespaces.
+  if (BOOT !== undefined && PID_NAMESPACE === undefined) {
     return `this process cannot tell its own PID namespace (/proc is not its own): a lock ${never}`;
+  }
+  if (owner.pidNamespace === PID_NAMESPACE) return undefined;
   if (owner.pidNamespace === undefined) return `a lock that names no PID namespace (an older writer's) ${never}`;
   return `a lock from another PID namespace (another container's) ${never}`;
 }
