@@ -144,9 +144,13 @@ describe("lock files", () => {
     };
     writeFileSync(join(directory, names.deadTemp), JSON.stringify(dead));
     writeFileSync(join(directory, names.liveTemp), JSON.stringify(live));
+    // Another namespace's taker, whose pid names no process here: its record says it is out of sight.
+    const contained = record({ pid: deadPid(), pidNamespace: "pid:[4026599999]" });
+    const containedTemp = `.run.jsonl.lock.${contained.pid}.${contained.token}`;
+    writeFileSync(join(directory, containedTemp), JSON.stringify(contained));
     write(join(directory, names.deadGuard), dead);
     write(join(directory, names.liveGuard), live);
     sweepLockFile(path);
-    expect(readdirSync(directory).sort()).toEqual([names.liveTemp, names.liveGuard].sort());
+    expect(readdirSync(directory).sort()).toEqual([names.liveTemp, names.liveGuard, containedTemp].sort());
   });
 });

@@ -70,11 +70,16 @@ export function sweepLockFile(path: string): void {
   const temp = `.${basename(path)}.`;
   const guard = `${basename(path)}.takeover-`;
   for (const name of readdirSync(directory)) {
+    if (!name.startsWith(temp) && !name.startsWith(guard)) continue;
     // A temp file names its pid, but only its record says in which namespace: judge by the record.
-    if (name.startsWith(temp) || name.startsWith(guard)) {
-      const owner = readLockFile(join(directory, name));
-      if (owner !== undefined && owner !== null && isStale(owner)) rmSync(join(directory, name), { force: true });
-    }
+    // One left half-written (its writer died, or found the disk full) is judged by the pid alone.
+    const owner = readLockFile(join(directory, name));
+    const pid = name.startsWith(temp) ? Number(name.split(".").at(-2)) : Number.NaN;
+    const stale =
+      owner === null
+        ? Number.isSafeInteger(pid) && pid !== process.pid && !isAlive(pid)
+        : owner !== undefined && isStale(owner);
+    if (stale) rmSync(join(directory, name), { force: true });
   }
 }
 
