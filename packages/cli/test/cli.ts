@@ -45,13 +45,18 @@ export function startCli(args: readonly string[]): ChildProcessByStdio<null, Rea
 /** Runs `node dist/main.js ...args` as a child process (stdout is a pipe, never a terminal) and collects its output. */
 export function cli(
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: { env?: Record<string, string>; cwd?: string; timeout?: number } = {},
 ): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CLEARED) delete env[name];
   Object.assign(env, options.env);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env,
+      cwd: options.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {

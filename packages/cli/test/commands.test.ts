@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../src/exit-codes.js";
-import { fixture, tempDir } from "./cli.js";
+import { cli, fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
 
 const tools = fixture("tools.mjs");
@@ -197,6 +198,25 @@ describe("agentloop list", () => {
     expect((await agentloop(["list", "--store", join(dir, "nowhere")])).stderr).toBe(
       `agentloop: store '${join(dir, "nowhere")}' does not exist\n`,
     );
+  });
+
+  it("leaves out at once a FIFO and a link to /dev/zero named *.jsonl, with a line on stderr for each", {
+    timeout: 30_000,
+  }, async () => {
+    const odd = join(dir, "odd");
+    await agentloop(["run", "--tools", tools, "--store", odd, "--run-id", "real", "--script", weather, "Weather?"]);
+    execFileSync("mkfifo", [join(odd, "pipe.jsonl")]);
+    symlinkSync("/dev/zero", join(odd, "zero.jsonl"));
+    // A child process with a deadline: a FIFO opened for reading blocks the thread that opens it.
+    for (const json of [[], ["--json"]]) {
+      const listed = await cli(["list", "--store", odd, ...json], { timeout: 10_000 });
+      expect(listed.code).toBe(0);
+      expect(listed.stderr).toBe(
+        `agentloop: left out ${join(odd, "pipe.jsonl")}: it is a FIFO, not a regular file\n` +
+          `agentloop: left out ${join(odd, "zero.jsonl")}: it is a character device, not a regular file\n`,
+      );
+      expect(listed.stdout).toMatch(json.length === 0 ? /^real +.* done +Weather\?$/m : /"runId": "real"/);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { isAscii, isUtf8 } from "node:buffer";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 
 /** One line of a JSONL file, without its newline. */
 export interface Line {
@@ -20,17 +20,14 @@ const CHUNK = 1 << 20;
 /**
  * The lines of the file at `path`, read in chunks of at most 1 MiB, so a file larger than any one
  * string can be read; each line is decoded strictly, as UTF-8 (a line that is not is reported,
- * never silently replaced by U+FFFD). Yields nothing for a missing file. The file must not change
- * while it is read (a writer appends only under the run's lock, and a reader may see a torn end).
+ * never silently replaced by U+FFFD). Yields nothing for a missing file, and throws a
+ * `NotAFileError` for anything but a regular file (a FIFO, a device, a directory). The file must
+ * not change while it is read (a writer appends only under the run's lock, and a reader may see a
+ * torn end).
  */
 export function* readLines(path: string): Generator<Line> {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
+  const fd = openRegular(path);
+  if (fd === undefined) return;
   try {
     const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, fstatSync(fd).size + 1)));
     // Long lines are read into one buffer, grown when needed: their text is a copy of it.
@@ -62,6 +59,45 @@ export function* readLines(path: string): Generator<Line> {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A log path that names something other than a regular file: it is never read (a FIFO would block, `/dev/zero` never end). */
+export class NotAFileError extends Error {
+  override readonly name = "NotAFileError";
+  /** BSD's errno for an inappropriate file type, so that callers who skip unreadable files skip this one too. */
+  readonly code = "EFTYPE";
+  /** What the path names instead, as "a FIFO". */
+  readonly kind: string;
+
+  constructor(path: string, kind: string) {
+    super(`${path} is ${kind}, not a regular file`);
+    this.kind = kind;
+  }
+}
+
+/** Opens `path` for reading, or `undefined` when there is none; refuses, unread, anything but a regular file. */
+function openRegular(path: string): number | undefined {
+  let fd: number;
+  try {
+    // Non-blocking, so that opening a FIFO returns at once (a regular file reads as ever).
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  const stats = fstatSync(fd);
+  if (stats.isFile()) return fd;
+  closeSync(fd);
+  throw new NotAFileError(path, kindOf(stats));
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isCharacterDevice()) return "a character device";
+  if (stats.isBlockDevice()) return "a block device";
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isSocket()) return "a socket";
+  return "something else";
 }
 
 /** The file's bytes from `start` to `end`, read into the start of `buffer`. */

@@ -1,23 +1,25 @@
 import {
   closeSync,
-  copyFileSync,
   fsyncSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   readdirSync,
-  renameSync,
+  rmSync,
+  statfsSync,
   statSync,
-  truncateSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { EventLogError } from "./errors.js";
 import { parseEventLog, type StoredEvent } from "./event-log.js";
 import { checkAppend, type EventStore, type RunLock, type RunSummary, readIntact, summarize } from "./event-store.js";
-import { readLines } from "./jsonl-lines.js";
+import { NotAFileError } from "./jsonl-lines.js";
+import { type Scan, scanLog } from "./jsonl-scan.js";
 import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";
 import { type LockRecord, readLockFile, runLockedError, sweepLockFile, tryLockFile, unlockFile } from "./lock-file.js";
 
 export { DURABILITIES, type Durability } from "./line-appender.js";
+export { NotAFileError };
 
 const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
@@ -36,19 +38,17 @@ export interface JsonlEventStoreOptions {
   readonly durability?: Durability;
 }
 
-/** What a scan of a log file found: the lines as values up to the first broken one, if any. */
-interface Scan {
-  readonly values: unknown[];
-  /** The file's length in bytes as read. */
-  readonly bytes: number;
-  /** Where the last line starts, in bytes. */
-  readonly lastOffset: number;
-  readonly broken: {
-    readonly index: number;
-    readonly offset: number;
-    readonly problem: string;
-    readonly last: boolean;
-  } | null;
+/** A file named like a log (`<runId>.jsonl`) that `list` left out, and why. */
+export interface SkippedLog {
+  readonly path: string;
+  /** Why, in words: "it is a FIFO, not a regular file", or the system's error. */
+  readonly reason: string;
+}
+
+/** Options of `JsonlEventStore.list`. */
+export interface JsonlListOptions {
+  /** Told of each file named like a log that is left out, as it is. */
+  readonly onSkip?: (skipped: SkippedLog) => void;
 }
 
 /**
@@ -119,8 +119,12 @@ export class JsonlEventStore implements EventStore {
     return events;
   }
 
-  /** Every run with a `run.started`, by run id; a broken run is summarized from its intact events, and a file that cannot be read at all is left out. */
-  async list(): Promise<RunSummary[]> {
+  /**
+   * Every run with a `run.started`, by run id; a broken run is summarized from its intact events.
+   * Anything named `*.jsonl` that is not a regular file (a FIFO, a device, a directory) is left
+   * out unread, as is a file that cannot be read at all; `onSkip` is told of each.
+   */
+  async list(options: JsonlListOptions = {}): Promise<RunSummary[]> {
     const summaries: RunSummary[] = [];
     for (const name of readdirSync(this.directory).sort()) {
       const runId = name.slice(0, -".jsonl".length);
@@ -129,8 +133,11 @@ export class JsonlEventStore implements EventStore {
         const summary = summarize(runId, await readIntact(this, runId));
         if (summary !== null) summaries.push(summary);
       } catch (error) {
-        // A directory named *.jsonl, or a file the system cannot read: it spoils only itself.
+        // It spoils only itself.
         if (typeof (error as NodeJS.ErrnoException).code !== "string") throw error;
+        const reason =
+          error instanceof NotAFileError ? `it is ${error.kind}, not a regular file` : (error as Error).message;
+        options.onSkip?.({ path: join(this.directory, name), reason });
       }
     }
     return summaries;
@@ -138,33 +145,53 @@ export class JsonlEventStore implements EventStore {
 
   /**
    * Drops a torn or corrupt last line, keeping every event before it; returns how many lines were
-   * dropped (0 or 1). Crash-safe: the repaired log is written beside the old one, synced, and
-   * renamed over it, so the file is always either the old log or the repaired one.
+   * dropped (0 or 1). The log is cut in place at the end of its last intact line and synced: the
+   * bytes kept are never rewritten, so a crash leaves the old log or the repaired one, and no
+   * space is needed but a block for the run's lock file (a full disk is an `EventLogError` saying so).
    */
   async repair(runId: string): Promise<number> {
     const path = this.#path(runId);
-    return this.#underLock(runId, async () => {
-      // After a crash: what a process killed while it took this run's lock left behind goes too.
-      sweepLockFile(this.#lockPath(runId));
-      const scan = scanLog(path);
-      let cut: number;
-      if (scan.broken !== null) {
-        if (!scan.broken.last) throw this.#broken(runId, scan.broken, scan.values);
-        parseEventLog(runId, scan.values); // a problem before the broken line is reported as read reports it
-        cut = scan.broken.offset;
-      } else {
-        try {
-          parseEventLog(runId, scan.values);
-          return 0;
-        } catch (error) {
-          if (!(error instanceof EventLogError) || error.position !== scan.values.length - 1) throw error;
-          cut = scan.lastOffset;
-        }
+    try {
+      return await this.#underLock(runId, () => this.#repairHeld(runId, path));
+    } catch (error) {
+      throw this.#noSpace(runId, path, error);
+    }
+  }
+
+  /** `repair`'s work, under the run's lock. */
+  #repairHeld(runId: string, path: string): number {
+    // After a crash: what a process killed while it took this run's lock (or an older repair's copy) left goes too.
+    sweepLockFile(this.#lockPath(runId));
+    rmSync(join(this.directory, `.${runId}.jsonl.repair`), { force: true });
+    const scan = scanLog(path);
+    let cut: number;
+    if (scan.broken !== null) {
+      if (!scan.broken.last) throw this.#broken(runId, scan.broken, scan.values);
+      parseEventLog(runId, scan.values); // a problem before the broken line is reported as read reports it
+      cut = scan.broken.offset;
+    } else {
+      try {
+        parseEventLog(runId, scan.values);
+        return 0;
+      } catch (error) {
+        if (!(error instanceof EventLogError) || error.position !== scan.values.length - 1) throw error;
+        cut = scan.lastOffset;
       }
-      replaceWithPrefix(path, join(this.directory, `.${runId}.jsonl.repair`), cut);
-      this.#known.delete(runId);
-      return 1;
-    });
+    }
+    cutInPlace(path, cut);
+    this.#known.delete(runId);
+    return 1;
+  }
+
+  /** A full disk's error as an `EventLogError` saying how much space repair needs; any other error as it is. */
+  #noSpace(runId: string, path: string, error: unknown): unknown {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOSPC" && code !== "EDQUOT") return error;
+    const block = statfsSync(this.directory).bsize;
+    return new EventLogError(
+      `run '${runId}': cannot repair ${path}: its file system is full, and repair needs ${block} bytes free there for the run's lock file (the log is cut in place and needs none); free that much and repair again`,
+      { runId, position: 0, cause: error },
+    );
   }
 
   /** Runs `work` holding the run's lock: the one this object acquired, or one taken for `work` alone. */
@@ -224,52 +251,11 @@ export class JsonlEventStore implements EventStore {
   }
 }
 
-/** Reads the log line by line, up to its first line that is not whole, UTF-8 and JSON. */
-function scanLog(path: string): Scan {
-  const values: unknown[] = [];
-  let bytes = 0;
-  let lastOffset = 0;
-  const lines = readLines(path);
-  for (const line of lines) {
-    const problem = lineProblem(line, values);
-    if (problem !== null) {
-      const last = lines.next().done === true;
-      lines.return(undefined);
-      return { values, bytes, lastOffset, broken: { index: line.index, offset: line.offset, problem, last } };
-    }
-    lastOffset = line.offset;
-    bytes = line.offset + line.bytes + 1;
-  }
-  return { values, bytes, lastOffset, broken: null };
-}
-
-/** Parses a line into `values`; returns what is wrong with it instead, if anything. */
-function lineProblem(
-  line: { readonly text: string | { problem: string }; readonly complete: boolean },
-  values: unknown[],
-): string | null {
-  if (!line.complete) return "is torn: the file ends in the middle of it";
-  if (typeof line.text !== "string") return line.text.problem;
+/** Cuts `path` to its first `length` bytes and syncs it; the bytes before `length` are not touched. */
+function cutInPlace(path: string, length: number): void {
+  const fd = openSync(path, "r+");
   try {
-    values.push(JSON.parse(line.text) as unknown);
-    return null;
-  } catch (error) {
-    return `is not valid JSON (${error instanceof Error ? error.message : String(error)})`;
-  }
-}
-
-/** Replaces `path` by its first `length` bytes: copied to `temp`, synced, renamed over, and the directory synced. */
-function replaceWithPrefix(path: string, temp: string, length: number): void {
-  copyFileSync(path, temp);
-  truncateSync(temp, length);
-  syncPath(temp);
-  renameSync(temp, path);
-  syncPath(dirname(path));
-}
-
-function syncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
+    ftruncateSync(fd, length);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

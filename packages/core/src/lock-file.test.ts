@@ -8,6 +8,7 @@ import {
   type LockRecord,
   newLockRecord,
   readLockFile,
+  runLockedError,
   sweepLockFile,
   tryLockFile,
   unlockFile,
@@ -71,10 +72,30 @@ describe("lock files", () => {
     expect(readdirSync(directory)).toEqual(["run.jsonl.lock"]);
   });
 
-  it("counts a lock from an earlier boot of this host as stale, whatever its pid", () => {
+  it("judges only an owner of this boot and PID namespace: any other is alive, whatever its pid", () => {
     expect(newLockRecord().boot).toMatch(/^[0-9a-f-]{36}$/);
-    expect(isStale(record({ pid: process.pid, boot: "an-earlier-boot" }))).toBe(true);
-    expect(isStale(record({ pid: process.pid }))).toBe(false);
+    expect(newLockRecord().pidNamespace).toMatch(/^pid:\[\d+\]$/);
+    const pid = deadPid();
+    expect(isStale(record({ pid }))).toBe(true);
+    // An earlier boot of this host cannot be told from another machine of the same name.
+    expect(isStale(record({ pid, boot: "an-earlier-boot" }))).toBe(false);
+    expect(isStale(record({ pid, pidNamespace: "pid:[4026599999]" }))).toBe(false);
+    const { pidNamespace: _, ...older } = record({ pid });
+    expect(isStale(older)).toBe(false);
+  });
+
+  it("tells how to remove by hand a lock it cannot judge, naming the owner's PID namespace", () => {
+    const owner = record({ pid: 7, pidNamespace: "pid:[4026599999]", since: "2026-01-02T03:04:05.000Z" });
+    const { pidNamespace: _, ...older } = owner;
+    const error = (lock: LockRecord) => runLockedError("r", lock, "lock file r.lock", "rm it").message;
+    expect(error(owner)).toBe(
+      `run 'r' is being written elsewhere: by process 7 in PID namespace pid:[4026599999] on host '${hostname()}' since 2026-01-02T03:04:05.000Z (lock file r.lock); a lock from another PID namespace (another container's) is never taken over: if no process there writes this run any more, rm it`,
+    );
+    expect(error(older)).toContain("by process 7 on host");
+    expect(error(older)).toContain("a lock that names no PID namespace (an older writer's) is never taken over: if no");
+    expect(error({ ...owner, boot: "an-earlier-boot" })).toContain(
+      "a lock from another boot (an-earlier-boot: an earlier boot, or another machine of this name) is never taken over",
+    );
   });
 
   it("refuses a lock from another host, or one that cannot be read, whoever its pid", () => {
@@ -123,9 +144,13 @@ describe("lock files", () => {
     };
     writeFileSync(join(directory, names.deadTemp), JSON.stringify(dead));
     writeFileSync(join(directory, names.liveTemp), JSON.stringify(live));
+    // Another namespace's taker, whose pid names no process here: its record says it is out of sight.
+    const contained = record({ pid: deadPid(), pidNamespace: "pid:[4026599999]" });
+    const containedTemp = `.run.jsonl.lock.${contained.pid}.${contained.token}`;
+    writeFileSync(join(directory, containedTemp), JSON.stringify(contained));
     write(join(directory, names.deadGuard), dead);
     write(join(directory, names.liveGuard), live);
     sweepLockFile(path);
-    expect(readdirSync(directory).sort()).toEqual([names.liveTemp, names.liveGuard].sort());
+    expect(readdirSync(directory).sort()).toEqual([names.liveTemp, names.liveGuard, containedTemp].sort());
   });
 });

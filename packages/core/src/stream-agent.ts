@@ -1,6 +1,7 @@
 import { type RunOptions, runAgent } from "./run-agent.js";
 import type { ModelWithLimits } from "./settings.js";
 import type { AgentStreamEvent } from "./stream-events.js";
+import { StreamQueue } from "./stream-queue.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { AgentResult } from "./types.js";
 
@@ -18,8 +19,9 @@ export interface AgentStream extends AsyncIterable<AgentStreamEvent> {
  * the two never sees an unhandled rejection from the other.
  *
  * A slow consumer holds back nothing and piles up little: the run goes on at its own pace, and
- * while the consumer lags, the deltas waiting for it are merged (consecutive text of one step
- * becomes one delta), so what waits is at most the run's events plus the text of the reply being
+ * while the consumer lags, the deltas waiting for it are merged per kind and call however they
+ * interleave (all the waiting text of a step becomes one delta, in the place of its first piece),
+ * so what waits is at most the run's events plus one delta per kind and call of the reply being
  * written. The stream can be iterated once; leaving the loop early stops the iteration, not the
  * run (abort its `signal` for that).
  */
@@ -29,7 +31,7 @@ export function streamAgent(
   registry: ToolRegistry,
   options: RunOptions = {},
 ): AgentStream {
-  const queue = new EventQueue();
+  const queue = new StreamQueue();
   const listener = options.onEvent;
   const result = runAgent(task, model, registry, {
     ...options,
@@ -53,81 +55,4 @@ export function streamAgent(
       return queue.iterator();
     },
   };
-}
-
-/** Events waiting for the consumer, with consecutive deltas of one kind merged, then the end or the failure. */
-class EventQueue {
-  readonly #events: AgentStreamEvent[] = [];
-  #end: { readonly error?: unknown } | null = null;
-  #wake: (() => void) | null = null;
-  #abandoned = false;
-
-  push(event: AgentStreamEvent): void {
-    if (this.#abandoned) return;
-    const last = this.#events.at(-1);
-    const merged = last === undefined ? null : merge(last, event);
-    if (merged === null) this.#events.push(event);
-    else this.#events[this.#events.length - 1] = merged;
-    this.#notify();
-  }
-
-  close(): void {
-    this.#end ??= {};
-    this.#notify();
-  }
-
-  fail(error: unknown): void {
-    this.#end ??= { error };
-    this.#notify();
-  }
-
-  iterator(): AsyncIterator<AgentStreamEvent> {
-    return {
-      next: async () => {
-        for (;;) {
-          const event = this.#events.shift();
-          if (event !== undefined) return { value: event, done: false };
-          if (this.#end !== null) {
-            if ("error" in this.#end) throw this.#end.error;
-            return { value: undefined, done: true };
-          }
-          await new Promise<void>((resolve) => {
-            this.#wake = resolve;
-          });
-        }
-      },
-      return: async () => {
-        this.#abandoned = true;
-        this.#events.length = 0;
-        return { value: undefined, done: true };
-      },
-    };
-  }
-
-  #notify(): void {
-    const wake = this.#wake;
-    this.#wake = null;
-    wake?.();
-  }
-}
-
-/** One delta for two consecutive deltas of the same kind, step (and call), or null when they do not merge. */
-function merge(last: AgentStreamEvent, next: AgentStreamEvent): AgentStreamEvent | null {
-  if (last.type === "text-delta" && next.type === "text-delta" && last.step === next.step) {
-    return { ...last, text: last.text + next.text };
-  }
-  if (last.type === "reasoning-delta" && next.type === "reasoning-delta" && last.step === next.step) {
-    return { ...last, text: last.text + next.text };
-  }
-  if (
-    last.type === "tool-call-delta" &&
-    next.type === "tool-call-delta" &&
-    last.step === next.step &&
-    last.index === next.index &&
-    next.id === undefined &&
-    next.name === undefined
-  ) {
-    return { ...last, argsText: last.argsText + next.argsText };
-  }
-  return null;
 }

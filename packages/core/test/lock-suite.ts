@@ -32,8 +32,10 @@ interface LockChild {
   kill(): Promise<void>;
 }
 
-function startChild(env: Readonly<Record<string, string>>): LockChild {
-  const child: ChildProcess = spawn(process.execPath, [CHILD], {
+/** Starts a lock child, through `wrapper` (a command that runs the rest of its arguments) if given. */
+function startChild(env: Readonly<Record<string, string>>, wrapper: readonly string[] = []): LockChild {
+  const [command, ...args] = [...wrapper, process.execPath, CHILD];
+  const child: ChildProcess = spawn(command ?? process.execPath, args, {
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -61,14 +63,33 @@ function deadPid(): number {
   return pid;
 }
 
+// A PID namespace of its own, as a container has (root only): --kill-child ends it with the wrapper.
+const UNSHARE = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"];
+
+/** Runs the child in a new PID namespace as its pid `pid` (its namespace's first pids go to the shell). */
+function inNamespaceAs(pid: number): string[] {
+  // A shell's background job reads /dev/null: hand it the real stdin through fd 3.
+  const script = `echo ${pid - 1} > /proc/sys/kernel/ns_last_pid; exec 3<&0; "$0" "$1" <&3 & wait`;
+  return [...UNSHARE, "sh", "-c", script];
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The lock tests with real processes on one store; `label` names it in the suite's title. */
 export function describeLockProcesses(label: string, options: LockSuiteOptions): void {
   describe(`one writer per run, across processes (${label})`, () => {
     const directory = mkdtempSync(join(tmpdir(), "agentloop-locks-"));
     const path = options.storePath(directory);
     const children: LockChild[] = [];
-    const start = () => {
-      const child = startChild(options.childEnv);
+    const start = (wrapper: readonly string[] = []) => {
+      const child = startChild(options.childEnv, wrapper);
       children.push(child);
       return child;
     };
@@ -118,5 +139,57 @@ export function describeLockProcesses(label: string, options: LockSuiteOptions):
         await Promise.all(racers.map((racer) => racer.ask("release")));
       }
     });
+
+    // A new PID namespace needs root (CI runs as root).
+    const rootOnly = it.skipIf(process.getuid?.() !== 0);
+
+    rootOnly(
+      "refuses a run held in another PID namespace, even where its pid names no process here",
+      {
+        timeout: 20_000,
+      },
+      async () => {
+        const free = deadPid();
+        const holder = start(inNamespaceAs(free));
+        expect(await holder.ask(`acquire ${path} contained`)).toBe("ok");
+        expect(await holder.ask("pid")).toBe(String(free));
+        expect(isAlive(free)).toBe(false); // signal 0 from here would call the holder dead
+        const store = options.openStore(path);
+        try {
+          for (const stage of ["held", "killed"]) {
+            const refused = await logError(store.acquire?.("contained") ?? Promise.resolve());
+            expect(refused.message, stage).toContain(`by process ${free} in PID namespace pid:[`);
+            expect(refused.message, stage).toContain(
+              "a lock from another PID namespace (another container's) is never taken over",
+            );
+            // Killed with its namespace, it is still out of sight: only a person can say it is gone.
+            if (stage === "held") await holder.kill();
+          }
+        } finally {
+          store.close?.();
+        }
+      },
+    );
+
+    rootOnly(
+      "refuses a run held by pid 1 of another PID namespace, saying how to remove it rather than to wait",
+      {
+        timeout: 20_000,
+      },
+      async () => {
+        const holder = start(UNSHARE);
+        expect(await holder.ask(`acquire ${path} init`)).toBe("ok");
+        expect(await holder.ask("pid")).toBe("1");
+        const store = options.openStore(path);
+        try {
+          const refused = await logError(store.acquire?.("init") ?? Promise.resolve());
+          expect(refused.message).toMatch(
+            /^run 'init' is being written elsewhere: by process 1 in PID namespace pid:\[\d+\] on host '[^']*' since \S+ \(.*\); a lock from another PID namespace \(another container's\) is never taken over: if no process there writes this run any more, (remove the lock file by hand|delete its row by hand)/,
+          );
+        } finally {
+          store.close?.();
+        }
+      },
+    );
   });
 }

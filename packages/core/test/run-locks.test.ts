@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { JsonlEventStore } from "../src/jsonl-store.js";
+import { newLockRecord } from "../src/lock-file.js";
 import { describeLockProcesses } from "./lock-suite.js";
 
 // The lock tests with real processes (lock-suite.ts) on the JSONL store: the child runs the BUILT core.
@@ -10,7 +10,7 @@ describeLockProcesses("JsonlEventStore", {
   storePath: (directory) => join(directory, "runs"),
   openStore: (path) => new JsonlEventStore(path, { durability: "none" }),
   plantStaleLock(path, runId, pid) {
-    const owner = { pid, host: hostname(), since: new Date().toISOString(), token: globalThis.crypto.randomUUID() };
+    const owner = { ...newLockRecord(), pid };
     writeFileSync(join(path, `${runId}.jsonl.lock`), JSON.stringify(owner));
   },
 });

@@ -170,14 +170,16 @@ describe("JsonlEventStore files", () => {
     expect(readdirSync(harness.directory)).toEqual(["run-1.jsonl"]);
   });
 
-  it("repairs by writing the log beside the old one and renaming it over, never in place", async () => {
+  it("repairs by cutting the broken end in place: the same file, its intact bytes untouched, a copy's leftover gone", async () => {
     const harness = open();
     const events = sampleLog();
     for (const event of events) await harness.store.append("run-1", event);
     appendFileSync(harness.file("run-1"), '{"seq":6,"at":');
+    // What a repair by copy that was killed midway left beside the log.
+    writeFileSync(join(harness.directory, ".run-1.jsonl.repair"), "partial copy");
     const before = statSync(harness.file("run-1")).ino;
     expect(await harness.reopen().repair("run-1")).toBe(1);
-    expect(statSync(harness.file("run-1")).ino).not.toBe(before);
+    expect(statSync(harness.file("run-1")).ino).toBe(before);
     expect(readdirSync(harness.directory)).toEqual(["run-1.jsonl"]);
     expect(readFileSync(harness.file("run-1"), "utf8")).toBe(
       events.map((event) => `${JSON.stringify(event)}\n`).join(""),

@@ -113,6 +113,44 @@ describe("streamAgent", () => {
     expect(deltas[0]?.type === "text-delta" && deltas[0].text).toBe(words);
   });
 
+  it("a slow consumer gets interleaved deltas merged per kind and call: at most one waits for each, in its kind's order", async () => {
+    const pairs = 50_000;
+    // Text and reasoning in turn, then the arguments of two calls in turn: what providers stream.
+    const model: Model = (_messages, _tools, { onDelta }) => {
+      let text = "";
+      let reasoning = "";
+      for (let i = 0; i < pairs; i++) {
+        onDelta?.({ type: "text-delta", text: `t${i % 10}` });
+        onDelta?.({ type: "reasoning-delta", text: `r${i % 10}` });
+        text += `t${i % 10}`;
+        reasoning += `r${i % 10}`;
+      }
+      onDelta?.({ type: "tool-call-delta", index: 0, id: "a", name: "t", argsText: "" });
+      onDelta?.({ type: "tool-call-delta", index: 1, id: "b", name: "t", argsText: "" });
+      for (let i = 0; i < pairs; i++) {
+        onDelta?.({ type: "tool-call-delta", index: 0, argsText: " " });
+        onDelta?.({ type: "tool-call-delta", index: 1, id: "b", argsText: " " });
+      }
+      return { content: text, toolCalls: [], reasoning: [{ type: "reasoning", text: reasoning }] };
+    };
+    const stream = streamAgent("t", model, new ToolRegistry());
+    await stream.result;
+    const events = await collect(stream);
+    const deltas = events.filter((e) => e.type.endsWith("-delta"));
+    expect(events.length).toBeLessThanOrEqual(4 + 4); // step-started, step-finished, finished, and one per kind
+    expect(deltas.map((e) => (e.type === "tool-call-delta" ? `${e.type} ${e.index} ${e.id}` : e.type))).toEqual([
+      "text-delta",
+      "reasoning-delta",
+      "tool-call-delta 0 a",
+      "tool-call-delta 1 b",
+    ]);
+    const [text, reasoning, first, second] = deltas;
+    expect(text?.type === "text-delta" && text.text.length).toBe(2 * pairs);
+    expect(reasoning?.type === "reasoning-delta" && reasoning.text.slice(0, 6)).toBe("r0r1r2");
+    expect(first?.type === "tool-call-delta" && first.argsText).toBe(" ".repeat(pairs));
+    expect(second?.type === "tool-call-delta" && second.argsText).toBe(" ".repeat(pairs));
+  });
+
   it("a consumer that keeps up sees every delta as it comes", async () => {
     const deltas: string[] = [];
     await runAgent("t", scriptedModel([final("one two three")]), new ToolRegistry(), {

@@ -94,7 +94,7 @@ export class SqliteEventStore implements EventStore {
     this.#runIds = this.#db.prepare<[], string>("SELECT DISTINCT run_id FROM events ORDER BY run_id").pluck();
     this.#insert = this.#db.prepare("INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
     this.#delete = this.#db.prepare("DELETE FROM events WHERE run_id = ? AND seq = ?");
-    this.#locks = version >= 2 ? new SqliteLocks(this.#db, filename) : null;
+    this.#locks = version >= 3 ? new SqliteLocks(this.#db, filename) : null;
   }
 
   async append(runId: string, event: StoredEvent): Promise<void> {

@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import type Database from "better-sqlite3";
 
 /** The version of the table layout, kept in SQLite's `user_version`; a newer file is refused. */
-export const SQLITE_SCHEMA_VERSION = 2;
+export const SQLITE_SCHEMA_VERSION = 3;
 
 /** The `application_id` of a file this package wrote (since layout 2): "AGLP". */
 export const SQLITE_APPLICATION_ID = 0x41474c50;
@@ -10,6 +10,8 @@ export const SQLITE_APPLICATION_ID = 0x41474c50;
 // Layout 1: one row per event, `data` the event's JSON without the columns beside it.
 // Layout 2: `data` is the whole event as written (keys in their order), plus the locks table and
 // the application id. Rows of layout 1 stay as they are and are read as before.
+// Layout 3: the locks table names the owner's PID namespace (`pid_namespace`); a writer of layout 2
+// knows none, and would take over a lock held in a container, so it must refuse this file.
 const LAYOUT = `
   CREATE TABLE IF NOT EXISTS events (
     run_id TEXT NOT NULL,
@@ -25,7 +27,8 @@ const LAYOUT = `
     host TEXT NOT NULL,
     since TEXT NOT NULL,
     token TEXT NOT NULL,
-    boot TEXT
+    boot TEXT,
+    pid_namespace TEXT
   ) STRICT;
   PRAGMA application_id = ${SQLITE_APPLICATION_ID};
   PRAGMA user_version = ${SQLITE_SCHEMA_VERSION};
@@ -82,7 +85,7 @@ export function checkLayout(db: Database.Database, filename: string, create: boo
   const ours = (applicationId === SQLITE_APPLICATION_ID || (applicationId === 0 && version === 1)) && hasEvents;
   if (ours && version === SQLITE_SCHEMA_VERSION) return version;
   if (ours && create) {
-    db.transaction(() => db.exec(LAYOUT)).immediate();
+    db.transaction(() => upgrade(db)).immediate();
     return SQLITE_SCHEMA_VERSION;
   }
   if (ours) return version;
@@ -95,6 +98,14 @@ export function checkLayout(db: Database.Database, filename: string, create: boo
   }
   if (!hasEvents) throw notOurs(filename, "it has no events table");
   throw notOurs(filename, `its user_version ${version} is no layout of @agentloop/sqlite`);
+}
+
+/** Brings a file of an older layout to this one, inside the caller's transaction. */
+function upgrade(db: Database.Database): void {
+  const locks = (db.pragma("table_info(locks)") as { name: string }[]).map((column) => column.name);
+  // Rows of layout 2 keep a null pid_namespace: their owner's namespace is unknown, so never taken over.
+  if (locks.length > 0 && !locks.includes("pid_namespace")) db.exec("ALTER TABLE locks ADD COLUMN pid_namespace TEXT");
+  db.exec(LAYOUT);
 }
 
 function notOurs(filename: string, reason: string): Error {

@@ -8,24 +8,27 @@ interface LockRow {
   readonly since: string;
   readonly token: string;
   readonly boot: string | null;
+  readonly pidNamespace: string | null;
 }
 
 /**
  * The `locks` table of a store file: one row per run that a writer holds, with the same rule as
- * the JSONL store's lock files: a row whose process died on this host is taken over, one from
- * another host is refused. Every method runs inside the caller's transaction.
+ * the JSONL store's lock files: a row whose process died on this host, boot and PID namespace is
+ * taken over, one from anywhere else is refused. Every method runs inside the caller's transaction.
  */
 export class SqliteLocks {
   readonly #filename: string;
   readonly #select: Database.Statement<[string], LockRow>;
-  readonly #upsert: Database.Statement<[string, number, string, string, string, string | null]>;
+  readonly #upsert: Database.Statement<[string, number, string, string, string, string | null, string | null]>;
   readonly #delete: Database.Statement<[string, string]>;
 
   constructor(db: Database.Database, filename: string) {
     this.#filename = filename;
-    this.#select = db.prepare<[string], LockRow>("SELECT pid, host, since, token, boot FROM locks WHERE run_id = ?");
+    this.#select = db.prepare<[string], LockRow>(
+      "SELECT pid, host, since, token, boot, pid_namespace AS pidNamespace FROM locks WHERE run_id = ?",
+    );
     this.#upsert = db.prepare(
-      "INSERT OR REPLACE INTO locks (run_id, pid, host, since, token, boot) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT OR REPLACE INTO locks (run_id, pid, host, since, token, boot, pid_namespace) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
     this.#delete = db.prepare("DELETE FROM locks WHERE run_id = ? AND token = ?");
   }
@@ -35,7 +38,7 @@ export class SqliteLocks {
     const error = this.check(runId, undefined);
     if (error !== null) throw error;
     const mine = newLockRecord();
-    this.#upsert.run(runId, mine.pid, mine.host, mine.since, mine.token, mine.boot ?? null);
+    this.#upsert.run(runId, mine.pid, mine.host, mine.since, mine.token, mine.boot ?? null, mine.pidNamespace ?? null);
     return mine.token;
   }
 
@@ -43,8 +46,12 @@ export class SqliteLocks {
   check(runId: string, token: string | undefined): EventLogError | null {
     const row = this.#select.get(runId);
     if (row === undefined || row.token === token) return null;
-    const { boot, ...rest } = row;
-    const owner: LockRecord = boot === null ? rest : { ...rest, boot };
+    const { boot, pidNamespace, ...rest } = row;
+    const owner: LockRecord = {
+      ...rest,
+      ...(boot === null ? {} : { boot }),
+      ...(pidNamespace === null ? {} : { pidNamespace }),
+    };
     if (isStale(owner)) return null;
     return runLockedError(
       runId,

@@ -1,6 +1,6 @@
-import { hostname } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { newLockRecord } from "@agentloop/core/lock-file";
 import Database from "better-sqlite3";
 import { describeLockProcesses } from "../../core/test/lock-suite.js";
 import { SqliteEventStore } from "../src/index.js";
@@ -17,13 +17,10 @@ describeLockProcesses("SqliteEventStore", {
   plantStaleLock(path, runId, pid) {
     new SqliteEventStore(path).close(); // the file and its tables exist
     const db = new Database(path);
-    db.prepare("INSERT OR REPLACE INTO locks (run_id, pid, host, since, token) VALUES (?, ?, ?, ?, ?)").run(
-      runId,
-      pid,
-      hostname(),
-      new Date().toISOString(),
-      globalThis.crypto.randomUUID(),
-    );
+    const { host, since, token, boot, pidNamespace } = newLockRecord();
+    db.prepare(
+      "INSERT OR REPLACE INTO locks (run_id, pid, host, since, token, boot, pid_namespace) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ).run(runId, pid, host, since, token, boot ?? null, pidNamespace ?? null);
     db.close();
   },
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { newLockRecord } from "@agentloop/core/lock-file";
 import type { StoredEvent } from "@agentloop/core/store";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -142,9 +143,21 @@ describe("SqliteEventStore locks table", () => {
   it("takes over the row of a dead process on this host, and refuses one from another host with how to delete it", async () => {
     const store = open();
     const db = new Database(filename);
-    const plant = db.prepare("INSERT OR REPLACE INTO locks (run_id, pid, host, since, token) VALUES (?, ?, ?, ?, ?)");
-    plant.run("dead", 2 ** 22 + 1, hostname(), "2026-01-02T03:04:05.000Z", globalThis.crypto.randomUUID());
-    plant.run("far", process.pid, "elsewhere.example", "2026-01-02T03:04:05.000Z", globalThis.crypto.randomUUID());
+    const plant = db.prepare(
+      "INSERT OR REPLACE INTO locks (run_id, pid, host, since, token, boot, pid_namespace) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    const { boot, pidNamespace } = newLockRecord();
+    const since = "2026-01-02T03:04:05.000Z";
+    plant.run(
+      "dead",
+      2 ** 22 + 1,
+      hostname(),
+      since,
+      globalThis.crypto.randomUUID(),
+      boot ?? null,
+      pidNamespace ?? null,
+    );
+    plant.run("far", process.pid, "elsewhere.example", since, globalThis.crypto.randomUUID(), null, null);
     db.close();
     const lock = await store.acquire("dead");
     await store.append("dead", first);

@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { newLockRecord } from "@agentloop/core/lock-file";
 import type { StoredEvent } from "@agentloop/core/store";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sampleLog } from "../../core/test/store-contract.js";
+import { logError, sampleLog } from "../../core/test/store-contract.js";
 import { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION, SqliteEventStore } from "../src/index.js";
 
 // Which files the store opens, and how: read-only opens write nothing, and a file that is not an
@@ -144,7 +145,7 @@ describe("SqliteEventStore layouts", () => {
     });
   });
 
-  it("reads a layout-1 file as before, read-only without touching it; a writer brings it to layout 2 and goes on", async () => {
+  it("reads a layout-1 file as before, read-only without touching it; a writer brings it to this layout and goes on", async () => {
     const events = sampleLog();
     layoutOne(events.slice(0, 4));
     const before = readFileSync(filename);
@@ -167,5 +168,40 @@ describe("SqliteEventStore layouts", () => {
     const again = new SqliteEventStore(filename, { readonly: true });
     expect(await again.read("old")).toEqual(events);
     again.close();
+  });
+
+  it("brings a layout-2 file to layout 3, where a lock row of layout 2 (no PID namespace) is never taken over", async () => {
+    const events = sampleLog();
+    new SqliteEventStore(filename).close();
+    raw((db) => {
+      // Layout 2, as the previous @agentloop/sqlite wrote it, with a row its writer left.
+      db.exec(`DROP TABLE locks; CREATE TABLE locks (run_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, host TEXT NOT NULL,
+        since TEXT NOT NULL, token TEXT NOT NULL, boot TEXT) STRICT; PRAGMA user_version = 2;`);
+      const { host, since, token, boot } = newLockRecord();
+      db.prepare("INSERT INTO locks VALUES (?, ?, ?, ?, ?, ?)").run(
+        "held",
+        2 ** 22 + 1,
+        host,
+        since,
+        token,
+        boot ?? null,
+      );
+    });
+    const reader = new SqliteEventStore(filename, { readonly: true });
+    expect(await reader.list()).toEqual([]);
+    reader.close();
+    const writer = new SqliteEventStore(filename);
+    try {
+      const refused = await logError(writer.acquire("held"));
+      expect(refused.message).toContain("a lock that names no PID namespace (an older writer's) is never taken over");
+      await writer.append("free", events[0] as StoredEvent);
+    } finally {
+      writer.close();
+    }
+    raw((db) => {
+      expect(db.pragma("user_version", { simple: true })).toBe(3);
+      const columns = (db.pragma("table_info(locks)") as { name: string }[]).map((column) => column.name);
+      expect(columns).toContain("pid_namespace");
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { parseCommandLine } from "../args.js";
+import { JsonlEventStore } from "../core-api.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { logPathOf } from "../setup/run-ids.js";
@@ -9,7 +10,9 @@ import { DEFAULT_STORE } from "./run.js";
 export const LIST_HELP = `Usage: agentloop list [--store <path>] [--json] [--no-color]
 
 Lists the runs a store keeps, oldest first: the run id, when it started, how many events its
-log holds, how it ended (or "unfinished"), and its task. The store is only read.
+log holds, how it ended (or "unfinished"), and its task. The store is only read. A file named
+*.jsonl that is not a regular file (a FIFO, a device) or cannot be read is left out, with one
+line on stderr saying why.
 
 Options:
   --store <path>  a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
@@ -38,7 +41,10 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
   const store = await openStore(values.store, { readonly: true });
-  const runs = await store.list().catch((error: unknown) => {
+  const skip = ({ path, reason }: { path: string; reason: string }) =>
+    writeLines(io.stderr, [`agentloop: left out ${path}: ${reason}`]);
+  const listed = store instanceof JsonlEventStore ? store.list({ onSkip: skip }) : store.list();
+  const runs = await listed.catch((error: unknown) => {
     throw storeError(error, values.store);
   });
   const sorted = [...runs].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId));
