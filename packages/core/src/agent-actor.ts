@@ -1,7 +1,8 @@
 import type { ActorLogic, AnyActorRef, StateValue } from "xstate";
 import { DetachableStore, startOrContinue } from "./agent-actor-run.js";
+import { type AgentInputData, reviveData, splitInput } from "./agent-input.js";
 import { type AgentSnapshot, agentMachine } from "./agent-machine.js";
-import { type AgentInputData, type AgentView, dataOf, isNewView, reviveData, viewOf } from "./agent-view.js";
+import { type AgentView, isNewView, viewOf } from "./agent-view.js";
 import { ApprovalDesk } from "./approval-desk.js";
 import type { AgentEvent } from "./events.js";
 import type { RunOptions } from "./run-agent.js";
@@ -79,8 +80,13 @@ interface Instance {
 }
 
 const instances = new WeakMap<AnyActorRef, Instance>();
-/** The whole input of an actor created (not restored), from its creation to its start. */
-const inputs = new WeakMap<AnyActorRef, AgentActorProvided & AgentTaskInput>();
+/**
+ * The input's code, kept on the snapshot under a symbol: a workflow restored in the same process
+ * from `getPersistedSnapshot()` has it still, and JSON leaves it out (a restore from JSON takes it
+ * from `createAgentActor`).
+ */
+const CODE = Symbol("agentActor.code");
+type WithCode = { readonly [CODE]?: Readonly<Record<string, unknown>> };
 /** The events the actor sent itself, with the view each one brings: no one else's event changes the snapshot. */
 const own = new WeakMap<object, { value: StateValue; context: AgentView } | null>();
 
@@ -109,19 +115,22 @@ function agentLogic<TInput extends AgentTaskInput>(provided: AgentActorProvided)
   return {
     // The inspector shows the actor with the agent machine's chart, lit by the snapshots' `value`.
     config: agentMachine.config,
-    getInitialSnapshot: ({ self }, input) => {
-      const whole = { ...provided, ...input };
-      inputs.set(self, whole);
+    getInitialSnapshot: (_, input) => {
+      const whole: AgentActorProvided & AgentTaskInput = { ...provided, ...input };
       const runId = whole.store === undefined ? null : (whole.runId ?? globalThis.crypto.randomUUID());
       const context = { runId, steps: 0, tokens: 0, pendingApprovals: [] };
-      return { status: "active", output: undefined, error: undefined, value: null, context, input: dataOf(whole) };
+      const { data, code } = splitInput(whole);
+      const snapshot: AgentActorSnapshot & WithCode = {
+        ...{ status: "active", output: undefined, error: undefined, value: null, context, input: data },
+        [CODE]: code,
+      };
+      return snapshot;
     },
     transition,
     start: (snapshot, { self }) => {
       if (snapshot.status !== "active") return;
-      const input = inputs.get(self) ?? { ...provided, ...(reviveData(snapshot.input) as AgentTaskInput) };
-      inputs.delete(self);
-      start(self, snapshot, input);
+      const code = (snapshot as AgentActorSnapshot & WithCode)[CODE];
+      start(self, snapshot, { ...provided, ...code, ...(reviveData(snapshot.input) as AgentTaskInput) });
     },
     getPersistedSnapshot: (snapshot) => snapshot,
     restoreSnapshot: (snapshot) => snapshot as AgentActorSnapshot,

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createActor, type SnapshotFrom } from "xstate";
+import { assign, createActor, type SnapshotFrom, setup } from "xstate";
 import {
   type AgentActorSnapshot,
+  type AgentResult,
   type AgentTaskInput,
+  agentActor,
   asks,
   createAgentActor,
   final,
@@ -11,6 +13,7 @@ import {
   ModelError,
   type ModelReply,
   scriptedModel,
+  ToolRegistry,
   toolCall,
 } from "../src/index.js";
 import { makeMailRegistry, startWorkflow, testWorkflow, until } from "./agent-workflow.js";
@@ -151,6 +154,58 @@ describe("agentActor: every end reaches the parent as it expects", () => {
 });
 
 describe("agentActor: a workflow restored from its persisted snapshot", () => {
+  it("with agentActor's input as it was (store and run id), continues the run while its tool runs: no 'already exists'", async () => {
+    const store = new MemoryEventStore();
+    const runs: string[] = [];
+    let release = () => {};
+    const registry = new ToolRegistry();
+    registry.register("book", "Book the courier.", { type: "object", properties: {} }, async () => {
+      runs.push("book");
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return { booked: true };
+    });
+    registry.register("label", "Print the label.", { type: "object", properties: {} }, () => ({ printed: true }), {
+      idempotent: true,
+    });
+    const model = scriptedModel([asks(toolCall("b1", "label")), asks(toolCall("b2", "book")), final("Booked.")]);
+    const workflow = setup({
+      types: { context: {} as { result: AgentResult | null; error: unknown } },
+      actors: { agent: agentActor },
+    }).createMachine({
+      context: { result: null, error: null },
+      initial: "running",
+      states: {
+        running: {
+          invoke: {
+            src: "agent",
+            input: { task: "Ship it.", model, registry, store, runId: "ship-1" },
+            onDone: { target: "finished", actions: assign({ result: ({ event }) => event.output }) },
+            onError: { target: "failed", actions: assign({ error: ({ event }) => event.error }) },
+          },
+        },
+        finished: { type: "final" },
+        failed: { type: "final" },
+      },
+    });
+    const first = createActor(workflow).start();
+    await expect.poll(() => runs.length).toBe(1);
+    const snapshot = first.getPersistedSnapshot();
+    first.stop();
+    release();
+
+    const restored = createActor(workflow, { snapshot }).start();
+    await new Promise<void>((resolve) => restored.subscribe((s) => s.status === "done" && resolve()));
+    expect(restored.getSnapshot().context.error).toBeNull();
+    expect(restored.getSnapshot().context.result).toMatchObject({ status: "done", answer: "Booked.", runId: "ship-1" });
+    // The booking was cut off: it is not run again, and the model is told its result was lost.
+    expect(runs).toEqual(["book"]);
+    const observation = restored.getSnapshot().context.result?.messages.at(-2);
+    expect(observation).toMatchObject({ role: "tool", toolCallId: "b2" });
+    expect(observation?.role === "tool" && observation.content).toMatch(/^ERROR: the result of book was lost/);
+  });
+
   it("continues the run that waits for a decision: the calls are announced again, and the tool runs once", async () => {
     const { registry, sent } = makeMailRegistry();
     const store = new MemoryEventStore();
