@@ -130,7 +130,9 @@ function agentLogic<TInput extends AgentTaskInput>(provided: AgentActorProvided)
     start: (snapshot, { self }) => {
       if (snapshot.status !== "active") return;
       const code = (snapshot as AgentActorSnapshot & WithCode)[CODE];
-      start(self, snapshot, { ...provided, ...code, ...(reviveData(snapshot.input) as AgentTaskInput) });
+      const input = { ...provided, ...code, ...(reviveData(snapshot.input) as AgentTaskInput) };
+      // Without its code, the snapshot was restored from JSON.
+      start(self, snapshot, input, code === undefined);
     },
     getPersistedSnapshot: (snapshot) => snapshot,
     restoreSnapshot: (snapshot) => snapshot as AgentActorSnapshot,
@@ -169,7 +171,12 @@ function transition(
 }
 
 /** Starts or continues the run, and shows each of its steps to the parent. */
-function start(self: AnyActorRef, snapshot: AgentActorSnapshot, input: AgentActorProvided & AgentTaskInput): void {
+function start(
+  self: AnyActorRef,
+  snapshot: AgentActorSnapshot,
+  input: AgentActorProvided & AgentTaskInput,
+  restored: boolean,
+): void {
   const { runId } = snapshot.context;
   const announce = (calls: readonly ToolCall[]) => {
     if (self.getSnapshot().status === "active") {
@@ -192,7 +199,7 @@ function start(self: AnyActorRef, snapshot: AgentActorSnapshot, input: AgentActo
   };
   const added = { store, approve: desk.approver(input.approve), signal: controller.signal, onSnapshot };
   // After the start: the run's first snapshot is sent to a parent that may still be starting itself.
-  const ended = Promise.resolve().then(() => run(input, snapshot, added));
+  const ended = Promise.resolve().then(() => run(input, snapshot, added, restored));
   instances.set(self, { controller, desk, store, ended });
   ended.then(
     (output) => settle(self, { type: "agent.ended", output }),
@@ -204,18 +211,20 @@ async function run(
   input: AgentActorProvided & AgentTaskInput,
   snapshot: AgentActorSnapshot,
   added: Pick<Parameters<typeof startOrContinue>[0], "store" | "approve" | "signal" | "onSnapshot">,
+  restored: boolean,
 ): Promise<AgentResult> {
   const { model, registry, store: _store, runId: _runId, approve: _approve, ...options } = input;
   const { runId } = snapshot.context;
-  const restored = snapshot.value !== null || snapshot.context.steps > 0 ? "restored" : "started";
+  const missing = [model === undefined ? "a model" : "", registry === undefined ? "a registry" : ""].filter(Boolean);
   if (model === undefined || registry === undefined) {
+    const how = restored ? "restored from a persisted snapshot" : "started";
     throw new TypeError(
-      `agentActor was ${restored} without a model and a registry: give them in its input, or to createAgentActor({ model, registry, store }) so that a restored actor has them`,
+      `agentActor was ${how} without ${missing.join(" and ")}: give them in its input, or to createAgentActor({ model, registry, store }), where a restored actor finds them`,
     );
   }
   if (runId !== null && added.store === undefined) {
     throw new TypeError(
-      `agentActor of run '${runId}' was restored without its store: give it to createAgentActor({ store }) so that the run goes on from its log`,
+      `agentActor of run '${runId}' was restored from a persisted snapshot without its store: give it to createAgentActor({ store }), so that the run goes on from its log`,
     );
   }
   return startOrContinue({ ...options, ...added, model, registry, runId });

@@ -1,7 +1,7 @@
 import { createInspector, type StatelyInspectionEvent } from "@statelyai/inspect";
 import { describe, expect, it, vi } from "vitest";
-import { createActor } from "xstate";
-import { asks, createAgentActor, final, scriptedModel, toolCall } from "../src/index.js";
+import { type AnyStateNode, createActor } from "xstate";
+import { agentMachine, asks, createAgentActor, final, scriptedModel, toolCall } from "../src/index.js";
 import { makeMailRegistry, testWorkflow, until } from "./agent-workflow.js";
 
 interface Definition {
@@ -13,6 +13,12 @@ function statePaths(node: Definition, path: string[] = []): string[] {
     [...path, name].join("."),
     ...statePaths(child, [...path, name]),
   ]);
+}
+
+/** Every state path of the machine's own state nodes. */
+function machineStates(node: AnyStateNode): string[] {
+  const own = node.path.length > 0 ? [node.path.join(".")] : [];
+  return [...own, ...Object.values(node.states).flatMap(machineStates)];
 }
 
 describe("Stately inspector, given the parent's inspect", () => {

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentResult } from "../src/index.js";
 import { JsonlEventStore } from "../src/jsonl-store.js";
 
@@ -11,7 +11,19 @@ import { JsonlEventStore } from "../src/jsonl-store.js";
 // first) with a JSONL store, and counts real sends and model calls in files across processes.
 
 const CHILD = join(import.meta.dirname, "fixtures", "workflow-child.mjs");
+const CORE = join(import.meta.dirname, "..");
 const dirs: string[] = [];
+beforeAll(() => {
+  // The child runs dist/: refuse a build older than the sources it tests.
+  for (const file of ["agent-actor", "agent-actor-run", "agent-input", "agent-view", "approval-desk"]) {
+    const built = join(CORE, "dist", `${file}.js`);
+    if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(CORE, "src", `${file}.ts`)).mtimeMs) {
+      throw new Error(
+        `packages/core/dist/${file}.js is missing or older than its source: run \`pnpm run build\` first`,
+      );
+    }
+  }
+});
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });

@@ -245,7 +245,7 @@ describe("agentActor: a workflow restored from its persisted snapshot", () => {
     await until(restored, (s) => s.status === "done");
     expect(restored.getSnapshot().value).toBe("failed");
     expect(String(restored.getSnapshot().context.error)).toMatch(
-      /^TypeError: agentActor was restored without a model and a registry: give them in its input, or to createAgentActor/,
+      /^TypeError: agentActor was restored from a persisted snapshot without a model and a registry: give them .* to createAgentActor/,
     );
   });
 });
