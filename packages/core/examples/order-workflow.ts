@@ -6,6 +6,7 @@ import {
   final,
   MemoryEventStore,
   scriptedModel,
+  type ToolCall,
   ToolRegistry,
   toolCall,
 } from "@agentloop/core";
@@ -39,7 +40,7 @@ type Review = { type: "review"; approved: boolean; reason?: string };
  */
 const orderProcess = setup({
   types: {
-    context: {} as { order: number; proposed: string[]; states: string[]; summary: string | null },
+    context: {} as { order: number; proposed: readonly ToolCall[]; states: string[]; summary: string | null },
     input: {} as { order: number },
     events: {} as AgentParentEvent | Review,
   },
@@ -78,21 +79,23 @@ const orderProcess = setup({
           on: {
             "agent.approvalRequested": {
               target: "reviewing",
-              actions: assign({ proposed: ({ event }) => event.calls.map((call) => JSON.stringify(call.args)) }),
+              actions: assign({ proposed: ({ event }) => event.calls }),
             },
           },
         },
-        // A person reads the proposed email and decides; the decision goes to the agent.
+        // A person reads the proposed email and decides; the decision goes to the agent, for each call.
         reviewing: {
           on: {
             review: {
               target: "working",
-              actions: sendTo("agent", ({ event }) => ({
-                type: "agent.decide" as const,
-                decisions: {
-                  m1: { approved: event.approved, ...(event.reason === undefined ? {} : { reason: event.reason }) },
-                },
-              })),
+              actions: sendTo("agent", ({ context, event }) => {
+                const { approved, reason } = event;
+                const decision = reason === undefined ? { approved } : { approved, reason };
+                return {
+                  type: "agent.decide" as const,
+                  decisions: Object.fromEntries(context.proposed.map((call) => [call.id, decision])),
+                };
+              }),
             },
           },
         },
@@ -114,9 +117,10 @@ const first = createActor(orderProcess, { input: { order: 42 } });
 keep(first);
 first.start();
 await new Promise<void>((resolve) => first.subscribe((s) => s.matches({ emailing: "reviewing" }) && resolve()));
-assert.deepEqual(first.getSnapshot().context.proposed, [
-  '{"to":"ana@example.com","body":"Your order 42 has shipped."}',
-]);
+assert.deepEqual(
+  first.getSnapshot().context.proposed.map((call) => call.args),
+  [{ to: "ana@example.com", body: "Your order 42 has shipped." }],
+);
 // The agent, as the parent sees it: its machine waits for the decision on m1.
 const agent = first.getSnapshot().children.agent?.getSnapshot();
 assert.deepEqual(agent?.value, { executingTools: "awaitingDecision" });
