@@ -88,7 +88,16 @@ function endingOf(exit: Exit): Ending {
   return JSON.parse(line) as Ending;
 }
 
-const POINTS = ["started", "model-1", "reviewing", "tool", "model-2", "agent-done", "shipped"] as const;
+/** Each point, and the model calls made over both processes: a call cut off before its reply was logged is made again, no other. */
+const POINTS = [
+  ["started", 2],
+  ["model-1", 3],
+  ["reviewing", 2],
+  ["tool", 2],
+  ["model-2", 3],
+  ["agent-done", 2],
+  ["shipped", 2],
+] as const;
 
 describe("a workflow restored in a fresh process, at every point of its agent's run", () => {
   let uninterrupted: Ending;
@@ -105,7 +114,7 @@ describe("a workflow restored in a fresh process, at every point of its agent's 
     expect(workflow.count("WF_MODEL_CALLS")).toBe(2);
   }, 20_000);
 
-  for (const point of POINTS) {
+  for (const [point, modelCalls] of POINTS) {
     it(`killed at ${point}, ends where the uninterrupted one does, the email sent once`, async () => {
       const workflow = new Workflow();
       const killed = await workflow.run({ WF_MODE: "start", WF_KILL: point });
@@ -115,6 +124,7 @@ describe("a workflow restored in a fresh process, at every point of its agent's 
       expect(ending.value).toBe(uninterrupted.value);
       expect(ending.context.proposed).toEqual(uninterrupted.context.proposed);
       expect(workflow.count("WF_SENDS")).toBe(1);
+      expect(workflow.count("WF_MODEL_CALLS")).toBe(modelCalls);
       const { result } = ending.context;
       expect(result?.status).toBe("done");
       expect(result?.answer).toBe(uninterrupted.context.result?.answer);

@@ -232,6 +232,27 @@ describe("agentActor: a workflow restored from its persisted snapshot", () => {
     expect(sent).toEqual(["ana@example.com"]);
   });
 
+  it("invoked again for a paused run, announces its calls again and goes on from the log", async () => {
+    const { registry, sent } = makeMailRegistry();
+    const store = new MemoryEventStore();
+    const model = scriptedModel([asks(email("e1", "ana@example.com")), final("Sent.")]);
+    const logic = createAgentActor({ model, registry, store });
+    const first = startWorkflow(logic, { task: "Email Ana.", runId: "mail-1" });
+    await until(first, (s) => s.context.requests.length === 1);
+    first.getSnapshot().children.agent?.send({ type: "agent.pause" });
+    await until(first, (s) => s.status === "done");
+    expect(first.getSnapshot().context.result?.status).toBe("awaiting_approval");
+
+    const again = startWorkflow(logic, { task: "Email Ana.", runId: "mail-1" });
+    await until(again, (s) => s.context.requests.length === 1);
+    expect(again.getSnapshot().context.requests).toEqual([["e1"]]);
+    again.getSnapshot().children.agent?.send({ type: "agent.decide", decisions: { e1: { approved: true } } });
+    await until(again, (s) => s.status === "done");
+    expect(again.getSnapshot().context.result).toMatchObject({ status: "done", answer: "Sent.", runId: "mail-1" });
+    expect(sent).toEqual(["ana@example.com"]);
+    expect(model.seen).toHaveLength(2);
+  });
+
   it("without its model and registry given to createAgentActor, is the parent's onError saying where to give them", async () => {
     const { registry } = makeMailRegistry();
     const store = new MemoryEventStore();
