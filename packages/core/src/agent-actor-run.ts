@@ -33,7 +33,9 @@ const detaching = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
 export async function startOrContinue(run: EmbeddedRun): Promise<AgentResult> {
   const { task, model, registry, runId, onSnapshot, store, ...options } = run;
   const inspect = (event: InspectionEvent) => {
-    run.inspect === undefined || typeof run.inspect === "function" ? run.inspect?.(event) : run.inspect.next?.(event);
+    const given = run.inspect;
+    if (typeof given === "function") given(event);
+    else given?.next?.(event);
     // The machine runs in a system of its own, with no child: its snapshots are those of its root.
     if (event.type === "@xstate.snapshot" && event.rootId === event.actorRef.sessionId) {
       onSnapshot(event.snapshot as AgentSnapshot, event.event);

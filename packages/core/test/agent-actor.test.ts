@@ -54,6 +54,24 @@ describe("agentActor: the parent sees the agent", () => {
   });
 });
 
+describe("agentActor: the input's own listeners", () => {
+  it("still hear the run: inspect gets the machine's snapshots, onEvent the run's events", async () => {
+    const { registry } = makeMailRegistry();
+    const snapshots: unknown[] = [];
+    const heard: string[] = [];
+    const actor = startWorkflow(createAgentActor({ model: scriptedModel([final("Hi.")]), registry }), {
+      task: "Say hi.",
+      inspect: (event) => {
+        if (event.type === "@xstate.snapshot" && "value" in event.snapshot) snapshots.push(event.snapshot.value);
+      },
+      onEvent: (event) => heard.push(event.type),
+    });
+    await until(actor, (s) => s.status === "done");
+    expect(snapshots).toEqual(expect.arrayContaining(["callingModel", "done"]));
+    expect(heard).toEqual(["step-started", "text-delta", "step-finished", "finished"]);
+  });
+});
+
 describe("agentActor: approval through the parent", () => {
   it("announces a reply's calls together, and each decision goes to its own call", async () => {
     const { registry, sent } = makeMailRegistry();
