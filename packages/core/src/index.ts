@@ -1,5 +1,16 @@
-export { type AgentActorInput, agentActor } from "./agent-actor.js";
+export {
+  type AgentActorEvent,
+  type AgentActorInput,
+  type AgentActorLogic,
+  type AgentActorProvided,
+  type AgentActorSnapshot,
+  type AgentParentEvent,
+  type AgentTaskInput,
+  agentActor,
+  createAgentActor,
+} from "./agent-actor.js";
 export { agentMachine } from "./agent-machine.js";
+export type { AgentView } from "./agent-view.js";
 export { countTokens } from "./count-tokens.js";
 export { AgentloopError, EventLogError, ModelError, ToolSchemaError } from "./errors.js";
 export { type EventStore, MemoryEventStore, type RunLock } from "./event-store.js";
