@@ -113,12 +113,16 @@ async function run(plan: Plan, s: fc.Scheduler): Promise<Outcome> {
     return value;
   };
   const registry = new ToolRegistry();
-  const props = { type: "object", properties: { n: { type: "integer" }, token: { type: "string" } } } as const;
-  registry.register("work", "Works a while.", props, ({ n, token }: { n: number; token: string }) => {
+  const props = {
+    type: "object",
+    properties: { n: { type: "integer" }, token: { type: "string" } },
+    required: ["n", "token"],
+  } as const;
+  registry.register("work", "Works a while.", props, ({ n, token }) => {
     start(token);
     return s.schedule(Promise.resolve({ done: n }), token).then((value) => end(token, value));
   });
-  registry.register("instant", "Answers at once.", props, ({ n, token }: { n: number; token: string }) => {
+  registry.register("instant", "Answers at once.", props, ({ n, token }) => {
     start(token);
     return end(token, { now: n });
   });
