@@ -20,10 +20,10 @@ const MANY = 10;
  * The part of an ECMAScript pattern (valid with the `u` flag) whose check can take exponential
  * time in a backtracking engine, or null: a group repeated without bound whose body can match the
  * same text in more than one way across its repetitions, because it holds another repetition
- * (`(a+)+`, `(\w+\s?)*`) or alternatives that start alike (`(a|ab)*`). Such a group is let through
- * when each repetition must start with its own character that nothing repeated inside can match
- * (`([a-z]+)(\.[a-z]+)*`, semantic versions), since its repetitions can then split the text one
- * way only. Polynomial cases (`\d*\d*$`) are not found.
+ * (`(a+)+`, `(\w+\s?)*`) or alternatives (`(a|aa)*`). Such a group is let through when each
+ * round must start, or end, with its own character that nothing varying inside can match
+ * (`[a-z]+(\.[a-z]+)*`, `([\w-]+\.)+`, semantic versions), since its rounds can then split the
+ * text one way only. Polynomial cases (`\d*\d*$`) are not found.
  */
 export function patternRisk(source: string): string | null {
   const parser = { source, at: 0 };
@@ -44,14 +44,29 @@ function riskIn(branches: readonly (readonly Item[])[]): Item | null {
 }
 
 function isAmbiguous(branches: readonly (readonly Item[])[]): boolean {
-  const starts = branches.map((branch) => {
-    const first = branch[0];
-    return first?.atom.kind === "char" && first.min === 1 && first.max === 1 ? first.atom.char : null;
+  return (
+    hasRepetition(branches) &&
+    !isDelimited(branches, (branch) => branch[0]) &&
+    !isDelimited(branches, (branch) => branch.at(-1))
+  );
+}
+
+/**
+ * Whether every round of the repetition starts (or ends) with a character of its own: one literal
+ * character per alternative, no two alike, that nothing varying in the group can match. The
+ * rounds can then split the text one way only.
+ */
+function isDelimited(
+  branches: readonly (readonly Item[])[],
+  edge: (branch: readonly Item[]) => Item | undefined,
+): boolean {
+  const marks = branches.map((branch) => {
+    const item = edge(branch);
+    return item?.atom.kind === "char" && item.min === 1 && item.max === 1 ? item.atom.char : null;
   });
-  if (starts.some((start) => start === null)) return hasRepetition(branches);
-  if (branches.length > 1 && new Set(starts).size < starts.length) return true;
+  if (marks.some((mark) => mark === null) || new Set(marks).size < marks.length) return false;
   const varying = branches.flatMap((branch) => varyingAtoms(branch, false));
-  return varying.some((atom) => starts.some((start) => canMatch(atom, start as string)));
+  return !varying.some((atom) => marks.some((mark) => canMatch(atom, mark as string)));
 }
 
 function hasRepetition(branches: readonly (readonly Item[])[]): boolean {
