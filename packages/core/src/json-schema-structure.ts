@@ -7,6 +7,7 @@ import {
 } from "@cfworker/json-schema";
 import { isPlainObject } from "./is-plain-object.js";
 import { patternRisk } from "./pattern-risk.js";
+import { shortJson } from "./schema-sentence.js";
 
 const TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
 const COUNTS = [
@@ -141,11 +142,16 @@ function patternProblem(pattern: unknown): string | null {
   } catch {
     return INVALID;
   }
-  const risk = patternRisk(pattern);
+  let risk: string | null;
+  try {
+    risk = patternRisk(pattern);
+  } catch {
+    return `${shortJson(pattern)} nests its groups too deeply to be checked for backtracking`;
+  }
   // A backtracking check cannot be interrupted: it would hold the event loop (every run in the process) for as long as it takes.
   return risk === null
     ? null
-    : `${JSON.stringify(pattern)} can take exponential time to check: ${JSON.stringify(risk)} repeats a part that can match the same text in more than one way; start each repetition with a character nothing repeated inside it matches, or repeat only once`;
+    : `${shortJson(pattern)} can take exponential time to check: ${JSON.stringify(risk)} repeats a part that can match the same text in more than one way; start or end each round with a character nothing varying inside it matches, or repeat only once`;
 }
 
 /** Calls `visit` on every object subschema, the root first, with its dotted location. */

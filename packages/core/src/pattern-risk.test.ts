@@ -72,6 +72,12 @@ describe("a pattern whose check can take exponential time", () => {
     for (const parameters of places) expect(() => registered(parameters)).toThrow(/can take exponential time/);
   });
 
+  it("refuses a pattern nested too deeply to be checked, with a ToolSchemaError", () => {
+    const deep = `${"(".repeat(20_000)}a${")".repeat(20_000)}`;
+    const parameters = { type: "object", properties: { q: { type: "string", pattern: deep } } };
+    expect(() => registered(parameters)).toThrow(/^find: 'properties\.q\.pattern' .* nests its groups too deeply/);
+  });
+
   it("leaves linear patterns enforced: crafted arguments of 40,000 characters are checked at once", async () => {
     const started = performance.now();
     for (const [pattern, crafted] of LINEAR) {

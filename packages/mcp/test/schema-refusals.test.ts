@@ -60,7 +60,7 @@ async function serverListing(name: string, schema: Record<string, unknown>): Pro
   return client;
 }
 
-describe("a listed schema with $ref recursion", () => {
+describe("a listed schema the validator cannot enforce, and one it can", () => {
   it("a loop that never goes into the arguments: mcpTools throws ToolSchemaError naming the tool", async () => {
     const client = await serverListing("loop", LOOP);
     const { tools } = await client.listTools();
@@ -68,6 +68,16 @@ describe("a listed schema with $ref recursion", () => {
     const made = mcpTools(client);
     await expect(made).rejects.toThrow(ToolSchemaError);
     await expect(made).rejects.toThrow(/^loop: parameters refer to themselves in a loop .*'\$defs\.a' → '\$defs\.b'/);
+  });
+
+  it("a pattern whose check can take exponential time: mcpTools throws ToolSchemaError naming the tool", async () => {
+    const client = await serverListing("find", {
+      type: "object",
+      properties: { q: { type: "string", pattern: "^(a+)+$" } },
+    });
+    const made = mcpTools(client);
+    await expect(made).rejects.toThrow(ToolSchemaError);
+    await expect(made).rejects.toThrow(/^find: 'properties\.q\.pattern' "\^\(a\+\)\+\$" can take exponential time/);
   });
 
   it("a tree: registered, and checked at every depth before the server is called", async () => {
