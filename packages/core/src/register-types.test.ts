@@ -37,6 +37,20 @@ describe("register infers a literal schema's arguments as tool() does", () => {
     const registry = new ToolRegistry();
     const weather = { type: "object", properties: { city: { type: "string" } }, required: ["city"] } as const;
     registry.register("annotated", "d", weather, ({ city }: { city: string }) => city);
+    // Written before the inference: the function takes an optional argument as given, as it always could.
+    registry.register(
+      "legacy",
+      "d",
+      { type: "object", properties: { city: { type: "string" } } },
+      ({ city }: { city: string }) => city.toUpperCase(),
+    );
+    registry.register(
+      "unannotated",
+      "d",
+      { type: "object", properties: { city: { type: "string" } } },
+      // @ts-expect-error: without an annotation, an optional argument is typed as one that may be missing.
+      ({ city }) => city.toUpperCase(),
+    );
     registry.register(
       "wrong",
       "d",
@@ -44,7 +58,7 @@ describe("register infers a literal schema's arguments as tool() does", () => {
       // @ts-expect-error: `n` is an integer, so a function that wants a string does not fit.
       ({ n }: { n: string }) => n.length,
     );
-    expect(registry.specs()).toHaveLength(2);
+    expect(registry.specs()).toHaveLength(4);
   });
 
   it("still lets a function declare its arguments for a schema the type system cannot see", () => {

@@ -73,6 +73,21 @@ export class ToolRegistry {
     description: string,
     parameters: P,
     fn: ToolFunction<RegisteredArgs<P>>,
+    options?: ToolOptions,
+  ): void;
+  /** As above, for a function that declares its arguments and takes as given some that `parameters` leave optional, as functions written before the inference do. */
+  register<const P extends ToolSchema>(
+    name: string,
+    description: string,
+    parameters: P,
+    fn: ToolFunction<Required<RegisteredArgs<P>>>,
+    options?: ToolOptions,
+  ): void;
+  register(
+    name: string,
+    description: string,
+    parameters: ToolSchema,
+    fn: ToolFunction<never>,
     options: ToolOptions = {},
   ): void {
     const checked = checkOptions(typeof name === "string" ? name : "tool", options, true);

@@ -113,16 +113,12 @@ async function run(plan: Plan, s: fc.Scheduler): Promise<Outcome> {
     return value;
   };
   const registry = new ToolRegistry();
-  const props = {
-    type: "object",
-    properties: { n: { type: "integer" }, token: { type: "string" } },
-    required: ["n", "token"],
-  } as const;
-  registry.register("work", "Works a while.", props, ({ n, token }) => {
+  const props = { type: "object", properties: { n: { type: "integer" }, token: { type: "string" } } } as const;
+  registry.register("work", "Works a while.", props, ({ n, token }: { n: number; token: string }) => {
     start(token);
     return s.schedule(Promise.resolve({ done: n }), token).then((value) => end(token, value));
   });
-  registry.register("instant", "Answers at once.", props, ({ n, token }) => {
+  registry.register("instant", "Answers at once.", props, ({ n, token }: { n: number; token: string }) => {
     start(token);
     return end(token, { now: n });
   });
