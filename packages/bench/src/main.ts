@@ -11,6 +11,7 @@ import { measureHeap } from "./metrics/heap.js";
 import { measureLatency } from "./metrics/latency.js";
 import { measureLongRuns } from "./metrics/long-runs.js";
 import { measureParallelCalls } from "./metrics/parallel-calls.js";
+import { measurePatterns } from "./metrics/patterns.js";
 import { measureRestate } from "./metrics/restate.js";
 import { measureStoreLoad, type StoreLoad } from "./metrics/store-load.js";
 import { measureValidation } from "./metrics/validation.js";
@@ -21,6 +22,7 @@ import {
   eventLogTable,
   harnessTable,
   longAndParallelTable,
+  patternTable,
   type Results,
   restateTable,
   targetsTable,
@@ -74,6 +76,8 @@ try {
 
 progress("tool argument validation...");
 const validation = await measureValidation(plan.validation.rounds, plan.validation.calls);
+progress("pattern checks...");
+const patterns = measurePatterns(plan.patterns);
 progress("agentloop on a Restate server (started from node_modules), service processes beside it...");
 const restate = await measureRestate(plan.restate);
 
@@ -95,6 +99,7 @@ const results: Results = {
   resume: { events: log.length - 2, ms: resumeMs },
   stores: { events: storeLog.length, rows: stores },
   validation,
+  patterns,
   restate,
 };
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
@@ -108,5 +113,6 @@ write(`${longAndParallelTable(results)}\n`);
 write(`${eventLogTable(results)}\n`);
 write(`${storeLoadTable(plan.storeLoad, loads)}\n`);
 write(`${validationTable(results)}\n`);
+write(`${patternTable(results)}\n`);
 write(`${restateTable(results)}\n`);
 write(targetsTable(results));

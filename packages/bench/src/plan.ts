@@ -1,5 +1,6 @@
 import type { ConcurrencyPlan } from "./metrics/concurrency.js";
 import type { LatencyPlan } from "./metrics/latency.js";
+import type { PatternPlan } from "./metrics/patterns.js";
 import type { RestatePlan } from "./metrics/restate.js";
 import type { StoreLoadPlan } from "./metrics/store-load.js";
 
@@ -31,6 +32,8 @@ export interface Plan {
   readonly parallelCalls: { readonly ms: number; readonly rounds: number };
   /** Rounds and calls per round of the validation measurement. */
   readonly validation: { readonly rounds: number; readonly calls: number };
+  /** What a backtracking pattern costs, and what checking patterns costs. */
+  readonly patterns: PatternPlan;
   /** agentloop on a Restate server: per step at some of `lengths`, and a concurrent batch on one and two service processes. */
   readonly restate: RestatePlan;
 }
@@ -51,6 +54,7 @@ export const FULL: Plan = {
   longRuns: { lengths: [10_000, 100_000], rounds: 3 },
   parallelCalls: { ms: 300, rounds: 5 },
   validation: { rounds: 7, calls: 20_000 },
+  patterns: { exponentialLengths: [16, 20, 24], longLength: 40_000, rounds: 7, calls: 20_000 },
   restate: { lengths: [10, 100], rounds: 5, runsPerSample: 3, batch: { runs: 200, steps: 5, delayMs: 20, rounds: 3 } },
 };
 
@@ -70,5 +74,6 @@ export const TINY: Plan = {
   longRuns: { lengths: [20, 40], rounds: 1 },
   parallelCalls: { ms: 5, rounds: 1 },
   validation: { rounds: 1, calls: 10 },
+  patterns: { exponentialLengths: [8, 10], longLength: 100, rounds: 1, calls: 10 },
   restate: { lengths: [5, 10], rounds: 1, runsPerSample: 1, batch: { runs: 10, steps: 5, delayMs: 20, rounds: 1 } },
 };

@@ -4,6 +4,7 @@ import type { StoreCost } from "./metrics/event-log.js";
 import type { Latency } from "./metrics/latency.js";
 import type { LongRuns } from "./metrics/long-runs.js";
 import type { ParallelCalls } from "./metrics/parallel-calls.js";
+import type { PatternRow } from "./metrics/patterns.js";
 import type { RestateCost } from "./metrics/restate.js";
 import type { ValidationCost } from "./metrics/validation.js";
 import type { Plan } from "./plan.js";
@@ -28,6 +29,7 @@ export interface Results {
   readonly resume: { readonly events: number; readonly ms: number };
   readonly stores: { readonly events: number; readonly rows: readonly { name: string; cost: StoreCost | string }[] };
   readonly validation: readonly ValidationCost[];
+  readonly patterns: readonly PatternRow[];
   /** agentloop on Restate, or why it was not measured. */
   readonly restate: RestateCost | string;
 }
@@ -168,6 +170,14 @@ export function validationTable(results: Results): string {
       micros(checkUs),
       micros(executeUs),
     ]),
+  );
+}
+
+/** What a backtracking pattern costs, what registration's risk check costs, and a linear-time engine beside them. */
+export function patternTable(results: Results): string {
+  return table(
+    ["pattern checks", "result"],
+    results.patterns.map(({ label, result }) => [`pattern, ${label}`, result]),
   );
 }
 

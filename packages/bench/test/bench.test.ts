@@ -53,6 +53,9 @@ describe("pnpm bench --tiny", () => {
       "| validation, spec subset (3 scalars) |",
       "| validation, nested JSON Schema ($ref, 2 filters) |",
       "| validation, zod 4, the same schema |",
+      "| pattern, native check of ^(a+)+$, 10 a's and '!' |",
+      "| pattern, register ^(a+)+$ | refused |",
+      "| pattern, re2js, the same semver check |",
     ];
     for (const row of rows) expect(stdout).toContain(row);
     const header = stdout.split("\n").find((line) => line.startsWith("| metric |"));

@@ -16,12 +16,12 @@ const searchMail = tool({
   idempotent: true, // every option of ToolOptions goes in the definition
 });
 
-// Plain JSON Schema works too: declare its dialect with "$schema" (or wrap it in jsonSchema()).
+// Plain JSON Schema works too, as function definitions for the providers write it: draft 2020-12
+// unless "$schema" names another draft.
 const setUnit = tool({
   name: "set_unit",
   description: "Choose the temperature unit.",
   parameters: {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",
     properties: { unit: { enum: ["C", "F"] } },
     required: ["unit"],

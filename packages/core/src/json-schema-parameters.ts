@@ -15,7 +15,8 @@ export interface JsonSchemaParameters<Args = Record<string, unknown>> {
 /**
  * Marks `schema` as full JSON Schema of `draft` (default 2020-12) for a schema that does not say
  * so with `$schema` (an MCP server's, a generated one): without the mark, a schema with no
- * `$schema` is read as the spec's subset of scalar properties. `specs()` shows `schema` unchanged.
+ * `$schema` is draft 2020-12 too, except one in only the spec's keywords, which is the spec's
+ * subset with the spec's sentences. `specs()` shows `schema` unchanged.
  */
 export function jsonSchema<const S extends ToolParameters>(
   schema: S,

@@ -6,6 +6,8 @@ import {
   schemaMapKeyword,
 } from "@cfworker/json-schema";
 import { isPlainObject } from "./is-plain-object.js";
+import { patternRisk } from "./pattern-risk.js";
+import { shortJson } from "./schema-sentence.js";
 
 const TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
 const COUNTS = [
@@ -73,8 +75,10 @@ function problemOf(schema: Schema, draft: SchemaDraft, at: (keyword: string) => 
   if (schema.required !== undefined && !isStringList(schema.required))
     return `${at("required")} must be a list of names`;
   if (schema.enum !== undefined && !Array.isArray(schema.enum)) return `${at("enum")} must be a list of values`;
-  if (schema.pattern !== undefined && !isPattern(schema.pattern))
-    return `${at("pattern")} must be a valid regular expression`;
+  if (schema.pattern !== undefined) {
+    const problem = patternProblem(schema.pattern);
+    if (problem !== null) return `${at("pattern")} ${problem}`;
+  }
   return structureOf(schema, draft, at);
 }
 
@@ -100,8 +104,12 @@ function structureOf(schema: Schema, draft: SchemaDraft, at: (keyword: string) =
       return `${at(keyword)} must map names to schemas`;
   }
   if (isPlainObject(schema.patternProperties)) {
-    const bad = Object.keys(schema.patternProperties).find((pattern) => !isPattern(pattern));
-    if (bad !== undefined) return `${at("patternProperties")} has an invalid regular expression ${JSON.stringify(bad)}`;
+    for (const pattern of Object.keys(schema.patternProperties)) {
+      const problem = patternProblem(pattern);
+      if (problem === INVALID)
+        return `${at("patternProperties")} has an invalid regular expression ${JSON.stringify(pattern)}`;
+      if (problem !== null) return `${at("patternProperties")} key ${problem}`;
+    }
   }
   const dependent: unknown = schema.dependentRequired;
   if (dependent !== undefined && !(isPlainObject(dependent) && Object.values(dependent).every(isStringList))) {
@@ -123,15 +131,27 @@ function isStringList(value: unknown): boolean {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
-function isPattern(pattern: unknown): boolean {
-  if (typeof pattern !== "string") return false;
+const INVALID = "must be a valid regular expression";
+
+/** Why `pattern` cannot be enforced (it must be a valid regular expression; its check must not take exponential time), or null. */
+function patternProblem(pattern: unknown): string | null {
+  if (typeof pattern !== "string") return INVALID;
   try {
     // The validator compiles patterns with the `u` flag; one it cannot compile would throw mid-run.
     new RegExp(pattern, "u");
-    return true;
   } catch {
-    return false;
+    return INVALID;
   }
+  let risk: string | null;
+  try {
+    risk = patternRisk(pattern);
+  } catch {
+    return `${shortJson(pattern)} nests its groups too deeply to be checked for backtracking`;
+  }
+  // A backtracking check cannot be interrupted: it would hold the event loop (every run in the process) for as long as it takes.
+  return risk === null
+    ? null
+    : `${shortJson(pattern)} can take exponential time to check: ${JSON.stringify(risk)} repeats a part that can match the same text in more than one way; start or end each round with a character nothing varying inside it matches, or repeat only once`;
 }
 
 /** Calls `visit` on every object subschema, the root first, with its dotted location. */

@@ -294,10 +294,15 @@ describe("JSON Schema parameters at registration", () => {
 describe("jsonSchema(): a JSON Schema without $schema", () => {
   const listed = { type: "object", properties: { tags: { type: "array", items: { type: "string" } } } } as const;
 
-  it("is read as the spec's subset unless marked", () => {
-    expect(() => new ToolRegistry().register("t", "d", listed, () => 1)).toThrow(
-      /unsupported type 'array'.*jsonSchema\(\)/,
+  it("is draft 2020-12 unmarked too, beyond the spec's vocabulary", async () => {
+    const registry = new ToolRegistry();
+    registry.register("t", "d", listed, ({ tags }) => tags?.length ?? 0);
+    await expect(registry.execute("t", { tags: [1] })).resolves.toMatch(
+      /^ERROR: argument 'tags\[0\]' must be of type string/,
     );
+    expect(() =>
+      new ToolRegistry().register("t", "d", { type: "object", properties: { a: { type: "array" } } }, () => 1),
+    ).toThrow(/unsupported type 'array'.*jsonSchema\(\)/);
   });
 
   it("is full JSON Schema when marked, and shown unchanged", async () => {

@@ -1,6 +1,7 @@
 import { dereference, type Schema, type SchemaDraft, validate } from "@cfworker/json-schema";
 import { ToolSchemaError } from "./errors.js";
 import { isPlainObject } from "./is-plain-object.js";
+import { refLoopOf } from "./json-schema-cycles.js";
 import { checkStructure, eachSchema } from "./json-schema-structure.js";
 import { firstNonJson } from "./json-value.js";
 import { type SchemaLookup, sentenceOf } from "./schema-sentence.js";
@@ -30,7 +31,8 @@ export interface CompiledJsonSchema {
 /**
  * Compiles an object schema of `draft` for `@cfworker/json-schema`, refusing with `ToolSchemaError`
  * what it could not enforce: data that is not JSON, a root that is not `type: "object"`, a bad
- * keyword value, a `$ref` that resolves nowhere, a required key no property declares. The schema
+ * keyword value, a `$ref` that resolves nowhere, a `$ref` loop that never goes into the value (a
+ * recursion through `properties` or `items`, a tree, is fine), a required key no property declares. The schema
  * given is never changed (the validator annotates a copy). Top-level keys that no `properties`
  * declares are refused unless the root allows them (`additionalProperties`, `patternProperties`,
  * `unevaluatedProperties`).
@@ -55,6 +57,12 @@ export function compileJsonSchema(tool: string, schema: unknown, draft: SchemaDr
       fail(`'$ref' ${JSON.stringify(sub.$ref)} at '${location || "(root)"}' resolves to no schema in the parameters`);
     }
   });
+  const loop = refLoopOf(root, lookup);
+  if (loop !== null) {
+    fail(
+      `parameters refer to themselves in a loop that never goes into the arguments (${loop.map((at) => `'${at}'`).join(" → ")}), so no call could be checked`,
+    );
+  }
   const known = topLevelKeys(root, lookup);
   const required: unknown = root.required;
   if (known !== null && Array.isArray(required)) {

@@ -8,13 +8,13 @@ import { type JsonSchemaParameters, markedJsonSchema } from "./json-schema-param
 import { copyJson, firstNonJson } from "./json-value.js";
 import { hasStandardProps, type StandardSchemaV1, type StandardToolSchema } from "./standard-schema.js";
 import type { ToolParameters } from "./types.js";
-import { checkSubset, validateSubset } from "./validate-subset.js";
+import { checkSubset, isSubsetShaped, validateSubset } from "./validate-subset.js";
 
 /**
- * What a tool's `parameters` may be: (a) the spec's subset (an object of scalar properties, no
- * `$schema`); (b) a JSON Schema with an object root, declared by `$schema` or marked by
- * `jsonSchema()`; (c) a Standard Schema (zod 4, valibot, arktype...) that also exposes
- * `~standard.jsonSchema`.
+ * What a tool's `parameters` may be: (a) the spec's subset (an object of scalar properties, in
+ * only the spec's keywords); (b) a JSON Schema with an object root, of the draft `$schema` names
+ * or `jsonSchema()` marks, else draft 2020-12; (c) a Standard Schema (zod 4, valibot, arktype...)
+ * that also exposes `~standard.jsonSchema`.
  */
 export type ToolSchema = ToolParameters | JsonSchemaParameters<unknown> | StandardToolSchema;
 
@@ -48,6 +48,7 @@ export function compileParameters(name: string, parameters: unknown): CompiledPa
     return compileJson(name, declared, draft);
   }
   if (marked !== undefined) return compileJson(name, marked.schema, marked.draft);
+  if (!isSubsetShaped(parameters)) return compileJson(name, parameters, "2020-12");
   checkSubset(name, parameters);
   const schema = frozenCopy(parameters as ToolParameters);
   return {

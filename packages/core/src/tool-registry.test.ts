@@ -55,7 +55,10 @@ describe("ToolRegistry.register", () => {
     ["a required key with no properties at all", { type: "object", required: ["a"] }],
     ["a property of unsupported type", { type: "object", properties: { items: { type: "array" } } }],
     ["a property with no type", { type: "object", properties: { a: {} } }],
-    ["a property with an unknown keyword", { type: "object", properties: { a: { type: "string", enum: ["x"] } } }],
+    [
+      "a property with an unknown type beside other keywords",
+      { type: "object", properties: { a: { type: "str", enum: ["x"] } } },
+    ],
   ];
   for (const [label, schema] of badSchemas) {
     it(`refuses ${label} with a ToolSchemaError`, () => {

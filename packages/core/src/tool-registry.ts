@@ -2,11 +2,9 @@ import { cutResult } from "./cut-result.js";
 import { ToolSchemaError } from "./errors.js";
 import type { ArgsOf } from "./infer-args.js";
 import { isPlainObject } from "./is-plain-object.js";
-import type { JsonSchemaParameters } from "./json-schema-parameters.js";
 import type { Checked, CompiledParameters, ToolSchema } from "./parameters.js";
 import { type Outcome, runGuarded } from "./run-guarded.js";
 import { describeSafely, encodeResult, labelOf } from "./safe-observation.js";
-import type { StandardSchemaV1 } from "./standard-schema.js";
 import { type CompiledTool, compileTool, type Tool, type ToolFunction } from "./tool.js";
 import { checkOptions, type ToolOptions } from "./tool-options.js";
 import type { ToolCall, ToolParameters, ToolSpec } from "./types.js";
@@ -25,12 +23,8 @@ export interface ExecuteOptions {
   readonly maxResultChars?: number;
 }
 
-/** What `register`'s function gets: inferred from a Standard Schema or `jsonSchema()`, else declared by the function (`never` accepts any declaration). */
-export type RegisteredArgs<P> = P extends StandardSchemaV1
-  ? ArgsOf<P>
-  : P extends JsonSchemaParameters<infer A>
-    ? A
-    : never;
+/** What `register`'s function gets: inferred as `tool()` infers it (`never`, which accepts any declaration, only for a schema whose shape the type system cannot see). */
+export type RegisteredArgs<P> = ArgsOf<P>;
 
 interface Entry {
   readonly spec: ToolSpec;
@@ -69,16 +63,31 @@ export class ToolRegistry {
   }
 
   /**
-   * Adds one tool; `parameters` may be any of the three kinds `tool()` takes. `fn`'s arguments are
-   * typed from a Standard Schema or a `jsonSchema()`; with a plain schema object `fn` declares its
-   * own argument type, as it always could (`tool()` infers it from the literal instead). Throws `ToolSchemaError` now, not mid-run, for a bad name, a duplicate, a
-   * description that is not a string, a schema the validator cannot enforce, or a bad option.
+   * Adds one tool; `parameters` may be any of the three kinds `tool()` takes, and `fn`'s arguments
+   * are typed from them as `tool()` types them (a `ToolParameters` variable lets `fn` declare its
+   * own). Throws `ToolSchemaError` now, not mid-run, for a bad name, a duplicate, a description
+   * that is not a string, a schema the validator cannot enforce, or a bad option.
    */
   register<const P extends ToolSchema>(
     name: string,
     description: string,
     parameters: P,
     fn: ToolFunction<RegisteredArgs<P>>,
+    options?: ToolOptions,
+  ): void;
+  /** As above, for a function that declares its arguments and takes as given some that `parameters` leave optional, as functions written before the inference do. */
+  register<const P extends ToolSchema>(
+    name: string,
+    description: string,
+    parameters: P,
+    fn: ToolFunction<Required<RegisteredArgs<P>>>,
+    options?: ToolOptions,
+  ): void;
+  register(
+    name: string,
+    description: string,
+    parameters: ToolSchema,
+    fn: ToolFunction<never>,
     options: ToolOptions = {},
   ): void {
     const checked = checkOptions(typeof name === "string" ? name : "tool", options, true);

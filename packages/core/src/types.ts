@@ -71,10 +71,10 @@ export type Message =
 export type ParameterType = "string" | "integer" | "number" | "boolean";
 
 /**
- * A tool's arguments as JSON Schema, with an object at the root. Without `$schema` it is the spec's
- * subset: `properties` of type `string`, `integer`, `number` or `boolean` (each with an optional
- * `description`) and `required`, checked with the spec's sentences. With `$schema` naming draft
- * 2020-12 (or 2019-09, 7, 4) any keyword of that draft may be used, at any depth.
+ * A tool's arguments as JSON Schema, with an object at the root. A schema of only `properties` of
+ * type `string`, `integer`, `number` or `boolean` (each with an optional `description`) and
+ * `required` is the spec's subset, checked with the spec's sentences. Any other is JSON Schema of
+ * the draft `$schema` names (2020-12, 2019-09, 7, 4), else 2020-12, any keyword at any depth.
  */
 export interface ToolParameters {
   readonly $schema?: string;

@@ -12,9 +12,32 @@ const TYPE_CHECKS: Readonly<Record<ParameterType, (value: unknown) => boolean>> 
 
 /** The parameter types of the spec's subset; `register` refuses any other in a schema without `$schema`. */
 export const PARAMETER_TYPES: readonly ParameterType[] = Object.keys(TYPE_CHECKS) as ParameterType[];
+const ROOT_KEYWORDS = new Set(["type", "properties", "required"]);
 const PROPERTY_KEYWORDS = new Set(["type", "description"]);
 const FULL_SCHEMA_HINT =
-  'for full JSON Schema, declare "$schema": "https://json-schema.org/draft/2020-12/schema" or wrap it in jsonSchema()';
+  "a property of only 'type' and 'description' is the spec's subset; for JSON Schema, use its keywords (such as 'items'), " +
+  'declare "$schema": "https://json-schema.org/draft/2020-12/schema" or wrap it in jsonSchema()';
+
+/**
+ * Whether a schema without `$schema` speaks only the spec's vocabulary (`type`, `properties` and
+ * `required` at the root; `type` as one name and `description` in each property): such a schema is
+ * the spec's subset, checked with the spec's sentences. Any other is JSON Schema draft 2020-12.
+ */
+export function isSubsetShaped(parameters: unknown): boolean {
+  if (!isPlainObject(parameters) || !Object.keys(parameters).every((keyword) => ROOT_KEYWORDS.has(keyword))) {
+    return false;
+  }
+  const properties = parameters.properties ?? {};
+  return (
+    isPlainObject(properties) &&
+    Object.values(properties).every(
+      (property) =>
+        isPlainObject(property) &&
+        (property.type === undefined || typeof property.type === "string") &&
+        Object.keys(property).every((keyword) => PROPERTY_KEYWORDS.has(keyword)),
+    )
+  );
+}
 
 /**
  * Checks arguments against a schema of the spec's subset: `null` when valid, or the spec's
@@ -36,15 +59,13 @@ export function validateSubset(args: unknown, schema: ToolParameters): string | 
   return null;
 }
 
-/** Throws `ToolSchemaError` unless `parameters` is a schema of the spec's subset that `validateSubset` can enforce. */
+/** Throws `ToolSchemaError` unless `parameters`, shaped as the spec's subset, is one `validateSubset` can enforce. */
 export function checkSubset(name: string, parameters: unknown): void {
   if (!isPlainObject(parameters) || parameters.type !== "object") {
     throw new ToolSchemaError(`${name}: parameters must be a schema of type 'object'`);
   }
   const nonJson = firstNonJson(parameters);
   if (nonJson !== null) throw new ToolSchemaError(`${name}: parameters must be JSON data; '${nonJson}' is not`);
-  const extra = Object.keys(parameters).find((keyword) => !["type", "properties", "required"].includes(keyword));
-  if (extra !== undefined) throw new ToolSchemaError(`${name}: unsupported keyword '${extra}'; ${FULL_SCHEMA_HINT}`);
   const properties = parameters.properties ?? {};
   if (!isPlainObject(properties)) throw new ToolSchemaError(`${name}: 'properties' must be an object`);
   for (const [arg, property] of Object.entries(properties)) {
@@ -52,12 +73,6 @@ export function checkSubset(name: string, parameters: unknown): void {
     if (!PARAMETER_TYPES.includes(property.type as ParameterType)) {
       throw new ToolSchemaError(
         `${name}.${arg}: unsupported type '${String(property.type)}' (supported: ${PARAMETER_TYPES.join(", ")}); ${FULL_SCHEMA_HINT}`,
-      );
-    }
-    const extra = Object.keys(property).find((keyword) => !PROPERTY_KEYWORDS.has(keyword));
-    if (extra !== undefined) {
-      throw new ToolSchemaError(
-        `${name}.${arg}: unsupported keyword '${extra}' (supported: type, description); ${FULL_SCHEMA_HINT}`,
       );
     }
   }

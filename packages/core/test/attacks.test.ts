@@ -110,7 +110,8 @@ describe("what is logged is what ran", () => {
   it("a reply read through a getter is read once: the log and the tool see the same arguments", async () => {
     const ran: string[] = [];
     const registry = new ToolRegistry();
-    registry.register("greet", "Greet.", { type: "object", properties: { name: { type: "string" } } }, ({ name }) => {
+    const schema = { type: "object", properties: { name: { type: "string" } }, required: ["name"] } as const;
+    registry.register("greet", "Greet.", schema, ({ name }) => {
       ran.push(name);
       return "hi";
     });
@@ -132,10 +133,15 @@ describe("what is logged is what ran", () => {
   it("a -0 in the arguments is the 0 the log holds: the live trace and its replay are the same", async () => {
     const seen: number[] = [];
     const registry = new ToolRegistry();
-    registry.register("n", "N.", { type: "object", properties: { n: { type: "number" } } }, ({ n }) => {
-      seen.push(n);
-      return "ok";
-    });
+    registry.register(
+      "n",
+      "N.",
+      { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      ({ n }) => {
+        seen.push(n);
+        return "ok";
+      },
+    );
     const store = new MemoryEventStore();
     const model = scriptedModel([asks(toolCall("z", "n", { n: -0 })), final("done")]);
     const live = await runAgent("Zero.", model, registry, { store, runId: "zero" });
