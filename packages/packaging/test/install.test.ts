@@ -75,7 +75,11 @@ describe("every published package installed with plain npm", () => {
   });
 
   it("typechecks a strict TypeScript app without skipLibCheck, where only other projects' declarations fail", async () => {
-    const tsc = await exec(process.execPath, [join(import.meta.dirname, "../node_modules/typescript/bin/tsc"), "-p", "."], app);
+    const tsc = await exec(
+      process.execPath,
+      [join(import.meta.dirname, "../node_modules/typescript/bin/tsc"), "-p", "."],
+      app,
+    );
     const failing = [...tsc.stdout.matchAll(/^(\S+)\(\d+,\d+\): error TS\d+/gm)].map((match) => match[1] ?? "");
     expect(
       failing.filter((file) => !UPSTREAM_ERRORS.includes(file)),
