@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { checkHeader, checkLayout } from "./sqlite-layout.js";
 import { SqliteLocks } from "./sqlite-locks.js";
 
-export { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from "./sqlite-layout.js";
+export { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from "./layout-ids.js";
 
 /** Options of `SqliteEventStore`. */
 export interface SqliteEventStoreOptions {

@@ -1,11 +1,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import type Database from "better-sqlite3";
 
-/** The version of the table layout, kept in SQLite's `user_version`; a newer file is refused. */
-export const SQLITE_SCHEMA_VERSION = 3;
-
-/** The `application_id` of a file this package wrote (since layout 2): "AGLP". */
-export const SQLITE_APPLICATION_ID = 0x41474c50;
+import { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from "./layout-ids.js";
 
 // Layout 1: one row per event, `data` the event's JSON without the columns beside it.
 // Layout 2: `data` is the whole event as written (keys in their order), plus the locks table and

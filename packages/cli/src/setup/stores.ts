@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename, dirname, extname } from "node:path";
 import { fileError, messageOf, UsageError } from "../cli-error.js";
 import { type EventStore, isRunId, JsonlEventStore, type RepairableStore, type StoredEvent } from "../core-api.js";
+import { type Importer, importOptional } from "./optional-module.js";
 
 const SQLITE_EXTENSIONS = new Set([".db", ".sqlite", ".sqlite3"]);
 
@@ -35,8 +36,11 @@ export function checkRunId(runId: string, flag = "--run-id"): string {
  * directory of JSONL logs. `readonly` opens a SQLite file without changing it (for commands that
  * only read); a directory is never changed by reading.
  */
-export async function openStore(path: string, { readonly = false } = {}): Promise<RepairableStore> {
-  if (isSqlitePath(path)) return openSqlite(path, readonly);
+export async function openStore(
+  path: string,
+  { readonly = false, load }: { readonly readonly?: boolean; readonly load?: Importer } = {},
+): Promise<RepairableStore> {
+  if (isSqlitePath(path)) return openSqlite(path, readonly, load);
   if (existsSync(path) && !statSync(path).isDirectory()) {
     throw new UsageError(`--store '${path}' is a file: give a directory (for JSONL logs) or a .db/.sqlite file`);
   }
@@ -107,15 +111,15 @@ async function onlyRun(store: EventStore, path: string): Promise<string> {
   );
 }
 
-async function openSqlite(path: string, readonly: boolean): Promise<RepairableStore> {
-  let module: typeof import("@agentloop/sqlite");
-  try {
-    module = await import("@agentloop/sqlite");
-  } catch (error) {
-    throw new UsageError(
-      `SQLite stores need @agentloop/sqlite and its better-sqlite3 build (${messageOf(error)}); give a directory to keep JSONL logs instead`,
-    );
-  }
+async function openSqlite(path: string, readonly: boolean, load?: Importer): Promise<RepairableStore> {
+  const module = await importOptional<typeof import("@agentloop/sqlite")>(
+    "@agentloop/sqlite",
+    `the SQLite store '${path}'`,
+    ["@agentloop/sqlite"],
+    load,
+  ).catch((error: unknown) => {
+    throw nativeModuleError(error) ?? error;
+  });
   if (readonly && existsSync(path) && !statSync(path).isFile()) throw new UsageError(`'${path}' is not a file`);
   const options: ConstructorParameters<typeof module.SqliteEventStore>[1] & { readonly readonly?: boolean } = {
     readonly,
@@ -129,10 +133,32 @@ async function openSqlite(path: string, readonly: boolean): Promise<RepairableSt
 
 /** Why a SQLite file cannot be opened, in one line that names it. */
 function sqliteError(error: unknown, path: string): Error {
+  const native = nativeModuleError(error);
+  if (native !== null) return native;
   const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
   if (code === "SQLITE_NOTADB") return new UsageError(`'${path}' is not a SQLite file (nor an agentloop log)`);
   if (code === "SQLITE_CANTOPEN") return new UsageError(`cannot open '${path}': ${messageOf(error)}`);
   const named = fileError(error, "open the store", path);
   if (named instanceof UsageError) return named;
   return new UsageError(`'${path}' is not an agentloop log: ${messageOf(error)}`);
+}
+
+/**
+ * better-sqlite3's compiled module failing to load (built for another Node version, or never
+ * built) as a one-line `UsageError` naming the cause and the fix, or `null` for any other error:
+ * the file itself was never looked at, so it must not be called a bad log.
+ */
+export function nativeModuleError(error: unknown): UsageError | null {
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  const text = error instanceof Error ? error.message.replace(/\s+/g, " ") : "";
+  if (code !== "ERR_DLOPEN_FAILED" && !/better_sqlite3\.node|NODE_MODULE_VERSION|bindings file/.test(text)) return null;
+  const versions = /using NODE_MODULE_VERSION (\d+)\. This version of Node\.js requires NODE_MODULE_VERSION (\d+)/.exec(
+    text,
+  );
+  const why = versions
+    ? `it was compiled for another Node version (NODE_MODULE_VERSION ${versions[1]}; Node ${process.version} needs ${versions[2]})`
+    : `it does not load in Node ${process.version} (${messageOf(error)})`;
+  return new UsageError(
+    `SQLite stores need better-sqlite3's native module, and ${why}: run 'npm rebuild better-sqlite3' (or give a directory to keep JSONL logs)`,
+  );
 }

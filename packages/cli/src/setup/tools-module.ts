@@ -3,6 +3,7 @@ import { extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf, UsageError } from "../cli-error.js";
 import { ToolRegistry } from "../core-api.js";
+import { importOptional } from "./optional-module.js";
 
 /** What a tools module exports, as a default export or as `register`. */
 export type RegisterTools = (registry: ToolRegistry) => void | Promise<void>;
@@ -13,7 +14,8 @@ const TYPESCRIPT = new Set([".ts", ".mts", ".cts", ".tsx"]);
  * Imports the user's tools module (path relative to the working directory) and lets its `register`
  * export, or its default export, register tools on a fresh registry. A JavaScript module is
  * imported as it is; a TypeScript one (`.ts`, `.mts`, `.cts`) through tsx's `tsImport`, which
- * compiles it on the fly without registering a loader for the rest of the process. A missing file,
+ * compiles it on the fly without registering a loader for the rest of the process (tsx is an
+ * optional peer: not installed, it is a `UsageError` naming it). A missing file,
  * a module that fails to load, a missing function or a bad tool schema is a `UsageError`.
  */
 export async function loadTools(path: string): Promise<ToolRegistry> {
@@ -22,8 +24,9 @@ export async function loadTools(path: string): Promise<ToolRegistry> {
   if (!statSync(absolute).isFile()) throw new UsageError(`tools module '${path}' is not a file`);
   let module: Record<string, unknown>;
   try {
-    module = await importModule(absolute);
+    module = await importModule(absolute, path);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`tools module '${path}' failed to load: ${messageOf(error)}`);
   }
   const register = registerOf(module);
@@ -41,10 +44,12 @@ export async function loadTools(path: string): Promise<ToolRegistry> {
   return registry;
 }
 
-async function importModule(absolute: string): Promise<Record<string, unknown>> {
+async function importModule(absolute: string, path: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(absolute).href;
   if (!TYPESCRIPT.has(extname(absolute).toLowerCase())) return (await import(url)) as Record<string, unknown>;
-  const { tsImport } = await import("tsx/esm/api");
+  const { tsImport } = await importOptional<typeof import("tsx/esm/api")>("tsx/esm/api", `tools module '${path}'`, [
+    "tsx",
+  ]);
   return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
 }
 
