@@ -1,0 +1,18 @@
+// The driver's parts, for driving the machine yourself (a durable workflow, a queue worker):
+// the performers that turn a request into the event that answers it: `@agentloop/core/driver`.
+export {
+  type ApprovalDecided,
+  type Approver,
+  type ApproverAnswer,
+  askApprover,
+} from "./ask-approver.js";
+export { type AskModelOptions, askModel, type ModelAnswer, type ModelReplied, type ModelRequest } from "./ask-model.js";
+export {
+  DEFAULT_TOOL_TIMEOUT_MS,
+  lostResult,
+  mayRunAgain,
+  type RunToolOptions,
+  runTool,
+  type ToolAnswer,
+  type ToolFinished,
+} from "./run-tool.js";
