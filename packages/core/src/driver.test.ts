@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { askApprover, askModel, lostResult, type ModelRequest, runTool } from "./driver.js";
+import { createActor } from "xstate";
+import { agentMachine } from "./agent-machine.js";
+import { askApprover, askModel, drivenMachine, lostResult, type ModelRequest, RunLoop, runTool } from "./driver.js";
 import { ModelError } from "./errors.js";
-import { asks, scriptedModel, toolCall } from "./scripted-model.js";
+import { MemoryEventStore } from "./event-store.js";
+import { EVENT_LOG_SCHEMA_VERSION } from "./events.js";
+import { Journal } from "./journal.js";
+import { asks, final, scriptedModel, toolCall } from "./scripted-model.js";
+import { resolveSettings } from "./settings.js";
 import { ToolRegistry } from "./tool-registry.js";
 import { createTranscript } from "./transcript.js";
 import type { Model } from "./types.js";
@@ -90,5 +96,43 @@ describe("askApprover", () => {
     expect(await askApprover(() => null, call)).toEqual({ type: "undecided", call });
     const odd = (() => ({ approved: "yes" })) as unknown as () => null;
     await expect(askApprover(odd, call)).rejects.toThrow(TypeError);
+  });
+});
+
+describe("RunLoop", () => {
+  async function loopOf(model: Model, approve?: () => undefined) {
+    const registry = tools();
+    const settings = resolveSettings("t", model, registry, {});
+    const actor = createActor(agentMachine, { input: { settings } });
+    const machine = drivenMachine(actor);
+    const store = new MemoryEventStore();
+    const journal = new Journal(store, "r");
+    const loop = new RunLoop(machine, { model, registry, journal, approve });
+    await loop.log({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
+    actor.start();
+    return { loop, store };
+  }
+
+  it("pauses as an outcome: nothing in flight, only a call no decision was given for", async () => {
+    const { loop, store } = await loopOf(
+      scriptedModel([asks(toolCall("s", "send"), toolCall("l", "look")), final("x")]),
+    );
+    const outcome = await loop.run();
+    expect(outcome.type).toBe("paused");
+    const types = (await store.read("r")).map((event) => event.type);
+    expect(types).toEqual(["run.started", "model.replied", "tool.started", "tool.finished"]);
+  });
+
+  it("ends with the machine's result, each answer logged before the machine takes it", async () => {
+    const { loop, store } = await loopOf(scriptedModel([asks(toolCall("l", "look")), final("done")]));
+    const outcome = await loop.run();
+    expect(outcome).toMatchObject({ type: "ended", result: { status: "done", answer: "done" } });
+    expect((await store.read("r")).map((event) => event.type)).toEqual([
+      "run.started",
+      "model.replied",
+      "tool.started",
+      "tool.finished",
+      "model.replied",
+    ]);
   });
 });

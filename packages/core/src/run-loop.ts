@@ -1,0 +1,257 @@
+import type { AgentSnapshot } from "./agent-machine.js";
+import { AnswerInbox } from "./answer-inbox.js";
+import { type Approver, type ApproverAnswer, askApprover } from "./ask-approver.js";
+import { askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
+import { usedCallIds } from "./assign-call-ids.js";
+import { EventLogError } from "./errors.js";
+import type { AgentEvent, AgentRequest, RunEvent } from "./events.js";
+import type { Journal } from "./journal.js";
+import { RunEnd } from "./run-end.js";
+import { runTool, type ToolAnswer } from "./run-tool.js";
+import type { AgentStreamEvent } from "./stream-events.js";
+import type { ToolRegistry } from "./tool-registry.js";
+import { messagesOf } from "./transcript.js";
+import type { AgentResult, Model, ModelDelta, ToolCall } from "./types.js";
+
+/** The ports the performers reach, and the limits they apply. */
+export interface EffectPorts {
+  readonly model: Model;
+  readonly registry: ToolRegistry;
+  /** Where the run's events are logged, after what was logged before when the run is resumed. */
+  readonly journal?: Journal | undefined;
+  /** Decides on calls to tools registered with `needsApproval`. */
+  readonly approve?: Approver | undefined;
+  /** Milliseconds a tool may take unless it sets its own `timeoutMs` (default 60,000). */
+  readonly toolTimeoutMs?: number | undefined;
+  /** Observations longer than this are cut unless the tool sets its own limit (default 8,000). */
+  readonly maxResultChars?: number | undefined;
+  /** The run's signal: once it aborts, nothing new is invoked and work in flight is aborted. */
+  readonly signal?: AbortSignal | undefined;
+  /** Hears the run's events as they happen (after they are logged), and the model's deltas as they stream. */
+  readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
+}
+
+/** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
+export interface DrivenMachine {
+  takeRequests(): readonly AgentRequest[];
+  snapshot(): AgentSnapshot;
+  send(event: AgentEvent): void;
+}
+
+/**
+ * Where the loop stopped: the machine reached a final state (`ended`), or it waits only for
+ * decisions the approver did not give and nothing is in flight (`paused`), or it was stopped
+ * from outside (`stopped`).
+ */
+export type LoopOutcome =
+  | { readonly type: "ended"; readonly result: AgentResult }
+  | { readonly type: "paused"; readonly snapshot: AgentSnapshot }
+  | { readonly type: "stopped" };
+
+/** What the loop takes next: a performer's answer, the run's cancellation, a failure, or the stop. */
+type Answer =
+  | ModelAnswer
+  | ToolAnswer
+  | ApproverAnswer
+  | { readonly type: "cancelled"; readonly event: Extract<AgentEvent, { type: "run.cancelled" }> }
+  | { readonly type: "failed"; readonly error: unknown }
+  | { readonly type: "stopped" };
+
+/**
+ * The driver of a run, as a loop: it takes the machine's requests, performs them (several at once
+ * when the machine asks for several), logs each answering event, and sends it to the machine, in
+ * the order the answers come. A pause is one of its outcomes: nothing in flight, and only calls
+ * waiting for decisions nobody gave. Every event of the run is logged through `log`, the one place
+ * the run's log is written from.
+ */
+export class RunLoop {
+  readonly #machine: DrivenMachine;
+  readonly #ports: EffectPorts;
+  readonly #interrupted: ReadonlySet<string>;
+  readonly #inbox: AnswerInbox<Answer> = new AnswerInbox<Answer>();
+  readonly #end = new RunEnd();
+  #inFlight = 0;
+  #cancelled = false;
+  /** Made from the list at the first reply with calls, then kept up to date: so a reply's ids cost O(calls). */
+  #ids: Set<string> | null = null;
+
+  /** `interrupted`: the calls a resumed run's log shows started and never finished. */
+  constructor(machine: DrivenMachine, ports: EffectPorts, interrupted: ReadonlySet<string> = new Set()) {
+    this.#machine = machine;
+    this.#ports = ports;
+    this.#interrupted = interrupted;
+  }
+
+  /** Logs `event` (with a journal; without one nothing is kept). Rejects if the store cannot log it. */
+  async log(event: RunEvent): Promise<void> {
+    await this.#ports.journal?.commit(event);
+  }
+
+  /** Queues the run's cancellation behind the answers that came before it, and aborts the work in flight. */
+  cancel(reason: unknown): void {
+    if (this.#cancelled || this.#end.ended) return;
+    this.#cancelled = true;
+    const event = { type: "run.cancelled" as const };
+    this.#inbox.push({
+      type: "cancelled",
+      event: reason instanceof Error ? { ...event, reason: reason.message } : event,
+    });
+    this.#end.end();
+  }
+
+  /** Stops the loop: work in flight is aborted and its late answers are dropped. */
+  stop(): void {
+    this.#end.end();
+    this.#inbox.push({ type: "stopped" });
+  }
+
+  /** Drives the machine until it ends, pauses or is stopped; rejects with the first failure (`ModelError`, the store's, a listener's). */
+  async run(): Promise<LoopOutcome> {
+    try {
+      for (;;) {
+        const snapshot = this.#machine.snapshot();
+        if (snapshot.status === "error") throw snapshot.error;
+        if (snapshot.status !== "active") return { type: "ended", result: snapshot.output as AgentResult };
+        for (const request of this.#machine.takeRequests()) await this.#start(request);
+        if (this.#inFlight === 0 && this.#inbox.size === 0) return this.#idle();
+        const next = this.#inbox.next();
+        const answer = next instanceof Promise ? await next : next;
+        if (answer.type === "stopped") return { type: "stopped" };
+        // Once the run ends from outside, late answers are dropped; a queued cancellation still comes.
+        if (this.#end.ended && !this.#cancelled) continue;
+        await this.#take(answer);
+      }
+    } finally {
+      this.#end.end();
+    }
+  }
+
+  /** Nothing in flight: the run was stopped, or it waits for decisions only. */
+  #idle(): LoopOutcome {
+    if (this.#end.ended) return { type: "stopped" };
+    const snapshot = this.#machine.snapshot();
+    if (!snapshot.matches({ executingTools: "awaitingDecision" })) {
+      throw new Error("agentloop: the machine waits for nothing (a broken invariant)");
+    }
+    return { type: "paused", snapshot };
+  }
+
+  async #start(request: AgentRequest): Promise<void> {
+    if (this.#end.ended) return;
+    if (request.type === "callModel") {
+      this.#tell({ type: "step-started", step: request.step });
+      this.#perform(this.#askModel(request));
+    } else if (request.type === "runTool") {
+      await this.#startTool(request.call);
+    } else {
+      this.#tell({ type: "decision-requested", call: request.call });
+      this.#perform(askApprover(this.#ports.approve, request.call));
+    }
+  }
+
+  #askModel(request: ModelRequest): Promise<ModelAnswer> {
+    const end = this.#end;
+    const { onEvent } = this.#ports;
+    const { step } = request;
+    return askModel(this.#ports.model, request, {
+      get signal() {
+        return end.signal;
+      },
+      onDelta: onEvent === undefined ? undefined : (delta: ModelDelta) => this.#tellDelta({ ...delta, step }),
+      usedIds: () => {
+        this.#ids ??= usedCallIds(messagesOf(request.transcript));
+        return this.#ids;
+      },
+    });
+  }
+
+  /** A call the log shows cut off runs (or is lost) without a second start; any other is logged as started first. */
+  async #startTool(call: ToolCall): Promise<void> {
+    const interrupted = this.#interrupted.has(call.id);
+    if (!interrupted) {
+      if (this.#ports.journal !== undefined) {
+        await this.log({ type: "tool.started", callId: call.id, name: call.name });
+        if (this.#end.ended) return;
+      }
+      this.#tell({ type: "tool-started", call });
+    }
+    const end = this.#end;
+    const { registry, toolTimeoutMs, maxResultChars } = this.#ports;
+    this.#perform(
+      runTool(registry, call, {
+        get signal() {
+          return end.signal;
+        },
+        toolTimeoutMs,
+        maxResultChars,
+        interrupted,
+      }),
+    );
+  }
+
+  #perform(work: Promise<Answer>): void {
+    this.#inFlight++;
+    work.then(
+      (answer) => {
+        this.#inFlight--;
+        this.#inbox.push(answer);
+      },
+      (error: unknown) => {
+        this.#inFlight--;
+        this.#inbox.push({ type: "failed", error });
+      },
+    );
+  }
+
+  /** Logs the answer's event, tells the listener, and hands the event to the machine. */
+  async #take(answer: Answer): Promise<void> {
+    switch (answer.type) {
+      case "model-replied":
+        await this.log(answer.event);
+        this.#tell({ type: "step-finished", step: answer.step, reply: answer.event.reply });
+        return this.#machine.send(answer.event);
+      case "tool-result":
+      case "tool-error":
+      case "tool-lost": {
+        const { call, event } = answer;
+        await this.log(event);
+        this.#tell({ type: "tool-finished", call, content: event.content, isError: answer.type !== "tool-result" });
+        return this.#machine.send(event);
+      }
+      case "decided":
+        await this.log(answer.event);
+        this.#tell({ type: "decision-given", call: answer.call, decision: answer.decision });
+        return this.#machine.send(answer.event);
+      case "cancelled":
+        await this.log(answer.event);
+        return this.#machine.send(answer.event);
+      case "undecided":
+      case "stopped":
+        return;
+      case "model-failed":
+        return this.#fail(answer.error);
+      case "failed":
+        return this.#fail(answer.error);
+    }
+  }
+
+  #fail(error: unknown): void {
+    // A failure caused by the cancellation itself (an aborted model call) is moot.
+    if (this.#end.ended && !(error instanceof EventLogError)) return;
+    throw error;
+  }
+
+  #tell(event: AgentStreamEvent): void {
+    this.#ports.onEvent?.(event);
+  }
+
+  /** A delta comes while the loop waits: a listener that throws on it fails the run at the loop's next turn. */
+  #tellDelta(event: AgentStreamEvent): void {
+    if (this.#end.ended) return;
+    try {
+      this.#tell(event);
+    } catch (error) {
+      this.#inbox.push({ type: "failed", error });
+    }
+  }
+}
