@@ -82,9 +82,14 @@ export class RunLoop {
     this.#interrupted = interrupted;
   }
 
-  /** Logs `event` (with a journal; without one nothing is kept). Rejects if the store cannot log it. */
+  /** Logs `event` (with a journal; without one nothing is kept): the one place the run's log is written from. Rejects if the store cannot log it. */
   async log(event: RunEvent): Promise<void> {
-    await this.#ports.journal?.commit(event);
+    await this.#record(event);
+  }
+
+  /** Without a journal, nothing to wait for. */
+  #record(event: RunEvent): Promise<boolean> | undefined {
+    return this.#ports.journal?.commit(event);
   }
 
   /** Queues the run's cancellation behind the answers that came before it, and aborts the work in flight. */
@@ -112,14 +117,23 @@ export class RunLoop {
         const snapshot = this.#machine.snapshot();
         if (snapshot.status === "error") throw snapshot.error;
         if (snapshot.status !== "active") return { type: "ended", result: snapshot.output as AgentResult };
-        for (const request of this.#machine.takeRequests()) await this.#start(request);
+        for (const request of this.#machine.takeRequests()) {
+          // Only a tool's start, when it is logged, makes the loop wait before it takes the next request.
+          const starting = this.#start(request);
+          if (starting !== undefined) await starting;
+        }
         if (this.#inFlight === 0 && this.#inbox.size === 0) return this.#idle();
         const next = this.#inbox.next();
         const answer = next instanceof Promise ? await next : next;
         if (answer.type === "stopped") return { type: "stopped" };
         // Once the run ends from outside, late answers are dropped; a queued cancellation still comes.
         if (this.#end.ended && !this.#cancelled) continue;
-        await this.#take(answer);
+        const event = this.#eventOf(answer);
+        if (event === null) continue;
+        const logged = this.#record(event);
+        if (logged !== undefined) await logged;
+        this.#tellTaken(answer);
+        this.#machine.send(event);
       }
     } finally {
       this.#end.end();
@@ -136,17 +150,25 @@ export class RunLoop {
     return { type: "paused", snapshot };
   }
 
-  async #start(request: AgentRequest): Promise<void> {
+  #start(request: AgentRequest): Promise<void> | undefined {
     if (this.#end.ended) return;
     if (request.type === "callModel") {
       this.#tell({ type: "step-started", step: request.step });
       this.#perform(this.#askModel(request));
-    } else if (request.type === "runTool") {
-      await this.#startTool(request.call);
-    } else {
+      return;
+    }
+    if (request.type === "requestDecision") {
       this.#tell({ type: "decision-requested", call: request.call });
       this.#perform(askApprover(this.#ports.approve, request.call));
+      return;
     }
+    const { call } = request;
+    if (this.#interrupted.has(call.id)) return this.#runTool(call, true);
+    const logged = this.#record({ type: "tool.started", callId: call.id, name: call.name });
+    if (logged === undefined) return this.#runTool(call, false);
+    return logged.then(() => {
+      if (!this.#end.ended) this.#runTool(call, false);
+    });
   }
 
   #askModel(request: ModelRequest): Promise<ModelAnswer> {
@@ -165,16 +187,9 @@ export class RunLoop {
     });
   }
 
-  /** A call the log shows cut off runs (or is lost) without a second start; any other is logged as started first. */
-  async #startTool(call: ToolCall): Promise<void> {
-    const interrupted = this.#interrupted.has(call.id);
-    if (!interrupted) {
-      if (this.#ports.journal !== undefined) {
-        await this.log({ type: "tool.started", callId: call.id, name: call.name });
-        if (this.#end.ended) return;
-      }
-      this.#tell({ type: "tool-started", call });
-    }
+  /** A call the log shows cut off runs (or is lost) without a second start; any other is told as started first. */
+  #runTool(call: ToolCall, interrupted: boolean): undefined {
+    if (!interrupted) this.#tell({ type: "tool-started", call });
     const end = this.#end;
     const { registry, toolTimeoutMs, maxResultChars } = this.#ports;
     this.#perform(
@@ -187,6 +202,7 @@ export class RunLoop {
         interrupted,
       }),
     );
+    return undefined;
   }
 
   #perform(work: Promise<Answer>): void {
@@ -203,35 +219,35 @@ export class RunLoop {
     );
   }
 
-  /** Logs the answer's event, tells the listener, and hands the event to the machine. */
-  async #take(answer: Answer): Promise<void> {
+  /** The event an answer gives the machine, or null for none (no decision, or a failure that is moot). */
+  #eventOf(answer: Answer): AgentEvent | null {
     switch (answer.type) {
       case "model-replied":
-        await this.log(answer.event);
-        this.#tell({ type: "step-finished", step: answer.step, reply: answer.event.reply });
-        return this.#machine.send(answer.event);
       case "tool-result":
       case "tool-error":
-      case "tool-lost": {
-        const { call, event } = answer;
-        await this.log(event);
-        this.#tell({ type: "tool-finished", call, content: event.content, isError: answer.type !== "tool-result" });
-        return this.#machine.send(event);
-      }
+      case "tool-lost":
       case "decided":
-        await this.log(answer.event);
-        this.#tell({ type: "decision-given", call: answer.call, decision: answer.decision });
-        return this.#machine.send(answer.event);
       case "cancelled":
-        await this.log(answer.event);
-        return this.#machine.send(answer.event);
-      case "undecided":
-      case "stopped":
-        return;
+        return answer.event;
       case "model-failed":
-        return this.#fail(answer.error);
       case "failed":
-        return this.#fail(answer.error);
+        this.#fail(answer.error);
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  /** Tells the listener of an answer's event, once it is logged and just before the machine takes it. */
+  #tellTaken(answer: Answer): void {
+    if (this.#ports.onEvent === undefined) return;
+    if (answer.type === "model-replied") {
+      this.#tell({ type: "step-finished", step: answer.step, reply: answer.event.reply });
+    } else if (answer.type === "decided") {
+      this.#tell({ type: "decision-given", call: answer.call, decision: answer.decision });
+    } else if (answer.type === "tool-result" || answer.type === "tool-error" || answer.type === "tool-lost") {
+      const { call, event } = answer;
+      this.#tell({ type: "tool-finished", call, content: event.content, isError: answer.type !== "tool-result" });
     }
   }
 
