@@ -16,6 +16,7 @@ export {
   mayRunAgain,
   type Resumption,
 } from "./run-effects.js";
+export { positionOf, type RunPosition } from "./run-position.js";
 export {
   type AgentOptions,
   DEFAULT_MAX_STEPS,

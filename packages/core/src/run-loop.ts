@@ -1,13 +1,13 @@
 import type { AgentSnapshot } from "./agent-machine.js";
 import { AnswerInbox } from "./answer-inbox.js";
 import { type Approver, type ApproverAnswer, askApprover } from "./ask-approver.js";
-import { askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
+import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
 import { usedCallIds } from "./assign-call-ids.js";
 import { EventLogError } from "./errors.js";
 import type { AgentEvent, AgentRequest, RunEvent } from "./events.js";
 import type { Journal } from "./journal.js";
 import { RunEnd } from "./run-end.js";
-import { runTool, type ToolAnswer } from "./run-tool.js";
+import { type RunToolOptions, runTool, type ToolAnswer } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import { messagesOf } from "./transcript.js";
@@ -74,12 +74,41 @@ export class RunLoop {
   #cancelled = false;
   /** Made from the list at the first reply with calls, then kept up to date: so a reply's ids cost O(calls). */
   #ids: Set<string> | null = null;
+  /** The model call in flight (the machine asks for one at a time): its deltas are told with its step. */
+  #modelRequest: ModelRequest | null = null;
+  // The performers' options and callbacks are made once per run, not per call: an object with a
+  // getter (the signals stay lazy) costs more to make than a plain one.
+  readonly #modelOptions: AskModelOptions;
+  readonly #toolOptions: RunToolOptions;
+  readonly #interruptedOptions: RunToolOptions;
+  readonly #answered = (answer: Answer): void => {
+    this.#inFlight--;
+    this.#inbox.push(answer);
+  };
+  readonly #failed = (error: unknown): void => {
+    this.#inFlight--;
+    this.#inbox.push({ type: "failed", error });
+  };
 
   /** `interrupted`: the calls a resumed run's log shows started and never finished. */
   constructor(machine: DrivenMachine, ports: EffectPorts, interrupted: ReadonlySet<string> = new Set()) {
     this.#machine = machine;
     this.#ports = ports;
     this.#interrupted = interrupted;
+    const end = this.#end;
+    const { onEvent, toolTimeoutMs, maxResultChars } = ports;
+    this.#modelOptions = {
+      get signal() {
+        return end.signal;
+      },
+      onDelta: onEvent === undefined ? undefined : (delta: ModelDelta) => this.#tellDelta(delta),
+      usedIds: () => {
+        this.#ids ??= usedCallIds(messagesOf((this.#modelRequest as ModelRequest).transcript));
+        return this.#ids;
+      },
+    };
+    this.#toolOptions = toolOptions(end, toolTimeoutMs, maxResultChars, false);
+    this.#interruptedOptions = toolOptions(end, toolTimeoutMs, maxResultChars, true);
   }
 
   /** Logs `event` (with a journal; without one nothing is kept): the one place the run's log is written from. Rejects if the store cannot log it. */
@@ -172,51 +201,20 @@ export class RunLoop {
   }
 
   #askModel(request: ModelRequest): Promise<ModelAnswer> {
-    const end = this.#end;
-    const { onEvent } = this.#ports;
-    const { step } = request;
-    return askModel(this.#ports.model, request, {
-      get signal() {
-        return end.signal;
-      },
-      onDelta: onEvent === undefined ? undefined : (delta: ModelDelta) => this.#tellDelta({ ...delta, step }),
-      usedIds: () => {
-        this.#ids ??= usedCallIds(messagesOf(request.transcript));
-        return this.#ids;
-      },
-    });
+    this.#modelRequest = request;
+    return askModel(this.#ports.model, request, this.#modelOptions);
   }
 
   /** A call the log shows cut off runs (or is lost) without a second start; any other is told as started first. */
   #runTool(call: ToolCall, interrupted: boolean): undefined {
     if (!interrupted) this.#tell({ type: "tool-started", call });
-    const end = this.#end;
-    const { registry, toolTimeoutMs, maxResultChars } = this.#ports;
-    this.#perform(
-      runTool(registry, call, {
-        get signal() {
-          return end.signal;
-        },
-        toolTimeoutMs,
-        maxResultChars,
-        interrupted,
-      }),
-    );
+    this.#perform(runTool(this.#ports.registry, call, interrupted ? this.#interruptedOptions : this.#toolOptions));
     return undefined;
   }
 
   #perform(work: Promise<Answer>): void {
     this.#inFlight++;
-    work.then(
-      (answer) => {
-        this.#inFlight--;
-        this.#inbox.push(answer);
-      },
-      (error: unknown) => {
-        this.#inFlight--;
-        this.#inbox.push({ type: "failed", error });
-      },
-    );
+    work.then(this.#answered, this.#failed);
   }
 
   /** The event an answer gives the machine, or null for none (no decision, or a failure that is moot). */
@@ -262,12 +260,28 @@ export class RunLoop {
   }
 
   /** A delta comes while the loop waits: a listener that throws on it fails the run at the loop's next turn. */
-  #tellDelta(event: AgentStreamEvent): void {
+  #tellDelta(delta: ModelDelta): void {
     if (this.#end.ended) return;
     try {
-      this.#tell(event);
+      this.#tell({ ...delta, step: (this.#modelRequest as ModelRequest).step });
     } catch (error) {
       this.#inbox.push({ type: "failed", error });
     }
   }
+}
+
+function toolOptions(
+  end: RunEnd,
+  toolTimeoutMs: number | undefined,
+  maxResultChars: number | undefined,
+  interrupted: boolean,
+): RunToolOptions {
+  return {
+    get signal() {
+      return end.signal;
+    },
+    toolTimeoutMs,
+    maxResultChars,
+    interrupted,
+  };
 }
