@@ -1,15 +1,7 @@
-import type { Approver, ToolCall, ToolRegistry } from "@agentloop/core";
+import type { ToolCall, ToolRegistry } from "@agentloop/core";
+import { type Approver, askApprover, askModel, mayRunAgain, runTool } from "@agentloop/core/driver";
 import type { RestatePromise, RunOptions, TerminalError, WorkflowContext } from "@restatedev/restate-sdk";
-import {
-  callModel,
-  type KeyedRequest,
-  lostResult,
-  type ModelWithLimits,
-  mayRunAgain,
-  type RunEvent,
-  runTool,
-  type ToolLimits,
-} from "./core-port.js";
+import type { KeyedRequest, ModelWithLimits, RunEvent, ToolLimits } from "./core-port.js";
 import type { DecisionRecord } from "./types.js";
 
 /** Restate's retry options for a `ctx.run` (a model call's, here). */
@@ -64,7 +56,12 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
     case "callModel": {
       const replied = ctx.run(
         key,
-        async () => ({ reply: await callModel(effects.model, request, effects.signal), at: now() }),
+        async () => {
+          const answer = await askModel(effects.model, request, { signal: effects.signal });
+          // A failed call is retried by Restate as its `modelRetry` says; past them, the run fails with it.
+          if (answer.type === "model-failed") throw answer.error;
+          return { reply: answer.event.reply, at: now() };
+        },
         effects.modelRetry ?? {},
       );
       const outcome = replied.map((value, failure): StepOutcome => {
@@ -83,7 +80,11 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
 function startTool(ctx: WorkflowContext, key: string, call: ToolCall, effects: Effects): PendingStep {
   const started: RunEvent = { type: "tool.started", callId: call.id, name: call.name };
   const finished = (content: string): RunEvent => ({ type: "tool.finished", callId: call.id, content });
-  const run = () => runTool(effects.registry, call, effects, effects.signal);
+  const run = async (interrupted = false) => {
+    const { toolTimeoutMs, maxResultChars, signal } = effects;
+    return (await runTool(effects.registry, call, { toolTimeoutMs, maxResultChars, signal, interrupted })).event
+      .content;
+  };
   // A call that may run again needs no journaled start: one step runs it and yields both events.
   if (mayRunAgain(effects.registry, call)) {
     const ran = ctx.run(key, async () => {
@@ -109,7 +110,7 @@ function startTool(ctx: WorkflowContext, key: string, call: ToolCall, effects: E
   });
   const finish = (): PendingStep => {
     const ran = ctx.run(`${key} finished`, async () => ({
-      content: startedHere ? await run() : lostResult(call),
+      content: await run(!startedHere),
       at: now(),
     }));
     const outcome = ran.map((value, failure): StepOutcome => {
@@ -141,10 +142,10 @@ function startDecision(ctx: WorkflowContext, key: string, call: ToolCall, effect
   const { approve } = effects;
   if (approve === undefined) return wait();
   const policy = ctx.run(`${key} policy`, async (): Promise<DecisionRecord | null> => {
-    const decision = await approve(call);
-    if (decision === undefined || decision === null) return null;
-    const record = { approved: decision.approved === true, at: now() };
-    return decision.reason === undefined ? record : { ...record, reason: decision.reason };
+    const answer = await askApprover(approve, call);
+    if (answer.type === "undecided") return null;
+    const { approved, reason } = answer.decision;
+    return reason === undefined ? { approved, at: now() } : { approved, reason, at: now() };
   });
   const outcome = policy.map((value, failure): StepOutcome => {
     const record = settled(value, failure);
