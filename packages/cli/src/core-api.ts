@@ -44,7 +44,6 @@ export {
   type ModelWithLimits,
   outcomeOf,
   type RunSettings,
-  resolveSettings,
 } from "@agentloop/core/machine";
 export {
   chainHash,

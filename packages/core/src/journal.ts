@@ -2,6 +2,14 @@ import type { EventStore } from "./event-store.js";
 import type { RunEvent, StoredEvent } from "./events.js";
 import { LogStamps } from "./log-stamps.js";
 
+/** How a journal stamps, and who hears of each event it logged. */
+export interface JournalOptions {
+  readonly now?: () => Date;
+  readonly schemaVersion?: number;
+  /** Hears each event once it is appended, as stored; if it throws, `commit` rejects with that error. */
+  readonly onLogged?: ((event: StoredEvent) => void) | undefined;
+}
+
 /**
  * The one writer of a run's log. It stamps and appends new events: position, time and the hash
  * chain are stamped here, never inside the machine's decisions.
@@ -15,6 +23,7 @@ export class Journal {
   readonly #store: EventStore;
   readonly #now: () => Date;
   readonly #stamps: LogStamps;
+  readonly #onLogged: ((event: StoredEvent) => void) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   /**
@@ -25,12 +34,13 @@ export class Journal {
     store: EventStore,
     runId: string,
     history: readonly StoredEvent[] = [],
-    { now = () => new Date(), schemaVersion = 2 }: { now?: () => Date; schemaVersion?: number } = {},
+    { now = () => new Date(), schemaVersion = 2, onLogged }: JournalOptions = {},
   ) {
     this.#store = store;
     this.runId = runId;
     this.#now = now;
     this.#stamps = new LogStamps(runId, history, schemaVersion);
+    this.#onLogged = onLogged;
   }
 
   /** Events logged so far. */
@@ -48,6 +58,7 @@ export class Journal {
       const stored = this.#stamps.next(event, this.#now().toISOString());
       await this.#store.append(this.runId, stored);
       this.#stamps.accept(stored);
+      this.#onLogged?.(stored);
       deliver();
       return true;
     });

@@ -12,7 +12,10 @@ import type { AgentResult, Decision, Model } from "./types.js";
 
 /** Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time safeguards and the listener. */
 export interface ResumeOptions
-  extends Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent"> {
+  extends Pick<
+    RunOptions,
+    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "onLogged"
+  > {
   readonly store: EventStore;
   /**
    * Decisions by call id for the calls a paused run waits on (`pendingApprovals`); asked before
@@ -49,7 +52,7 @@ async function resumeHeld(
   options: ResumeOptions,
 ): Promise<AgentResult> {
   const { store, decisions = {}, approve } = options;
-  const { events, replay, journal } = await reopen(store, runId, registry);
+  const { events, replay, journal } = await reopen(store, runId, registry, options.onLogged);
   if (replay.result !== null) return { ...replay.result, runId };
   const pending = new Map(pendingApprovals(replay.context).map((call) => [call.id, call]));
   for (const id of Object.keys(decisions)) {
@@ -101,7 +104,7 @@ async function continueHeld(
   registry: ToolRegistry,
   options: Omit<ResumeOptions, "decisions">,
 ): Promise<AgentResult> {
-  const { events, replay, journal } = await reopen(options.store, runId, registry);
+  const { events, replay, journal } = await reopen(options.store, runId, registry, options.onLogged);
   if (replay.result === null) {
     throw new EventLogError(`run '${runId}' is not finished: resume it before it takes a new message`, {
       runId,
@@ -192,11 +195,12 @@ async function reopen(
   store: EventStore,
   runId: string,
   registry: ToolRegistry,
+  onLogged: ((event: StoredEvent) => void) | undefined,
 ): Promise<{ events: StoredEvent[]; replay: Replay; journal: Journal }> {
   const events = await store.read(runId);
   checkTools(runId, startOf(runId, events).settings, registry);
   const replay = replayRun(events, { runId });
-  const journal = new Journal(store, runId, events);
+  const journal = new Journal(store, runId, events, { onLogged });
   if (replay.result !== null && !replay.finished) {
     await journal.commit({ type: "run.finished", outcome: outcomeOf(replay.result, replay.schemaVersion) });
   }

@@ -6,7 +6,7 @@ import { isCharLimit } from "./cut-result.js";
 import { drivenMachine } from "./driven-machine.js";
 import { EventLogError } from "./errors.js";
 import { type EventStore, holding } from "./event-store.js";
-import { EVENT_LOG_SCHEMA_VERSION, type RunEvent, type RunSettings } from "./events.js";
+import { EVENT_LOG_SCHEMA_VERSION, type RunEvent, type RunSettings, type StoredEvent } from "./events.js";
 import { Journal } from "./journal.js";
 import { outcomeOf } from "./replay.js";
 import type { Resumption } from "./run-effects.js";
@@ -37,6 +37,12 @@ export interface RunOptions extends AgentOptions, Pick<EffectPorts, "approve" | 
    * synchronously; if it throws, the run fails with that error.
    */
   readonly onEvent?: (event: AgentStreamEvent) => void;
+  /**
+   * Hears each event of the run's log once it is appended, as stored (`run.started` and
+   * `run.finished` included): so a view can fold the very log the run writes. Only with a `store`;
+   * called synchronously, and if it throws, the run fails with that error.
+   */
+  readonly onLogged?: (event: StoredEvent) => void;
 }
 
 /**
@@ -67,7 +73,7 @@ export async function runAgent(
         position: 0,
       });
     }
-    const journal = new Journal(store, runId);
+    const journal = new Journal(store, runId, [], { onLogged: options.onLogged });
     const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings };
     return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, journal, begin });
   });
@@ -158,7 +164,7 @@ export function checkRunOptions(options: Partial<RunOptions>): void {
   if (maxResultChars !== undefined && !(typeof maxResultChars === "number" && isCharLimit(maxResultChars))) {
     throw new RangeError(`maxResultChars must be a whole number above 0, or Infinity; got ${describe(maxResultChars)}`);
   }
-  for (const name of ["approve", "onEvent"] as const) {
+  for (const name of ["approve", "onEvent", "onLogged"] as const) {
     if (options[name] !== undefined && typeof options[name] !== "function") {
       throw new TypeError(`${name} must be a function; got ${describe(options[name])}`);
     }
