@@ -16,6 +16,7 @@ export {
   mayRunAgain,
   type Resumption,
 } from "./run-effects.js";
+export { RunFold, type RunFoldOptions } from "./run-fold.js";
 export { positionOf, type RunPosition } from "./run-position.js";
 export {
   type AgentOptions,
