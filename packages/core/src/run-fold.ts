@@ -103,11 +103,10 @@ export class RunFold {
 
   /** Folds the next event; throws `EventLogError` when it does not fit, and folds nothing then. */
   apply(event: StoredEvent): void {
-    const position = this.#events.length;
-    const fail = (problem: string) => this.#misfit(event, position, problem);
-    if (position === 0) this.#start(event, fail);
-    else if (this.snapshot.status !== "active") this.#afterEnd(event, fail);
-    else this.#step(event, fail);
+    const snapshot = this.#snapshot;
+    if (snapshot === null) this.#start(event);
+    else if (snapshot.status !== "active") this.#afterEnd(event, snapshot);
+    else this.#step(event, snapshot);
     this.#events.push(event);
   }
 
@@ -116,69 +115,70 @@ export class RunFold {
     this.#actor?.stop();
   }
 
-  #start(event: StoredEvent, fail: (problem: string) => EventLogError): void {
-    if (event.type !== "run.started") throw fail("must be 'run.started'");
+  #start(event: StoredEvent): void {
+    if (event.type !== "run.started") throw this.#misfit(event, "must be 'run.started'");
     this.#input = { settings: this.#options.settings ?? event.settings, schemaVersion: event.schemaVersion };
     this.#enter(this.#input);
     this.#ids = usedCallIds(messagesOf(this.snapshot.context.transcript));
   }
 
   /** After a turn reached its end: its `run.finished`, then only the user's next message. */
-  #afterEnd(event: StoredEvent, fail: (problem: string) => EventLogError): void {
+  #afterEnd(event: StoredEvent, snapshot: AgentSnapshot): void {
     if (event.type === "run.finished" && !this.#finished) {
       const problem = outcomeProblem(event.outcome, this.result as AgentResult, this.schemaVersion);
-      if (problem !== null) throw fail(problem);
+      if (problem !== null) throw this.#misfit(event, problem);
       this.#finished = true;
       return;
     }
     if (event.type !== "user.messaged" || !this.#finished) {
-      throw fail(`comes after ${this.#finished ? "run.finished" : "the run reached its end"}`);
+      throw this.#misfit(event, `comes after ${this.#finished ? "run.finished" : "the run reached its end"}`);
     }
     const input = this.#input as AgentMachineInput;
-    this.#enter({ ...input, continues: { context: this.snapshot.context, message: event.content } });
+    this.#enter({ ...input, continues: { context: snapshot.context, message: event.content } });
     this.#finished = false;
     this.#turn++;
   }
 
-  #step(event: StoredEvent, fail: (problem: string) => EventLogError): void {
+  #step(event: StoredEvent, before: AgentSnapshot): void {
     switch (event.type) {
       case "run.started":
-        throw fail("repeats the start");
+        throw this.#misfit(event, "repeats the start");
       case "run.finished":
       case "user.messaged":
-        throw fail("comes before the run reached its end");
+        throw this.#misfit(event, "comes before the run reached its end");
       case "tool.started": {
-        const problem = startProblem(this.snapshot, event, this.#started);
-        if (problem !== null) throw fail(problem);
+        const problem = startProblem(before, event, this.#started);
+        if (problem !== null) throw this.#misfit(event, problem);
         this.#started.add(event.callId);
         return;
       }
       case "tool.finished":
-        if (!this.#started.has(event.callId)) throw fail(`has no tool.started for call '${event.callId}' before it`);
+        if (!this.#started.has(event.callId)) {
+          throw this.#misfit(event, `has no tool.started for call '${event.callId}' before it`);
+        }
         break;
       case "model.replied":
-        if (this.schemaVersion >= 2) this.#claimIds(event, fail);
+        if (this.schemaVersion >= 2) this.#claimIds(event);
     }
-    const before = this.snapshot;
+    const actor = this.#actor as Actor<typeof agentMachine>;
     // The stamps (`seq`, `at`, `hash`) ride along: no guard or assign reads them.
-    (this.#actor as Actor<typeof agentMachine>).send(event);
-    const after = (this.#actor as Actor<typeof agentMachine>).getSnapshot();
+    actor.send(event);
+    const after = actor.getSnapshot();
     // XState keeps the very same snapshot for an event no transition takes.
-    if (after === before || after.status === "error")
-      throw fail(`does not fit the state ${JSON.stringify(before.value)}`);
+    if (after === before || after.status === "error") {
+      throw this.#misfit(event, `does not fit the state ${JSON.stringify(before.value)}`);
+    }
     if (event.type === "tool.finished") this.#started.delete(event.callId);
     this.#snapshot = after;
   }
 
-  #claimIds(event: Extract<StoredEvent, { type: "model.replied" }>, fail: (problem: string) => EventLogError): void {
-    const fresh = new Set<string>();
-    for (const call of event.reply.toolCalls) {
-      if (this.#ids.has(call.id) || fresh.has(call.id)) {
-        throw fail(`uses the call id '${call.id}' a second time in the run`);
-      }
-      fresh.add(call.id);
+  #claimIds(event: Extract<StoredEvent, { type: "model.replied" }>): void {
+    const { toolCalls } = event.reply;
+    for (const [index, call] of toolCalls.entries()) {
+      const again = this.#ids.has(call.id) || toolCalls.findIndex((other) => other.id === call.id) < index;
+      if (again) throw this.#misfit(event, `uses the call id '${call.id}' a second time in the run`);
     }
-    for (const id of fresh) this.#ids.add(id);
+    for (const call of toolCalls) this.#ids.add(call.id);
   }
 
   #enter(input: AgentMachineInput): void {
@@ -190,7 +190,9 @@ export class RunFold {
     this.#snapshot = this.#actor.start().getSnapshot();
   }
 
-  #misfit(event: StoredEvent, position: number, problem: string): EventLogError {
+  /** The error for `event`, which does not fit at the fold's next position. */
+  #misfit(event: StoredEvent, problem: string): EventLogError {
+    const position = this.#events.length;
     const run = this.runId === "" ? "" : `run '${this.runId}': `;
     return new EventLogError(`${run}event ${position} (${event.type}) ${problem}`, {
       runId: this.runId,
