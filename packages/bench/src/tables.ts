@@ -244,6 +244,9 @@ export function restateTable(results: Results): string {
     ...plan.restate.lengths.map(
       (length) => `per step, ${count(length)} steps: on Restate, and runAgent in one process`,
     ),
+    ...plan.restate.lengths.map(
+      (length) => `per step, ${count(length)} steps: on Restate, and a bare workflow of the same ctx.run calls`,
+    ),
     batchLabel(1),
     batchLabel(2),
   ];
@@ -257,6 +260,12 @@ export function restateTable(results: Results): string {
     const local = perStep(results, AGENTLOOP, length);
     return [labels[index] as string, `${micros(durable)} and ${micros(local)} (${ratio(durable / local)})`];
   });
+  const bareRows = plan.restate.lengths.map((length, index) => {
+    const durable = restate.perStep.get(length) ?? Number.NaN;
+    const bare = restate.bare.get(length) ?? Number.NaN;
+    const label = labels[plan.restate.lengths.length + index] as string;
+    return [label, `${micros(durable)} and ${micros(bare)} (${ratio(durable / bare)})`];
+  });
   const one = restate.batch.get(1) ?? Number.NaN;
   const batchRow = (processes: number) => {
     const wall = restate.batch.get(processes) ?? Number.NaN;
@@ -264,5 +273,5 @@ export function restateTable(results: Results): string {
     const versus = processes === 1 ? "" : `, ${ratio(one / wall)} the throughput of one`;
     return [batchLabel(processes), `${millis(wall)} (${ratio(wall / ideal)}): ${perSecond}${versus}`];
   };
-  return table(["agentloop on Restate", "result"], [...perStepRows, batchRow(1), batchRow(2)]);
+  return table(["agentloop on Restate", "result"], [...perStepRows, ...bareRows, batchRow(1), batchRow(2)]);
 }

@@ -3,13 +3,15 @@
  * so that a change in core's exports (names moving between the root and its subpath exports) is
  * adapted in this file. Reading a folded snapshot's context is done here too, for the same reason.
  */
-import type { AgentResult, Decision, EventStore, Message, ToolCall, ToolSpec } from "@agentloop/core";
+import type { Decision, EventStore, Message, ToolCall, ToolSpec } from "@agentloop/core";
 import {
   type AgentContext,
   type AgentMachineInput,
   type AgentSnapshot,
   agentMachine,
   pendingRequests,
+  RunFold,
+  type RunFoldOptions,
   type RunSettings,
 } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
@@ -43,8 +45,9 @@ export {
   type AgentSnapshot,
   type ModelWithLimits,
   outcomeOf,
+  RunFold,
+  type RunFoldOptions,
   type RunSettings,
-  resolveSettings,
 } from "@agentloop/core/machine";
 export {
   chainHash,
@@ -95,19 +98,9 @@ export function messagesSince(snapshot: AgentSnapshot, from: number): { messages
   return { messages: transcript.items.slice(from, transcript.length), length: transcript.length };
 }
 
-/** The `AgentResult` of a snapshot that reached a final state, or `null`. */
-export function resultOf(snapshot: AgentSnapshot): AgentResult | null {
-  return snapshot.status === "done" ? (snapshot.output ?? null) : null;
-}
-
 /** The calls a snapshot waits on a decision for, in call order (several when calls run at once). */
 export function waitingForDecision(snapshot: AgentSnapshot): ToolCall[] {
   return pendingRequests(snapshot).flatMap((request) => (request.type === "requestDecision" ? [request.call] : []));
-}
-
-/** The calls a snapshot has running (their `tool.started` may come next, their `tool.finished` later), in call order. */
-export function waitingToRun(snapshot: AgentSnapshot): ToolCall[] {
-  return pendingRequests(snapshot).flatMap((request) => (request.type === "runTool" ? [request.call] : []));
 }
 
 /** The machine's input for a run's first turn, from its `run.started`. */
@@ -121,18 +114,14 @@ export function nextTurnInput(start: AgentMachineInput, finished: AgentSnapshot,
   return { ...start, continues: { context, message } };
 }
 
-/** The call ids a run's first list uses (calls in a carried-over history): a later reply may not reuse them. */
-export function historyCallIds(settings: RunSettings): Set<string> {
-  const ids = new Set<string>();
-  for (const message of settings.history ?? []) {
-    if (message.role === "assistant") for (const call of message.toolCalls) ids.add(call.id);
-  }
-  return ids;
-}
-
 /** What a resume checks the registry against: the logged tool specs and the tools that need approval. */
 export function loggedTools(settings: RunSettings): { specs: readonly ToolSpec[]; approval: readonly string[] } {
   return { specs: settings.tools, approval: settings.approvalRequired ?? [] };
+}
+
+/** A fold of a run's log through `machine` (or an instrumented copy of it), with core's checks. */
+export function foldOf(options: RunFoldOptions): RunFold {
+  return new RunFold(options);
 }
 
 /** The machine the CLI folds logs through, and draws. */

@@ -1,7 +1,14 @@
-import { chainTip, stampEvent } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
 import type { RunEvent, StoredEvent } from "./events.js";
-import { runHashSeed } from "./log-hash.js";
+import { LogStamps } from "./log-stamps.js";
+
+/** How a journal stamps, and who hears of each event it logged. */
+export interface JournalOptions {
+  readonly now?: () => Date;
+  readonly schemaVersion?: number;
+  /** Hears each event once it is appended, as stored; if it throws, `commit` rejects with that error. */
+  readonly onLogged?: ((event: StoredEvent) => void) | undefined;
+}
 
 /**
  * The one writer of a run's log. It stamps and appends new events: position, time and the hash
@@ -15,9 +22,8 @@ export class Journal {
   readonly runId: string;
   readonly #store: EventStore;
   readonly #now: () => Date;
-  #length: number;
-  /** The hash the next event chains to; null while the log is of schema 1, whose events have none. */
-  #tip: string | null;
+  readonly #stamps: LogStamps;
+  readonly #onLogged: ((event: StoredEvent) => void) | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   /**
@@ -28,18 +34,18 @@ export class Journal {
     store: EventStore,
     runId: string,
     history: readonly StoredEvent[] = [],
-    { now = () => new Date(), schemaVersion = 2 }: { now?: () => Date; schemaVersion?: number } = {},
+    { now = () => new Date(), schemaVersion = 2, onLogged }: JournalOptions = {},
   ) {
     this.#store = store;
     this.runId = runId;
-    this.#length = history.length;
     this.#now = now;
-    this.#tip = history.length > 0 ? chainTip(runId, history) : schemaVersion >= 2 ? runHashSeed(runId) : null;
+    this.#stamps = new LogStamps(runId, history, schemaVersion);
+    this.#onLogged = onLogged;
   }
 
   /** Events logged so far. */
   get length(): number {
-    return this.#length;
+    return this.#stamps.length;
   }
 
   /**
@@ -49,10 +55,10 @@ export class Journal {
   commit(event: RunEvent, deliver: () => void = () => {}, isOpen: () => boolean = () => true): Promise<boolean> {
     const done = this.#queue.then(async () => {
       if (!isOpen()) return false;
-      const stored = stampEvent(event, this.#length, this.#now().toISOString(), this.#tip);
+      const stored = this.#stamps.next(event, this.#now().toISOString());
       await this.#store.append(this.runId, stored);
-      this.#length++;
-      if (this.#tip !== null) this.#tip = stored.hash ?? null;
+      this.#stamps.accept(stored);
+      this.#onLogged?.(stored);
       deliver();
       return true;
     });

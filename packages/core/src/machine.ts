@@ -10,13 +10,14 @@ export { checkRunOptions, type LiveRun, runLive } from "./run-agent.js";
 export {
   type AgentActor,
   DEFAULT_TOOL_TIMEOUT_MS,
-  decisionEvent,
   driveEffects,
   type EffectPorts,
   lostResult,
   mayRunAgain,
   type Resumption,
 } from "./run-effects.js";
+export { RunFold, type RunFoldOptions } from "./run-fold.js";
+export { positionOf, type RunPosition } from "./run-position.js";
 export {
   type AgentOptions,
   DEFAULT_MAX_STEPS,

@@ -1,11 +1,11 @@
-import { type Actor, createActor } from "xstate";
 import type { AgentContext } from "./agent-context.js";
-import { type AgentSnapshot, agentMachine } from "./agent-machine.js";
-import { usedCallIds } from "./assign-call-ids.js";
+import type { AgentSnapshot } from "./agent-machine.js";
 import { EventLogError } from "./errors.js";
-import type { RunOutcome, RunSettings, StoredEvent } from "./events.js";
-import { messagesOf } from "./transcript.js";
+import type { RunSettings, StoredEvent } from "./events.js";
+import { RunFold } from "./run-fold.js";
 import type { AgentResult } from "./types.js";
+
+export { outcomeOf } from "./run-fold.js";
 
 /** How to replay: `runId` names the run in errors; `settings` replace the logged ones (forks change limits). */
 export interface ReplayOptions {
@@ -61,104 +61,18 @@ export function foldEvents(
   events: readonly StoredEvent[],
   { runId = "", settings, partial = false }: ReplayOptions = {},
 ): { replay: Replay; consumed: number } {
-  const fail = (position: number, problem: string) => misfit(events, position, problem, runId);
-  const [first] = events;
-  if (first?.type !== "run.started") throw fail(0, "must be 'run.started'");
-  const schemaVersion = first.schemaVersion;
-  const input = { settings: settings ?? first.settings, schemaVersion };
-  let actor: Actor<typeof agentMachine> = createActor(agentMachine, { input }).start();
-  let snapshot = actor.getSnapshot();
-  const started = new Set<string>();
-  const ids = usedCallIds(messagesOf(snapshot.context.transcript));
-  let finished = false;
-  let position = 1;
-  fold: for (; position < events.length; position++) {
+  const fold = new RunFold({ runId, ...(settings === undefined ? {} : { settings }) });
+  if (events.length === 0) throw misfit(events, 0, "must be 'run.started'", runId);
+  let position = 0;
+  for (; position < events.length; position++) {
     const event = events[position] as StoredEvent;
-    if (snapshot.status !== "active") {
-      if (event.type === "run.finished" && !finished) {
-        const problem = outcomeProblem(event.outcome, snapshot, schemaVersion);
-        if (problem !== null) throw fail(position, problem);
-        finished = true;
-        continue;
-      }
-      if (event.type !== "user.messaged" || !finished) break;
-      actor.stop();
-      actor = createActor(agentMachine, {
-        input: { ...input, continues: { context: snapshot.context, message: event.content } },
-      });
-      snapshot = actor.start().getSnapshot();
-      finished = false;
-      continue;
-    }
-    switch (event.type) {
-      case "run.started":
-        throw fail(position, "repeats the start");
-      case "run.finished":
-      case "user.messaged":
-        if (partial) break fold;
-        throw fail(position, "comes before the run reached its end");
-      case "tool.started": {
-        const problem = startProblem(snapshot, event, started);
-        if (problem !== null) throw fail(position, problem);
-        started.add(event.callId);
-        continue;
-      }
-      case "tool.finished":
-        if (!started.delete(event.callId)) {
-          throw fail(position, `has no tool.started for call '${event.callId}' before it`);
-        }
-        break;
-      case "model.replied":
-        if (schemaVersion >= 2) {
-          for (const call of event.reply.toolCalls) {
-            if (ids.has(call.id)) throw fail(position, `uses the call id '${call.id}' a second time in the run`);
-            ids.add(call.id);
-          }
-        }
-    }
-    // The stamps (`seq`, `at`, `hash`) ride along: no guard or assign reads them.
-    actor.send(event);
-    // XState keeps the very same snapshot for an event no transition takes.
-    const next = actor.getSnapshot();
-    if (next === snapshot) throw fail(position, `does not fit the state ${JSON.stringify(snapshot.value)}`);
-    snapshot = next;
+    if (fold.endsBefore(event, partial)) break;
+    fold.apply(event);
   }
-  actor.stop();
-  const result = snapshot.status === "done" ? (snapshot.output ?? null) : null;
-  const replay = { snapshot, context: snapshot.context, result, interrupted: started, finished, schemaVersion };
+  fold.stop();
+  const { snapshot, result, interrupted, finished, schemaVersion } = fold;
+  const replay = { snapshot, context: snapshot.context, result, interrupted, finished, schemaVersion };
   return { replay, consumed: position };
-}
-
-/** Why a `tool.started` does not fit: its call is not running, was started already, or is another tool's. */
-function startProblem(
-  snapshot: AgentSnapshot,
-  event: Extract<StoredEvent, { type: "tool.started" }>,
-  started: ReadonlySet<string>,
-): string | null {
-  const { batch } = snapshot.context;
-  const index = batch?.find(event.callId, "running") ?? -1;
-  if (index < 0 || started.has(event.callId)) return `is for call '${event.callId}', which is not waiting to run`;
-  const name = batch?.calls[index]?.name;
-  return name === event.name ? null : `names the tool '${event.name}', but call '${event.callId}' is to '${name}'`;
-}
-
-/** Why a logged outcome differs from the one the events lead to (values compared, not key order), or null. */
-function outcomeProblem(logged: RunOutcome, snapshot: AgentSnapshot, schemaVersion: number): string | null {
-  const expected = outcomeOf(snapshot.output as AgentResult, schemaVersion);
-  const fields = new Set([...Object.keys(logged), ...Object.keys(expected)]) as Set<keyof RunOutcome>;
-  for (const field of fields) {
-    if (logged[field] !== expected[field]) {
-      return `records ${JSON.stringify(logged)}, but the events lead to ${JSON.stringify(expected)}`;
-    }
-  }
-  return null;
-}
-
-/** The outcome `run.finished` records for a turn's result. */
-export function outcomeOf(result: AgentResult, schemaVersion = 2): RunOutcome {
-  const { status, answer, steps, tokens, tokensOverBudget } = result;
-  const outcome = { status: status as RunOutcome["status"], answer, steps, tokens };
-  return schemaVersion >= 2 && tokensOverBudget !== undefined ? { ...outcome, tokensOverBudget } : outcome;
 }
 
 function misfit(events: readonly StoredEvent[], position: number, problem: string, runId = ""): EventLogError {

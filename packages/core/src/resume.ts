@@ -2,7 +2,7 @@ import { pendingApprovals } from "./agent-decisions.js";
 import { canonicalJson } from "./call-key.js";
 import { EventLogError } from "./errors.js";
 import { type EventStore, holding } from "./event-store.js";
-import type { RunSettings, StoredEvent } from "./events.js";
+import type { RunEvent, RunSettings, StoredEvent } from "./events.js";
 import { Journal } from "./journal.js";
 import { foldEvents, outcomeOf, type Replay, replayRun } from "./replay.js";
 import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
@@ -12,7 +12,10 @@ import type { AgentResult, Decision, Model } from "./types.js";
 
 /** Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time safeguards and the listener. */
 export interface ResumeOptions
-  extends Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent"> {
+  extends Pick<
+    RunOptions,
+    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "onLogged"
+  > {
   readonly store: EventStore;
   /**
    * Decisions by call id for the calls a paused run waits on (`pendingApprovals`); asked before
@@ -49,8 +52,8 @@ async function resumeHeld(
   options: ResumeOptions,
 ): Promise<AgentResult> {
   const { store, decisions = {}, approve } = options;
-  const { events, replay, journal } = await reopen(store, runId, registry);
-  if (replay.result !== null) return finishedResult(journal, replay, runId);
+  const { events, replay, journal } = await reopen(store, runId, registry, options.onLogged);
+  if (replay.result !== null) return { ...replay.result, runId };
   const pending = new Map(pendingApprovals(replay.context).map((call) => [call.id, call]));
   for (const id of Object.keys(decisions)) {
     if (!pending.has(id)) {
@@ -101,7 +104,7 @@ async function continueHeld(
   registry: ToolRegistry,
   options: Omit<ResumeOptions, "decisions">,
 ): Promise<AgentResult> {
-  const { events, replay, journal } = await reopen(options.store, runId, registry);
+  const { events, replay, journal } = await reopen(options.store, runId, registry, options.onLogged);
   if (replay.result === null) {
     throw new EventLogError(`run '${runId}' is not finished: resume it before it takes a new message`, {
       runId,
@@ -114,7 +117,6 @@ async function continueHeld(
       position: 0,
     });
   }
-  if (!replay.finished) await logEnd(journal, replay);
   return runLive({
     ...portsOf(options),
     model,
@@ -180,34 +182,33 @@ async function copyPrefix(
   }
   const journal = new Journal(store, forkId, [], { schemaVersion: started.schemaVersion });
   const forkedFrom = { runId, seq: consumed };
-  await journal.commit({ type: "run.started", schemaVersion: started.schemaVersion, settings, forkedFrom });
-  for (const { seq: _seq, at: _at, hash: _hash, ...event } of copied) await journal.commit(event);
+  const begin: RunEvent = { type: "run.started", schemaVersion: started.schemaVersion, settings, forkedFrom };
+  for (const event of [begin, ...copied.map(unstamped)]) await journal.commit(event);
   return forkId;
 }
 
-/** A run's log, replayed, with a journal to go on writing it; refuses an unknown run and tools that differ. */
+/**
+ * A run's log, replayed, with a journal to go on writing it; refuses an unknown run and tools that
+ * differ. A crash between the machine's end and the log's is mended by logging the end now.
+ */
 async function reopen(
   store: EventStore,
   runId: string,
   registry: ToolRegistry,
+  onLogged: ((event: StoredEvent) => void) | undefined,
 ): Promise<{ events: StoredEvent[]; replay: Replay; journal: Journal }> {
   const events = await store.read(runId);
   checkTools(runId, startOf(runId, events).settings, registry);
   const replay = replayRun(events, { runId });
-  return { events, replay, journal: new Journal(store, runId, events) };
+  const journal = new Journal(store, runId, events, { onLogged });
+  if (replay.result !== null && !replay.finished) {
+    await journal.commit({ type: "run.finished", outcome: outcomeOf(replay.result, replay.schemaVersion) });
+  }
+  return { events, replay, journal };
 }
 
-/** A finished run's result; a crash between the machine's end and the log's is mended by logging the end now. */
-async function finishedResult(journal: Journal, replay: Replay, runId: string): Promise<AgentResult> {
-  if (!replay.finished) await logEnd(journal, replay);
-  return { ...(replay.result as AgentResult), runId };
-}
-
-function logEnd(journal: Journal, replay: Replay): Promise<boolean> {
-  return journal.commit({
-    type: "run.finished",
-    outcome: outcomeOf(replay.result as AgentResult, replay.schemaVersion),
-  });
+function unstamped({ seq: _seq, at: _at, hash: _hash, ...event }: StoredEvent): RunEvent {
+  return event;
 }
 
 function startOf(runId: string, events: readonly StoredEvent[]): Extract<StoredEvent, { type: "run.started" }> {

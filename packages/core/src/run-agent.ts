@@ -1,15 +1,17 @@
-import { createActor, type InspectionEvent, type Observer, toPromise } from "xstate";
+import { createActor, type InspectionEvent, type Observer } from "xstate";
 import type { AgentContext } from "./agent-context.js";
 import { pendingApprovals } from "./agent-decisions.js";
-import { type AgentSnapshot, agentMachine } from "./agent-machine.js";
+import { agentMachine, pendingRequests } from "./agent-machine.js";
 import { isCharLimit } from "./cut-result.js";
+import { drivenMachine } from "./driven-machine.js";
 import { EventLogError } from "./errors.js";
 import { type EventStore, holding } from "./event-store.js";
-import { EVENT_LOG_SCHEMA_VERSION, type RunEvent, type RunSettings } from "./events.js";
+import { EVENT_LOG_SCHEMA_VERSION, type RunEvent, type RunSettings, type StoredEvent } from "./events.js";
 import { Journal } from "./journal.js";
 import { outcomeOf } from "./replay.js";
-import { type AgentActor, type Approver, driveEffects, type EffectPorts, type Resumption } from "./run-effects.js";
+import type { Resumption } from "./run-effects.js";
 import { isTimeout, MAX_TIMER_MS } from "./run-guarded.js";
+import { type EffectPorts, RunLoop } from "./run-loop.js";
 import { type AgentOptions, describe, type ModelWithLimits, resolveSettings } from "./settings.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import type { ToolRegistry } from "./tool-registry.js";
@@ -35,6 +37,12 @@ export interface RunOptions extends AgentOptions, Pick<EffectPorts, "approve" | 
    * synchronously; if it throws, the run fails with that error.
    */
   readonly onEvent?: (event: AgentStreamEvent) => void;
+  /**
+   * Hears each event of the run's log once it is appended, as stored (`run.started` and
+   * `run.finished` included): so a view can fold the very log the run writes. Only with a `store`;
+   * called synchronously, and if it throws, the run fails with that error.
+   */
+  readonly onLogged?: (event: StoredEvent) => void;
 }
 
 /**
@@ -65,7 +73,7 @@ export async function runAgent(
         position: 0,
       });
     }
-    const journal = new Journal(store, runId);
+    const journal = new Journal(store, runId, [], { onLogged: options.onLogged });
     const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings };
     return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, journal, begin });
   });
@@ -92,91 +100,40 @@ export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
 }
 
 /**
- * Runs a live machine until it ends or waits for decisions nobody gives. With a journal, this is
- * the one place a run's log is written from: the first event (`begin`), every event of the run
- * (through `driveEffects`), the cancellation and the end (`run.finished`); a paused run's log
- * just stops, ready for `resumeAgent`.
+ * Runs a live machine with the run loop until it ends or waits for decisions nobody gives. With a
+ * journal, every event goes to the log through the loop: the first event (`begin`), every event of
+ * the run, the cancellation and the end (`run.finished`); a paused run's log just stops, ready for
+ * `resumeAgent`.
  */
 export async function runLive(run: LiveRun): Promise<AgentResult> {
   const { journal, signal, inspect, from, continues, settings, schemaVersion, begin } = run;
-  // Settles when the run pauses for decisions nobody gave, or fails (the model, the store, a listener).
-  let pause = () => {};
-  let fail = (_error: unknown) => {};
-  const halted = new Promise<"paused">((resolve, reject) => {
-    pause = () => resolve("paused");
-    fail = reject;
-  });
-  if (begin !== undefined) await journal?.commit(begin);
   const input = { settings, schemaVersion, ...(continues === undefined ? {} : { continues }) };
   const restored = from === undefined ? {} : { snapshot: agentMachine.getPersistedSnapshot(from.snapshot) };
   const actor = createActor(agentMachine, { input, ...restored, ...(inspect === undefined ? {} : { inspect }) });
-  const ended = toPromise(actor);
-  // Only a run with tools that need approval can pause.
-  const waiting = (settings.approvalRequired ?? []).length > 0 ? new PauseWatch(actor, pause, signal) : null;
-  const approve = waiting === null ? run.approve : waiting.approver(run.approve);
-  const stopEffects = driveEffects(actor, { ...run, approve }, fail, from);
-  const cancel = () => cancelRun(actor, journal, signal?.reason).catch(fail);
-  signal?.addEventListener("abort", cancel, { once: true });
+  const machine = drivenMachine(actor, from === undefined ? [] : pendingRequests(from.snapshot));
+  const loop = new RunLoop(machine, run, from?.interrupted);
+  const cancel = () => loop.cancel(signal?.reason);
   try {
+    if (begin !== undefined) await loop.log(begin);
+    signal?.addEventListener("abort", cancel, { once: true });
     actor.start();
-    waiting?.check();
     if (signal?.aborted) cancel();
-    const outcome = await Promise.race([ended, halted]);
+    const outcome = await loop.run();
     const runId = journal === undefined ? {} : { runId: journal.runId };
     let result: AgentResult;
-    if (outcome === "paused") {
-      result = { ...pausedResult(actor.getSnapshot().context), ...runId };
+    if (outcome.type === "ended") {
+      await loop.log({ type: "run.finished", outcome: outcomeOf(outcome.result, schemaVersion) });
+      result = { ...outcome.result, ...runId };
     } else {
-      await journal?.commit({ type: "run.finished", outcome: outcomeOf(outcome, schemaVersion) });
-      result = { ...outcome, ...runId };
+      result = { ...pausedResult(actor.getSnapshot().context), ...runId };
     }
     run.onEvent?.({ type: "finished", result });
     return result;
   } finally {
-    waiting?.stop();
     signal?.removeEventListener("abort", cancel);
-    stopEffects();
+    loop.stop();
+    machine.stop();
     actor.stop();
-  }
-}
-
-/**
- * Watches for the pause: the machine waits only for decisions (`awaitingDecision`), and the
- * approver gave none for every one of them. Calls that run meanwhile finish and are logged first.
- */
-class PauseWatch {
-  readonly #undecided = new Set<string>();
-  readonly #subscription: { unsubscribe(): void };
-
-  constructor(
-    readonly actor: AgentActor,
-    readonly pause: () => void,
-    readonly signal: AbortSignal | undefined,
-  ) {
-    this.#subscription = actor.subscribe({ next: () => this.check(), error: () => {} });
-  }
-
-  /** The approver as the driver calls it: no decision from it marks the call as undecided. */
-  approver(approve: Approver | undefined): Approver {
-    return async (call) => {
-      const decision = await approve?.(call);
-      // No decision pauses the run, unless it is being cancelled: then it ends as cancelled.
-      if ((decision === undefined || decision === null) && this.signal?.aborted !== true) {
-        this.#undecided.add(call.id);
-        this.check();
-      }
-      return decision;
-    };
-  }
-
-  check(): void {
-    const snapshot: AgentSnapshot = this.actor.getSnapshot();
-    if (snapshot.status !== "active" || !snapshot.matches({ executingTools: "awaitingDecision" })) return;
-    if (pendingApprovals(snapshot.context).every((call) => this.#undecided.has(call.id))) this.pause();
-  }
-
-  stop(): void {
-    this.#subscription.unsubscribe();
   }
 }
 
@@ -193,23 +150,6 @@ function pausedResult(context: AgentContext): AgentResult {
   };
 }
 
-/** Ends the run as cancelled; with a journal the cancellation is logged first. Rejects if the store cannot log it. */
-async function cancelRun(actor: AgentActor, journal: Journal | undefined, reason: unknown): Promise<void> {
-  const event =
-    reason instanceof Error
-      ? { type: "run.cancelled" as const, reason: reason.message }
-      : { type: "run.cancelled" as const };
-  if (journal === undefined) {
-    actor.send(event);
-    return;
-  }
-  await journal.commit(
-    event,
-    () => actor.send(event),
-    () => actor.getSnapshot().status === "active",
-  );
-}
-
 /**
  * Checks the options that drive a run but are not logged: the effects' limits, the functions and
  * objects it is given. Throws a `TypeError` or `RangeError` before anything runs or is logged.
@@ -224,7 +164,7 @@ export function checkRunOptions(options: Partial<RunOptions>): void {
   if (maxResultChars !== undefined && !(typeof maxResultChars === "number" && isCharLimit(maxResultChars))) {
     throw new RangeError(`maxResultChars must be a whole number above 0, or Infinity; got ${describe(maxResultChars)}`);
   }
-  for (const name of ["approve", "onEvent"] as const) {
+  for (const name of ["approve", "onEvent", "onLogged"] as const) {
     if (options[name] !== undefined && typeof options[name] !== "function") {
       throw new TypeError(`${name} must be a function; got ${describe(options[name])}`);
     }

@@ -19,3 +19,4 @@ export {
   type StoredEvent,
 } from "./events.js";
 export { chainHash, runHashSeed } from "./log-hash.js";
+export { LogStamps } from "./log-stamps.js";

@@ -1,16 +1,7 @@
-import type { Approver, ToolCall, ToolRegistry } from "@agentloop/core";
-import { decisionEvent } from "@agentloop/core/machine";
+import type { ToolCall, ToolRegistry } from "@agentloop/core";
+import { type Approver, type ApproverAnswer, askApprover, askModel, mayRunAgain, runTool } from "@agentloop/core/driver";
 import { type RestatePromise, type RunOptions, TerminalError, type WorkflowContext } from "@restatedev/restate-sdk";
-import {
-  callModel,
-  type KeyedRequest,
-  lostResult,
-  type ModelWithLimits,
-  mayRunAgain,
-  type RunEvent,
-  runTool,
-  type ToolLimits,
-} from "./core-port.js";
+import type { KeyedRequest, ModelWithLimits, RunEvent, ToolLimits } from "./core-port.js";
 import type { DecisionRecord } from "./types.js";
 
 /** Restate's retry options for a `ctx.run` (a model call's, here). */
@@ -65,7 +56,12 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
     case "callModel": {
       const replied = ctx.run(
         key,
-        async () => ({ reply: await callModel(effects.model, request, effects.signal), at: now() }),
+        async () => {
+          const answer = await askModel(effects.model, request, { signal: effects.signal });
+          // A failed call is retried by Restate as its `modelRetry` says; past them, the run fails with it.
+          if (answer.type === "model-failed") throw answer.error;
+          return { reply: answer.event.reply, at: now() };
+        },
         effects.modelRetry ?? {},
       );
       const outcome = replied.map((value, failure): StepOutcome => {
@@ -84,7 +80,11 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
 function startTool(ctx: WorkflowContext, key: string, call: ToolCall, effects: Effects): PendingStep {
   const started: RunEvent = { type: "tool.started", callId: call.id, name: call.name };
   const finished = (content: string): RunEvent => ({ type: "tool.finished", callId: call.id, content });
-  const run = () => runTool(effects.registry, call, effects, effects.signal);
+  const run = async (interrupted = false) => {
+    const { toolTimeoutMs, maxResultChars, signal } = effects;
+    return (await runTool(effects.registry, call, { toolTimeoutMs, maxResultChars, signal, interrupted })).event
+      .content;
+  };
   // A call that may run again needs no journaled start: one step runs it and yields both events.
   if (mayRunAgain(effects.registry, call)) {
     const ran = ctx.run(key, async () => {
@@ -110,7 +110,7 @@ function startTool(ctx: WorkflowContext, key: string, call: ToolCall, effects: E
   });
   const finish = (): PendingStep => {
     const ran = ctx.run(`${key} finished`, async () => ({
-      content: startedHere ? await run() : lostResult(call),
+      content: await run(!startedHere),
       at: now(),
     }));
     const outcome = ran.map((value, failure): StepOutcome => {
@@ -142,9 +142,9 @@ function startDecision(ctx: WorkflowContext, key: string, call: ToolCall, effect
   const { approve } = effects;
   if (approve === undefined) return wait();
   const policy = ctx.run(`${key} policy`, async (): Promise<DecisionRecord | null> => {
-    const decision = await approve(call);
-    if (decision === undefined || decision === null) return null;
-    const { approved, reason } = checkedDecision(call, decision);
+    const answer = await checkedAnswer(approve, call);
+    if (answer.type === "undecided") return null;
+    const { approved, reason } = answer.decision;
     return reason === undefined ? { approved, at: now() } : { approved, reason, at: now() };
   });
   const outcome = policy.map((value, failure): StepOutcome => {
@@ -154,10 +154,10 @@ function startDecision(ctx: WorkflowContext, key: string, call: ToolCall, effect
   return { key, running: null, outcome };
 }
 
-/** Core's check of a policy's decision; a decision it refuses fails the run (retrying would not change it), logging nothing. */
-function checkedDecision(call: ToolCall, decision: unknown): { approved: boolean; reason?: string | undefined } {
+/** Core's answer from the policy; a decision core refuses fails the run (retrying would not change it), logging nothing. */
+async function checkedAnswer(approve: Approver, call: ToolCall): Promise<ApproverAnswer> {
   try {
-    return decisionEvent(call, decision);
+    return await askApprover(approve, call);
   } catch (error) {
     if (error instanceof TypeError) throw new TerminalError(error.message);
     throw error;

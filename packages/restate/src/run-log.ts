@@ -33,6 +33,7 @@ export class RunLog {
   /** Logs `event` at the next position, stamped `at` (ISO 8601, as journaled where it happened) and chained to the event before. */
   async append(event: RunEvent, at: string): Promise<StoredEvent> {
     const stored = this.#stamps.next(event, at);
+    this.#stamps.accept(stored);
     this.#ctx.set(eventKey(stored.seq), stored);
     await this.#mirror?.append(stored);
     return stored;

@@ -14,9 +14,11 @@ export interface RestatePlan {
   readonly batch: { readonly runs: number; readonly steps: number; readonly delayMs: number; readonly rounds: number };
 }
 
-/** What the Restate rows show: microseconds per step by run length, and the batch's wall milliseconds by service processes. */
+/** What the Restate rows show: microseconds per step by run length (agentloop's and the bare workflow's), and the batch's wall milliseconds by service processes. */
 export interface RestateCost {
   readonly perStep: ReadonlyMap<number, number>;
+  /** A bare workflow making the same `ctx.run` calls per step, measured in the same rounds. */
+  readonly bare: ReadonlyMap<number, number>;
   readonly batch: ReadonlyMap<number, number>;
 }
 
@@ -32,12 +34,12 @@ export async function measureRestate(plan: RestatePlan): Promise<RestateCost | s
   let cluster: Cluster | null = null;
   try {
     cluster = await startCluster(1);
-    const perStep = await measurePerStep(cluster, plan);
+    const { perStep, bare } = await measurePerStep(cluster, plan);
     const batch = new Map([[1, await measureBatch(cluster, plan.batch)]]);
     await cluster.close();
     cluster = await startCluster(2);
     batch.set(2, await measureBatch(cluster, plan.batch));
-    return { perStep, batch };
+    return { perStep, bare, batch };
   } catch (error) {
     return `${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
   } finally {
@@ -49,18 +51,36 @@ async function checkedRun(cluster: Cluster, steps: number, delayMs: number): Pro
   checkOutcome(NAME, outcomeOf(await cluster.run(steps, delayMs)), steps);
 }
 
-async function measurePerStep(cluster: Cluster, plan: RestatePlan): Promise<Map<number, number>> {
-  for (const length of plan.lengths) await checkedRun(cluster, length, 0);
-  const samples = new Map<number, number[]>(plan.lengths.map((length) => [length, []]));
+async function checkedBare(cluster: Cluster, steps: number): Promise<void> {
+  const made = await cluster.runBare(steps, 0);
+  if (made !== steps) throw new Error(`the bare workflow made ${made} model calls, not ${steps}`);
+}
+
+/**
+ * Microseconds per step of agentloop's runs and of the bare workflow's, by run length: the two
+ * alternate within every round (which goes first alternates too), so the server's drift hits both alike.
+ */
+async function measurePerStep(
+  cluster: Cluster,
+  plan: RestatePlan,
+): Promise<{ perStep: Map<number, number>; bare: Map<number, number> }> {
+  const kinds = [(length: number) => checkedRun(cluster, length, 0), (length: number) => checkedBare(cluster, length)];
+  for (const length of plan.lengths) for (const run of kinds) await run(length);
+  const samples = kinds.map(() => new Map<number, number[]>(plan.lengths.map((length) => [length, []])));
   for (let round = 0; round < plan.rounds; round++) {
     for (const length of plan.lengths) {
-      const start = performance.now();
-      for (let run = 0; run < plan.runsPerSample; run++) await checkedRun(cluster, length, 0);
-      const ms = (performance.now() - start) / plan.runsPerSample;
-      samples.get(length)?.push((ms * 1000) / length);
+      for (const kind of round % 2 === 0 ? [0, 1] : [1, 0]) {
+        const run = kinds[kind] as (length: number) => Promise<void>;
+        const start = performance.now();
+        for (let index = 0; index < plan.runsPerSample; index++) await run(length);
+        const ms = (performance.now() - start) / plan.runsPerSample;
+        samples[kind]?.get(length)?.push((ms * 1000) / length);
+      }
     }
   }
-  return new Map([...samples].map(([length, values]) => [length, median(values)]));
+  const medians = (kind: number) =>
+    new Map([...(samples[kind] ?? new Map<number, number[]>())].map(([length, values]) => [length, median(values)]));
+  return { perStep: medians(0), bare: medians(1) };
 }
 
 async function measureBatch(cluster: Cluster, batch: RestatePlan["batch"]): Promise<number> {

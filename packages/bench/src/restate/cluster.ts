@@ -10,10 +10,17 @@ const SERVICE = fileURLToPath(new URL("./service.js", import.meta.url));
 export interface Cluster {
   /** Runs the weather scenario on Restate: submits it and waits for its result. */
   run(steps: number, delayMs: number): Promise<AgentResult>;
+  /** Runs it as the bare workflow of the same `ctx.run` calls; resolves to its model calls. */
+  runBare(steps: number, delayMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
 let runs = 0;
+
+/** The bare workflow's handlers, as its client sees them. */
+type BareHandlers = {
+  run(ctx: unknown, request: { task: string }): Promise<{ answer: string; steps: number }>;
+};
 
 /**
  * Starts the npm-shipped Restate server and `processes` service processes (behind a TCP balancer
@@ -50,6 +57,12 @@ export async function startCluster(processes: number): Promise<Cluster> {
       const workflow = ingress.workflowClient<AgentHandlers>({ name: "weather" }, `bench-${process.pid}-${runs++}`);
       await workflow.workflowSubmit({ task: JSON.stringify({ steps, delayMs }), maxSteps: steps, tokenBudget: null });
       return workflow.workflowAttach();
+    },
+    runBare: async (steps, delayMs) => {
+      const id = `bench-bare-${process.pid}-${runs++}`;
+      const workflow = ingress.workflowClient<BareHandlers>({ name: "bare" }, id);
+      await workflow.workflowSubmit({ task: JSON.stringify({ steps, delayMs }) });
+      return (await workflow.workflowAttach()).steps;
     },
     close,
   };

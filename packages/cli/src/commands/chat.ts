@@ -6,7 +6,6 @@ import {
   continueAgent,
   ModelError,
   type ModelReply,
-  outcomeOf,
   type StartEvent,
   type StoredEvent,
 } from "../core-api.js";
@@ -77,7 +76,7 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   const log = await openLog(reference, { readonly: false });
   const history = await readLog(log);
   const how = { log: log.label, tools: toolSourceFlags(values), model: modelFlagsOf(values) };
-  const tracer = nextTurnTracer(log, history, message, resumeCommand(io, how, null, []));
+  const tracer = nextTurnTracer(log, history, resumeCommand(io, how, null, []));
   const started = history[0] as StartEvent;
   const sources = await openToolSources("chat", values);
   const { registry } = sources;
@@ -121,11 +120,10 @@ function turnLines(
 }
 
 /**
- * One fold of the log, checked to be a finished run, then the user's message as the next turn's
- * start: the progress line goes on from there. A run that has not finished is a `UsageError` that
- * says how to resume it.
+ * One fold of the log, checked to be a finished run: the progress line goes on from there. A run
+ * that has not finished is a `UsageError` that says how to resume it.
  */
-function nextTurnTracer(log: LogRef, history: readonly StoredEvent[], message: string, resume: string): RunTracer {
+function nextTurnTracer(log: LogRef, history: readonly StoredEvent[], resume: string): RunTracer {
   const tracer = new RunTracer(log.runId, { keep: false });
   for (const event of history) tracer.add(event);
   const { fold } = tracer;
@@ -138,11 +136,6 @@ function nextTurnTracer(log: LogRef, history: readonly StoredEvent[], message: s
     const why = tracer.trace().waiting.length > 0 ? "it waits for a decision" : "its log ends before its end";
     throw new UsageError(`run '${log.runId}' is not finished (${why}): resume it first: ${resume}`);
   }
-  const at = new Date().toISOString();
-  // A run whose process died between its end and the end's entry: continueAgent logs the end first.
-  if (history.at(-1)?.type !== "run.finished") {
-    tracer.add({ type: "run.finished", outcome: outcomeOf(result, schemaVersion), seq: fold.length, at });
-  }
-  tracer.add({ type: "user.messaged", content: message, seq: fold.length, at });
+  // The end a crash left unlogged and the user's message come as the run logs them.
   return tracer;
 }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { parseCommandLine, wholeNumber } from "../args.js";
-import { MemoryEventStore, type ModelWithLimits, resolveSettings, runAgent, scriptedModel } from "../core-api.js";
+import { MemoryEventStore, type ModelWithLimits, runAgent, scriptedModel } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -11,7 +11,7 @@ import { logPathOf, newRunId } from "../setup/run-ids.js";
 import { openStore } from "../setup/stores.js";
 import { WEATHER_TASK, weatherScript, weatherTools } from "../setup/weather.js";
 import { runWithProgress } from "../trace/live-run.js";
-import { newRunTracer, traceRun } from "../trace/run-trace.js";
+import { RunTracer, traceRun } from "../trace/run-trace.js";
 
 export const DEMO_HELP = `Usage: agentloop demo [--model openai:<name>|anthropic:<name>] [--store <path>] [--delay <ms>] [--no-color]
 
@@ -57,7 +57,7 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
   const runId = newRunId("demo");
   const modelName = spec === null ? "a scripted model" : `${spec.provider}:${spec.name}`;
   writeLines(io.stdout, [colors.bold(`agentloop demo: the weather agent on ${modelName}`), ""]);
-  const tracer = newRunTracer(() => resolveSettings(WEATHER_TASK, model, registry));
+  const tracer = new RunTracer(runId, { keep: false });
   const result = await runWithProgress((hooks) => runAgent(WEATHER_TASK, model, registry, { ...hooks, store, runId }), {
     io,
     colors,

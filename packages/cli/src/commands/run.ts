@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { parseCommandLine } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import { ModelError, resolveSettings, runAgent } from "../core-api.js";
+import { ModelError, runAgent } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -13,7 +13,7 @@ import { RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsOf } from "../setup/run-op
 import { checkRunId, openStore } from "../setup/stores.js";
 import { openToolSources, TOOL_SOURCE_HELP, TOOL_SOURCE_OPTIONS } from "../setup/tool-sources.js";
 import { runWithProgress } from "../trace/live-run.js";
-import { newRunTracer } from "../trace/run-trace.js";
+import { RunTracer } from "../trace/run-trace.js";
 
 /** Where `agentloop run` keeps logs when `--store` is not given. */
 export const DEFAULT_STORE = ".agentloop/runs";
@@ -75,7 +75,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   try {
     const options = runOptionsOf(values, registry);
     const store = await openStore(values.store);
-    const tracer = values.json ? null : newRunTracer(() => resolveSettings(task, model, registry, options));
+    const tracer = values.json ? null : new RunTracer(runId, { keep: false });
     const result = await runWithProgress(
       (hooks) => runAgent(task, model, registry, { ...options, ...hooks, store, runId }),
       { io, colors, quiet: values.json, tracer },

@@ -1,4 +1,4 @@
-import type { AgentResult, AgentStreamEvent } from "../core-api.js";
+import type { AgentResult, AgentStreamEvent, StoredEvent } from "../core-api.js";
 import type { Io } from "../io.js";
 import type { Palette } from "../output/colors.js";
 import { ProgressLine } from "../output/progress-line.js";
@@ -11,16 +11,17 @@ export interface LiveRunOptions {
   readonly colors: Palette;
   readonly quiet?: boolean;
   /**
-   * The run folded so far: its `run.started` for a new run, its log for a resumed one (and the
-   * user's message for a conversation's next turn); `null` when its settings are unknown (then
-   * the text still streams, but no progress is shown).
+   * The run folded so far: empty for a new run, its log for a resumed one or a conversation's
+   * next turn; the run's own logged events are folded into it as they come. `null` shows no
+   * progress (the text still streams).
    */
   readonly tracer: RunTracer | null;
 }
 
-/** What a live run is started with: the listener for its events, and a signal that Ctrl-C aborts. */
+/** What a live run is started with: the listeners for its events and its log, and a signal that Ctrl-C aborts. */
 export interface LiveHooks {
   readonly onEvent?: (event: AgentStreamEvent) => void;
+  readonly onLogged?: (event: StoredEvent) => void;
   readonly signal: AbortSignal;
 }
 
@@ -45,8 +46,12 @@ export async function runWithProgress(
       : new LiveView(tracer, { progress: (progress) => line.update(progress), text: (piece) => line.text(piece) });
   view?.start();
   const onEvent = view?.onEvent ?? (line === null ? undefined : (event: AgentStreamEvent) => streamText(line, event));
+  const listeners = {
+    ...(onEvent === undefined ? {} : { onEvent }),
+    ...(view === null ? {} : { onLogged: view.onLogged }),
+  };
   try {
-    return await start({ signal: controller.signal, ...(onEvent === undefined ? {} : { onEvent }) });
+    return await start({ signal: controller.signal, ...listeners });
   } finally {
     line?.finish();
     process.off("SIGINT", interrupt);

@@ -1,32 +1,22 @@
-import {
-  type Actor,
-  type AnyTransitionDefinition,
-  createActor,
-  getInitialMicrosteps,
-  type InspectionEvent,
-} from "xstate";
+import { type AnyTransitionDefinition, getInitialMicrosteps, type InspectionEvent } from "xstate";
 import { type Chart, chartOf, leafIdOf, lineageOf } from "../chart/statechart.js";
 import {
-  type AgentEvent,
   type AgentMachineInput,
   type AgentResult,
   type AgentSnapshot,
-  EventLogError,
-  historyCallIds,
+  foldOf,
   type Message,
   machine,
   messagesSince,
   nextTurnInput,
-  resultOf,
+  type RunFold,
   type StartEvent,
   type StoredEvent,
   startInput,
   type ToolCall,
   tallyOf,
   waitingForDecision,
-  waitingToRun,
 } from "../core-api.js";
-import { outcomeProblem, startProblem } from "./fold-checks.js";
 import { type GuardRecord, takenEdges, traceGuards } from "./taken-edges.js";
 
 /** One microstep of the machine: the transitions it took, the state it is in after them, the states it entered. */
@@ -63,43 +53,35 @@ const CHART = chartOf(traced);
 const NONE: readonly ToolCall[] = [];
 
 /**
- * Folds a run's log through the machine, one event at a time, as core's replay does: no
- * model is called and no tool runs. Every step says which transitions the event took (named
- * from XState's inspection of each microstep and the results the named guards gave), which
- * states it entered and which messages it added. A conversation's next turn (`user.messaged`
- * after `run.finished`) starts the machine again from the finished turn.
- * An event that does not fit the run at its position throws `EventLogError` naming the run and
- * the position, where core's replay refuses it. Used for a whole log (`show`, `replay`, `graph`)
- * and event by event for a live run's progress.
+ * Folds a run's log through the machine, one event at a time, with core's `RunFold` (its checks
+ * and wording): no model is called and no tool runs. Every step also says which transitions the
+ * event took (named from XState's inspection of each microstep and the results the named guards
+ * gave), which states it entered and which messages it added. A conversation's next turn
+ * (`user.messaged` after `run.finished`) starts the machine again from the finished turn. An event
+ * that does not fit the run at its position throws `EventLogError` naming the run and the
+ * position. Used for a whole log (`show`, `replay`, `graph`) and event by event for a live run.
  */
 export class LogFold {
   readonly chart: Chart = CHART;
   readonly runId: string;
+  readonly #fold: RunFold;
   #start: StartEvent | null = null;
-  /** The current turn's machine, driven by nothing: the events are sent to it, as core's replay does. */
-  #actor: Actor<typeof traced> | null = null;
-  /** The snapshots of the microsteps of the event being sent, as XState's inspection reports them. */
+  /** The snapshots of the microsteps of the event being folded, as XState's inspection reports them. */
   #microsteps: AgentSnapshot[] | null = null;
-  #snapshot: AgentSnapshot | null = null;
   #active = new Set<string>();
-  #position = 0;
   #shown = 0;
-  #turn = 1;
-  /** Whether the current turn's `run.finished` is logged. */
-  #finished = false;
-  /** Call ids used so far (schema 2 refuses a reply that reuses one). */
-  #ids = new Set<string>();
-  /** Calls whose `tool.started` came and whose `tool.finished` has not, by id, with their tool's name. */
-  readonly #running = new Map<string, string>();
 
   constructor(runId = "") {
     this.runId = runId;
+    const inspect = (inspection: InspectionEvent) => {
+      if (inspection.type === "@xstate.microstep") this.#microsteps?.push(inspection.snapshot as AgentSnapshot);
+    };
+    this.#fold = foldOf({ runId, machine: traced, inspect });
   }
 
   /** The machine's snapshot after the events so far; throws before `run.started`. */
   get snapshot(): AgentSnapshot {
-    if (this.#snapshot === null) throw new Error("LogFold: no run.started folded yet");
-    return this.#snapshot;
+    return this.#fold.snapshot;
   }
 
   /** The deepest active state. */
@@ -109,29 +91,31 @@ export class LogFold {
 
   /** The last turn's result once the machine reached a final state, else `null`. */
   get result(): AgentResult | null {
-    return this.#snapshot === null ? null : resultOf(this.#snapshot);
+    return this.#fold.length === 0 ? null : this.#fold.result;
   }
 
   /** Calls running now (started, not finished), by id, with their tool's name. */
   get running(): ReadonlyMap<string, string> {
-    return this.#running;
+    const running = new Map<string, string>();
+    if (this.#fold.length === 0) return running;
+    for (const call of this.#fold.position.calls)
+      if (this.#fold.interrupted.has(call.id)) running.set(call.id, call.name);
+    return running;
   }
 
   /** The turn of the conversation the fold is in, from 1. */
   get turn(): number {
-    return this.#turn;
+    return this.#fold.turn;
   }
 
   /** Events folded so far. */
   get length(): number {
-    return this.#position;
+    return this.#fold.length;
   }
 
   /** Folds the next event; throws `EventLogError` when it does not fit. */
   apply(event: StoredEvent): FoldStep {
-    const position = this.#position;
-    const moves = this.#movesOf(event, position);
-    this.#position++;
+    const moves = this.#movesOf(event);
     const snapshot = this.snapshot;
     const { messages, length } = messagesSince(snapshot, this.#shown);
     this.#shown = length;
@@ -140,70 +124,41 @@ export class LogFold {
     const waiting = waitingForDecision(snapshot);
     // Most events leave no call waiting: they share one empty list.
     const waitingFor = waiting.length === 0 ? NONE : waiting;
-    return { event, moves, messages, state: this.state, steps, tokens, turn: this.#turn, waitingFor, final };
+    return { event, moves, messages, state: this.state, steps, tokens, turn: this.turn, waitingFor, final };
   }
 
-  #movesOf(event: StoredEvent, position: number): Move[] {
-    const fail = (problem: string) => this.#misfit(event, position, problem);
-    if (position === 0) {
-      if (event.type !== "run.started") throw fail("must be 'run.started'");
-      this.#start = event;
-      this.#ids = historyCallIds(event.settings);
-      return this.#enterTurn(startInput(event));
+  #movesOf(event: StoredEvent): Move[] {
+    const before = this.#fold.length === 0 ? null : this.snapshot;
+    const turn = this.turn;
+    guardRecord = new WeakMap();
+    const steps: AgentSnapshot[] = [];
+    this.#microsteps = steps;
+    try {
+      this.#fold.apply(event);
+    } finally {
+      this.#microsteps = null;
     }
-    if (this.snapshot.status !== "active") return this.#afterEnd(event, fail);
-    switch (event.type) {
-      case "run.started":
-        throw fail("repeats the start");
-      case "run.finished":
-      case "user.messaged":
-        throw fail("comes before the run reached its end");
-      case "tool.started": {
-        const problem = startProblem(waitingToRun(this.snapshot), event, this.#running);
-        if (problem !== null) throw fail(problem);
-        this.#running.set(event.callId, event.name);
-        return [];
-      }
-      case "tool.finished":
-        if (!this.#running.delete(event.callId)) {
-          throw fail(`has no tool.started for call '${event.callId}' before it`);
-        }
-        break;
-      case "model.replied":
-        this.#claimIds(event.reply.toolCalls, fail);
+    if (before === null) {
+      this.#start = event as StartEvent;
+      return this.#enterTurn(startInput(this.#start));
     }
-    return this.#step(event, fail);
-  }
-
-  /** After a turn reached its end: its `run.finished`, then only the user's next message. */
-  #afterEnd(event: StoredEvent, fail: (problem: string) => EventLogError): Move[] {
-    if (event.type === "run.finished" && !this.#finished) {
-      const problem = outcomeProblem(event.outcome, this.result as AgentResult, this.#start?.schemaVersion ?? 2);
-      if (problem !== null) throw fail(problem);
-      this.#finished = true;
-      return [];
+    if (this.turn !== turn && event.type === "user.messaged") {
+      return this.#enterTurn(nextTurnInput(startInput(this.#start as StartEvent), before, event.content));
     }
-    if (event.type !== "user.messaged" || !this.#finished) {
-      throw fail(`comes after ${this.#finished ? "run.finished" : "the run reached its end"}`);
-    }
-    const input = nextTurnInput(startInput(this.#start as StartEvent), this.snapshot, event.content);
-    this.#turn++;
-    this.#finished = false;
-    return this.#enterTurn(input);
-  }
-
-  #claimIds(calls: readonly ToolCall[], fail: (problem: string) => EventLogError): void {
-    if ((this.#start?.schemaVersion ?? 2) < 2) return;
-    for (const call of calls) {
-      if (this.#ids.has(call.id)) throw fail(`uses the call id '${call.id}' a second time in the run`);
-      this.#ids.add(call.id);
-    }
+    // Events the machine does not take (`tool.started`, `run.finished`) make no microstep.
+    if (event.type === "tool.started" || event.type === "run.finished") return [];
+    const moves: Move[] = [];
+    let from = before;
+    steps.forEach((after, index) => {
+      moves.push(this.#enter(after, this.#edges(from, after, index === 0 ? event.type : ""), false));
+      from = after;
+    });
+    return moves;
   }
 
   /**
-   * Starts a turn's machine: its moves into the initial state and through its eventless decisions
-   * come from XState's pure `getInitialMicrosteps` (once a turn); the events that follow are sent
-   * to an actor of it (the pure stepping functions build a throwaway actor for every event).
+   * A turn's moves into its initial state and through its eventless decisions, from XState's pure
+   * `getInitialMicrosteps` (the fold's actor starts the turn itself).
    */
   #enterTurn(input: AgentMachineInput): Move[] {
     guardRecord = new WeakMap();
@@ -214,41 +169,6 @@ export class LogFold {
       moves.push(this.#enter(after, edges, before === null));
       before = after;
     }
-    this.#actor?.stop();
-    const inspect = (inspection: InspectionEvent) => {
-      if (inspection.type === "@xstate.microstep") this.#microsteps?.push(inspection.snapshot as AgentSnapshot);
-    };
-    this.#actor = createActor(traced, { input, inspect });
-    // An event that breaks an action leaves the actor in error, reported here rather than thrown later.
-    this.#actor.subscribe({ error: () => {} });
-    this.#snapshot = this.#actor.start().getSnapshot();
-    return moves;
-  }
-
-  #step(event: StoredEvent, fail: (problem: string) => EventLogError): Move[] {
-    guardRecord = new WeakMap();
-    const { seq: _seq, at: _at, hash: _hash, ...machineEvent } = event;
-    const actor = this.#actor as Actor<typeof traced>;
-    const before = actor.getSnapshot();
-    const steps: AgentSnapshot[] = [];
-    this.#microsteps = steps;
-    try {
-      actor.send(machineEvent as AgentEvent);
-    } finally {
-      this.#microsteps = null;
-    }
-    const last = actor.getSnapshot();
-    // XState keeps the very same snapshot for an event no transition takes.
-    if (last === before || last.status === "error" || steps.length === 0) {
-      throw fail(`does not fit the state ${JSON.stringify(before.value)}`);
-    }
-    const moves: Move[] = [];
-    let from = before;
-    steps.forEach((after, index) => {
-      moves.push(this.#enter(after, this.#edges(from, after, index === 0 ? machineEvent.type : ""), false));
-      from = after;
-    });
-    this.#snapshot = last;
     return moves;
   }
 
@@ -271,10 +191,5 @@ export class LogFold {
     const entered = lineage.filter((id) => fresh || !this.#active.has(id) || targets.has(id));
     this.#active = new Set(lineage);
     return { edges, state, entered };
-  }
-
-  #misfit(event: StoredEvent, position: number, problem: string): EventLogError {
-    const run = this.runId === "" ? "" : `run '${this.runId}': `;
-    return new EventLogError(`${run}event ${position} (${event.type}) ${problem}`, { runId: this.runId, position });
   }
 }

@@ -2,7 +2,6 @@ import type { Chart } from "../chart/statechart.js";
 import {
   type AgentResult,
   type AgentSnapshot,
-  EVENT_LOG_SCHEMA_VERSION,
   type RunSettings,
   type StoredEvent,
   type ToolCall,
@@ -109,20 +108,4 @@ export function traceRun(events: readonly StoredEvent[], runId?: string, { keep 
   const tracer = new RunTracer(runId, { keep });
   for (const event of events) tracer.add(event);
   return tracer.trace();
-}
-
-/**
- * A tracer for a live run that is about to start, seeded with the `run.started` it will log (the
- * settings core resolves from the same task, model, registry and options); `null` when they
- * cannot be resolved: the run itself then fails and says why.
- */
-export function newRunTracer(settings: () => RunSettings): RunTracer | null {
-  const tracer = new RunTracer(undefined, { keep: false });
-  try {
-    const at = new Date().toISOString();
-    tracer.add({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings: settings(), seq: 0, at });
-  } catch {
-    return null;
-  }
-  return tracer;
 }

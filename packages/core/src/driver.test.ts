@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { createActor } from "xstate";
+import { agentMachine } from "./agent-machine.js";
+import { askApprover, askModel, drivenMachine, lostResult, type ModelRequest, RunLoop, runTool } from "./driver.js";
+import { ModelError } from "./errors.js";
+import { MemoryEventStore } from "./event-store.js";
+import { EVENT_LOG_SCHEMA_VERSION } from "./events.js";
+import { Journal } from "./journal.js";
+import { asks, final, scriptedModel, toolCall } from "./scripted-model.js";
+import { resolveSettings } from "./settings.js";
+import { ToolRegistry } from "./tool-registry.js";
+import { createTranscript } from "./transcript.js";
+import type { Model } from "./types.js";
+
+function request(step = 1): ModelRequest {
+  const transcript = createTranscript([
+    { role: "system", content: "s" },
+    { role: "user", content: "u" },
+    { role: "assistant", content: "", toolCalls: [toolCall("used", "t")] },
+    { role: "tool", toolCallId: "used", name: "t", content: "ok" },
+  ]);
+  return { type: "callModel", transcript, specs: [], step };
+}
+
+function tools(): ToolRegistry {
+  const registry = new ToolRegistry();
+  registry.register("send", "Sends.", { type: "object" }, () => "sent", { needsApproval: true });
+  registry.register("look", "Looks.", { type: "object" }, () => "seen", { idempotent: true });
+  registry.register("fail", "Fails.", { type: "object" }, () => {
+    throw new Error("down");
+  });
+  return registry;
+}
+
+describe("askModel", () => {
+  it("answers with the reply as a frozen copy, every call id unique in the run", async () => {
+    const answer = await askModel(scriptedModel([asks(toolCall("used", "t"), toolCall("", "t"))]), request(3));
+    expect(answer.type).toBe("model-replied");
+    if (answer.type !== "model-replied") return;
+    expect(answer.step).toBe(3);
+    expect(answer.event.reply.toolCalls.map((call) => call.id)).toEqual(["call_4_0", "call_4_1"]);
+    expect(Object.isFrozen(answer.event.reply)).toBe(true);
+  });
+
+  it("answers a model that throws, or returns no reply, with a ModelError as data", async () => {
+    const throwing: Model = () => {
+      throw new TypeError("offline");
+    };
+    const garbage = (() => ({ content: 7 })) as unknown as Model;
+    for (const [model, text] of [
+      [throwing, "model call 2 failed: TypeError: offline"],
+      [garbage, "model call 2 failed: the model returned an invalid reply"],
+    ] as const) {
+      const answer = await askModel(model, request(2));
+      expect(answer.type).toBe("model-failed");
+      if (answer.type !== "model-failed") continue;
+      expect(answer.error).toBeInstanceOf(ModelError);
+      expect(answer.error.message).toContain(text);
+      expect(answer.error.step).toBe(2);
+    }
+  });
+});
+
+describe("runTool", () => {
+  it("answers with a tool result, a tool error, or the lost result of a cut-off call that may not run again", async () => {
+    const registry = tools();
+    expect(await runTool(registry, toolCall("a", "send"))).toMatchObject({
+      type: "tool-result",
+      event: { type: "tool.finished", callId: "a", content: '"sent"' },
+    });
+    expect((await runTool(registry, toolCall("b", "fail"))).type).toBe("tool-error");
+    const lost = await runTool(registry, toolCall("c", "send"), { interrupted: true });
+    expect(lost).toMatchObject({ type: "tool-lost", event: { content: lostResult(toolCall("c", "send")) } });
+    expect((await runTool(registry, toolCall("d", "look"), { interrupted: true })).type).toBe("tool-result");
+  });
+
+  it("ends a tool that outlives its timeout with an ERROR observation", async () => {
+    const registry = new ToolRegistry();
+    registry.register("hang", "Hangs.", { type: "object" }, () => new Promise(() => {}));
+    const answer = await runTool(registry, toolCall("h", "hang"), { toolTimeoutMs: 5 });
+    expect(answer.type).toBe("tool-error");
+    expect(answer.event.content).toMatch(/^ERROR: .*timed out/);
+  });
+});
+
+describe("askApprover", () => {
+  it("answers a decision as its event, no decision as undecided, and refuses what is not a decision", async () => {
+    const call = toolCall("s", "send");
+    expect(await askApprover(() => ({ approved: false, reason: "no" }), call)).toEqual({
+      type: "decided",
+      call,
+      event: { type: "approval.decided", callId: "s", approved: false, reason: "no" },
+      decision: { approved: false, reason: "no" },
+    });
+    expect(await askApprover(undefined, call)).toEqual({ type: "undecided", call });
+    expect(await askApprover(() => null, call)).toEqual({ type: "undecided", call });
+    const odd = (() => ({ approved: "yes" })) as unknown as () => null;
+    await expect(askApprover(odd, call)).rejects.toThrow(TypeError);
+  });
+});
+
+describe("RunLoop", () => {
+  async function loopOf(model: Model, approve?: () => undefined) {
+    const registry = tools();
+    const settings = resolveSettings("t", model, registry, {});
+    const actor = createActor(agentMachine, { input: { settings } });
+    const machine = drivenMachine(actor);
+    const store = new MemoryEventStore();
+    const journal = new Journal(store, "r");
+    const loop = new RunLoop(machine, { model, registry, journal, approve });
+    await loop.log({ type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings });
+    actor.start();
+    return { loop, store };
+  }
+
+  it("pauses as an outcome: nothing in flight, only a call no decision was given for", async () => {
+    const { loop, store } = await loopOf(
+      scriptedModel([asks(toolCall("s", "send"), toolCall("l", "look")), final("x")]),
+    );
+    const outcome = await loop.run();
+    expect(outcome.type).toBe("paused");
+    const types = (await store.read("r")).map((event) => event.type);
+    expect(types).toEqual(["run.started", "model.replied", "tool.started", "tool.finished"]);
+  });
+
+  it("ends with the machine's result, each answer logged before the machine takes it", async () => {
+    const { loop, store } = await loopOf(scriptedModel([asks(toolCall("l", "look")), final("done")]));
+    const outcome = await loop.run();
+    expect(outcome).toMatchObject({ type: "ended", result: { status: "done", answer: "done" } });
+    expect((await store.read("r")).map((event) => event.type)).toEqual([
+      "run.started",
+      "model.replied",
+      "tool.started",
+      "tool.finished",
+      "model.replied",
+    ]);
+  });
+});
