@@ -17,6 +17,7 @@ import type { StoredEvent } from "@agentloop/core/store";
 export {
   AgentloopError,
   type AgentResult,
+  type AgentStatus,
   type AgentStreamEvent,
   agentMachine,
   continueAgent,
@@ -35,7 +36,7 @@ export {
   ToolSchemaError,
   type ToolSpec,
 } from "@agentloop/core";
-export { checkReply } from "@agentloop/core/adapter";
+export { checkReply, isErrorMessage } from "@agentloop/core/adapter";
 export { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
 export {
   type AgentEvent,
@@ -49,6 +50,7 @@ export {
 export {
   chainHash,
   EVENT_LOG_SCHEMA_VERSION,
+  logFlags,
   parseEventLog,
   type RunEvent,
   type RunOutcome,

@@ -16,17 +16,18 @@ export { type AgentStream, streamAgent } from "./stream-agent.js";
 export type { AgentStreamEvent } from "./stream-events.js";
 export { type Tool, type ToolContext, type ToolDefinition, tool } from "./tool.js";
 export { type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";
-export type {
-  AgentResult,
-  AgentStatus,
-  Decision,
-  Message,
-  Model,
-  ModelDelta,
-  ModelReply,
-  ToolCall,
-  ToolParameters,
-  ToolSpec,
-  Usage,
+export {
+  AGENT_STATUSES,
+  type AgentResult,
+  type AgentStatus,
+  type Decision,
+  type Message,
+  type Model,
+  type ModelDelta,
+  type ModelReply,
+  type ToolCall,
+  type ToolParameters,
+  type ToolSpec,
+  type Usage,
 } from "./types.js";
 export { validateArgs } from "./validate-args.js";

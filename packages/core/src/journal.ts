@@ -1,6 +1,7 @@
 import { chainTip, stampEvent } from "./event-log.js";
 import type { EventStore } from "./event-store.js";
 import type { RunEvent, StoredEvent } from "./events.js";
+import { EVENT_LOG_SCHEMA_VERSION, logFlags } from "./log-flags.js";
 import { runHashSeed } from "./log-hash.js";
 
 /**
@@ -28,13 +29,17 @@ export class Journal {
     store: EventStore,
     runId: string,
     history: readonly StoredEvent[] = [],
-    { now = () => new Date(), schemaVersion = 2 }: { now?: () => Date; schemaVersion?: number } = {},
+    {
+      now = () => new Date(),
+      schemaVersion = EVENT_LOG_SCHEMA_VERSION,
+    }: { now?: () => Date; schemaVersion?: number } = {},
   ) {
     this.#store = store;
     this.runId = runId;
     this.#length = history.length;
     this.#now = now;
-    this.#tip = history.length > 0 ? chainTip(runId, history) : schemaVersion >= 2 ? runHashSeed(runId) : null;
+    this.#tip =
+      history.length > 0 ? chainTip(runId, history) : logFlags(schemaVersion).hashChain ? runHashSeed(runId) : null;
   }
 
   /** Events logged so far. */

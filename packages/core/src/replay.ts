@@ -4,6 +4,7 @@ import { type AgentSnapshot, agentMachine } from "./agent-machine.js";
 import { usedCallIds } from "./assign-call-ids.js";
 import { EventLogError } from "./errors.js";
 import type { RunOutcome, RunSettings, StoredEvent } from "./events.js";
+import { EVENT_LOG_SCHEMA_VERSION, logFlags } from "./log-flags.js";
 import { messagesOf } from "./transcript.js";
 import type { AgentResult } from "./types.js";
 
@@ -66,6 +67,7 @@ export function foldEvents(
   if (first?.type !== "run.started") throw fail(0, "must be 'run.started'");
   const schemaVersion = first.schemaVersion;
   const input = { settings: settings ?? first.settings, schemaVersion };
+  const flags = logFlags(schemaVersion);
   let actor: Actor<typeof agentMachine> = createActor(agentMachine, { input }).start();
   let snapshot = actor.getSnapshot();
   const started = new Set<string>();
@@ -109,7 +111,7 @@ export function foldEvents(
         }
         break;
       case "model.replied":
-        if (schemaVersion >= 2) {
+        if (flags.uniqueCallIds) {
           for (const call of event.reply.toolCalls) {
             if (ids.has(call.id)) throw fail(position, `uses the call id '${call.id}' a second time in the run`);
             ids.add(call.id);
@@ -155,10 +157,11 @@ function outcomeProblem(logged: RunOutcome, snapshot: AgentSnapshot, schemaVersi
 }
 
 /** The outcome `run.finished` records for a turn's result. */
-export function outcomeOf(result: AgentResult, schemaVersion = 2): RunOutcome {
+export function outcomeOf(result: AgentResult, schemaVersion = EVENT_LOG_SCHEMA_VERSION): RunOutcome {
   const { status, answer, steps, tokens, tokensOverBudget } = result;
   const outcome = { status: status as RunOutcome["status"], answer, steps, tokens };
-  return schemaVersion >= 2 && tokensOverBudget !== undefined ? { ...outcome, tokensOverBudget } : outcome;
+  const kept = logFlags(schemaVersion).tokensOverBudget && tokensOverBudget !== undefined;
+  return kept ? { ...outcome, tokensOverBudget } : outcome;
 }
 
 function misfit(events: readonly StoredEvent[], position: number, problem: string, runId = ""): EventLogError {

@@ -4,7 +4,7 @@ import { claimCallIds, usedCallIds } from "./assign-call-ids.js";
 import { copyReply } from "./check-reply.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
 import { describeThrown, EventLogError, ModelError } from "./errors.js";
-import type { AgentEvent, AgentRequest } from "./events.js";
+import { type AgentEvent, type AgentRequest, toolFinished } from "./events.js";
 import type { Journal } from "./journal.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import type { ToolRegistry } from "./tool-registry.js";
@@ -286,8 +286,8 @@ async function observe(effects: Effects, call: ToolCall, deliver: Deliver, inter
     tell({ type: "tool-started", call });
     content = await execute(effects, call);
   }
-  const isError = content.startsWith("ERROR:");
-  await deliver({ type: "tool.finished", callId: call.id, content }, { type: "tool-finished", call, content, isError });
+  const finished = toolFinished(call.id, content);
+  await deliver(finished, { type: "tool-finished", call, content, isError: finished.isError === true });
 }
 
 function execute({ registry, end, toolTimeoutMs, maxResultChars }: Effects, call: ToolCall): Promise<string> {

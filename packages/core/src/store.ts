@@ -18,4 +18,13 @@ export {
   type RunSettings,
   type StoredEvent,
 } from "./events.js";
+export {
+  isErrorResult,
+  LOG_FLAGS,
+  type LogFlag,
+  type LogFlags,
+  logFlags,
+  OLDEST_EVENT_LOG_SCHEMA_VERSION,
+} from "./log-flags.js";
 export { chainHash, runHashSeed } from "./log-hash.js";
+export { END_STATUSES, type EndStatus } from "./types.js";

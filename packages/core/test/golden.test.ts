@@ -123,7 +123,7 @@ const FINISHED: readonly Expected[] = [
 ];
 
 describe("golden logs of schema version 1", () => {
-  it("are all here, and each one has its expectations here (golden-v2.test.ts has the current schema's)", () => {
+  it("are all here, and each one has its expectations here (golden-v3.test.ts has the current schema's)", () => {
     const files = readdirSync(GOLDEN)
       .filter((file) => file.startsWith("v1-"))
       .sort();

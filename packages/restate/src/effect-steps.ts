@@ -1,4 +1,5 @@
 import type { Approver, ToolCall, ToolRegistry } from "@agentloop/core";
+import { toolFinished } from "@agentloop/core/machine";
 import type { RestatePromise, RunOptions, TerminalError, WorkflowContext } from "@restatedev/restate-sdk";
 import {
   callModel,
@@ -82,7 +83,7 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
 
 function startTool(ctx: WorkflowContext, key: string, call: ToolCall, effects: Effects): PendingStep {
   const started: RunEvent = { type: "tool.started", callId: call.id, name: call.name };
-  const finished = (content: string): RunEvent => ({ type: "tool.finished", callId: call.id, content });
+  const finished = (content: string): RunEvent => toolFinished(call.id, content);
   const run = () => runTool(effects.registry, call, effects, effects.signal);
   // A call that may run again needs no journaled start: one step runs it and yields both events.
   if (mayRunAgain(effects.registry, call)) {

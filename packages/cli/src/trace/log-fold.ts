@@ -11,8 +11,10 @@ import {
   type AgentMachineInput,
   type AgentResult,
   type AgentSnapshot,
+  EVENT_LOG_SCHEMA_VERSION,
   EventLogError,
   historyCallIds,
+  logFlags,
   type Message,
   machine,
   messagesSince,
@@ -178,7 +180,11 @@ export class LogFold {
   /** After a turn reached its end: its `run.finished`, then only the user's next message. */
   #afterEnd(event: StoredEvent, fail: (problem: string) => EventLogError): Move[] {
     if (event.type === "run.finished" && !this.#finished) {
-      const problem = outcomeProblem(event.outcome, this.result as AgentResult, this.#start?.schemaVersion ?? 2);
+      const problem = outcomeProblem(
+        event.outcome,
+        this.result as AgentResult,
+        this.#start?.schemaVersion ?? EVENT_LOG_SCHEMA_VERSION,
+      );
       if (problem !== null) throw fail(problem);
       this.#finished = true;
       return [];
@@ -193,7 +199,7 @@ export class LogFold {
   }
 
   #claimIds(calls: readonly ToolCall[], fail: (problem: string) => EventLogError): void {
-    if ((this.#start?.schemaVersion ?? 2) < 2) return;
+    if (!logFlags(this.#start?.schemaVersion ?? EVENT_LOG_SCHEMA_VERSION).uniqueCallIds) return;
     for (const call of calls) {
       if (this.#ids.has(call.id)) throw fail(`uses the call id '${call.id}' a second time in the run`);
       this.#ids.add(call.id);
