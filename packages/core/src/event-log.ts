@@ -1,11 +1,11 @@
 import { checkReply } from "./check-reply.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import { EVENT_LOG_SCHEMA_VERSION, RUN_EVENT_TYPES, type RunEvent, type StoredEvent } from "./events.js";
 import { checkHistory } from "./history.js";
+import { isPlainObject } from "./is-plain-object.js";
 import { isReadableSchema, type LogFlags, logFlags } from "./log-flags.js";
 import { chainHash, isChainHash, runHashSeed } from "./log-hash.js";
 import { END_STATUSES, type EndStatus } from "./types.js";
-import { isPlainObject } from "./validate-args.js";
 
 // The stores read the log's types from here.
 export type { RunOutcome, StoredEvent } from "./events.js";

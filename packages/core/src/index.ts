@@ -1,9 +1,10 @@
 export { type AgentActorInput, agentActor } from "./agent-actor.js";
 export { agentMachine } from "./agent-machine.js";
+export type { ArgsOf } from "./args-of.js";
 export { countTokens } from "./count-tokens.js";
-export { AgentloopError, EventLogError, ModelError, ToolSchemaError } from "./errors.js";
+export { AgentloopError, ModelError, ToolSchemaError } from "./errors.js";
+export { EventLogError } from "./event-log-error.js";
 export { type EventStore, MemoryEventStore, type RunLock } from "./event-store.js";
-export type { ArgsOf } from "./infer-args.js";
 export { type JsonSchemaParameters, jsonSchema } from "./json-schema-parameters.js";
 export type { ToolSchema } from "./parameters.js";
 export { replayRun } from "./replay.js";

@@ -10,8 +10,8 @@ import {
   truncateSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { EventLogError } from "./errors.js";
 import { parseEventLog, type StoredEvent } from "./event-log.js";
+import { EventLogError } from "./event-log-error.js";
 import { checkAppend, type EventStore, type RunLock, type RunSummary, readIntact, summarize } from "./event-store.js";
 import { readLines } from "./jsonl-lines.js";
 import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";

@@ -2,7 +2,7 @@ import { type Actor, createActor } from "xstate";
 import type { AgentContext } from "./agent-context.js";
 import { type AgentSnapshot, agentMachine } from "./agent-machine.js";
 import { usedCallIds } from "./assign-call-ids.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import type { RunOutcome, RunSettings, StoredEvent } from "./events.js";
 import { EVENT_LOG_SCHEMA_VERSION, logFlags } from "./log-flags.js";
 import { messagesOf } from "./transcript.js";

@@ -1,6 +1,6 @@
 import { pendingApprovals } from "./agent-decisions.js";
 import { canonicalJson } from "./call-key.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import { type EventStore, holding } from "./event-store.js";
 import type { RunSettings, StoredEvent } from "./events.js";
 import { Journal } from "./journal.js";

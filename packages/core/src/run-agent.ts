@@ -3,7 +3,7 @@ import type { AgentContext } from "./agent-context.js";
 import { pendingApprovals } from "./agent-decisions.js";
 import { type AgentSnapshot, agentMachine } from "./agent-machine.js";
 import { isCharLimit } from "./cut-result.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import { type EventStore, holding } from "./event-store.js";
 import { EVENT_LOG_SCHEMA_VERSION, type RunEvent, type RunSettings } from "./events.js";
 import { Journal } from "./journal.js";

@@ -3,7 +3,8 @@ import { type AgentSnapshot, type agentMachine, pendingRequests } from "./agent-
 import { claimCallIds, usedCallIds } from "./assign-call-ids.js";
 import { copyReply } from "./check-reply.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
-import { describeThrown, EventLogError, ModelError } from "./errors.js";
+import { describeThrown, ModelError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import { type AgentEvent, type AgentRequest, toolFinished } from "./events.js";
 import type { Journal } from "./journal.js";
 import type { AgentStreamEvent } from "./stream-events.js";

@@ -1,6 +1,6 @@
+import type { ArgsOf } from "./args-of.js";
 import { cutResult } from "./cut-result.js";
 import { ToolSchemaError } from "./errors.js";
-import type { ArgsOf } from "./infer-args.js";
 import { isPlainObject } from "./is-plain-object.js";
 import type { JsonSchemaParameters } from "./json-schema-parameters.js";
 import type { Checked, CompiledParameters, ToolSchema } from "./parameters.js";
