@@ -15,7 +15,7 @@ import {
 import { JsonlEventStore } from "../src/jsonl-store.js";
 import { messagesOf } from "../src/machine.js";
 import { EVENT_LOG_SCHEMA_VERSION } from "../src/store.js";
-import { makeWeatherRegistry } from "./weather.js";
+import { makeWeatherRegistry } from "../src/testing.js";
 
 // Golden logs: written once by the code of schema version 1 and never regenerated. Every
 // expectation below is a literal taken from those runs, not recomputed by the code under test, so
