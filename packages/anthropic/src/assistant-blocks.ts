@@ -1,4 +1,4 @@
-import type { Message, ReasoningPart } from "@agentloop/core/adapter";
+import { isErrorMessage, type Message, type ReasoningPart } from "@agentloop/core/adapter";
 import type { ContentBlockParam } from "@anthropic-ai/sdk/resources/messages";
 
 type AssistantMessage = Extract<Message, { role: "assistant" }>;
@@ -23,7 +23,7 @@ function toThinkingBlock(part: ReasoningPart): ContentBlockParam[] {
   return part.signature === undefined ? [] : [{ type: "thinking", thinking: part.text, signature: part.signature }];
 }
 
-/** Whether a tool message is an error observation: its `isError` flag, or for older traces its `ERROR:` prefix. */
+/** Whether a tool message is an error observation (core's `isErrorMessage`): its `isError` flag, or for older traces its text. */
 export function isErrorObservation(message: Extract<Message, { role: "tool" }>): boolean {
-  return message.isError ?? message.content.startsWith("ERROR:");
+  return isErrorMessage(message);
 }

@@ -19,6 +19,7 @@ import type { StoredEvent } from "@agentloop/core/store";
 export {
   AgentloopError,
   type AgentResult,
+  type AgentStatus,
   type AgentStreamEvent,
   agentMachine,
   continueAgent,
@@ -37,7 +38,7 @@ export {
   ToolSchemaError,
   type ToolSpec,
 } from "@agentloop/core";
-export { checkReply } from "@agentloop/core/adapter";
+export { checkReply, isErrorMessage } from "@agentloop/core/adapter";
 export { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
 export {
   type AgentEvent,
@@ -52,6 +53,7 @@ export {
 export {
   chainHash,
   EVENT_LOG_SCHEMA_VERSION,
+  logFlags,
   parseEventLog,
   type RunEvent,
   type RunOutcome,

@@ -1,4 +1,4 @@
-import type { AgentResult } from "./core-api.js";
+import type { AgentResult, AgentStatus } from "./core-api.js";
 
 /**
  * What the exit code of `run`, `resume` and `demo` says: 0 the run is done; each other way a run
@@ -21,12 +21,11 @@ export const EXIT_CODES = {
 
 /** The exit code of a run that ended (or paused) with `result`. */
 export function exitCodeOf(result: Pick<AgentResult, "status">): number {
-  return Object.hasOwn(STATUS_CODES, result.status)
-    ? (STATUS_CODES[result.status] ?? EXIT_CODES.other)
-    : EXIT_CODES.other;
+  return Object.hasOwn(STATUS_CODES, result.status) ? STATUS_CODES[result.status] : EXIT_CODES.other;
 }
 
-const STATUS_CODES: Readonly<Record<string, number>> = {
+// Keyed by every status core lists: a new status does not compile until it has its code.
+const STATUS_CODES: Readonly<Record<AgentStatus, number>> = {
   done: EXIT_CODES.done,
   step_limit: EXIT_CODES.step_limit,
   token_budget: EXIT_CODES.token_budget,

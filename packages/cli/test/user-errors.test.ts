@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { EVENT_LOG_SCHEMA_VERSION } from "@agentloop/core/store";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, fixture, tempDir } from "./cli.js";
 
@@ -142,7 +143,7 @@ const CASES: readonly [string, () => string[], string | RegExp][] = [
   [
     "a log of a newer schema",
     () => ["graph", "--run", join(dir, "newer.jsonl")],
-    "was written with schema version 9; this agentloop reads up to 2",
+    `was written with schema version 9; this agentloop reads up to ${EVENT_LOG_SCHEMA_VERSION}`,
   ],
   [
     "resume without --tools",

@@ -4,6 +4,7 @@ export { pointerSegments, valueAt } from "./arg-path.js";
 export { assignCallIds } from "./assign-call-ids.js";
 export { checkReply, copyReply, MAX_ARGS_DEPTH } from "./check-reply.js";
 export { countTokens } from "./count-tokens.js";
+export { isErrorMessage } from "./log-flags.js";
 export type { ModelWithLimits } from "./settings.js";
 export type {
   FinishReason,

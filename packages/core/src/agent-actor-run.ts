@@ -1,6 +1,6 @@
 import type { InspectionEvent } from "xstate";
 import type { AgentSnapshot } from "./agent-machine.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import type { EventStore } from "./event-store.js";
 import { resumeAgent } from "./resume.js";
 import { type RunOptions, runAgent } from "./run-agent.js";

@@ -1,6 +1,7 @@
 import type { CallBatch } from "./call-batch.js";
 import { countTokens } from "./count-tokens.js";
-import { EVENT_LOG_SCHEMA_VERSION, type RunSettings } from "./events.js";
+import type { RunSettings } from "./events.js";
+import { EVENT_LOG_SCHEMA_VERSION, type LogFlags, logFlags } from "./log-flags.js";
 import { appendMessage, createTranscript, messagesOf, type Transcript, transcriptTokens } from "./transcript.js";
 import type { AgentResult, AgentStatus, ToolSpec } from "./types.js";
 
@@ -30,11 +31,10 @@ export interface AgentContext {
   readonly repeatableTools: readonly string[];
   /** Calls of one reply in progress at once (running or waiting for a decision), at most. */
   readonly toolConcurrency: number;
-  /**
-   * The log format the run was started with. Logs of schema 1 decide as they did then: their
-   * `ERROR:` observations are not marked `isError`, and their results have no `tokensOverBudget`.
-   */
+  /** The log format the run was started with. */
   readonly schemaVersion: number;
+  /** What that format changes (see `LOG_FLAGS`): logs of older versions decide as they did then. */
+  readonly flags: LogFlags;
   readonly specs: readonly ToolSpec[];
   /** `countTokens(specs)`, computed once: the specs are sent with every call. */
   readonly specsTokens: number;
@@ -78,6 +78,7 @@ export function initialContext({
     repeatableTools: settings.repeatableTools ?? [],
     toolConcurrency: settings.toolConcurrency ?? 1,
     schemaVersion,
+    flags: logFlags(schemaVersion),
     specs: settings.tools,
     specsTokens: countTokens(settings.tools),
     transcript,
@@ -121,7 +122,7 @@ export function tokensOverBudget(context: AgentContext): number {
 
 /** The machine's output: the `AgentResult` of a finished turn. */
 export function resultOf(context: AgentContext): AgentResult {
-  const over = context.schemaVersion >= 2 ? tokensOverBudget(context) : 0;
+  const over = context.flags.tokensOverBudget ? tokensOverBudget(context) : 0;
   return {
     status: context.status ?? "done",
     answer: context.answer,

@@ -3,6 +3,7 @@ import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
 import { tokensOfLength } from "./count-tokens.js";
 import type { AgentEvent, AgentRequest } from "./events.js";
+import { isErrorResult, type LogFlags } from "./log-flags.js";
 import { appendCopy, appendMessage, lastMessage, type Transcript } from "./transcript.js";
 import type { Message, ModelReply, ToolCall } from "./types.js";
 
@@ -50,7 +51,7 @@ export function appendReply(context: AgentContext, reply: ModelReply): Partial<A
   };
   if (assistant.toolCalls.length === 0) return { ...next, batch: null };
   const { batch, lastCall } = planCalls(context, assistant.toolCalls);
-  return { ...next, ...appendAnswered(context.schemaVersion, transcript, batch), lastCall };
+  return { ...next, ...appendAnswered(context.flags, transcript, batch), lastCall };
 }
 
 /** The calls' batch, with the repeats refused (or the first one that stops the run marked), and the row after them. */
@@ -84,7 +85,7 @@ const NO_REFUSALS: ReadonlyMap<number, string> = new Map();
 /** The observation of a call that is not run because it repeats. */
 function repeatedCallObservation(context: AgentContext, call: ToolCall): string {
   const head = `ERROR: ${call.name} was asked for with the same arguments ${context.repeatLimit} times in a row, so it was not run again`;
-  if (context.schemaVersion < 2 || context.idempotentTools.includes(call.name)) {
+  if (!context.flags.repeatWordsByIdempotence || context.idempotentTools.includes(call.name)) {
     return `${head}: the result would not change. Use the result you already have, call it with different arguments, or answer.`;
   }
   return `${head}. Use the results you already have, call it with different arguments, or answer; if it really must run again, say so in your answer.`;
@@ -157,8 +158,9 @@ export function isAwaitedDecision({ batch }: AgentContext, event: Decided): bool
 export function recordResult(context: AgentContext, event: Finished): Partial<AgentContext> {
   const batch = context.batch as CallBatch;
   const index = batch.find(event.callId, "running");
-  const answered = batch.apply([{ kind: "answer", index, content: event.content }]);
-  return appendAnswered(context.schemaVersion, context.transcript, answered);
+  const isError = isErrorResult(event, context.flags);
+  const answered = batch.apply([{ kind: "answer", index, content: event.content, isError }]);
+  return appendAnswered(context.flags, context.transcript, answered);
 }
 
 /** Records a decision on a waiting call: approved, it runs (the request is returned); denied, it is answered with why. */
@@ -173,8 +175,8 @@ export function recordDecision(
     return { changes: { batch: batch.apply([{ kind: "approve", index }]) }, requests: [{ type: "runTool", call }] };
   }
   const content = deniedObservation(call, event.reason);
-  const answered = batch.apply([{ kind: "answer", index, content }]);
-  return { changes: appendAnswered(context.schemaVersion, context.transcript, answered), requests: [] };
+  const answered = batch.apply([{ kind: "answer", index, content, isError: true }]);
+  return { changes: appendAnswered(context.flags, context.transcript, answered), requests: [] };
 }
 
 /** The observation of a denied call. */
@@ -195,27 +197,32 @@ export function closeCalls(context: AgentContext, why: string): Partial<AgentCon
   let transcript = context.transcript;
   for (let index = batch.appended; index < batch.calls.length; index++) {
     const call = batch.calls[index] as ToolCall;
-    const content = batch.contentOf(index) ?? `ERROR: ${call.name} was not run to completion: ${why}.`;
-    transcript = appendMessage(transcript, toolMessage(context.schemaVersion, call, content));
+    const content = batch.contentOf(index);
+    const message =
+      content === undefined
+        ? toolMessage(context.flags, call, `ERROR: ${call.name} was not run to completion: ${why}.`, true)
+        : toolMessage(context.flags, call, content, batch.isErrorAt(index));
+    transcript = appendMessage(transcript, message);
   }
   return { transcript, batch: batch.apply([], batch.calls.length) };
 }
 
 /** Appends the tool messages of the answered calls that follow the ones already in the list. */
-function appendAnswered(schemaVersion: number, list: Transcript, batch: CallBatch): Partial<AgentContext> {
+function appendAnswered(flags: LogFlags, list: Transcript, batch: CallBatch): Partial<AgentContext> {
   let transcript = list;
   let appended = batch.appended;
   for (; appended < batch.calls.length; appended++) {
     const content = batch.contentOf(appended);
     if (content === undefined) break;
-    transcript = appendMessage(transcript, toolMessage(schemaVersion, batch.calls[appended] as ToolCall, content));
+    const call = batch.calls[appended] as ToolCall;
+    transcript = appendMessage(transcript, toolMessage(flags, call, content, batch.isErrorAt(appended)));
   }
   return { transcript, batch: appended === batch.appended ? batch : batch.apply([], appended) };
 }
 
-function toolMessage(schemaVersion: number, call: ToolCall, content: string): Message {
+function toolMessage(flags: LogFlags, call: ToolCall, content: string, isError: boolean): Message {
   const message = { role: "tool", toolCallId: call.id, name: call.name, content } as const;
-  return schemaVersion >= 2 && content.startsWith("ERROR:") ? { ...message, isError: true } : message;
+  return isError && flags.errorFlagOnMessages ? { ...message, isError: true } : message;
 }
 
 /** The calls of the last reply that wait for a decision, in call order, for an `awaiting_approval` result. */

@@ -14,6 +14,8 @@ interface Progress {
   readonly runningAt: number[];
   readonly answeredAt: number[];
   readonly contents: (string | undefined)[];
+  /** Whether each answered call's observation is an error. */
+  readonly errors: boolean[];
 }
 
 /** What a batch knows from the start and never changes: calls by id, and where entering goes on after refused calls. */
@@ -26,7 +28,7 @@ interface Plan {
 export type CallChange =
   | { readonly kind: "enter"; readonly index: number; readonly deciding: boolean }
   | { readonly kind: "approve"; readonly index: number }
-  | { readonly kind: "answer"; readonly index: number; readonly content: string };
+  | { readonly kind: "answer"; readonly index: number; readonly content: string; readonly isError?: boolean };
 
 /**
  * The calls of the last reply and where each stands, as an immutable value with O(1) reads and
@@ -70,7 +72,7 @@ export class CallBatch {
     this.#plan = plan;
   }
 
-  /** A batch of `calls` where the calls with an entry in `refusals` are answered already, and none is entered. */
+  /** A batch of `calls` where the calls with an entry in `refusals` are answered already (with an error), and none is entered. */
   static of(calls: readonly ToolCall[], refusals: ReadonlyMap<number, string>, stopAt: number): CallBatch {
     const n = calls.length;
     const progress: Progress = {
@@ -79,10 +81,12 @@ export class CallBatch {
       runningAt: new Array<number>(n).fill(Number.POSITIVE_INFINITY),
       answeredAt: new Array<number>(n).fill(Number.POSITIVE_INFINITY),
       contents: new Array<string | undefined>(n).fill(undefined),
+      errors: new Array<boolean>(n).fill(false),
     };
     for (const [index, content] of refusals) {
       progress.answeredAt[index] = 0;
       progress.contents[index] = content;
+      progress.errors[index] = true;
     }
     const byId = new Map<string, number[]>();
     for (const [index, call] of calls.entries()) {
@@ -122,6 +126,11 @@ export class CallBatch {
   /** The observation of an answered call, else undefined. */
   contentOf(index: number): string | undefined {
     return this.stateOf(index) === "answered" ? this.#progress.contents[index] : undefined;
+  }
+
+  /** Whether an answered call's observation is an error (a refused call's always is). */
+  isErrorAt(index: number): boolean {
+    return this.stateOf(index) === "answered" && (this.#progress.errors[index] as boolean);
   }
 
   /** The first call with this id that is in `state` (several calls share an id only in logs of schema 1), or -1. */
@@ -164,6 +173,7 @@ export class CallBatch {
           if ((progress.enteredAt[index] as number) < version) inProgress -= 1;
           progress.answeredAt[index] = version;
           progress.contents[index] = change.content;
+          progress.errors[index] = change.isError ?? false;
           break;
       }
     }
@@ -174,7 +184,7 @@ export class CallBatch {
   /** A new lineage holding what this batch sees, for a change to a batch that is not the newest. */
   #copy(): Progress {
     const v = this.#version;
-    const { enteredAt, runningAt, answeredAt, contents } = this.#progress;
+    const { enteredAt, runningAt, answeredAt, contents, errors } = this.#progress;
     const hide = (stamps: readonly number[]) => stamps.map((stamp) => (stamp <= v ? stamp : Number.POSITIVE_INFINITY));
     const copy: Progress = {
       version: v,
@@ -182,6 +192,7 @@ export class CallBatch {
       runningAt: hide(runningAt),
       answeredAt: hide(answeredAt),
       contents: contents.map((content, index) => ((answeredAt[index] as number) <= v ? content : undefined)),
+      errors: errors.map((error, index) => (answeredAt[index] as number) <= v && error),
     };
     return copy;
   }

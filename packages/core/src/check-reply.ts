@@ -1,6 +1,6 @@
 import { copyFrozenJson, deepFreeze } from "./frozen-json.js";
+import { isPlainObject } from "./is-plain-object.js";
 import type { FinishReason, ModelReply, ReasoningPart, ToolCall, Usage } from "./types.js";
-import { isPlainObject } from "./validate-args.js";
 
 /** Tool call arguments may nest this deep, at most: deeper is garbage no tool needs, and no code should recurse into. */
 export const MAX_ARGS_DEPTH = 64;

@@ -1,10 +1,9 @@
-import type { StoredEvent } from "./events.js";
 import type { Message } from "./types.js";
 
 const BRAND = Symbol.for("agentloop.error");
 
 /** Whether `value` is an agentloop error named `name` (any, when not given), from this copy of the library or another. */
-function isBranded(value: unknown, name?: string): boolean {
+export function isBranded(value: unknown, name?: string): boolean {
   if (typeof value !== "object" || value === null) return false;
   try {
     return (value as { [BRAND]?: unknown })[BRAND] === true && (name === undefined || (value as Error).name === name);
@@ -84,31 +83,5 @@ function safeJson(value: unknown): string {
     } catch {
       return Object.prototype.toString.call(value);
     }
-  }
-}
-
-/**
- * An event log that cannot be used as it is: torn or corrupt, written by a newer schema, or not
- * matching the run it is asked to continue. `intact` holds the events before the problem, which
- * stay readable; `position` is the 0-based index of the offending event (or line).
- */
-export class EventLogError extends AgentloopError {
-  override readonly name = "EventLogError";
-  readonly runId: string;
-  readonly position: number;
-  readonly intact: readonly StoredEvent[];
-
-  constructor(
-    message: string,
-    details: { runId: string; position: number; intact?: readonly StoredEvent[]; cause?: unknown },
-  ) {
-    super(message, { cause: details.cause });
-    this.runId = details.runId;
-    this.position = details.position;
-    this.intact = details.intact ?? [];
-  }
-
-  static override isInstance(value: unknown): value is EventLogError {
-    return isBranded(value, "EventLogError");
   }
 }

@@ -1,10 +1,11 @@
 import { checkReply } from "./check-reply.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import { EVENT_LOG_SCHEMA_VERSION, RUN_EVENT_TYPES, type RunEvent, type StoredEvent } from "./events.js";
 import { checkHistory } from "./history.js";
+import { isPlainObject } from "./is-plain-object.js";
+import { isReadableSchema, type LogFlags, logFlags } from "./log-flags.js";
 import { chainHash, isChainHash, runHashSeed } from "./log-hash.js";
-import type { AgentStatus } from "./types.js";
-import { isPlainObject } from "./validate-args.js";
+import { END_STATUSES, type EndStatus } from "./types.js";
 
 // The stores read the log's types from here.
 export type { RunOutcome, StoredEvent } from "./events.js";
@@ -20,7 +21,7 @@ export function stampEvent(event: RunEvent, seq: number, at: string, previousHas
 /** The hash the next event of a log chains to: the last event's, or the run's seed for an empty log; null for schema 1. */
 export function chainTip(runId: string, events: readonly StoredEvent[]): string | null {
   const [first] = events;
-  if (first !== undefined && (first.type !== "run.started" || first.schemaVersion < 2)) return null;
+  if (first !== undefined && (first.type !== "run.started" || !logFlags(first.schemaVersion).hashChain)) return null;
   return events.at(-1)?.hash ?? runHashSeed(runId);
 }
 
@@ -33,7 +34,7 @@ export function chainTip(runId: string, events: readonly StoredEvent[]): string 
  */
 export function parseEventLog(runId: string, values: readonly unknown[]): StoredEvent[] {
   const events: StoredEvent[] = [];
-  let version = 0;
+  let flags: LogFlags | undefined;
   let previousHash = runHashSeed(runId);
   for (const [position, value] of values.entries()) {
     const fail = (problem: string) =>
@@ -41,8 +42,8 @@ export function parseEventLog(runId: string, values: readonly unknown[]): Stored
     const problem = eventProblem(value, position);
     if (problem !== null) throw fail(problem);
     const event = value as StoredEvent;
-    if (event.type === "run.started") version = event.schemaVersion;
-    if (version >= 2) {
+    if (event.type === "run.started") flags = logFlags(event.schemaVersion);
+    if (flags?.hashChain) {
       const { hash, ...rest } = value as Record<string, unknown>;
       if (!isChainHash(hash)) throw fail("has no hash (every event of a schema-2 log has one)");
       if (hash !== chainHash(previousHash, JSON.stringify(rest))) {
@@ -51,22 +52,13 @@ export function parseEventLog(runId: string, values: readonly unknown[]): Stored
         );
       }
       previousHash = hash;
-    } else if (event.type === "user.messaged") {
+    } else if (event.type === "user.messaged" && !flags?.conversations) {
       throw fail("is not part of schema 1");
     }
     events.push(decodeEvent(event));
   }
   return events;
 }
-
-const OUTCOME_STATUSES: readonly Exclude<AgentStatus, "awaiting_approval">[] = [
-  "done",
-  "step_limit",
-  "token_budget",
-  "refused",
-  "repeated_call",
-  "cancelled",
-];
 
 function eventProblem(value: unknown, position: number): string | null {
   if (!isPlainObject(value)) return "is not a JSON object";
@@ -84,7 +76,8 @@ function eventProblem(value: unknown, position: number): string | null {
     case "tool.started":
       return isString(value.callId) && isString(value.name) ? null : "needs callId and name strings";
     case "tool.finished":
-      return isString(value.callId) && isString(value.content) ? null : "needs callId and content strings";
+      if (!isString(value.callId) || !isString(value.content)) return "needs callId and content strings";
+      return isOptional(value.isError, (flag) => flag === true) ? null : "has an isError that is not true";
     case "approval.decided":
       return isString(value.callId) && typeof value.approved === "boolean" && isOptional(value.reason, isString)
         ? null
@@ -103,7 +96,7 @@ function eventProblem(value: unknown, position: number): string | null {
 function outcomeProblem(outcome: unknown): string | null {
   if (!isPlainObject(outcome)) return "needs an outcome";
   const { status, answer, steps, tokens, tokensOverBudget } = outcome;
-  if (!OUTCOME_STATUSES.includes(status as (typeof OUTCOME_STATUSES)[number])) {
+  if (!END_STATUSES.includes(status as EndStatus)) {
     return `has an outcome with an unknown status ${JSON.stringify(status)}`;
   }
   if (!(answer === null || isString(answer)) || !isCount(steps) || !isCount(tokens)) {
@@ -118,7 +111,7 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (version > EVENT_LOG_SCHEMA_VERSION) {
     return `was written with schema version ${version}; this agentloop reads up to ${EVENT_LOG_SCHEMA_VERSION}: upgrade it to read this log`;
   }
-  if (version !== 1 && version !== 2) return `has unsupported schema version ${version}`;
+  if (!isReadableSchema(version)) return `has unsupported schema version ${version}`;
   if (value.forkedFrom !== undefined) {
     const from = value.forkedFrom;
     if (!isPlainObject(from) || !isString(from.runId) || !isCount(from.seq)) return "has a bad forkedFrom";

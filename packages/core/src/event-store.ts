@@ -1,5 +1,5 @@
-import { EventLogError } from "./errors.js";
 import { parseEventLog, type RunOutcome, type StoredEvent } from "./event-log.js";
+import { EventLogError } from "./event-log-error.js";
 
 /** One run as a store lists it, without replaying it. */
 export interface RunSummary {

@@ -1,5 +1,6 @@
+import { isErrorObservation } from "./log-flags.js";
 import type { Transcript } from "./transcript.js";
-import type { AgentStatus, Message, ModelReply, ToolCall, ToolSpec } from "./types.js";
+import type { EndStatus, Message, ModelReply, ToolCall, ToolSpec } from "./types.js";
 
 /**
  * The run's vocabulary in one place: the settings a run is decided by, the events the machine
@@ -7,8 +8,7 @@ import type { AgentStatus, Message, ModelReply, ToolCall, ToolSpec } from "./typ
  * event type is the machine's events plus the lifecycle events; nothing is declared twice.
  */
 
-/** The version of the log format this code writes; it reads this one and every older one (docs/event-log.md). */
-export const EVENT_LOG_SCHEMA_VERSION = 2;
+export { EVENT_LOG_SCHEMA_VERSION } from "./log-flags.js";
 
 /**
  * Everything that decides a run besides the model's replies and the tools' results, resolved
@@ -50,7 +50,7 @@ export interface RunSettings {
 
 /** How a turn of a run ended, in brief, so that a store can list runs without replaying them. */
 export interface RunOutcome {
-  readonly status: Exclude<AgentStatus, "awaiting_approval">;
+  readonly status: EndStatus;
   readonly answer: string | null;
   readonly steps: number;
   readonly tokens: number;
@@ -61,7 +61,13 @@ export interface RunOutcome {
 /** The events the machine takes: a reply, a call's observation, a decision, the caller's abort. */
 export type AgentEvent =
   | { readonly type: "model.replied"; readonly reply: ModelReply }
-  | { readonly type: "tool.finished"; readonly callId: string; readonly content: string }
+  | {
+      readonly type: "tool.finished";
+      readonly callId: string;
+      readonly content: string;
+      /** The observation is an error (from schema 3 on; absent: a result). */
+      readonly isError?: true;
+    }
   | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
   | { readonly type: "run.cancelled"; readonly reason?: string };
 
@@ -111,3 +117,9 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "run.finished",
   "user.messaged",
 ];
+
+/** The `tool.finished` event for an observation the tool registry made, with `isError` only when it is an error. */
+export function toolFinished(callId: string, content: string): Extract<AgentEvent, { type: "tool.finished" }> {
+  const event = { type: "tool.finished", callId, content } as const;
+  return isErrorObservation(content) ? { ...event, isError: true } : event;
+}

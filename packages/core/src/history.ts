@@ -1,6 +1,6 @@
 import { checkReply } from "./check-reply.js";
+import { isPlainObject } from "./is-plain-object.js";
 import type { Message } from "./types.js";
-import { isPlainObject } from "./validate-args.js";
 
 /**
  * Checks a conversation carried over from elsewhere (the messages between the system message and

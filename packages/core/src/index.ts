@@ -11,10 +11,11 @@ export {
 } from "./agent-actor.js";
 export { agentMachine } from "./agent-machine.js";
 export type { AgentView } from "./agent-view.js";
+export type { ArgsOf } from "./args-of.js";
 export { countTokens } from "./count-tokens.js";
-export { AgentloopError, EventLogError, ModelError, ToolSchemaError } from "./errors.js";
+export { AgentloopError, ModelError, ToolSchemaError } from "./errors.js";
+export { EventLogError } from "./event-log-error.js";
 export { type EventStore, MemoryEventStore, type RunLock } from "./event-store.js";
-export type { ArgsOf } from "./infer-args.js";
 export { type JsonSchemaParameters, jsonSchema } from "./json-schema-parameters.js";
 export type { ToolSchema } from "./parameters.js";
 export { replayRun } from "./replay.js";
@@ -27,17 +28,18 @@ export { type AgentStream, streamAgent } from "./stream-agent.js";
 export type { AgentStreamEvent } from "./stream-events.js";
 export { type Tool, type ToolContext, type ToolDefinition, tool } from "./tool.js";
 export { type ToolFunction, type ToolOptions, ToolRegistry } from "./tool-registry.js";
-export type {
-  AgentResult,
-  AgentStatus,
-  Decision,
-  Message,
-  Model,
-  ModelDelta,
-  ModelReply,
-  ToolCall,
-  ToolParameters,
-  ToolSpec,
-  Usage,
+export {
+  AGENT_STATUSES,
+  type AgentResult,
+  type AgentStatus,
+  type Decision,
+  type Message,
+  type Model,
+  type ModelDelta,
+  type ModelReply,
+  type ToolCall,
+  type ToolParameters,
+  type ToolSpec,
+  type Usage,
 } from "./types.js";
 export { validateArgs } from "./validate-args.js";

@@ -1,7 +1,3 @@
-import type { JsonSchemaParameters } from "./json-schema-parameters.js";
-import type { StandardSchemaV1 } from "./standard-schema.js";
-import type { ToolParameters } from "./types.js";
-
 type Previous = [never, 0, 1, 2, 3, 4, 5, 6];
 type RequiredOf<S> = S extends { readonly required: readonly (infer R)[] } ? R : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
@@ -52,18 +48,3 @@ export type InferJsonSchema<S, D extends number = 6> = [D] extends [never]
               ? InferType<S, U, Previous[D]>
               : InferType<S, T, Previous[D]>
             : unknown;
-
-/**
- * The arguments a tool's function gets for `parameters`: a Standard Schema's output type, the type
- * a literal JSON Schema describes, or `never` for a schema whose shape the type system cannot see
- * (a `ToolParameters` variable), which lets the function declare its own argument type.
- */
-export type ArgsOf<P> = P extends StandardSchemaV1
-  ? StandardSchemaV1.InferOutput<P>
-  : P extends JsonSchemaParameters<infer A>
-    ? A
-    : P extends ToolParameters
-      ? string extends keyof NonNullable<P["properties"]>
-        ? never
-        : InferJsonSchema<P>
-      : never;

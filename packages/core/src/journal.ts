@@ -1,5 +1,6 @@
 import type { EventStore } from "./event-store.js";
 import type { RunEvent, StoredEvent } from "./events.js";
+import { EVENT_LOG_SCHEMA_VERSION } from "./log-flags.js";
 import { LogStamps } from "./log-stamps.js";
 
 /** How a journal stamps, and who hears of each event it logged. */
@@ -34,7 +35,7 @@ export class Journal {
     store: EventStore,
     runId: string,
     history: readonly StoredEvent[] = [],
-    { now = () => new Date(), schemaVersion = 2, onLogged }: JournalOptions = {},
+    { now = () => new Date(), schemaVersion = EVENT_LOG_SCHEMA_VERSION, onLogged }: JournalOptions = {},
   ) {
     this.#store = store;
     this.runId = runId;

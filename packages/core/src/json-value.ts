@@ -1,11 +1,9 @@
 import { formatPath } from "./arg-path.js";
+import { MAX_ARGS_DEPTH } from "./check-reply.js";
 import { isPlainObject } from "./is-plain-object.js";
 
-/**
- * How deep arguments may nest: as deep as a reply may carry them (`check-reply.ts`, which cannot be
- * imported here without a cycle through `validate-args.ts`); a test holds the two equal.
- */
-export const MAX_ARGS_DEPTH = 64;
+// Arguments may nest as deep as a reply may carry them: one constant for both.
+export { MAX_ARGS_DEPTH } from "./check-reply.js";
 
 /** A deep copy of plain JSON data, or the sentence that says where it is not plain JSON. */
 export type Copied = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string };

@@ -10,8 +10,8 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
-import { EventLogError } from "./errors.js";
 import { parseEventLog, type StoredEvent } from "./event-log.js";
+import { EventLogError } from "./event-log-error.js";
 import { checkAppend, type EventStore, type RunLock, type RunSummary, readIntact, summarize } from "./event-store.js";
 import { NotAFileError } from "./jsonl-lines.js";
 import { type Scan, scanLog } from "./jsonl-scan.js";

@@ -1,7 +1,7 @@
 import { linkSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 
 /**
  * Who holds a run's lock and since when (ISO 8601): a process on a host, and on Linux the boot it

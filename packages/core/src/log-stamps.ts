@@ -1,5 +1,6 @@
 import { chainTip, stampEvent } from "./event-log.js";
 import type { RunEvent, StoredEvent } from "./events.js";
+import { EVENT_LOG_SCHEMA_VERSION, logFlags } from "./log-flags.js";
 import { runHashSeed } from "./log-hash.js";
 
 /**
@@ -16,9 +17,10 @@ export class LogStamps {
    * `history` is the run's log so far when it goes on, or `[]` for a new run, whose log is of
    * schema `schemaVersion` (the current one unless a fork copies an older log).
    */
-  constructor(runId: string, history: readonly StoredEvent[] = [], schemaVersion = 2) {
+  constructor(runId: string, history: readonly StoredEvent[] = [], schemaVersion = EVENT_LOG_SCHEMA_VERSION) {
     this.#length = history.length;
-    this.#tip = history.length > 0 ? chainTip(runId, history) : schemaVersion >= 2 ? runHashSeed(runId) : null;
+    this.#tip =
+      history.length > 0 ? chainTip(runId, history) : logFlags(schemaVersion).hashChain ? runHashSeed(runId) : null;
   }
 
   /** Events stamped so far. */

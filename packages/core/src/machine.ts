@@ -3,7 +3,7 @@
 export type { AgentContext, AgentMachineInput } from "./agent-context.js";
 export { type AgentSnapshot, agentMachine, pendingRequests } from "./agent-machine.js";
 export { CallBatch, type CallState } from "./call-batch.js";
-export type { AgentEvent, AgentRequest, RunSettings } from "./events.js";
+export { type AgentEvent, type AgentRequest, type RunSettings, toolFinished } from "./events.js";
 export { Journal } from "./journal.js";
 export { foldEvents, outcomeOf, type Replay, type ReplayOptions } from "./replay.js";
 export { checkRunOptions, type LiveRun, runLive } from "./run-agent.js";

@@ -1,6 +1,6 @@
 import type { AgentContext } from "./agent-context.js";
 import type { AgentSnapshot } from "./agent-machine.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import type { RunSettings, StoredEvent } from "./events.js";
 import { RunFold } from "./run-fold.js";
 import type { AgentResult } from "./types.js";

@@ -1,9 +1,10 @@
 import { pendingApprovals } from "./agent-decisions.js";
 import { canonicalJson } from "./call-key.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import { type EventStore, holding } from "./event-store.js";
 import type { RunEvent, RunSettings, StoredEvent } from "./events.js";
 import { Journal } from "./journal.js";
+import { logFlags } from "./log-flags.js";
 import { foldEvents, outcomeOf, type Replay, replayRun } from "./replay.js";
 import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
 import { describe, resolveLimits } from "./settings.js";
@@ -111,7 +112,7 @@ async function continueHeld(
       position: events.length,
     });
   }
-  if (replay.schemaVersion < 2) {
+  if (!logFlags(replay.schemaVersion).conversations) {
     throw new EventLogError(`run '${runId}' has a log of schema 1, which cannot hold a conversation's next turn`, {
       runId,
       position: 0,

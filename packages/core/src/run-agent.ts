@@ -4,7 +4,7 @@ import { pendingApprovals } from "./agent-decisions.js";
 import { agentMachine, pendingRequests } from "./agent-machine.js";
 import { isCharLimit } from "./cut-result.js";
 import { drivenMachine } from "./driven-machine.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import { type EventStore, holding } from "./event-store.js";
 import { EVENT_LOG_SCHEMA_VERSION, type RunEvent, type RunSettings, type StoredEvent } from "./events.js";
 import { Journal } from "./journal.js";

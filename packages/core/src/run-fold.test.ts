@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import { MemoryEventStore } from "./event-store.js";
 import { continueAgent } from "./resume.js";
 import { runAgent } from "./run-agent.js";

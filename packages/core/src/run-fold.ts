@@ -2,8 +2,9 @@ import { type Actor, createActor, type InspectionEvent } from "xstate";
 import type { AgentMachineInput } from "./agent-context.js";
 import { type AgentSnapshot, agentMachine } from "./agent-machine.js";
 import { usedCallIds } from "./assign-call-ids.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import type { RunOutcome, RunSettings, StoredEvent } from "./events.js";
+import { EVENT_LOG_SCHEMA_VERSION, logFlags } from "./log-flags.js";
 import { positionOf, type RunPosition } from "./run-position.js";
 import { messagesOf } from "./transcript.js";
 import type { AgentResult } from "./types.js";
@@ -63,7 +64,7 @@ export class RunFold {
 
   /** The log's schema version (from its `run.started`). */
   get schemaVersion(): number {
-    return this.#input?.schemaVersion ?? 2;
+    return this.#input?.schemaVersion ?? EVENT_LOG_SCHEMA_VERSION;
   }
 
   /** The turn of the conversation, from 1 (each `user.messaged` starts the next). */
@@ -158,7 +159,7 @@ export class RunFold {
         }
         break;
       case "model.replied":
-        if (this.schemaVersion >= 2) this.#claimIds(event);
+        if (logFlags(this.schemaVersion).uniqueCallIds) this.#claimIds(event);
     }
     const actor = this.#actor as Actor<typeof agentMachine>;
     // The stamps (`seq`, `at`, `hash`) ride along: no guard or assign reads them.
@@ -228,8 +229,10 @@ function outcomeProblem(logged: RunOutcome, result: AgentResult, schemaVersion: 
 }
 
 /** The outcome `run.finished` records for a turn's result. */
-export function outcomeOf(result: AgentResult, schemaVersion = 2): RunOutcome {
+export function outcomeOf(result: AgentResult, schemaVersion = EVENT_LOG_SCHEMA_VERSION): RunOutcome {
   const { status, answer, steps, tokens, tokensOverBudget } = result;
   const outcome = { status: status as RunOutcome["status"], answer, steps, tokens };
-  return schemaVersion >= 2 && tokensOverBudget !== undefined ? { ...outcome, tokensOverBudget } : outcome;
+  return logFlags(schemaVersion).tokensOverBudget && tokensOverBudget !== undefined
+    ? { ...outcome, tokensOverBudget }
+    : outcome;
 }

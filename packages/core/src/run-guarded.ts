@@ -1,4 +1,4 @@
-import type { ToolFunction } from "./tool.js";
+import type { ToolFunction } from "./tool-function.js";
 
 /** Milliseconds a timer can wait: setTimeout fires at once for anything longer. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -3,7 +3,7 @@ import { AnswerInbox } from "./answer-inbox.js";
 import { type Approver, type ApproverAnswer, askApprover } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
 import { usedCallIds } from "./assign-call-ids.js";
-import { EventLogError } from "./errors.js";
+import { EventLogError } from "./event-log-error.js";
 import type { AgentEvent, AgentRequest, RunEvent } from "./events.js";
 import type { Journal } from "./journal.js";
 import { RunEnd } from "./run-end.js";

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
-import type { AgentEvent } from "./events.js";
+import { type AgentEvent, toolFinished } from "./events.js";
 import type { ToolRegistry } from "./tool-registry.js";
 import type { ToolCall } from "./types.js";
 
@@ -50,11 +50,12 @@ export async function runTool(
     timeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
   });
-  return { type: content.startsWith("ERROR:") ? "tool-error" : "tool-result", call, event: finished(call, content) };
+  const event = finished(call, content);
+  return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
 }
 
 function finished(call: ToolCall, content: string): ToolFinished {
-  return { type: "tool.finished", callId: call.id, content };
+  return toolFinished(call.id, content);
 }
 
 /** Whether a call whose run was cut off may run again: its tool is idempotent, or the call is invalid and runs nothing. */

@@ -18,5 +18,14 @@ export {
   type RunSettings,
   type StoredEvent,
 } from "./events.js";
+export {
+  isErrorResult,
+  LOG_FLAGS,
+  type LogFlag,
+  type LogFlags,
+  logFlags,
+  OLDEST_EVENT_LOG_SCHEMA_VERSION,
+} from "./log-flags.js";
 export { chainHash, runHashSeed } from "./log-hash.js";
 export { LogStamps } from "./log-stamps.js";
+export { END_STATUSES, type EndStatus } from "./types.js";

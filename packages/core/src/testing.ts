@@ -2,3 +2,4 @@
 
 export { cutResult, DEFAULT_MAX_RESULT_CHARS } from "./cut-result.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
+export { makeWeatherRegistry, type ToolRun, WEATHER_TASK, weatherScript } from "./weather-fixture.js";

@@ -1,6 +1,6 @@
+import type { ArgsOf } from "./args-of.js";
 import { cutResult } from "./cut-result.js";
 import { ToolSchemaError } from "./errors.js";
-import type { ArgsOf } from "./infer-args.js";
 import { isPlainObject } from "./is-plain-object.js";
 import type { Checked, CompiledParameters, ToolSchema } from "./parameters.js";
 import { type Outcome, runGuarded } from "./run-guarded.js";

@@ -1,23 +1,11 @@
+import type { ArgsOf } from "./args-of.js";
 import { ToolSchemaError } from "./errors.js";
-import type { ArgsOf } from "./infer-args.js";
 import { isPlainObject } from "./is-plain-object.js";
 import { type CompiledParameters, compileParameters, type ToolSchema } from "./parameters.js";
+import type { ToolFunction } from "./tool-function.js";
 import { checkOptions, TOOL_OPTION_KEYS, type ToolOptions } from "./tool-options.js";
 
-/** What a tool's function gets besides its arguments. */
-export interface ToolContext {
-  /** Aborts on the tool's timeout and when the run is cancelled. */
-  readonly signal: AbortSignal;
-  /** Milliseconds this call may take (the tool's `timeoutMs`, else the run's `toolTimeoutMs`); `Infinity` for no limit. */
-  readonly timeoutMs?: number;
-}
-
-/**
- * A tool's function: gets the validated arguments (its own copy) and a context whose signal aborts
- * on its timeout or when the run is cancelled; returns a JSON-encodable value or a promise of one.
- * `Args` defaults to `never`, which accepts a function of any argument type.
- */
-export type ToolFunction<Args = never> = (args: Args, context: ToolContext) => unknown;
+export type { ToolContext, ToolFunction } from "./tool-function.js";
 
 /** Everything that makes a tool: what the model is shown, the function, and how the harness treats it. */
 export interface ToolDefinition<P extends ToolSchema = ToolSchema> extends ToolOptions {

@@ -126,19 +126,32 @@ export type Model = (
 ) => ModelReply | Promise<ModelReply>;
 
 /**
- * How a run ended: a final answer (`done`); a limit (`step_limit`, `token_budget`); a refusal by
+ * Every way a run can end, listed once (the status type, the log's check and the CLI's exit codes
+ * derive from it): a final answer (`done`); a limit (`step_limit`, `token_budget`); a refusal by
  * the model (`refused`); the same call repeated under the `stop` policy (`repeated_call`); the
  * caller's abort (`cancelled`); or a pause for a decision on a risky tool call
  * (`awaiting_approval`, which `resumeAgent` continues).
  */
-export type AgentStatus =
-  | "done"
-  | "step_limit"
-  | "token_budget"
-  | "refused"
-  | "repeated_call"
-  | "cancelled"
-  | "awaiting_approval";
+export const AGENT_STATUSES = [
+  "done",
+  "step_limit",
+  "token_budget",
+  "refused",
+  "repeated_call",
+  "cancelled",
+  "awaiting_approval",
+] as const;
+
+/** One of `AGENT_STATUSES`. */
+export type AgentStatus = (typeof AGENT_STATUSES)[number];
+
+/** The statuses a turn ends with, as `run.finished` records them: every status but the pause for a decision. */
+export type EndStatus = Exclude<AgentStatus, "awaiting_approval">;
+
+/** `AGENT_STATUSES` without the pause: what a log's `run.finished` may hold. */
+export const END_STATUSES: readonly EndStatus[] = AGENT_STATUSES.filter(
+  (status): status is EndStatus => status !== "awaiting_approval",
+);
 
 /** A decision on a tool call that needs approval; `reason` is shown to the model when it is denied. */
 export interface Decision {

@@ -12,8 +12,8 @@ import {
   scriptedModel,
   toolCall,
 } from "../src/index.js";
+import { weatherScript as happyScript, makeWeatherRegistry, WEATHER_TASK as TASK } from "../src/testing.js";
 import { movedTo, traceProblem } from "./trace.js";
-import { happyScript, makeWeatherRegistry, TASK } from "./weather.js";
 
 const roles = (messages: readonly { role: string }[]) => messages.map((m) => m.role);
 

@@ -72,7 +72,7 @@ const tools = (messages: readonly Message[]) =>
   messages.flatMap((m) => (m.role === "tool" ? [[m.toolCallId, m.isError === true]] : []));
 
 describe("golden logs of schema version 2", () => {
-  it("are here for the current schema", () => {
+  it("are all here", () => {
     const files = readdirSync(GOLDEN).filter((file) => file.startsWith("v2-"));
     expect(files.sort()).toEqual([
       "v2-conversation.jsonl",
@@ -80,7 +80,8 @@ describe("golden logs of schema version 2", () => {
       "v2-parallel.jsonl",
       "v2-repeated.jsonl",
     ]);
-    expect(EVENT_LOG_SCHEMA_VERSION).toBe(2);
+    // Schema 3 came after them (golden-v3.test.ts): these are kept as written, and read as schema 2.
+    expect(EVENT_LOG_SCHEMA_VERSION).toBeGreaterThan(2);
   });
 
   it("every line is checked against its hash, and a changed byte is caught", () => {

@@ -2,7 +2,7 @@ import { createInspector, type StatelyInspectionEvent } from "@statelyai/inspect
 import { describe, expect, it, vi } from "vitest";
 import type { AnyStateNode } from "xstate";
 import { agentMachine, runAgent, scriptedModel } from "../src/index.js";
-import { happyScript, makeWeatherRegistry, TASK } from "./weather.js";
+import { weatherScript as happyScript, makeWeatherRegistry, WEATHER_TASK as TASK } from "../src/testing.js";
 
 interface Definition {
   readonly id?: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { asks, final, runAgent, scriptedModel, ToolRegistry, toolCall, validateArgs } from "../src/index.js";
-import { makeWeatherRegistry } from "./weather.js";
+import { makeWeatherRegistry } from "../src/testing.js";
 
 const AVAILABLE = "Available tools: ['c_to_f', 'get_weather']";
 const WEATHER_EXPECTS = 'get_weather expects {"city":{"type":"string"}}';

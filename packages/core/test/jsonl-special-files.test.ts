@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { sampleLog } from "./store-contract.js";
+import { sampleLog } from "../../store-testkit/src/index.js";
 
 // Files named like logs that are no regular files. A FIFO blocks the thread that opens it and
 // `/dev/zero` never ends, so the store runs in a child process (the BUILT core) with a deadline.

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
+import { logError } from "../../store-testkit/src/index.js";
 import type { EventStore } from "../src/index.js";
-import { logError } from "./store-contract.js";
 
 // One writer per run, across real processes: fixtures/lock-child.mjs holds a store's lock for the
 // parent, on the BUILT packages (build first). run-locks.test.ts runs the suite on the JSONL

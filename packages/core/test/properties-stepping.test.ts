@@ -27,7 +27,9 @@ function eventsOf(result: AgentResult, cap: number, seed: number): AgentEvent[] 
     const results: AgentEvent[] = assistant.toolCalls.map((call, j) => {
       const message = result.messages[at + 1 + j];
       const content = message?.role === "tool" ? message.content : "missing tool message";
-      return { type: "tool.finished", callId: call.id, content };
+      // The driver logs whether an observation is an error, as data.
+      const isError = message?.role === "tool" && message.isError === true;
+      return { type: "tool.finished", callId: call.id, content, ...(isError ? { isError } : {}) };
     });
     const running: AgentEvent[] = [];
     while (results.length > 0 || running.length > 0) {

@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sampleLog } from "../../store-testkit/src/index.js";
 import { MemoryEventStore } from "../src/index.js";
 import { Journal } from "../src/journal.js";
 import { JsonlEventStore } from "../src/jsonl-store.js";
 import type { StoredEvent } from "../src/store.js";
-import { sampleLog } from "./store-contract.js";
 
 // Repair is crash-safe: a child (fixtures/repair-child.mjs, on the BUILT core) repairs a large log
 // with a torn last line and is SIGKILLed at points spread over the whole repair. Whenever it died,

@@ -3,9 +3,9 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { logError, sampleLog } from "../../store-testkit/src/index.js";
 import { JsonlEventStore } from "../src/jsonl-store.js";
 import type { StoredEvent } from "../src/store.js";
-import { logError, sampleLog } from "./store-contract.js";
 
 // Repair on the full disk that tore the log: a real 1 MiB tmpfs (mounting needs root), filled by
 // an append the store could not finish.

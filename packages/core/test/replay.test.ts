@@ -18,7 +18,7 @@ import {
 } from "../src/index.js";
 import { driveEffects, Journal, messagesOf, outcomeOf, type RunSettings, resolveSettings } from "../src/machine.js";
 import { chainHash, EVENT_LOG_SCHEMA_VERSION, parseEventLog, runHashSeed, type StoredEvent } from "../src/store.js";
-import { happyScript, makeWeatherRegistry, TASK } from "./weather.js";
+import { weatherScript as happyScript, makeWeatherRegistry, WEATHER_TASK as TASK } from "../src/testing.js";
 
 type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 type Json = Record<string, unknown>;

@@ -24,8 +24,8 @@ import {
 import { JsonlEventStore } from "../src/jsonl-store.js";
 import { messagesOf, pendingRequests } from "../src/machine.js";
 import type { StoredEvent } from "../src/store.js";
+import { makeWeatherRegistry, WEATHER_TASK as TASK } from "../src/testing.js";
 import { movedTo } from "./trace.js";
-import { makeWeatherRegistry, TASK } from "./weather.js";
 
 const CELSIUS: ReadonlyMap<string, number> = new Map([
   ["Pune", 30],

@@ -13,7 +13,7 @@ import {
   type ToolSpec,
   toolCall,
 } from "../src/index.js";
-import { happyScript, makeWeatherRegistry, TASK } from "./weather.js";
+import { weatherScript as happyScript, makeWeatherRegistry, WEATHER_TASK as TASK } from "../src/testing.js";
 
 /** True when a function hides anywhere inside `value`. */
 function containsFunction(value: unknown): boolean {

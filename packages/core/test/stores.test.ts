@@ -12,16 +12,16 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { MemoryEventStore } from "../src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
-import type { StoredEvent } from "../src/store.js";
 import {
   type DurableHarness,
   describeDurableStore,
   describeEventStore,
   logError,
   sampleLog,
-} from "./store-contract.js";
+} from "../../store-testkit/src/index.js";
+import { MemoryEventStore } from "../src/index.js";
+import { JsonlEventStore } from "../src/jsonl-store.js";
+import type { StoredEvent } from "../src/store.js";
 
 describeEventStore("MemoryEventStore", async () => ({ store: new MemoryEventStore() }));
 

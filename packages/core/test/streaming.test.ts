@@ -12,7 +12,7 @@ import {
   ToolRegistry,
   toolCall,
 } from "../src/index.js";
-import { happyScript, makeWeatherRegistry, TASK } from "./weather.js";
+import { weatherScript as happyScript, makeWeatherRegistry, WEATHER_TASK as TASK } from "../src/testing.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

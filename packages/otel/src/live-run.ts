@@ -45,7 +45,7 @@ function follow(turn: TurnSpans, event: AgentStreamEvent): void {
       turn.startTool(event.call);
       break;
     case "tool-finished":
-      turn.endTool(event.call, event.content);
+      turn.endTool(event.call, event.content, event.isError);
       break;
     case "decision-given":
       turn.decided(event.call, event.decision);

@@ -1,6 +1,12 @@
 import { type Message, replayRun, type ToolCall } from "@agentloop/core";
 import { messagesOf } from "@agentloop/core/machine";
-import type { StoredEvent } from "@agentloop/core/store";
+import {
+  EVENT_LOG_SCHEMA_VERSION,
+  isErrorResult,
+  type LogFlags,
+  logFlags,
+  type StoredEvent,
+} from "@agentloop/core/store";
 import type { Context } from "@opentelemetry/api";
 import { type SpanSettings, TurnSpans } from "./turn-spans.js";
 
@@ -36,6 +42,7 @@ class LogTrace {
   /** Where each reply stands in the run's message list, by step; set from `run.started`'s history. */
   #replies: number[] = [];
   #tools: ReadonlyMap<string, string> = new Map();
+  #flags: LogFlags = logFlags(EVENT_LOG_SCHEMA_VERSION);
   readonly #calls = new Map<string, ToolCall>();
 
   constructor(
@@ -60,7 +67,7 @@ class LogTrace {
         this.#turn?.startTool(this.#call(event.callId, event.name), at);
         break;
       case "tool.finished":
-        this.#turn?.endTool(this.#call(event.callId), event.content, at);
+        this.#turn?.endTool(this.#call(event.callId), event.content, isErrorResult(event, this.#flags), at);
         break;
       case "approval.decided": {
         const { approved, reason } = event;
@@ -82,6 +89,7 @@ class LogTrace {
 
   #started(event: Extract<StoredEvent, { type: "run.started" }>, at: Date): void {
     const { settings } = event;
+    this.#flags = logFlags(event.schemaVersion);
     const history = settings.history ?? [];
     // A reply's message is the step-th assistant message after the ones the history brought.
     const skip = history.filter((message) => message.role === "assistant").length;

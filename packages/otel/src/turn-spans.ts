@@ -174,16 +174,16 @@ export class TurnSpans {
   }
 
   /**
-   * A tool call's observation is known: an `ERROR:` one sets the span's error status and
+   * A tool call's observation is known: an error sets the span's error status and
    * `error.type`. A call that was not seen starting (one the process died in, run again on
    * resume) gets a span from the turn's start.
    */
-  endTool(call: ToolCall, content: string, at?: Date): void {
+  endTool(call: ToolCall, content: string, isError: boolean, at?: Date): void {
     if (!this.#tools.has(call.id)) this.startTool(call, this.#startedAt);
     const span = this.#tools.get(call.id) as Span;
     this.#tools.delete(call.id);
     const { captureContent } = this.#settings;
-    if (content.startsWith("ERROR:")) {
+    if (isError) {
       span.setAttribute(ATTR.errorType, TOOL_ERROR);
       span.setStatus({ code: SpanStatusCode.ERROR, ...(captureContent ? { message: content } : {}) });
     } else if (captureContent) {

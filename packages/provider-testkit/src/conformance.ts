@@ -1,10 +1,9 @@
 import { type AgentResult, type AgentStreamEvent, type Model, type ModelReply, runAgent } from "@agentloop/core";
-import { scriptedModel } from "@agentloop/core/testing";
+import { makeWeatherRegistry, scriptedModel, type ToolRun, WEATHER_TASK } from "@agentloop/core/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { deltaMismatches } from "./delta-mismatches.js";
 import { type ReasoningStyle, reasoningScenarios } from "./reasoning-scenarios.js";
 import { CONFORMANCE_SCENARIOS, type ConformanceScenario, happyScript } from "./scenarios.js";
-import { makeWeatherRegistry, type ToolRun, WEATHER_TASK } from "./weather.js";
 
 /** An adapter wired to a fake server that will answer with `replies`, in order. */
 export interface ConnectedModel {

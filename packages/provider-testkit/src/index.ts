@@ -1,3 +1,4 @@
+export { makeWeatherRegistry, type ToolRun, WEATHER_TASK } from "@agentloop/core/testing";
 export { type ConformanceOptions, type ConnectedModel, type ConnectModel, describeConformance } from "./conformance.js";
 export { deltaMismatches, mismatches } from "./delta-mismatches.js";
 export {
@@ -15,5 +16,4 @@ export { type ReasoningStyle, reasoningScenarios } from "./reasoning-scenarios.j
 export { CONFORMANCE_SCENARIOS, type ConformanceScenario, happyScript, type ScenarioLimits } from "./scenarios.js";
 export { type FakeStep, scriptedRoute } from "./scripted-route.js";
 export { SEARCH_PARAMETERS } from "./search.js";
-export { makeWeatherRegistry, type ToolRun, WEATHER_TASK } from "./weather.js";
 export { WireChecker } from "./wire-checker.js";

@@ -1,7 +1,6 @@
 import type { ModelReply, ReasoningPart } from "@agentloop/core/adapter";
-import { toolCall } from "@agentloop/core/testing";
+import { toolCall, WEATHER_TASK } from "@agentloop/core/testing";
 import type { ConformanceScenario, ScenarioLimits } from "./scenarios.js";
-import { WEATHER_TASK } from "./weather.js";
 
 /**
  * How a provider hands out reasoning: `signed` (Anthropic: thinking text with a signature, and

@@ -1,5 +1,5 @@
 import { type AgentStatus, asks, final, type ModelReply, toolCall } from "@agentloop/core";
-import { WEATHER_TASK } from "./weather.js";
+import { WEATHER_TASK } from "@agentloop/core/testing";
 
 /** The limits of one scenario's run; `happyTokens` is what the happy path costs with the core's estimate. */
 export type ScenarioLimits = (happyTokens: number) => { readonly maxSteps: number; readonly tokenBudget: number };

@@ -1,5 +1,13 @@
 import type { ToolCall, ToolRegistry } from "@agentloop/core";
-import { type Approver, type ApproverAnswer, askApprover, askModel, mayRunAgain, runTool } from "@agentloop/core/driver";
+import {
+  type Approver,
+  type ApproverAnswer,
+  askApprover,
+  askModel,
+  mayRunAgain,
+  runTool,
+} from "@agentloop/core/driver";
+import { toolFinished } from "@agentloop/core/machine";
 import { type RestatePromise, type RunOptions, TerminalError, type WorkflowContext } from "@restatedev/restate-sdk";
 import type { KeyedRequest, ModelWithLimits, RunEvent, ToolLimits } from "./core-port.js";
 import type { DecisionRecord } from "./types.js";
@@ -79,7 +87,7 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
 
 function startTool(ctx: WorkflowContext, key: string, call: ToolCall, effects: Effects): PendingStep {
   const started: RunEvent = { type: "tool.started", callId: call.id, name: call.name };
-  const finished = (content: string): RunEvent => ({ type: "tool.finished", callId: call.id, content });
+  const finished = (content: string): RunEvent => toolFinished(call.id, content);
   const run = async (interrupted = false) => {
     const { toolTimeoutMs, maxResultChars, signal } = effects;
     return (await runTool(effects.registry, call, { toolTimeoutMs, maxResultChars, signal, interrupted })).event

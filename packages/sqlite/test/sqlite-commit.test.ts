@@ -3,9 +3,9 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { newLockRecord } from "@agentloop/core/lock-file";
 import type { StoredEvent } from "@agentloop/core/store";
+import { logError, sampleLog } from "@agentloop/store-testkit";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { logError, sampleLog } from "../../core/test/store-contract.js";
 import { SqliteEventStore } from "../src/index.js";
 
 // Group commit, strict decoding and the locks table, seen from the file.

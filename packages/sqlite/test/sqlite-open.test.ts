@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { newLockRecord } from "@agentloop/core/lock-file";
 import type { StoredEvent } from "@agentloop/core/store";
+import { logError, sampleLog } from "@agentloop/store-testkit";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { logError, sampleLog } from "../../core/test/store-contract.js";
 import { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION, SqliteEventStore } from "../src/index.js";
 
 // Which files the store opens, and how: read-only opens write nothing, and a file that is not an

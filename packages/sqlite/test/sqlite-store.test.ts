@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StoredEvent } from "@agentloop/core/store";
+import { type DurableHarness, describeDurableStore, logError, sampleLog } from "@agentloop/store-testkit";
 import Database from "better-sqlite3";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { type DurableHarness, describeDurableStore, logError, sampleLog } from "../../core/test/store-contract.js";
 import { SQLITE_SCHEMA_VERSION, SqliteEventStore } from "../src/index.js";
 
 /** Event `index` of the sample log. */

@@ -4,6 +4,7 @@ import { UsageError } from "../cli-error.js";
 import {
   type AgentResult,
   continueAgent,
+  logFlags,
   ModelError,
   type ModelReply,
   type StartEvent,
@@ -128,7 +129,7 @@ function nextTurnTracer(log: LogRef, history: readonly StoredEvent[], resume: st
   for (const event of history) tracer.add(event);
   const { fold } = tracer;
   const { schemaVersion } = history[0] as StartEvent;
-  if (schemaVersion < 2) {
+  if (!logFlags(schemaVersion).conversations) {
     throw new UsageError(`run '${log.runId}' has a log of schema 1, which cannot hold a conversation's next turn`);
   }
   const result = fold.result;

@@ -1,4 +1,4 @@
-import type { Message, StoredEvent } from "../core-api.js";
+import { isErrorMessage, type Message, type StoredEvent } from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
 import { callNames, overBudget } from "../output/timeline-text.js";
 import type { Note } from "../trace/notes.js";
@@ -149,8 +149,7 @@ function messageData(message: Message): MessageData {
         message.toolCalls.map((call) => [call.name, call.rawArgs ?? JSON.stringify(call.args), call.id] as const),
       ];
     case "tool": {
-      const error = message.isError === true || message.content.startsWith("ERROR:");
-      return error
+      return isErrorMessage(message)
         ? [3, message.content, message.toolCallId, message.name, 1]
         : [3, message.content, message.toolCallId, message.name];
     }

@@ -1,13 +1,8 @@
-import type { Message } from "@agentloop/core";
+import { isErrorMessage, type Message } from "../core-api.js";
 import type { Palette } from "./colors.js";
 
 /** Observations longer than this are shortened in the timeline; the log keeps them whole. */
 export const SHOWN_CHARS = 240;
-
-/** Whether a tool observation reports a failure to the model. */
-export function isErrorObservation(content: string): boolean {
-  return content.startsWith("ERROR:");
-}
 
 /** One line for a message: its role, then its text, tool calls or observation. */
 export function formatMessage(message: Message, colors: Palette): string {
@@ -25,7 +20,7 @@ export function formatMessage(message: Message, colors: Palette): string {
     }
     case "tool": {
       const content = shorten(message.content);
-      const shown = isErrorObservation(message.content) ? colors.red(colors.bold(content)) : content;
+      const shown = isErrorMessage(message) ? colors.red(colors.bold(content)) : content;
       return `${colors.blue("tool".padEnd(9))} ${colors.dim(`[${message.toolCallId}]`)} ${message.name} = ${shown}`;
     }
   }

@@ -1,5 +1,5 @@
 import { type Chart, stateName } from "../chart/statechart.js";
-import type { StoredEvent } from "../core-api.js";
+import { logFlags, type StoredEvent } from "../core-api.js";
 import type { Io } from "../io.js";
 import type { Note } from "../trace/notes.js";
 import type { Move, RunTrace, TraceEntry } from "../trace/run-trace.js";
@@ -28,7 +28,7 @@ export function formatTimeline(
   const turns = trace.turns > 1 ? `   ${colors.dim("turns")} ${trace.turns}` : "";
   const first = trace.entries[0]?.event;
   const schema = first?.type === "run.started" ? first.schemaVersion : 1;
-  const sealed = schema >= 2 ? "every event's hash checked" : "no hashes: written before logs had them";
+  const sealed = logFlags(schema).hashChain ? "every event's hash checked" : "no hashes: written before logs had them";
   const lines = [
     `${colors.bold(`run ${log.runId}`)}  ${colors.dim(log.label)}`,
     `${colors.dim("log")}      schema ${schema} · ${trace.entries.length} events · ${sealed}`,

@@ -1,5 +1,4 @@
 import { hostname } from "node:os";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   asks,
   type EventLogError,
@@ -11,9 +10,10 @@ import {
   scriptedModel,
   ToolRegistry,
   toolCall,
-} from "../src/index.js";
-import type { RunEvent, RunSummary, StoredEvent } from "../src/store.js";
-import { happyScript, makeWeatherRegistry, TASK } from "./weather.js";
+} from "@agentloop/core";
+import type { RunEvent, RunSummary, StoredEvent } from "@agentloop/core/store";
+import { weatherScript as happyScript, makeWeatherRegistry, WEATHER_TASK as TASK } from "@agentloop/core/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /** A fresh, empty store under test, and how to let go of it. */
 export interface StoreHarness {

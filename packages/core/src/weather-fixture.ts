@@ -1,7 +1,12 @@
-import { asks, final, type ModelReply, ToolRegistry, toolCall } from "../src/index.js";
+import { asks, final, toolCall } from "./scripted-model.js";
+import { ToolRegistry } from "./tool-registry.js";
+import type { ModelReply } from "./types.js";
+
+// The spec's weather agent, for tests of anything built on agentloop: two tools, a question and the
+// replies a model gives to answer it. One fixture for every package's tests.
 
 /** The question every weather scenario asks. */
-export const TASK = "How hot is Pune in Fahrenheit?";
+export const WEATHER_TASK = "How hot is Pune in Fahrenheit?";
 
 const TEMPERATURES_C: ReadonlyMap<string, number> = new Map([
   ["Pune", 30],
@@ -9,11 +14,11 @@ const TEMPERATURES_C: ReadonlyMap<string, number> = new Map([
 ]);
 
 /** One real execution of a tool function: its name and the argument it got. */
-export type Run = readonly [tool: string, arg: unknown];
+export type ToolRun = readonly [tool: string, arg: unknown];
 
 /** A fresh registry with `get_weather` and `c_to_f`, and the log of every function that really ran. */
-export function makeWeatherRegistry(): { registry: ToolRegistry; runs: Run[] } {
-  const runs: Run[] = [];
+export function makeWeatherRegistry(): { registry: ToolRegistry; runs: ToolRun[] } {
+  const runs: ToolRun[] = [];
   const registry = new ToolRegistry();
   registry.register(
     "get_weather",
@@ -39,7 +44,7 @@ export function makeWeatherRegistry(): { registry: ToolRegistry; runs: Run[] } {
 }
 
 /** The happy path: a thought with a tool call, a second tool call, then the answer. A new array each time. */
-export function happyScript(): ModelReply[] {
+export function weatherScript(): ModelReply[] {
   return [
     { content: "I will look up Pune first.", toolCalls: [toolCall("c1", "get_weather", { city: "Pune" })] },
     asks(toolCall("c2", "c_to_f", { celsius: 30 })),

@@ -1,0 +1,11 @@
+// The store contract as a vitest suite, for anyone who writes an `EventStore`: `@agentloop/store-testkit`.
+export {
+  type DurableHarness,
+  describeDurableStore,
+  describeEventStore,
+  logError,
+  type RepairableStore,
+  type StoreHarness,
+  sampleLog,
+  stamp,
+} from "./store-contract.js";
