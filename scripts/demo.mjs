@@ -20,10 +20,11 @@ const stale = PACKAGES.some((name) => {
   return !existsSync(dist) || newest(join("packages", name, "src")) > newest(dist);
 });
 if (stale) {
-  // npm_execpath is the package manager running this script (pnpm, also when started with npx).
+  // npm_execpath is the package manager running this script (pnpm, also when started with npx):
+  // a JavaScript file up to pnpm 10, a native executable from pnpm 11 on, which Node cannot load.
   const pnpm = process.env.npm_execpath;
-  if (pnpm) execFileSync(process.execPath, [pnpm, "run", "build"], { stdio: "inherit" });
-  else execFileSync("pnpm", ["run", "build"], { stdio: "inherit" });
+  const [command, args] = !pnpm ? ["pnpm", []] : /\.[cm]?js$/.test(pnpm) ? [process.execPath, [pnpm]] : [pnpm, []];
+  execFileSync(command, [...args, "run", "build"], { stdio: "inherit" });
 }
 const demo = spawnSync(process.execPath, ["packages/cli/dist/main.js", "demo", ...process.argv.slice(2)], {
   stdio: "inherit",
