@@ -67,11 +67,21 @@ describe("agentloop-restate-demo, the command that serves the demo agent", () =>
     expect(stdout).toMatch(/^Usage: agentloop-restate-demo \[--port <n>\]/);
     await expect(run(process.execPath, [BIN, "--port", "http"])).rejects.toMatchObject({
       code: 2,
-      stderr: "agentloop-restate-demo: --port must be a port number, got 'http'\n",
+      stderr: "agentloop-restate-demo: --port must be a port number, got 'http'; see 'agentloop-restate-demo --help'\n",
     });
+    // A usage error is one line, never a stack; a leading `--` (as pnpm 12 and npm pass it on) is no error.
+    await expect(run(process.execPath, [BIN, "--prot", "9080"])).rejects.toMatchObject({
+      code: 2,
+      stderr: "agentloop-restate-demo: Unknown option '--prot'; see 'agentloop-restate-demo --help'\n",
+    });
+    await expect(run(process.execPath, [BIN, "9080"])).rejects.toMatchObject({
+      code: 2,
+      stderr: "agentloop-restate-demo: Unexpected argument '9080'; see 'agentloop-restate-demo --help'\n",
+    });
+    expect((await run(process.execPath, [BIN, "--", "--help"])).stdout).toMatch(/^Usage: agentloop-restate-demo/);
     const closed = await freePort();
     await expect(
       run(process.execPath, [BIN, "--port", "0", "--register", `http://127.0.0.1:${closed}`]),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot reach the Restate admin API at http/) });
-  });
+  }, 30_000);
 });
