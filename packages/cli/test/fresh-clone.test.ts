@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { sh } from "./shell.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -14,22 +15,6 @@ export function firstCommand(): string {
   return (block.split("\n")[0] ?? "").replace(/\s+#.*$/, "").trim();
 }
 
-/**
- * The environment of a new user's shell: what the test runner's pnpm added (its `npm_*` variables,
- * its `node_modules/.bin` on PATH, vitest's own) is left out, so the command meets what a user has.
- */
-export function userEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(npm_|pnpm_|VITEST|NODE_ENV$|NODE_OPTIONS$|INIT_CWD$|TEST$)/i.test(key)) env[key] = value;
-  }
-  env.PATH = (process.env.PATH ?? "")
-    .split(delimiter)
-    .filter((dir) => !dir.includes("node_modules"))
-    .join(delimiter);
-  return env;
-}
-
 /** A clone of this repository as a new user gets it: no `dist`, no `node_modules`, uncommitted edits included. */
 function freshClone(): string {
   const dir = mkdtempSync(join(tmpdir(), "agentloop-clone-"));
@@ -37,21 +22,6 @@ function freshClone(): string {
   const edits = execFileSync("git", ["diff", "HEAD", "--binary"], { cwd: ROOT });
   if (edits.length > 0) execFileSync("git", ["apply", "--whitespace=nowarn"], { cwd: dir, input: edits });
   return dir;
-}
-
-function sh(line: string, cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", line], { cwd, env: userEnv(), stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
 }
 
 const clones: string[] = [];
@@ -69,15 +39,16 @@ describe("the README's first command on a fresh clone", () => {
     expect(existsSync(join(dir, "packages/cli/dist"))).toBe(false);
 
     const first = await sh(line, dir);
-    expect(first.output).not.toMatch(/SyntaxError|\n\s+at /);
-    expect(first.code, first.output).toBe(0);
-    expect(first.output).toMatch(/^result {3}done · steps 3 · tokens \d+ · messages 7$/m);
-    expect(first.output).toContain("answer   It is 86 F in Pune.");
+    const output = first.stdout + first.stderr;
+    expect(output).not.toMatch(/SyntaxError|\n\s+at /);
+    expect(first.code, output).toBe(0);
+    expect(first.stdout).toMatch(/^result {3}done · steps 3 · tokens \d+ · messages 7$/m);
+    expect(first.stdout).toContain("answer   It is 86 F in Pune.");
 
     // The CLI README's first command, from the same root: the build is fresh, so no build runs.
     const again = await sh("npx -y pnpm@12.4.2 demo", dir);
-    expect(again.code, again.output).toBe(0);
-    expect(again.output).not.toContain("run build");
-    expect(again.output).toContain("answer   It is 86 F in Pune.");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain("run build");
+    expect(again.stdout).toContain("answer   It is 86 F in Pune.");
   }, 420_000);
 });
