@@ -199,8 +199,10 @@ async function cancelRun(actor: AgentActor, journal: Journal | undefined, reason
     reason instanceof Error
       ? { type: "run.cancelled" as const, reason: reason.message }
       : { type: "run.cancelled" as const };
+  // An abort heard after the machine reached its final state (the caller aborts on `finished`,
+  // before runAgent returns) is not the run's: the result stands, and nothing is sent.
   if (journal === undefined) {
-    actor.send(event);
+    if (actor.getSnapshot().status === "active") actor.send(event);
     return;
   }
   await journal.commit(
