@@ -29,8 +29,11 @@ function seeARun(): string[][] {
 }
 
 const made = [join(ROOT, ".agentloop/runs/pune.jsonl"), join(ROOT, "report.html")];
+// The commands keep their log in the root's .agentloop/runs, as written: a clone that had none keeps none.
+const hadStore = existsSync(join(ROOT, ".agentloop"));
 afterAll(() => {
   for (const file of made) rmSync(file, { force: true });
+  if (!hadStore) rmSync(join(ROOT, ".agentloop"), { recursive: true, force: true });
 });
 
 describe("the README's 'See a run' commands", () => {
