@@ -81,7 +81,7 @@ const MCP_COMMAND =
 
 /** Commands that install packages from the registry: not run (they change a project); the names are checked. */
 const INSTALL = /^(pnpm add|npm install) /;
-/** The guide's requests to a Restate server on its default ports: restate's tests make them through the SDK client. */
+/** The guide's requests to a Restate server on its default ports: restate's demo.test.ts runs them as written against a real server, its ports put in. */
 const RESTATE_REQUEST = /^curl -s (-X POST )?localhost:(8080|9070)\//;
 /** The README's "See a run" commands, run above. */
 const SEE_A_RUN = /^node packages\/cli\/dist\/main\.js (run|chat|show|list|graph) /;
@@ -106,7 +106,8 @@ function howChecked(command: string): string | undefined {
   if (command === "node packages/cli/dist/main.js demo") return "run as written below";
   if (SEE_A_RUN.test(command) || command === "node packages/cli/dist/main.js list") return "run as written above";
   if (INSTALL.test(command)) return "the packages it names are checked below";
-  if (RESTATE_REQUEST.test(command)) return "needs a Restate server on 8080/9070; restate's demo.test.ts";
+  if (RESTATE_REQUEST.test(command))
+    return "run by restate's demo.test.ts against a real Restate server, with its ports";
   return undefined;
 }
 
