@@ -48,5 +48,5 @@ describe("hints run as printed, however agentloop was started", () => {
     const shown = await sh(show, dir, shellEnv);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("answer   Sent.");
-  });
+  }, 120_000);
 });

@@ -42,7 +42,7 @@ describe("agentloop run's limits fit real models and servers", () => {
     expect(ran.stdout).toMatch(/^progress {2}done · step 4 of 50 · tokens \d+ of 200000$/m);
     const help = await cli(["run", "--help"]);
     expect(help.stdout).toContain("--max-steps N            model calls allowed (default 50; runAgent's own: 8)");
-  });
+  }, 120_000);
 });
 
 describe("a run stopped by a limit says how to go on, in commands that run as printed", () => {
@@ -68,5 +68,5 @@ describe("a run stopped by a limit says how to go on, in commands that run as pr
     expect(chatted.stderr).toBe("");
     expect(chatted.code).toBe(0);
     expect(chatted.stdout).toContain("answer   It is 86 F in Pune.");
-  });
+  }, 120_000);
 });

@@ -49,7 +49,7 @@ describe("the README's 'See a run' commands", () => {
     expect(existsSync(join(ROOT, "report.html"))).toBe(true);
     const shown = await cli(["replay", ".agentloop/runs/pune.jsonl"], { cwd: ROOT });
     expect(shown.stdout).toContain("answer   Delhi is warmer: 35 C.");
-  });
+  }, 120_000);
 });
 
 /**
@@ -168,7 +168,7 @@ describe("every command in the READMEs and docs/", () => {
     } finally {
       server.close();
     }
-  });
+  }, 180_000);
 
   it("the Restate demo's command passes its '--' through pnpm and gets past its arguments", async () => {
     const command = "pnpm --filter @agentloop/restate demo -- --register http://127.0.0.1:9070";
