@@ -30,23 +30,29 @@ describe("hints run as printed, however agentloop was started", () => {
     ["pnpm exec, with a local install", "pnpm exec agentloop", "pnpm exec agentloop"],
     ["by path, from the repository", `node ${CLI}`, `node ${CLI}`],
     ["a global install, on PATH", "agentloop", "agentloop"],
-  ])("%s", async (way, start, printed) => {
-    const id = way.replaceAll(/\W+/g, "-");
-    // The global install: a link on PATH, in a directory of its own.
-    const shellEnv = start === "agentloop" ? { ...env, PATH: `${join(dir, "global-bin")}:${env.PATH ?? ""}` } : env;
-    if (start === "agentloop") symlinkSync(CLI, join(dir, "global-bin/agentloop"));
-    const paused = await sh(`${start} ${RUN} --run-id ${id} "Mail the report."`, dir, shellEnv);
-    expect(paused.code, paused.stderr).toBe(5);
-    const approve = /^approve {2}(.*)$/m.exec(paused.stdout)?.[1] ?? "";
-    expect(approve).toBe(`${printed} resume runs/${id}.jsonl --tools ./tools.mjs --script mail.json --approve call_1`);
-    const resumed = await sh(approve, dir, shellEnv);
-    expect(resumed.stderr).toBe("");
-    expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toContain("answer   Sent.");
-    const show = /^see it {4}(.*?) {3}\(/m.exec(paused.stdout)?.[1] ?? "";
-    expect(show).toBe(`${printed} show runs/${id}.jsonl`);
-    const shown = await sh(show, dir, shellEnv);
-    expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain("answer   Sent.");
-  }, 120_000);
+  ])(
+    "%s",
+    async (way, start, printed) => {
+      const id = way.replaceAll(/\W+/g, "-");
+      // The global install: a link on PATH, in a directory of its own.
+      const shellEnv = start === "agentloop" ? { ...env, PATH: `${join(dir, "global-bin")}:${env.PATH ?? ""}` } : env;
+      if (start === "agentloop") symlinkSync(CLI, join(dir, "global-bin/agentloop"));
+      const paused = await sh(`${start} ${RUN} --run-id ${id} "Mail the report."`, dir, shellEnv);
+      expect(paused.code, paused.stderr).toBe(5);
+      const approve = /^approve {2}(.*)$/m.exec(paused.stdout)?.[1] ?? "";
+      expect(approve).toBe(
+        `${printed} resume runs/${id}.jsonl --tools ./tools.mjs --script mail.json --approve call_1`,
+      );
+      const resumed = await sh(approve, dir, shellEnv);
+      expect(resumed.stderr).toBe("");
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toContain("answer   Sent.");
+      const show = /^see it {4}(.*?) {3}\(/m.exec(paused.stdout)?.[1] ?? "";
+      expect(show).toBe(`${printed} show runs/${id}.jsonl`);
+      const shown = await sh(show, dir, shellEnv);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain("answer   Sent.");
+    },
+    120_000,
+  );
 });

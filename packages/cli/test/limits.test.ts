@@ -49,24 +49,40 @@ describe("a run stopped by a limit says how to go on, in commands that run as pr
   it.each([
     ["step_limit", "--max-steps", "2", "model calls", "4"],
     ["token_budget", "--token-budget", "400", "budget of 400 tokens", "800"],
-  ])("%s", async (status, flag, limit, why, raised) => {
-    const log = join(dir, "runs", `${status}.jsonl`);
-    const base = ["--tools", fixture("tools.mjs"), "--script", EXAMPLE];
-    const ran = await cli(["run", ...base, "--store", join(dir, "runs"), "--run-id", status, flag, limit, "How hot?"]);
-    expect(ran.code).toBe(EXIT_CODES[status as "step_limit" | "token_budget"]);
-    expect(ran.stdout).toMatch(new RegExp(`^stopped  the run used its .*${why} \\(${flag} ${limit}\\); to go on`, "m"));
-    const raise = /^raise {4}(.*)$/m.exec(ran.stdout)?.[1] ?? "";
-    expect(raise).toContain(`fork ${log} ${flag} ${raised} --run-id ${status}-more && `);
-    const chat = /^chat {5}(.*?) {3}\(a new turn/m.exec(ran.stdout)?.[1] ?? "";
-    expect(chat).toMatch(/ chat .* 'Go on\.'$/);
+  ])(
+    "%s",
+    async (status, flag, limit, why, raised) => {
+      const log = join(dir, "runs", `${status}.jsonl`);
+      const base = ["--tools", fixture("tools.mjs"), "--script", EXAMPLE];
+      const ran = await cli([
+        "run",
+        ...base,
+        "--store",
+        join(dir, "runs"),
+        "--run-id",
+        status,
+        flag,
+        limit,
+        "How hot?",
+      ]);
+      expect(ran.code).toBe(EXIT_CODES[status as "step_limit" | "token_budget"]);
+      expect(ran.stdout).toMatch(
+        new RegExp(`^stopped  the run used its .*${why} \\(${flag} ${limit}\\); to go on`, "m"),
+      );
+      const raise = /^raise {4}(.*)$/m.exec(ran.stdout)?.[1] ?? "";
+      expect(raise).toContain(`fork ${log} ${flag} ${raised} --run-id ${status}-more && `);
+      const chat = /^chat {5}(.*?) {3}\(a new turn/m.exec(ran.stdout)?.[1] ?? "";
+      expect(chat).toMatch(/ chat .* 'Go on\.'$/);
 
-    const raised_ = await sh(raise, process.cwd());
-    expect(raised_.stderr).toBe("");
-    expect(raised_.code).toBe(0);
-    expect(raised_.stdout).toContain("answer   It is 86 F in Pune.");
-    const chatted = await sh(chat, process.cwd());
-    expect(chatted.stderr).toBe("");
-    expect(chatted.code).toBe(0);
-    expect(chatted.stdout).toContain("answer   It is 86 F in Pune.");
-  }, 120_000);
+      const raised_ = await sh(raise, process.cwd());
+      expect(raised_.stderr).toBe("");
+      expect(raised_.code).toBe(0);
+      expect(raised_.stdout).toContain("answer   It is 86 F in Pune.");
+      const chatted = await sh(chat, process.cwd());
+      expect(chatted.stderr).toBe("");
+      expect(chatted.code).toBe(0);
+      expect(chatted.stdout).toContain("answer   It is 86 F in Pune.");
+    },
+    120_000,
+  );
 });
