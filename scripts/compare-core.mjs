@@ -14,7 +14,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
-const args = process.argv.slice(2);
+// `pnpm bench:compare -- a b` passes the `--` on (pnpm 12): a leading one is dropped.
+const args = process.argv.slice(process.argv[2] === "--" ? 3 : 2);
 const option = (name, fallback) => {
   const at = args.indexOf(name);
   return at === -1 ? fallback : args[at + 1];

@@ -28,6 +28,14 @@ function describeParseError(error: unknown): string {
   return message.split(/\.\s/)[0] ?? message;
 }
 
+/**
+ * The arguments without a leading `--`, which package managers pass on (`pnpm demo -- --model x`);
+ * a `--` after the first argument keeps its meaning: the end of the options.
+ */
+export function withoutLeadingSeparator(args: readonly string[]): string[] {
+  return args[0] === "--" ? args.slice(1) : [...args];
+}
+
 /** A whole number of at least `min` from a flag's text, or a `UsageError` naming the flag. */
 export function wholeNumber(flag: string, text: string | undefined, min = 0): number | undefined {
   if (text === undefined) return undefined;

@@ -1,3 +1,4 @@
+import { withoutLeadingSeparator } from "./args.js";
 import { messageOf, UsageError } from "./cli-error.js";
 import { COMMANDS, MAIN_HELP } from "./commands/index.js";
 import { EventLogError, ModelError } from "./core-api.js";
@@ -9,7 +10,9 @@ import type { Io } from "./io.js";
  * 2 for a user error (one line on stderr saying what to do), 1 for a failure.
  */
 export async function runCli(argv: readonly string[], io: Io): Promise<number> {
-  const [name, ...args] = argv;
+  // `pnpm <script> -- <args>` (pnpm 12) and `npm run <script> -- <args>` can pass the `--` on.
+  const [name, ...rest] = withoutLeadingSeparator(argv);
+  const args = withoutLeadingSeparator(rest);
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     const topic = name === "help" ? args[0] : undefined;
     const command = topic === undefined || !Object.hasOwn(COMMANDS, topic) ? undefined : COMMANDS[topic];

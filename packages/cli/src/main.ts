@@ -1,13 +1,9 @@
 #!/usr/bin/env node
-import { basename, isAbsolute, relative } from "node:path";
 import { runCli } from "./cli.js";
-import { shellQuote } from "./output/hints.js";
+import { programName } from "./output/program-name.js";
 
 // Hints print commands as the user started this one, so that they can be pasted as they are.
-const script = process.argv[1] ?? "agentloop";
-const near = relative(process.cwd(), script);
-const shown = near.startsWith("..") || isAbsolute(near) ? script : near;
-const program = basename(script) === "agentloop" ? "agentloop" : `node ${shellQuote(shown)}`;
+const program = programName({ script: process.argv[1] ?? "agentloop", cwd: process.cwd(), env: process.env });
 
 // A reader that stops early (`agentloop show run.jsonl | head`) closes the pipe: stop quietly, as other tools do.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

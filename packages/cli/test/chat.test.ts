@@ -45,8 +45,8 @@ describe("agentloop chat", () => {
     const ran = await chat(log, "And in Fahrenheit?");
     expect(ran.stderr).toBe("");
     expect(ran.code).toBe(EXIT_CODES.done);
-    expect(ran.stdout).toContain("progress  turn 2 · callingModel · step 0 of 8 · tokens 0 of 4000");
-    expect(ran.stdout).toMatch(/^progress {2}turn 2 · done · step 1 of 8 · tokens \d+ of 4000$/m);
+    expect(ran.stdout).toContain("progress  turn 2 · callingModel · step 0 of 50 · tokens 0 of 200000");
+    expect(ran.stdout).toMatch(/^progress {2}turn 2 · done · step 1 of 50 · tokens \d+ of 200000$/m);
     expect(ran.stdout).toContain("turn     2\nresult   done · steps 3");
     expect(ran.stdout).toContain("answer   86 F.");
     const types = readEvents(log).map((event) => event.type);

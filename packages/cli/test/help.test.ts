@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cli } from "./cli.js";
+import { agentloop } from "./in-process.js";
 
 const COMMANDS = ["demo", "run", "show", "replay", "resume", "graph"];
 
@@ -32,5 +33,22 @@ describe("help", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout).toMatch(/^agentloop \d+\.\d+\.\d+\n$/);
+  });
+});
+
+describe("a leading '--', as pnpm 12 and npm pass it on to a script", () => {
+  it("is dropped before the command and before its options; a later '--' still ends the options", async () => {
+    const before = await agentloop(["--", "graph", "--help"]);
+    expect(before.stderr).toBe("");
+    expect(before.stdout).toMatch(/^Usage: agentloop graph/);
+    const after = await agentloop(["graph", "--", "--format", "json"]);
+    expect(after.stderr).toBe("");
+    expect(after.code).toBe(0);
+    expect(JSON.parse(after.stdout)).toHaveProperty("id", "agent");
+    const later = await agentloop(["graph", "--format", "json", "--", "extra"]);
+    expect(later).toMatchObject({
+      code: 2,
+      stderr: "agentloop: unexpected argument 'extra'; see 'agentloop graph --help'\n",
+    });
   });
 });

@@ -41,20 +41,22 @@ describe("a live run, told by its events", () => {
     expect(ran.stdout).toContain("assistant I will look up Pune first.\n");
     expect(ran.stdout).toContain("assistant It is 86 F in Pune.\n");
     const progress = writes.filter((text) => text.startsWith("\r\u001b[2K") && !text.includes("\n"));
-    expect(progress.some((text) => /executingTools\.runningTools \(get_weather\) · step 1 of 8/.test(text))).toBe(true);
+    expect(progress.some((text) => /executingTools\.runningTools \(get_weather\) · step 1 of 50/.test(text))).toBe(
+      true,
+    );
   });
 
   it("elsewhere, prints plain progress lines and no streamed text", async () => {
     const ran = await run("plain", fixture("weather-script.json"));
     expect(ran.stdout).not.toContain("\r");
     expect(ran.stdout).not.toMatch(/^assistant /m);
-    expect(ran.stdout).toContain("progress  executingTools.runningTools (get_weather) · step 1 of 8");
+    expect(ran.stdout).toContain("progress  executingTools.runningTools (get_weather) · step 1 of 50");
   });
 
   it("shows calls running at once, by tool, and runs a reply's calls together by default", async () => {
     const ran = await run("together", parallel);
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toContain("progress  executingTools.runningTools (get_weather ×2) · step 1 of 8");
+    expect(ran.stdout).toContain("progress  executingTools.runningTools (get_weather ×2) · step 1 of 50");
     expect(callOrder("together").slice(0, 2)).toEqual(["tool.started p", "tool.started d"]);
     const started = readEvents(join(store, "together.jsonl"))[0] as { settings: { toolConcurrency: unknown } };
     expect(started.settings.toolConcurrency).toBeNull();

@@ -74,7 +74,7 @@ describe("agentloop run", () => {
     );
     expect(code).toBe(3);
     expect(stdout.includes("\r") || stdout.includes("\u001b[")).toBe(false);
-    expect(stdout).toContain("progress  callingModel · step 0 of 2 · tokens 0 of 4000\n");
+    expect(stdout).toContain("progress  callingModel · step 0 of 2 · tokens 0 of 200000\n");
     expect(stdout).toContain("progress  stepLimit · step 2 of 2");
     expect(stdout).toContain("result   step_limit · steps 2");
     const path = /^log +(runs\/run-\d{8}-\d{6}-[0-9a-f]{4}\.jsonl)$/m.exec(stdout)?.[1];

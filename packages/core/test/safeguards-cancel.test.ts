@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type AgentResult,
   asks,
@@ -395,5 +395,26 @@ describe("cancellation through the run's signal", () => {
     expect(await store.read("c")).toEqual(log);
     expect(model.seen).toEqual([]);
     expect(runs).toEqual(["wait"]);
+  });
+});
+
+describe("an abort after the run ended", () => {
+  it("is no event for the machine: nothing is sent to a stopped actor, and the result stands", async () => {
+    const warnings = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      const controller = new AbortController();
+      const { registry } = tools();
+      // The caller aborts as soon as it hears the run finish, before runAgent has returned.
+      const result = await runAgent("t", scriptedModel([final("done")]), registry, {
+        signal: controller.signal,
+        onEvent: (event) => {
+          if (event.type === "finished") controller.abort(new Error("stopped by the caller"));
+        },
+      });
+      expect(result.status).toBe("done");
+      expect(warnings.mock.calls.map((call) => String(call[0]))).toEqual([]);
+    } finally {
+      warnings.mockRestore();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ import { waitUntil } from "../src/testing/wait-until.js";
 
 const BIN = fileURLToPath(new URL("../dist/bin/demo-service.js", import.meta.url));
 const run = promisify(execFile);
+const sh = (command: string) => run("sh", ["-c", command]);
 
 describe("agentloop-restate-demo, the command that serves the demo agent", () => {
   let server: RestateServer;
@@ -67,11 +68,82 @@ describe("agentloop-restate-demo, the command that serves the demo agent", () =>
     expect(stdout).toMatch(/^Usage: agentloop-restate-demo \[--port <n>\]/);
     await expect(run(process.execPath, [BIN, "--port", "http"])).rejects.toMatchObject({
       code: 2,
-      stderr: "agentloop-restate-demo: --port must be a port number, got 'http'\n",
+      stderr: "agentloop-restate-demo: --port must be a port number, got 'http'; see 'agentloop-restate-demo --help'\n",
     });
+    // A usage error is one line, never a stack; a leading `--` (as pnpm 12 and npm pass it on) is no error.
+    await expect(run(process.execPath, [BIN, "--prot", "9080"])).rejects.toMatchObject({
+      code: 2,
+      stderr: "agentloop-restate-demo: Unknown option '--prot'; see 'agentloop-restate-demo --help'\n",
+    });
+    await expect(run(process.execPath, [BIN, "9080"])).rejects.toMatchObject({
+      code: 2,
+      stderr: "agentloop-restate-demo: Unexpected argument '9080'; see 'agentloop-restate-demo --help'\n",
+    });
+    expect((await run(process.execPath, [BIN, "--", "--help"])).stdout).toMatch(/^Usage: agentloop-restate-demo/);
     const closed = await freePort();
     await expect(
       run(process.execPath, [BIN, "--port", "0", "--register", `http://127.0.0.1:${closed}`]),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot reach the Restate admin API at http/) });
+  }, 30_000);
+});
+
+/** The guide's `curl` block, one command a line: as written, but for the ports of this test's server. */
+function guideRequests(ingress: string, admin: string, service: string): string[] {
+  const guide = readFileSync(fileURLToPath(new URL("../../../docs/guide.md", import.meta.url)), "utf8");
+  return [...guide.matchAll(/^```sh\n([\s\S]*?)^```/gm)]
+    .flatMap((block) => (block[1] ?? "").replace(/\\\n\s*/g, "").split("\n"))
+    .map((line) => line.replace(/\s+#[^']*$/, "").trim())
+    .filter((line) => line.startsWith("curl "))
+    .map((line) =>
+      line
+        .replaceAll("localhost:8080", new URL(ingress).host)
+        .replaceAll("localhost:9070", new URL(admin).host)
+        .replaceAll("http://127.0.0.1:9080", service),
+    );
+}
+
+describe("the guide's curl commands, against a real Restate server", () => {
+  let server: RestateServer;
+  beforeAll(async () => {
+    server = await startRestateServer();
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
   });
+
+  it("register the demo, submit, read the status, approve, cancel, read the events and the result", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, "--port", String(port)], {
+      env: { ...process.env, RESTATE_LOGGING: "ERROR" },
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    const curl = async (command: string) => JSON.parse((await sh(command)).stdout || "null") as unknown;
+    try {
+      await waitUntil(() => stdout.includes("listens at"), { what: "the demo service to listen" });
+      const [register, send, status, decide, cancel, events, attach] = guideRequests(
+        server.ingress,
+        server.admin,
+        `http://127.0.0.1:${port}`,
+      );
+      expect(attach).toMatch(/\/restate\/workflow\/agent\/run-1\/attach$/);
+      expect(await curl(register ?? "")).toHaveProperty("services");
+      expect(await curl(send ?? "")).toHaveProperty("invocationId");
+      await waitUntil(async () => ((await curl(status ?? "")) as { phase?: string }).phase === "awaiting_approval", {
+        what: "the report to wait for approval",
+      });
+      await curl(decide ?? "");
+      await curl(cancel ?? "");
+      const result = (await curl(attach ?? "")) as { status: string };
+      // The cancel may come before or after the run finished: either way the run ended once.
+      expect(["done", "cancelled"]).toContain(result.status);
+      const logged = (await curl(events ?? "")) as { type: string }[];
+      expect(logged[0]?.type).toBe("run.started");
+      expect(logged.at(-1)?.type).toBe("run.finished");
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 60_000);
 });

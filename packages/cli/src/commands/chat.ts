@@ -14,6 +14,7 @@ import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { type Palette, palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
+import { type Limits, limitLines } from "../output/limit-hints.js";
 import { formatOutcome, type ResumeWith, resumeCommand, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { type LogRef, openLog, readLog } from "../setup/stores.js";
@@ -76,7 +77,7 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   requireToolSource("chat", values);
   const log = await openLog(reference, { readonly: false });
   const history = await readLog(log);
-  const how = { log: log.label, tools: toolSourceFlags(values), model: modelFlagsOf(values) };
+  const how = { log: log.label, runId: log.runId, tools: toolSourceFlags(values), model: modelFlagsOf(values) };
   const tracer = nextTurnTracer(log, history, resumeCommand(io, how, null, []));
   const started = history[0] as StartEvent;
   const sources = await openToolSources("chat", values);
@@ -94,7 +95,7 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
       throw new ModelError(`${error.message}; the log is kept: ${log.label}`, { ...error, cause: error });
     });
     if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
-    else writeLines(io.stdout, turnLines(io, colors, how, tracer.fold.turn, result));
+    else writeLines(io.stdout, turnLines(io, colors, how, tracer.fold.turn, result, started.settings));
     return exitCodeOf(result);
   } finally {
     await sources.close();
@@ -105,9 +106,10 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
 function turnLines(
   io: Io,
   colors: Palette,
-  how: ResumeWith & { tools: readonly string[] },
+  how: ResumeWith & { runId: string; tools: readonly string[] },
   turn: number,
   result: AgentResult,
+  limits: Limits,
 ): string[] {
   const next = commandLine(io, ["chat", how.log, ...how.tools, ...(how.model ?? []), "<your next message>"]);
   return [
@@ -115,6 +117,7 @@ function turnLines(
     `${colors.bold("turn")}     ${turn}`,
     ...formatOutcome(result, colors),
     ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
+    ...limitLines(io, colors, how, result, limits),
     colors.dim(`log      ${how.log}`),
     ...(result.status === "awaiting_approval" ? [] : [colors.dim(`go on    ${next}`)]),
   ];

@@ -6,6 +6,7 @@ import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { modelFlagsOf } from "../output/hints.js";
+import { limitLines } from "../output/limit-hints.js";
 import { formatOutcome, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { checkDecisions } from "../setup/pending-calls.js";
@@ -94,11 +95,12 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
     });
     if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
     else {
-      const how = { log: log.label, tools: sources.flags, model: modelFlagsOf(values) };
+      const how = { log: log.label, runId: log.runId, tools: sources.flags, model: modelFlagsOf(values) };
       writeLines(io.stdout, [
         "",
         ...formatOutcome(result, colors),
         ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
+        ...limitLines(io, colors, how, result, started.settings),
         colors.dim(`log      ${log.label}`),
       ]);
     }

@@ -6,10 +6,11 @@ import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
+import { limitLines } from "../output/limit-hints.js";
 import { formatOutcome, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
-import { RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsOf } from "../setup/run-options.js";
+import { CLI_RUN_DEFAULTS, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsOf } from "../setup/run-options.js";
 import { checkRunId, openStore } from "../setup/stores.js";
 import { openToolSources, TOOL_SOURCE_HELP, TOOL_SOURCE_OPTIONS } from "../setup/tool-sources.js";
 import { runWithProgress } from "../trace/live-run.js";
@@ -73,7 +74,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
   const log = logPathOf(values.store, runId);
   try {
-    const options = runOptionsOf(values, registry);
+    const options = { ...CLI_RUN_DEFAULTS, ...runOptionsOf(values, registry) };
     const store = await openStore(values.store);
     const tracer = values.json ? null : new RunTracer(runId, { keep: false });
     const result = await runWithProgress(
@@ -82,11 +83,12 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     );
     if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
     else {
-      const how = { log, tools: sources.flags, model: modelFlagsOf(values) };
+      const how = { log, runId, tools: sources.flags, model: modelFlagsOf(values) };
       writeLines(io.stdout, [
         "",
         ...formatOutcome(result, colors),
         ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
+        ...limitLines(io, colors, how, result, options),
         `${colors.bold("log")}      ${log}`,
         colors.dim(`see it    ${commandLine(io, ["show", log])}   (add --html report.html for a page)`),
       ]);

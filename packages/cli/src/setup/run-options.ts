@@ -18,10 +18,18 @@ export const RUN_OPTION_FLAGS = {
   reason: { type: "string" },
 } as const;
 
+/**
+ * The limits `agentloop run` gives a run unless told otherwise: room for real models and MCP
+ * servers (a server's tool list alone can cost 2,000 tokens a prompt), where `runAgent`'s own
+ * defaults (8 steps, 4,000 tokens) stop such a run after one step.
+ */
+export const CLI_RUN_DEFAULTS = { maxSteps: 50, tokenBudget: 200_000 } as const;
+
 /** Help lines for `RUN_OPTION_FLAGS`. */
 export const RUN_OPTION_HELP = `  --system <text>          the system prompt (default: core's)
-  --max-steps N            model calls allowed (default 8)
-  --token-budget N         tokens allowed, prompts and replies together (default 4000)
+  --max-steps N            model calls allowed (default ${CLI_RUN_DEFAULTS.maxSteps}; runAgent's own: 8)
+  --token-budget N         tokens allowed, prompts and replies together (default ${CLI_RUN_DEFAULTS.tokenBudget};
+                           runAgent's own: 4000); a run stopped by either limit prints how to go on
   --reply-reserve N        tokens kept free for the reply in the check before each call
   --tool-timeout <ms>      how long a tool may take, in milliseconds (default 60000)
   --max-result-chars N     longer tool results are cut (default 8000)

@@ -18,22 +18,37 @@ Options:
   -h, --help              this help
 `;
 
-const { values } = parseArgs({
-  options: {
-    port: { type: "string", default: "9080" },
-    register: { type: "string" },
-    store: { type: "string" },
-    help: { type: "boolean", short: "h", default: false },
-  },
-});
+/** Exits with a usage error: one line on stderr, pointing at the help, never a stack. */
+function usage(message: string): never {
+  process.stderr.write(`agentloop-restate-demo: ${message}; see 'agentloop-restate-demo --help'\n`);
+  process.exit(2);
+}
+
+// `pnpm demo -- --register <url>` passes the `--` on (pnpm 12, npm): a leading one is dropped.
+const args = process.argv.slice(2);
+const parsed = (() => {
+  try {
+    return parseArgs({
+      args: args[0] === "--" ? args.slice(1) : args,
+      options: {
+        port: { type: "string", default: "9080" },
+        register: { type: "string" },
+        store: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (error) {
+    return usage((error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0] ?? "bad arguments");
+  }
+})();
+const { values } = parsed;
 if (values.help) {
   process.stdout.write(HELP);
   process.exit(0);
 }
 const port = Number(values.port);
 if (!Number.isSafeInteger(port) || port < 0 || port > 65_535) {
-  process.stderr.write(`agentloop-restate-demo: --port must be a port number, got '${values.port}'\n`);
-  process.exit(2);
+  usage(`--port must be a port number, got '${values.port}'`);
 }
 try {
   const store = values.store === undefined ? undefined : new JsonlEventStore(values.store);
