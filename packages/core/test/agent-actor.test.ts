@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { assign, createActor, type SnapshotFrom, setup } from "xstate";
 import {
   type AgentActorSnapshot,
@@ -152,7 +152,7 @@ describe("agentActor: every end reaches the parent as it expects", () => {
     const model = hangingModel();
     const store = new MemoryEventStore();
     const actor = startWorkflow(createAgentActor({ model, registry, store }), { task: "Email.", runId: "r1" });
-    await until(actor, () => model.seen.length === 1);
+    await vi.waitFor(() => expect(model.seen).toHaveLength(1));
     actor.send({ type: "leave" });
     expect(model.seen[0]?.aborted).toBe(true);
     await expect.poll(async () => (await store.list())[0]?.outcome?.status).toBe("cancelled");
@@ -163,7 +163,7 @@ describe("agentActor: every end reaches the parent as it expects", () => {
     const model = hangingModel();
     const store = new MemoryEventStore();
     const actor = startWorkflow(createAgentActor({ model, registry, store }), { task: "Email.", runId: "r1" });
-    await until(actor, () => model.seen.length === 1);
+    await vi.waitFor(() => expect(model.seen).toHaveLength(1));
     actor.stop();
     expect(model.seen[0]?.aborted).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -277,7 +277,7 @@ describe("agentActor: a workflow restored from its persisted snapshot", () => {
     const model = hangingModel();
     const workflow = testWorkflow(createAgentActor({ store }), { task: "Email.", model, registry });
     const first = createActor(workflow).start();
-    await until(first, () => model.seen.length === 1);
+    await vi.waitFor(() => expect(model.seen).toHaveLength(1));
     const snapshot = JSON.parse(JSON.stringify(first.getPersistedSnapshot())) as SnapshotFrom<typeof workflow>;
     first.stop();
     const restored = createActor(workflow, { snapshot }).start();
