@@ -51,6 +51,8 @@ interface Waiting {
 export class SqliteEventStore implements EventStore {
   readonly filename: string;
   readonly readonly: boolean;
+  /** The SQLite it runs on: Node's built-in `node:sqlite` where Node has it (22.5 and later), else better-sqlite3. */
+  readonly driver: "node:sqlite" | "better-sqlite3";
   readonly #db: SqliteDatabase;
   /** Validated length of each run this object appended to; an append re-checks it against the log's last seq. */
   readonly #lengths = new Map<string, number>();
@@ -71,6 +73,7 @@ export class SqliteEventStore implements EventStore {
     if (onDisk) checkHeader(filename);
     if (onDisk && !this.readonly) mkdirSync(dirname(filename), { recursive: true });
     this.#db = openDatabase(filename, { timeout: options.timeout ?? 5000, readonly: this.readonly });
+    this.driver = this.#db.driver;
     let version: number;
     try {
       version = checkLayout(this.#db, filename, !this.readonly);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chooseDriver, type Require } from "../src/sqlite-driver.js";
+import { SqliteEventStore } from "../src/index.js";
 import { openRaw } from "./raw-sqlite.js";
 
 /** A `require` that knows only `modules`, failing as Node does for the rest. */
@@ -15,12 +16,12 @@ describe("the SQLite driver", () => {
   const major = Number(process.versions.node.split(".")[0]);
 
   it("is node:sqlite from Node 23 on, and better-sqlite3 on Node 20", () => {
-    const db = openRaw(":memory:");
+    const store = new SqliteEventStore(":memory:");
     try {
-      if (major >= 23) expect(db.driver).toBe("node:sqlite");
-      if (major === 20) expect(db.driver).toBe("better-sqlite3");
+      if (major >= 23) expect(store.driver).toBe("node:sqlite");
+      if (major === 20) expect(store.driver).toBe("better-sqlite3");
     } finally {
-      db.close();
+      store.close();
     }
   });
 
