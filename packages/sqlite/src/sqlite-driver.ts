@@ -45,7 +45,7 @@ export type Opener = (filename: string, options: OpenOptions) => SqliteDatabase;
 
 let opener: Opener | undefined;
 
-/** Opens a connection with Node's built-in `node:sqlite` where it exists (Node ≥ 22.5), else with better-sqlite3. */
+/** Opens a connection with Node's built-in `node:sqlite` where it exists (Node ≥ 22.13, or 22.5 with --experimental-sqlite), else with better-sqlite3. */
 export function openDatabase(filename: string, options: OpenOptions): SqliteDatabase {
   opener ??= chooseDriver(createRequire(import.meta.url));
   return opener(filename, options);
@@ -66,7 +66,7 @@ export function chooseDriver(load: Require): Opener {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw error;
     throw new Error(
-      `@agentloop/sqlite needs better-sqlite3 on Node ${process.version} (node:sqlite comes with Node 22.5 and later): npm i better-sqlite3`,
+      `@agentloop/sqlite needs better-sqlite3 on Node ${process.version} (Node 22.13 and later have node:sqlite built in): npm i better-sqlite3`,
     );
   }
   return (filename, options) => betterSqlite3(Better, filename, options);

@@ -51,7 +51,7 @@ interface Waiting {
 export class SqliteEventStore implements EventStore {
   readonly filename: string;
   readonly readonly: boolean;
-  /** The SQLite it runs on: Node's built-in `node:sqlite` where Node has it (22.5 and later), else better-sqlite3. */
+  /** The SQLite it runs on: Node's built-in `node:sqlite` where Node has it (22.13 and later, without a flag), else better-sqlite3. */
   readonly driver: "node:sqlite" | "better-sqlite3";
   readonly #db: SqliteDatabase;
   /** Validated length of each run this object appended to; an append re-checks it against the log's last seq. */

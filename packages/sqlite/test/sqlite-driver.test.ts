@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { chooseDriver, type Require } from "../src/sqlite-driver.js";
 import { SqliteEventStore } from "../src/index.js";
+import { chooseDriver, type Require } from "../src/sqlite-driver.js";
 import { openRaw } from "./raw-sqlite.js";
 
 /** A `require` that knows only `modules`, failing as Node does for the rest. */
@@ -28,7 +28,7 @@ describe("the SQLite driver", () => {
   it("names in one line what to install where Node has no node:sqlite and better-sqlite3 is missing", () => {
     expect(() => chooseDriver(requireOnly({}))).toThrow(
       new Error(
-        `@agentloop/sqlite needs better-sqlite3 on Node ${process.version} (node:sqlite comes with Node 22.5 and later): npm i better-sqlite3`,
+        `@agentloop/sqlite needs better-sqlite3 on Node ${process.version} (Node 22.13 and later have node:sqlite built in): npm i better-sqlite3`,
       ),
     );
   });
