@@ -65,9 +65,8 @@ export function chooseDriver(load: Require): Opener {
     Better = load("better-sqlite3") as BetterSqlite3;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw error;
-    throw new Error(
-      `@agentloop/sqlite needs better-sqlite3 on Node ${process.version} (Node 22.13 and later have node:sqlite built in): npm i better-sqlite3`,
-    );
+    const message = `@agentloop/sqlite needs better-sqlite3 on Node ${process.version} (Node 22.13 and later have node:sqlite built in): npm i better-sqlite3`;
+    throw Object.assign(new Error(message), { code: "MODULE_NOT_FOUND" });
   }
   return (filename, options) => betterSqlite3(Better, filename, options);
 }

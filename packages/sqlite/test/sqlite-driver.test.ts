@@ -27,9 +27,10 @@ describe("the SQLite driver", () => {
 
   it("names in one line what to install where Node has no node:sqlite and better-sqlite3 is missing", () => {
     expect(() => chooseDriver(requireOnly({}))).toThrow(
-      new Error(
-        `@agentloop/sqlite needs better-sqlite3 on Node ${process.version} (Node 22.13 and later have node:sqlite built in): npm i better-sqlite3`,
-      ),
+      expect.objectContaining({
+        message: `@agentloop/sqlite needs better-sqlite3 on Node ${process.version} (Node 22.13 and later have node:sqlite built in): npm i better-sqlite3`,
+        code: "MODULE_NOT_FOUND",
+      }),
     );
   });
 
