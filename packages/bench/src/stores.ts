@@ -12,12 +12,13 @@ export interface StoreKind {
   open(): { readonly store: EventStore; close(): void };
 }
 
-type SqliteModule = { SqliteEventStore: new (filename: string) => EventStore & { close(): void } };
+type SqliteStore = EventStore & { close(): void; readonly driver?: string };
+type SqliteModule = { SqliteEventStore: new (filename: string) => SqliteStore };
 
 /**
  * The stores: memory, JSONL in a temp directory (once per durability), and SQLite in a temp file. `@agentloop/sqlite` is
  * imported at run time, so a missing or unbuilt package (or a better-sqlite3 that does not load)
- * leaves its row saying why instead of failing the bench.
+ * leaves its row saying why instead of failing the bench; its row names the driver it ran on.
  */
 export async function storeKinds(directory: string): Promise<StoreKind[]> {
   let sequence = 0;
@@ -36,7 +37,7 @@ export async function storeKinds(directory: string): Promise<StoreKind[]> {
   ];
   const sqlite = await loadSqlite();
   kinds.push({
-    name: "SqliteEventStore (temp file)",
+    name: `SqliteEventStore (temp file${typeof sqlite === "string" ? "" : `, ${sqlite.driver}`})`,
     unavailable: typeof sqlite === "string" ? sqlite : null,
     open: () => {
       if (typeof sqlite === "string") throw new Error(sqlite);
@@ -54,14 +55,14 @@ export async function storeKinds(directory: string): Promise<StoreKind[]> {
   return kinds;
 }
 
-async function loadSqlite(): Promise<SqliteModule | string> {
+async function loadSqlite(): Promise<(SqliteModule & { readonly driver: string }) | string> {
   const specifier = "@agentloop/sqlite"; // a variable: the bench builds and runs without the package
   try {
     const module = (await import(specifier)) as Partial<SqliteModule>;
     if (typeof module.SqliteEventStore !== "function") return "@agentloop/sqlite has no SqliteEventStore export";
     const probe = new module.SqliteEventStore(":memory:");
     probe.close();
-    return module as SqliteModule;
+    return { SqliteEventStore: module.SqliteEventStore, driver: probe.driver ?? "better-sqlite3" };
   } catch (error) {
     return `@agentloop/sqlite is not available: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
   }

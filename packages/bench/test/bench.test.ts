@@ -1,9 +1,13 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { SqliteEventStore } from "@agentloop/sqlite";
 import { describe, expect, it } from "vitest";
 
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const probe = new SqliteEventStore(":memory:");
+const sqliteDriver = probe.driver;
+probe.close();
 
 // The bench is a command, not a test: this only checks that it still runs, at its tiny size, and
 // prints every metric. No number it prints is asserted.
@@ -26,7 +30,9 @@ describe("pnpm bench --tiny", () => {
       "| store JsonlEventStore (temp dir, durability event),",
       "| store JsonlEventStore (temp dir, durability batch),",
       "| store JsonlEventStore (temp dir, durability none),",
-      "| store SqliteEventStore (temp file),",
+      // The SQLite rows name the driver the store ran on.
+      `| store SqliteEventStore (temp file, ${sqliteDriver}),`,
+      `| SqliteEventStore (temp file, ${sqliteDriver}) |`,
       "| event store | appends/s, 5 runs at once | µs per append, first 10 of a 60-event log |",
       "| JsonlEventStore (temp dir, durability none) |",
       "| SQLite ≥ 20,000 appended events/s under 5 concurrent runs |",

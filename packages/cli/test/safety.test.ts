@@ -1,9 +1,33 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { fixture, tempDir } from "./cli.js";
 import { agentloop, shellWords } from "./in-process.js";
+
+interface Connection {
+  exec(sql: string): void;
+  prepare(sql: string): { all(): Record<string, unknown>[] };
+  close(): void;
+}
+type Open = new (path: string, options: Record<string, boolean>) => Connection;
+
+/** A connection of the test's own, through the SQLite the store uses on this Node (node:sqlite, else better-sqlite3). */
+function openSqlite(path: string, readonly = false): Connection {
+  const require = createRequire(import.meta.url);
+  let builtin: { DatabaseSync: Open } | null = null;
+  try {
+    builtin = require("node:sqlite") as { DatabaseSync: Open };
+  } catch {
+    // Node 20: better-sqlite3 below.
+  }
+  if (builtin !== null) return new builtin.DatabaseSync(path, { readOnly: readonly });
+  const Database = require("better-sqlite3") as Open;
+  return new Database(path, { readonly });
+}
+
+/** The first column of the only row of `sql`. */
+const value = (db: Connection, sql: string) => Object.values(db.prepare(sql).all()[0] ?? {})[0];
 
 const tools = fixture("tools.mjs");
 const dir = tempDir();
@@ -135,7 +159,7 @@ describe("SQLite files are only read by show, replay and list", () => {
 
   it("a .db that is not an agentloop log is refused in one line naming it, and not touched", async () => {
     const db = join(dir, "theirs.db");
-    const other = new Database(db);
+    const other = openSqlite(db);
     other.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me')");
     other.close();
     const before = fingerprint(db);
@@ -150,10 +174,10 @@ describe("SQLite files are only read by show, replay and list", () => {
       expect(ran.stderr).toContain(db);
     }
     expect(fingerprint(db)).toEqual(before);
-    const check = new Database(db, { readonly: true });
-    expect(check.prepare("SELECT name FROM sqlite_master").pluck().all()).toEqual(["notes"]);
-    expect(check.pragma("user_version", { simple: true })).toBe(0);
-    expect(check.pragma("journal_mode", { simple: true })).not.toBe("wal");
+    const check = openSqlite(db, true);
+    expect(check.prepare("SELECT name FROM sqlite_master").all()).toEqual([{ name: "notes" }]);
+    expect(value(check, "PRAGMA user_version")).toBe(0);
+    expect(value(check, "PRAGMA journal_mode")).not.toBe("wal");
     check.close();
   });
 

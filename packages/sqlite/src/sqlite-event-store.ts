@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { EventLogError, type EventStore, type RunLock } from "@agentloop/core";
 import { checkAppend, parseEventLog, type RunSummary, type StoredEvent, summarize } from "@agentloop/core/store";
-import Database from "better-sqlite3";
+import { openDatabase, type SqliteDatabase, type SqliteStatement, sqliteError } from "./sqlite-driver.js";
 import { checkHeader, checkLayout } from "./sqlite-layout.js";
 import { SqliteLocks } from "./sqlite-locks.js";
 
@@ -24,8 +24,8 @@ interface Row {
   readonly seq: number;
   readonly type: string;
   readonly at: string;
-  /** The column's bytes, decoded here strictly as UTF-8. */
-  readonly data: Buffer;
+  /** The column's bytes (a Buffer or a Uint8Array, by driver), decoded here strictly as UTF-8. */
+  readonly data: Uint8Array;
 }
 
 interface Waiting {
@@ -36,7 +36,7 @@ interface Waiting {
 }
 
 /**
- * Runs' event logs in one SQLite file (better-sqlite3), in WAL mode with `synchronous = FULL`: one
+ * Runs' event logs in one SQLite file (Node's `node:sqlite`, or better-sqlite3 on Node 20), in WAL mode with `synchronous = FULL`: one
  * row per event, holding the event's JSON as written. Appends are committed in groups: every
  * append made while the event loop turns (from any number of runs) goes into one immediate
  * transaction that checks each event's `seq` against its log's end, and each append resolves only
@@ -51,17 +51,19 @@ interface Waiting {
 export class SqliteEventStore implements EventStore {
   readonly filename: string;
   readonly readonly: boolean;
-  readonly #db: Database.Database;
+  /** The SQLite it runs on: Node's built-in `node:sqlite` where Node has it (22.13 and later, without a flag), else better-sqlite3. */
+  readonly driver: "node:sqlite" | "better-sqlite3";
+  readonly #db: SqliteDatabase;
   /** Validated length of each run this object appended to; an append re-checks it against the log's last seq. */
   readonly #lengths = new Map<string, number>();
   /** Runs this object holds the lock of, by token. */
   readonly #held = new Map<string, string>();
   #waiting: Waiting[] = [];
-  readonly #rows: Database.Statement<[string], Row>;
-  readonly #lastSeq: Database.Statement<[string], number | null>;
-  readonly #runIds: Database.Statement<[], string>;
-  readonly #insert: Database.Statement<[string, number, string, string, string]>;
-  readonly #delete: Database.Statement<[string, number]>;
+  readonly #rows: SqliteStatement<Row>;
+  readonly #lastSeq: SqliteStatement<{ readonly seq: number | null }>;
+  readonly #runIds: SqliteStatement<{ readonly run_id: string }>;
+  readonly #insert: SqliteStatement<never>;
+  readonly #delete: SqliteStatement<never>;
   readonly #locks: SqliteLocks | null;
 
   constructor(filename: string, options: SqliteEventStoreOptions = {}) {
@@ -70,28 +72,25 @@ export class SqliteEventStore implements EventStore {
     const onDisk = filename !== ":memory:" && filename !== "";
     if (onDisk) checkHeader(filename);
     if (onDisk && !this.readonly) mkdirSync(dirname(filename), { recursive: true });
-    this.#db = new Database(filename, {
-      timeout: options.timeout ?? 5000,
-      readonly: this.readonly,
-      fileMustExist: this.readonly,
-    });
+    this.#db = openDatabase(filename, { timeout: options.timeout ?? 5000, readonly: this.readonly });
+    this.driver = this.#db.driver;
     let version: number;
     try {
       version = checkLayout(this.#db, filename, !this.readonly);
       if (!this.readonly) {
-        this.#db.pragma("journal_mode = WAL");
-        this.#db.pragma("synchronous = FULL");
+        this.#db.exec("PRAGMA journal_mode = WAL");
+        this.#db.exec("PRAGMA synchronous = FULL");
       }
     } catch (error) {
       this.#db.close();
       throw error;
     }
-    this.#rows = this.#db.prepare<[string], Row>(
+    this.#rows = this.#db.prepare<Row>(
       "SELECT seq, type, at, CAST(data AS BLOB) AS data FROM events WHERE run_id = ? ORDER BY seq",
     );
     // An index lookup: the append's check costs the same at any log length.
-    this.#lastSeq = this.#db.prepare<[string], number | null>("SELECT MAX(seq) FROM events WHERE run_id = ?").pluck();
-    this.#runIds = this.#db.prepare<[], string>("SELECT DISTINCT run_id FROM events ORDER BY run_id").pluck();
+    this.#lastSeq = this.#db.prepare("SELECT MAX(seq) AS seq FROM events WHERE run_id = ?");
+    this.#runIds = this.#db.prepare("SELECT DISTINCT run_id FROM events ORDER BY run_id");
     this.#insert = this.#db.prepare("INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
     this.#delete = this.#db.prepare("DELETE FROM events WHERE run_id = ? AND seq = ?");
     this.#locks = version >= 3 ? new SqliteLocks(this.#db, filename) : null;
@@ -112,7 +111,7 @@ export class SqliteEventStore implements EventStore {
   /** Every run with a `run.started`, by run id; a broken run is summarized from its intact events. */
   async list(): Promise<RunSummary[]> {
     const summaries: RunSummary[] = [];
-    for (const runId of this.#runIds.all()) {
+    for (const { run_id: runId } of this.#runIds.all()) {
       const summary = summarize(runId, this.#readIntact(runId));
       if (summary !== null) summaries.push(summary);
     }
@@ -122,7 +121,7 @@ export class SqliteEventStore implements EventStore {
   async acquire(runId: string): Promise<RunLock> {
     const locks = this.#writable();
     // A run this object holds is refused too: its row names this process, which is alive.
-    const token = this.#db.transaction(() => locks.take(runId)).immediate();
+    const token = this.#db.immediate(() => locks.take(runId));
     this.#held.set(runId, token);
     this.#lengths.delete(runId);
     return {
@@ -138,13 +137,11 @@ export class SqliteEventStore implements EventStore {
   /** Deletes a corrupt last row, keeping every event before it; returns how many rows were deleted (0 or 1). A corrupt row before the last is left alone and reported. */
   async repair(runId: string): Promise<number> {
     const locks = this.#writable();
-    return this.#db
-      .transaction(() => {
-        const locked = locks.check(runId, this.#held.get(runId));
-        if (locked !== null) throw locked;
-        return this.#repair(runId);
-      })
-      .immediate();
+    return this.#db.immediate(() => {
+      const locked = locks.check(runId, this.#held.get(runId));
+      if (locked !== null) throw locked;
+      return this.#repair(runId);
+    });
   }
 
   /** Commits appends still waiting, releases the runs it holds, then closes the database file; the store cannot be used afterwards. */
@@ -165,9 +162,7 @@ export class SqliteEventStore implements EventStore {
     const lengths = new Map<string, number>();
     let outcomes: unknown[];
     try {
-      outcomes = this.#db
-        .transaction(() => waiting.map(({ runId, event }) => this.#appendOne(runId, event, lengths)))
-        .immediate();
+      outcomes = this.#db.immediate(() => waiting.map(({ runId, event }) => this.#appendOne(runId, event, lengths)));
     } catch (error) {
       for (const { reject } of waiting) reject(error);
       return;
@@ -186,7 +181,7 @@ export class SqliteEventStore implements EventStore {
       // A run this object holds needs no look at the locks table: only the seq check below.
       const locked = this.#held.has(runId) ? null : (this.#locks?.check(runId, undefined) ?? null);
       if (locked !== null) return locked;
-      const last = this.#lastSeq.get(runId) ?? null;
+      const last = this.#lastSeq.get(runId)?.seq ?? null;
       const end = last === null ? 0 : last + 1;
       const known = lengths.get(runId) ?? this.#lengths.get(runId);
       // Another connection may have written since: then the log is read (and checked) again.
@@ -197,7 +192,7 @@ export class SqliteEventStore implements EventStore {
       return null;
     } catch (error) {
       // A refused insert fails that event alone; any other database error fails the whole group.
-      if (error instanceof Database.SqliteError && !error.code.startsWith("SQLITE_CONSTRAINT")) throw error;
+      if (sqliteError(error) === "other") throw error;
       return error;
     }
   }
@@ -264,7 +259,7 @@ function eventOf(row: Row): Record<string, unknown> | string {
   if (!isUtf8(row.data)) return "is not valid UTF-8";
   let value: unknown;
   try {
-    value = JSON.parse(row.data.toString("utf8"));
+    value = JSON.parse(Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength).toString("utf8"));
   } catch (error) {
     return `is not valid JSON (${error instanceof Error ? error.message : String(error)})`;
   }

@@ -1,7 +1,6 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import type Database from "better-sqlite3";
-
 import { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from "./layout-ids.js";
+import type { SqliteDatabase } from "./sqlite-driver.js";
 
 // Layout 1: one row per event, `data` the event's JSON without the columns beside it.
 // Layout 2: `data` is the whole event as written (keys in their order), plus the locks table and
@@ -65,10 +64,13 @@ export function checkHeader(filename: string): void {
  * `create`, a database without tables of ours (new, or another program's with user_version 0)
  * gets them, and an older layout is brought up to date. Without `create`, nothing is written.
  */
-export function checkLayout(db: Database.Database, filename: string, create: boolean): number {
-  const applicationId = db.pragma("application_id", { simple: true }) as number;
-  const version = db.pragma("user_version", { simple: true }) as number;
-  const columns = (db.pragma("table_info(events)") as { name: string }[]).map((column) => column.name);
+export function checkLayout(db: SqliteDatabase, filename: string, create: boolean): number {
+  const applicationId = db.prepare<{ application_id: number }>("PRAGMA application_id").get()?.application_id ?? 0;
+  const version = db.prepare<{ user_version: number }>("PRAGMA user_version").get()?.user_version ?? 0;
+  const columns = db
+    .prepare<{ name: string }>("PRAGMA table_info(events)")
+    .all()
+    .map((column) => column.name);
   const hasEvents = columns.length > 0;
   if (applicationId === SQLITE_APPLICATION_ID && version > SQLITE_SCHEMA_VERSION) {
     throw new Error(
@@ -81,12 +83,12 @@ export function checkLayout(db: Database.Database, filename: string, create: boo
   const ours = (applicationId === SQLITE_APPLICATION_ID || (applicationId === 0 && version === 1)) && hasEvents;
   if (ours && version === SQLITE_SCHEMA_VERSION) return version;
   if (ours && create) {
-    db.transaction(() => upgrade(db)).immediate();
+    db.immediate(() => upgrade(db));
     return SQLITE_SCHEMA_VERSION;
   }
   if (ours) return version;
   if (create && applicationId === 0 && version === 0 && !hasEvents) {
-    db.transaction(() => db.exec(LAYOUT)).immediate();
+    db.immediate(() => db.exec(LAYOUT));
     return SQLITE_SCHEMA_VERSION;
   }
   if (applicationId !== 0 && applicationId !== SQLITE_APPLICATION_ID) {
@@ -97,8 +99,11 @@ export function checkLayout(db: Database.Database, filename: string, create: boo
 }
 
 /** Brings a file of an older layout to this one, inside the caller's transaction. */
-function upgrade(db: Database.Database): void {
-  const locks = (db.pragma("table_info(locks)") as { name: string }[]).map((column) => column.name);
+function upgrade(db: SqliteDatabase): void {
+  const locks = db
+    .prepare<{ name: string }>("PRAGMA table_info(locks)")
+    .all()
+    .map((column) => column.name);
   // Rows of layout 2 keep a null pid_namespace: their owner's namespace is unknown, so never taken over.
   if (locks.length > 0 && !locks.includes("pid_namespace")) db.exec("ALTER TABLE locks ADD COLUMN pid_namespace TEXT");
   db.exec(LAYOUT);

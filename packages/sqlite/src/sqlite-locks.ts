@@ -1,6 +1,6 @@
 import type { EventLogError } from "@agentloop/core";
 import { isStale, type LockRecord, newLockRecord, runLockedError } from "@agentloop/core/lock-file";
-import type Database from "better-sqlite3";
+import type { SqliteDatabase, SqliteStatement } from "./sqlite-driver.js";
 
 interface LockRow {
   readonly pid: number;
@@ -18,13 +18,13 @@ interface LockRow {
  */
 export class SqliteLocks {
   readonly #filename: string;
-  readonly #select: Database.Statement<[string], LockRow>;
-  readonly #upsert: Database.Statement<[string, number, string, string, string, string | null, string | null]>;
-  readonly #delete: Database.Statement<[string, string]>;
+  readonly #select: SqliteStatement<LockRow>;
+  readonly #upsert: SqliteStatement<never>;
+  readonly #delete: SqliteStatement<never>;
 
-  constructor(db: Database.Database, filename: string) {
+  constructor(db: SqliteDatabase, filename: string) {
     this.#filename = filename;
-    this.#select = db.prepare<[string], LockRow>(
+    this.#select = db.prepare<LockRow>(
       "SELECT pid, host, since, token, boot, pid_namespace AS pidNamespace FROM locks WHERE run_id = ?",
     );
     this.#upsert = db.prepare(

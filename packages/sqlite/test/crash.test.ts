@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import Database from "better-sqlite3";
 import { describeCrashTests } from "../../core/test/crash-suite.js";
 import { SqliteEventStore } from "../src/index.js";
+import { openRaw } from "./raw-sqlite.js";
 
 // The crash tests (packages/core/test/crash-suite.ts) on the SQLite store. The child loads the BUILT
 // core and the BUILT dist/index.js of this package by absolute path, so build both first.
@@ -13,10 +13,10 @@ const PACKAGE = join(import.meta.dirname, "..");
 /** The run's rows as stored, every column, one JSON text per row: what resume must keep byte for byte. */
 function rows(filename: string, runId: string): string[] {
   if (!existsSync(filename)) return [];
-  const db = new Database(filename, { fileMustExist: true });
+  const db = openRaw(filename, { readonly: true });
   try {
     return db
-      .prepare<[string], Record<string, unknown>>("SELECT * FROM events WHERE run_id = ? ORDER BY seq")
+      .prepare<Record<string, unknown>>("SELECT * FROM events WHERE run_id = ? ORDER BY seq")
       .all(runId)
       .map((row) => JSON.stringify(row));
   } finally {

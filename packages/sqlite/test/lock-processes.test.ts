@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { newLockRecord } from "@agentloop/core/lock-file";
-import Database from "better-sqlite3";
 import { describeLockProcesses } from "../../core/test/lock-suite.js";
 import { SqliteEventStore } from "../src/index.js";
+import { openRaw } from "./raw-sqlite.js";
 
 // The lock tests with real processes (packages/core/test/lock-suite.ts) on the SQLite store. The
 // child loads the BUILT core and the BUILT dist/index.js of this package, so build both first.
@@ -16,7 +16,7 @@ describeLockProcesses("SqliteEventStore", {
   openStore: (path) => new SqliteEventStore(path),
   plantStaleLock(path, runId, pid) {
     new SqliteEventStore(path).close(); // the file and its tables exist
-    const db = new Database(path);
+    const db = openRaw(path);
     const { host, since, token, boot, pidNamespace } = newLockRecord();
     db.prepare(
       "INSERT OR REPLACE INTO locks (run_id, pid, host, since, token, boot, pid_namespace) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { newLockRecord } from "@agentloop/core/lock-file";
 import type { StoredEvent } from "@agentloop/core/store";
 import { logError, sampleLog } from "@agentloop/store-testkit";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SqliteEventStore } from "../src/index.js";
+import { column, openRaw } from "./raw-sqlite.js";
 
 // Group commit, strict decoding and the locks table, seen from the file.
 
@@ -41,13 +41,13 @@ describe("SqliteEventStore group commit", () => {
     const store = open();
     await store.append("warm-up", first);
     const before = walFrames();
-    const reader = new Database(filename, { readonly: true });
+    const reader = openRaw(filename, { readonly: true });
     const seen: number[] = [];
-    const count = reader.prepare("SELECT COUNT(*) FROM events WHERE run_id != 'warm-up'").pluck();
+    const count = () => column(reader, "SELECT COUNT(*) FROM events WHERE run_id != 'warm-up'")[0];
     await Promise.all(
       Array.from({ length: 100 }, (_, n) =>
         store.append(`run-${n}`, first).then(() => {
-          seen.push(count.get() as number);
+          seen.push(count() as number);
         }),
       ),
     );
@@ -83,7 +83,7 @@ describe("SqliteEventStore group commit", () => {
   it("rejects every append of a group that cannot begin, and commits nothing of it", async () => {
     const store = open({ timeout: 20 });
     await store.append("a", first);
-    const writer = new Database(filename);
+    const writer = openRaw(filename);
     writer.exec("BEGIN IMMEDIATE");
     const outcomes = await Promise.allSettled(["b", "c", "d"].map((runId) => store.append(runId, first)));
     writer.exec("ROLLBACK");
@@ -116,7 +116,7 @@ describe("SqliteEventStore decoding", () => {
     const store = open();
     const events = sampleLog();
     for (const event of events) await store.append("run-1", event);
-    const db = new Database(filename);
+    const db = openRaw(filename);
     const data = Buffer.from(JSON.stringify(events[3]));
     data.set([0xff, 0xfe], data.indexOf("line one") + 5);
     db.prepare("UPDATE events SET data = CAST(? AS TEXT) WHERE run_id = 'run-1' AND seq = 3").run(data);
@@ -130,7 +130,7 @@ describe("SqliteEventStore decoding", () => {
   it("reports a row whose data does not agree with its columns", async () => {
     const store = open();
     for (const event of sampleLog().slice(0, 3)) await store.append("run-1", event);
-    const db = new Database(filename);
+    const db = openRaw(filename);
     db.prepare("UPDATE events SET type = 'tool.finished' WHERE run_id = 'run-1' AND seq = 2").run();
     db.close();
     const error = await logError(open().read("run-1"));
@@ -142,7 +142,7 @@ describe("SqliteEventStore decoding", () => {
 describe("SqliteEventStore locks table", () => {
   it("takes over the row of a dead process on this host, and refuses one from another host with how to delete it", async () => {
     const store = open();
-    const db = new Database(filename);
+    const db = openRaw(filename);
     const plant = db.prepare(
       "INSERT OR REPLACE INTO locks (run_id, pid, host, since, token, boot, pid_namespace) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );

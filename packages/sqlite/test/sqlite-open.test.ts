@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { newLockRecord } from "@agentloop/core/lock-file";
 import type { StoredEvent } from "@agentloop/core/store";
 import { logError, sampleLog } from "@agentloop/store-testkit";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION, SqliteEventStore } from "../src/index.js";
+import type { SqliteDatabase } from "../src/sqlite-driver.js";
+import { column, openRaw, pragma } from "./raw-sqlite.js";
 
 // Which files the store opens, and how: read-only opens write nothing, and a file that is not an
 // agentloop event log is refused with one line naming it, in either mode, and left as it was.
@@ -20,8 +21,8 @@ beforeEach(() => {
 afterEach(() => rmSync(directory, { recursive: true, force: true }));
 
 /** Runs `setup` on a raw connection to the file, then closes it. */
-function raw(setup: (db: Database.Database) => void): void {
-  const db = new Database(filename);
+function raw(setup: (db: SqliteDatabase) => void): void {
+  const db = openRaw(filename);
   try {
     setup(db);
   } finally {
@@ -32,7 +33,7 @@ function raw(setup: (db: Database.Database) => void): void {
 /** Layout 1, as the first @agentloop/sqlite wrote it: no application id, no locks, data without the columns. */
 function layoutOne(events: readonly StoredEvent[]): void {
   raw((db) => {
-    db.pragma("journal_mode = WAL");
+    db.exec("PRAGMA journal_mode = WAL");
     db.exec(`CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, at TEXT NOT NULL,
       data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) STRICT; PRAGMA user_version = 1;`);
     const insert = db.prepare("INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
@@ -97,8 +98,8 @@ describe("SqliteEventStore read-only", () => {
     expect(() => new SqliteEventStore(filename, { readonly: true })).toThrow("it has no events table");
     expect(readFileSync(filename).equals(before)).toBe(true);
     raw((db) => {
-      expect(db.pragma("journal_mode", { simple: true })).toBe("delete");
-      expect(db.pragma("user_version", { simple: true })).toBe(0);
+      expect(pragma(db, "journal_mode")).toBe("delete");
+      expect(pragma(db, "user_version")).toBe(0);
     });
   });
 });
@@ -122,7 +123,7 @@ describe("SqliteEventStore refuses a file that is not an agentloop event log", (
   it("a database whose user_version is no layout of ours", () => {
     raw((db) => {
       db.exec("CREATE TABLE events (run_id TEXT, seq INTEGER, type TEXT, at TEXT, data TEXT)");
-      db.pragma("user_version = 7");
+      db.exec("PRAGMA user_version = 7");
     });
     expectRefused("its user_version 7 is no layout of @agentloop/sqlite");
   });
@@ -138,9 +139,9 @@ describe("SqliteEventStore layouts", () => {
     const store = new SqliteEventStore(filename);
     store.close();
     raw((db) => {
-      expect(db.pragma("application_id", { simple: true })).toBe(SQLITE_APPLICATION_ID);
-      expect(db.pragma("user_version", { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
-      const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(pragma(db, "application_id")).toBe(SQLITE_APPLICATION_ID);
+      expect(pragma(db, "user_version")).toBe(SQLITE_SCHEMA_VERSION);
+      const tables = column(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
       expect(tables).toEqual(["events", "locks"]);
     });
   });
@@ -162,8 +163,8 @@ describe("SqliteEventStore layouts", () => {
     await lock.release();
     writer.close();
     raw((db) => {
-      expect(db.pragma("user_version", { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
-      expect(db.pragma("application_id", { simple: true })).toBe(SQLITE_APPLICATION_ID);
+      expect(pragma(db, "user_version")).toBe(SQLITE_SCHEMA_VERSION);
+      expect(pragma(db, "application_id")).toBe(SQLITE_APPLICATION_ID);
     });
     const again = new SqliteEventStore(filename, { readonly: true });
     expect(await again.read("old")).toEqual(events);
@@ -199,9 +200,8 @@ describe("SqliteEventStore layouts", () => {
       writer.close();
     }
     raw((db) => {
-      expect(db.pragma("user_version", { simple: true })).toBe(3);
-      const columns = (db.pragma("table_info(locks)") as { name: string }[]).map((column) => column.name);
-      expect(columns).toContain("pid_namespace");
+      expect(pragma(db, "user_version")).toBe(3);
+      expect(column(db, "SELECT name FROM pragma_table_info('locks')")).toContain("pid_namespace");
     });
   });
 });

@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StoredEvent } from "@agentloop/core/store";
 import { type DurableHarness, describeDurableStore, logError, sampleLog } from "@agentloop/store-testkit";
-import Database from "better-sqlite3";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { SQLITE_SCHEMA_VERSION, SqliteEventStore } from "../src/index.js";
+import type { SqliteDatabase } from "../src/sqlite-driver.js";
+import { column, openRaw, pragma } from "./raw-sqlite.js";
 
 /** Event `index` of the sample log. */
 function sample(index: number): StoredEvent {
@@ -15,8 +16,8 @@ function sample(index: number): StoredEvent {
 }
 
 /** Opens a raw connection to the file, closed when the test ends. */
-function raw(filename: string, options: Database.Options = {}): Database.Database {
-  const db = new Database(filename, options);
+function raw(filename: string, options: { readonly?: boolean } = {}): SqliteDatabase {
+  const db = openRaw(filename, options);
   onTestFinished(() => {
     db.close();
   });
@@ -35,7 +36,7 @@ function sqliteHarness(): DurableHarness & { readonly filename: string; readonly
   };
   /** Runs one statement on the last row of `runId` through a connection of its own. */
   const onLastRow = (runId: string, set: string) => {
-    const db = new Database(filename);
+    const db = openRaw(filename);
     const last = "SELECT MAX(seq) FROM events WHERE run_id = ?";
     db.prepare(`UPDATE events SET ${set} WHERE run_id = ? AND seq = (${last})`).run(runId, runId);
     db.close();
@@ -69,8 +70,8 @@ describe("SqliteEventStore on disk", () => {
     await store.append("run-1", sample(0));
     expect(existsSync(`${filename}-wal`)).toBe(true);
     const db = raw(filename, { readonly: true });
-    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(db.pragma("user_version", { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
+    expect(pragma(db, "journal_mode")).toBe("wal");
+    expect(pragma(db, "user_version")).toBe(SQLITE_SCHEMA_VERSION);
   });
 
   it("writes one row per event: run_id, seq, type, at, and the whole event as written in data", async () => {
@@ -155,17 +156,17 @@ describe("SqliteEventStore on disk", () => {
     expect(gap.message).toContain("has seq 3, expected 2");
     expect(gap.intact).toEqual(events.slice(0, 2));
     expect(await logError(store.repair("run-1"))).toMatchObject({ position: 2 });
-    expect(db.prepare("SELECT COUNT(*) FROM events").pluck().get()).toBe(5);
+    expect(column(db, "SELECT COUNT(*) FROM events")).toEqual([5]);
   });
 
   it("refuses a file written by a newer schema, and leaves it as it was", () => {
     const { filename } = open();
     const db = raw(filename);
-    db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
+    db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION + 1}`);
     expect(() => new SqliteEventStore(filename)).toThrow(
       `schema version ${SQLITE_SCHEMA_VERSION + 1}; this @agentloop/sqlite reads up to ${SQLITE_SCHEMA_VERSION}`,
     );
-    expect(db.pragma("user_version", { simple: true })).toBe(SQLITE_SCHEMA_VERSION + 1);
+    expect(pragma(db, "user_version")).toBe(SQLITE_SCHEMA_VERSION + 1);
   });
 
   it("creates the file's directory, and rejects every call once closed", async () => {

@@ -55,6 +55,15 @@ describe("opening a SQLite store", () => {
     await expect(opening).rejects.toThrow(/run 'npm rebuild better-sqlite3'/);
   });
 
+  it("passes on @agentloop/sqlite's line naming better-sqlite3 to install on Node 20, not calling the log bad", async () => {
+    const message =
+      "@agentloop/sqlite needs better-sqlite3 on Node v20.20.2 (Node 22.13 and later have node:sqlite built in): npm i better-sqlite3";
+    const noDriver = Object.assign(new Error(message), { code: "MODULE_NOT_FOUND" });
+    const opening = openStore(join(tmpdir(), "runs.db"), { load: storeThatThrows(noDriver) });
+    await expect(opening).rejects.toMatchObject({ name: "UsageError", message });
+    await expect(opening).rejects.not.toThrow(/not an agentloop log/);
+  });
+
   it("names the package to install when @agentloop/sqlite is not installed", async () => {
     const missing = (specifier: string) => import(`${specifier}-not-installed`);
     await expect(openStore("runs.db", { load: missing })).rejects.toThrow(

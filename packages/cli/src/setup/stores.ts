@@ -136,6 +136,8 @@ function sqliteError(error: unknown, path: string): Error {
   const native = nativeModuleError(error);
   if (native !== null) return native;
   const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  // @agentloop/sqlite without its driver (Node 20 without better-sqlite3): its own line says what to install.
+  if (code === "MODULE_NOT_FOUND") return new UsageError(messageOf(error));
   if (code === "SQLITE_NOTADB") return new UsageError(`'${path}' is not a SQLite file (nor an agentloop log)`);
   if (code === "SQLITE_CANTOPEN") return new UsageError(`cannot open '${path}': ${messageOf(error)}`);
   const named = fileError(error, "open the store", path);
