@@ -71,6 +71,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
   "pnpm bench --tiny": "builds every package first: its script is checked below",
   "pnpm --filter @agentloop/bench profile:steps": "a CPU profile: its script is checked below",
   "pnpm --filter @agentloop/bench profile:replay": "a CPU profile: its script is checked below",
+  "pnpm --filter @agentloop/bench bench:stores [--sqlite]":
+    "a benchmark of minutes, run on each Node by hand: its script is checked below",
   "pnpm bench:compare <git-ref> <git-ref>": "placeholders for two commits: its script is checked below",
   "pnpm --filter @agentloop/restate demo -- --register http://127.0.0.1:9070":
     "run as written below with no Restate server on 9070: it must get past its arguments; restate's demo.test.ts registers the demo with a real server",
@@ -80,7 +82,7 @@ const MCP_COMMAND =
   'agentloop run --mcp "npx -y my-mcp-server --root ." --mcp-url http://127.0.0.1:3000/mcp --model openai:gpt-4o-mini "Tidy up."';
 
 /** Commands that install packages from the registry: not run (they change a project); the names are checked. */
-const INSTALL = /^(pnpm add|npm install) /;
+const INSTALL = /^(pnpm add|npm install|npm i) /;
 /** The guide's requests to a Restate server on its default ports: restate's demo.test.ts runs them as written against a real server, its ports put in. */
 const RESTATE_REQUEST = /^curl -s (-X POST )?localhost:(8080|9070)\//;
 /** The README's "See a run" commands, run above. */
@@ -186,7 +188,9 @@ describe("every command in the READMEs and docs/", () => {
     expect(Object.keys(scripts("."))).toEqual(
       expect.arrayContaining(["demo", "setup:browser", "test", "bench", "bench:compare"]),
     );
-    expect(Object.keys(scripts("packages/bench"))).toEqual(expect.arrayContaining(["profile:steps", "profile:replay"]));
+    expect(Object.keys(scripts("packages/bench"))).toEqual(
+      expect.arrayContaining(["profile:steps", "profile:replay", "bench:stores"]),
+    );
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
     for (const step of ["pnpm install --frozen-lockfile", "pnpm run setup:browser", "pnpm test"])
       expect(ci).toContain(step);
