@@ -1,29 +1,7 @@
 import { type Actor, assign, createActor, setup } from "xstate";
-import {
-  type AgentActorLogic,
-  type AgentParentEvent,
-  type AgentResult,
-  type AgentTaskInput,
-  type ToolCall,
-  ToolRegistry,
-} from "../src/index.js";
+import type { AgentActorLogic, AgentParentEvent, AgentResult, AgentTaskInput, ToolCall } from "../src/index.js";
 
-/** A registry with `send_email`, which needs approval, and the addresses it really sent to. */
-export function makeMailRegistry(): { registry: ToolRegistry; sent: string[] } {
-  const sent: string[] = [];
-  const registry = new ToolRegistry();
-  registry.register(
-    "send_email",
-    "Send an email.",
-    { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
-    ({ to }: { to: string }) => {
-      sent.push(to);
-      return { sent: to };
-    },
-    { needsApproval: true },
-  );
-  return { registry, sent };
-}
+export { makeMailRegistry } from "../src/testing.js";
 
 /** What the test workflow keeps: every state the agent showed, every approval request, and how the child ended. */
 export interface WorkflowContext {

@@ -1,26 +1,13 @@
-import { type Approver, asks, final, MemoryEventStore, ToolRegistry, toolCall } from "@agentloop/core";
+import { type Approver, asks, final, MemoryEventStore, toolCall } from "@agentloop/core";
 import { parseEventLog } from "@agentloop/core/store";
+import { makeMailRegistry } from "@agentloop/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentWorkflow, agentWorkflow } from "../src/index.js";
 import { stepModel } from "./support/in-process.js";
 import { type InProcessHarness, openInProcess } from "./support/in-process-harness.js";
 
-const sent: string[] = [];
-
-function mailRegistry(): ToolRegistry {
-  const registry = new ToolRegistry();
-  registry.register(
-    "send_email",
-    "Send an email.",
-    { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
-    ({ to }: { to: string }) => {
-      sent.push(to);
-      return { sent: to };
-    },
-    { needsApproval: true },
-  );
-  return registry;
-}
+// One registry for every workflow here: `sent` counts each email really sent, across runs.
+const { registry: mail, sent } = makeMailRegistry();
 
 const store = new MemoryEventStore();
 const MAIL = [asks(toolCall("e1", "send_email", { to: "ana@example.com" })), final("Done.")];
@@ -28,7 +15,7 @@ const MAIL = [asks(toolCall("e1", "send_email", { to: "ana@example.com" })), fin
 /** A workflow whose approval policy gives `decision`, as a policy written in plain JavaScript might. */
 function policyGiving(name: string, decision: unknown): AgentWorkflow {
   const approve = (() => decision) as unknown as Approver;
-  return agentWorkflow({ name, model: stepModel(MAIL), registry: mailRegistry(), store, approve });
+  return agentWorkflow({ name, model: stepModel(MAIL), registry: mail, store, approve });
 }
 
 const BAD_DECISIONS = {
