@@ -1,11 +1,6 @@
 // What a model adapter needs beyond the root's types: `@agentloop/core/adapter`.
 // JSON Pointers into a tool's schema (a `$ref`'s target), for adapters that adapt schemas on the wire.
-export { pointerSegments, valueAt } from "./arg-path.js";
-export { assignCallIds } from "./assign-call-ids.js";
-export { checkReply, copyReply, MAX_ARGS_DEPTH } from "./check-reply.js";
-export { countTokens } from "./count-tokens.js";
-export { isErrorMessage } from "./log-flags.js";
-export type { ModelWithLimits } from "./settings.js";
+
 export type {
   FinishReason,
   Message,
@@ -17,4 +12,15 @@ export type {
   ToolCall,
   ToolSpec,
   Usage,
-} from "./types.js";
+} from "./data/index.js";
+export {
+  assignCallIds,
+  checkReply,
+  copyReply,
+  countTokens,
+  isErrorMessage,
+  MAX_ARGS_DEPTH,
+  pointerSegments,
+  valueAt,
+} from "./data/index.js";
+export type { ModelWithLimits } from "./run/index.js";

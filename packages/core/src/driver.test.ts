@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import { agentMachine } from "./agent-machine.js";
+import { ModelError } from "./data/errors.js";
+import { EVENT_LOG_SCHEMA_VERSION } from "./data/events.js";
+import { createTranscript } from "./data/transcript.js";
+import type { Model } from "./data/types.js";
+import { agentMachine } from "./decide/agent-machine.js";
 import { askApprover, askModel, drivenMachine, lostResult, type ModelRequest, RunLoop, runTool } from "./driver.js";
-import { ModelError } from "./errors.js";
-import { MemoryEventStore } from "./event-store.js";
-import { EVENT_LOG_SCHEMA_VERSION } from "./events.js";
-import { Journal } from "./journal.js";
-import { asks, final, scriptedModel, toolCall } from "./scripted-model.js";
-import { resolveSettings } from "./settings.js";
-import { ToolRegistry } from "./tool-registry.js";
-import { createTranscript } from "./transcript.js";
-import type { Model } from "./types.js";
+import { MemoryEventStore } from "./log/event-store.js";
+import { Journal } from "./log/journal.js";
+import { asks, final, scriptedModel, toolCall } from "./run/scripted-model.js";
+import { resolveSettings } from "./run/settings.js";
+import { ToolRegistry } from "./tools/tool-registry.js";
 
 function request(step = 1): ModelRequest {
   const transcript = createTranscript([

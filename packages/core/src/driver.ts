@@ -2,20 +2,26 @@
 // the performers that turn a request into the event that answers it, and the loop that runs
 // them: `@agentloop/core/driver`.
 export {
+  type AgentActor,
   type ApprovalDecided,
   type Approver,
   type ApproverAnswer,
+  type AskModelOptions,
   askApprover,
-} from "./ask-approver.js";
-export { type AskModelOptions, askModel, type ModelAnswer, type ModelReplied, type ModelRequest } from "./ask-model.js";
-export { type AgentActor, drivenMachine } from "./driven-machine.js";
-export { type DrivenMachine, type EffectPorts, type LoopOutcome, RunLoop } from "./run-loop.js";
-export {
+  askModel,
   DEFAULT_TOOL_TIMEOUT_MS,
+  type DrivenMachine,
+  drivenMachine,
+  type EffectPorts,
+  type LoopOutcome,
   lostResult,
+  type ModelAnswer,
+  type ModelReplied,
+  type ModelRequest,
   mayRunAgain,
+  RunLoop,
   type RunToolOptions,
   runTool,
   type ToolAnswer,
   type ToolFinished,
-} from "./run-tool.js";
+} from "./run/index.js";

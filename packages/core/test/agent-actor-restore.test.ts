@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentResult } from "../src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 
 // A workflow persisted at every point of its agent's run, its process killed there, and restored
 // in a fresh process: fixtures/workflow-child.mjs runs an order workflow on the BUILT core (build
@@ -15,7 +15,7 @@ const CORE = join(import.meta.dirname, "..");
 const dirs: string[] = [];
 beforeAll(() => {
   // The child runs dist/: refuse a build older than the sources it tests.
-  for (const file of ["agent-actor", "agent-actor-run", "agent-input", "agent-view", "approval-desk"]) {
+  for (const file of ["run/agent-actor", "run/agent-actor-run", "data/agent-input", "decide/agent-view", "run/approval-desk"]) {
     const built = join(CORE, "dist", `${file}.js`);
     if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(CORE, "src", `${file}.ts`)).mtimeMs) {
       throw new Error(

@@ -49,7 +49,7 @@ function assertBuilt({ name, dir }: BuiltPackage): void {
   const dist = join(dir, "dist");
   const hint = `run \`pnpm --filter ${name} build\` before the crash tests`;
   if (!existsSync(join(dist, "index.js"))) throw new Error(`${where}/dist is missing: ${hint}`);
-  for (const file of readdirSync(src)) {
+  for (const file of readdirSync(src, { recursive: true, encoding: "utf8" })) {
     if (!file.endsWith(".ts") || file.endsWith(".test.ts")) continue;
     const built = join(dist, file.replace(/\.ts$/, ".js"));
     if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(src, file)).mtimeMs) {

@@ -11,9 +11,9 @@ import {
   scriptedModel,
   ToolRegistry,
 } from "../src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
 import { messagesOf } from "../src/machine.js";
 import { EVENT_LOG_SCHEMA_VERSION, parseEventLog } from "../src/store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 
 // Golden logs of schema 2: written once by the code of that version (parallel calls, approval per
 // call, a conversation with history, reasoning and a refusal, the repeat guard, an interruption

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { replayRun, resumeAgent, scriptedModel, ToolRegistry } from "../src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
 import { EVENT_LOG_SCHEMA_VERSION } from "../src/store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 
 // Golden logs of schema 3, written once by the code of that version and never regenerated: a
 // tool that throws, an unknown tool and a denied call beside one that worked. From schema 3 on

@@ -12,9 +12,9 @@ import {
   scriptedModel,
   toolCall,
 } from "../src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
 import { messagesOf } from "../src/machine.js";
 import { EVENT_LOG_SCHEMA_VERSION } from "../src/store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 import { makeWeatherRegistry } from "../src/testing.js";
 
 // Golden logs: written once by the code of schema version 1 and never regenerated. Every

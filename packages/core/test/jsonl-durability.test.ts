@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sampleLog } from "../../store-testkit/src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 
 // What each durability does, seen from the system calls: the store's fsyncs are counted, and the
 // batch mode's are held back, to show that no append resolves before its line is synced.

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { asks, final, type Model, type ModelReply, resumeAgent, ToolRegistry, toolCall } from "../src/index.js";
-import { Journal } from "../src/journal.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
+import { Journal } from "../src/log/journal.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 
 // A log larger than the longest string V8 can make (512 MiB), written by the library's journal: six
 // tool results of 95 MB each, as a run with `maxResultChars: Infinity` keeps them. It is read,

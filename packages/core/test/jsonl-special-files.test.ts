@@ -8,7 +8,7 @@ import { sampleLog } from "../../store-testkit/src/index.js";
 // Files named like logs that are no regular files. A FIFO blocks the thread that opens it and
 // `/dev/zero` never ends, so the store runs in a child process (the BUILT core) with a deadline.
 
-const STORE = new URL("../dist/jsonl-store.js", import.meta.url).href;
+const STORE = new URL("../dist/stores/jsonl-store.js", import.meta.url).href;
 
 let directory = "";
 afterEach(() => rmSync(directory, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { continueAgent, MemoryEventStore, resumeAgent, runAgent } from "../src/index.js";
 import type { StoredEvent } from "../src/store.js";
 import { asks, final, scriptedModel, toolCall } from "../src/testing.js";
-import { ToolRegistry } from "../src/tool-registry.js";
+import { ToolRegistry } from "../src/tools/tool-registry.js";
 
 function tools(): ToolRegistry {
   const registry = new ToolRegistry();

@@ -17,7 +17,7 @@ import {
   resumeAgent,
   runAgent,
 } from "../src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 import { makeTools, type Plan, planArb, plannedCall, scriptOf } from "./safeguard-plans.js";
 import { comparable, STATE_OF } from "./trace.js";
 

@@ -6,9 +6,9 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleLog } from "../../store-testkit/src/index.js";
 import { MemoryEventStore } from "../src/index.js";
-import { Journal } from "../src/journal.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
+import { Journal } from "../src/log/journal.js";
 import type { StoredEvent } from "../src/store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 
 // Repair is crash-safe: a child (fixtures/repair-child.mjs, on the BUILT core) repairs a large log
 // with a torn last line and is SIGKILLed at points spread over the whole repair. Whenever it died,

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { logError, sampleLog } from "../../store-testkit/src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
 import type { StoredEvent } from "../src/store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 
 // Repair on the full disk that tore the log: a real 1 MiB tmpfs (mounting needs root), filled by
 // an append the store could not finish.

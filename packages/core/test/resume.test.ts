@@ -21,9 +21,9 @@ import {
   ToolRegistry,
   toolCall,
 } from "../src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
 import { messagesOf, pendingRequests } from "../src/machine.js";
 import type { StoredEvent } from "../src/store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 import { makeWeatherRegistry, WEATHER_TASK as TASK } from "../src/testing.js";
 import { movedTo } from "./trace.js";
 

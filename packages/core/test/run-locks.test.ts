@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { JsonlEventStore } from "../src/jsonl-store.js";
-import { newLockRecord } from "../src/lock-file.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
+import { newLockRecord } from "../src/stores/lock-file.js";
 import { describeLockProcesses } from "./lock-suite.js";
 
 // The lock tests with real processes (lock-suite.ts) on the JSONL store: the child runs the BUILT core.

@@ -20,8 +20,8 @@ import {
   sampleLog,
 } from "../../store-testkit/src/index.js";
 import { MemoryEventStore } from "../src/index.js";
-import { JsonlEventStore } from "../src/jsonl-store.js";
 import type { StoredEvent } from "../src/store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 
 describeEventStore("MemoryEventStore", async () => ({ store: new MemoryEventStore() }));
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { JsonlEventStore } from "../src/jsonl-store.js";
+import { JsonlEventStore } from "../src/stores/jsonl-store.js";
 import { describeWriterRace } from "./writer-race.js";
 
 // The two-process resume race (writer-race.ts) on the JSONL store: the children run the BUILT core.

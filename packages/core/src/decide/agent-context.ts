@@ -1,0 +1,141 @@
+import type { AgentResult, AgentStatus, RunSettings, ToolSpec } from "../data/index.js";
+import {
+  appendMessage,
+  countTokens,
+  createTranscript,
+  EVENT_LOG_SCHEMA_VERSION,
+  type LogFlags,
+  logFlags,
+  messagesOf,
+  type Transcript,
+  transcriptTokens,
+} from "../data/index.js";
+import type { CallBatch } from "./call-batch.js";
+
+/**
+ * What starts `agentMachine`: resolved settings (see `resolveSettings`), the log format they came
+ * from, and for the next turn of a conversation the finished turn's context and the user's message.
+ */
+export interface AgentMachineInput {
+  readonly settings: RunSettings;
+  /** The schema version of the log the settings come from (default: the current one); older logs decide as they did. */
+  readonly schemaVersion?: number;
+  /** The next turn of a finished run: its last context, and the user's next message. */
+  readonly continues?: { readonly context: AgentContext; readonly message: string };
+}
+
+/** The machine's context: plain data, changed only by pure assigns. */
+export interface AgentContext {
+  readonly maxSteps: number;
+  readonly tokenBudget: number;
+  readonly replyReserve: number;
+  readonly repeatLimit: number;
+  /** Whether a reply's provider `usage` replaces the estimate (false only for logs written before it did). */
+  readonly countUsage: boolean;
+  readonly onRepeatedCall: "refuse" | "stop";
+  readonly approvalRequired: readonly string[];
+  readonly idempotentTools: readonly string[];
+  readonly repeatableTools: readonly string[];
+  /** Calls of one reply in progress at once (running or waiting for a decision), at most. */
+  readonly toolConcurrency: number;
+  /** The log format the run was started with. */
+  readonly schemaVersion: number;
+  /** What that format changes (see `LOG_FLAGS`): logs of older versions decide as they did then. */
+  readonly flags: LogFlags;
+  readonly specs: readonly ToolSpec[];
+  /** `countTokens(specs)`, computed once: the specs are sent with every call. */
+  readonly specsTokens: number;
+  /** The append-only message list. */
+  readonly transcript: Transcript;
+  /** Model calls made over the whole run. */
+  readonly steps: number;
+  /** Tokens spent over the whole run: every prompt plus every reply, or the provider's counts when it gives them. */
+  readonly tokens: number;
+  /** Model calls and tokens when the current turn began: the limits count from there. */
+  readonly turnStart: { readonly steps: number; readonly tokens: number };
+  /** The calls of the last reply and where each stands; null before the first reply with calls. */
+  readonly batch: CallBatch | null;
+  /** The last call answered (tool name and canonical arguments) and how many times in a row it came. */
+  readonly lastCall: { readonly key: string; readonly count: number } | null;
+  readonly status: AgentStatus | null;
+  readonly answer: string | null;
+}
+
+/** The context a run starts from: its settings, and the system message, any history and the task as the list. */
+export function initialContext({
+  settings,
+  schemaVersion = EVENT_LOG_SCHEMA_VERSION,
+  continues,
+}: AgentMachineInput): AgentContext {
+  if (continues !== undefined) return nextTurn(continues.context, continues.message);
+  const transcript = createTranscript([
+    { role: "system", content: settings.system },
+    ...(settings.history ?? []),
+    { role: "user", content: settings.task },
+  ]);
+  const context: AgentContext = {
+    maxSteps: settings.maxSteps,
+    tokenBudget: settings.tokenBudget,
+    replyReserve: settings.replyReserve ?? 0,
+    repeatLimit: settings.repeatLimit ?? Number.POSITIVE_INFINITY,
+    countUsage: settings.countUsage ?? false,
+    onRepeatedCall: settings.onRepeatedCall ?? "refuse",
+    approvalRequired: settings.approvalRequired ?? [],
+    idempotentTools: settings.idempotentTools ?? [],
+    repeatableTools: settings.repeatableTools ?? [],
+    toolConcurrency: settings.toolConcurrency ?? 1,
+    schemaVersion,
+    flags: logFlags(schemaVersion),
+    specs: settings.tools,
+    specsTokens: countTokens(settings.tools),
+    transcript,
+    steps: 0,
+    tokens: 0,
+    turnStart: { steps: 0, tokens: 0 },
+    batch: null,
+    lastCall: null,
+    status: null,
+    answer: null,
+  };
+  // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
+  // an object that way on its fast path only once an object of the same shape has been spread:
+  // made by a spread, the context is copied about 15 times faster (see docs/benchmarks.md).
+  return { ...context };
+}
+
+/** The context of a conversation's next turn: the list goes on with the user's message, and the limits count afresh. */
+function nextTurn(context: AgentContext, message: string): AgentContext {
+  return {
+    ...context,
+    transcript: appendMessage(context.transcript, { role: "user", content: message }),
+    turnStart: { steps: context.steps, tokens: context.tokens },
+    batch: null,
+    // A user's message breaks any row of repeated calls.
+    lastCall: null,
+    status: null,
+    answer: null,
+  };
+}
+
+/** Tokens of the next prompt: `countTokens(specs) + countTokens(messages)`, in O(1). */
+export function promptTokens(context: AgentContext): number {
+  return context.specsTokens + transcriptTokens(context.transcript);
+}
+
+/** Tokens spent past the budget in this turn (the provider counted more than the estimate allowed for), or 0. */
+export function tokensOverBudget(context: AgentContext): number {
+  return Math.max(0, context.tokens - context.turnStart.tokens - context.tokenBudget);
+}
+
+/** The machine's output: the `AgentResult` of a finished turn. */
+export function resultOf(context: AgentContext): AgentResult {
+  const over = context.flags.tokensOverBudget ? tokensOverBudget(context) : 0;
+  return {
+    status: context.status ?? "done",
+    answer: context.answer,
+    steps: context.steps,
+    tokens: context.tokens,
+    messages: messagesOf(context.transcript),
+    ...(over > 0 ? { tokensOverBudget: over } : {}),
+  };
+}

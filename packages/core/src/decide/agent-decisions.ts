@@ -1,0 +1,237 @@
+import type { AgentEvent, AgentRequest, Message, ModelReply, ToolCall } from "../data/index.js";
+import {
+  appendCopy,
+  appendMessage,
+  isErrorResult,
+  type LogFlags,
+  lastMessage,
+  type Transcript,
+  tokensOfLength,
+} from "../data/index.js";
+import { type AgentContext, promptTokens } from "./agent-context.js";
+import { CallBatch, type CallChange } from "./call-batch.js";
+import { callKey } from "./call-key.js";
+
+/**
+ * The machine's decisions as plain functions of context (and event data): no clock, no
+ * randomness, no I/O. `agentMachine` names each of them as a guard or an assign.
+ */
+
+type Decided = Extract<AgentEvent, { type: "approval.decided" }>;
+type Finished = Extract<AgentEvent, { type: "tool.finished" }>;
+
+/** Whether this turn has made `maxSteps` model calls. */
+export function isStepLimitReached(context: AgentContext): boolean {
+  return context.steps - context.turnStart.steps >= context.maxSteps;
+}
+
+/** Whether the next prompt, plus the reply reserve, would push this turn's tokens past the budget. */
+export function isOverBudget(context: AgentContext): boolean {
+  const spent = context.tokens - context.turnStart.tokens;
+  return spent + promptTokens(context) + context.replyReserve > context.tokenBudget;
+}
+
+/**
+ * Appends the model's reply; counts the provider's usage when it gives one, else the estimate;
+ * and plans its calls: which are refused as repeats without running, and where a repeat stops the run.
+ */
+export function appendReply(context: AgentContext, reply: ModelReply): Partial<AgentContext> {
+  const { content, toolCalls, usage, reasoning, finishReason } = reply;
+  // A copy: the trace owns its calls (they are frozen with it), whoever made the reply.
+  const transcript = appendCopy(context.transcript, {
+    role: "assistant",
+    content,
+    toolCalls,
+    ...(reasoning === undefined ? {} : { reasoning }),
+    ...(finishReason === undefined ? {} : { finishReason }),
+  });
+  const assistant = lastMessage(transcript) as Extract<Message, { role: "assistant" }>;
+  const estimate = promptTokens(context) + tokensOfLength(transcript.chars - context.transcript.chars);
+  const spent = usage === undefined || !context.countUsage ? estimate : usage.inputTokens + usage.outputTokens;
+  const next = {
+    transcript,
+    steps: context.steps + 1,
+    tokens: context.tokens + spent,
+    answer: toolCalls.length === 0 && finishReason !== "refusal" ? content : null,
+  };
+  if (assistant.toolCalls.length === 0) return { ...next, batch: null };
+  const { batch, lastCall } = planCalls(context, assistant.toolCalls);
+  return { ...next, ...appendAnswered(context.flags, transcript, batch), lastCall };
+}
+
+/** The calls' batch, with the repeats refused (or the first one that stops the run marked), and the row after them. */
+function planCalls(
+  context: AgentContext,
+  calls: readonly ToolCall[],
+): { batch: CallBatch; lastCall: AgentContext["lastCall"] } {
+  // With the guard off (the default) no call is a repeat, and the row is not kept.
+  if (context.repeatLimit === Number.POSITIVE_INFINITY) {
+    return { batch: CallBatch.of(calls, NO_REFUSALS, calls.length), lastCall: null };
+  }
+  const refusals = new Map<number, string>();
+  let stopAt = calls.length;
+  let last = context.lastCall;
+  for (const [index, call] of calls.entries()) {
+    const key = callKey(call);
+    const count = last?.key === key ? last.count + 1 : 1;
+    last = { key, count };
+    if (count < context.repeatLimit || context.repeatableTools.includes(call.name)) continue;
+    if (context.onRepeatedCall === "stop") {
+      stopAt = index;
+      break;
+    }
+    refusals.set(index, repeatedCallObservation(context, call));
+  }
+  return { batch: CallBatch.of(calls, refusals, stopAt), lastCall: last };
+}
+
+const NO_REFUSALS: ReadonlyMap<number, string> = new Map();
+
+/** The observation of a call that is not run because it repeats. */
+function repeatedCallObservation(context: AgentContext, call: ToolCall): string {
+  const head = `ERROR: ${call.name} was asked for with the same arguments ${context.repeatLimit} times in a row, so it was not run again`;
+  if (!context.flags.repeatWordsByIdempotence || context.idempotentTools.includes(call.name)) {
+    return `${head}: the result would not change. Use the result you already have, call it with different arguments, or answer.`;
+  }
+  return `${head}. Use the results you already have, call it with different arguments, or answer; if it really must run again, say so in your answer.`;
+}
+
+/** Whether the reply is a refusal: the run ends with status `refused`. */
+export function isRefusal(reply: ModelReply): boolean {
+  return reply.finishReason === "refusal";
+}
+
+/** Whether every call of the last reply has its tool message. */
+export function allCallsAnswered({ batch }: AgentContext): boolean {
+  return batch === null || batch.appended === batch.calls.length;
+}
+
+/** Whether every call before a repeated call that stops the run is answered: the run stops now. */
+export function isStoppedByRepeat({ batch }: AgentContext): boolean {
+  return batch !== null && batch.stopAt < batch.calls.length && batch.appended === batch.stopAt;
+}
+
+/** Whether some call of the last reply is running. */
+export function isAnyCallRunning({ batch }: AgentContext): boolean {
+  return batch !== null && batch.running > 0;
+}
+
+/**
+ * Takes up calls in call order while fewer than `toolConcurrency` are in progress: a call to a
+ * tool that needs approval waits for a decision (`requestDecision`), any other runs (`runTool`).
+ * Nothing is left to take up once every call before a stop is entered or answered.
+ */
+export function enterCalls(context: AgentContext): { changes: Partial<AgentContext>; requests: AgentRequest[] } {
+  const { batch } = context;
+  if (batch === null || batch.nextToEnter() >= batch.stopAt) return { changes: {}, requests: [] };
+  const changes: CallChange[] = [];
+  const requests: AgentRequest[] = [];
+  let next = batch.nextToEnter();
+  let inProgress = batch.inProgress;
+  while (next < batch.stopAt && inProgress < context.toolConcurrency) {
+    const call = batch.calls[next] as ToolCall;
+    const deciding = context.approvalRequired.includes(call.name);
+    changes.push({ kind: "enter", index: next, deciding });
+    requests.push({ type: deciding ? "requestDecision" : "runTool", call });
+    inProgress += 1;
+    next = batch.skipFrom(next + 1);
+  }
+  return { changes: { batch: batch.apply(changes) }, requests };
+}
+
+/** Whether `tool.finished` is for a call that is running. */
+export function isRunningCall({ batch }: AgentContext, event: Finished): boolean {
+  return batch !== null && batch.find(event.callId, "running") >= 0;
+}
+
+/**
+ * Whether `tool.finished` answers the last call of the reply left: it runs, no other call is in
+ * progress or left to take up, and no repeat stops the run. Then every call has its answer.
+ */
+export function isLastResult(context: AgentContext, event: Finished): boolean {
+  const { batch } = context;
+  if (batch === null || batch.inProgress !== 1 || batch.stopAt !== batch.calls.length) return false;
+  return batch.nextToEnter() === batch.calls.length && batch.find(event.callId, "running") >= 0;
+}
+
+/** Whether `approval.decided` is for a call that waits for a decision. */
+export function isAwaitedDecision({ batch }: AgentContext, event: Decided): boolean {
+  return batch !== null && batch.find(event.callId, "deciding") >= 0;
+}
+
+/** Records a running call's observation, and appends every tool message now due, in call order. */
+export function recordResult(context: AgentContext, event: Finished): Partial<AgentContext> {
+  const batch = context.batch as CallBatch;
+  const index = batch.find(event.callId, "running");
+  const isError = isErrorResult(event, context.flags);
+  const answered = batch.apply([{ kind: "answer", index, content: event.content, isError }]);
+  return appendAnswered(context.flags, context.transcript, answered);
+}
+
+/** Records a decision on a waiting call: approved, it runs (the request is returned); denied, it is answered with why. */
+export function recordDecision(
+  context: AgentContext,
+  event: Decided,
+): { changes: Partial<AgentContext>; requests: AgentRequest[] } {
+  const batch = context.batch as CallBatch;
+  const index = batch.find(event.callId, "deciding");
+  const call = batch.calls[index] as ToolCall;
+  if (event.approved) {
+    return { changes: { batch: batch.apply([{ kind: "approve", index }]) }, requests: [{ type: "runTool", call }] };
+  }
+  const content = deniedObservation(call, event.reason);
+  const answered = batch.apply([{ kind: "answer", index, content, isError: true }]);
+  return { changes: appendAnswered(context.flags, context.transcript, answered), requests: [] };
+}
+
+/** The observation of a denied call. */
+function deniedObservation(call: ToolCall, reason: string | undefined): string {
+  return (
+    `ERROR: the user denied this call to ${call.name}${reason ? ` (${reason})` : ""}, so it was not run. ` +
+    "Do not ask for it again; answer without it or ask the user what to do."
+  );
+}
+
+/**
+ * Gives every call not yet in the list its tool message, so the trace stays valid: the
+ * observation of a call that finished, else an `ERROR:` saying why it was not run to completion.
+ */
+export function closeCalls(context: AgentContext, why: string): Partial<AgentContext> {
+  const { batch } = context;
+  if (batch === null) return {};
+  let transcript = context.transcript;
+  for (let index = batch.appended; index < batch.calls.length; index++) {
+    const call = batch.calls[index] as ToolCall;
+    const content = batch.contentOf(index);
+    const message =
+      content === undefined
+        ? toolMessage(context.flags, call, `ERROR: ${call.name} was not run to completion: ${why}.`, true)
+        : toolMessage(context.flags, call, content, batch.isErrorAt(index));
+    transcript = appendMessage(transcript, message);
+  }
+  return { transcript, batch: batch.apply([], batch.calls.length) };
+}
+
+/** Appends the tool messages of the answered calls that follow the ones already in the list. */
+function appendAnswered(flags: LogFlags, list: Transcript, batch: CallBatch): Partial<AgentContext> {
+  let transcript = list;
+  let appended = batch.appended;
+  for (; appended < batch.calls.length; appended++) {
+    const content = batch.contentOf(appended);
+    if (content === undefined) break;
+    const call = batch.calls[appended] as ToolCall;
+    transcript = appendMessage(transcript, toolMessage(flags, call, content, batch.isErrorAt(appended)));
+  }
+  return { transcript, batch: appended === batch.appended ? batch : batch.apply([], appended) };
+}
+
+function toolMessage(flags: LogFlags, call: ToolCall, content: string, isError: boolean): Message {
+  const message = { role: "tool", toolCallId: call.id, name: call.name, content } as const;
+  return isError && flags.errorFlagOnMessages ? { ...message, isError: true } : message;
+}
+
+/** The calls of the last reply that wait for a decision, in call order, for an `awaiting_approval` result. */
+export function pendingApprovals({ batch }: AgentContext): ToolCall[] {
+  if (batch === null) return [];
+  return batch.indexesIn("deciding").map((index) => batch.calls[index] as ToolCall);
+}

@@ -1,0 +1,211 @@
+import { assertEvent, assign, emit, enqueueActions, type SnapshotFrom, setup } from "xstate";
+import type { AgentEvent, AgentRequest, AgentResult, AgentStatus, ToolCall } from "../data/index.js";
+import { type AgentContext, type AgentMachineInput, initialContext, resultOf } from "./agent-context.js";
+import {
+  allCallsAnswered,
+  appendReply,
+  closeCalls,
+  enterCalls,
+  isAnyCallRunning,
+  isAwaitedDecision,
+  isLastResult,
+  isOverBudget,
+  isRefusal,
+  isRunningCall,
+  isStepLimitReached,
+  isStoppedByRepeat,
+  recordDecision,
+  recordResult,
+} from "./agent-decisions.js";
+
+/**
+ * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
+ * limit or the token budget ends the run; `callingModel` waits for `model.replied`; a refusal ends
+ * it in `refused`, a reply without tool calls is the answer (`done`), otherwise `executingTools`
+ * answers its calls. Calls are taken up (`enterCalls`) in call order while fewer than
+ * `toolConcurrency` are in progress — when the reply comes, and each time a result or a decision
+ * frees a place: a call that needs approval waits for its decision, the others run. `nextCalls`
+ * then decides: every call answered goes back to `budgetCheck`; a repeated call under the `stop`
+ * policy ends the run in `repeatedCall`; the machine waits in `runningTools` while a call runs, or
+ * in `awaitingDecision` when only decisions are awaited. The result that answers the last call
+ * left goes straight back to `budgetCheck`. Tool messages are appended in call order, whatever
+ * order the results come in. `run.cancelled` ends the run from any state in `cancelled`.
+ *
+ * The machine performs nothing itself. Every guard and assign is a pure function of context and
+ * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
+ * whoever drives it answers with events (`runAgent` does, through `driveEffects`). So the same
+ * events folded through `transition()` rebuild a run, and a run has no actor but its own.
+ */
+export const agentMachine = setup({
+  types: {
+    input: {} as AgentMachineInput,
+    context: {} as AgentContext,
+    events: {} as AgentEvent,
+    emitted: {} as AgentRequest,
+    output: {} as AgentResult,
+  },
+  guards: {
+    isStepLimitReached: ({ context }) => isStepLimitReached(context),
+    isOverBudget: ({ context }) => isOverBudget(context),
+    isRefusal: ({ event }) => {
+      assertEvent(event, "model.replied");
+      return isRefusal(event.reply);
+    },
+    hasToolCalls: ({ event }) => {
+      assertEvent(event, "model.replied");
+      return event.reply.toolCalls.length > 0;
+    },
+    allCallsAnswered: ({ context }) => allCallsAnswered(context),
+    isStoppedByRepeat: ({ context }) => isStoppedByRepeat(context),
+    isAnyCallRunning: ({ context }) => isAnyCallRunning(context),
+    isRunningCall: ({ context, event }) => {
+      assertEvent(event, "tool.finished");
+      return isRunningCall(context, event);
+    },
+    isLastResult: ({ context, event }) => {
+      assertEvent(event, "tool.finished");
+      return isLastResult(context, event);
+    },
+    isAwaitedDecision: ({ context, event }) => {
+      assertEvent(event, "approval.decided");
+      return isAwaitedDecision(context, event);
+    },
+  },
+  actions: {
+    requestModelReply: emit(({ context }) => modelRequest(context)),
+    appendReply: assign(({ context, event }) => {
+      assertEvent(event, "model.replied");
+      return appendReply(context, event.reply);
+    }),
+    enterCalls: enqueueActions(({ context, enqueue }) => {
+      const { changes, requests } = enterCalls(context);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
+    }),
+    recordResult: assign(({ context, event }) => {
+      assertEvent(event, "tool.finished");
+      return recordResult(context, event);
+    }),
+    recordDecision: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, "approval.decided");
+      const { changes, requests } = recordDecision(context, event);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
+    }),
+    closeCalls: assign(({ context }, params: { why: string }) => closeCalls(context, params.why)),
+    finish: assign((_, params: { status: AgentStatus }) => ({ status: params.status })),
+  },
+}).createMachine({
+  id: "agent",
+  context: ({ input }) => initialContext(input),
+  on: { "run.cancelled": { target: ".cancelled" } },
+  initial: "budgetCheck",
+  states: {
+    budgetCheck: {
+      always: [
+        { guard: "isStepLimitReached", target: "stepLimit" },
+        { guard: "isOverBudget", target: "tokenBudget" },
+        { target: "callingModel" },
+      ],
+    },
+    callingModel: {
+      entry: "requestModelReply",
+      on: {
+        "model.replied": [
+          { guard: "isRefusal", target: "refused", actions: "appendReply" },
+          { guard: "hasToolCalls", target: "executingTools", actions: ["appendReply", "enterCalls"] },
+          { target: "done", actions: "appendReply" },
+        ],
+      },
+    },
+    executingTools: {
+      initial: "nextCalls",
+      states: {
+        nextCalls: {
+          always: [
+            { guard: "allCallsAnswered", target: "#agent.budgetCheck" },
+            { guard: "isStoppedByRepeat", target: "#agent.repeatedCall" },
+            { guard: "isAnyCallRunning", target: "runningTools" },
+            { target: "awaitingDecision" },
+          ],
+        },
+        runningTools: {
+          on: {
+            "tool.finished": [
+              { guard: "isLastResult", target: "#agent.budgetCheck", actions: "recordResult" },
+              { guard: "isRunningCall", target: "nextCalls", actions: ["recordResult", "enterCalls"] },
+            ],
+            "approval.decided": {
+              guard: "isAwaitedDecision",
+              target: "nextCalls",
+              actions: ["recordDecision", "enterCalls"],
+            },
+          },
+        },
+        awaitingDecision: {
+          on: {
+            "approval.decided": {
+              guard: "isAwaitedDecision",
+              target: "nextCalls",
+              actions: ["recordDecision", "enterCalls"],
+            },
+          },
+        },
+      },
+    },
+    done: { type: "final", entry: { type: "finish", params: { status: "done" } } },
+    stepLimit: { type: "final", entry: { type: "finish", params: { status: "step_limit" } } },
+    tokenBudget: { type: "final", entry: { type: "finish", params: { status: "token_budget" } } },
+    refused: {
+      type: "final",
+      entry: [
+        { type: "closeCalls", params: { why: "the model refused" } },
+        { type: "finish", params: { status: "refused" } },
+      ],
+    },
+    repeatedCall: {
+      type: "final",
+      entry: [
+        { type: "closeCalls", params: { why: "the run stopped because a call was repeated" } },
+        { type: "finish", params: { status: "repeated_call" } },
+      ],
+    },
+    cancelled: {
+      type: "final",
+      entry: [
+        { type: "closeCalls", params: { why: "the run was cancelled" } },
+        { type: "finish", params: { status: "cancelled" } },
+      ],
+    },
+  },
+  output: ({ context }) => resultOf(context),
+});
+
+/** A snapshot of `agentMachine`. */
+export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
+
+/**
+ * The requests a settled snapshot is waiting on: the ones its states emitted and nobody has
+ * answered yet — the model call, or each running call and each call waiting for a decision —
+ * or none when it is final. An actor restored from a snapshot does not enter its state again, so
+ * whoever drives it performs these.
+ */
+export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
+  if (snapshot.status !== "active") return [];
+  const { context } = snapshot;
+  if (snapshot.matches("callingModel")) return [modelRequest(context)];
+  const { batch } = context;
+  if (!snapshot.matches("executingTools") || batch === null) return [];
+  const requests: AgentRequest[] = [];
+  for (let index = batch.appended; index < batch.calls.length; index++) {
+    const state = batch.stateOf(index);
+    const call = batch.calls[index] as ToolCall;
+    if (state === "running") requests.push({ type: "runTool", call });
+    if (state === "deciding") requests.push({ type: "requestDecision", call });
+  }
+  return requests;
+}
+
+function modelRequest(context: AgentContext): AgentRequest {
+  return { type: "callModel", transcript: context.transcript, specs: context.specs, step: context.steps + 1 };
+}

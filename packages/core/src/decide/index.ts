@@ -1,0 +1,8 @@
+// The entry module of decide/: the other parts of core import it from here.
+
+export * from "./agent-context.js";
+export * from "./agent-decisions.js";
+export * from "./agent-machine.js";
+export * from "./agent-view.js";
+export * from "./call-batch.js";
+export * from "./call-key.js";

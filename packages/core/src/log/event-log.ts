@@ -1,0 +1,202 @@
+import {
+  checkHistory,
+  checkReply,
+  END_STATUSES,
+  type EndStatus,
+  EVENT_LOG_SCHEMA_VERSION,
+  isPlainObject,
+  isReadableSchema,
+  type LogFlags,
+  logFlags,
+  RUN_EVENT_TYPES,
+  type RunEvent,
+  type StoredEvent,
+} from "../data/index.js";
+import { EventLogError } from "./event-log-error.js";
+import { chainHash, isChainHash, runHashSeed } from "./log-hash.js";
+
+// The stores read the log's types from here.
+export type { RunOutcome, StoredEvent } from "../data/index.js";
+
+/** The event at `seq`, stamped with the time `at` and, from schema 2 on, chained to the event before by its hash. */
+export function stampEvent(event: RunEvent, seq: number, at: string, previousHash: string | null): StoredEvent {
+  // The stamps lead each line (readable logs) and always win over any the event carries.
+  const stamped = Object.assign({ seq, at }, event, { seq, at });
+  if (previousHash === null) return stamped;
+  return { ...stamped, hash: chainHash(previousHash, JSON.stringify(stamped)) };
+}
+
+/** The hash the next event of a log chains to: the last event's, or the run's seed for an empty log; null for schema 1. */
+export function chainTip(runId: string, events: readonly StoredEvent[]): string | null {
+  const [first] = events;
+  if (first !== undefined && (first.type !== "run.started" || !logFlags(first.schemaVersion).hashChain)) return null;
+  return events.at(-1)?.hash ?? runHashSeed(runId);
+}
+
+/**
+ * Checks values read from a store and returns them as events, or throws an `EventLogError` that
+ * names the run and the first bad position and keeps the valid events before it in `intact`. It
+ * checks shapes, numbering and, from schema 2 on, the hash chain (which also proves the events
+ * belong to run `runId`); whether the events fit the machine is `replayRun`'s job. A store must
+ * hand back each event with its keys in the order they were written, as a JSON round trip does.
+ */
+export function parseEventLog(runId: string, values: readonly unknown[]): StoredEvent[] {
+  const events: StoredEvent[] = [];
+  let flags: LogFlags | undefined;
+  let previousHash = runHashSeed(runId);
+  for (const [position, value] of values.entries()) {
+    const fail = (problem: string) =>
+      new EventLogError(`run '${runId}': event ${position} ${problem}`, { runId, position, intact: events });
+    const problem = eventProblem(value, position);
+    if (problem !== null) throw fail(problem);
+    const event = value as StoredEvent;
+    if (event.type === "run.started") flags = logFlags(event.schemaVersion);
+    if (flags?.hashChain) {
+      const { hash, ...rest } = value as Record<string, unknown>;
+      if (!isChainHash(hash)) throw fail("has no hash (every event of a schema-2 log has one)");
+      if (hash !== chainHash(previousHash, JSON.stringify(rest))) {
+        throw fail(
+          "does not match its hash: it was changed after it was written, an event before it is missing or out of place, or it comes from another run's log",
+        );
+      }
+      previousHash = hash;
+    } else if (event.type === "user.messaged" && !flags?.conversations) {
+      throw fail("is not part of schema 1");
+    }
+    events.push(decodeEvent(event));
+  }
+  return events;
+}
+
+function eventProblem(value: unknown, position: number): string | null {
+  if (!isPlainObject(value)) return "is not a JSON object";
+  if (value.seq !== position) return `has seq ${JSON.stringify(value.seq)}, expected ${position}`;
+  if (typeof value.at !== "string") return "has no 'at' timestamp";
+  if (position === 0 && value.type !== "run.started") return "must be 'run.started'";
+  if (position > 0 && value.type === "run.started") return "repeats 'run.started'";
+  switch (value.type) {
+    case "run.started":
+      return runStartedProblem(value);
+    case "model.replied": {
+      const reply = checkReply(value.reply);
+      return typeof reply === "string" ? `holds an invalid reply: ${reply}` : null;
+    }
+    case "tool.started":
+      return isString(value.callId) && isString(value.name) ? null : "needs callId and name strings";
+    case "tool.finished":
+      if (!isString(value.callId) || !isString(value.content)) return "needs callId and content strings";
+      return isOptional(value.isError, (flag) => flag === true) ? null : "has an isError that is not true";
+    case "approval.decided":
+      return isString(value.callId) && typeof value.approved === "boolean" && isOptional(value.reason, isString)
+        ? null
+        : "needs a callId string, an approved boolean and an optional reason string";
+    case "run.cancelled":
+      return isOptional(value.reason, isString) ? null : "has a reason that is not a string";
+    case "run.finished":
+      return outcomeProblem(value.outcome);
+    case "user.messaged":
+      return isString(value.content) ? null : "needs a content string";
+    default:
+      return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
+  }
+}
+
+function outcomeProblem(outcome: unknown): string | null {
+  if (!isPlainObject(outcome)) return "needs an outcome";
+  const { status, answer, steps, tokens, tokensOverBudget } = outcome;
+  if (!END_STATUSES.includes(status as EndStatus)) {
+    return `has an outcome with an unknown status ${JSON.stringify(status)}`;
+  }
+  if (!(answer === null || isString(answer)) || !isCount(steps) || !isCount(tokens)) {
+    return "needs an outcome with an answer (string or null) and whole steps and tokens";
+  }
+  return isOptional(tokensOverBudget, isCount) ? null : "has an outcome whose tokensOverBudget is not a whole number";
+}
+
+function runStartedProblem(value: Record<string, unknown>): string | null {
+  const version = value.schemaVersion;
+  if (typeof version !== "number") return "has no schemaVersion";
+  if (version > EVENT_LOG_SCHEMA_VERSION) {
+    return `was written with schema version ${version}; this agentloop reads up to ${EVENT_LOG_SCHEMA_VERSION}: upgrade it to read this log`;
+  }
+  if (!isReadableSchema(version)) return `has unsupported schema version ${version}`;
+  if (value.forkedFrom !== undefined) {
+    const from = value.forkedFrom;
+    if (!isPlainObject(from) || !isString(from.runId) || !isCount(from.seq)) return "has a bad forkedFrom";
+  }
+  const settings = value.settings;
+  if (!isPlainObject(settings)) return "has no settings";
+  const { task, system, maxSteps, tokenBudget, tools } = settings;
+  if (!isString(task) || !isString(system)) return "needs settings.task and settings.system strings";
+  if (!isCount(maxSteps)) return "needs a whole settings.maxSteps";
+  // JSON has no Infinity: an unlimited budget is logged as null.
+  if (tokenBudget !== null && !isTokens(tokenBudget)) return "needs settings.tokenBudget";
+  if (!Array.isArray(tools) || !tools.every(isToolSpec)) return "needs settings.tools, a list of tool specs";
+  const { approvalRequired, idempotentTools, repeatableTools, repeatLimit, onRepeatedCall, replyReserve } = settings;
+  for (const [name, names] of Object.entries({ approvalRequired, idempotentTools, repeatableTools })) {
+    if (!isOptional(names, isNames)) return `needs settings.${name} to be a list of tool names`;
+  }
+  if (!isOptional(repeatLimit, (limit) => limit === null || (isCount(limit) && limit >= 1))) {
+    return "needs settings.repeatLimit to be a whole number, 1 or more";
+  }
+  if (!isOptional(onRepeatedCall, (policy) => policy === "refuse" || policy === "stop")) {
+    return "needs settings.onRepeatedCall to be 'refuse' or 'stop'";
+  }
+  if (!isOptional(replyReserve, isTokens)) return "needs settings.replyReserve to be a number of tokens";
+  if (!isOptional(settings.countUsage, (flag) => typeof flag === "boolean")) {
+    return "needs settings.countUsage to be a boolean";
+  }
+  if (!isOptional(settings.toolConcurrency, (cap) => cap === null || (isCount(cap) && cap >= 1))) {
+    return "needs settings.toolConcurrency to be a whole number, 1 or more, or null";
+  }
+  if (settings.history !== undefined) {
+    const history = checkHistory(settings.history);
+    if (typeof history === "string") return `has a bad settings.history: ${history}`;
+  }
+  return null;
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === "string";
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function isTokens(value: unknown): boolean {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
+
+function isNames(value: unknown): boolean {
+  return Array.isArray(value) && value.every(isString);
+}
+
+function isOptional(value: unknown, check: (value: unknown) => boolean): boolean {
+  return value === undefined || check(value);
+}
+
+function isToolSpec(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    typeof value.name === "string" &&
+    typeof value.description === "string" &&
+    isPlainObject(value.parameters)
+  );
+}
+
+function decodeEvent(event: StoredEvent): StoredEvent {
+  if (event.type === "model.replied") return { ...event, reply: checkReply(event.reply) as typeof event.reply };
+  if (event.type !== "run.started") return event;
+  // JSON has no Infinity: unlimited numbers are written as null.
+  const unlimited = (value: number | undefined) => (value === null ? Number.POSITIVE_INFINITY : value);
+  const { tokenBudget, repeatLimit, toolConcurrency, history } = event.settings;
+  const settings = {
+    ...event.settings,
+    tokenBudget: unlimited(tokenBudget) as number,
+    ...(repeatLimit === undefined ? {} : { repeatLimit: unlimited(repeatLimit) }),
+    ...(toolConcurrency === undefined ? {} : { toolConcurrency: unlimited(toolConcurrency) }),
+    ...(history === undefined ? {} : { history: checkHistory(history) as typeof history }),
+  };
+  return { ...event, settings };
+}

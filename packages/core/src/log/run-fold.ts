@@ -1,0 +1,235 @@
+import { type Actor, createActor, type InspectionEvent } from "xstate";
+import type { AgentResult, RunOutcome, RunSettings, StoredEvent } from "../data/index.js";
+import { EVENT_LOG_SCHEMA_VERSION, logFlags, messagesOf, usedCallIds } from "../data/index.js";
+import type { AgentMachineInput } from "../decide/index.js";
+import { type AgentSnapshot, agentMachine } from "../decide/index.js";
+import { EventLogError } from "./event-log-error.js";
+import { positionOf, type RunPosition } from "./run-position.js";
+
+/** How to fold: `runId` names the run in errors; `settings` replace the logged ones (forks change limits). */
+export interface RunFoldOptions {
+  readonly runId?: string;
+  readonly settings?: RunSettings;
+  /** A machine made from `agentMachine`'s config (e.g. with its guards instrumented); `agentMachine` when absent. */
+  readonly machine?: typeof agentMachine;
+  /** Hears XState's inspection of the fold's actor (its microsteps, for a trace). */
+  readonly inspect?: (event: InspectionEvent) => void;
+}
+
+/**
+ * A run's log folded through the machine one stored event at a time, calling no model and running
+ * no tool: after each event it tells where the run stands (`snapshot`, `position`, `turn`, the
+ * calls started and not finished). A conversation's next turn (`user.messaged` after
+ * `run.finished`) starts the machine again from the turn before. An event that does not fit the
+ * run where it stands throws `EventLogError` naming the run and the position: a misplaced start or
+ * end, a `tool.started` for a call that is not running or that names another tool, a
+ * `tool.finished` without its `tool.started`, a call id used twice, an event no transition takes,
+ * and an end whose outcome differs from the one the events lead to.
+ */
+export class RunFold {
+  readonly runId: string;
+  readonly #options: RunFoldOptions;
+  readonly #events: StoredEvent[] = [];
+  readonly #started = new Set<string>();
+  #input: AgentMachineInput | null = null;
+  #actor: Actor<typeof agentMachine> | null = null;
+  #snapshot: AgentSnapshot | null = null;
+  #ids = new Set<string>();
+  #finished = false;
+  #turn = 1;
+
+  constructor(options: RunFoldOptions = {}) {
+    this.runId = options.runId ?? "";
+    this.#options = options;
+  }
+
+  /** Events folded so far. */
+  get length(): number {
+    return this.#events.length;
+  }
+
+  /** The machine's snapshot after the events so far; throws before `run.started`. */
+  get snapshot(): AgentSnapshot {
+    if (this.#snapshot === null) throw new Error("RunFold: no run.started folded yet");
+    return this.#snapshot;
+  }
+
+  /** Where the run stands after the events so far (see `positionOf`). */
+  get position(): RunPosition {
+    return positionOf(this.snapshot);
+  }
+
+  /** The log's schema version (from its `run.started`). */
+  get schemaVersion(): number {
+    return this.#input?.schemaVersion ?? EVENT_LOG_SCHEMA_VERSION;
+  }
+
+  /** The turn of the conversation, from 1 (each `user.messaged` starts the next). */
+  get turn(): number {
+    return this.#turn;
+  }
+
+  /** Whether the current turn's `run.finished` is folded. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** The last turn's result once the machine reached a final state, else `null`. */
+  get result(): AgentResult | null {
+    const snapshot = this.#snapshot;
+    return snapshot?.status === "done" ? (snapshot.output ?? null) : null;
+  }
+
+  /** Ids of the calls whose `tool.started` is folded without their `tool.finished`. */
+  get interrupted(): ReadonlySet<string> {
+    return this.#started;
+  }
+
+  /**
+   * Whether `event` would end the fold rather than fit: it comes after the run reached its end
+   * (other than its `run.finished`, then a `user.messaged`), or, with `partial`, it ends a turn
+   * that is still going (a fork's larger limits may go on where the original stopped).
+   */
+  endsBefore(event: StoredEvent, partial = false): boolean {
+    const snapshot = this.#snapshot;
+    if (snapshot === null) return false;
+    if (snapshot.status !== "active") {
+      return !(event.type === "run.finished" && !this.#finished) && !(event.type === "user.messaged" && this.#finished);
+    }
+    return partial && (event.type === "run.finished" || event.type === "user.messaged");
+  }
+
+  /** Folds the next event; throws `EventLogError` when it does not fit, and folds nothing then. */
+  apply(event: StoredEvent): void {
+    const snapshot = this.#snapshot;
+    if (snapshot === null) this.#start(event);
+    else if (snapshot.status !== "active") this.#afterEnd(event, snapshot);
+    else this.#step(event, snapshot);
+    this.#events.push(event);
+  }
+
+  /** Stops the fold's actor. */
+  stop(): void {
+    this.#actor?.stop();
+  }
+
+  #start(event: StoredEvent): void {
+    if (event.type !== "run.started") throw this.#misfit(event, "must be 'run.started'");
+    this.#input = { settings: this.#options.settings ?? event.settings, schemaVersion: event.schemaVersion };
+    this.#enter(this.#input);
+    this.#ids = usedCallIds(messagesOf(this.snapshot.context.transcript));
+  }
+
+  /** After a turn reached its end: its `run.finished`, then only the user's next message. */
+  #afterEnd(event: StoredEvent, snapshot: AgentSnapshot): void {
+    if (event.type === "run.finished" && !this.#finished) {
+      const problem = outcomeProblem(event.outcome, this.result as AgentResult, this.schemaVersion);
+      if (problem !== null) throw this.#misfit(event, problem);
+      this.#finished = true;
+      return;
+    }
+    if (event.type !== "user.messaged" || !this.#finished) {
+      throw this.#misfit(event, `comes after ${this.#finished ? "run.finished" : "the run reached its end"}`);
+    }
+    const input = this.#input as AgentMachineInput;
+    this.#enter({ ...input, continues: { context: snapshot.context, message: event.content } });
+    this.#finished = false;
+    this.#turn++;
+  }
+
+  #step(event: StoredEvent, before: AgentSnapshot): void {
+    switch (event.type) {
+      case "run.started":
+        throw this.#misfit(event, "repeats the start");
+      case "run.finished":
+      case "user.messaged":
+        throw this.#misfit(event, "comes before the run reached its end");
+      case "tool.started": {
+        const problem = startProblem(before, event, this.#started);
+        if (problem !== null) throw this.#misfit(event, problem);
+        this.#started.add(event.callId);
+        return;
+      }
+      case "tool.finished":
+        if (!this.#started.has(event.callId)) {
+          throw this.#misfit(event, `has no tool.started for call '${event.callId}' before it`);
+        }
+        break;
+      case "model.replied":
+        if (logFlags(this.schemaVersion).uniqueCallIds) this.#claimIds(event);
+    }
+    const actor = this.#actor as Actor<typeof agentMachine>;
+    // The stamps (`seq`, `at`, `hash`) ride along: no guard or assign reads them.
+    actor.send(event);
+    const after = actor.getSnapshot();
+    // XState keeps the very same snapshot for an event no transition takes.
+    if (after === before || after.status === "error") {
+      throw this.#misfit(event, `does not fit the state ${JSON.stringify(before.value)}`);
+    }
+    if (event.type === "tool.finished") this.#started.delete(event.callId);
+    this.#snapshot = after;
+  }
+
+  #claimIds(event: Extract<StoredEvent, { type: "model.replied" }>): void {
+    const { toolCalls } = event.reply;
+    for (const [index, call] of toolCalls.entries()) {
+      const again = this.#ids.has(call.id) || toolCalls.findIndex((other) => other.id === call.id) < index;
+      if (again) throw this.#misfit(event, `uses the call id '${call.id}' a second time in the run`);
+    }
+    for (const call of toolCalls) this.#ids.add(call.id);
+  }
+
+  #enter(input: AgentMachineInput): void {
+    this.#actor?.stop();
+    const { machine = agentMachine, inspect } = this.#options;
+    this.#actor = createActor(machine, { input, ...(inspect === undefined ? {} : { inspect }) });
+    // An event that breaks an action leaves the actor in error, reported here rather than thrown later.
+    this.#actor.subscribe({ error: () => {} });
+    this.#snapshot = this.#actor.start().getSnapshot();
+  }
+
+  /** The error for `event`, which does not fit at the fold's next position. */
+  #misfit(event: StoredEvent, problem: string): EventLogError {
+    const position = this.#events.length;
+    const run = this.runId === "" ? "" : `run '${this.runId}': `;
+    return new EventLogError(`${run}event ${position} (${event.type}) ${problem}`, {
+      runId: this.runId,
+      position,
+      intact: this.#events.slice(),
+    });
+  }
+}
+
+/** Why a `tool.started` does not fit: its call is not running, was started already, or is another tool's. */
+function startProblem(
+  snapshot: AgentSnapshot,
+  event: Extract<StoredEvent, { type: "tool.started" }>,
+  started: ReadonlySet<string>,
+): string | null {
+  const { batch } = snapshot.context;
+  const index = batch?.find(event.callId, "running") ?? -1;
+  if (index < 0 || started.has(event.callId)) return `is for call '${event.callId}', which is not waiting to run`;
+  const name = batch?.calls[index]?.name;
+  return name === event.name ? null : `names the tool '${event.name}', but call '${event.callId}' is to '${name}'`;
+}
+
+/** Why a logged outcome differs from the one the events lead to (values compared, not key order), or null. */
+function outcomeProblem(logged: RunOutcome, result: AgentResult, schemaVersion: number): string | null {
+  const expected = outcomeOf(result, schemaVersion);
+  const fields = new Set([...Object.keys(logged), ...Object.keys(expected)]) as Set<keyof RunOutcome>;
+  for (const field of fields) {
+    if (logged[field] !== expected[field]) {
+      return `records ${JSON.stringify(logged)}, but the events lead to ${JSON.stringify(expected)}`;
+    }
+  }
+  return null;
+}
+
+/** The outcome `run.finished` records for a turn's result. */
+export function outcomeOf(result: AgentResult, schemaVersion = EVENT_LOG_SCHEMA_VERSION): RunOutcome {
+  const { status, answer, steps, tokens, tokensOverBudget } = result;
+  const outcome = { status: status as RunOutcome["status"], answer, steps, tokens };
+  return logFlags(schemaVersion).tokensOverBudget && tokensOverBudget !== undefined
+    ? { ...outcome, tokensOverBudget }
+    : outcome;
+}

@@ -1,0 +1,51 @@
+import type { ToolCall } from "../data/index.js";
+import type { AgentSnapshot } from "../decide/index.js";
+
+/** Where a run stands, read from a snapshot of its machine: for status pages, progress and traces. */
+export interface RunPosition {
+  /** The state, e.g. `callingModel` or `executingTools.runningTools`. */
+  readonly state: string;
+  /** Whether the machine reached a final state. */
+  readonly final: boolean;
+  /** Model calls and tokens over the whole run. */
+  readonly steps: number;
+  readonly tokens: number;
+  /** Model calls and tokens of the current turn: the limits count these. */
+  readonly turnSteps: number;
+  readonly turnTokens: number;
+  /** The calls of the last reply with calls, in call order (answered ones too). */
+  readonly calls: readonly ToolCall[];
+  /** Calls that wait for a decision, in call order. */
+  readonly waiting: readonly ToolCall[];
+  /** Calls that run (or are about to), in call order. */
+  readonly running: readonly ToolCall[];
+}
+
+const NONE: readonly ToolCall[] = Object.freeze([]);
+
+/** Reads where the run stands from `snapshot`, without changing or keeping it. */
+export function positionOf(snapshot: AgentSnapshot): RunPosition {
+  const { context } = snapshot;
+  const { steps, tokens, turnStart } = context;
+  const { batch } = context;
+  const callsOf = (state: "deciding" | "running") =>
+    batch === null ? NONE : batch.indexesIn(state).map((index) => batch.calls[index] as ToolCall);
+  return {
+    state: stateName(snapshot.value),
+    final: snapshot.status !== "active",
+    steps,
+    tokens,
+    turnSteps: steps - turnStart.steps,
+    turnTokens: tokens - turnStart.tokens,
+    calls: batch === null ? NONE : batch.calls,
+    waiting: callsOf("deciding"),
+    running: callsOf("running"),
+  };
+}
+
+/** `callingModel`, or `executingTools.runningTools` for a nested state. */
+function stateName(value: unknown): string {
+  if (typeof value === "string") return value;
+  const [[parent, child] = ["", ""]] = Object.entries(value as Record<string, unknown>);
+  return `${parent}.${stateName(child)}`;
+}

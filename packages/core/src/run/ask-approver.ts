@@ -1,0 +1,35 @@
+import type { AgentEvent, Decision, ToolCall } from "../data/index.js";
+
+/**
+ * Decides on a call that needs approval. `undefined` (or `null`) means no decision now: the run
+ * pauses with status `awaiting_approval` once nothing else is left to do, to be resumed with a
+ * decision later.
+ */
+export type Approver = (call: ToolCall) => Decision | undefined | null | Promise<Decision | undefined | null>;
+
+/** The event that answers a `requestDecision` request. */
+export type ApprovalDecided = Extract<AgentEvent, { type: "approval.decided" }>;
+
+/** What asking the approver came to: a decision as the event that answers the request, or none (the call waits). */
+export type ApproverAnswer =
+  | { readonly type: "decided"; readonly call: ToolCall; readonly event: ApprovalDecided; readonly decision: Decision }
+  | { readonly type: "undecided"; readonly call: ToolCall };
+
+/**
+ * Asks `approve` (none: no decision) for a decision on a call that needs one. Rejects with the
+ * approver's own failure, or with a `TypeError` for a decision that is not `{ approved: boolean,
+ * reason?: string }`, so that no log holds what its reader refuses.
+ */
+export async function askApprover(approve: Approver | undefined, call: ToolCall): Promise<ApproverAnswer> {
+  const decision: unknown = await approve?.(call);
+  if (decision === undefined || decision === null) return { type: "undecided", call };
+  const { approved, reason } = (typeof decision === "object" ? decision : {}) as Record<string, unknown>;
+  if (typeof approved !== "boolean" || !(reason === undefined || typeof reason === "string")) {
+    throw new TypeError(
+      `the approver's decision on call '${call.id}' must be { approved: boolean, reason?: string }; got ${JSON.stringify(decision) ?? String(decision)}`,
+    );
+  }
+  const event = { type: "approval.decided", callId: call.id, approved } as const;
+  if (reason === undefined) return { type: "decided", call, event, decision: { approved } };
+  return { type: "decided", call, event: { ...event, reason }, decision: { approved, reason } };
+}

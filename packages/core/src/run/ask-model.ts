@@ -1,0 +1,97 @@
+import type { AgentEvent, AgentRequest, Model, ModelDelta, ModelReply } from "../data/index.js";
+import {
+  claimCallIds,
+  copyReply,
+  describeThrown,
+  listView,
+  ModelError,
+  messagesOf,
+  type Transcript,
+  usedCallIds,
+} from "../data/index.js";
+
+/** A machine's request for a model reply. */
+export type ModelRequest = Extract<AgentRequest, { type: "callModel" }>;
+
+/** What asking the model came to: the event that answers the request, or the model's failure as data. */
+export type ModelAnswer =
+  | { readonly type: "model-replied"; readonly step: number; readonly event: ModelReplied }
+  | { readonly type: "model-failed"; readonly step: number; readonly error: ModelError };
+
+/** The event that answers a `callModel` request. */
+export type ModelReplied = Extract<AgentEvent, { type: "model.replied" }>;
+
+/** How the model is asked: its signal, where its deltas go, and the call ids the run has used. */
+export interface AskModelOptions {
+  /** Read only when the model reads its own signal (a getter keeps it lazy). */
+  readonly signal?: AbortSignal | undefined;
+  readonly onDelta?: ((delta: ModelDelta) => void) | undefined;
+  /** The call ids used in the run so far, extended with the reply's; read only for a reply with calls, made from the list when absent. */
+  readonly usedIds?: (() => Set<string>) | undefined;
+}
+
+/**
+ * Asks the model for the reply a `callModel` request waits for: the model is shown a read-only view
+ * of the list, its reply is read once into a checked, frozen copy, and any call id that is empty or
+ * used before in the run becomes a positional one. Never rejects: a model that throws or returns
+ * something that is not a reply is a `model-failed` answer with a `ModelError` naming the step.
+ */
+export async function askModel(
+  model: Model,
+  request: ModelRequest,
+  options: AskModelOptions = {},
+): Promise<ModelAnswer> {
+  let raw: unknown;
+  try {
+    const onDelta = options.onDelta;
+    raw = await model(listView(request.transcript), request.specs, {
+      get signal() {
+        return options.signal ?? neverAborted();
+      },
+      ...(onDelta === undefined ? {} : { onDelta }),
+    });
+  } catch (error) {
+    return failed(request, describeThrown(error), error);
+  }
+  const reply = copyReply(raw);
+  if (typeof reply === "string") return failed(request, `the model returned an invalid reply: ${reply}`);
+  const unique = withUniqueIds(reply, request.transcript, options.usedIds);
+  return { type: "model-replied", step: request.step, event: { type: "model.replied", reply: unique } };
+}
+
+function neverAborted(): AbortSignal {
+  return new AbortController().signal;
+}
+
+/**
+ * The reply with every call id unique in the run: an empty, missing or repeated id (in the reply,
+ * or used earlier in the conversation) becomes a positional one, so that a decision or a result
+ * given for one call can never be taken for another. Most replies come back as they are.
+ */
+function withUniqueIds(reply: ModelReply, transcript: Transcript, usedIds?: () => Set<string>): ModelReply {
+  if (reply.toolCalls.length === 0) return reply;
+  const used = usedIds === undefined ? usedCallIds(messagesOf(transcript)) : usedIds();
+  const ids = claimCallIds(
+    reply.toolCalls.map((call) => call.id),
+    used,
+    transcript.length,
+  );
+  if (reply.toolCalls.every((call, index) => call.id === ids[index])) return reply;
+  const toolCalls = reply.toolCalls.map((call, index) => Object.freeze({ ...call, id: ids[index] as string }));
+  return Object.freeze({ ...reply, toolCalls: Object.freeze(toolCalls) });
+}
+
+/**
+ * The failure of a model call, with the list the model was shown. Built only on failure, from the
+ * transcript: a closure over the list itself would keep every step's view alive for as long as
+ * the call's frame.
+ */
+function failed(request: ModelRequest, message: string, cause?: unknown): ModelAnswer {
+  const { step } = request;
+  const error = new ModelError(`model call ${step} failed: ${message}`, {
+    messages: messagesOf(request.transcript),
+    step,
+    cause,
+  });
+  return { type: "model-failed", step, error };
+}

@@ -1,0 +1,235 @@
+import type { AgentResult, Decision, Model, RunEvent, RunSettings, StoredEvent } from "../data/index.js";
+import { logFlags } from "../data/index.js";
+import { canonicalJson, pendingApprovals } from "../decide/index.js";
+import {
+  EventLogError,
+  type EventStore,
+  foldEvents,
+  holding,
+  Journal,
+  outcomeOf,
+  type Replay,
+  replayRun,
+} from "../log/index.js";
+import type { ToolRegistry } from "../tools/index.js";
+import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
+import { describe, resolveLimits } from "./settings.js";
+
+/** Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time safeguards and the listener. */
+export interface ResumeOptions
+  extends Pick<
+    RunOptions,
+    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "onLogged"
+  > {
+  readonly store: EventStore;
+  /**
+   * Decisions by call id for the calls a paused run waits on (`pendingApprovals`); asked before
+   * `approve`. Each applies to that waiting call only, never to a later call with the same id; an
+   * id that waits for no decision is refused.
+   */
+  readonly decisions?: Readonly<Record<string, Decision>>;
+}
+
+/**
+ * Continues a run from its log: the machine starts from the state the log replays to. No logged
+ * model reply is asked for again and no tool whose result is logged runs again; a tool the process
+ * died in runs again only if it is registered as idempotent (or its call was invalid, so nothing
+ * ran), otherwise the model is told its result was lost. A finished run is not extended: its result
+ * comes back as it was (`continueAgent` takes a conversation further). Throws `EventLogError` for
+ * an unknown run, a log that does not fit, or tools that differ from the registry's; `RangeError`
+ * for a decision on a call that waits for none.
+ */
+export async function resumeAgent(
+  runId: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: ResumeOptions,
+): Promise<AgentResult> {
+  checkRunOptions(options);
+  // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
+  return holding(options.store, runId, () => resumeHeld(runId, model, registry, options));
+}
+
+async function resumeHeld(
+  runId: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: ResumeOptions,
+): Promise<AgentResult> {
+  const { store, decisions = {}, approve } = options;
+  const { events, replay, journal } = await reopen(store, runId, registry, options.onLogged);
+  if (replay.result !== null) return { ...replay.result, runId };
+  const pending = new Map(pendingApprovals(replay.context).map((call) => [call.id, call]));
+  for (const id of Object.keys(decisions)) {
+    if (!pending.has(id)) {
+      const waiting = [...pending.keys()].map((key) => `'${key}'`).join(", ") || "none";
+      throw new RangeError(`run '${runId}': call '${id}' waits for no decision (calls that wait: ${waiting})`);
+    }
+  }
+  // A given decision answers the call that waits now, once: a later call reusing its id is asked anew.
+  const given = new Set(Object.keys(decisions));
+  const decide: typeof approve = (call) => {
+    if (given.delete(call.id) && pending.get(call.id) === call) return decisions[call.id];
+    return approve?.(call);
+  };
+  return runLive({
+    ...portsOf({ ...options, approve: decide }),
+    model,
+    registry,
+    journal,
+    settings: startOf(runId, events).settings,
+    schemaVersion: replay.schemaVersion,
+    from: { snapshot: replay.snapshot, interrupted: replay.interrupted },
+  });
+}
+
+/**
+ * Takes a finished run's conversation further with the user's next `message`: it is logged
+ * (`user.messaged`), and the machine goes back to `budgetCheck` with the whole list, its step and
+ * token limits counted afresh for the new turn (the result's `steps` and `tokens` keep counting
+ * over the run). Throws `EventLogError` for a run that is not finished (resume it first), a log of
+ * schema 1, or tools that differ from the registry's.
+ */
+export async function continueAgent(
+  runId: string,
+  message: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: Omit<ResumeOptions, "decisions">,
+): Promise<AgentResult> {
+  checkRunOptions(options);
+  if (typeof message !== "string") throw new TypeError(`message must be a string; got ${describe(message)}`);
+  return holding(options.store, runId, () => continueHeld(runId, message, model, registry, options));
+}
+
+async function continueHeld(
+  runId: string,
+  message: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: Omit<ResumeOptions, "decisions">,
+): Promise<AgentResult> {
+  const { events, replay, journal } = await reopen(options.store, runId, registry, options.onLogged);
+  if (replay.result === null) {
+    throw new EventLogError(`run '${runId}' is not finished: resume it before it takes a new message`, {
+      runId,
+      position: events.length,
+    });
+  }
+  if (!logFlags(replay.schemaVersion).conversations) {
+    throw new EventLogError(`run '${runId}' has a log of schema 1, which cannot hold a conversation's next turn`, {
+      runId,
+      position: 0,
+    });
+  }
+  return runLive({
+    ...portsOf(options),
+    model,
+    registry,
+    journal,
+    settings: startOf(runId, events).settings,
+    schemaVersion: replay.schemaVersion,
+    begin: { type: "user.messaged", content: message },
+    continues: { context: replay.context, message },
+  });
+}
+
+/** Where a fork starts and what it changes. */
+export interface ForkOptions {
+  /** Events of the original to keep, counting `run.started` (default: all but a last `run.finished`). */
+  readonly keep?: number;
+  /** The new run's id; a random UUID when not given. */
+  readonly runId?: string;
+  readonly maxSteps?: number;
+  readonly tokenBudget?: number;
+}
+
+/**
+ * Starts a new run from a prefix of another's log, with other limits if asked (say, a larger
+ * budget), and returns its id; resume it to go on. The original log is left untouched. Events the
+ * new limits would never reach (a smaller budget ends it sooner) are not copied. Limits are checked
+ * as `runAgent` checks them.
+ */
+export async function forkRun(store: EventStore, runId: string, options: ForkOptions = {}): Promise<string> {
+  const { keep, runId: forkId = globalThis.crypto.randomUUID() } = options;
+  checkRunOptions({ store, runId: forkId });
+  if (keep !== undefined && !(Number.isSafeInteger(keep) && keep >= 1)) {
+    throw new RangeError(`keep must be a whole number of events, 1 or more; got ${describe(keep)}`);
+  }
+  return holding(store, forkId, () => copyPrefix(store, runId, forkId, keep, options));
+}
+
+/** The fork's log, written while the fork's run is held. */
+async function copyPrefix(
+  store: EventStore,
+  runId: string,
+  forkId: string,
+  keep: number | undefined,
+  options: ForkOptions,
+): Promise<string> {
+  const events = await store.read(runId);
+  const started = startOf(runId, events);
+  const limits = resolveLimits({
+    maxSteps: options.maxSteps ?? started.settings.maxSteps,
+    tokenBudget: options.tokenBudget ?? started.settings.tokenBudget,
+  });
+  const settings: RunSettings = { ...started.settings, ...limits };
+  // A fork goes on: a last run.finished is left out, and a turn's end the new limits do not reach stops the copy.
+  const cut = events.slice(0, keep ?? events.length);
+  const prefix = cut.at(-1)?.type === "run.finished" ? cut.slice(0, -1) : cut;
+  const { consumed } = foldEvents(prefix, { runId, settings, partial: true });
+  // A fork that ended inside a call would report it lost: the starts of the calls it cuts are left
+  // out, so that those calls run in the fork as if they never started.
+  const finished = new Set(prefix.slice(0, consumed).flatMap((e) => (e.type === "tool.finished" ? [e.callId] : [])));
+  const copied = prefix.slice(1, consumed).filter((e) => e.type !== "tool.started" || finished.has(e.callId));
+  if ((await store.read(forkId)).length > 0) {
+    throw new EventLogError(`run '${forkId}' already exists: fork into a new id`, { runId: forkId, position: 0 });
+  }
+  const journal = new Journal(store, forkId, [], { schemaVersion: started.schemaVersion });
+  const forkedFrom = { runId, seq: consumed };
+  const begin: RunEvent = { type: "run.started", schemaVersion: started.schemaVersion, settings, forkedFrom };
+  for (const event of [begin, ...copied.map(unstamped)]) await journal.commit(event);
+  return forkId;
+}
+
+/**
+ * A run's log, replayed, with a journal to go on writing it; refuses an unknown run and tools that
+ * differ. A crash between the machine's end and the log's is mended by logging the end now.
+ */
+async function reopen(
+  store: EventStore,
+  runId: string,
+  registry: ToolRegistry,
+  onLogged: ((event: StoredEvent) => void) | undefined,
+): Promise<{ events: StoredEvent[]; replay: Replay; journal: Journal }> {
+  const events = await store.read(runId);
+  checkTools(runId, startOf(runId, events).settings, registry);
+  const replay = replayRun(events, { runId });
+  const journal = new Journal(store, runId, events, { onLogged });
+  if (replay.result !== null && !replay.finished) {
+    await journal.commit({ type: "run.finished", outcome: outcomeOf(replay.result, replay.schemaVersion) });
+  }
+  return { events, replay, journal };
+}
+
+function unstamped({ seq: _seq, at: _at, hash: _hash, ...event }: StoredEvent): RunEvent {
+  return event;
+}
+
+function startOf(runId: string, events: readonly StoredEvent[]): Extract<StoredEvent, { type: "run.started" }> {
+  const [started] = events;
+  if (started?.type !== "run.started") {
+    throw new EventLogError(`run '${runId}' has no log in this store`, { runId, position: 0 });
+  }
+  return started;
+}
+
+function checkTools(runId: string, settings: RunSettings, registry: ToolRegistry): void {
+  const logged = canonicalJson([settings.tools, settings.approvalRequired ?? []]);
+  const current = canonicalJson([registry.specs(), registry.approvalRequired()]);
+  if (logged === current) return;
+  throw new EventLogError(
+    `run '${runId}' was started with other tools than this registry has (specs and approval flags): the log has ${logged}, the registry has ${current}`,
+    { runId, position: 0 },
+  );
+}

@@ -1,0 +1,182 @@
+import { createActor, type InspectionEvent, type Observer } from "xstate";
+import type { AgentResult } from "../data/index.js";
+import {
+  EVENT_LOG_SCHEMA_VERSION,
+  messagesOf,
+  type RunEvent,
+  type RunSettings,
+  type StoredEvent,
+} from "../data/index.js";
+import type { AgentContext } from "../decide/index.js";
+import { agentMachine, pendingApprovals, pendingRequests } from "../decide/index.js";
+import { EventLogError, type EventStore, holding, Journal, outcomeOf } from "../log/index.js";
+import type { ToolRegistry } from "../tools/index.js";
+import { isCharLimit, isTimeout, MAX_TIMER_MS } from "../tools/index.js";
+import { drivenMachine } from "./driven-machine.js";
+import type { Resumption } from "./run-effects.js";
+import { type EffectPorts, RunLoop } from "./run-loop.js";
+import { type AgentOptions, describe, type ModelWithLimits, resolveSettings } from "./settings.js";
+import type { AgentStreamEvent } from "./stream-events.js";
+
+/** Options of `runAgent`: limits and policies, safeguards, where to keep the run's event log, and who listens. */
+export interface RunOptions extends AgentOptions, Pick<EffectPorts, "approve" | "toolTimeoutMs" | "maxResultChars"> {
+  /** Keeps the run's events there, so that it can be replayed, forked, resumed and continued. */
+  readonly store?: EventStore;
+  /** The run's id in the store (letters, digits, `_`, `-`, `.`); a random UUID when not given. */
+  readonly runId?: string;
+  /** Aborting it stops the model call and the tools in flight and ends the run with `cancelled`. */
+  readonly signal?: AbortSignal;
+  /**
+   * Handed to the actor: receives XState's inspection events (the machine definition, every event,
+   * microstep and snapshot), e.g. `createBrowserInspector().inspect` from `@statelyai/inspect`.
+   */
+  readonly inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /**
+   * Hears the run as it goes: steps, the model's deltas as they stream (a model that can stream is
+   * asked to), tool calls and results, decisions, and the end (see `AgentStreamEvent`). Called
+   * synchronously; if it throws, the run fails with that error.
+   */
+  readonly onEvent?: (event: AgentStreamEvent) => void;
+  /**
+   * Hears each event of the run's log once it is appended, as stored (`run.started` and
+   * `run.finished` included): so a view can fold the very log the run writes. Only with a `store`;
+   * called synchronously, and if it throws, the run fails with that error.
+   */
+  readonly onLogged?: (event: StoredEvent) => void;
+}
+
+/**
+ * Runs `task` to an exit: a final answer (`done`), `maxSteps` model calls (`step_limit`), a prompt
+ * that would overspend `tokenBudget` (`token_budget`), a refusal (`refused`), a repeated call
+ * under the `stop` policy (`repeated_call`), an abort (`cancelled`), or calls that wait for
+ * decisions nobody gave (`awaiting_approval`, to be resumed) — always with the whole message list.
+ * With a `store`, every event is logged before the machine sees it and the result carries the
+ * `runId`. Rejects with `ModelError` when the model fails (the log stays resumable), and with a
+ * `TypeError` or `RangeError` for options that make no sense, before anything is logged.
+ */
+export async function runAgent(
+  task: string,
+  model: ModelWithLimits,
+  registry: ToolRegistry,
+  options: RunOptions = {},
+): Promise<AgentResult> {
+  checkRunOptions(options);
+  const settings = resolveSettings(task, model, registry, options);
+  const { store, runId = globalThis.crypto.randomUUID() } = options;
+  const ports = { ...portsOf(options), model, registry };
+  if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
+  // One writer per run: the run is held before it is looked for, and until it returns.
+  return holding(store, runId, async () => {
+    if ((await store.read(runId)).length > 0) {
+      throw new EventLogError(`run '${runId}' already exists: resume it, or start a run with a new id`, {
+        runId,
+        position: 0,
+      });
+    }
+    const journal = new Journal(store, runId, [], { onLogged: options.onLogged });
+    const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings };
+    return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, journal, begin });
+  });
+}
+
+/** The options a live run is driven with, taken from the caller's. */
+export function portsOf(
+  options: Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent">,
+): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
+  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent } = options;
+  return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent };
+}
+
+/** One live stretch of a run: its settings and ports, and where it starts. */
+export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
+  readonly settings: RunSettings;
+  readonly schemaVersion: number;
+  /** The first event to log, before the machine starts: `run.started` for a new run, `user.messaged` for a next turn. */
+  readonly begin?: RunEvent;
+  /** A resumed run: the state its log replays to, and the calls the process died in. */
+  readonly from?: Resumption;
+  /** The next turn of a finished run. */
+  readonly continues?: { readonly context: AgentContext; readonly message: string };
+}
+
+/**
+ * Runs a live machine with the run loop until it ends or waits for decisions nobody gives. With a
+ * journal, every event goes to the log through the loop: the first event (`begin`), every event of
+ * the run, the cancellation and the end (`run.finished`); a paused run's log just stops, ready for
+ * `resumeAgent`.
+ */
+export async function runLive(run: LiveRun): Promise<AgentResult> {
+  const { journal, signal, inspect, from, continues, settings, schemaVersion, begin } = run;
+  const input = { settings, schemaVersion, ...(continues === undefined ? {} : { continues }) };
+  const restored = from === undefined ? {} : { snapshot: agentMachine.getPersistedSnapshot(from.snapshot) };
+  const actor = createActor(agentMachine, { input, ...restored, ...(inspect === undefined ? {} : { inspect }) });
+  const machine = drivenMachine(actor, from === undefined ? [] : pendingRequests(from.snapshot));
+  const loop = new RunLoop(machine, run, from?.interrupted);
+  const cancel = () => loop.cancel(signal?.reason);
+  try {
+    if (begin !== undefined) await loop.log(begin);
+    signal?.addEventListener("abort", cancel, { once: true });
+    actor.start();
+    if (signal?.aborted) cancel();
+    const outcome = await loop.run();
+    const runId = journal === undefined ? {} : { runId: journal.runId };
+    let result: AgentResult;
+    if (outcome.type === "ended") {
+      await loop.log({ type: "run.finished", outcome: outcomeOf(outcome.result, schemaVersion) });
+      result = { ...outcome.result, ...runId };
+    } else {
+      result = { ...pausedResult(actor.getSnapshot().context), ...runId };
+    }
+    run.onEvent?.({ type: "finished", result });
+    return result;
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+    loop.stop();
+    machine.stop();
+    actor.stop();
+  }
+}
+
+/** The result of a run paused for decisions: the list so far and the calls that wait. */
+function pausedResult(context: AgentContext): AgentResult {
+  const { steps, tokens } = context;
+  return {
+    status: "awaiting_approval",
+    answer: null,
+    steps,
+    tokens,
+    messages: messagesOf(context.transcript),
+    pendingApprovals: pendingApprovals(context),
+  };
+}
+
+/**
+ * Checks the options that drive a run but are not logged: the effects' limits, the functions and
+ * objects it is given. Throws a `TypeError` or `RangeError` before anything runs or is logged.
+ */
+export function checkRunOptions(options: Partial<RunOptions>): void {
+  const { toolTimeoutMs, maxResultChars } = options;
+  if (toolTimeoutMs !== undefined && !(typeof toolTimeoutMs === "number" && isTimeout(toolTimeoutMs))) {
+    throw new RangeError(
+      `toolTimeoutMs must be milliseconds above 0 and at most ${MAX_TIMER_MS}, or Infinity; got ${describe(toolTimeoutMs)}`,
+    );
+  }
+  if (maxResultChars !== undefined && !(typeof maxResultChars === "number" && isCharLimit(maxResultChars))) {
+    throw new RangeError(`maxResultChars must be a whole number above 0, or Infinity; got ${describe(maxResultChars)}`);
+  }
+  for (const name of ["approve", "onEvent", "onLogged"] as const) {
+    if (options[name] !== undefined && typeof options[name] !== "function") {
+      throw new TypeError(`${name} must be a function; got ${describe(options[name])}`);
+    }
+  }
+  const { signal, store, runId } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError(`signal must be an AbortSignal; got ${describe(signal)}`);
+  }
+  if (store !== undefined && !(typeof store?.append === "function" && typeof store.read === "function")) {
+    throw new TypeError(`store must be an EventStore (append, read, list); got ${describe(store)}`);
+  }
+  if (runId !== undefined && (typeof runId !== "string" || runId === "")) {
+    throw new TypeError(`runId must be a non-empty string; got ${describe(runId)}`);
+  }
+}

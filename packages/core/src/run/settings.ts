@@ -1,0 +1,121 @@
+import type { Message, Model, RunSettings } from "../data/index.js";
+import { checkHistory } from "../data/index.js";
+import type { ToolRegistry } from "../tools/index.js";
+
+/** The system prompt used when none is given. */
+export const DEFAULT_SYSTEM = "Use the tools to answer the user.";
+/** Model calls allowed per turn when `maxSteps` is not given. */
+export const DEFAULT_MAX_STEPS = 8;
+/** Tokens allowed per turn when `tokenBudget` is not given. */
+export const DEFAULT_TOKEN_BUDGET = 4000;
+/** The repeated-call guard's limit when `onRepeatedCall` turns it on without a `repeatLimit`. */
+export const DEFAULT_REPEAT_LIMIT = 3;
+
+/** The limits and policies of a run: everything its decisions depend on, logged in `run.started`. */
+export interface AgentOptions {
+  /** The first message of the list. */
+  readonly system?: string;
+  /** Messages between the system message and the task: a conversation carried over from elsewhere. */
+  readonly history?: readonly Message[];
+  /** Model calls allowed per turn, at most; 0 or more (default 8). */
+  readonly maxSteps?: number;
+  /** Tokens allowed per turn (every prompt plus every reply); checked before each call (default 4000). */
+  readonly tokenBudget?: number;
+  /** Tokens kept free for the reply in the check before each call (default: the model's `maxReplyTokens`, else 0). */
+  readonly replyReserve?: number;
+  /**
+   * Turns the repeated-call guard on: the same tool with the same arguments this many times in a
+   * row is not run (2 or more). Off by default, as paging, polling and random tools are
+   * legitimately called again; tools registered as `repeatable` are never refused.
+   */
+  readonly repeatLimit?: number;
+  /**
+   * What the guard does with a repeated call: refuse it with an `ERROR:` observation, or stop the
+   * run with `repeated_call` (default refuse). Giving it turns the guard on, with `repeatLimit` 3
+   * unless that is given too.
+   */
+  readonly onRepeatedCall?: "refuse" | "stop";
+  /**
+   * How many calls of one reply may be in progress at once (running, or waiting for a decision),
+   * taken in call order: 1 runs them one at a time. Default: all of them at once.
+   */
+  readonly toolConcurrency?: number;
+}
+
+/** A model that says how long its replies can be (adapters set it), so the budget can reserve room. */
+export type ModelWithLimits = Model & { readonly maxReplyTokens?: number };
+
+/**
+ * The settings a run starts with: defaults filled in and every value checked, so that what is
+ * logged is what the machine decides by, and every log a run writes can be read back. Throws a
+ * `TypeError` for a value of the wrong kind and a `RangeError` for one out of range.
+ */
+export function resolveSettings(
+  task: string,
+  model: ModelWithLimits,
+  registry: ToolRegistry,
+  options: AgentOptions = {},
+): RunSettings {
+  if (typeof task !== "string") throw new TypeError(`task must be a string; got ${describe(task)}`);
+  const system = options.system ?? DEFAULT_SYSTEM;
+  if (typeof system !== "string") throw new TypeError(`system must be a string; got ${describe(system)}`);
+  const history = options.history === undefined ? undefined : checkHistory(options.history);
+  if (typeof history === "string") throw new TypeError(history);
+  const onRepeatedCall = options.onRepeatedCall ?? "refuse";
+  if (onRepeatedCall !== "refuse" && onRepeatedCall !== "stop") {
+    throw new RangeError(`onRepeatedCall must be 'refuse' or 'stop'; got ${describe(onRepeatedCall)}`);
+  }
+  return {
+    task,
+    system,
+    ...(history === undefined || history.length === 0 ? {} : { history }),
+    ...resolveLimits(options),
+    tools: registry.specs(),
+    approvalRequired: registry.approvalRequired(),
+    idempotentTools: registry.idempotentTools(),
+    repeatableTools: registry.repeatableTools(),
+    repeatLimit: count("repeatLimit", options.repeatLimit ?? defaultRepeatLimit(options), 2, true),
+    onRepeatedCall,
+    replyReserve: tokens("replyReserve", options.replyReserve ?? model.maxReplyTokens ?? 0, false),
+    countUsage: true,
+    toolConcurrency: count("toolConcurrency", options.toolConcurrency ?? Number.POSITIVE_INFINITY, 1, true),
+  };
+}
+
+/** The guard is off unless asked for: by a limit, or by a policy, which brings the usual limit. */
+function defaultRepeatLimit(options: AgentOptions): number {
+  return options.onRepeatedCall === undefined ? Number.POSITIVE_INFINITY : DEFAULT_REPEAT_LIMIT;
+}
+
+/** The step limit and the token budget, defaults filled in and checked as `resolveSettings` checks them. */
+export function resolveLimits(options: Pick<AgentOptions, "maxSteps" | "tokenBudget">): {
+  maxSteps: number;
+  tokenBudget: number;
+} {
+  return {
+    maxSteps: count("maxSteps", options.maxSteps ?? DEFAULT_MAX_STEPS, 0, false),
+    tokenBudget: tokens("tokenBudget", options.tokenBudget ?? DEFAULT_TOKEN_BUDGET, true),
+  };
+}
+
+/** A whole number, `min` or more, or Infinity where that means no limit. */
+function count(name: string, value: unknown, min: number, unlimited: boolean): number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number; got ${describe(value)}`);
+  if ((unlimited && value === Number.POSITIVE_INFINITY) || (Number.isSafeInteger(value) && value >= min)) return value;
+  const infinity = unlimited ? ", or Infinity" : "";
+  throw new RangeError(`${name} must be a whole number, ${min} or more${infinity}; got ${value}`);
+}
+
+/** A number of tokens, 0 or more; Infinity only where that means no limit. */
+function tokens(name: string, value: unknown, unlimited: boolean): number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number of tokens; got ${describe(value)}`);
+  if (value >= 0 && (Number.isFinite(value) || (unlimited && value === Number.POSITIVE_INFINITY))) return value;
+  throw new RangeError(`${name} must be a ${unlimited ? "" : "finite "}number of tokens, 0 or more; got ${value}`);
+}
+
+/** A value in a few words, for an error message. */
+export function describe(value: unknown): string {
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  if (value === null || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "an array" : "an object";
+}

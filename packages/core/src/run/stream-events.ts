@@ -1,0 +1,17 @@
+import type { AgentResult, Decision, ModelDelta, ModelReply, ToolCall } from "../data/index.js";
+
+/**
+ * What a run tells as it goes (`runAgent`'s `onEvent`, `streamAgent`'s iteration): each model
+ * call's start, the deltas it streams and its reply; each tool call's start and result; each
+ * decision asked for and given; and last the result. Everything but the deltas is told once it
+ * is logged; deltas are only shown, never logged (the reply they add up to is).
+ */
+export type AgentStreamEvent =
+  | { readonly type: "step-started"; readonly step: number }
+  | (ModelDelta & { readonly step: number })
+  | { readonly type: "step-finished"; readonly step: number; readonly reply: ModelReply }
+  | { readonly type: "tool-started"; readonly call: ToolCall }
+  | { readonly type: "tool-finished"; readonly call: ToolCall; readonly content: string; readonly isError: boolean }
+  | { readonly type: "decision-requested"; readonly call: ToolCall }
+  | { readonly type: "decision-given"; readonly call: ToolCall; readonly decision: Decision }
+  | { readonly type: "finished"; readonly result: AgentResult };

@@ -1,0 +1,245 @@
+import type { ToolCall, ToolParameters, ToolSpec } from "../data/index.js";
+import { isPlainObject, ToolSchemaError } from "../data/index.js";
+import { cutResult } from "./cut-result.js";
+import { type Outcome, runGuarded } from "./run-guarded.js";
+import { describeSafely, encodeResult, labelOf } from "./safe-observation.js";
+import type { ArgsOf, Checked, CompiledParameters, ToolSchema } from "./schema/index.js";
+import { validateSubset } from "./schema/index.js";
+import { type CompiledTool, compileTool, type Tool, type ToolFunction } from "./tool.js";
+import { checkOptions, type ToolOptions } from "./tool-options.js";
+
+export type { ToolFunction } from "./tool.js";
+export type { ToolOptions } from "./tool-options.js";
+
+/** Limits of one execution that the run sets for tools that do not set their own. */
+export interface ExecuteOptions {
+  /** Aborts the tool's signal: the run was cancelled. */
+  readonly signal?: AbortSignal;
+  /** Milliseconds the tool may take (no limit when absent). */
+  readonly timeoutMs?: number;
+  /** Longer observations are cut (see `cutResult`); no limit when absent. */
+  readonly maxResultChars?: number;
+}
+
+/** What `register`'s function gets: inferred as `tool()` infers it (`never`, which accepts any declaration, only for a schema whose shape the type system cannot see). */
+export type RegisteredArgs<P> = ArgsOf<P>;
+
+interface Entry {
+  readonly spec: ToolSpec;
+  readonly fn: ToolFunction<Record<string, unknown>>;
+  readonly options: ToolOptions;
+  readonly parameters: CompiledParameters;
+  /** The schema of a tool of the spec's subset, checked without the general path's allocations. */
+  readonly subset: ToolParameters | undefined;
+}
+
+/**
+ * Name → tool. The registry is both the list of tools shown to the model and the allow-list:
+ * a name that is not registered cannot run, whatever the model writes.
+ */
+export class ToolRegistry {
+  readonly #tools = new Map<string, Entry>();
+
+  /** A registry holding `tools`, as `add` adds them. */
+  constructor(tools?: Iterable<Tool>) {
+    if (tools !== undefined) this.add(...tools);
+  }
+
+  /**
+   * Adds tools made by `tool()` (or plain objects of the same shape), in order; throws
+   * `ToolSchemaError` for a duplicate name or a tool `tool()` would refuse, and then adds none of them.
+   */
+  add(...tools: Tool[]): this {
+    const entries = tools.map((each) => entryOf(compileTool(each)));
+    const names = new Set(this.#tools.keys());
+    for (const { spec } of entries) {
+      if (names.has(spec.name)) throw new ToolSchemaError(`tool '${spec.name}' is already registered`);
+      names.add(spec.name);
+    }
+    for (const entry of entries) this.#tools.set(entry.spec.name, entry);
+    return this;
+  }
+
+  /**
+   * Adds one tool; `parameters` may be any of the three kinds `tool()` takes, and `fn`'s arguments
+   * are typed from them as `tool()` types them (a `ToolParameters` variable lets `fn` declare its
+   * own). Throws `ToolSchemaError` now, not mid-run, for a bad name, a duplicate, a description
+   * that is not a string, a schema the validator cannot enforce, or a bad option.
+   */
+  register<const P extends ToolSchema>(
+    name: string,
+    description: string,
+    parameters: P,
+    fn: ToolFunction<RegisteredArgs<P>>,
+    options?: ToolOptions,
+  ): void;
+  /** As above, for a function that declares its arguments and takes as given some that `parameters` leave optional, as functions written before the inference do. */
+  register<const P extends ToolSchema>(
+    name: string,
+    description: string,
+    parameters: P,
+    fn: ToolFunction<Required<RegisteredArgs<P>>>,
+    options?: ToolOptions,
+  ): void;
+  register(
+    name: string,
+    description: string,
+    parameters: ToolSchema,
+    fn: ToolFunction<never>,
+    options: ToolOptions = {},
+  ): void {
+    const checked = checkOptions(typeof name === "string" ? name : "tool", options, true);
+    this.add({ name, description, parameters, execute: fn as ToolFunction, ...checked });
+  }
+
+  /** Whether `execute` would call the tool's function for this call: a known name and valid arguments (true while a Standard Schema's check is still pending). */
+  wouldRun(call: ToolCall): boolean {
+    try {
+      const entry = this.#tools.get(call.name);
+      const args = call.rawArgs === undefined ? call.args : parseArgs(call.rawArgs);
+      if (entry === undefined || typeof args === "string") return false;
+      if (entry.subset !== undefined) return validateSubset(args, entry.subset) === null;
+      const checked = entry.parameters.check(args);
+      return checked instanceof Promise ? true : checked.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Whether `name` is registered as idempotent; false for unknown names. */
+  isIdempotent(name: string): boolean {
+    return this.#tools.get(name)?.options.idempotent === true;
+  }
+
+  /** The names of the tools registered with `needsApproval`, in registration order. */
+  approvalRequired(): string[] {
+    return this.#namesWith("needsApproval");
+  }
+
+  /** The names of the tools registered as `idempotent`, in registration order. */
+  idempotentTools(): string[] {
+    return this.#namesWith("idempotent");
+  }
+
+  /** The names of the tools registered as `repeatable`, in registration order. */
+  repeatableTools(): string[] {
+    return this.#namesWith("repeatable");
+  }
+
+  /** What the model is shown, in registration order: name, description and JSON Schema, never the function. */
+  specs(): ToolSpec[] {
+    return Array.from(this.#tools.values(), (entry) => entry.spec);
+  }
+
+  /**
+   * Runs one call and returns its observation: the result as JSON, or a string starting `ERROR:`
+   * that says what was wrong and what a valid call looks like. Checks, in order, that the name is
+   * registered, that the arguments pass the schema, and that the function returns without
+   * throwing; nothing runs for an invalid call. Never rejects, whatever the arguments, the
+   * function or its result do.
+   */
+  async execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<string> {
+    const label = labelOf(name);
+    let observation: string;
+    let limit: number | undefined;
+    try {
+      limit = this.#tools.get(name)?.options.maxResultChars ?? options.maxResultChars;
+      const outcome = this.#execute(label, args, options);
+      observation = typeof outcome === "string" ? outcome : await outcome;
+    } catch (error) {
+      // Only hostile arguments or options (a throwing getter or Proxy) get here: the function itself is guarded.
+      observation = `ERROR: ${label} could not be run: ${describeSafely(error)}`;
+    }
+    return limit === undefined ? observation : cutResult(observation, limit);
+  }
+
+  /** Like `execute`, for a call as the model sent it: arguments that arrived as text that is not a JSON object (`rawArgs`) are refused with the parse problem. */
+  executeCall(call: ToolCall, options: ExecuteOptions = {}): Promise<string> {
+    try {
+      if (call.rawArgs === undefined) return this.execute(call.name, call.args, options);
+      const parsed = parseArgs(call.rawArgs);
+      if (typeof parsed !== "string") return this.execute(call.name, parsed, options);
+      const entry = this.#tools.get(call.name);
+      return Promise.resolve(
+        entry === undefined
+          ? this.#unknownTool(call.name)
+          : `ERROR: the arguments of '${call.name}' are not a valid JSON object (${parsed}). Send one JSON object. ${expects(entry.spec)}`,
+      );
+    } catch (error) {
+      return Promise.resolve(`ERROR: the call could not be read: ${describeSafely(error)}`);
+    }
+  }
+
+  #namesWith(option: "needsApproval" | "idempotent" | "repeatable"): string[] {
+    return [...this.#tools.values()].filter((entry) => entry.options[option] === true).map((e) => e.spec.name);
+  }
+
+  /** The observation, at once when the check and the function finish at once (most tools), else a promise of it. */
+  #execute(name: string, args: unknown, options: ExecuteOptions): string | Promise<string> {
+    const entry = this.#tools.get(name);
+    if (entry === undefined) return this.#unknownTool(name);
+    if (entry.subset !== undefined) {
+      const problem = validateSubset(args, entry.subset);
+      if (problem !== null) return `ERROR: ${problem}. ${expects(entry.spec)}`;
+      return this.#run(entry, { ...(args as Record<string, unknown>) }, options);
+    }
+    const checked = entry.parameters.check(args);
+    if (checked instanceof Promise) return checked.then((settled) => this.#runChecked(entry, settled, options));
+    return this.#runChecked(entry, checked, options);
+  }
+
+  #runChecked(entry: Entry, checked: Checked, options: ExecuteOptions): string | Promise<string> {
+    if (!checked.ok) return `ERROR: ${checked.problem}. ${expects(entry.spec)}`;
+    return this.#run(entry, checked.args, options);
+  }
+
+  #run(
+    { spec, fn, options: own }: Entry,
+    args: Record<string, unknown>,
+    options: ExecuteOptions,
+  ): string | Promise<string> {
+    const name = spec.name;
+    const timeoutMs = own.timeoutMs ?? options.timeoutMs;
+    const outcome = runGuarded(fn, args, timeoutMs, () => options.signal);
+    const observe = (ended: Outcome): string => {
+      switch (ended.kind) {
+        case "returned":
+          return encodeResult(name, ended.value);
+        case "threw":
+          return `ERROR: ${name} failed: ${describeSafely(ended.error)}`;
+        case "timedOut":
+          return `ERROR: ${name} timed out after ${timeoutMs} ms. It may still have had an effect; check before calling it again.`;
+      }
+    };
+    return outcome instanceof Promise ? outcome.then(observe) : observe(outcome);
+  }
+
+  #unknownTool(name: string): string {
+    const names = [...this.#tools.keys()].sort().map((known) => `'${known}'`);
+    return `ERROR: unknown tool '${labelOf(name)}'. Available tools: [${names.join(", ")}]`;
+  }
+}
+
+function entryOf(tool: CompiledTool): Entry {
+  const spec = Object.freeze({ name: tool.name, description: tool.description, parameters: tool.parameters.schema });
+  return { spec, fn: tool.execute, options: tool.options, parameters: tool.parameters, subset: tool.parameters.subset };
+}
+
+/** What the argument error shows after its sentence: the properties the tool takes (or its whole schema when it has none at the top). */
+function expects(spec: ToolSpec): string {
+  const schema = spec.parameters;
+  const other = Object.keys(schema).some((keyword) => !["type", "required", "$schema"].includes(keyword));
+  const shown =
+    schema.properties ?? (other ? Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$schema")) : {});
+  return `${spec.name} expects ${JSON.stringify(shown)}`;
+}
+
+/** The arguments object that `raw` encodes, or the reason it encodes none. */
+function parseArgs(raw: string): Record<string, unknown> | string {
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return isPlainObject(parsed) ? parsed : `it is JSON, but not an object`;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

@@ -1,0 +1,81 @@
+import { isPlainObject, ToolSchemaError } from "../data/index.js";
+import type { ArgsOf } from "./schema/index.js";
+import { type CompiledParameters, compileParameters, type ToolSchema } from "./schema/index.js";
+import type { ToolFunction } from "./tool-function.js";
+import { checkOptions, TOOL_OPTION_KEYS, type ToolOptions } from "./tool-options.js";
+
+export type { ToolContext, ToolFunction } from "./tool-function.js";
+
+/** Everything that makes a tool: what the model is shown, the function, and how the harness treats it. */
+export interface ToolDefinition<P extends ToolSchema = ToolSchema> extends ToolOptions {
+  /** 1-64 letters, digits, `_` or `-`. */
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: P;
+  readonly execute: ToolFunction<ArgsOf<P>>;
+}
+
+/** A tool, as `tool()` makes it and `ToolRegistry#add` takes it; `Args` is what its function gets. */
+export interface Tool<Args = never> extends ToolOptions {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: ToolSchema;
+  readonly execute: ToolFunction<Args>;
+}
+
+/** A tool checked and compiled: what the registry keeps. */
+export interface CompiledTool {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: CompiledParameters;
+  readonly execute: ToolFunction<Record<string, unknown>>;
+  readonly options: ToolOptions;
+}
+
+const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const DEFINITION_KEYS = ["name", "description", "parameters", "execute", ...TOOL_OPTION_KEYS];
+const compiled = new WeakMap<object, CompiledTool>();
+
+/**
+ * Defines a tool; the type of `execute`'s arguments is inferred from `parameters` (a Standard
+ * Schema's output, or a literal JSON Schema). Throws `ToolSchemaError` now, not mid-run, for a bad
+ * name, a description that is not a string, parameters that cannot be enforced, or an option of
+ * the wrong kind.
+ */
+export function tool<const P extends ToolSchema>(definition: ToolDefinition<P>): Tool<ArgsOf<P>> {
+  const checked = compileTool(definition);
+  const made = Object.freeze({ ...definition }) as unknown as Tool<ArgsOf<P>>;
+  compiled.set(made, checked);
+  return made;
+}
+
+/** The compiled form of a tool definition, checked as `tool()` checks it (cached for tools `tool()` made). */
+export function compileTool(definition: unknown): CompiledTool {
+  const cached = typeof definition === "object" && definition !== null ? compiled.get(definition) : undefined;
+  if (cached !== undefined) return cached;
+  if (!isPlainObject(definition)) throw new ToolSchemaError("a tool must be an object made by tool()");
+  const { name, description, parameters, execute } = definition;
+  const label = checkName(name);
+  const unknown = Object.keys(definition).find((key) => !DEFINITION_KEYS.includes(key));
+  if (unknown !== undefined) throw new ToolSchemaError(`${label}: unknown key '${unknown}' in the tool's definition`);
+  if (typeof description !== "string") {
+    throw new ToolSchemaError(`${label}: description must be a string; got ${typeof description}`);
+  }
+  if (typeof execute !== "function") throw new ToolSchemaError(`${label}: execute must be a function`);
+  const options = checkOptions(label, definition, false);
+  return {
+    name: label,
+    description,
+    parameters: compileParameters(label, parameters),
+    execute: execute as ToolFunction<Record<string, unknown>>,
+    options,
+  };
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== "string") throw new ToolSchemaError(`a tool name must be a string; got ${typeof name}`);
+  if (!NAME_PATTERN.test(name)) {
+    throw new ToolSchemaError(`tool name '${name}' must be 1-64 letters, digits, '_' or '-'`);
+  }
+  return name;
+}
