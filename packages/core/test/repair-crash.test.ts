@@ -83,10 +83,11 @@ describe("repair killed at any point loses no intact event", () => {
       Buffer.from(`{"seq":${events.length},"at":"2026-01-02T03:04:05.000Z","type":"tool.sta`),
     ]);
     writeFileSync(damaged, old);
-  }, 20_000);
+  }, 60_000);
 
   it(`${TRIALS} children SIGKILLed across a repair of ${EVENTS.toLocaleString("en")} events: the file is always the old or the repaired log`, {
-    timeout: 20_000,
+    // 30 processes each loading core and a 60,000-event log: minutes' worth of CPU on a loaded 2-core machine.
+    timeout: 90_000,
   }, async () => {
     const trial = (index: number) => {
       const directory = join(root, `trial-${index}`);
