@@ -53,7 +53,16 @@ export {
   runHashSeed,
   type StoredEvent,
 } from "@agentloop/core/store";
-export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "@agentloop/core/testing";
+export {
+  asks,
+  final,
+  makeWeatherRegistry,
+  type ScriptedModel,
+  scriptedModel,
+  toolCall,
+  WEATHER_TASK,
+  weatherScript,
+} from "@agentloop/core/testing";
 
 /** The options of `runAgent` the CLI passes on. */
 export type RunOptions = NonNullable<Parameters<typeof import("@agentloop/core").runAgent>[3]>;
