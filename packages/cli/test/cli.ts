@@ -56,6 +56,12 @@ export function cli(
   return outputOf(child);
 }
 
+/** `agentloop run` of the weather script with the tools fixture, as a child process, keeping its log in `store`; then `rest`. */
+export function cliWeatherRun(store: string, rest: readonly string[], options: { cwd?: string } = {}): Promise<CliRun> {
+  const script = fixture("weather-script.json");
+  return cli(["run", "--tools", fixture("tools.mjs"), "--script", script, "--store", store, ...rest], options);
+}
+
 const made: string[] = [];
 afterAll(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
