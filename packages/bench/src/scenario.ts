@@ -11,33 +11,40 @@ export const TASK = "How hot is Pune in Fahrenheit?";
 export const SYSTEM = "Use the tools to answer the user.";
 export const ANSWER = "It is 86.0 F in Pune.";
 
-export const WEATHER_SCHEMA = {
-  type: "object" as const,
-  properties: { city: { type: "string" as const } },
-  required: ["city"],
-  additionalProperties: false as const,
-};
-export const C_TO_F_SCHEMA = {
-  type: "object" as const,
-  properties: { celsius: { type: "number" as const } },
-  required: ["celsius"],
-  additionalProperties: false as const,
-};
-export const WEATHER_DESCRIPTION = "Current temperature of one city in Celsius. Use it before any weather answer.";
-export const C_TO_F_DESCRIPTION = "Convert Celsius to Fahrenheit. Use it for every conversion.";
-
 /** Real tool executions in this process, over all harnesses; every measured run checks its share. */
 export const executions = { count: 0 };
 
-export function getWeather({ city }: { city: string }): { city: string; celsius: number } {
-  executions.count++;
-  return { city, celsius: 30 };
-}
+/** `get_weather`: name, description, JSON Schema and function, for each harness to wrap its own way. */
+export const WEATHER_TOOL = {
+  name: "get_weather",
+  description: "Current temperature of one city in Celsius. Use it before any weather answer.",
+  schema: {
+    type: "object" as const,
+    properties: { city: { type: "string" as const } },
+    required: ["city"],
+    additionalProperties: false as const,
+  },
+  execute({ city }: { city: string }): { city: string; celsius: number } {
+    executions.count++;
+    return { city, celsius: 30 };
+  },
+};
 
-export function cToF({ celsius }: { celsius: number }): number {
-  executions.count++;
-  return (celsius * 9) / 5 + 32;
-}
+/** `c_to_f`, likewise. */
+export const C_TO_F_TOOL = {
+  name: "c_to_f",
+  description: "Convert Celsius to Fahrenheit. Use it for every conversion.",
+  schema: {
+    type: "object" as const,
+    properties: { celsius: { type: "number" as const } },
+    required: ["celsius"],
+    additionalProperties: false as const,
+  },
+  execute({ celsius }: { celsius: number }): number {
+    executions.count++;
+    return (celsius * 9) / 5 + 32;
+  },
+};
 
 /** The `k`-th tool call of a run (0-based), with its arguments as an object and as JSON text. */
 export interface ScenarioCall {

@@ -1,4 +1,22 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { UsageError } from "./cli-error.js";
+
+/** `--no-color` and `-h`/`--help`, which every command that prints takes (for `parseArgs`). */
+export const VIEW_OPTIONS = {
+  "no-color": { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** Those, and `--json`: the result as JSON, and no progress. */
+export const JSON_VIEW_OPTIONS = { json: { type: "boolean", default: false }, ...VIEW_OPTIONS } as const;
+
+/** The help lines of `JSON_VIEW_OPTIONS`, for a command that runs the agent. */
+export const JSON_VIEW_HELP = `  --json                   print the AgentResult as JSON, and no progress
+  --no-color               no ANSI colors (also NO_COLOR=1)
+  -h, --help               this help`;
+
+/** `--model` and `--script`: where a run's model comes from. */
+export const MODEL_OPTIONS = { model: { type: "string" }, script: { type: "string" } } as const;
 
 /**
  * Runs `node:util` `parseArgs` for one command and turns its errors (an unknown flag, a flag
@@ -12,6 +30,14 @@ export function parseCommandLine<T>(command: string, parse: () => T): T {
     if (!code.startsWith("ERR_PARSE_ARGS")) throw error;
     throw new UsageError(`${describeParseError(error)}; see 'agentloop ${command} --help'`);
   }
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>>;
+
+/** `parseArgs` of a command that takes positional arguments, its errors made a `UsageError` (see `parseCommandLine`). */
+export function parseCommand<O extends Options>(command: string, args: string[], options: O): Parsed<O> {
+  return parseCommandLine(command, () => parseArgs({ args, allowPositionals: true, options }));
 }
 
 function describeParseError(error: unknown): string {

@@ -1,19 +1,11 @@
 /**
  * The CLI's one door into `@agentloop/core`: every name the CLI uses from it comes through here,
  * so that a change in core's exports (names moving between the root and its subpath exports) is
- * adapted in this file. Reading a folded snapshot's context is done here too, for the same reason.
+ * adapted in this file. A run is read through core's fold and its position query (`RunFold`,
+ * `positionOf`), never through the machine's context.
  */
-import type { Decision, EventStore, Message, ToolCall, ToolSpec } from "@agentloop/core";
-import {
-  type AgentContext,
-  type AgentMachineInput,
-  type AgentSnapshot,
-  agentMachine,
-  pendingRequests,
-  RunFold,
-  type RunFoldOptions,
-  type RunSettings,
-} from "@agentloop/core/machine";
+import type { Decision, EventStore, ToolSpec } from "@agentloop/core";
+import { agentMachine, RunFold, type RunFoldOptions, type RunSettings } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
 
 export {
@@ -42,12 +34,12 @@ export { checkReply, isErrorMessage } from "@agentloop/core/adapter";
 export { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
 export {
   type AgentEvent,
-  type AgentMachineInput,
-  type AgentSnapshot,
   type ModelWithLimits,
   outcomeOf,
+  positionOf,
   RunFold,
   type RunFoldOptions,
+  type RunPosition,
   type RunSettings,
 } from "@agentloop/core/machine";
 export {
@@ -61,7 +53,16 @@ export {
   runHashSeed,
   type StoredEvent,
 } from "@agentloop/core/store";
-export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "@agentloop/core/testing";
+export {
+  asks,
+  final,
+  makeWeatherRegistry,
+  type ScriptedModel,
+  scriptedModel,
+  toolCall,
+  WEATHER_TASK,
+  weatherScript,
+} from "@agentloop/core/testing";
 
 /** The options of `runAgent` the CLI passes on. */
 export type RunOptions = NonNullable<Parameters<typeof import("@agentloop/core").runAgent>[3]>;
@@ -70,51 +71,6 @@ export type ResumeOptions = Parameters<typeof import("@agentloop/core").resumeAg
 
 /** A store that can drop a torn last entry (the JSONL and SQLite stores can). */
 export type RepairableStore = EventStore & { repair(runId: string): Promise<number> };
-
-/** Counters of a folded run: over the whole run, and from the start of its current turn (the limits count per turn). */
-export interface Tally {
-  readonly steps: number;
-  readonly tokens: number;
-  readonly turnSteps: number;
-  readonly turnTokens: number;
-  readonly maxSteps: number;
-  readonly tokenBudget: number;
-}
-
-/** Steps and tokens of a snapshot, with the limits they count against. */
-export function tallyOf(snapshot: AgentSnapshot): Tally {
-  const { steps, tokens, maxSteps, tokenBudget, turnStart } = snapshot.context;
-  return {
-    steps,
-    tokens,
-    turnSteps: steps - turnStart.steps,
-    turnTokens: tokens - turnStart.tokens,
-    maxSteps,
-    tokenBudget,
-  };
-}
-
-/** The messages a snapshot's list holds from position `from` on, in O(new messages). */
-export function messagesSince(snapshot: AgentSnapshot, from: number): { messages: Message[]; length: number } {
-  const { transcript } = snapshot.context;
-  return { messages: transcript.items.slice(from, transcript.length), length: transcript.length };
-}
-
-/** The calls a snapshot waits on a decision for, in call order (several when calls run at once). */
-export function waitingForDecision(snapshot: AgentSnapshot): ToolCall[] {
-  return pendingRequests(snapshot).flatMap((request) => (request.type === "requestDecision" ? [request.call] : []));
-}
-
-/** The machine's input for a run's first turn, from its `run.started`. */
-export function startInput(started: StartEvent, settings: RunSettings = started.settings): AgentMachineInput {
-  return { settings, schemaVersion: started.schemaVersion };
-}
-
-/** The machine's input for a conversation's next turn: the finished turn's snapshot, and the user's message. */
-export function nextTurnInput(start: AgentMachineInput, finished: AgentSnapshot, message: string): AgentMachineInput {
-  const context: AgentContext = finished.context;
-  return { ...start, continues: { context, message } };
-}
 
 /** What a resume checks the registry against: the logged tool specs and the tools that need approval. */
 export function loggedTools(settings: RunSettings): { specs: readonly ToolSpec[]; approval: readonly string[] } {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../src/exit-codes.js";
 import { fixture, tempDir } from "./cli.js";
-import { agentloop, shellWords } from "./in-process.js";
+import { agentloop, runScripted, shellWords } from "./in-process.js";
 import { readEvents, rewriteLog } from "./logs.js";
 
 const tools = fixture("tools.mjs");
@@ -21,18 +21,7 @@ writeFileSync(
   ]),
 );
 const started = async (runId: string) => {
-  const ran = await agentloop([
-    "run",
-    "--tools",
-    tools,
-    "--store",
-    store,
-    "--run-id",
-    runId,
-    "--script",
-    conversation,
-    "How hot is Pune?",
-  ]);
+  const ran = await runScripted(store, runId, conversation, "How hot is Pune?");
   expect(ran.code).toBe(0);
   return join(store, `${runId}.jsonl`);
 };
@@ -89,18 +78,7 @@ describe("agentloop chat", () => {
   });
 
   it("refuses a run that is not finished, saying how to resume it", async () => {
-    const paused = await agentloop([
-      "run",
-      "--tools",
-      tools,
-      "--store",
-      store,
-      "--run-id",
-      "paused",
-      "--script",
-      fixture("approval-script.json"),
-      "Mail",
-    ]);
+    const paused = await runScripted(store, "paused", fixture("approval-script.json"), "Mail");
     expect(paused.code).toBe(EXIT_CODES.awaiting_approval);
     const log = join(store, "paused.jsonl");
     const ran = await chat(log, "Hello?");

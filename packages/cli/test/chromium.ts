@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { outputOf } from "./child-output.js";
 
 /** Debian's chromium package; the test fails (never skips) without it. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -33,21 +34,9 @@ export function openInChromium(file: string, extra: readonly string[]): Promise<
   requireChromium();
   const profile = mkdtempSync(join(tmpdir(), "agentloop-chromium-"));
   const args = [...OFFLINE_FLAGS, `--user-data-dir=${profile}`, ...extra, pathToFileURL(file).href];
-  return new Promise((resolve, reject) => {
-    const child = spawn(CHROMIUM, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      rmSync(profile, { recursive: true, force: true });
-      if (code === 0) resolve(stdout);
-      else reject(new Error(`chromium exited with ${code}: ${stderr.slice(-2000)}`));
-    });
+  return outputOf(spawn(CHROMIUM, args, { stdio: ["ignore", "pipe", "pipe"] })).then(({ code, stdout, stderr }) => {
+    rmSync(profile, { recursive: true, force: true });
+    if (code === 0) return stdout;
+    throw new Error(`chromium exited with ${code}: ${stderr.slice(-2000)}`);
   });
 }

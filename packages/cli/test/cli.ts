@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll } from "vitest";
+import { type ChildOutput, outputOf } from "./child-output.js";
 
 /** The built CLI; the root `pnpm test` builds it first. */
 export const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -19,11 +20,7 @@ if (!existsSync(CLI)) {
 }
 
 /** What one run of the CLI printed and returned. */
-export interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliRun = ChildOutput;
 
 // The tests see none of the developer's keys or color settings.
 const CLEARED = [
@@ -50,24 +47,19 @@ export function cli(
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CLEARED) delete env[name];
   Object.assign(env, options.env);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env,
-      cwd: options.cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-      ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env,
+    cwd: options.cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
   });
+  return outputOf(child);
+}
+
+/** `agentloop run` of the weather script with the tools fixture, as a child process, keeping its log in `store`; then `rest`. */
+export function cliWeatherRun(store: string, rest: readonly string[], options: { cwd?: string } = {}): Promise<CliRun> {
+  const script = fixture("weather-script.json");
+  return cli(["run", "--tools", fixture("tools.mjs"), "--script", script, "--store", store, ...rest], options);
 }
 
 const made: string[] = [];

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../src/exit-codes.js";
 import { cli, fixture, tempDir } from "./cli.js";
-import { agentloop } from "./in-process.js";
+import { agentloop, runScripted } from "./in-process.js";
 
 const tools = fixture("tools.mjs");
 const weather = fixture("weather-script.json");
@@ -156,32 +156,8 @@ describe("agentloop run options", () => {
 describe("agentloop list", () => {
   it("lists the runs of a store with how each ended, as a table or JSON", async () => {
     const listing = join(dir, "listing");
-    await agentloop([
-      "run",
-      "--tools",
-      tools,
-      "--store",
-      listing,
-      "--run-id",
-      "a-done",
-      "--script",
-      weather,
-      "--json",
-      "Weather?",
-    ]);
-    await agentloop([
-      "run",
-      "--tools",
-      tools,
-      "--store",
-      listing,
-      "--run-id",
-      "b-paused",
-      "--script",
-      fixture("approval-script.json"),
-      "--json",
-      "Mail",
-    ]);
+    await runScripted(listing, "a-done", weather, "--json", "Weather?");
+    await runScripted(listing, "b-paused", fixture("approval-script.json"), "--json", "Mail");
     const table = await agentloop(["list", "--store", listing]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^run +started \(UTC\) +events +status +task$/m);
@@ -204,7 +180,7 @@ describe("agentloop list", () => {
     timeout: 30_000,
   }, async () => {
     const odd = join(dir, "odd");
-    await agentloop(["run", "--tools", tools, "--store", odd, "--run-id", "real", "--script", weather, "Weather?"]);
+    await runScripted(odd, "real", weather, "Weather?");
     execFileSync("mkfifo", [join(odd, "pipe.jsonl")]);
     symlinkSync("/dev/zero", join(odd, "zero.jsonl"));
     // A child process with a deadline: a FIFO opened for reading blocks the thread that opens it.

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { agentMachine } from "@agentloop/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AnyStateNode } from "xstate";
-import { cli, fixture, tempDir } from "./cli.js";
+import { cli, cliWeatherRun, tempDir } from "./cli.js";
 
 /** The machine's definition, walked here independently of the CLI: states, and transitions as source, event, target. */
 interface Walked {
@@ -40,18 +40,7 @@ const dir = tempDir();
 const log = join(dir, "w.jsonl");
 
 beforeAll(async () => {
-  const run = await cli([
-    "run",
-    "--tools",
-    fixture("tools.mjs"),
-    "--script",
-    fixture("weather-script.json"),
-    "--store",
-    dir,
-    "--run-id",
-    "w",
-    "x",
-  ]);
+  const run = await cliWeatherRun(dir, ["--run-id", "w", "x"]);
   expect(run.code).toBe(0);
 });
 

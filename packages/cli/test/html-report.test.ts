@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { agentMachine } from "../src/core-api.js";
 import { openInChromium, requireChromium } from "./chromium.js";
 import { fixture, tempDir } from "./cli.js";
-import { agentloop } from "./in-process.js";
+import { agentloop, runScripted } from "./in-process.js";
 import { shiftLog } from "./logs.js";
 import { writeLongLog } from "./long-log.js";
 
@@ -67,20 +67,7 @@ beforeAll(async () => {
   requireChromium();
   const tools = fixture("tools.mjs");
   const run = (runId: string, script: string, ...flags: string[]) =>
-    agentloop([
-      "run",
-      "--tools",
-      tools,
-      "--store",
-      store,
-      "--run-id",
-      runId,
-      "--script",
-      script,
-      "--json",
-      ...flags,
-      "t",
-    ]);
+    runScripted(store, runId, script, "--json", ...flags, "t");
   expect((await run("small", fixture("weather-script.json"))).code).toBe(0);
   shiftLog(join(store, "small.jsonl"), 4, 12_500);
   shiftLog(join(store, "small.jsonl"), 8, 3_600_000);

@@ -1,4 +1,5 @@
 import { runCli } from "../src/cli.js";
+import { fixture } from "./cli.js";
 
 /** What one command printed and returned. */
 export interface Ran {
@@ -31,6 +32,15 @@ export async function agentloop(
     program: "agentloop",
   });
   return { code, stdout, stderr };
+}
+
+/**
+ * `agentloop run --tools <the tools fixture> --store <store> --run-id <runId> --script <script>`,
+ * then `rest` (flags, and the task last): how most tests start a run.
+ */
+export function runScripted(store: string, runId: string, script: string, ...rest: string[]): Promise<Ran> {
+  const tools = fixture("tools.mjs");
+  return agentloop(["run", "--tools", tools, "--store", store, "--run-id", runId, "--script", script, ...rest]);
 }
 
 /** The words of a command line printed by a hint, as a POSIX shell splits them (plain words and '...' quotes). */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../src/exit-codes.js";
 import { fixture, tempDir } from "./cli.js";
-import { agentloop } from "./in-process.js";
+import { agentloop, runScripted } from "./in-process.js";
 import { readEvents } from "./logs.js";
 
 const tools = fixture("tools.mjs");
@@ -18,8 +18,7 @@ const parallel = script("parallel.json", [
   { content: "", toolCalls: [call("p", "Pune"), call("d", "Delhi")] },
   { content: "Pune 30, Delhi 35.", toolCalls: [] },
 ]);
-const run = (runId: string, replies: string, ...flags: string[]) =>
-  agentloop(["run", "--tools", tools, "--store", store, "--run-id", runId, "--script", replies, ...flags, "t"]);
+const run = (runId: string, replies: string, ...flags: string[]) => runScripted(store, runId, replies, ...flags, "t");
 const callOrder = (runId: string) =>
   readEvents(join(store, `${runId}.jsonl`)).flatMap((event) =>
     event.type === "tool.started" || event.type === "tool.finished" ? [`${event.type} ${String(event.callId)}`] : [],

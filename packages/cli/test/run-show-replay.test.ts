@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentResult } from "@agentloop/core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cli, fixture, startCli, tempDir } from "./cli.js";
+import { cli, cliWeatherRun, fixture, startCli, tempDir } from "./cli.js";
 import { writeLongLog } from "./long-log.js";
 
 const dir = tempDir();
@@ -12,22 +12,7 @@ const TASK = "How hot is Pune in Fahrenheit?";
 let live: AgentResult;
 
 beforeAll(async () => {
-  const run = await cli(
-    [
-      "run",
-      "--tools",
-      fixture("tools.mjs"),
-      "--script",
-      fixture("weather-script.json"),
-      "--store",
-      "runs",
-      "--run-id",
-      "w1",
-      "--json",
-      TASK,
-    ],
-    { cwd: dir },
-  );
+  const run = await cliWeatherRun("runs", ["--run-id", "w1", "--json", TASK], { cwd: dir });
   expect(run.stderr).toBe("");
   expect(run.code).toBe(0);
   live = JSON.parse(run.stdout) as AgentResult;
@@ -57,21 +42,7 @@ describe("agentloop run", () => {
   });
 
   it("shows plain progress lines when stdout is not a terminal, then the outcome and the log's path", async () => {
-    const { code, stdout } = await cli(
-      [
-        "run",
-        "--tools",
-        fixture("tools.mjs"),
-        "--script",
-        fixture("weather-script.json"),
-        "--store",
-        "runs",
-        "--max-steps",
-        "2",
-        TASK,
-      ],
-      { cwd: dir },
-    );
+    const { code, stdout } = await cliWeatherRun("runs", ["--max-steps", "2", TASK], { cwd: dir });
     expect(code).toBe(3);
     expect(stdout.includes("\r") || stdout.includes("\u001b[")).toBe(false);
     expect(stdout).toContain("progress  callingModel · step 0 of 2 · tokens 0 of 200000\n");

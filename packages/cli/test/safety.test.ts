@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fixture, tempDir } from "./cli.js";
-import { agentloop, shellWords } from "./in-process.js";
+import { agentloop, runScripted, shellWords } from "./in-process.js";
 
 interface Connection {
   exec(sql: string): void;
@@ -33,18 +33,7 @@ const tools = fixture("tools.mjs");
 const dir = tempDir();
 const store = join(dir, "runs");
 const paused = async (runId: string, script = fixture("odd-ids.json")) => {
-  const ran = await agentloop([
-    "run",
-    "--tools",
-    tools,
-    "--store",
-    store,
-    "--run-id",
-    runId,
-    "--script",
-    script,
-    "Mail",
-  ]);
+  const ran = await runScripted(store, runId, script, "Mail");
   expect(ran.code).toBe(5);
   return join(store, `${runId}.jsonl`);
 };
@@ -137,19 +126,7 @@ describe("SQLite files are only read by show, replay and list", () => {
 
   it("show and replay leave an agentloop .db byte for byte as it was", async () => {
     const db = join(dir, "ours.db");
-    await agentloop([
-      "run",
-      "--tools",
-      tools,
-      "--store",
-      db,
-      "--run-id",
-      "one",
-      "--script",
-      fixture("weather-script.json"),
-      "--json",
-      "t",
-    ]);
+    await runScripted(db, "one", fixture("weather-script.json"), "--json", "t");
     const before = fingerprint(db);
     expect((await agentloop(["show", db])).code).toBe(0);
     expect((await agentloop(["replay", `${db}#one`, "--json"])).code).toBe(0);
@@ -205,18 +182,7 @@ describe("hints work when followed literally", () => {
   it("the approve, deny and show commands a paused run prints", async () => {
     const script = fixture("approval-full.json");
     for (const decide of ["approve", "deny"]) {
-      const ran = await agentloop([
-        "run",
-        "--tools",
-        tools,
-        "--store",
-        store,
-        "--run-id",
-        `hint-${decide}`,
-        "--script",
-        script,
-        "Mail",
-      ]);
+      const ran = await runScripted(store, `hint-${decide}`, script, "Mail");
       expect(ran.code).toBe(5);
       const line = new RegExp(`^${decide} +(agentloop .*)$`, "m").exec(ran.stdout)?.[1] ?? "";
       expect(line).toContain("--script");
@@ -234,18 +200,7 @@ describe("hints work when followed literally", () => {
   });
 
   it("a reply whose calls all wait: one command decides every one of them", async () => {
-    const ran = await agentloop([
-      "run",
-      "--tools",
-      tools,
-      "--store",
-      store,
-      "--run-id",
-      "three-waiting",
-      "--script",
-      fixture("odd-ids.json"),
-      "Mail",
-    ]);
+    const ran = await runScripted(store, "three-waiting", fixture("odd-ids.json"), "Mail");
     expect(ran.code).toBe(5);
     const waiting =
       "waiting  for a decision on __proto__ (send_report), constructor (send_report), toString (send_report)";
@@ -261,18 +216,7 @@ describe("hints work when followed literally", () => {
 
   it("quotes paths with spaces so that the shell keeps them whole", async () => {
     const spaced = join(dir, "my runs");
-    const ran = await agentloop([
-      "run",
-      "--tools",
-      tools,
-      "--store",
-      spaced,
-      "--run-id",
-      "sp",
-      "--script",
-      fixture("approval-full.json"),
-      "Mail",
-    ]);
+    const ran = await runScripted(spaced, "sp", fixture("approval-full.json"), "Mail");
     const line = /^approve +(agentloop .*)$/m.exec(ran.stdout)?.[1] ?? "";
     expect(line).toContain(`'${join(spaced, "sp.jsonl")}'`);
     const followed = await agentloop(shellWords(line).slice(1));

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { delimiter } from "node:path";
+import { type ChildOutput, outputOf } from "./child-output.js";
 
 /**
  * The environment of a new user's shell: what the test runner's pnpm added (its `npm_*` variables,
@@ -23,25 +24,9 @@ export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** What one shell command line printed (stdout and stderr apart) and its exit code. */
-export interface ShellRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type ShellRun = ChildOutput;
 
 /** Runs one command line with `sh -c`, as a user's shell would, in `cwd`. */
 export function sh(line: string, cwd: string, env: NodeJS.ProcessEnv = userEnv()): Promise<ShellRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", line], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputOf(spawn("sh", ["-c", line], { cwd, env, stdio: ["ignore", "pipe", "pipe"] }));
 }

@@ -1,8 +1,9 @@
 import { ToolRegistry, ToolSchemaError } from "@agentloop/core";
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { McpServer, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { mcpTools } from "../src/index.js";
+import { connectTo } from "./connect.js";
 
 const TREE = {
   type: "object",
@@ -49,15 +50,9 @@ async function serverListing(name: string, schema: Record<string, unknown>): Pro
   server.registerTool(name, { description: "Walks a tree.", inputSchema: listedAsIs(schema) }, async () => ({
     content: [{ type: "text", text: "walked" }],
   }));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "agentloop-test", version: "1.0.0" });
-  await client.connect(clientSide);
-  close = async () => {
-    await client.close();
-    await server.close();
-  };
-  return client;
+  const connected = await connectTo(server);
+  close = connected.close;
+  return connected.client;
 }
 
 describe("a listed schema the validator cannot enforce, and one it can", () => {

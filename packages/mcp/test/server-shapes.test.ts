@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { ToolRegistry } from "@agentloop/core";
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { McpServer, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { mcpTools } from "../src/index.js";
+import { connectTo } from "./connect.js";
 
 // A PNG's first bytes, then noise: 12,000 bytes, 16,000 characters of base64.
 const PNG = Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), randomBytes(11_992)]).toString("base64");
@@ -67,15 +68,9 @@ afterEach(async () => {
 });
 
 async function connect(server: McpServer | Server): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: "agentloop-test", version: "1.0.0" });
-  await client.connect(clientSide);
-  close = async () => {
-    await client.close();
-    await server.close();
-  };
-  return client;
+  const connected = await connectTo(server);
+  close = connected.close;
+  return connected.client;
 }
 
 describe("shapes real MCP servers give", () => {

@@ -1,5 +1,5 @@
-import { type Message, replayRun, type ToolCall } from "@agentloop/core";
-import { messagesOf } from "@agentloop/core/machine";
+import { EventLogError, type Message, type ToolCall } from "@agentloop/core";
+import { RunFold } from "@agentloop/core/machine";
 import {
   EVENT_LOG_SCHEMA_VERSION,
   isErrorResult,
@@ -14,7 +14,7 @@ import { type SpanSettings, TurnSpans } from "./turn-spans.js";
  * Sends the spans of a logged run, each at the time its events were logged: per turn an
  * `invoke_agent` span from `run.started` (or `user.messaged`) to `run.finished`; per reply a
  * `chat` span from the event before it (when the model was called) to `model.replied`; per call
- * run an `execute_tool` span from `tool.started` to `tool.finished`. The log is replayed first,
+ * run an `execute_tool` span from `tool.started` to `tool.finished`. The log is folded first,
  * so a log that does not fit its run throws `EventLogError` and sends nothing.
  */
 export function spansFromLog(
@@ -28,10 +28,35 @@ export function spansFromLog(
   }
   if (!Array.isArray(events)) throw new TypeError(`events must be the run's logged events, an array`);
   const times = events.map((event, position) => timeOf(runId, event, position));
-  const replay = replayRun(events, { runId });
-  const log = new LogTrace(settings, runId, parent, messagesOf(replay.context.transcript));
-  for (const [position, event] of events.entries()) log.take(event, times[position] as Date);
+  const shown = modelInputs(runId, events);
+  const log = new LogTrace(settings, runId, parent);
+  for (const [position, event] of events.entries()) log.take(event, times[position] as Date, shown[position]);
   log.finish();
+}
+
+/**
+ * Folds the whole log with core's `RunFold` (its checks, so that a log that does not fit throws
+ * before any span is sent) and keeps, for each `model.replied`, the messages the model was shown:
+ * the list as it stood before the reply.
+ */
+function modelInputs(runId: string, events: readonly StoredEvent[]): (readonly Message[] | undefined)[] {
+  if (events.length === 0) {
+    throw new EventLogError(`run '${runId}': event 0 (missing) must be 'run.started'`, {
+      runId,
+      position: 0,
+      intact: [],
+    });
+  }
+  const fold = new RunFold({ runId });
+  try {
+    return events.map((event) => {
+      const shown = event.type === "model.replied" ? fold.position.messages : undefined;
+      fold.apply(event);
+      return shown;
+    });
+  } finally {
+    fold.stop();
+  }
 }
 
 /** The turns of a log being turned into spans, one event at a time. */
@@ -39,8 +64,6 @@ class LogTrace {
   #turn: TurnSpans | null = null;
   #step = 0;
   #previous = new Date(0);
-  /** Where each reply stands in the run's message list, by step; set from `run.started`'s history. */
-  #replies: number[] = [];
   #tools: ReadonlyMap<string, string> = new Map();
   #flags: LogFlags = logFlags(EVENT_LOG_SCHEMA_VERSION);
   readonly #calls = new Map<string, ToolCall>();
@@ -49,10 +72,10 @@ class LogTrace {
     readonly settings: SpanSettings,
     readonly runId: string,
     readonly parent: Context,
-    readonly messages: readonly Message[],
   ) {}
 
-  take(event: StoredEvent, at: Date): void {
+  /** Takes the next event, logged `at`; `shown` is the list the model was shown, for a reply. */
+  take(event: StoredEvent, at: Date, shown?: readonly Message[]): void {
     switch (event.type) {
       case "run.started":
         this.#started(event, at);
@@ -61,7 +84,7 @@ class LogTrace {
         this.#startTurn(at, { input: [{ role: "user", content: event.content }] });
         break;
       case "model.replied":
-        this.#replied(event, at);
+        this.#replied(event, at, shown);
         break;
       case "tool.started":
         this.#turn?.startTool(this.#call(event.callId, event.name), at);
@@ -91,11 +114,6 @@ class LogTrace {
     const { settings } = event;
     this.#flags = logFlags(event.schemaVersion);
     const history = settings.history ?? [];
-    // A reply's message is the step-th assistant message after the ones the history brought.
-    const skip = history.filter((message) => message.role === "assistant").length;
-    this.#replies = this.messages
-      .flatMap((message, index) => (message.role === "assistant" ? [index] : []))
-      .slice(skip);
     this.#tools = new Map(settings.tools.map((spec) => [spec.name, spec.description]));
     this.#startTurn(at, { system: settings.system, input: [...history, { role: "user", content: settings.task }] });
   }
@@ -106,15 +124,14 @@ class LogTrace {
     this.#turn = new TurnSpans(this.settings, start);
   }
 
-  #replied(event: Extract<StoredEvent, { type: "model.replied" }>, at: Date): void {
+  #replied(event: Extract<StoredEvent, { type: "model.replied" }>, at: Date, shown?: readonly Message[]): void {
     this.#step += 1;
     for (const call of event.reply.toolCalls) this.#calls.set(call.id, call);
     const turn = this.#turn;
     if (turn === null) return;
     // The model was called right after the event before its reply was logged.
     turn.startChat(this.#step, this.#previous);
-    const index = this.#replies[this.#step - 1];
-    if (index !== undefined) turn.chatInput(this.messages.slice(0, index));
+    if (shown !== undefined) turn.chatInput(shown);
     turn.endChat(event.reply, at);
   }
 

@@ -1,4 +1,5 @@
 import { asks, final, MemoryEventStore, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
+import { makeMailRegistry } from "@agentloop/core/testing";
 import { describe, expect, it } from "vitest";
 import { CLOCK, inMemory, ms, only, weather } from "./in-memory.js";
 
@@ -28,20 +29,6 @@ describe("a parallel run", () => {
   });
 });
 
-function mailer(sent: string[]): ToolRegistry {
-  const registry = new ToolRegistry();
-  registry.register(
-    "send_email",
-    "Send an email.",
-    { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
-    ({ to }: { to: string }) => {
-      sent.push(to);
-      return { sent: true };
-    },
-    { needsApproval: true },
-  );
-  return registry;
-}
 const emails = () => [
   asks(
     toolCall("e1", "send_email", { to: "ana@example.com" }),
@@ -56,8 +43,8 @@ describe("approvals", () => {
       const { telemetry, spans } = inMemory({ captureContent });
       const approve = (call: { id: string }) =>
         call.id === "e1" ? { approved: true } : { approved: false, reason: "too many recipients" };
-      const sent: string[] = [];
-      await telemetry.runAgent("Email the team.", scriptedModel(emails()), mailer(sent), { approve });
+      const { registry, sent } = makeMailRegistry();
+      await telemetry.runAgent("Email the team.", scriptedModel(emails()), registry, { approve });
       expect(sent).toEqual(["ana@example.com"]);
       const root = only(spans(), "invoke_agent");
       const reason = captureContent ? { "agentloop.approval.reason": "too many recipients" } : {};
@@ -87,8 +74,8 @@ describe("approvals", () => {
   it("ends a paused turn with its status, and traces the resumed run as a turn of the same conversation", async () => {
     const { telemetry, spans } = inMemory();
     const store = new MemoryEventStore();
-    const sent: string[] = [];
-    const paused = await telemetry.runAgent("Email the team.", scriptedModel(emails()), mailer(sent), {
+    const { registry, sent } = makeMailRegistry();
+    const paused = await telemetry.runAgent("Email the team.", scriptedModel(emails()), registry, {
       store,
       runId: "mail-1",
     });
@@ -99,11 +86,12 @@ describe("approvals", () => {
     expect(spans().filter((span) => span.name.startsWith("execute_tool"))).toEqual([]);
 
     const decisions = { e1: { approved: true }, e2: { approved: false } };
-    const resumed = await telemetry.resumeAgent("mail-1", scriptedModel(emails().slice(1)), mailer(sent), {
+    const resumed = await telemetry.resumeAgent("mail-1", scriptedModel(emails().slice(1)), registry, {
       store,
       decisions,
     });
     expect(resumed.status).toBe("done");
+    expect(sent).toEqual(["ana@example.com"]);
     const roots = spans().filter((span) => span.name === "invoke_agent");
     expect(roots.map((span) => span.attributes["gen_ai.conversation.id"])).toEqual(["mail-1", "mail-1"]);
     expect(roots[1]?.attributes["agentloop.status"]).toBe("done");

@@ -118,6 +118,8 @@ describe("spans from a logged run", () => {
     const { telemetry, spans } = inMemory();
     const dropped = events.filter((event) => event.type !== "tool.started");
     expect(() => telemetry.spansFromLog("busy", dropped)).toThrow(EventLogError);
+    expect(() => telemetry.spansFromLog("busy", [])).toThrow("run 'busy': event 0 (missing) must be 'run.started'");
+    expect(() => telemetry.spansFromLog("busy", [...events, events[1] as StoredEvent])).toThrow(EventLogError);
     const untimed = events.map((event, index) => (index === 3 ? { ...event, at: "yesterday" } : event));
     expect(() => telemetry.spansFromLog("busy", untimed)).toThrow(
       "run 'busy': event 3 has no valid time: 'at' must be an ISO 8601 time",

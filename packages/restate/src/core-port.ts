@@ -114,10 +114,8 @@ export function startMachine(settings: RunSettings): RunMachine {
   actor.start();
   return {
     takeRequests: () => {
-      const { context } = actor.getSnapshot();
-      return machine
-        .takeRequests()
-        .map((request) => ({ request, key: keyOf(request, context.steps, context.batch?.calls) }));
+      const { steps, calls } = positionOf(actor.getSnapshot());
+      return machine.takeRequests().map((request) => ({ request, key: keyOf(request, steps, calls) }));
     },
     send: (event) => actor.send(event),
     result: () => {

@@ -1,17 +1,6 @@
 import { type Model, type ModelReply, runAgent, ToolRegistry } from "@agentloop/core";
 import type { Harness, Outcome } from "../harness.js";
-import {
-  ANSWER,
-  C_TO_F_DESCRIPTION,
-  C_TO_F_SCHEMA,
-  cToF,
-  decide,
-  getWeather,
-  SYSTEM,
-  TASK,
-  WEATHER_DESCRIPTION,
-  WEATHER_SCHEMA,
-} from "../scenario.js";
+import { ANSWER, C_TO_F_TOOL, decide, SYSTEM, TASK, WEATHER_TOOL } from "../scenario.js";
 import { packageVersion } from "../versions.js";
 
 /**
@@ -20,12 +9,15 @@ import { packageVersion } from "../versions.js";
  */
 export function weatherRegistry(Registry: new () => ToolRegistry = ToolRegistry): ToolRegistry {
   const registry = new Registry();
-  // agentloop's schemas reject unknown keys without saying so: `additionalProperties` is implied.
-  const { additionalProperties: _w, ...weather } = WEATHER_SCHEMA;
-  const { additionalProperties: _c, ...celsius } = C_TO_F_SCHEMA;
-  registry.register("get_weather", WEATHER_DESCRIPTION, weather, getWeather);
-  registry.register("c_to_f", C_TO_F_DESCRIPTION, celsius, cToF);
+  registry.register(WEATHER_TOOL.name, WEATHER_TOOL.description, implied(WEATHER_TOOL.schema), WEATHER_TOOL.execute);
+  registry.register(C_TO_F_TOOL.name, C_TO_F_TOOL.description, implied(C_TO_F_TOOL.schema), C_TO_F_TOOL.execute);
   return registry;
+}
+
+/** The schema without `additionalProperties`: agentloop's schemas reject unknown keys without saying so. */
+function implied<S extends { additionalProperties: false }>(schema: S): Omit<S, "additionalProperties"> {
+  const { additionalProperties: _, ...rest } = schema;
+  return rest;
 }
 
 /** The fake model in agentloop's terms: the list starts with the system message and the task. */

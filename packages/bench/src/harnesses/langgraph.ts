@@ -4,18 +4,7 @@ import type { ChatResult } from "@langchain/core/outputs";
 import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import type { Harness } from "../harness.js";
-import {
-  ANSWER,
-  C_TO_F_DESCRIPTION,
-  C_TO_F_SCHEMA,
-  cToF,
-  decide,
-  getWeather,
-  SYSTEM,
-  TASK,
-  WEATHER_DESCRIPTION,
-  WEATHER_SCHEMA,
-} from "../scenario.js";
+import { ANSWER, C_TO_F_TOOL, decide, SYSTEM, TASK, WEATHER_TOOL } from "../scenario.js";
 import { packageVersion } from "../versions.js";
 
 /** A fake tool-calling chat model: canned tool calls, then the answer; `bindTools` keeps it as it is. */
@@ -51,10 +40,7 @@ class WeatherChatModel extends BaseChatModel {
   }
 }
 
-const tools = [
-  tool(getWeather, { name: "get_weather", description: WEATHER_DESCRIPTION, schema: WEATHER_SCHEMA }),
-  tool(cToF, { name: "c_to_f", description: C_TO_F_DESCRIPTION, schema: C_TO_F_SCHEMA }),
-];
+const tools = [tool(WEATHER_TOOL.execute, WEATHER_TOOL), tool(C_TO_F_TOOL.execute, C_TO_F_TOOL)];
 
 /** LangGraph.js: the prebuilt `createReactAgent` with the fake chat model, no checkpointer. */
 export const langgraphHarness: Harness = {

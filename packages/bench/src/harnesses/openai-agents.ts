@@ -10,18 +10,7 @@ import {
   Usage,
 } from "@openai/agents";
 import type { Harness } from "../harness.js";
-import {
-  ANSWER,
-  C_TO_F_DESCRIPTION,
-  C_TO_F_SCHEMA,
-  cToF,
-  decide,
-  getWeather,
-  SYSTEM,
-  TASK,
-  WEATHER_DESCRIPTION,
-  WEATHER_SCHEMA,
-} from "../scenario.js";
+import { ANSWER, C_TO_F_TOOL, decide, SYSTEM, TASK, WEATHER_TOOL } from "../scenario.js";
 import { packageVersion } from "../versions.js";
 
 setTracingDisabled(true);
@@ -63,18 +52,16 @@ class WeatherModel implements Model {
 // With a JSON schema the SDK hands `execute` the parsed input as `unknown`; the strict schema has checked it.
 const tools = [
   tool({
-    name: "get_weather",
-    description: WEATHER_DESCRIPTION,
-    parameters: WEATHER_SCHEMA,
+    ...WEATHER_TOOL,
+    parameters: WEATHER_TOOL.schema,
     strict: true,
-    execute: (input) => getWeather(input as { city: string }),
+    execute: (input) => WEATHER_TOOL.execute(input as { city: string }),
   }),
   tool({
-    name: "c_to_f",
-    description: C_TO_F_DESCRIPTION,
-    parameters: C_TO_F_SCHEMA,
+    ...C_TO_F_TOOL,
+    parameters: C_TO_F_TOOL.schema,
     strict: true,
-    execute: (input) => cToF(input as { celsius: number }),
+    execute: (input) => C_TO_F_TOOL.execute(input as { celsius: number }),
   }),
 ];
 const runner = new Runner({ tracingDisabled: true });

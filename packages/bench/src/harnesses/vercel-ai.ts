@@ -1,31 +1,12 @@
 import { generateText, isStepCount, jsonSchema, type LanguageModel, tool } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import type { Harness } from "../harness.js";
-import {
-  ANSWER,
-  C_TO_F_DESCRIPTION,
-  C_TO_F_SCHEMA,
-  cToF,
-  decide,
-  getWeather,
-  SYSTEM,
-  TASK,
-  WEATHER_DESCRIPTION,
-  WEATHER_SCHEMA,
-} from "../scenario.js";
+import { ANSWER, C_TO_F_TOOL, decide, SYSTEM, TASK, WEATHER_TOOL } from "../scenario.js";
 import { packageVersion } from "../versions.js";
 
 const tools = {
-  get_weather: tool({
-    description: WEATHER_DESCRIPTION,
-    inputSchema: jsonSchema<{ city: string }>(WEATHER_SCHEMA),
-    execute: getWeather,
-  }),
-  c_to_f: tool({
-    description: C_TO_F_DESCRIPTION,
-    inputSchema: jsonSchema<{ celsius: number }>(C_TO_F_SCHEMA),
-    execute: cToF,
-  }),
+  [WEATHER_TOOL.name]: tool({ ...WEATHER_TOOL, inputSchema: jsonSchema<{ city: string }>(WEATHER_TOOL.schema) }),
+  [C_TO_F_TOOL.name]: tool({ ...C_TO_F_TOOL, inputSchema: jsonSchema<{ celsius: number }>(C_TO_F_TOOL.schema) }),
 };
 
 const usage = {

@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { parseCommandLine } from "../args.js";
+import { JSON_VIEW_HELP, JSON_VIEW_OPTIONS, MODEL_OPTIONS, parseCommand } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import {
   type AgentResult,
@@ -43,28 +42,17 @@ Options:
   --model <provider:name>  openai:<name> or anthropic:<name>, for this turn's model calls
   --script <file.json>     or a scripted model: the script the conversation ran with so far (the replies
                            the log already holds are skipped), or just the replies still to come
-  --json                   print the AgentResult as JSON, and no progress
-  --no-color               no ANSI colors (also NO_COLOR=1)
-  -h, --help               this help
+${JSON_VIEW_HELP}
 
 ${EXIT_CODE_HELP}`;
 
 /** `agentloop chat`: a finished run's conversation goes on with the user's next message. */
 export async function chatCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandLine("chat", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        ...TOOL_SOURCE_OPTIONS,
-        model: { type: "string" },
-        script: { type: "string" },
-        json: { type: "boolean", default: false },
-        "no-color": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }),
-  );
+  const { values, positionals } = parseCommand("chat", args, {
+    ...TOOL_SOURCE_OPTIONS,
+    ...MODEL_OPTIONS,
+    ...JSON_VIEW_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(CHAT_HELP);
     return 0;

@@ -1,7 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { parseCommandLine, wholeNumber } from "../args.js";
-import { MemoryEventStore, type ModelWithLimits, runAgent, scriptedModel } from "../core-api.js";
+import { parseCommandLine, VIEW_OPTIONS, wholeNumber } from "../args.js";
+import {
+  MemoryEventStore,
+  type ModelWithLimits,
+  makeWeatherRegistry,
+  runAgent,
+  scriptedModel,
+  WEATHER_TASK,
+  weatherScript,
+} from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -9,7 +17,6 @@ import { formatTimeline } from "../output/timeline-text.js";
 import { modelFromSpec, parseModelSpec } from "../setup/model-spec.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
 import { openStore } from "../setup/stores.js";
-import { WEATHER_TASK, weatherScript, weatherTools } from "../setup/weather.js";
 import { runWithProgress } from "../trace/live-run.js";
 import { RunTracer, traceRun } from "../trace/run-trace.js";
 
@@ -42,8 +49,7 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
         model: { type: "string" },
         store: { type: "string" },
         delay: { type: "string" },
-        "no-color": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
+        ...VIEW_OPTIONS,
       },
     }),
   );
@@ -53,7 +59,7 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
   const model = spec === null ? slowly(scriptedModel(weatherScript()), delay) : await modelFromSpec(spec, io.env);
   const store = values.store === undefined ? new MemoryEventStore() : await openStore(values.store);
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
-  const { registry, runs } = weatherTools();
+  const { registry, runs } = makeWeatherRegistry();
   const runId = newRunId("demo");
   const modelName = spec === null ? "a scripted model" : `${spec.provider}:${spec.name}`;
   writeLines(io.stdout, [colors.bold(`agentloop demo: the weather agent on ${modelName}`), ""]);
@@ -68,7 +74,7 @@ export async function demoCommand(args: string[], io: Io): Promise<number> {
   writeLines(io.stdout, [
     "",
     ...formatTimeline(trace, colors, { runId, label }, io),
-    `${colors.dim("tools run")} ${runs.join(", ")}`,
+    `${colors.dim("tools run")} ${runs.map(([tool, arg]) => `${tool}(${String(arg)})`).join(", ")}`,
   ]);
   return exitCodeOf(result);
 }

@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { onePositional, parseCommandLine, wholeNumber } from "../args.js";
+import { JSON_VIEW_OPTIONS, onePositional, parseCommand, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { forkRun } from "../core-api.js";
 import { type Io, writeLines } from "../io.js";
@@ -29,21 +28,13 @@ Exit codes: 0 forked, 2 a usage error.
 
 /** `agentloop fork`: a new run from a prefix of another's log. */
 export async function forkCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandLine("fork", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        keep: { type: "string" },
-        "run-id": { type: "string" },
-        "max-steps": { type: "string" },
-        "token-budget": { type: "string" },
-        json: { type: "boolean", default: false },
-        "no-color": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }),
-  );
+  const { values, positionals } = parseCommand("fork", args, {
+    keep: { type: "string" },
+    "run-id": { type: "string" },
+    "max-steps": { type: "string" },
+    "token-budget": { type: "string" },
+    ...JSON_VIEW_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(FORK_HELP);
     return 0;

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { parseCommandLine } from "../args.js";
+import { JSON_VIEW_OPTIONS, parseCommandLine } from "../args.js";
 import { JsonlEventStore } from "../core-api.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -30,9 +30,7 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
       args,
       options: {
         store: { type: "string", default: DEFAULT_STORE },
-        json: { type: "boolean", default: false },
-        "no-color": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
+        ...JSON_VIEW_OPTIONS,
       },
     }),
   );

@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { onePositional, parseCommandLine } from "../args.js";
+import { onePositional, parseCommand } from "../args.js";
 import { type Io, writeLines } from "../io.js";
 import { openLog, storeError } from "../setup/stores.js";
 
@@ -20,13 +19,9 @@ Exit codes: 0 repaired (or nothing to repair), 2 a usage error or damage repair 
 
 /** `agentloop repair`: drops a torn last event. */
 export async function repairCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandLine("repair", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: { help: { type: "boolean", short: "h", default: false } },
-    }),
-  );
+  const { values, positionals } = parseCommand("repair", args, {
+    help: { type: "boolean", short: "h", default: false },
+  });
   if (values.help) {
     io.stdout.write(REPAIR_HELP);
     return 0;

@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { onePositional, parseCommandLine } from "../args.js";
+import { JSON_VIEW_OPTIONS, onePositional, parseCommand } from "../args.js";
 import { stateName } from "../chart/statechart.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -26,17 +25,9 @@ Exit codes: 0 the log was replayed (whatever the run's status), 2 a usage error.
 
 /** `agentloop replay`: the replayed result of a log. */
 export async function replayCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandLine("replay", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        json: { type: "boolean", default: false },
-        "no-color": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }),
-  );
+  const { values, positionals } = parseCommand("replay", args, {
+    ...JSON_VIEW_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(REPLAY_HELP);
     return 0;

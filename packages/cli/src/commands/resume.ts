@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { onePositional, parseCommandLine } from "../args.js";
+import { JSON_VIEW_HELP, JSON_VIEW_OPTIONS, MODEL_OPTIONS, onePositional, parseCommand } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { type Decision, type Decisions, ModelError, type ModelReply, resumeAgent } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
@@ -36,31 +35,20 @@ Options:
   --approve <callId>       approve a call that waits for a decision (repeatable)
   --deny <callId>          deny it instead (repeatable); the model is told it was denied
   --reason <text>          the reason given to the model for the denials
-  --json                   print the AgentResult as JSON, and no progress
-  --no-color               no ANSI colors (also NO_COLOR=1)
-  -h, --help               this help
+${JSON_VIEW_HELP}
 
 ${EXIT_CODE_HELP}`;
 
 /** `agentloop resume`: continues a logged run. */
 export async function resumeCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandLine("resume", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        ...TOOL_SOURCE_OPTIONS,
-        model: { type: "string" },
-        script: { type: "string" },
-        approve: { type: "string", multiple: true, default: [] },
-        deny: { type: "string", multiple: true, default: [] },
-        reason: { type: "string" },
-        json: { type: "boolean", default: false },
-        "no-color": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }),
-  );
+  const { values, positionals } = parseCommand("resume", args, {
+    ...TOOL_SOURCE_OPTIONS,
+    ...MODEL_OPTIONS,
+    approve: { type: "string", multiple: true, default: [] },
+    deny: { type: "string", multiple: true, default: [] },
+    reason: { type: "string" },
+    ...JSON_VIEW_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(RESUME_HELP);
     return 0;
@@ -76,7 +64,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   const { fold } = tracer;
   const [started] = history;
   if (started?.type !== "run.started") throw new UsageError(`log '${log.label}' does not start with run.started`);
-  if (fold.result === null) checkDecisions(fold.snapshot, decisions);
+  if (fold.result === null) checkDecisions(fold.position.waiting, decisions);
   else if (Object.keys(decisions).length > 0)
     throw new UsageError(`run '${log.runId}' has finished: no call waits for a decision`);
   const sources = await openToolSources("resume", values);

@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { parseCommandLine } from "../args.js";
+import { JSON_VIEW_HELP, JSON_VIEW_OPTIONS, MODEL_OPTIONS, parseCommand } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { ModelError, runAgent } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
@@ -36,31 +35,20 @@ ${TOOL_SOURCE_HELP}
                            file (default ${DEFAULT_STORE})
   --run-id <id>            the run's id in the store (default run-<date>-<time>-<random>)
 ${RUN_OPTION_HELP}
-  --json                   print the AgentResult as JSON, and no progress
-  --no-color               no ANSI colors (also NO_COLOR=1)
-  -h, --help               this help
+${JSON_VIEW_HELP}
 
 ${EXIT_CODE_HELP}`;
 
 /** `agentloop run`: a task with the user's tools, logged, with progress. */
 export async function runCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandLine("run", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        ...TOOL_SOURCE_OPTIONS,
-        model: { type: "string" },
-        script: { type: "string" },
-        store: { type: "string", default: DEFAULT_STORE },
-        "run-id": { type: "string" },
-        ...RUN_OPTION_FLAGS,
-        json: { type: "boolean", default: false },
-        "no-color": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }),
-  );
+  const { values, positionals } = parseCommand("run", args, {
+    ...TOOL_SOURCE_OPTIONS,
+    ...MODEL_OPTIONS,
+    store: { type: "string", default: DEFAULT_STORE },
+    "run-id": { type: "string" },
+    ...RUN_OPTION_FLAGS,
+    ...JSON_VIEW_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(RUN_HELP);
     return 0;

@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { onePositional, parseCommandLine } from "../args.js";
+import { onePositional, parseCommand, VIEW_OPTIONS } from "../args.js";
 import { renderReport } from "../html/report.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -29,17 +28,10 @@ Exit codes: 0 the log was shown, 2 a usage error (a missing file, a log that can
 
 /** `agentloop show`: a run's timeline, on the terminal and optionally as an HTML page. */
 export async function showCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandLine("show", () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        html: { type: "string" },
-        "no-color": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }),
-  );
+  const { values, positionals } = parseCommand("show", args, {
+    html: { type: "string" },
+    ...VIEW_OPTIONS,
+  });
   if (values.help) {
     io.stdout.write(SHOW_HELP);
     return 0;

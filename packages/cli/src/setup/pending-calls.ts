@@ -1,12 +1,11 @@
 import { UsageError } from "../cli-error.js";
-import { type AgentSnapshot, type Decisions, waitingForDecision } from "../core-api.js";
+import type { Decisions, ToolCall } from "../core-api.js";
 
 /**
  * Refuses decisions for calls that do not wait for one, naming the calls that do: a decision for
  * an id the run has no pending call with would otherwise be dropped without a word.
  */
-export function checkDecisions(snapshot: AgentSnapshot, decisions: Decisions): void {
-  const undecided = waitingForDecision(snapshot);
+export function checkDecisions(undecided: readonly ToolCall[], decisions: Decisions): void {
   const ids = new Set(undecided.map((call) => call.id));
   const stray = Object.keys(decisions).filter((id) => !ids.has(id));
   if (stray.length === 0) return;

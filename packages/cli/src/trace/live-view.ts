@@ -1,5 +1,5 @@
 import { stateName } from "../chart/statechart.js";
-import { type AgentStreamEvent, type StoredEvent, tallyOf } from "../core-api.js";
+import type { AgentStreamEvent, StoredEvent } from "../core-api.js";
 import type { Progress } from "../output/progress-line.js";
 import type { RunTracer } from "./run-trace.js";
 
@@ -51,16 +51,16 @@ export class LiveView {
   #report(): void {
     const { fold, settings } = this.#tracer;
     if (this.#broken || settings === null) return;
-    const tally = tallyOf(fold.snapshot);
+    const { turnSteps, turnTokens } = fold.position;
     const running = new Map<string, number>();
     for (const name of fold.running.values()) running.set(name, (running.get(name) ?? 0) + 1);
     const tools = [...running].map(([name, count]) => (count === 1 ? name : `${name} ×${count}`));
     this.#sink.progress({
       state: stateName(fold.chart, fold.state),
-      steps: tally.turnSteps,
-      maxSteps: tally.maxSteps,
-      tokens: tally.turnTokens,
-      tokenBudget: tally.tokenBudget,
+      steps: turnSteps,
+      maxSteps: settings.maxSteps,
+      tokens: turnTokens,
+      tokenBudget: settings.tokenBudget,
       tool: tools.length === 0 ? null : tools.join(", "),
       turn: fold.turn,
     });

@@ -1,23 +1,16 @@
-import { type AnyTransitionDefinition, getInitialMicrosteps, type InspectionEvent } from "xstate";
-import { type Chart, chartOf, leafIdOf, lineageOf } from "../chart/statechart.js";
+import type { AnyTransitionDefinition, InspectionEvent } from "xstate";
+import { type Chart, type ChartNode, chartOf, leafIdOf, lineageOf } from "../chart/statechart.js";
 import {
-  type AgentMachineInput,
   type AgentResult,
-  type AgentSnapshot,
   foldOf,
   type Message,
   machine,
-  messagesSince,
-  nextTurnInput,
   type RunFold,
-  type StartEvent,
+  type RunPosition,
   type StoredEvent,
-  startInput,
   type ToolCall,
-  tallyOf,
-  waitingForDecision,
 } from "../core-api.js";
-import { type GuardRecord, takenEdges, traceGuards } from "./taken-edges.js";
+import { takenEdges, traceGuards } from "./taken-edges.js";
 
 /** One microstep of the machine: the transitions it took, the state it is in after them, the states it entered. */
 export interface Move {
@@ -47,16 +40,25 @@ export interface FoldStep {
   readonly final: boolean;
 }
 
-let guardRecord: GuardRecord = new WeakMap();
-const traced = traceGuards(machine, () => guardRecord);
+/** Guard results noted since the last microstep: they decided the next one. */
+let guardsSeen = new Map<string, boolean>();
+const traced = traceGuards(machine, (name, value) => guardsSeen.set(name, value));
 const CHART = chartOf(traced);
 const NONE: readonly ToolCall[] = [];
+
+/** A microstep as XState's inspection reports it: the state it ended in, and the guard results that chose it. */
+interface Microstep {
+  readonly value: unknown;
+  readonly event: string;
+  readonly guards: ReadonlyMap<string, boolean>;
+}
 
 /**
  * Folds a run's log through the machine, one event at a time, with core's `RunFold` (its checks
  * and wording): no model is called and no tool runs. Every step also says which transitions the
  * event took (named from XState's inspection of each microstep and the results the named guards
- * gave), which states it entered and which messages it added. A conversation's next turn
+ * gave), which states it entered and which messages it added, all read from the fold's position
+ * and XState's inspection, never from the machine's context. A conversation's next turn
  * (`user.messaged` after `run.finished`) starts the machine again from the finished turn. An event
  * that does not fit the run at its position throws `EventLogError` naming the run and the
  * position. Used for a whole log (`show`, `replay`, `graph`) and event by event for a live run.
@@ -65,23 +67,25 @@ export class LogFold {
   readonly chart: Chart = CHART;
   readonly runId: string;
   readonly #fold: RunFold;
-  #start: StartEvent | null = null;
-  /** The snapshots of the microsteps of the event being folded, as XState's inspection reports them. */
-  #microsteps: AgentSnapshot[] | null = null;
+  /** The microsteps of the event being folded, as XState's inspection reports them. */
+  #microsteps: Microstep[] | null = null;
   #active = new Set<string>();
   #shown = 0;
 
   constructor(runId = "") {
     this.runId = runId;
     const inspect = (inspection: InspectionEvent) => {
-      if (inspection.type === "@xstate.microstep") this.#microsteps?.push(inspection.snapshot as AgentSnapshot);
+      if (inspection.type !== "@xstate.microstep" || this.#microsteps === null) return;
+      const { value } = inspection.snapshot as { value?: unknown };
+      this.#microsteps.push({ value, event: inspection.event.type, guards: guardsSeen });
+      guardsSeen = new Map();
     };
     this.#fold = foldOf({ runId, machine: traced, inspect });
   }
 
-  /** The machine's snapshot after the events so far; throws before `run.started`. */
-  get snapshot(): AgentSnapshot {
-    return this.#fold.snapshot;
+  /** Where the run stands after the events so far (core's position query); throws before `run.started`. */
+  get position(): RunPosition {
+    return this.#fold.position;
   }
 
   /** The deepest active state. */
@@ -116,80 +120,81 @@ export class LogFold {
   /** Folds the next event; throws `EventLogError` when it does not fit. */
   apply(event: StoredEvent): FoldStep {
     const moves = this.#movesOf(event);
-    const snapshot = this.snapshot;
-    const { messages, length } = messagesSince(snapshot, this.#shown);
-    this.#shown = length;
-    const { steps, tokens } = tallyOf(snapshot);
-    const final = snapshot.status !== "active";
-    const waiting = waitingForDecision(snapshot);
+    const position = this.#fold.position;
+    const messages = position.messages.slice(this.#shown);
+    this.#shown = position.messages.length;
+    const { steps, tokens, final } = position;
     // Most events leave no call waiting: they share one empty list.
-    const waitingFor = waiting.length === 0 ? NONE : waiting;
+    const waitingFor = position.waiting.length === 0 ? NONE : position.waiting;
     return { event, moves, messages, state: this.state, steps, tokens, turn: this.turn, waitingFor, final };
   }
 
   #movesOf(event: StoredEvent): Move[] {
-    const before = this.#fold.length === 0 ? null : this.snapshot;
+    const fresh = this.#fold.length === 0;
     const turn = this.turn;
-    guardRecord = new WeakMap();
-    const steps: AgentSnapshot[] = [];
+    const before = this.state;
+    // Guards asked after the last microstep (the eventless ones that chose nothing) decided nothing.
+    guardsSeen = new Map();
+    const steps: Microstep[] = [];
     this.#microsteps = steps;
     try {
       this.#fold.apply(event);
     } finally {
       this.#microsteps = null;
     }
-    if (before === null) {
-      this.#start = event as StartEvent;
-      return this.#enterTurn(startInput(this.#start));
-    }
-    if (this.turn !== turn && event.type === "user.messaged") {
-      return this.#enterTurn(nextTurnInput(startInput(this.#start as StartEvent), before, event.content));
-    }
+    // A turn's machine starts in its initial state, then takes its eventless decisions.
+    if (fresh || this.turn !== turn) return this.#walk(this.#initial(), steps.filter(isStart), true);
     // Events the machine does not take (`tool.started`, `run.finished`) make no microstep.
     if (event.type === "tool.started" || event.type === "run.finished") return [];
-    const moves: Move[] = [];
-    let from = before;
-    steps.forEach((after, index) => {
-      moves.push(this.#enter(after, this.#edges(from, after, index === 0 ? event.type : ""), false));
-      from = after;
-    });
-    return moves;
+    return this.#walk(before, steps, false, event.type);
   }
 
   /**
-   * A turn's moves into its initial state and through its eventless decisions, from XState's pure
-   * `getInitialMicrosteps` (the fold's actor starts the turn itself).
+   * The moves of `steps` from the state `from`: the first takes `eventType` (none at a turn's
+   * start, which first enters its initial state afresh), the others are eventless decisions.
    */
-  #enterTurn(input: AgentMachineInput): Move[] {
-    guardRecord = new WeakMap();
-    const moves: Move[] = [];
-    let before: AgentSnapshot | null = null;
-    for (const [after] of getInitialMicrosteps(traced, input) as [AgentSnapshot, unknown][]) {
-      const edges = before === null ? [] : this.#edges(before, after, "");
-      moves.push(this.#enter(after, edges, before === null));
-      before = after;
+  #walk(from: string, steps: readonly Microstep[], fresh: boolean, eventType = ""): Move[] {
+    const moves = fresh ? [this.#enter(from, [], true)] : [];
+    let state = from;
+    for (const [index, step] of steps.entries()) {
+      const after = leafIdOf(this.chart, step.value);
+      moves.push(this.#enter(after, this.#edges(state, after, index === 0 ? eventType : "", step.guards), false));
+      state = after;
     }
     return moves;
   }
 
-  #edges(before: AgentSnapshot, after: AgentSnapshot, eventType: string): string[] {
-    const leafBefore = leafIdOf(this.chart, before.value);
-    const leafAfter = leafIdOf(this.chart, after.value);
-    const lineage = lineageOf(this.chart, leafAfter);
-    const fits = (transition: AnyTransitionDefinition) => {
-      const target = transition.target?.[0]?.id;
-      return target === undefined ? leafAfter === leafBefore : lineage.includes(target);
-    };
-    return takenEdges(before, eventType, guardRecord.get(before.context), fits);
+  /** The machine's initial state, as a chart node id. */
+  #initial(): string {
+    let id = this.chart.id;
+    for (let node = this.#node(id); node?.initial != null; node = this.#node(id)) id = node.initial;
+    return id;
   }
 
-  /** The move into `snapshot`'s state; a turn's first move enters its whole lineage again. */
-  #enter(snapshot: AgentSnapshot, edges: readonly string[], fresh: boolean): Move {
-    const state = leafIdOf(this.chart, snapshot.value);
+  #node(id: string): ChartNode | undefined {
+    return this.chart.nodes.find((node) => node.id === id);
+  }
+
+  #edges(before: string, after: string, eventType: string, guards: ReadonlyMap<string, boolean>): string[] {
+    const lineage = lineageOf(this.chart, after);
+    const fits = (transition: AnyTransitionDefinition) => {
+      const target = transition.target?.[0]?.id;
+      return target === undefined ? after === before : lineage.includes(target);
+    };
+    return takenEdges(traced, before, eventType, guards, fits);
+  }
+
+  /** The move into the state `state`; a turn's first move enters its whole lineage again. */
+  #enter(state: string, edges: readonly string[], fresh: boolean): Move {
     const lineage = lineageOf(this.chart, state);
     const targets = new Set(edges.map((id) => this.chart.edges.find((edge) => edge.id === id)?.target));
     const entered = lineage.filter((id) => fresh || !this.#active.has(id) || targets.has(id));
     this.#active = new Set(lineage);
     return { edges, state, entered };
   }
+}
+
+/** Whether a microstep belongs to a turn's start (its eventless decisions), not to stopping the turn before. */
+function isStart(step: Microstep): boolean {
+  return step.event === "xstate.init";
 }

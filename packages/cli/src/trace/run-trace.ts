@@ -1,12 +1,5 @@
 import type { Chart } from "../chart/statechart.js";
-import {
-  type AgentResult,
-  type AgentSnapshot,
-  type RunSettings,
-  type StoredEvent,
-  type ToolCall,
-  waitingForDecision,
-} from "../core-api.js";
+import type { AgentResult, RunSettings, StoredEvent, ToolCall } from "../core-api.js";
 import { type FoldStep, LogFold } from "./log-fold.js";
 import { type Note, notesOf } from "./notes.js";
 
@@ -24,7 +17,6 @@ export interface RunTrace {
   readonly taken: ReadonlyMap<string, number>;
   /** The deepest state the run is in at the end of the log. */
   readonly state: string;
-  readonly snapshot: AgentSnapshot;
   /** Steps and tokens at the end of the log. */
   readonly steps: number;
   readonly tokens: number;
@@ -80,7 +72,7 @@ export class RunTracer {
     if (this.#settings === null) throw new Error("RunTracer: no run.started folded yet");
     const { fold } = this;
     const result = fold.result;
-    const waiting = result === null ? waitingForDecision(fold.snapshot) : [];
+    const waiting = result === null ? fold.position.waiting : [];
     return {
       chart: fold.chart,
       settings: this.#settings,
@@ -88,7 +80,6 @@ export class RunTracer {
       visits: this.#visits,
       taken: this.#taken,
       state: fold.state,
-      snapshot: fold.snapshot,
       steps: this.#last?.steps ?? 0,
       tokens: this.#last?.tokens ?? 0,
       result,

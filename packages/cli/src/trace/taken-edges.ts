@@ -1,24 +1,19 @@
-import { type AnyStateMachine, type AnyTransitionDefinition, getNextTransitions } from "xstate";
+import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from "xstate";
 import { edgeIdOf } from "../chart/statechart.js";
 
-/** Results of the machine's named guards while one event was folded, by the context they saw. */
-export type GuardRecord = WeakMap<object, Map<string, boolean>>;
-
 /**
- * The machine with every named guard wrapped to note its result (by the context it was asked
- * about) in `record()`: the same decisions, made visible through XState's public `provide`, so
- * that the transitions a microstep took can be named without XState's private fields.
+ * The machine with every named guard wrapped to tell `record` its result: the same decisions,
+ * made visible through XState's public `provide`, so that the transitions a microstep took can be
+ * named without XState's private fields.
  */
-export function traceGuards<M extends AnyStateMachine>(machine: M, record: () => GuardRecord): M {
+export function traceGuards<M extends AnyStateMachine>(machine: M, record: (name: string, value: boolean) => void): M {
   const guards = (machine.implementations.guards ?? {}) as Record<string, (...args: unknown[]) => boolean>;
   const wrapped = Object.fromEntries(
     Object.entries(guards).map(([name, guard]) => [
       name,
-      (args: { context: object }, params: unknown) => {
+      (args: unknown, params: unknown) => {
         const value = guard(args, params);
-        const seen = record().get(args.context) ?? new Map<string, boolean>();
-        seen.set(name, value);
-        record().set(args.context, seen);
+        record(name, value);
         return value;
       },
     ]),
@@ -27,17 +22,22 @@ export function traceGuards<M extends AnyStateMachine>(machine: M, record: () =>
 }
 
 /**
- * The chart ids of the transitions one microstep took from `before`: of the transitions open in
- * `before` for `eventType` (`""` for eventless ones), in XState's order of selection, the first
- * whose guard held (as `seen` noted) and whose target fits where the microstep ended (`fits`).
+ * The chart ids of the transitions one microstep took from the state `from` (a chart node id): of
+ * the transitions open there for `eventType` (`""` for eventless ones), in XState's order of
+ * selection (the state's own, then its ancestors'), the first whose guard held (as `seen` noted)
+ * and whose target fits where the microstep ended (`fits`).
  */
 export function takenEdges(
-  before: Parameters<typeof getNextTransitions>[0],
+  machine: AnyStateMachine,
+  from: string,
   eventType: string,
   seen: ReadonlyMap<string, boolean> | undefined,
   fits: (transition: AnyTransitionDefinition) => boolean,
 ): string[] {
-  const candidates = getNextTransitions(before).filter((transition) => transition.eventType === eventType);
+  const candidates: AnyTransitionDefinition[] = [];
+  for (let node: AnyStateNode | undefined = machine.getStateNodeById(from); node !== undefined; node = node.parent) {
+    candidates.push(...(eventType === "" ? (node.always ?? []) : (node.on[eventType] ?? [])));
+  }
   const passing = candidates.filter((transition) => guardHolds(transition.guard, seen) !== false);
   const taken = passing.find(fits) ?? candidates.find(fits);
   return taken === undefined ? [] : [edgeIdOf(taken)];

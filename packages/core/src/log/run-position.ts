@@ -1,4 +1,5 @@
-import type { ToolCall } from "../data/index.js";
+import type { Message, ToolCall } from "../data/index.js";
+import { listView } from "../data/index.js";
 import type { AgentSnapshot } from "../decide/index.js";
 
 /** Where a run stands, read from a snapshot of its machine: for status pages, progress and traces. */
@@ -19,6 +20,8 @@ export interface RunPosition {
   readonly waiting: readonly ToolCall[];
   /** Calls that run (or are about to), in call order. */
   readonly running: readonly ToolCall[];
+  /** The message list so far, as a read-only view made in O(1): later events never show in it. */
+  readonly messages: readonly Message[];
 }
 
 const NONE: readonly ToolCall[] = Object.freeze([]);
@@ -40,6 +43,7 @@ export function positionOf(snapshot: AgentSnapshot): RunPosition {
     calls: batch === null ? NONE : batch.calls,
     waiting: callsOf("deciding"),
     running: callsOf("running"),
+    messages: listView(context.transcript),
   };
 }
 

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import {
+  asks,
+  continueAgent,
+  final,
+  MemoryEventStore,
+  runAgent,
+  scriptedModel,
+  ToolRegistry,
+  toolCall,
+} from "../core-api.js";
+import type { Progress } from "../output/progress-line.js";
+import { LiveView } from "./live-view.js";
+import { RunTracer, traceRun } from "./run-trace.js";
+
+function lookTools(): ToolRegistry {
+  const registry = new ToolRegistry();
+  registry.register("look", "Looks.", { type: "object" }, () => "seen");
+  return registry;
+}
+
+describe("a live view folds the events the run logs, as stored", () => {
+  it("from run.started on, with the run's own limits: nothing rebuilt from the stream, no settings resolved", async () => {
+    const store = new MemoryEventStore();
+    const reports: Progress[] = [];
+    const tracer = new RunTracer("r");
+    const view = new LiveView(tracer, { progress: (progress) => reports.push(progress), text: () => {} });
+    view.start();
+    const model = scriptedModel([asks(toolCall("a", "look")), final("done")]);
+    const hooks = { onEvent: view.onEvent, onLogged: view.onLogged };
+    await runAgent("t", model, lookTools(), { store, runId: "r", maxSteps: 5, tokenBudget: 9000, ...hooks });
+    const logged = await store.read("r");
+    // Each entry is the stored event itself (seq, at and hash included), run.started first.
+    expect(tracer.trace().entries.map((entry) => entry.event)).toEqual(logged);
+    expect(tracer.trace()).toEqual(traceRun(logged, "r"));
+    expect(reports[0]).toMatchObject({ state: "callingModel", steps: 0, maxSteps: 5, tokenBudget: 9000, turn: 1 });
+    expect(reports.at(-1)).toMatchObject({ state: "done", steps: 2, maxSteps: 5, tokenBudget: 9000 });
+  });
+
+  it("a conversation's next turn goes on from the log folded so far, its steps and tokens counted afresh", async () => {
+    const store = new MemoryEventStore();
+    const model = scriptedModel([final("hi"), final("again")]);
+    await runAgent("t", model, lookTools(), { store, runId: "c", maxSteps: 3 });
+    const tracer = new RunTracer("c");
+    for (const event of await store.read("c")) tracer.add(event);
+    const reports: Progress[] = [];
+    const view = new LiveView(tracer, { progress: (progress) => reports.push(progress), text: () => {} });
+    await continueAgent("c", "and?", model, lookTools(), { store, onLogged: view.onLogged });
+    expect(tracer.trace()).toEqual(traceRun(await store.read("c"), "c"));
+    expect(reports.at(-1)).toMatchObject({ state: "done", steps: 1, maxSteps: 3, turn: 2 });
+  });
+});
