@@ -9,6 +9,7 @@ export {
 } from "./ask-approver.js";
 export { type AskModelOptions, askModel, type ModelAnswer, type ModelReplied, type ModelRequest } from "./ask-model.js";
 export { type AgentActor, drivenMachine } from "./driven-machine.js";
+export { InProcess, type LoopAnswer, type Performing } from "./performing.js";
 export { type DrivenMachine, type EffectPorts, type LoopOutcome, RunLoop } from "./run-loop.js";
 export {
   DEFAULT_TOOL_TIMEOUT_MS,
