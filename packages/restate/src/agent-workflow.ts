@@ -21,8 +21,8 @@ import {
   startMachine,
   type ToolLimits,
 } from "./core-port.js";
-import { CANCEL_PROMISE, driveRun } from "./drive-run.js";
-import type { StepRetry } from "./effect-steps.js";
+import { driveRun } from "./drive-run.js";
+import { CANCEL_PROMISE, type StepRetry } from "./journaled-steps.js";
 import { RunLog, readEvents, readStatus } from "./run-log.js";
 import { badRequest, readCancelRequest, readDecideRequest, readRunRequest } from "./run-request.js";
 import type { CancelRecord, CancelRequest, DecideRequest, DecisionRecord, RunRequest, RunStatus } from "./types.js";
@@ -97,15 +97,12 @@ async function runHandler(
     const started = decodeStarted(ctx.key, start.event);
     await log.append(started, start.at);
     const machine = startMachine(started.settings);
-    const end = new AbortController();
-    const signal = AbortSignal.any([end.signal, ctx.request().attemptCompletedSignal]);
     try {
-      const result = { ...(await driveRun(ctx, machine, { ...options, signal }, log)), runId: ctx.key };
+      const result = { ...(await driveRun(ctx, machine, options, log)), runId: ctx.key };
       await log.append(finishedEvent(result), await ctx.date.toJSON());
       log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state: machine.position().state }));
       return result;
     } finally {
-      end.abort();
       machine.stop();
     }
   } catch (error) {
