@@ -60,7 +60,7 @@ async function checkedBare(cluster: Cluster, steps: number): Promise<void> {
  * Microseconds per step of agentloop's runs and of the bare workflow's, by run length: the two
  * alternate within every round (which goes first alternates too), so the server's drift hits both alike.
  */
-async function measurePerStep(
+export async function measurePerStep(
   cluster: Cluster,
   plan: RestatePlan,
 ): Promise<{ perStep: Map<number, number>; bare: Map<number, number> }> {
