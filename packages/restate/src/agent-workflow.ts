@@ -93,13 +93,14 @@ async function runHandler(
 ): Promise<AgentResult> {
   const log = new RunLog(ctx, options.store);
   try {
-    const start = await ctx.run("run.started", () => startOf(request, options));
-    const started = decodeStarted(ctx.key, start.event);
-    await log.append(started, start.at);
+    // Resolved again by a retried execution, alike; logged with the time of the first step's start.
+    const started = decodeStarted(ctx.key, startOf(request, options));
+    log.deferStart(started);
     const machine = startMachine(started.settings);
     try {
-      const result = { ...(await driveRun(ctx, machine, options, log)), runId: ctx.key };
-      await log.append(finishedEvent(result), await ctx.date.toJSON());
+      const ended = await driveRun(ctx, machine, options, log);
+      const result = { ...ended.result, runId: ctx.key };
+      await log.append(finishedEvent(result), ended.at);
       log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state: machine.position().state }));
       return result;
     } finally {
@@ -107,6 +108,7 @@ async function runHandler(
     }
   } catch (error) {
     if (error instanceof TerminalError && !(error instanceof CancelledError)) {
+      await log.logStart(() => ctx.date.toJSON());
       log.setStatus(endStatus(ctx.key, log.length, { phase: "failed", error: error.message }));
     }
     throw error;
@@ -114,7 +116,7 @@ async function runHandler(
 }
 
 /** The run's first event, its settings resolved as `runAgent` resolves them; bad input is a `TerminalError`. */
-function startOf(request: RunRequest, options: AgentWorkflowOptions): { event: RunEvent; at: string } {
+function startOf(request: RunRequest, options: AgentWorkflowOptions): RunEvent {
   const { task, options: asked } = readRunRequest(request);
   const { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency } = options;
   const defaults = { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency };
@@ -123,7 +125,7 @@ function startOf(request: RunRequest, options: AgentWorkflowOptions): { event: R
   );
   try {
     const settings = resolveRunSettings(task, merged, options.model, options.registry);
-    return { event: { type: "run.started", schemaVersion: SCHEMA_VERSION, settings }, at: new Date().toISOString() };
+    return { type: "run.started", schemaVersion: SCHEMA_VERSION, settings };
   } catch (error) {
     if (error instanceof RangeError || error instanceof TypeError) throw badRequest(error.message);
     throw error;

@@ -21,7 +21,7 @@ export async function driveRun(
   machine: KeyedMachine,
   ports: RunPorts,
   log: RunLog,
-): Promise<AgentResult> {
+): Promise<{ readonly result: AgentResult; readonly at: string }> {
   const { model, registry, approve, toolTimeoutMs, maxResultChars } = ports;
   const steps = new JournaledSteps(ctx, machine, log, ports);
   const effects = { model, registry, approve, toolTimeoutMs, maxResultChars, journal: steps, performing: steps };
@@ -31,7 +31,7 @@ export async function driveRun(
   attempt.addEventListener("abort", stop, { once: true });
   try {
     const outcome = await loop.run();
-    if (outcome.type === "ended") return outcome.result;
+    if (outcome.type === "ended") return { result: outcome.result, at: steps.lastAt };
     // A paused loop would need a call left undecided; here every such call waits for `decide`.
     throw new Error(`agentloop/restate: the run loop ${outcome.type} before the machine ended`);
   } finally {

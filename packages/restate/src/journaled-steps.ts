@@ -79,6 +79,11 @@ export class JournaledSteps implements Performing {
       .map((record, failure) => cancelledAnswer(settled(record, failure)));
   }
 
+  /** When the last answer taken happened, as journaled: the run ends then. */
+  get lastAt(): string {
+    return this.#taken?.at ?? "";
+  }
+
   get idle(): boolean {
     return this.#pending.size === 0 && this.#queued.length === 0;
   }
@@ -120,6 +125,7 @@ export class JournaledSteps implements Performing {
   async commit(event: RunEvent): Promise<boolean> {
     if (event.type === "tool.started") return this.#started(event);
     const taken = this.#taken as Taken;
+    await this.#log.logStart(() => taken.startedAt ?? taken.at);
     const started = event.type === "tool.finished" ? this.#deferred.get(event.callId) : undefined;
     if (started !== undefined) await this.#log.append(started, taken.startedAt ?? taken.at);
     await this.#log.append(event, taken.at);
@@ -143,21 +149,25 @@ export class JournaledSteps implements Performing {
     }
   }
 
+  /** The run's first step also journals when it began: the run's start is logged with that time. */
   #model(key: string, step: number, work: () => Promise<LoopAnswer>): PendingStep {
+    const first = step === 1;
     const replied = this.#ctx.run(
       key,
       async () => {
+        const startedAt = first ? now() : undefined;
         const answer = await work();
         // A failed call is retried by Restate as `modelRetry` says; past them, the run fails with it.
         if (answer.type === "model-failed") throw answer.error;
         if (answer.type !== "model-replied") throw new TypeError(`not a model's answer: ${answer.type}`);
-        return { reply: answer.event.reply, at: now() };
+        return { reply: answer.event.reply, at: now(), ...(startedAt === undefined ? {} : { startedAt }) };
       },
       this.#ports.modelRetry ?? {},
     );
     const outcome = replied.map((value, failure): Taken => {
-      const { reply, at } = settled(value, failure);
-      return { key, at, answer: { type: "model-replied", step, event: { type: "model.replied", reply } } };
+      const { reply, at, startedAt } = settled(value, failure);
+      const answer: LoopAnswer = { type: "model-replied", step, event: { type: "model.replied", reply } };
+      return { key, at, answer, ...(startedAt === undefined ? {} : { startedAt }) };
     });
     return { key, running: null, outcome };
   }

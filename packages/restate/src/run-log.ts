@@ -18,6 +18,7 @@ export class RunLog {
   readonly #mirror: Mirror | null;
   readonly #stamps: LogStamps;
   #status = "";
+  #start: RunEvent | null = null;
 
   constructor(ctx: WorkflowContext, store: EventStore | undefined) {
     this.#ctx = ctx;
@@ -28,6 +29,22 @@ export class RunLog {
   /** Events logged so far. */
   get length(): number {
     return this.#stamps.length;
+  }
+
+  /**
+   * Keeps the run's first event to log just before the next one, stamped with the time of the step
+   * that began the run: so the start costs no journaled step of its own.
+   */
+  deferStart(event: RunEvent): void {
+    this.#start = event;
+  }
+
+  /** Logs the kept start, if it is not logged yet, stamped `at` (ISO 8601, journaled). */
+  async logStart(at: () => string | Promise<string>): Promise<void> {
+    const start = this.#start;
+    if (start === null) return;
+    this.#start = null;
+    await this.append(start, await at());
   }
 
   /** Logs `event` at the next position, stamped `at` (ISO 8601, as journaled where it happened) and chained to the event before. */
