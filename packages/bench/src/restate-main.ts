@@ -1,4 +1,5 @@
 import { loadavg } from "node:os";
+import { median } from "./measure.js";
 import { measurePerStep } from "./metrics/restate.js";
 import { FULL, TINY } from "./plan.js";
 import { micros, ratio, table } from "./report.js";
@@ -6,18 +7,29 @@ import { startCluster } from "./restate/cluster.js";
 
 // The Restate per-step rows alone (`pnpm bench:restate`): agentloop on Restate and the bare
 // workflow of the same `ctx.run` calls, side by side in the same rounds, with the load average
-// beside them, since the figures move with whatever else the machine runs.
+// beside them, since the wall figures move with whatever else the machine runs. The CPU the
+// server and the service used per step moves less: it is printed beside them.
 const plan = process.argv.includes("--tiny") ? TINY : FULL;
 const before = loadavg();
 const cluster = await startCluster(1);
 try {
-  const { perStep, bare } = await measurePerStep(cluster, plan.restate);
-  const rows = plan.restate.lengths.map((length) => {
+  const samples = () => new Map(plan.restate.lengths.map((length) => [length, [] as number[]]));
+  const cpu = { perStep: samples(), bare: samples() };
+  const { perStep, bare } = await measurePerStep(cluster, plan.restate, cpu);
+  const rows = plan.restate.lengths.flatMap((length) => {
     const durable = perStep.get(length) ?? Number.NaN;
     const floor = bare.get(length) ?? Number.NaN;
+    const durableCpu = median(cpu.perStep.get(length) ?? []);
+    const floorCpu = median(cpu.bare.get(length) ?? []);
     return [
-      `per step, ${length} steps: on Restate, and a bare workflow of the same ctx.run calls`,
-      `${micros(durable)} and ${micros(floor)} (${ratio(durable / floor)})`,
+      [
+        `per step, ${length} steps: on Restate, and a bare workflow of the same ctx.run calls`,
+        `${micros(durable)} and ${micros(floor)} (${ratio(durable / floor)})`,
+      ],
+      [
+        `CPU per step (server and service), ${length} steps: on Restate, and the bare workflow`,
+        `${micros(durableCpu)} and ${micros(floorCpu)} (${ratio(durableCpu / floorCpu)})`,
+      ],
     ];
   });
   process.stdout.write(`${table(["agentloop on Restate", "result"], rows)}\n`);

@@ -101,7 +101,8 @@ async function runHandler(
       const ended = await driveRun(ctx, machine, options, log);
       const result = { ...ended.result, runId: ctx.key };
       await log.append(finishedEvent(result), ended.at);
-      log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state: machine.position().state }));
+      const state = machine.position().state;
+      log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state }), {}, true);
       return result;
     } finally {
       machine.stop();
@@ -109,7 +110,7 @@ async function runHandler(
   } catch (error) {
     if (error instanceof TerminalError && !(error instanceof CancelledError)) {
       await log.logStart(() => ctx.date.toJSON());
-      log.setStatus(endStatus(ctx.key, log.length, { phase: "failed", error: error.message }));
+      log.setStatus(endStatus(ctx.key, log.length, { phase: "failed", error: error.message }), {}, true);
     }
     throw error;
   }
@@ -179,7 +180,7 @@ async function cancelHandler(ctx: WorkflowSharedContext, input?: CancelRequest):
 async function statusHandler(ctx: WorkflowSharedContext): Promise<RunStatus> {
   const kept = await readStatus(ctx);
   if (kept === null) return unknownStatus(ctx.key);
-  const { decisionKeys: _keys, ...status } = kept;
+  const { decisionKeys: _keys, chunks: _chunks, ...status } = kept;
   return status;
 }
 

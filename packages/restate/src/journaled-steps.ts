@@ -110,7 +110,7 @@ export class JournaledSteps implements Performing {
       if (queued !== undefined) return queued;
       const position = this.#machine.position();
       const status = statusOf(this.#ctx.key, position, this.#pending.values(), this.#log.length);
-      this.#log.setStatus(status, position.decisionKeys);
+      this.#log.setStatus(status, position.decisionKeys, status.awaitingDecision.length > 0);
       const taken = await this.#race();
       if (taken === null) continue;
       this.#pending.delete(taken.key);

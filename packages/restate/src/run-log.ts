@@ -4,12 +4,16 @@ import { LogStamps, type RunEvent, type StoredEvent } from "./core-port.js";
 import type { RunStatus } from "./types.js";
 
 const STATUS_KEY = "status";
-const eventKey = (seq: number) => `event ${seq}`;
+const chunkKey = (index: number) => `events ${index}`;
+/** Events kept unsaved at most, while the run goes from step to step. */
+const SAVE_EVERY = 32;
 
 /**
  * A run's agentloop event log, kept from the workflow's `run` handler: every event is stamped with
- * its position, written to the workflow's state (one key per event, so `events` can read the log)
- * and mirrored into the user's store if there is one. Positions follow the order in which the
+ * its position, mirrored into the user's store if there is one, and saved to the workflow's state
+ * for `events` in chunks: once the run waits for a decision or ends, and every 32 events between,
+ * so that a step costs no state writes beyond its status (Restate's journal, not the state, is
+ * what a retried execution replays). Positions follow the order in which the
  * machine took the events, which the Restate journal fixes, so a retried execution produces the
  * same log again; the mirror skips what the store already holds and never appends twice.
  */
@@ -19,6 +23,9 @@ export class RunLog {
   readonly #stamps: LogStamps;
   #status = "";
   #start: RunEvent | null = null;
+  #unsaved: StoredEvent[] = [];
+  #saved = 0;
+  #chunks = 0;
 
   constructor(ctx: WorkflowContext, store: EventStore | undefined) {
     this.#ctx = ctx;
@@ -51,26 +58,36 @@ export class RunLog {
   async append(event: RunEvent, at: string): Promise<StoredEvent> {
     const stored = this.#stamps.next(event, at);
     this.#stamps.accept(stored);
-    this.#ctx.set(eventKey(stored.seq), stored);
+    this.#unsaved.push(stored);
     await this.#mirror?.append(stored);
     return stored;
   }
 
   /**
    * Keeps `status` for the `status` handler, with the durable promise each call of the current
-   * reply that needs a decision has it in (by call id) for `decide`; writes only when something changed.
+   * reply that needs a decision has it in (by call id) for `decide`; writes only when something
+   * changed. `save`: the events logged since the last save are saved first (so are 32 waiting).
    */
-  setStatus(status: RunStatus, decisionKeys: Readonly<Record<string, string>> = {}): void {
-    const kept: KeptStatus = { ...status, decisionKeys };
+  setStatus(status: RunStatus, decisionKeys: Readonly<Record<string, string>> = {}, save = false): void {
+    if (save || this.#unsaved.length >= SAVE_EVERY) this.#save();
+    const kept: KeptStatus = { ...status, events: this.#saved, chunks: this.#chunks, decisionKeys };
     const json = JSON.stringify(kept);
     if (json === this.#status) return;
     this.#status = json;
     this.#ctx.set(STATUS_KEY, kept);
   }
+
+  #save(): void {
+    if (this.#unsaved.length === 0) return;
+    this.#ctx.set(chunkKey(this.#chunks++), this.#unsaved);
+    this.#saved += this.#unsaved.length;
+    this.#unsaved = [];
+  }
 }
 
-/** The status as the `run` handler keeps it. */
+/** The status as the `run` handler keeps it: with the chunks of saved events, and the decisions' keys. */
 export interface KeptStatus extends RunStatus {
+  readonly chunks: number;
   readonly decisionKeys: Readonly<Record<string, string>>;
 }
 
@@ -82,9 +99,9 @@ export function readStatus(ctx: WorkflowSharedContext): Promise<KeptStatus | nul
 /** The events kept so far by the `run` handler, in order (as JSON: an unlimited budget reads `null`). */
 export async function readEvents(ctx: WorkflowSharedContext): Promise<unknown[]> {
   const status = await readStatus(ctx);
-  const count = status?.events ?? 0;
-  const events = await Promise.all(Array.from({ length: count }, (_, seq) => ctx.get<unknown>(eventKey(seq))));
-  return events.filter((event) => event !== null);
+  const count = status?.chunks ?? 0;
+  const chunks = await Promise.all(Array.from({ length: count }, (_, index) => ctx.get<unknown[]>(chunkKey(index))));
+  return chunks.flatMap((chunk) => chunk ?? []);
 }
 
 /**
