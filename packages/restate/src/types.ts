@@ -41,7 +41,7 @@ export interface RunStatus {
   /** Model calls made. */
   readonly steps: number;
   readonly tokens: number;
-  /** Events in the run's log so far. */
+  /** Events of the run's log that `events` returns now: all of them once the run waits for a decision or ended. */
   readonly events: number;
   /** Calls of the current reply that need a decision and have none yet, in call order: answer them with `decide`. */
   readonly awaitingDecision: readonly ToolCall[];
