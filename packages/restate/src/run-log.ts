@@ -21,7 +21,7 @@ export class RunLog {
   readonly #ctx: WorkflowContext;
   readonly #mirror: Mirror | null;
   readonly #stamps: LogStamps;
-  #status = "";
+  #waits = "";
   #start: RunEvent | null = null;
   #unsaved: StoredEvent[] = [];
   #saved = 0;
@@ -65,23 +65,26 @@ export class RunLog {
 
   /**
    * Keeps `status` for the `status` handler, with the durable promise each call of the current
-   * reply that needs a decision has it in (by call id) for `decide`; writes only when something
-   * changed. `save`: the events logged since the last save are saved first (so are 32 waiting).
+   * reply that needs a decision has it in (by call id) for `decide`. A state write is a journal
+   * entry the server stores durably, so the status is written only when what clients act on
+   * changes (the phase, the calls waiting for a decision) or events are saved (`save`, or 32
+   * waiting): between, its state, steps, tokens and running tools are those of the last write.
    */
   setStatus(status: RunStatus, decisionKeys: Readonly<Record<string, string>> = {}, save = false): void {
-    if (save || this.#unsaved.length >= SAVE_EVERY) this.#save();
-    const kept: KeptStatus = { ...status, events: this.#saved, chunks: this.#chunks, decisionKeys };
-    const json = JSON.stringify(kept);
-    if (json === this.#status) return;
-    this.#status = json;
-    this.#ctx.set(STATUS_KEY, kept);
+    const saved = (save || this.#unsaved.length >= SAVE_EVERY) && this.#save();
+    const waits = JSON.stringify([status.phase, status.awaitingDecision.map((call) => call.id), decisionKeys]);
+    if (!saved && waits === this.#waits) return;
+    this.#waits = waits;
+    this.#ctx.set(STATUS_KEY, { ...status, events: this.#saved, chunks: this.#chunks, decisionKeys });
   }
 
-  #save(): void {
-    if (this.#unsaved.length === 0) return;
+  /** Saves the events logged since the last save as a chunk of their own; `false` if there were none. */
+  #save(): boolean {
+    if (this.#unsaved.length === 0) return false;
     this.#ctx.set(chunkKey(this.#chunks++), this.#unsaved);
     this.#saved += this.#unsaved.length;
     this.#unsaved = [];
+    return true;
   }
 }
 
