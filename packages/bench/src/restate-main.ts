@@ -8,7 +8,8 @@ import { startCluster } from "./restate/cluster.js";
 // The Restate per-step rows alone (`pnpm bench:restate`): agentloop on Restate and the bare
 // workflow of the same `ctx.run` calls, side by side in the same rounds, with the load average
 // beside them, since the wall figures move with whatever else the machine runs. The CPU the
-// server and the service used per step moves less: it is printed beside them.
+// server and the service used per step moves less: it is printed beside them, and the entries
+// Restate journaled for one run of each, which do not move at all.
 const plan = process.argv.includes("--tiny") ? TINY : FULL;
 const before = loadavg();
 const cluster = await startCluster(1);
@@ -32,6 +33,12 @@ try {
       ],
     ];
   });
+  for (const length of plan.restate.lengths) {
+    const durable = await cluster.journalEntries("agent", length);
+    const floor = await cluster.journalEntries("bare", length);
+    const label = `journal entries, one ${length}-step run: on Restate, and the bare workflow`;
+    rows.push([label, `${durable} and ${floor} (${ratio(durable / floor)})`]);
+  }
   process.stdout.write(`${table(["agentloop on Restate", "result"], rows)}\n`);
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(", ");
   process.stdout.write(`\nLoad average before: ${load(before)}; after: ${load(loadavg())}.\n`);

@@ -15,6 +15,8 @@ export interface Cluster {
   runBare(steps: number, delayMs: number): Promise<number>;
   /** CPU milliseconds the server and the service processes used so far (Linux; `NaN` elsewhere). */
   cpuMs(): number;
+  /** Runs the scenario once, as agentloop or as the bare workflow, and counts the entries Restate journaled for it. */
+  journalEntries(kind: "agent" | "bare", steps: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -68,8 +70,26 @@ export async function startCluster(processes: number): Promise<Cluster> {
       return (await workflow.workflowAttach()).steps;
     },
     cpuMs: childrenCpuMs,
+    journalEntries: async (kind, steps) => {
+      const id = `bench-journal-${process.pid}-${runs++}`;
+      const name = kind === "agent" ? "weather" : "bare";
+      const workflow = ingress.workflowClient<BareHandlers>({ name }, id);
+      const limits = kind === "agent" ? { maxSteps: steps, tokenBudget: null } : {};
+      await workflow.workflowSubmit({ task: JSON.stringify({ steps, delayMs: 0 }), ...limits });
+      await workflow.workflowAttach();
+      return journalSize(server.admin, `${name}/${id}/run`);
+    },
     close,
   };
+}
+
+/** The entries of an invocation's journal, from the server's SQL over its admin API. */
+async function journalSize(admin: string, target: string): Promise<number> {
+  const query = `SELECT journal_size FROM sys_invocation WHERE target = '${target}'`;
+  const headers = { "content-type": "application/json", accept: "application/json" };
+  const response = await fetch(`${admin}/query`, { method: "POST", headers, body: JSON.stringify({ query }) });
+  const { rows } = (await response.json()) as { rows: { journal_size: number }[] };
+  return rows[0]?.journal_size ?? Number.NaN;
 }
 
 /** CPU milliseconds (user and system) of this process's children, from `/proc`. */
