@@ -27,7 +27,10 @@ export interface CancelRequest {
   readonly reason?: string;
 }
 
-/** Where a run stands, as `status` tells it. */
+/**
+ * Where a run stands, as `status` tells it: `phase` and `awaitingDecision` are current; while the
+ * run goes from step to step, the rest is as of the last write (when events were last saved).
+ */
 export interface RunStatus {
   readonly runId: string;
   /**
