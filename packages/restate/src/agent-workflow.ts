@@ -21,8 +21,8 @@ import {
   startMachine,
   type ToolLimits,
 } from "./core-port.js";
-import { CANCEL_PROMISE, driveRun } from "./drive-run.js";
-import type { StepRetry } from "./effect-steps.js";
+import { driveRun } from "./drive-run.js";
+import { CANCEL_PROMISE, type StepRetry } from "./journaled-steps.js";
 import { RunLog, readEvents, readStatus } from "./run-log.js";
 import { badRequest, readCancelRequest, readDecideRequest, readRunRequest } from "./run-request.js";
 import type { CancelRecord, CancelRequest, DecideRequest, DecisionRecord, RunRequest, RunStatus } from "./types.js";
@@ -93,31 +93,31 @@ async function runHandler(
 ): Promise<AgentResult> {
   const log = new RunLog(ctx, options.store);
   try {
-    const start = await ctx.run("run.started", () => startOf(request, options));
-    const started = decodeStarted(ctx.key, start.event);
-    await log.append(started, start.at);
+    // Resolved again by a retried execution, alike; logged with the time of the first step's start.
+    const started = decodeStarted(ctx.key, startOf(request, options));
+    log.deferStart(started);
     const machine = startMachine(started.settings);
-    const end = new AbortController();
-    const signal = AbortSignal.any([end.signal, ctx.request().attemptCompletedSignal]);
     try {
-      const result = { ...(await driveRun(ctx, machine, { ...options, signal }, log)), runId: ctx.key };
-      await log.append(finishedEvent(result), await ctx.date.toJSON());
-      log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state: machine.position().state }));
+      const ended = await driveRun(ctx, machine, options, log);
+      const result = { ...ended.result, runId: ctx.key };
+      await log.append(finishedEvent(result), ended.at);
+      const state = machine.position().state;
+      log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state }), {}, true);
       return result;
     } finally {
-      end.abort();
       machine.stop();
     }
   } catch (error) {
     if (error instanceof TerminalError && !(error instanceof CancelledError)) {
-      log.setStatus(endStatus(ctx.key, log.length, { phase: "failed", error: error.message }));
+      await log.logStart(() => ctx.date.toJSON());
+      log.setStatus(endStatus(ctx.key, log.length, { phase: "failed", error: error.message }), {}, true);
     }
     throw error;
   }
 }
 
 /** The run's first event, its settings resolved as `runAgent` resolves them; bad input is a `TerminalError`. */
-function startOf(request: RunRequest, options: AgentWorkflowOptions): { event: RunEvent; at: string } {
+function startOf(request: RunRequest, options: AgentWorkflowOptions): RunEvent {
   const { task, options: asked } = readRunRequest(request);
   const { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency } = options;
   const defaults = { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency };
@@ -126,7 +126,7 @@ function startOf(request: RunRequest, options: AgentWorkflowOptions): { event: R
   );
   try {
     const settings = resolveRunSettings(task, merged, options.model, options.registry);
-    return { event: { type: "run.started", schemaVersion: SCHEMA_VERSION, settings }, at: new Date().toISOString() };
+    return { type: "run.started", schemaVersion: SCHEMA_VERSION, settings };
   } catch (error) {
     if (error instanceof RangeError || error instanceof TypeError) throw badRequest(error.message);
     throw error;
@@ -180,7 +180,7 @@ async function cancelHandler(ctx: WorkflowSharedContext, input?: CancelRequest):
 async function statusHandler(ctx: WorkflowSharedContext): Promise<RunStatus> {
   const kept = await readStatus(ctx);
   if (kept === null) return unknownStatus(ctx.key);
-  const { decisionKeys: _keys, ...status } = kept;
+  const { decisionKeys: _keys, chunks: _chunks, ...status } = kept;
   return status;
 }
 

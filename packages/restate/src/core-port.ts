@@ -1,5 +1,5 @@
 import type { AgentResult, ToolCall, ToolRegistry } from "@agentloop/core";
-import { drivenMachine, type RunToolOptions } from "@agentloop/core/driver";
+import { type DrivenMachine, drivenMachine, type RunToolOptions } from "@agentloop/core/driver";
 import {
   type AgentEvent,
   type AgentOptions,
@@ -37,13 +37,6 @@ export { LogStamps };
 /** Limits of a tool's run that the run sets for tools that do not set their own. */
 export type ToolLimits = Pick<RunToolOptions, "toolTimeoutMs" | "maxResultChars">;
 
-/** A request of the machine with the name of the journaled step that answers it, unique in its run. */
-export interface KeyedRequest {
-  readonly request: AgentRequest;
-  /** e.g. `model 3`, `tool 2.0 c1`, `decision 2.1 c2`: the step (model call) and the call's place in its reply. */
-  readonly key: string;
-}
-
 /** Where a live machine stands, for `status`. */
 export interface MachinePosition {
   /** The state, e.g. `callingModel` or `executingTools.runningTools`. */
@@ -58,30 +51,19 @@ export interface MachinePosition {
   readonly decisionKeys: Readonly<Record<string, string>>;
 }
 
-/** A live `agentMachine` fed by hand: the driver takes its requests and sends it events. */
-export interface RunMachine {
-  /** The requests emitted since the last call, in the order they were emitted. */
-  takeRequests(): KeyedRequest[];
-  /** Hands the machine one domain event. */
-  send(event: AgentEvent): void;
-  /** The result once the machine reached a final state, else `null`. */
-  result(): AgentResult | null;
+/** A live `agentMachine` as core's run loop drives it, with the name of the journaled step that answers each of its requests. */
+export interface KeyedMachine {
+  readonly driven: DrivenMachine;
+  /** e.g. `model 3`, `tool 2.0 c1`, `decision 2.1 c2`: the step (model call) and the call's place in its reply; unique in its run. */
+  keyOf(request: AgentRequest): string;
+  /** The `runTool` request of a call of the current reply. */
+  toolRequest(callId: string): Extract<AgentRequest, { type: "runTool" }>;
   position(): MachinePosition;
   stop(): void;
 }
 
 /** The schema version of the logs this package writes. */
 export const SCHEMA_VERSION = EVENT_LOG_SCHEMA_VERSION;
-
-/** Whether the machine takes an event of this type (the log also holds `tool.started`, `run.started`, `run.finished`). */
-export function isMachineEvent(event: RunEvent): event is AgentEvent {
-  return (
-    event.type === "model.replied" ||
-    event.type === "tool.finished" ||
-    event.type === "approval.decided" ||
-    event.type === "run.cancelled"
-  );
-}
 
 /** A run's settings exactly as `runAgent` resolves them; throws a `TypeError` or `RangeError` for options that make no sense. */
 export function resolveRunSettings(
@@ -108,34 +90,39 @@ export function finishedEvent(result: AgentResult): RunEvent {
 }
 
 /** Starts `agentMachine` on resolved settings; the requests of its first state are ready at once. */
-export function startMachine(settings: RunSettings): RunMachine {
+export function startMachine(settings: RunSettings): KeyedMachine {
   const actor = createActor(agentMachine, { input: { settings, schemaVersion: SCHEMA_VERSION } });
   const machine = drivenMachine(actor);
+  /** Each call's place in the current reply (`2.0 c1`) and its `runTool` request, set as the requests are taken. */
+  const places = new Map<string, string>();
+  const tools = new Map<string, Extract<AgentRequest, { type: "runTool" }>>();
+  const driven: DrivenMachine = {
+    takeRequests: () => {
+      const requests = machine.takeRequests();
+      if (requests.some((request) => request.type !== "callModel")) {
+        const { steps, calls } = positionOf(actor.getSnapshot());
+        for (const [index, call] of calls.entries()) places.set(call.id, `${steps}.${index} ${call.id}`);
+        for (const request of requests) if (request.type === "runTool") tools.set(request.call.id, request);
+      }
+      return requests;
+    },
+    snapshot: () => actor.getSnapshot(),
+    send: (event) => actor.send(event),
+  };
   actor.start();
   return {
-    takeRequests: () => {
-      const { steps, calls } = positionOf(actor.getSnapshot());
-      return machine.takeRequests().map((request) => ({ request, key: keyOf(request, steps, calls) }));
+    driven,
+    keyOf: (request) => {
+      if (request.type === "callModel") return `model ${request.step}`;
+      return `${request.type === "runTool" ? "tool" : "decision"} ${places.get(request.call.id)}`;
     },
-    send: (event) => actor.send(event),
-    result: () => {
-      const snapshot = actor.getSnapshot();
-      return snapshot.status === "done" ? (snapshot.output ?? null) : null;
-    },
+    toolRequest: (callId) => tools.get(callId) as Extract<AgentRequest, { type: "runTool" }>,
     position: () => machinePosition(positionOf(actor.getSnapshot()), settings.approvalRequired ?? []),
     stop: () => {
       machine.stop();
       actor.stop();
     },
   };
-}
-
-/** The journaled step's name: the step (model call) and, for a call, its place in the reply that asked for it. */
-function keyOf(request: AgentRequest, step: number, calls: readonly ToolCall[] = []): string {
-  if (request.type === "callModel") return `model ${request.step}`;
-  const kind = request.type === "runTool" ? "tool" : "decision";
-  const { id } = request.call;
-  return `${kind} ${step}.${calls.findIndex((call) => call.id === id)} ${id}`;
 }
 
 function machinePosition(position: RunPosition, approvalRequired: readonly string[]): MachinePosition {

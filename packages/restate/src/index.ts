@@ -9,6 +9,6 @@ export {
   startDemoService,
 } from "./demo/demo-service.js";
 export { DEMO_SCRIPT, DEMO_TASK, demoTools, demoWorkflow } from "./demo/weather-agent.js";
-export type { StepRetry } from "./effect-steps.js";
+export type { StepRetry } from "./journaled-steps.js";
 export { stepScriptedModel } from "./step-scripted-model.js";
 export type { CancelRequest, DecideRequest, RunRequest, RunStatus } from "./types.js";

@@ -4,12 +4,16 @@ import { LogStamps, type RunEvent, type StoredEvent } from "./core-port.js";
 import type { RunStatus } from "./types.js";
 
 const STATUS_KEY = "status";
-const eventKey = (seq: number) => `event ${seq}`;
+const chunkKey = (index: number) => `events ${index}`;
+/** Events kept unsaved at most, while the run goes from step to step. */
+const SAVE_EVERY = 32;
 
 /**
  * A run's agentloop event log, kept from the workflow's `run` handler: every event is stamped with
- * its position, written to the workflow's state (one key per event, so `events` can read the log)
- * and mirrored into the user's store if there is one. Positions follow the order in which the
+ * its position, mirrored into the user's store if there is one, and saved to the workflow's state
+ * for `events` in chunks: once the run waits for a decision or ends, and every 32 events between,
+ * so that a step costs no state writes beyond its status (Restate's journal, not the state, is
+ * what a retried execution replays). Positions follow the order in which the
  * machine took the events, which the Restate journal fixes, so a retried execution produces the
  * same log again; the mirror skips what the store already holds and never appends twice.
  */
@@ -17,7 +21,11 @@ export class RunLog {
   readonly #ctx: WorkflowContext;
   readonly #mirror: Mirror | null;
   readonly #stamps: LogStamps;
-  #status = "";
+  #waits = "";
+  #start: RunEvent | null = null;
+  #unsaved: StoredEvent[] = [];
+  #saved = 0;
+  #chunks = 0;
 
   constructor(ctx: WorkflowContext, store: EventStore | undefined) {
     this.#ctx = ctx;
@@ -30,30 +38,59 @@ export class RunLog {
     return this.#stamps.length;
   }
 
+  /**
+   * Keeps the run's first event to log just before the next one, stamped with the time of the step
+   * that began the run: so the start costs no journaled step of its own.
+   */
+  deferStart(event: RunEvent): void {
+    this.#start = event;
+  }
+
+  /** Logs the kept start, if it is not logged yet, stamped `at` (ISO 8601, journaled). */
+  async logStart(at: () => string | Promise<string>): Promise<void> {
+    const start = this.#start;
+    if (start === null) return;
+    this.#start = null;
+    await this.append(start, await at());
+  }
+
   /** Logs `event` at the next position, stamped `at` (ISO 8601, as journaled where it happened) and chained to the event before. */
   async append(event: RunEvent, at: string): Promise<StoredEvent> {
     const stored = this.#stamps.next(event, at);
     this.#stamps.accept(stored);
-    this.#ctx.set(eventKey(stored.seq), stored);
+    this.#unsaved.push(stored);
     await this.#mirror?.append(stored);
     return stored;
   }
 
   /**
    * Keeps `status` for the `status` handler, with the durable promise each call of the current
-   * reply that needs a decision has it in (by call id) for `decide`; writes only when something changed.
+   * reply that needs a decision has it in (by call id) for `decide`. A state write is a journal
+   * entry the server stores durably, so the status is written only when what clients act on
+   * changes (the phase, the calls waiting for a decision) or events are saved (`save`, or 32
+   * waiting): between, its state, steps, tokens and running tools are those of the last write.
    */
-  setStatus(status: RunStatus, decisionKeys: Readonly<Record<string, string>> = {}): void {
-    const kept: KeptStatus = { ...status, decisionKeys };
-    const json = JSON.stringify(kept);
-    if (json === this.#status) return;
-    this.#status = json;
-    this.#ctx.set(STATUS_KEY, kept);
+  setStatus(status: RunStatus, decisionKeys: Readonly<Record<string, string>> = {}, save = false): void {
+    const saved = (save || this.#unsaved.length >= SAVE_EVERY) && this.#save();
+    const waits = JSON.stringify([status.phase, status.awaitingDecision.map((call) => call.id), decisionKeys]);
+    if (!saved && waits === this.#waits) return;
+    this.#waits = waits;
+    this.#ctx.set(STATUS_KEY, { ...status, events: this.#saved, chunks: this.#chunks, decisionKeys });
+  }
+
+  /** Saves the events logged since the last save as a chunk of their own; `false` if there were none. */
+  #save(): boolean {
+    if (this.#unsaved.length === 0) return false;
+    this.#ctx.set(chunkKey(this.#chunks++), this.#unsaved);
+    this.#saved += this.#unsaved.length;
+    this.#unsaved = [];
+    return true;
   }
 }
 
-/** The status as the `run` handler keeps it. */
+/** The status as the `run` handler keeps it: with the chunks of saved events, and the decisions' keys. */
 export interface KeptStatus extends RunStatus {
+  readonly chunks: number;
   readonly decisionKeys: Readonly<Record<string, string>>;
 }
 
@@ -65,9 +102,9 @@ export function readStatus(ctx: WorkflowSharedContext): Promise<KeptStatus | nul
 /** The events kept so far by the `run` handler, in order (as JSON: an unlimited budget reads `null`). */
 export async function readEvents(ctx: WorkflowSharedContext): Promise<unknown[]> {
   const status = await readStatus(ctx);
-  const count = status?.events ?? 0;
-  const events = await Promise.all(Array.from({ length: count }, (_, seq) => ctx.get<unknown>(eventKey(seq))));
-  return events.filter((event) => event !== null);
+  const count = status?.chunks ?? 0;
+  const chunks = await Promise.all(Array.from({ length: count }, (_, index) => ctx.get<unknown[]>(chunkKey(index))));
+  return chunks.flatMap((chunk) => chunk ?? []);
 }
 
 /**

@@ -27,7 +27,10 @@ export interface CancelRequest {
   readonly reason?: string;
 }
 
-/** Where a run stands, as `status` tells it. */
+/**
+ * Where a run stands, as `status` tells it: `phase` and `awaitingDecision` are current; while the
+ * run goes from step to step, the rest is as of the last write (when events were last saved).
+ */
 export interface RunStatus {
   readonly runId: string;
   /**
@@ -41,7 +44,7 @@ export interface RunStatus {
   /** Model calls made. */
   readonly steps: number;
   readonly tokens: number;
-  /** Events in the run's log so far. */
+  /** Events of the run's log that `events` returns now: all of them once the run waits for a decision or ended. */
   readonly events: number;
   /** Calls of the current reply that need a decision and have none yet, in call order: answer them with `decide`. */
   readonly awaitingDecision: readonly ToolCall[];

@@ -60,9 +60,10 @@ async function checkedBare(cluster: Cluster, steps: number): Promise<void> {
  * Microseconds per step of agentloop's runs and of the bare workflow's, by run length: the two
  * alternate within every round (which goes first alternates too), so the server's drift hits both alike.
  */
-async function measurePerStep(
+export async function measurePerStep(
   cluster: Cluster,
   plan: RestatePlan,
+  cpu?: { perStep: Map<number, number[]>; bare: Map<number, number[]> },
 ): Promise<{ perStep: Map<number, number>; bare: Map<number, number> }> {
   const kinds = [(length: number) => checkedRun(cluster, length, 0), (length: number) => checkedBare(cluster, length)];
   for (const length of plan.lengths) for (const run of kinds) await run(length);
@@ -72,9 +73,12 @@ async function measurePerStep(
       for (const kind of round % 2 === 0 ? [0, 1] : [1, 0]) {
         const run = kinds[kind] as (length: number) => Promise<void>;
         const start = performance.now();
+        const cpuStart = cluster.cpuMs();
         for (let index = 0; index < plan.runsPerSample; index++) await run(length);
         const ms = (performance.now() - start) / plan.runsPerSample;
         samples[kind]?.get(length)?.push((ms * 1000) / length);
+        const cpuMs = (cluster.cpuMs() - cpuStart) / plan.runsPerSample;
+        (kind === 0 ? cpu?.perStep : cpu?.bare)?.get(length)?.push((cpuMs * 1000) / length);
       }
     }
   }

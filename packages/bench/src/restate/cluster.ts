@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AgentResult } from "@agentloop/core";
 import type { AgentHandlers } from "@agentloop/restate";
@@ -12,6 +13,10 @@ export interface Cluster {
   run(steps: number, delayMs: number): Promise<AgentResult>;
   /** Runs it as the bare workflow of the same `ctx.run` calls; resolves to its model calls. */
   runBare(steps: number, delayMs: number): Promise<number>;
+  /** CPU milliseconds the server and the service processes used so far (Linux; `NaN` elsewhere). */
+  cpuMs(): number;
+  /** Runs the scenario once, as agentloop or as the bare workflow, and counts the entries Restate journaled for it. */
+  journalEntries(kind: "agent" | "bare", steps: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -64,8 +69,45 @@ export async function startCluster(processes: number): Promise<Cluster> {
       await workflow.workflowSubmit({ task: JSON.stringify({ steps, delayMs }) });
       return (await workflow.workflowAttach()).steps;
     },
+    cpuMs: childrenCpuMs,
+    journalEntries: async (kind, steps) => {
+      const id = `bench-journal-${process.pid}-${runs++}`;
+      const name = kind === "agent" ? "weather" : "bare";
+      const workflow = ingress.workflowClient<BareHandlers>({ name }, id);
+      const limits = kind === "agent" ? { maxSteps: steps, tokenBudget: null } : {};
+      await workflow.workflowSubmit({ task: JSON.stringify({ steps, delayMs: 0 }), ...limits });
+      await workflow.workflowAttach();
+      return journalSize(server.admin, `${name}/${id}/run`);
+    },
     close,
   };
+}
+
+/** The entries of an invocation's journal, from the server's SQL over its admin API. */
+async function journalSize(admin: string, target: string): Promise<number> {
+  const query = `SELECT journal_size FROM sys_invocation WHERE target = '${target}'`;
+  const headers = { "content-type": "application/json", accept: "application/json" };
+  const response = await fetch(`${admin}/query`, { method: "POST", headers, body: JSON.stringify({ query }) });
+  const { rows } = (await response.json()) as { rows: { journal_size: number }[] };
+  return rows[0]?.journal_size ?? Number.NaN;
+}
+
+/** CPU milliseconds (user and system) of this process's children, from `/proc`. */
+function childrenCpuMs(): number {
+  try {
+    const tasks = readdirSync("/proc/self/task");
+    const pids = tasks.flatMap((task) => readFileSync(`/proc/self/task/${task}/children`, "utf8").trim().split(/\s+/));
+    let ticks = 0;
+    for (const pid of pids.filter((pid) => pid !== "")) {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks * 10;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function startService(port: number): Promise<ChildProcess> {

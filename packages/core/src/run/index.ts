@@ -8,6 +8,7 @@ export * from "./ask-approver.js";
 export * from "./ask-model.js";
 export * from "./driven-machine.js";
 export * from "./mail-fixture.js";
+export * from "./performing.js";
 export * from "./resume.js";
 export * from "./run-agent.js";
 export * from "./run-effects.js";

@@ -89,6 +89,7 @@ export function portsOf(
 
 /** One live stretch of a run: its settings and ports, and where it starts. */
 export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
+  readonly journal?: Journal | undefined;
   readonly settings: RunSettings;
   readonly schemaVersion: number;
   /** The first event to log, before the machine starts: `run.started` for a new run, `user.messaged` for a next turn. */

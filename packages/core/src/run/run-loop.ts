@@ -1,13 +1,13 @@
-import type { AgentEvent, AgentRequest, AgentResult, Model, ModelDelta, RunEvent, ToolCall } from "../data/index.js";
+import type { AgentEvent, AgentRequest, AgentResult, Model, ModelDelta, RunEvent } from "../data/index.js";
 import { messagesOf, RunEnd, usedCallIds } from "../data/index.js";
 import type { AgentSnapshot } from "../decide/index.js";
 import type { Journal } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
-import { AnswerInbox } from "./answer-inbox.js";
-import { type Approver, type ApproverAnswer, askApprover } from "./ask-approver.js";
+import { type Approver, askApprover } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
-import { type RunToolOptions, runTool, type ToolAnswer } from "./run-tool.js";
+import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
+import { type RunToolOptions, runTool } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 
 /** The ports the performers reach, and the limits they apply. */
@@ -15,7 +15,7 @@ export interface EffectPorts {
   readonly model: Model;
   readonly registry: ToolRegistry;
   /** Where the run's events are logged, after what was logged before when the run is resumed. */
-  readonly journal?: Journal | undefined;
+  readonly journal?: Pick<Journal, "commit"> | undefined;
   /** Decides on calls to tools registered with `needsApproval`. */
   readonly approve?: Approver | undefined;
   /** Milliseconds a tool may take unless it sets its own `timeoutMs` (default 60,000). */
@@ -26,6 +26,8 @@ export interface EffectPorts {
   readonly signal?: AbortSignal | undefined;
   /** Hears the run's events as they happen (after they are logged), and the model's deltas as they stream. */
   readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
+  /** Where the work runs and its answers wait (default: in this process, taken as they come). */
+  readonly performing?: Performing | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
@@ -45,15 +47,6 @@ export type LoopOutcome =
   | { readonly type: "paused"; readonly snapshot: AgentSnapshot }
   | { readonly type: "stopped" };
 
-/** What the loop takes next: a performer's answer, the run's cancellation, a failure, or the stop. */
-type Answer =
-  | ModelAnswer
-  | ToolAnswer
-  | ApproverAnswer
-  | { readonly type: "cancelled"; readonly event: Extract<AgentEvent, { type: "run.cancelled" }> }
-  | { readonly type: "failed"; readonly error: unknown }
-  | { readonly type: "stopped" };
-
 /**
  * The driver of a run, as a loop: it takes the machine's requests, performs them (several at once
  * when the machine asks for several), logs each answering event, and sends it to the machine, in
@@ -65,9 +58,8 @@ export class RunLoop {
   readonly #machine: DrivenMachine;
   readonly #ports: EffectPorts;
   readonly #interrupted: ReadonlySet<string>;
-  readonly #inbox: AnswerInbox<Answer> = new AnswerInbox<Answer>();
+  readonly #inbox: Performing;
   readonly #end = new RunEnd();
-  #inFlight = 0;
   #cancelled = false;
   /** Made from the list at the first reply with calls, then kept up to date: so a reply's ids cost O(calls). */
   #ids: Set<string> | null = null;
@@ -78,20 +70,16 @@ export class RunLoop {
   readonly #modelOptions: AskModelOptions;
   readonly #toolOptions: RunToolOptions;
   readonly #interruptedOptions: RunToolOptions;
-  readonly #answered = (answer: Answer): void => {
-    this.#inFlight--;
-    this.#inbox.push(answer);
-  };
-  readonly #failed = (error: unknown): void => {
-    this.#inFlight--;
-    this.#inbox.push({ type: "failed", error });
-  };
 
-  /** `interrupted`: the calls a resumed run's log shows started and never finished. */
+  /**
+   * `interrupted`: the calls a resumed run's log shows started and never finished. A journal may
+   * add a call while it logs the call's start, when it finds that start logged by an earlier attempt.
+   */
   constructor(machine: DrivenMachine, ports: EffectPorts, interrupted: ReadonlySet<string> = new Set()) {
     this.#machine = machine;
     this.#ports = ports;
     this.#interrupted = interrupted;
+    this.#inbox = ports.performing ?? new InProcess();
     const end = this.#end;
     const { onEvent, toolTimeoutMs, maxResultChars } = ports;
     this.#modelOptions = {
@@ -148,7 +136,7 @@ export class RunLoop {
           const starting = this.#start(request);
           if (starting !== undefined) await starting;
         }
-        if (this.#inFlight === 0 && this.#inbox.size === 0) return this.#idle();
+        if (this.#inbox.idle) return this.#idle();
         const next = this.#inbox.next();
         const answer = next instanceof Promise ? await next : next;
         if (answer.type === "stopped") return { type: "stopped" };
@@ -180,20 +168,20 @@ export class RunLoop {
     if (this.#end.ended) return;
     if (request.type === "callModel") {
       this.#tell({ type: "step-started", step: request.step });
-      this.#perform(this.#askModel(request));
+      this.#inbox.perform(request, () => this.#askModel(request));
       return;
     }
     if (request.type === "requestDecision") {
       this.#tell({ type: "decision-requested", call: request.call });
-      this.#perform(askApprover(this.#ports.approve, request.call));
+      this.#inbox.perform(request, () => askApprover(this.#ports.approve, request.call));
       return;
     }
     const { call } = request;
-    if (this.#interrupted.has(call.id)) return this.#runTool(call, true);
+    if (this.#interrupted.has(call.id)) return this.#runTool(request, true);
     const logged = this.#record({ type: "tool.started", callId: call.id, name: call.name });
-    if (logged === undefined) return this.#runTool(call, false);
+    if (logged === undefined) return this.#runTool(request, false);
     return logged.then(() => {
-      if (!this.#end.ended) this.#runTool(call, false);
+      if (!this.#end.ended) this.#runTool(request, this.#interrupted.has(call.id));
     });
   }
 
@@ -203,19 +191,16 @@ export class RunLoop {
   }
 
   /** A call the log shows cut off runs (or is lost) without a second start; any other is told as started first. */
-  #runTool(call: ToolCall, interrupted: boolean): undefined {
+  #runTool(request: Extract<AgentRequest, { type: "runTool" }>, interrupted: boolean): undefined {
+    const { call } = request;
     if (!interrupted) this.#tell({ type: "tool-started", call });
-    this.#perform(runTool(this.#ports.registry, call, interrupted ? this.#interruptedOptions : this.#toolOptions));
+    const options = interrupted ? this.#interruptedOptions : this.#toolOptions;
+    this.#inbox.perform(request, () => runTool(this.#ports.registry, call, options));
     return undefined;
   }
 
-  #perform(work: Promise<Answer>): void {
-    this.#inFlight++;
-    work.then(this.#answered, this.#failed);
-  }
-
   /** The event an answer gives the machine, or null for none (no decision, or a failure that is moot). */
-  #eventOf(answer: Answer): AgentEvent | null {
+  #eventOf(answer: LoopAnswer): AgentEvent | null {
     switch (answer.type) {
       case "model-replied":
       case "tool-result":
@@ -234,7 +219,7 @@ export class RunLoop {
   }
 
   /** Tells the listener of an answer's event, once it is logged and just before the machine takes it. */
-  #tellTaken(answer: Answer): void {
+  #tellTaken(answer: LoopAnswer): void {
     if (this.#ports.onEvent === undefined) return;
     if (answer.type === "model-replied") {
       this.#tell({ type: "step-finished", step: answer.step, reply: answer.event.reply });
