@@ -68,6 +68,16 @@ describe("agentloop studio in Chromium", () => {
     expect(await page.locator("svg.chart").count()).toBe(1);
     expect(await page.locator("#outcome").textContent()).toMatch(/^done · 4 steps/);
     expect(await page.locator("#timeline").textContent()).toContain("It is 86 F in Pune.");
+    await page.locator("#step").fill("4");
+    expect(await page.locator("#prompt-note").textContent()).toBe(
+      "The model call answered at event #4 was shown these 4 messages:",
+    );
+    expect(await page.locator("#prompt > li").allTextContents()).toEqual([
+      "system Use the tools to answer the user.",
+      "user Weather in Pune?",
+      'assistant I will look up Pune first. get_weather({"city":"Pune"})',
+      'tool [c1] {"city":"Pune","celsius":30}',
+    ]);
     await keepScreenshot(page, "studio-run");
     await expectNoOverlaps([".studio-bar > *", "#timeline > li"]);
   });

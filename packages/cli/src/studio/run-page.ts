@@ -1,6 +1,7 @@
 import { escapeHtml } from "../html/escape.js";
 import { renderReport } from "../html/report.js";
 import type { RunTrace } from "../trace/run-trace.js";
+import { PROMPT_JS } from "./prompt-script.js";
 import { STUDIO_CSS } from "./studio-style.js";
 
 /** What the run page offers besides the report. */
@@ -53,12 +54,15 @@ const RUN_JS = `
     for (const id of ["studio-panel", "report"]) document.getElementById(id).replaceWith(document.importNode(next.getElementById(id), true));
     new Function(document.getElementById("report-js").textContent)();
     document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
+    document.dispatchEvent(new Event("studio:updated"));
   }
   new EventSource("/events").onmessage = (message) => {
     if (message.data === runId) timer = timer || setTimeout(refresh, 50);
   };
 })();
 `;
+
+const PROMPT_SECTION = `<section class="prompt-section"><h2>What the model was shown</h2><p id="prompt-note"></p><ol class="prompt" id="prompt"></ol></section>`;
 
 /** The run page: the report of the run (chart, slider, timeline) with the studio's bar of actions, kept live. */
 export async function renderRunPage(trace: RunTrace, runId: string, options: RunPageOptions): Promise<string> {
@@ -72,9 +76,10 @@ export async function renderRunPage(trace: RunTrace, runId: string, options: Run
 </head>
 <body data-run="${escapeHtml(runId)}">
 ${panelHtml(trace, options)}
-<div id="report">${main}</div>
+<div id="report">${main.replace('<section class="timeline-section">', `${PROMPT_SECTION}<section class="timeline-section">`)}</div>
 <script id="report-js">${reportJs}</script>
 <script>${RUN_JS}</script>
+<script>${PROMPT_JS}</script>
 </body>
 </html>
 `;

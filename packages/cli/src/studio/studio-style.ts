@@ -22,4 +22,9 @@ export const STUDIO_CSS = `
 .compare li.diverges{background:#fee2e2;border-left:3px solid #b91c1c}
 .compare li.after{background:#fff7ed}
 .compare .summary{grid-column:1 / span 2;margin-bottom:.8rem;font-size:14px}
+.prompt-section{margin:1rem 1.2rem;font:13px system-ui,sans-serif}
+.prompt-section h2{font-size:15px}
+.prompt{list-style:none;margin:0;padding:0;max-height:24rem;overflow:auto}
+.prompt li{padding:.25rem .4rem;border-bottom:1px solid #e5e7eb;overflow-wrap:anywhere}
+.prompt li b{display:inline-block;min-width:5.5rem;color:#4b5563}
 `;
