@@ -16,6 +16,7 @@ export async function postAction(
   const { actions } = context;
   if (path === "/api/runs") {
     const runId = await actions.start(text(body, "task"));
+    await untilWatched(context, runId);
     return sendJson(response, 202, { runId });
   }
   const [, api, runs, id, action, ...rest] = path.split("/");
@@ -47,6 +48,18 @@ export async function postAction(
     return sendJson(response, 202, { runId });
   }
   throw new ActionError(404, `nothing to post to at ${path}`);
+}
+
+/** Waits (a few seconds at most) until the watcher folded a new run's start, so that its page can open. */
+async function untilWatched(context: StudioContext, runId: string): Promise<void> {
+  const failed = () => context.actions.failures.get(runId);
+  for (let waited = 0; waited < 5000; waited += 20) {
+    if (context.watcher.runs.get(runId)?.tracer.settings) return;
+    const failure = failed();
+    if (failure !== undefined) throw new ActionError(409, failure);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    context.watcher.poke();
+  }
 }
 
 function text(body: Record<string, unknown>, key: string): string {

@@ -1,0 +1,65 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keepScreenshot, launchChromium } from "./browser.js";
+import { fixture, tempDir } from "./cli.js";
+import { type Studio, startStudio } from "./studio.js";
+
+const dir = tempDir();
+const store = join(dir, "runs");
+let studio: Studio;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  const script = join(dir, "talk.json");
+  writeFileSync(
+    script,
+    JSON.stringify([
+      { content: "Pune is warm today.", toolCalls: [] },
+      { content: "Delhi is warmer still.", toolCalls: [] },
+    ]),
+  );
+  // The studio watches a store that exists (an empty one here).
+  mkdirSync(store);
+  studio = await startStudio(["--store", store, "--tools", fixture("tools.mjs"), "--script", script]);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.goto(studio.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe("agentloop studio in Chromium, with a model", () => {
+  it("starts a run from the list, then takes it further with a next message", async () => {
+    await page.waitForSelector("body[data-ready]");
+    await page.fill("#task", "How warm is Pune?");
+    await page.click('#start button[type="submit"]');
+    await page.waitForURL(/\/runs\/run-/);
+    await page.waitForFunction("document.getElementById('outcome')?.textContent.startsWith('done')", null, {
+      timeout: 10_000,
+    });
+    expect(await page.locator(".answer").textContent()).toContain("Pune is warm today.");
+    await page.fill("#message", "And Delhi?");
+    await page.click('#chat button[type="submit"]');
+    await page.waitForFunction(
+      "document.querySelector('.answer').textContent.includes('Delhi is warmer still.')",
+      null,
+      {
+        timeout: 10_000,
+      },
+    );
+    expect(await page.locator("#outcome").textContent()).toContain("2 turns");
+    await keepScreenshot(page, "studio-chat");
+  });
+
+  it("says on the page why a message could not go on (the script ran out)", async () => {
+    await page.fill("#message", "And Mumbai?");
+    await page.click('#chat button[type="submit"]');
+    await page.waitForFunction("document.getElementById('failure').textContent.length > 0", null, { timeout: 10_000 });
+    expect(await page.locator("#failure").textContent()).toMatch(/script/i);
+  });
+});
