@@ -35,7 +35,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   await page.goto(studio.url);
-});
+}, 60_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -45,7 +45,7 @@ async function expectNoOverlaps(selectors: readonly string[]): Promise<void> {
   for (const selector of selectors) expect(await overlapsOf(page, selector)).toEqual([]);
 }
 
-describe("agentloop studio in Chromium", () => {
+describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
   it("lists the runs, and filters them as the user types", async () => {
     await page.goto(`${studio.base}/`);
     await page.waitForSelector("body[data-ready]");
@@ -100,7 +100,7 @@ describe("agentloop studio in Chromium", () => {
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 5000,
+      timeout: 20_000,
     });
     expect(Number(await page.locator("body").getAttribute("data-updates"))).toBeGreaterThan(0);
     await keepScreenshot(page, "studio-live");
@@ -112,7 +112,7 @@ describe("agentloop studio in Chromium", () => {
     await keepScreenshot(page, "studio-paused");
     await page.click('button[data-act="decide"][data-approved="1"]');
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 10_000,
+      timeout: 20_000,
     });
     expect(await page.locator("#timeline").textContent()).toContain("the report went out");
     await keepScreenshot(page, "studio-approved");

@@ -26,7 +26,7 @@ beforeAll(async () => {
   writeFileSync(join(store, "copied.jsonl"), good.map((event) => `${JSON.stringify(event)}\n`).join(""));
   studio = await startStudio(["--store", store, "--tools", tools, "--script", fixture("approval-rest.json")]);
   bare = await startStudio(["--store", store]);
-});
+}, 60_000);
 
 function rawGet(target: Studio, path: string): Promise<{ status: number; body: string }> {
   const { port } = new URL(target.base);

@@ -1,7 +1,8 @@
 import { appendFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { foldWhileIdle } from "../src/studio/idle-fold.js";
 import { JsonlWatcher } from "../src/studio/jsonl-watcher.js";
 import type { StoreWatcher } from "../src/studio/run-set.js";
 import { SqliteWatcher } from "../src/studio/sqlite-watcher.js";
@@ -139,5 +140,32 @@ describe("SqliteWatcher", () => {
       refused: "run 'bad': event 0 is not valid JSON",
     });
     expect(watcher.runs.get("ok")?.row().status).toBe("done");
+  });
+});
+
+describe("foldWhileIdle", () => {
+  it("folds every run a slice at a time, finding a log the machine refuses", async () => {
+    const dir = tempDir();
+    const lines = await weatherEvents("whole");
+    writeFileSync(join(dir, "whole.jsonl"), lines.join(""));
+    // A tool.finished with no tool.started before it: every line passes the checker, the machine refuses it.
+    const events = readEvents(join(dir, "whole.jsonl"));
+    const misfit = sealedFor("misfit", [...events.slice(0, 2), ...events.slice(3)]);
+    writeFileSync(join(dir, "misfit.jsonl"), misfit.map((event) => `${JSON.stringify(event)}\n`).join(""));
+    const watcher = new JsonlWatcher(dir);
+    watchers.push(watcher);
+    await watcher.start();
+    expect(watcher.runs.all().map((run) => run.folded)).toEqual([false, false]);
+    const stop = foldWhileIdle(watcher.runs);
+    try {
+      await vi.waitFor(() => expect(watcher.runs.all().every((run) => run.folded)).toBe(true), { timeout: 5000 });
+    } finally {
+      stop();
+    }
+    expect(watcher.runs.get("whole")?.row()).toMatchObject({ status: "done", refused: null });
+    expect(watcher.runs.get("misfit")?.row()).toMatchObject({
+      status: "refused",
+      refused: expect.stringMatching(/^run 'misfit': event 2 /),
+    });
   });
 });

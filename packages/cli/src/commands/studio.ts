@@ -12,6 +12,7 @@ import {
   TOOL_SOURCE_OPTIONS,
   type ToolSourceValues,
 } from "../setup/tool-sources.js";
+import { foldWhileIdle } from "../studio/idle-fold.js";
 import { JsonlWatcher } from "../studio/jsonl-watcher.js";
 import type { StoreWatcher } from "../studio/run-set.js";
 import { SqliteWatcher } from "../studio/sqlite-watcher.js";
@@ -74,8 +75,10 @@ export async function studioCommand(args: string[], io: Io): Promise<number> {
   const watcher: StoreWatcher = isSqlitePath(values.store)
     ? new SqliteWatcher(values.store)
     : new JsonlWatcher(values.store);
+  let stopFolding = () => {};
   try {
     await watcher.start();
+    stopFolding = foldWhileIdle(watcher.runs);
     const actions = new StudioActions({ store, sources, model: values, io });
     const token = randomBytes(24).toString("base64url");
     const hosts = new Set<string>();
@@ -95,6 +98,7 @@ export async function studioCommand(args: string[], io: Io): Promise<number> {
     await stopped(server);
     return 0;
   } finally {
+    stopFolding();
     watcher.close();
     await sources?.close();
   }

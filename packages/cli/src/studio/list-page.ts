@@ -53,8 +53,10 @@ const LIST_JS = `
     if (res.ok) location.href = "/runs/" + encodeURIComponent(answer.runId);
     else document.getElementById("failure").textContent = answer.error;
   });
-  new EventSource("/events").onmessage = () => { timer = timer || setTimeout(load, 100); };
-  load();
+  const source = new EventSource("/events");
+  source.onmessage = () => { timer = timer || setTimeout(load, 100); };
+  // The first load waits for the stream: nothing written in between is missed.
+  source.onopen = () => { timer = timer || setTimeout(load, 0); };
 })();
 `;
 

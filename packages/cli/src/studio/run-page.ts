@@ -56,9 +56,12 @@ const RUN_JS = `
     document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
     document.dispatchEvent(new Event("studio:updated"));
   }
-  new EventSource("/events").onmessage = (message) => {
+  const source = new EventSource("/events");
+  source.onmessage = (message) => {
     if (message.data === runId) timer = timer || setTimeout(refresh, 50);
   };
+  // What changed between the page being made and the stream being open is fetched once it is.
+  source.onopen = () => { timer = timer || setTimeout(refresh, 50); };
 })();
 `;
 

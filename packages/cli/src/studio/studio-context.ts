@@ -23,12 +23,10 @@ export function runIdOf(text: string): string {
 /** The trace of a run the store holds; 404 for an unknown run, 409 for a log the reader refused. */
 export function traceOf(context: StudioContext, runId: string): RunTrace {
   const run = context.watcher.runs.get(runId);
-  if (run === undefined || run.tracer.settings === null) {
-    if (run?.refused) throw new ActionError(409, `run '${runId}' is refused: ${run.refused}`);
-    throw new ActionError(404, `no run '${runId}' in this store`);
-  }
-  if (run.refused !== null) throw new ActionError(409, `run '${runId}' is refused: ${run.refused}`);
-  return run.tracer.trace();
+  const trace = run?.trace() ?? null;
+  if (run?.refused) throw new ActionError(409, `run '${runId}' is refused: ${run.refused}`);
+  if (trace === null) throw new ActionError(404, `no run '${runId}' in this store`);
+  return trace;
 }
 
 /** Sends a JSON answer. */

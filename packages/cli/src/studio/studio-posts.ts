@@ -54,7 +54,7 @@ export async function postAction(
 async function untilWatched(context: StudioContext, runId: string): Promise<void> {
   const failed = () => context.actions.failures.get(runId);
   for (let waited = 0; waited < 5000; waited += 20) {
-    if (context.watcher.runs.get(runId)?.tracer.settings) return;
+    if ((context.watcher.runs.get(runId)?.length ?? 0) > 0) return;
     const failure = failed();
     if (failure !== undefined) throw new ActionError(409, failure);
     await new Promise((resolve) => setTimeout(resolve, 20));

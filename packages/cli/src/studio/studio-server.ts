@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { messageOf } from "../cli-error.js";
 import { renderComparePage } from "./compare-page.js";
 import { renderListPage } from "./list-page.js";
+import { PageCache } from "./page-cache.js";
 import { renderRefusedPage, renderRunPage } from "./run-page.js";
 import { ActionError } from "./studio-actions.js";
 import { allowed, readToken, sameToken, TOKEN_COOKIE } from "./studio-auth.js";
@@ -10,8 +11,9 @@ import { postAction } from "./studio-posts.js";
 
 /** The studio's HTTP server (`node:http`): pages, the runs as JSON, server-sent events, and the actions. */
 export function createStudioServer(context: StudioContext): Server {
+  const pages = new PageCache();
   return createServer((request, response) => {
-    handle(context, request, response).catch((error: unknown) => {
+    handle(context, pages, request, response).catch((error: unknown) => {
       const status = error instanceof ActionError ? error.status : 500;
       if (!response.headersSent) sendJson(response, status, { error: messageOf(error) });
       else response.end();
@@ -19,7 +21,12 @@ export function createStudioServer(context: StudioContext): Server {
   });
 }
 
-async function handle(context: StudioContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(
+  context: StudioContext,
+  pages: PageCache,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const url = new URL(request.url ?? "/", "http://studio.invalid");
   if (!allowed(request, url, context.token, context.hosts)) {
     sendJson(response, 403, { error: "open the studio with the URL it printed at start (it holds the token)" });
@@ -42,9 +49,14 @@ async function handle(context: StudioContext, request: IncomingMessage, response
   if (url.pathname === "/events") return streamEvents(context, request, response);
   if (first === "runs" && second !== undefined && rest.length === 0) {
     const runId = runIdOf(decodeURIComponent(second));
-    const refused = context.watcher.runs.get(runId)?.refused;
+    const run = context.watcher.runs.get(runId);
+    run?.fold();
+    const refused = run?.refused;
     if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
-    return sendHtml(response, await renderRunPage(traceOf(context, runId), runId, runPageOptions(context, runId)));
+    const options = runPageOptions(context, runId);
+    const key = `${runId}\n${run?.length}\n${options.failure}`;
+    const page = await pages.get(key, () => renderRunPage(traceOf(context, runId), runId, options));
+    return sendHtml(response, page);
   }
   if (url.pathname === "/compare") {
     const ids = [runIdOf(url.searchParams.get("a") ?? ""), runIdOf(url.searchParams.get("b") ?? "")] as const;

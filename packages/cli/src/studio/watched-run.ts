@@ -1,6 +1,6 @@
 import { messageOf } from "../cli-error.js";
 import { type StoredEvent, tallyOf, waitingForDecision } from "../core-api.js";
-import { RunTracer } from "../trace/run-trace.js";
+import { type RunTrace, RunTracer } from "../trace/run-trace.js";
 import { EventChecker } from "./event-checker.js";
 
 /** One row of the studio's list of runs. */
@@ -23,21 +23,23 @@ export interface RunRow {
 }
 
 /**
- * A run of the store as the studio keeps it: its events folded as they arrive, checked one by one,
- * so that an appended event costs one check and one fold step, whatever the log's length. A log
- * that does not fit is kept as refused, with the reason, and is not read further.
+ * A run of the store as the studio keeps it: its events checked one by one as they arrive (so an
+ * appended event costs one check, whatever the log's length), and folded through the machine in
+ * slices while the studio is idle, or at once when the run is looked at closely (its page, or the
+ * row of a run that has not ended): a finished run's row comes from its logged end. A log that does not fit is kept as refused, with the
+ * reason, and is not read further.
  */
 export class WatchedRun {
   readonly runId: string;
-  readonly tracer: RunTracer;
   readonly #checker: EventChecker;
+  readonly #events: StoredEvent[] = [];
+  #tracer: RunTracer | null = null;
+  /** Events the tracer has folded. */
+  #folded = 0;
   #refused: string | null = null;
-  #first: StoredEvent | null = null;
-  #last: StoredEvent | null = null;
 
   constructor(runId: string) {
     this.runId = runId;
-    this.tracer = new RunTracer(runId);
     this.#checker = new EventChecker(runId);
   }
 
@@ -46,9 +48,9 @@ export class WatchedRun {
     return this.#refused;
   }
 
-  /** Events folded so far. */
+  /** Events checked so far. */
   get length(): number {
-    return this.#checker.length;
+    return this.#events.length;
   }
 
   /** Marks the log as refused (a line that is not JSON, a store that fails). */
@@ -56,14 +58,53 @@ export class WatchedRun {
     this.#refused ??= reason;
   }
 
-  /** Checks and folds the next value of the log; a value that does not fit refuses the log. */
+  /** Checks the next value of the log (and folds it, once the run is folded); a value that does not fit refuses the log. */
   add(value: unknown): void {
     if (this.#refused !== null) return;
     try {
       const event = this.#checker.check(value);
-      this.tracer.add(event);
-      this.#first ??= event;
-      this.#last = event;
+      this.#events.push(event);
+      if (this.#tracer !== null && this.#folded === this.#events.length - 1) this.#foldSome(1);
+    } catch (error) {
+      this.#refused = messageOf(error);
+    }
+  }
+
+  /** The run folded through the machine, or `null` before its start or when its log is refused. */
+  trace(): RunTrace | null {
+    const tracer = this.#fold();
+    if (tracer === null || this.#refused !== null) return null;
+    const trace = tracer.trace();
+    // A copy: the page is drawn over several turns of the event loop while new events are folded.
+    return { ...trace, entries: [...trace.entries], visits: new Map(trace.visits), taken: new Map(trace.taken) };
+  }
+
+  /** Whether every event is folded (or the log is refused). */
+  get folded(): boolean {
+    return this.#refused !== null || this.#folded === this.#events.length;
+  }
+
+  /** Folds the run now, if it is not yet: a log the machine refuses is found here. */
+  fold(): void {
+    this.#fold();
+  }
+
+  /** Folds up to `limit` more events (a slice of a long log, folded while the studio is idle). */
+  foldSome(limit: number): void {
+    this.#foldSome(limit);
+  }
+
+  #fold(): RunTracer | null {
+    this.#foldSome(Number.POSITIVE_INFINITY);
+    return this.#tracer;
+  }
+
+  #foldSome(limit: number): void {
+    if (this.#refused !== null || this.#events.length === 0) return;
+    this.#tracer ??= new RunTracer(this.runId);
+    const end = Math.min(this.#events.length, this.#folded + limit);
+    try {
+      for (; this.#folded < end; this.#folded++) this.#tracer.add(this.#events[this.#folded] as StoredEvent);
     } catch (error) {
       this.#refused = messageOf(error);
     }
@@ -71,25 +112,32 @@ export class WatchedRun {
 
   /** The run's row for the list. */
   row(): RunRow {
-    const started = this.#first?.type === "run.started" ? this.#first : null;
-    const fold = this.tracer.settings === null ? null : this.tracer.fold;
-    const tally = fold === null ? null : tallyOf(fold.snapshot);
-    const waiting = fold === null || fold.result !== null ? 0 : waitingForDecision(fold.snapshot).length;
-    const status =
-      this.#refused !== null ? "refused" : (fold?.result?.status ?? (waiting > 0 ? "awaiting_approval" : "running"));
-    const first = Date.parse(this.#first?.at ?? "");
-    const last = Date.parse(this.#last?.at ?? "");
+    const first = this.#events[0];
+    const last = this.#events.at(-1);
+    const started = first?.type === "run.started" ? first : null;
+    const span = Date.parse(last?.at ?? "") - Date.parse(first?.at ?? "");
     return {
       runId: this.runId,
-      status,
+      ...this.#state(last),
       task: started?.settings.task ?? "",
-      steps: tally?.steps ?? 0,
-      tokens: tally?.tokens ?? 0,
       events: this.length,
-      startedAt: this.#first?.at ?? "",
-      durationMs: Number.isFinite(last - first) ? last - first : 0,
+      startedAt: first?.at ?? "",
+      durationMs: Number.isFinite(span) ? span : 0,
       parent: started?.forkedFrom?.runId ?? null,
       refused: this.#refused,
     };
+  }
+
+  #state(last: StoredEvent | undefined): { status: string; steps: number; tokens: number } {
+    if (this.#refused === null && last?.type === "run.finished") {
+      return { status: last.outcome.status, steps: last.outcome.steps, tokens: last.outcome.tokens };
+    }
+    const tracer = this.#fold();
+    if (this.#refused !== null) return { status: "refused", steps: 0, tokens: 0 };
+    if (tracer === null) return { status: "running", steps: 0, tokens: 0 };
+    const { fold } = tracer;
+    const { steps, tokens } = tallyOf(fold.snapshot);
+    const waiting = fold.result === null && waitingForDecision(fold.snapshot).length > 0;
+    return { status: fold.result?.status ?? (waiting ? "awaiting_approval" : "running"), steps, tokens };
   }
 }
