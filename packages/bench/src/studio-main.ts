@@ -24,7 +24,7 @@ try {
       `| list of ${plan.runs + 1} runs | ${row(cost.list)} |`,
       `| a run of ${cost.longEvents} events | ${row(cost.run)} |`,
       "",
-      `The studio read and folded the whole store (${plan.runs + 1} logs) and printed its URL in ${ms(cost.startMs)}.`,
+      `The studio read and checked the whole store (${plan.runs + 1} logs) and printed its URL ${ms(cost.startMs)} after its process started.`,
       "",
     ].join("\n"),
   );
