@@ -63,3 +63,36 @@ describe("agentloop studio in Chromium, with a model", { timeout: 60_000 }, () =
     expect(await page.locator("#failure").textContent()).toMatch(/script/i);
   });
 });
+
+describe("agentloop studio: streamed text", () => {
+  it("sends the text of a run it started as the model streams it", async () => {
+    const stream = await studio.get("/events");
+    const reader = stream.body?.getReader();
+    const deltasOf = (text: string) =>
+      [...text.matchAll(/event: delta\ndata: (.*)\n/g)].map(
+        (match) => JSON.parse(match[1] ?? "{}") as { runId: string; text: string },
+      );
+    const heard = (async () => {
+      let text = "";
+      while (
+        !deltasOf(text)
+          .map((delta) => delta.text)
+          .join("")
+          .includes("Pune is warm")
+      ) {
+        const chunk = await reader?.read();
+        if (chunk === undefined || chunk.done) break;
+        text += new TextDecoder().decode(chunk.value);
+      }
+      return text;
+    })();
+    const started = await studio.post("/api/runs", { task: "How warm is Pune, streamed?" });
+    expect(started.status).toBe(202);
+    const text = await heard;
+    await reader?.cancel();
+    const { runId } = (await started.json()) as { runId: string };
+    const streamed = deltasOf(text).filter((delta) => delta.runId === runId);
+    expect(streamed.length).toBeGreaterThan(1);
+    expect(streamed.map((delta) => delta.text).join("")).toBe("Pune is warm today.");
+  });
+});

@@ -60,6 +60,10 @@ const RUN_JS = `
   source.onmessage = (message) => {
     if (message.data === runId) timer = timer || setTimeout(refresh, 50);
   };
+  source.addEventListener("delta", (message) => {
+    const delta = JSON.parse(message.data);
+    if (delta.runId === runId) document.getElementById("streaming").textContent += delta.text;
+  });
   // What changed between the page being made and the stream being open is fetched once it is.
   source.onopen = () => { timer = timer || setTimeout(refresh, 50); };
 })();
@@ -105,7 +109,9 @@ function panelHtml(trace: RunTrace, options: RunPageOptions): string {
     );
   }
   const failure = options.failure === undefined ? "" : escapeHtml(options.failure);
-  parts.push(`<span class="failure" id="failure">${failure}</span><span class="live">live</span>`);
+  parts.push(
+    `<span class="streaming" id="streaming"></span><span class="failure" id="failure">${failure}</span><span class="live">live</span>`,
+  );
   return `<nav class="studio-bar" id="studio-panel">${parts.join("")}</nav>`;
 }
 

@@ -1,5 +1,6 @@
 import { messageOf } from "../cli-error.js";
 import {
+  type AgentStreamEvent,
   continueAgent,
   type Decisions,
   forkRun,
@@ -44,6 +45,8 @@ export class StudioActions {
   readonly #busy = new Set<string>();
   /** The last failure of a run the studio drove, by run id, for the page. */
   readonly failures = new Map<string, string>();
+  /** Hear the text the model streams in the runs the studio drives, as it comes. */
+  readonly deltas = new Set<(runId: string, text: string) => void>();
 
   constructor(setup: ActionSetup) {
     this.#setup = setup;
@@ -63,7 +66,9 @@ export class StudioActions {
   async decide(runId: string, decisions: Decisions, events: readonly StoredEvent[]): Promise<void> {
     const registry = this.#registry();
     const model = await this.#model(events, "failWhenCalled");
-    this.#drive(runId, () => resumeAgent(runId, model, registry, { store: this.#setup.store, decisions }));
+    this.#drive(runId, (onEvent) =>
+      resumeAgent(runId, model, registry, { store: this.#setup.store, decisions, onEvent }),
+    );
   }
 
   /** Starts a new run of `task`; resolves with its id once it is under way. */
@@ -72,7 +77,7 @@ export class StudioActions {
     const model = await this.#model([], "refuse");
     const runId = newRunId("run");
     const options = { ...CLI_RUN_DEFAULTS, store: this.#setup.store, runId };
-    this.#drive(runId, () => runAgent(task, model, registry, options));
+    this.#drive(runId, (onEvent) => runAgent(task, model, registry, { ...options, onEvent }));
     return runId;
   }
 
@@ -80,7 +85,9 @@ export class StudioActions {
   async chat(runId: string, message: string, events: readonly StoredEvent[]): Promise<void> {
     const registry = this.#registry();
     const model = await this.#model(events, "refuse");
-    this.#drive(runId, () => continueAgent(runId, message, model, registry, { store: this.#setup.store }));
+    this.#drive(runId, (onEvent) =>
+      continueAgent(runId, message, model, registry, { store: this.#setup.store, onEvent }),
+    );
   }
 
   /** A new run from the first `keep` events of `runId`; resolves with its id. */
@@ -104,11 +111,14 @@ export class StudioActions {
     });
   }
 
-  #drive(runId: string, go: () => Promise<unknown>): void {
+  #drive(runId: string, go: (onEvent: (event: AgentStreamEvent) => void) => Promise<unknown>): void {
     if (this.#busy.has(runId)) throw new ActionError(409, `run '${runId}' is already going on from this studio`);
     this.#busy.add(runId);
     this.failures.delete(runId);
-    go()
+    const onEvent = (event: AgentStreamEvent) => {
+      if (event.type === "text-delta") for (const listener of this.deltas) listener(runId, event.text);
+    };
+    go(onEvent)
       .catch((error: unknown) => this.failures.set(runId, messageOf(error)))
       .finally(() => this.#busy.delete(runId));
   }

@@ -86,7 +86,7 @@ function runPageOptions(context: StudioContext, runId: string) {
   };
 }
 
-/** Server-sent events: one message, the run id, each time a run of the store changes. */
+/** Server-sent events: the run id each time a run of the store changes, and (`delta`) the text a run the studio drives streams. */
 function streamEvents(context: StudioContext, request: IncomingMessage, response: ServerResponse): void {
   response.writeHead(200, {
     "content-type": "text/event-stream",
@@ -95,7 +95,13 @@ function streamEvents(context: StudioContext, request: IncomingMessage, response
   });
   response.write(": watching\n\n");
   const stop = context.watcher.runs.listen((runId) => response.write(`data: ${runId}\n\n`));
-  request.on("close", stop);
+  const delta = (runId: string, text: string) =>
+    response.write(`event: delta\ndata: ${JSON.stringify({ runId, text })}\n\n`);
+  context.actions.deltas.add(delta);
+  request.on("close", () => {
+    stop();
+    context.actions.deltas.delete(delta);
+  });
 }
 
 function sendHtml(response: ServerResponse, html: string, status = 200): void {

@@ -5,6 +5,7 @@ export const STUDIO_CSS = `
 .studio-bar .live{margin-left:auto;font-size:12px;color:#a7f3d0}
 .studio-bar button,.studio-bar input{font:inherit}
 .studio-bar .failure{color:#fecaca}
+.studio-bar .streaming{color:#e5e7eb;font-style:italic;max-width:40rem;overflow-wrap:anywhere}
 .studio-list{font:14px system-ui,sans-serif;margin:1rem 1.2rem}
 .studio-list table{border-collapse:collapse;width:100%}
 .studio-list th,.studio-list td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #e5e7eb;vertical-align:top}
