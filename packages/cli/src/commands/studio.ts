@@ -70,13 +70,24 @@ export async function studioCommand(args: string[], io: Io): Promise<number> {
     throw new UsageError("give --model or --script, not both; see 'agentloop studio --help'");
   }
   if (!existsSync(values.store)) throw new UsageError(`store '${values.store}' does not exist`);
+  return serve(values, port, io);
+}
+
+type StudioValues = ToolSourceValues & {
+  readonly store: string;
+  readonly host: string;
+  readonly model?: string | undefined;
+  readonly script?: string | undefined;
+};
+
+/** Watches the store and serves it until the process is asked to stop. */
+async function serve(values: StudioValues, port: number, io: Io): Promise<number> {
   const store = await openStore(values.store);
   const sources = hasTools(values) ? await openToolSources("studio", values) : null;
-  const watcher: StoreWatcher = isSqlitePath(values.store)
-    ? new SqliteWatcher(values.store)
-    : new JsonlWatcher(values.store);
   let stopFolding = () => {};
+  let watcher: StoreWatcher | null = null;
   try {
+    watcher = isSqlitePath(values.store) ? new SqliteWatcher(values.store) : new JsonlWatcher(values.store);
     await watcher.start();
     stopFolding = foldWhileIdle(watcher.runs);
     const actions = new StudioActions({ store, sources, model: values, io });
@@ -85,22 +96,27 @@ export async function studioCommand(args: string[], io: Io): Promise<number> {
     const server = createStudioServer({ watcher, actions, token, storeLabel: values.store, hosts });
     const address = await listen(server, port, values.host);
     for (const name of hostNames(values.host)) hosts.add(`${name}:${address}`);
-    const shown = values.host.includes(":") ? `[${values.host}]` : values.host;
-    writeLines(io.stdout, [
-      `agentloop studio: http://${shown}:${address}/?token=${token}`,
-      `watching ${values.store}; Ctrl-C stops`,
-    ]);
-    if (!isLoopback(values.host)) {
-      writeLines(io.stderr, [
-        `agentloop: studio listens on ${values.host}: anyone who can reach it and has the URL can act on runs`,
-      ]);
-    }
+    announce(io, values, address, token);
     await stopped(server);
     return 0;
   } finally {
     stopFolding();
-    watcher.close();
+    watcher?.close();
     await sources?.close();
+  }
+}
+
+/** Prints the URL with the start's secret, and a warning when the studio is reachable from other machines. */
+function announce(io: Io, values: StudioValues, port: number, token: string): void {
+  const shown = values.host.includes(":") ? `[${values.host}]` : values.host;
+  writeLines(io.stdout, [
+    `agentloop studio: http://${shown}:${port}/?token=${token}`,
+    `watching ${values.store}; Ctrl-C stops`,
+  ]);
+  if (!isLoopback(values.host)) {
+    writeLines(io.stderr, [
+      `agentloop: studio listens on ${values.host}: anyone who can reach it and has the URL can act on runs`,
+    ]);
   }
 }
 
