@@ -45,6 +45,7 @@ export {
 export {
   chainHash,
   EVENT_LOG_SCHEMA_VERSION,
+  type LogFlags,
   logFlags,
   parseEventLog,
   type RunEvent,

@@ -74,6 +74,14 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
   "pnpm --filter @agentloop/bench bench:stores [--sqlite]":
     "a benchmark of minutes, run on each Node by hand: its script is checked below",
   "pnpm bench:compare <git-ref> <git-ref>": "placeholders for two commits: its script is checked below",
+  "node packages/cli/dist/main.js studio":
+    "a server that runs until Ctrl-C: studio-server.test.ts and studio-browser.test.ts start it the same way, on --port 0",
+  "agentloop studio --store .agentloop/runs":
+    "a server that runs until Ctrl-C: studio-server.test.ts starts it on a store directory, on --port 0",
+  "agentloop studio --store runs.db --tools ./tools.mjs --model openai:gpt-4o-mini":
+    "a server with a real model: studio-browser.test.ts starts it with --tools and --script; studio-watch.test.ts watches a SQLite store",
+  "pnpm --filter @agentloop/bench bench:studio [--tiny]":
+    "a benchmark in Chromium, run by hand: its script is checked below",
   "pnpm --filter @agentloop/restate demo -- --register http://127.0.0.1:9070":
     "run as written below with no Restate server on 9070: it must get past its arguments; restate's demo.test.ts registers the demo with a real server",
 };
@@ -189,7 +197,7 @@ describe("every command in the READMEs and docs/", () => {
       expect.arrayContaining(["demo", "setup:browser", "test", "bench", "bench:compare"]),
     );
     expect(Object.keys(scripts("packages/bench"))).toEqual(
-      expect.arrayContaining(["profile:steps", "profile:replay", "bench:stores"]),
+      expect.arrayContaining(["profile:steps", "profile:replay", "bench:stores", "bench:studio"]),
     );
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
     for (const step of ["pnpm install --frozen-lockfile", "pnpm run setup:browser", "pnpm test"])

@@ -10,6 +10,7 @@ import { REPLAY_HELP, replayCommand } from "./replay.js";
 import { RESUME_HELP, resumeCommand } from "./resume.js";
 import { RUN_HELP, runCommand } from "./run.js";
 import { SHOW_HELP, showCommand } from "./show.js";
+import { STUDIO_HELP, studioCommand } from "./studio.js";
 
 /** A command and its `--help` text. */
 export interface CommandEntry {
@@ -32,6 +33,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   resume: { run: resumeCommand, help: RESUME_HELP, summary: "continue an interrupted or paused run from its log" },
   chat: { run: chatCommand, help: CHAT_HELP, summary: "take a finished run further with your next message" },
   fork: { run: forkCommand, help: FORK_HELP, summary: "a new run from a prefix of a run's log, with other limits" },
+  studio: {
+    run: studioCommand,
+    help: STUDIO_HELP,
+    summary: "a local, live web page for a store's runs: watch, approve, fork, compare",
+  },
   repair: { run: repairCommand, help: REPAIR_HELP, summary: "drop a torn last event from a log after a crash" },
   graph: {
     run: graphCommand,

@@ -1,0 +1,161 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import type { Server } from "node:http";
+import { parseArgs } from "node:util";
+import { parseCommandLine, wholeNumber } from "../args.js";
+import { UsageError } from "../cli-error.js";
+import { type Io, writeLines } from "../io.js";
+import { isSqlitePath, openStore } from "../setup/stores.js";
+import {
+  openToolSources,
+  TOOL_SOURCE_HELP,
+  TOOL_SOURCE_OPTIONS,
+  type ToolSourceValues,
+} from "../setup/tool-sources.js";
+import { foldWhileIdle } from "../studio/idle-fold.js";
+import { JsonlWatcher } from "../studio/jsonl-watcher.js";
+import type { StoreWatcher } from "../studio/run-set.js";
+import { SqliteWatcher } from "../studio/sqlite-watcher.js";
+import { StudioActions } from "../studio/studio-actions.js";
+import { createStudioServer } from "../studio/studio-server.js";
+import { DEFAULT_STORE } from "./run.js";
+
+export const STUDIO_HELP = `Usage: agentloop studio [--store <path>] [--port <n>] [--host <address>]
+                        [--tools <module>] [--mcp …] [--mcp-url …] [--model <provider:name> | --script <file.json>]
+
+Serves a local web page for the runs of a store: the list of runs (filterable), and each run's
+timeline, statechart with its path, messages, tool calls and results, updated live as runs are
+written by any process. From the page: approve or deny a waiting call, fork a run at any event,
+compare two runs; with a model, start a run and continue a finished one.
+
+It prints a URL holding a secret made for this start; every request needs it (the page keeps it
+in a cookie), and every request that changes something needs it in a header the page sends.
+
+Options:
+  --store <path>           a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
+  --port <n>               the port (default 4477; 0 picks a free one)
+  --host <address>         the address to listen on (default 127.0.0.1: only this machine)
+${TOOL_SOURCE_HELP}
+                           with them the studio resumes runs after a decision, as 'agentloop resume'
+  --model <provider:name>  the model for new runs, messages and resumed runs (openai:<name>, anthropic:<name>)
+  --script <file.json>     or a scripted model
+  -h, --help               this help
+
+Exit codes: 0 stopped (Ctrl-C), 2 a usage error.
+`;
+
+/** `agentloop studio`: a local, live web page for the runs of a store. */
+export async function studioCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandLine("studio", () =>
+    parseArgs({
+      args,
+      options: {
+        ...TOOL_SOURCE_OPTIONS,
+        store: { type: "string", default: DEFAULT_STORE },
+        port: { type: "string", default: "4477" },
+        host: { type: "string", default: "127.0.0.1" },
+        model: { type: "string" },
+        script: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }),
+  );
+  if (values.help) {
+    io.stdout.write(STUDIO_HELP);
+    return 0;
+  }
+  const port = wholeNumber("--port", values.port) ?? 0;
+  if (port > 65535) throw new UsageError(`--port must be at most 65535; got '${values.port}'`);
+  if (values.model !== undefined && values.script !== undefined) {
+    throw new UsageError("give --model or --script, not both; see 'agentloop studio --help'");
+  }
+  if (!existsSync(values.store)) throw new UsageError(`store '${values.store}' does not exist`);
+  return serve(values, port, io);
+}
+
+type StudioValues = ToolSourceValues & {
+  readonly store: string;
+  readonly host: string;
+  readonly model?: string | undefined;
+  readonly script?: string | undefined;
+};
+
+/** Watches the store and serves it until the process is asked to stop. */
+async function serve(values: StudioValues, port: number, io: Io): Promise<number> {
+  const store = await openStore(values.store);
+  const sources = hasTools(values) ? await openToolSources("studio", values) : null;
+  let stopFolding = () => {};
+  let watcher: StoreWatcher | null = null;
+  try {
+    watcher = isSqlitePath(values.store) ? new SqliteWatcher(values.store) : new JsonlWatcher(values.store);
+    await watcher.start();
+    stopFolding = foldWhileIdle(watcher.runs);
+    const actions = new StudioActions({ store, sources, model: values, io });
+    const token = randomBytes(24).toString("base64url");
+    const hosts = new Set<string>();
+    const server = createStudioServer({ watcher, actions, token, storeLabel: values.store, hosts });
+    const address = await listen(server, port, values.host);
+    for (const name of hostNames(values.host)) hosts.add(`${name}:${address}`);
+    announce(io, values, address, token);
+    await stopped(server);
+    return 0;
+  } finally {
+    stopFolding();
+    watcher?.close();
+    await sources?.close();
+  }
+}
+
+/** Prints the URL with the start's secret, and a warning when the studio is reachable from other machines. */
+function announce(io: Io, values: StudioValues, port: number, token: string): void {
+  const shown = values.host.includes(":") ? `[${values.host}]` : values.host;
+  writeLines(io.stdout, [
+    `agentloop studio: http://${shown}:${port}/?token=${token}`,
+    `watching ${values.store}; Ctrl-C stops`,
+  ]);
+  if (!isLoopback(values.host)) {
+    writeLines(io.stderr, [
+      `agentloop: studio listens on ${values.host}: anyone who can reach it and has the URL can act on runs`,
+    ]);
+  }
+}
+
+function hasTools(values: ToolSourceValues): boolean {
+  return values.tools !== undefined || values.mcp.length > 0 || values["mcp-url"].length > 0;
+}
+
+function isLoopback(host: string): boolean {
+  return host === "127.0.0.1" || host === "::1" || host === "localhost";
+}
+
+function hostNames(host: string): string[] {
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return isLoopback(host) ? [shown, "127.0.0.1", "localhost", "[::1]"] : [shown];
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      const why = error.code === "EADDRINUSE" ? "it is in use (give another --port, or 0)" : error.message;
+      reject(new UsageError(`cannot listen on ${host}:${port}: ${why}`));
+    });
+    server.listen(port, host, () => {
+      const address = server.address();
+      resolve(typeof address === "object" && address !== null ? address.port : port);
+    });
+  });
+}
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM), once the server is closed. */
+function stopped(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      server.closeAllConnections();
+      server.close(() => resolve());
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

@@ -1,0 +1,65 @@
+import { escapeHtml } from "../html/escape.js";
+import { REPORT_CSS } from "../html/report-style.js";
+import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
+import { STUDIO_CSS } from "./studio-style.js";
+
+/** What an event did, for comparing two runs: its type and the messages it added (times and ids aside). */
+function keyOf(entry: TraceEntry): string {
+  const { event } = entry;
+  const decision = event.type === "approval.decided" ? String(event.approved) : "";
+  const messages = event.type === "run.started" ? [] : entry.messages;
+  return `${event.type} ${decision} ${JSON.stringify(messages)}`;
+}
+
+/** The position of the first event where two runs differ, or `null` when one is a prefix of the other and as long. */
+export function divergenceOf(a: RunTrace, b: RunTrace): number | null {
+  const length = Math.min(a.entries.length, b.entries.length);
+  for (let at = 0; at < length; at++) {
+    const left = a.entries[at];
+    const right = b.entries[at];
+    if (left === undefined || right === undefined || keyOf(left) !== keyOf(right)) return at;
+  }
+  return a.entries.length === b.entries.length ? null : length;
+}
+
+function lineOf(entry: TraceEntry): string {
+  const message = entry.messages.at(-1);
+  const text = message === undefined ? "" : message.content.slice(0, 160);
+  const calls = message?.role === "assistant" ? message.toolCalls.map((call) => call.name).join(", ") : "";
+  return `<strong>${escapeHtml(entry.event.type)}</strong> ${escapeHtml(text)}${calls ? ` <em>${escapeHtml(calls)}</em>` : ""}`;
+}
+
+function column(runId: string, trace: RunTrace, at: number | null): string {
+  const items = trace.entries.map((entry, index) => {
+    const kind = at === null || index < at ? "same" : index === at ? "diverges" : "after";
+    return `<li class="${kind}" data-seq="${index}">#${index} ${lineOf(entry)}</li>`;
+  });
+  const status = trace.result?.status ?? (trace.waiting.length > 0 ? "awaiting_approval" : "running");
+  return `<section><h2><a href="/runs/${encodeURIComponent(runId)}">${escapeHtml(runId)}</a> · ${escapeHtml(status)} · ${trace.steps} steps · ${trace.tokens} tokens</h2><ol>${items.join("")}</ol></section>`;
+}
+
+/** Two runs side by side, event by event, with the first event where they differ marked. */
+export function renderComparePage(ids: readonly [string, string], traces: readonly [RunTrace, RunTrace]): string {
+  const at = divergenceOf(traces[0], traces[1]);
+  const summary =
+    at === null
+      ? "The two runs did the same, event for event."
+      : `The runs agree on their first ${at} events and diverge at event #${at}.`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>agentloop studio · ${escapeHtml(ids[0])} vs ${escapeHtml(ids[1])}</title>
+<style>${REPORT_CSS}${STUDIO_CSS}</style>
+</head>
+<body data-ready="true">
+<nav class="studio-bar"><a href="/">all runs</a><strong>comparison</strong></nav>
+<main class="compare"><p class="summary" id="divergence" data-at="${at ?? ""}">${summary}</p>
+${column(ids[0], traces[0], at)}
+${column(ids[1], traces[1], at)}
+</main>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,53 @@
+import { WatchedRun } from "./watched-run.js";
+
+/** The runs a store watcher keeps, and who hears that one changed. */
+export class RunSet {
+  readonly #runs = new Map<string, WatchedRun>();
+  readonly #listeners = new Set<(runId: string) => void>();
+
+  /** Every run, in no particular order. */
+  all(): WatchedRun[] {
+    return [...this.#runs.values()];
+  }
+
+  get(runId: string): WatchedRun | undefined {
+    return this.#runs.get(runId);
+  }
+
+  /** The run, made empty when it is new. */
+  ensure(runId: string): WatchedRun {
+    let run = this.#runs.get(runId);
+    if (run === undefined) {
+      run = new WatchedRun(runId);
+      this.#runs.set(runId, run);
+    }
+    return run;
+  }
+
+  /** Forgets a run (its log was cut shorter, or removed) and gives the new, empty one. */
+  reset(runId: string): WatchedRun {
+    this.#runs.delete(runId);
+    return this.ensure(runId);
+  }
+
+  /** Tells every listener that `runId` changed. */
+  changed(runId: string): void {
+    for (const listener of this.#listeners) listener(runId);
+  }
+
+  /** Listens for changes; returns the function that stops listening. */
+  listen(listener: (runId: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+/** What the studio watches a store with: the JSONL and the SQLite watchers. */
+export interface StoreWatcher {
+  readonly runs: RunSet;
+  /** Reads what the store holds now and starts watching it. */
+  start(): Promise<void>;
+  /** Reads what changed since the last look, now (after the studio wrote to the store itself). */
+  poke(): void;
+  close(): void;
+}

@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ActionError } from "./studio-actions.js";
+import { runIdOf, type StudioContext, sendJson, traceOf } from "./studio-context.js";
+
+/** Bytes a request body may hold. */
+const MAX_BODY = 64 * 1024;
+
+/** Answers a POST: a decision on a waiting call, a fork, a new run, a next message. */
+export async function postAction(
+  context: StudioContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+): Promise<void> {
+  const body = await readBody(request);
+  const { actions } = context;
+  if (path === "/api/runs") {
+    const runId = await actions.start(text(body, "task"));
+    await untilWatched(context, runId);
+    return sendJson(response, 202, { runId });
+  }
+  const [, api, runs, id, action, ...rest] = path.split("/");
+  if (api !== "api" || runs !== "runs" || id === undefined || rest.length > 0) {
+    throw new ActionError(404, `nothing to post to at ${path}`);
+  }
+  const runId = runIdOf(decodeURIComponent(id));
+  const trace = traceOf(context, runId);
+  const events = trace.entries.map((entry) => entry.event);
+  if (action === "decisions") {
+    const callId = text(body, "callId");
+    if (!trace.waiting.some((call) => call.id === callId)) {
+      throw new ActionError(409, `run '${runId}' does not wait for a decision on '${callId}'`);
+    }
+    const reason = typeof body.reason === "string" ? { reason: body.reason } : {};
+    await actions.decide(runId, { [callId]: { approved: body.approved === true, ...reason } }, events);
+    return sendJson(response, 202, { runId });
+  }
+  if (action === "fork") {
+    const keep = body.keep;
+    if (typeof keep !== "number" || !Number.isSafeInteger(keep) || keep < 1 || keep > events.length) {
+      throw new ActionError(400, `keep must be a whole number from 1 to ${events.length}`);
+    }
+    return sendJson(response, 201, { runId: await actions.fork(runId, keep) });
+  }
+  if (action === "messages") {
+    if (trace.result === null) throw new ActionError(409, `run '${runId}' has not finished: resume it first`);
+    await actions.chat(runId, text(body, "message"), events);
+    return sendJson(response, 202, { runId });
+  }
+  throw new ActionError(404, `nothing to post to at ${path}`);
+}
+
+/** Waits (a few seconds at most) until the watcher folded a new run's start, so that its page can open. */
+async function untilWatched(context: StudioContext, runId: string): Promise<void> {
+  const failed = () => context.actions.failures.get(runId);
+  for (let waited = 0; waited < 5000; waited += 20) {
+    if ((context.watcher.runs.get(runId)?.length ?? 0) > 0) return;
+    const failure = failed();
+    if (failure !== undefined) throw new ActionError(409, failure);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    context.watcher.poke();
+  }
+}
+
+function text(body: Record<string, unknown>, key: string): string {
+  const value = body[key];
+  if (typeof value !== "string" || value.trim() === "")
+    throw new ActionError(400, `'${key}' must be a non-empty string`);
+  return value;
+}
+
+async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new ActionError(413, `a request body may hold at most ${MAX_BODY} bytes`);
+    chunks.push(chunk);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}");
+  } catch {
+    throw new ActionError(400, "the request body is not JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ActionError(400, "the request body must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}

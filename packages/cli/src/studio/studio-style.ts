@@ -1,0 +1,31 @@
+/** The studio's own styles, beside the report's (which the run page reuses). */
+export const STUDIO_CSS = `
+.studio-bar{display:flex;flex-wrap:wrap;gap:.6rem 1rem;align-items:center;padding:.6rem 1.2rem;background:#1f2937;color:#f9fafb;font:14px system-ui,sans-serif}
+.studio-bar a{color:#93c5fd}
+.studio-bar .live{margin-left:auto;font-size:12px;color:#a7f3d0}
+.studio-bar button,.studio-bar input{font:inherit}
+.studio-bar .failure{color:#fecaca}
+.studio-bar .streaming{color:#e5e7eb;font-style:italic;max-width:40rem;overflow-wrap:anywhere}
+.studio-list{font:14px system-ui,sans-serif;margin:1rem 1.2rem}
+.studio-list table{border-collapse:collapse;width:100%}
+.studio-list th,.studio-list td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #e5e7eb;vertical-align:top}
+.studio-list td.num{text-align:right;font-variant-numeric:tabular-nums}
+.studio-list .task{max-width:40rem;overflow-wrap:anywhere}
+.studio-list .reason{color:#b91c1c;font-size:12px;overflow-wrap:anywhere}
+.studio-list .tools{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-bottom:.8rem}
+.badge{display:inline-block;padding:0 .4rem;border-radius:.3rem;background:#e5e7eb;font-size:12px}
+.badge.done{background:#dcfce7}.badge.running{background:#dbeafe}.badge.awaiting_approval{background:#fef3c7}.badge.refused{background:#fee2e2}
+.compare{display:grid;grid-template-columns:1fr 1fr;gap:0 1rem;font:13px system-ui,sans-serif;margin:1rem 1.2rem}
+.compare h2{font-size:15px;margin:.2rem 0 .6rem}
+.compare ol{list-style:none;margin:0;padding:0}
+.compare li{padding:.25rem .4rem;border-bottom:1px solid #e5e7eb;min-height:1.4rem;overflow-wrap:anywhere}
+.compare li.same{color:#6b7280}
+.compare li.diverges{background:#fee2e2;border-left:3px solid #b91c1c}
+.compare li.after{background:#fff7ed}
+.compare .summary{grid-column:1 / span 2;margin-bottom:.8rem;font-size:14px}
+.prompt-section{margin:1rem 1.2rem;font:13px system-ui,sans-serif}
+.prompt-section h2{font-size:15px}
+.prompt{list-style:none;margin:0;padding:0;max-height:24rem;overflow:auto}
+.prompt li{padding:.25rem .4rem;border-bottom:1px solid #e5e7eb;overflow-wrap:anywhere}
+.prompt li b{display:inline-block;min-width:5.5rem;color:#4b5563}
+`;

@@ -1,0 +1,143 @@
+import { messageOf } from "../cli-error.js";
+import { type StoredEvent, tallyOf, waitingForDecision } from "../core-api.js";
+import { type RunTrace, RunTracer } from "../trace/run-trace.js";
+import { EventChecker } from "./event-checker.js";
+
+/** One row of the studio's list of runs. */
+export interface RunRow {
+  readonly runId: string;
+  /** How it ended, `awaiting_approval`, `running` (no end logged yet), or `refused` (its log cannot be read). */
+  readonly status: string;
+  readonly task: string;
+  readonly steps: number;
+  readonly tokens: number;
+  readonly events: number;
+  /** ISO time of `run.started`, or "" for a refused log with no readable start. */
+  readonly startedAt: string;
+  /** Milliseconds from the first to the last logged event. */
+  readonly durationMs: number;
+  /** The run it was forked from. */
+  readonly parent: string | null;
+  /** Why the log is refused, or `null`. */
+  readonly refused: string | null;
+}
+
+/**
+ * A run of the store as the studio keeps it: its events checked one by one as they arrive (so an
+ * appended event costs one check, whatever the log's length), and folded through the machine in
+ * slices while the studio is idle, or at once when the run is looked at closely (its page, or the
+ * row of a run that has not ended): a finished run's row comes from its logged end. A log that does not fit is kept as refused, with the
+ * reason, and is not read further.
+ */
+export class WatchedRun {
+  readonly runId: string;
+  readonly #checker: EventChecker;
+  readonly #events: StoredEvent[] = [];
+  #tracer: RunTracer | null = null;
+  /** Events the tracer has folded. */
+  #folded = 0;
+  #refused: string | null = null;
+
+  constructor(runId: string) {
+    this.runId = runId;
+    this.#checker = new EventChecker(runId);
+  }
+
+  /** Why the log is refused, or `null`. */
+  get refused(): string | null {
+    return this.#refused;
+  }
+
+  /** Events checked so far. */
+  get length(): number {
+    return this.#events.length;
+  }
+
+  /** Marks the log as refused (a line that is not JSON, a store that fails). */
+  refuse(reason: string): void {
+    this.#refused ??= reason;
+  }
+
+  /** Checks the next value of the log (and folds it, once the run is folded); a value that does not fit refuses the log. */
+  add(value: unknown): void {
+    if (this.#refused !== null) return;
+    try {
+      const event = this.#checker.check(value);
+      this.#events.push(event);
+      if (this.#tracer !== null && this.#folded === this.#events.length - 1) this.#foldSome(1);
+    } catch (error) {
+      this.#refused = messageOf(error);
+    }
+  }
+
+  /** The run folded through the machine, or `null` before its start or when its log is refused. */
+  trace(): RunTrace | null {
+    const tracer = this.#fold();
+    if (tracer === null || this.#refused !== null) return null;
+    const trace = tracer.trace();
+    // A copy: the page is drawn over several turns of the event loop while new events are folded.
+    return { ...trace, entries: [...trace.entries], visits: new Map(trace.visits), taken: new Map(trace.taken) };
+  }
+
+  /** Whether every event is folded (or the log is refused). */
+  get folded(): boolean {
+    return this.#refused !== null || this.#folded === this.#events.length;
+  }
+
+  /** Folds the run now, if it is not yet: a log the machine refuses is found here. */
+  fold(): void {
+    this.#fold();
+  }
+
+  /** Folds up to `limit` more events (a slice of a long log, folded while the studio is idle). */
+  foldSome(limit: number): void {
+    this.#foldSome(limit);
+  }
+
+  #fold(): RunTracer | null {
+    this.#foldSome(Number.POSITIVE_INFINITY);
+    return this.#tracer;
+  }
+
+  #foldSome(limit: number): void {
+    if (this.#refused !== null || this.#events.length === 0) return;
+    this.#tracer ??= new RunTracer(this.runId);
+    const end = Math.min(this.#events.length, this.#folded + limit);
+    try {
+      for (; this.#folded < end; this.#folded++) this.#tracer.add(this.#events[this.#folded] as StoredEvent);
+    } catch (error) {
+      this.#refused = messageOf(error);
+    }
+  }
+
+  /** The run's row for the list. */
+  row(): RunRow {
+    const first = this.#events[0];
+    const last = this.#events.at(-1);
+    const started = first?.type === "run.started" ? first : null;
+    const span = Date.parse(last?.at ?? "") - Date.parse(first?.at ?? "");
+    return {
+      runId: this.runId,
+      ...this.#state(last),
+      task: started?.settings.task ?? "",
+      events: this.length,
+      startedAt: first?.at ?? "",
+      durationMs: Number.isFinite(span) ? span : 0,
+      parent: started?.forkedFrom?.runId ?? null,
+      refused: this.#refused,
+    };
+  }
+
+  #state(last: StoredEvent | undefined): { status: string; steps: number; tokens: number } {
+    if (this.#refused === null && last?.type === "run.finished") {
+      return { status: last.outcome.status, steps: last.outcome.steps, tokens: last.outcome.tokens };
+    }
+    const tracer = this.#fold();
+    if (this.#refused !== null) return { status: "refused", steps: 0, tokens: 0 };
+    if (tracer === null) return { status: "running", steps: 0, tokens: 0 };
+    const { fold } = tracer;
+    const { steps, tokens } = tallyOf(fold.snapshot);
+    const waiting = fold.result === null && waitingForDecision(fold.snapshot).length > 0;
+    return { status: fold.result?.status ?? (waiting ? "awaiting_approval" : "running"), steps, tokens };
+  }
+}

@@ -1,0 +1,171 @@
+import { appendFileSync, truncateSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { foldWhileIdle } from "../src/studio/idle-fold.js";
+import { JsonlWatcher } from "../src/studio/jsonl-watcher.js";
+import type { StoreWatcher } from "../src/studio/run-set.js";
+import { SqliteWatcher } from "../src/studio/sqlite-watcher.js";
+import { fixture, tempDir } from "./cli.js";
+import { agentloop } from "./in-process.js";
+import { readEvents, sealedFor } from "./logs.js";
+
+const tools = fixture("tools.mjs");
+const watchers: StoreWatcher[] = [];
+afterEach(() => {
+  for (const watcher of watchers.splice(0)) watcher.close();
+});
+
+/** Resolves with the run id of the next change the watcher announces for `runId`, or rejects after `ms`. */
+function nextChange(watcher: StoreWatcher, runId: string, ms = 1000): Promise<number> {
+  const at = Date.now();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no change of ${runId} within ${ms} ms`)), ms);
+    const stop = watcher.runs.listen((changed) => {
+      if (changed !== runId) return;
+      clearTimeout(timer);
+      stop();
+      resolve(Date.now() - at);
+    });
+  });
+}
+
+async function weatherEvents(runId: string) {
+  const dir = tempDir();
+  await agentloop([
+    "run",
+    "--tools",
+    tools,
+    "--store",
+    dir,
+    "--run-id",
+    "w",
+    "--script",
+    fixture("weather-script.json"),
+    "Weather?",
+  ]);
+  return sealedFor(runId, readEvents(join(dir, "w.jsonl"))).map((event) => `${JSON.stringify(event)}\n`);
+}
+
+describe("JsonlWatcher", () => {
+  it("folds a line written in two pieces once it is whole", async () => {
+    const dir = tempDir();
+    const lines = await weatherEvents("torn");
+    const file = join(dir, "torn.jsonl");
+    writeFileSync(file, lines.slice(0, 2).join(""));
+    const watcher = new JsonlWatcher(dir);
+    watchers.push(watcher);
+    await watcher.start();
+    const third = lines[2] ?? "";
+    appendFileSync(file, third.slice(0, 10));
+    await nextChange(watcher, "torn");
+    expect(watcher.runs.get("torn")?.length).toBe(2);
+    appendFileSync(file, third.slice(10));
+    await nextChange(watcher, "torn");
+    expect(watcher.runs.get("torn")?.row()).toMatchObject({ events: 3, refused: null, status: "running" });
+  });
+
+  it("reads a log again from its start when it became shorter (a repaired log)", async () => {
+    const dir = tempDir();
+    const lines = await weatherEvents("cut");
+    const file = join(dir, "cut.jsonl");
+    writeFileSync(file, `${lines.join("")}{"torn`);
+    const watcher = new JsonlWatcher(dir);
+    watchers.push(watcher);
+    await watcher.start();
+    expect(watcher.runs.get("cut")?.row().status).toBe("done");
+    truncateSync(file, Buffer.byteLength(lines.slice(0, 4).join("")));
+    await nextChange(watcher, "cut");
+    expect(watcher.runs.get("cut")?.row()).toMatchObject({ events: 4, status: "running", refused: null });
+  });
+
+  it("refuses a log whose appended event does not fit, with the reason, and keeps the others", async () => {
+    const dir = tempDir();
+    const lines = await weatherEvents("bad");
+    const file = join(dir, "bad.jsonl");
+    writeFileSync(file, lines.slice(0, 3).join(""));
+    const watcher = new JsonlWatcher(dir);
+    watchers.push(watcher);
+    await watcher.start();
+    appendFileSync(file, lines[4] ?? "");
+    await nextChange(watcher, "bad");
+    expect(watcher.runs.get("bad")?.row()).toMatchObject({
+      status: "refused",
+      refused: "run 'bad': event 3 has seq 4, expected 3",
+    });
+  });
+});
+
+describe("SqliteWatcher", () => {
+  it("sees events another connection commits within a second, reading only the new rows", async () => {
+    const dir = tempDir();
+    const db = join(dir, "runs.db");
+    const run = ["--tools", tools, "--store", db, "--run-id", "p", "--script", fixture("approval-script.json")];
+    await agentloop(["run", ...run, "Report Delhi"]);
+    const watcher = new SqliteWatcher(db);
+    watchers.push(watcher);
+    await watcher.start();
+    expect(watcher.runs.get("p")?.row().status).toBe("awaiting_approval");
+    const heard = nextChange(watcher, "p");
+    const rest = ["--tools", tools, "--script", fixture("approval-rest.json"), "--approve", "m1"];
+    expect((await agentloop(["resume", `${db}#p`, ...rest])).code).toBe(0);
+    expect(await heard).toBeLessThan(1000);
+    // Rows read twice would not fit the fold (their seq repeats) and would refuse the run.
+    expect(watcher.runs.get("p")?.row()).toMatchObject({ status: "done", refused: null, events: 10 });
+  });
+
+  it("refuses a run whose row is not JSON, with the reason", async () => {
+    const dir = tempDir();
+    const db = join(dir, "runs.db");
+    await agentloop([
+      "run",
+      "--tools",
+      tools,
+      "--store",
+      db,
+      "--run-id",
+      "ok",
+      "--script",
+      fixture("weather-script.json"),
+      "W?",
+    ]);
+    const raw = new Database(db);
+    raw.prepare("INSERT INTO events (run_id, seq, type, at, data) VALUES ('bad', 0, 'run.started', 'x', '{not')").run();
+    raw.close();
+    const watcher = new SqliteWatcher(db);
+    watchers.push(watcher);
+    await watcher.start();
+    expect(watcher.runs.get("bad")?.row()).toMatchObject({
+      status: "refused",
+      refused: "run 'bad': event 0 is not valid JSON",
+    });
+    expect(watcher.runs.get("ok")?.row().status).toBe("done");
+  });
+});
+
+describe("foldWhileIdle", () => {
+  it("folds every run a slice at a time, finding a log the machine refuses", async () => {
+    const dir = tempDir();
+    const lines = await weatherEvents("whole");
+    writeFileSync(join(dir, "whole.jsonl"), lines.join(""));
+    // A tool.finished with no tool.started before it: every line passes the checker, the machine refuses it.
+    const events = readEvents(join(dir, "whole.jsonl"));
+    const misfit = sealedFor("misfit", [...events.slice(0, 2), ...events.slice(3)]);
+    writeFileSync(join(dir, "misfit.jsonl"), misfit.map((event) => `${JSON.stringify(event)}\n`).join(""));
+    const watcher = new JsonlWatcher(dir);
+    watchers.push(watcher);
+    await watcher.start();
+    expect(watcher.runs.all().map((run) => run.folded)).toEqual([false, false]);
+    const stop = foldWhileIdle(watcher.runs);
+    try {
+      await vi.waitFor(() => expect(watcher.runs.all().every((run) => run.folded)).toBe(true), { timeout: 5000 });
+    } finally {
+      stop();
+    }
+    expect(watcher.runs.get("whole")?.row()).toMatchObject({ status: "done", refused: null });
+    expect(watcher.runs.get("misfit")?.row()).toMatchObject({
+      status: "refused",
+      refused: expect.stringMatching(/^run 'misfit': event 2 /),
+    });
+  });
+});
