@@ -18,7 +18,7 @@ export {
 } from "./data/index.js";
 export type { AgentView } from "./decide/index.js";
 export { agentMachine } from "./decide/index.js";
-export { EventLogError, type EventStore, MemoryEventStore, type RunLock, replayRun } from "./log/index.js";
+export { EventLogError, type EventStore, MemoryEventStore, type RunLock, replayRun, shownAtStep } from "./log/index.js";
 export type { AgentStreamEvent, Approver } from "./run/index.js";
 export {
   type AgentActorEvent,
@@ -30,6 +30,7 @@ export {
   type AgentStream,
   type AgentTaskInput,
   agentActor,
+  type CompactionOptions,
   asks,
   continueAgent,
   createAgentActor,

@@ -7,6 +7,7 @@ import type { ToolRegistry } from "../tools/index.js";
 import { AnswerInbox } from "./answer-inbox.js";
 import { type Approver, type ApproverAnswer, askApprover } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
+import { type CompactionAnswer, compactContext } from "./compact-context.js";
 import { type RunToolOptions, runTool, type ToolAnswer } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 
@@ -14,6 +15,8 @@ import type { AgentStreamEvent } from "./stream-events.js";
 export interface EffectPorts {
   readonly model: Model;
   readonly registry: ToolRegistry;
+  /** Writes the summaries of a compacting run (default: `model`). */
+  readonly summarizer?: Model | undefined;
   /** Where the run's events are logged, after what was logged before when the run is resumed. */
   readonly journal?: Journal | undefined;
   /** Decides on calls to tools registered with `needsApproval`. */
@@ -48,6 +51,7 @@ export type LoopOutcome =
 /** What the loop takes next: a performer's answer, the run's cancellation, a failure, or the stop. */
 type Answer =
   | ModelAnswer
+  | CompactionAnswer
   | ToolAnswer
   | ApproverAnswer
   | { readonly type: "cancelled"; readonly event: Extract<AgentEvent, { type: "run.cancelled" }> }
@@ -183,6 +187,11 @@ export class RunLoop {
       this.#perform(this.#askModel(request));
       return;
     }
+    if (request.type === "compactContext") {
+      const { summarizer = this.#ports.model } = this.#ports;
+      this.#perform(compactContext(summarizer, request, { signal: this.#end.signal }));
+      return;
+    }
     if (request.type === "requestDecision") {
       this.#tell({ type: "decision-requested", call: request.call });
       this.#perform(askApprover(this.#ports.approve, request.call));
@@ -218,6 +227,7 @@ export class RunLoop {
   #eventOf(answer: Answer): AgentEvent | null {
     switch (answer.type) {
       case "model-replied":
+      case "compacted":
       case "tool-result":
       case "tool-error":
       case "tool-lost":
@@ -238,6 +248,9 @@ export class RunLoop {
     if (this.#ports.onEvent === undefined) return;
     if (answer.type === "model-replied") {
       this.#tell({ type: "step-finished", step: answer.step, reply: answer.event.reply });
+    } else if (answer.type === "compacted") {
+      const { step, keptFrom, summary } = answer.event;
+      this.#tell({ type: "compacted", step, keptFrom, ...(summary === undefined ? {} : { summary }) });
     } else if (answer.type === "decided") {
       this.#tell({ type: "decision-given", call: answer.call, decision: answer.decision });
     } else if (answer.type === "tool-result" || answer.type === "tool-error" || answer.type === "tool-lost") {
