@@ -1,18 +1,13 @@
-import {
-  asks,
-  final,
-  type Message,
-  type Model,
-  type ModelReply,
-  ToolRegistry,
-  toolCall,
-} from "../src/index.js";
+import { asks, final, type Message, type Model, type ModelReply, ToolRegistry, toolCall } from "../src/index.js";
 
 /** A registry with one tool, `fetch`, whose results are 2 KB each: a list that grows fast. */
 export function bigResults(): ToolRegistry {
   const registry = new ToolRegistry();
-  registry.register("fetch", "Fetches a page.", { type: "object", properties: { page: { type: "integer" } } }, (args) =>
-    `page ${String(args.page)}: ${"x".repeat(2000)}`,
+  registry.register(
+    "fetch",
+    "Fetches a page.",
+    { type: "object", properties: { page: { type: "integer" } } },
+    (args) => `page ${String(args.page)}: ${"x".repeat(2000)}`,
   );
   return registry;
 }
@@ -22,7 +17,10 @@ export function fetchingScript(calls: number): ModelReply[] {
   const usage = { inputTokens: 1, outputTokens: 1 };
   const replies: ModelReply[] = [];
   for (let page = 1; page < calls; page++) replies.push({ ...asks(toolCall(`c${page}`, "fetch", { page })), usage });
-  replies.push({ ...asks(toolCall(`c${calls}a`, "fetch", { page: calls }), toolCall(`c${calls}b`, "fetch", { page: 0 })), usage });
+  replies.push({
+    ...asks(toolCall(`c${calls}a`, "fetch", { page: calls }), toolCall(`c${calls}b`, "fetch", { page: 0 })),
+    usage,
+  });
   replies.push({ ...final("done"), usage });
   return replies;
 }
@@ -45,7 +43,8 @@ export function orphanProblem(messages: readonly Message[]): string | null {
   const open = new Set<string>();
   for (const [index, message] of messages.entries()) {
     if (message.role === "tool") {
-      if (!open.delete(message.toolCallId)) return `message ${index} answers call ${message.toolCallId}, not asked for before it`;
+      if (!open.delete(message.toolCallId))
+        return `message ${index} answers call ${message.toolCallId}, not asked for before it`;
       continue;
     }
     if (open.size > 0) return `message ${index} comes before calls ${[...open].join(", ")} are answered`;

@@ -37,7 +37,12 @@ describe("compaction with trim", () => {
     const longest = Math.max(...model.seen.map((seen) => JSON.stringify(seen).length));
     expect(longest).toBeLessThan(JSON.stringify(result.messages).length / 2);
     // The last call shows the reply with two calls and both of its results, though keepRecent is 2.
-    expect(model.seen.at(-1)?.slice(2).map((m) => m.role)).toEqual(["assistant", "tool", "tool"]);
+    expect(
+      model.seen
+        .at(-1)
+        ?.slice(2)
+        .map((m) => m.role),
+    ).toEqual(["assistant", "tool", "tool"]);
   });
 
   it("changes nothing without the option: the model sees the whole list each time", async () => {

@@ -124,7 +124,9 @@ function nextTurn(context: AgentContext, message: string): AgentContext {
 /** Tokens of the next prompt: `countTokens(specs) + countTokens(messages shown)`, in O(1). */
 export function promptTokens(context: AgentContext): number {
   const { compaction, transcript } = context;
-  return context.specsTokens + (compaction === null ? transcriptTokens(transcript) : shownTokens(transcript, compaction));
+  return (
+    context.specsTokens + (compaction === null ? transcriptTokens(transcript) : shownTokens(transcript, compaction))
+  );
 }
 
 /** Tokens spent past the budget in this turn (the provider counted more than the estimate allowed for), or 0. */

@@ -250,7 +250,12 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
 }
 
 function modelRequest(context: AgentContext): AgentRequest {
-  const request = { type: "callModel", transcript: context.transcript, specs: context.specs, step: context.steps + 1 } as const;
+  const request = {
+    type: "callModel",
+    transcript: context.transcript,
+    specs: context.specs,
+    step: context.steps + 1,
+  } as const;
   const view = context.compaction === null ? undefined : shownView(context);
   return view === undefined ? request : { ...request, view };
 }

@@ -55,7 +55,9 @@ export function summaryPrompt(context: AgentContext, keptFrom: number): Message[
 function messageLines(message: Message): string[] {
   if (message.role === "tool") return [`[tool ${message.name} answered call ${message.toolCallId}] ${message.content}`];
   if (message.role !== "assistant") return [`[${message.role}] ${message.content}`];
-  const calls = message.toolCalls.map((call) => `[assistant called ${call.name} as ${call.id}] ${JSON.stringify(call.args)}`);
+  const calls = message.toolCalls.map(
+    (call) => `[assistant called ${call.name} as ${call.id}] ${JSON.stringify(call.args)}`,
+  );
   return message.content === "" ? calls : [`[assistant] ${message.content}`, ...calls];
 }
 

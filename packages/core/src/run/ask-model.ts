@@ -92,7 +92,8 @@ function withUniqueIds(reply: ModelReply, transcript: Transcript, usedIds?: () =
 function failed(request: ModelRequest, message: string, cause?: unknown): ModelAnswer {
   const { step } = request;
   const error = new ModelError(`model call ${step} failed: ${message}`, {
-    messages: request.view === undefined ? messagesOf(request.transcript) : viewMessages(request.transcript, request.view),
+    messages:
+      request.view === undefined ? messagesOf(request.transcript) : viewMessages(request.transcript, request.view),
     step,
     cause,
   });
