@@ -14,16 +14,21 @@ import {
 // A long research run: every page the tool reads is 2 KB, so the list grows fast.
 const registry = new ToolRegistry();
 const page = { type: "object", properties: { page: { type: "integer" } }, required: ["page"] } as const;
-registry.register("read_page", "Reads one page of the report.", page, (args) => `page ${args.page}: ${"…".repeat(2000)}`);
+registry.register(
+  "read_page",
+  "Reads one page of the report.",
+  page,
+  (args) => `page ${args.page}: ${"…".repeat(2000)}`,
+);
 
 const script = [1, 2, 3, 4, 5, 6].map((n) => asks(toolCall(`p${n}`, "read_page", { page: n })));
 const model = scriptedModel([...script, final("Six pages read; the report holds up.")]);
 
 // The summarizer is any model, called without tools; here a cheap one that is scripted too.
-const summarizer: Model = (messages) => ({
-  content: `Read so far: ${messages.at(-1)?.content.match(/page \d+/g)?.join(", ")}.`,
-  toolCalls: [],
-});
+const summarizer: Model = (messages) => {
+  const pages = messages.at(-1)?.content.match(/page \d+/g) ?? [];
+  return { content: `Read so far: ${pages.join(", ")}.`, toolCalls: [] };
+};
 
 const store = new MemoryEventStore();
 const result = await runAgent("Check the report, page by page.", model, registry, {

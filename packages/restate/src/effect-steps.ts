@@ -4,6 +4,7 @@ import {
   type ApproverAnswer,
   askApprover,
   askModel,
+  compactContext,
   mayRunAgain,
   runTool,
 } from "@agentloop/core/driver";
@@ -75,6 +76,19 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
       const outcome = replied.map((value, failure): StepOutcome => {
         const { reply, at } = settled(value, failure);
         return { key, events: [{ event: { type: "model.replied", reply }, at }] };
+      });
+      return { key, running: null, outcome };
+    }
+    case "compactContext": {
+      // The summary (or the trim) is one journaled step, like a model call: it is never written twice.
+      const compacted = ctx.run(key, async () => {
+        const answer = await compactContext(effects.model, request, { signal: effects.signal });
+        if (answer.type === "model-failed") throw answer.error;
+        return { event: answer.event, at: now() };
+      });
+      const outcome = compacted.map((value, failure): StepOutcome => {
+        const { event, at } = settled(value, failure);
+        return { key, events: [{ event, at }] };
       });
       return { key, running: null, outcome };
     }

@@ -90,13 +90,13 @@ export type AgentEvent =
  * call `step` on: replaced by `summary`, or dropped when it is absent (`trim`). `usage` is the
  * summarizer's, when its provider gave one.
  */
-export interface ContextCompacted {
+export type ContextCompacted = {
   readonly type: "context.compacted";
   readonly step: number;
   readonly keptFrom: number;
   readonly summary?: string;
   readonly usage?: Usage;
-}
+};
 
 /** What the machine asks of whoever drives it: it emits these, and they are answered with `AgentEvent`s. */
 export type AgentRequest =
