@@ -18,7 +18,7 @@ export {
 } from "./data/index.js";
 export type { AgentView } from "./decide/index.js";
 export { agentMachine } from "./decide/index.js";
-export { EventLogError, type EventStore, MemoryEventStore, type RunLock, replayRun } from "./log/index.js";
+export { EventLogError, type EventStore, MemoryEventStore, type RunLock, replayRun, shownAtStep } from "./log/index.js";
 export type { AgentStreamEvent, Approver } from "./run/index.js";
 export {
   type AgentActorEvent,
@@ -31,6 +31,7 @@ export {
   type AgentTaskInput,
   agentActor,
   asks,
+  type CompactionOptions,
   continueAgent,
   createAgentActor,
   type ForkOptions,

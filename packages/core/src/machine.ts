@@ -11,7 +11,14 @@ export {
   toolFinished,
 } from "./data/index.js";
 export type { AgentContext, AgentMachineInput } from "./decide/index.js";
-export { type AgentSnapshot, agentMachine, CallBatch, type CallState, pendingRequests } from "./decide/index.js";
+export {
+  type AgentSnapshot,
+  agentMachine,
+  CallBatch,
+  type CallState,
+  pendingRequests,
+  shownMessages,
+} from "./decide/index.js";
 export {
   foldEvents,
   Journal,
@@ -22,11 +29,14 @@ export {
   RunFold,
   type RunFoldOptions,
   type RunPosition,
+  shownAtStep,
 } from "./log/index.js";
 export {
   type AgentActor,
   type AgentOptions,
+  type CompactionOptions,
   checkRunOptions,
+  DEFAULT_KEEP_RECENT,
   DEFAULT_MAX_STEPS,
   DEFAULT_REPEAT_LIMIT,
   DEFAULT_SYSTEM,

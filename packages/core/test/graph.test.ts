@@ -70,8 +70,9 @@ describe("agentMachine structure", () => {
   it("starts in budgetCheck and has exactly the designed states", () => {
     expect(root.initial.target.map((n) => n.key)).toEqual(["budgetCheck"]);
     expect(Object.keys(root.states).sort()).toEqual(
-      ["budgetCheck", "callingModel", "executingTools", ...FINAL_STATES].sort(),
+      ["budgetCheck", "callingModel", "compacting", "executingTools", ...FINAL_STATES].sort(),
     );
+    expect(Object.keys(root.states.compacting?.states ?? {}).sort()).toEqual(["awaitingView", "checkingSummary"]);
     expect(Object.keys(tools?.states ?? {}).sort()).toEqual(["awaitingDecision", "nextCalls", "runningTools"]);
     expect(tools?.initial.target.map((n) => n.key)).toEqual(["nextCalls"]);
     expect(nodes.filter((n) => n.type === "final").map((n) => n.key)).toEqual([...FINAL_STATES]);
@@ -84,13 +85,29 @@ describe("agentMachine structure", () => {
     for (const t of intoCallingModel) expect(t.source.key).toBe("budgetCheck");
   });
 
-  it("budgetCheck decides with eventless transitions only: step limit, then budget, then the call", () => {
+  it("budgetCheck decides with eventless transitions only: step limit, then compaction, then budget, then the call", () => {
     const budgetCheck = root.states.budgetCheck;
     expect([...(budgetCheck?.transitions.keys() ?? [])]).toEqual([]);
     expect((budgetCheck?.always ?? []).map((t) => [keys(t.target), t.guard])).toEqual([
       [["stepLimit"], "isStepLimitReached"],
+      [["compacting"], "needsCompaction"],
       [["tokenBudget"], "isOverBudget"],
       [["callingModel"], undefined],
+    ]);
+  });
+
+  it("compacting is entered only from budgetCheck; it ends in tokenBudget or goes back to budgetCheck with the view", () => {
+    const all = [root, ...nodes].flatMap(transitionsOf);
+    for (const t of all.filter((t) => keys(t.target).includes("compacting"))) expect(t.source.key).toBe("budgetCheck");
+    const compacting = root.states.compacting;
+    expect(compacting?.initial.target.map((n) => n.key)).toEqual(["checkingSummary"]);
+    expect((compacting?.states.checkingSummary?.always ?? []).map((t) => [keys(t.target), t.guard])).toEqual([
+      [["tokenBudget"], "isSummaryOverBudget"],
+      [["awaitingView"], undefined],
+    ]);
+    const awaiting = [...(compacting?.states.awaitingView?.transitions.values() ?? [])].flat();
+    expect(awaiting.map((t) => [t.eventType, keys(t.target), t.guard, names(t)])).toEqual([
+      ["context.compacted", ["budgetCheck"], "isPlannedCompaction", ["recordCompaction"]],
     ]);
   });
 

@@ -114,6 +114,7 @@ export function startMachine(settings: RunSettings): KeyedMachine {
     driven,
     keyOf: (request) => {
       if (request.type === "callModel") return `model ${request.step}`;
+      if (request.type === "compactContext") return `compaction ${request.step}`;
       return `${request.type === "runTool" ? "tool" : "decision"} ${places.get(request.call.id)}`;
     },
     toolRequest: (callId) => tools.get(callId) as Extract<AgentRequest, { type: "runTool" }>,

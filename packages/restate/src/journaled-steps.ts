@@ -93,9 +93,11 @@ export class JournaledSteps implements Performing {
     const step =
       request.type === "callModel"
         ? this.#model(key, request.step, work)
-        : request.type === "runTool"
-          ? this.#tool(key, request.call, work)
-          : this.#decision(key, request.call, work);
+        : request.type === "compactContext"
+          ? this.#compaction(key, work)
+          : request.type === "runTool"
+            ? this.#tool(key, request.call, work)
+            : this.#decision(key, request.call, work);
     this.#pending.set(key, step);
   }
 
@@ -168,6 +170,25 @@ export class JournaledSteps implements Performing {
       const { reply, at, startedAt } = settled(value, failure);
       const answer: LoopAnswer = { type: "model-replied", step, event: { type: "model.replied", reply } };
       return { key, at, answer, ...(startedAt === undefined ? {} : { startedAt }) };
+    });
+    return { key, running: null, outcome };
+  }
+
+  /** A compaction is one step, like a model call: its summary is journaled, never asked for again. */
+  #compaction(key: string, work: () => Promise<LoopAnswer>): PendingStep {
+    const compacted = this.#ctx.run(
+      key,
+      async () => {
+        const answer = await work();
+        if (answer.type === "model-failed") throw answer.error;
+        if (answer.type !== "compacted") throw new TypeError(`not a compaction's answer: ${answer.type}`);
+        return { event: answer.event, at: now() };
+      },
+      this.#ports.modelRetry ?? {},
+    );
+    const outcome = compacted.map((value, failure): Taken => {
+      const { event, at } = settled(value, failure);
+      return { key, at, answer: { type: "compacted", event } };
     });
     return { key, running: null, outcome };
   }

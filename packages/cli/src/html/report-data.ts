@@ -1,6 +1,6 @@
 import { isErrorMessage, type Message, type StoredEvent } from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
-import { callNames, overBudget } from "../output/timeline-text.js";
+import { callNames, compactionDetail, overBudget } from "../output/timeline-text.js";
 import type { Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
 import { movesHtml } from "./timeline-html.js";
@@ -133,6 +133,8 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
     }
     case "user.messaged":
       return [entry.turn];
+    case "context.compacted":
+      return [compactionDetail(event)];
   }
 }
 

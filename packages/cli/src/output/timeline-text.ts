@@ -62,7 +62,7 @@ export function callNames(entries: readonly TraceEntry[]): Map<string, string> {
 
 function formatNotes(notes: readonly Note[] | undefined, colors: Palette): string[] {
   return (notes ?? []).map((note) =>
-    note.kind === "turn"
+    note.kind === "turn" || note.kind === "compacted"
       ? `${colors.bold(`── ${note.text} `)}${colors.dim("─".repeat(8))}`
       : `${" ".repeat(TIME_WIDTH)}${colors.yellow(`⏸ ${note.text}`)}`,
   );
@@ -116,7 +116,17 @@ function describeEvent(
       );
     case "user.messaged":
       return colors.dim(`turn ${entry.turn}`);
+    case "context.compacted":
+      return colors.dim(compactionDetail(event));
   }
+}
+
+/** What a compaction did, in a line: the step it was for, where the hidden messages end, and the summary's start. */
+export function compactionDetail(event: Extract<StoredEvent, { type: "context.compacted" }>): string {
+  const hidden = `step ${event.step} · messages before ${event.keptFrom} hidden`;
+  if (event.summary === undefined) return `${hidden} (trim)`;
+  const summary = event.summary.length > 60 ? `${event.summary.slice(0, 59)}…` : event.summary;
+  return `${hidden} · summary ${JSON.stringify(summary)}`;
 }
 
 /** `, 120 tokens over budget` when the provider counted more than the budget allowed for. */

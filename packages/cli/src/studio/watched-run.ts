@@ -1,5 +1,5 @@
 import { messageOf } from "../cli-error.js";
-import { type StoredEvent, tallyOf, waitingForDecision } from "../core-api.js";
+import type { StoredEvent } from "../core-api.js";
 import { type RunTrace, RunTracer } from "../trace/run-trace.js";
 import { EventChecker } from "./event-checker.js";
 
@@ -136,8 +136,8 @@ export class WatchedRun {
     if (this.#refused !== null) return { status: "refused", steps: 0, tokens: 0 };
     if (tracer === null) return { status: "running", steps: 0, tokens: 0 };
     const { fold } = tracer;
-    const { steps, tokens } = tallyOf(fold.snapshot);
-    const waiting = fold.result === null && waitingForDecision(fold.snapshot).length > 0;
+    const { steps, tokens, waiting: undecided } = fold.position;
+    const waiting = fold.result === null && undecided.length > 0;
     return { status: fold.result?.status ?? (waiting ? "awaiting_approval" : "running"), steps, tokens };
   }
 }

@@ -1,9 +1,9 @@
 import { formatDuration } from "../output/duration.js";
 import type { FoldStep } from "./log-fold.js";
 
-/** Something the timeline marks between two events: a conversation's next turn, a pause for a decision, an interruption, a long gap. */
+/** Something the timeline marks between two events: a conversation's next turn, a compaction boundary, a pause for a decision, an interruption, a long gap. */
 export interface Note {
-  readonly kind: "turn" | "pause" | "interrupted" | "gap" | "waiting" | "unfinished";
+  readonly kind: "turn" | "compacted" | "pause" | "interrupted" | "gap" | "waiting" | "unfinished";
   readonly text: string;
 }
 
@@ -38,6 +38,10 @@ export function notesOf(
     const sinceStop = (times[index] ?? 0) - (times[beforeResume] ?? times[index] ?? 0);
     if (event.type === "user.messaged") {
       add(index, { kind: "turn", text: `turn ${entry.turn}: the conversation goes on with the user's next message` });
+    } else if (event.type === "context.compacted") {
+      const shown = event.summary === undefined ? "" : "a summary, then ";
+      const text = `compaction: from step ${event.step} the model is shown the task, ${shown}the list from message ${event.keptFrom} on`;
+      add(index, { kind: "compacted", text });
     } else if (event.type === "approval.decided" && previous?.state.endsWith(AWAITING) === true) {
       add(index, {
         kind: "pause",

@@ -1,6 +1,7 @@
+import type { CompactedView } from "./compacted-view.js";
 import { isErrorObservation } from "./log-flags.js";
 import type { Transcript } from "./transcript.js";
-import type { EndStatus, Message, ModelReply, ToolCall, ToolSpec } from "./types.js";
+import type { EndStatus, Message, ModelReply, ToolCall, ToolSpec, Usage } from "./types.js";
 
 /**
  * The run's vocabulary in one place: the settings a run is decided by, the events the machine
@@ -46,6 +47,18 @@ export interface RunSettings {
    * taken in call order; `Infinity` (logged as `null`) for all of them (absent: 1, one at a time).
    */
   readonly toolConcurrency?: number;
+  /** When and how the model is shown a compacted view of a long list (absent: never; see `CompactionSettings`). */
+  readonly compaction?: CompactionSettings;
+}
+
+/** Context compaction as logged: the trigger and the strategy, resolved (the summarizer is a model, not a setting). */
+export interface CompactionSettings {
+  /** A model call whose prompt estimate would pass this many tokens is shown a compacted view. */
+  readonly triggerTokens: number;
+  /** `summarize` shows a summary in place of the hidden messages; `trim` drops them. */
+  readonly strategy: "summarize" | "trim";
+  /** Messages at the end shown as they are (more when a call's tool messages would be split). */
+  readonly keepRecent: number;
 }
 
 /** How a turn of a run ended, in brief, so that a store can list runs without replaying them. */
@@ -69,7 +82,21 @@ export type AgentEvent =
       readonly isError?: true;
     }
   | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
-  | { readonly type: "run.cancelled"; readonly reason?: string };
+  | { readonly type: "run.cancelled"; readonly reason?: string }
+  | ContextCompacted;
+
+/**
+ * The messages before `keptFrom` (after the task) are no longer shown to the model from model
+ * call `step` on: replaced by `summary`, or dropped when it is absent (`trim`). `usage` is the
+ * summarizer's, when its provider gave one.
+ */
+export type ContextCompacted = {
+  readonly type: "context.compacted";
+  readonly step: number;
+  readonly keptFrom: number;
+  readonly summary?: string;
+  readonly usage?: Usage;
+};
 
 /** What the machine asks of whoever drives it: it emits these, and they are answered with `AgentEvent`s. */
 export type AgentRequest =
@@ -80,6 +107,18 @@ export type AgentRequest =
       /** The list so far; the driver shows the model a read-only view of it. */
       readonly transcript: Transcript;
       readonly specs: readonly ToolSpec[];
+      /** What a compaction left the model to see (absent: the whole list). */
+      readonly view?: CompactedView;
+    }
+  | {
+      readonly type: "compactContext";
+      /** The model call the compacted view is for. */
+      readonly step: number;
+      readonly strategy: "summarize" | "trim";
+      /** The first message to keep showing; the ones before it (after the task) are hidden. */
+      readonly keptFrom: number;
+      /** What the summarizer is asked (for `summarize`; empty for `trim`). */
+      readonly prompt: readonly Message[];
     }
   | { readonly type: "runTool"; readonly call: ToolCall }
   | { readonly type: "requestDecision"; readonly call: ToolCall };
@@ -116,6 +155,7 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "run.cancelled",
   "run.finished",
   "user.messaged",
+  "context.compacted",
 ];
 
 /** The `tool.finished` event for an observation the tool registry made, with `isError` only when it is an error. */

@@ -4,6 +4,7 @@ export * from "./agent-input.js";
 export * from "./arg-path.js";
 export * from "./assign-call-ids.js";
 export * from "./check-reply.js";
+export * from "./compacted-view.js";
 export * from "./count-tokens.js";
 export * from "./errors.js";
 export * from "./events.js";

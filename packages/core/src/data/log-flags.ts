@@ -6,7 +6,7 @@
  */
 
 /** The version of the log format this code writes; it reads this one and every older one (docs/event-log.md). */
-export const EVENT_LOG_SCHEMA_VERSION = 3;
+export const EVENT_LOG_SCHEMA_VERSION = 4;
 
 /** The oldest log format this code reads. */
 export const OLDEST_EVENT_LOG_SCHEMA_VERSION = 1;
@@ -54,6 +54,12 @@ export const LOG_FLAGS = {
    * @since 3. In older logs it is read from the observation's `ERROR:` prefix, as it was then.
    */
   toolErrorLogged: 3,
+  /**
+   * A run may compact the model's view of a long list (`settings.compaction`): a
+   * `context.compacted` event says which messages are hidden and what summary stands for them.
+   * @since 4. Older logs have no compaction, and their runs never compact.
+   */
+  contextCompaction: 4,
 } as const satisfies Record<string, number>;
 
 /** The name of a behaviour that depends on the log's schema version. */

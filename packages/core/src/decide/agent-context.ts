@@ -11,6 +11,7 @@ import {
   transcriptTokens,
 } from "../data/index.js";
 import type { CallBatch } from "./call-batch.js";
+import { type CompactionState, initialCompaction, shownTokens } from "./compaction-state.js";
 
 /**
  * What starts `agentMachine`: resolved settings (see `resolveSettings`), the log format they came
@@ -47,6 +48,8 @@ export interface AgentContext {
   readonly specsTokens: number;
   /** The append-only message list. */
   readonly transcript: Transcript;
+  /** What the model is shown of the list when the run compacts it; null when it never does (it sees the whole list). */
+  readonly compaction: CompactionState | null;
   /** Model calls made over the whole run. */
   readonly steps: number;
   /** Tokens spent over the whole run: every prompt plus every reply, or the provider's counts when it gives them. */
@@ -89,6 +92,7 @@ export function initialContext({
     specs: settings.tools,
     specsTokens: countTokens(settings.tools),
     transcript,
+    compaction: initialCompaction(settings, logFlags(schemaVersion)),
     steps: 0,
     tokens: 0,
     turnStart: { steps: 0, tokens: 0 },
@@ -117,9 +121,12 @@ function nextTurn(context: AgentContext, message: string): AgentContext {
   };
 }
 
-/** Tokens of the next prompt: `countTokens(specs) + countTokens(messages)`, in O(1). */
+/** Tokens of the next prompt: `countTokens(specs) + countTokens(messages shown)`, in O(1). */
 export function promptTokens(context: AgentContext): number {
-  return context.specsTokens + transcriptTokens(context.transcript);
+  const { compaction, transcript } = context;
+  return (
+    context.specsTokens + (compaction === null ? transcriptTokens(transcript) : shownTokens(transcript, compaction))
+  );
 }
 
 /** Tokens spent past the budget in this turn (the provider counted more than the estimate allowed for), or 0. */

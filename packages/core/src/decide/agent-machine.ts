@@ -17,10 +17,20 @@ import {
   recordDecision,
   recordResult,
 } from "./agent-decisions.js";
+import {
+  compactionRequest,
+  isPlannedCompaction,
+  isSummaryOverBudget,
+  needsCompaction,
+  recordCompaction,
+  shownView,
+} from "./compaction.js";
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
- * limit or the token budget ends the run; `callingModel` waits for `model.replied`; a refusal ends
+ * limit or the token budget ends the run, or whether the prompt calls for a compacted view first
+ * (`compacting` asks for it with `compactContext`, checks the summarizer's call against the budget
+ * first, and goes back to `budgetCheck`, which then finds nothing more to hide); `callingModel` waits for `model.replied`; a refusal ends
  * it in `refused`, a reply without tool calls is the answer (`done`), otherwise `executingTools`
  * answers its calls. Calls are taken up (`enterCalls`) in call order while fewer than
  * `toolConcurrency` are in progress — when the reply comes, and each time a result or a decision
@@ -47,6 +57,12 @@ export const agentMachine = setup({
   guards: {
     isStepLimitReached: ({ context }) => isStepLimitReached(context),
     isOverBudget: ({ context }) => isOverBudget(context),
+    needsCompaction: ({ context }) => needsCompaction(context),
+    isSummaryOverBudget: ({ context }) => isSummaryOverBudget(context),
+    isPlannedCompaction: ({ context, event }) => {
+      assertEvent(event, "context.compacted");
+      return isPlannedCompaction(context, event);
+    },
     isRefusal: ({ event }) => {
       assertEvent(event, "model.replied");
       return isRefusal(event.reply);
@@ -73,6 +89,11 @@ export const agentMachine = setup({
   },
   actions: {
     requestModelReply: emit(({ context }) => modelRequest(context)),
+    requestCompaction: emit(({ context }) => compactionRequest(context)),
+    recordCompaction: assign(({ context, event }) => {
+      assertEvent(event, "context.compacted");
+      return recordCompaction(context, event);
+    }),
     appendReply: assign(({ context, event }) => {
       assertEvent(event, "model.replied");
       return appendReply(context, event.reply);
@@ -104,9 +125,30 @@ export const agentMachine = setup({
     budgetCheck: {
       always: [
         { guard: "isStepLimitReached", target: "stepLimit" },
+        { guard: "needsCompaction", target: "compacting" },
         { guard: "isOverBudget", target: "tokenBudget" },
         { target: "callingModel" },
       ],
+    },
+    compacting: {
+      initial: "checkingSummary",
+      states: {
+        checkingSummary: {
+          always: [{ guard: "isSummaryOverBudget", target: "#agent.tokenBudget" }, { target: "awaitingView" }],
+        },
+        awaitingView: {
+          entry: "requestCompaction",
+          on: {
+            "context.compacted": {
+              guard: "isPlannedCompaction",
+              // Back to the budget check: the list is what it was, so nothing more is left to hide and
+              // the trigger cannot send the run here again before the next reply.
+              target: "#agent.budgetCheck",
+              actions: "recordCompaction",
+            },
+          },
+        },
+      },
     },
     callingModel: {
       entry: "requestModelReply",
@@ -194,6 +236,7 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   if (snapshot.status !== "active") return [];
   const { context } = snapshot;
   if (snapshot.matches("callingModel")) return [modelRequest(context)];
+  if (snapshot.matches({ compacting: "awaitingView" })) return [compactionRequest(context)];
   const { batch } = context;
   if (!snapshot.matches("executingTools") || batch === null) return [];
   const requests: AgentRequest[] = [];
@@ -207,5 +250,12 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
 }
 
 function modelRequest(context: AgentContext): AgentRequest {
-  return { type: "callModel", transcript: context.transcript, specs: context.specs, step: context.steps + 1 };
+  const request = {
+    type: "callModel",
+    transcript: context.transcript,
+    specs: context.specs,
+    step: context.steps + 1,
+  } as const;
+  const view = context.compaction === null ? undefined : shownView(context);
+  return view === undefined ? request : { ...request, view };
 }

@@ -96,9 +96,20 @@ function eventProblem(value: unknown, position: number): string | null {
       return outcomeProblem(value.outcome);
     case "user.messaged":
       return isString(value.content) ? null : "needs a content string";
+    case "context.compacted":
+      return compactedProblem(value);
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }
+}
+
+function compactedProblem(value: Record<string, unknown>): string | null {
+  if (!isCount(value.step) || !isCount(value.keptFrom)) return "needs whole step and keptFrom";
+  if (!isOptional(value.summary, isString)) return "has a summary that is not a string";
+  const usage = value.usage;
+  return isOptional(usage, (it) => isPlainObject(it) && isCount(it.inputTokens) && isCount(it.outputTokens))
+    ? null
+    : "has a usage without whole inputTokens and outputTokens";
 }
 
 function outcomeProblem(outcome: unknown): string | null {
@@ -149,6 +160,9 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (!isOptional(settings.toolConcurrency, (cap) => cap === null || (isCount(cap) && cap >= 1))) {
     return "needs settings.toolConcurrency to be a whole number, 1 or more, or null";
   }
+  if (!isOptional(settings.compaction, isCompactionSettings)) {
+    return "needs settings.compaction to have triggerTokens, strategy ('summarize' or 'trim') and a whole keepRecent";
+  }
   if (settings.history !== undefined) {
     const history = checkHistory(settings.history);
     if (typeof history === "string") return `has a bad settings.history: ${history}`;
@@ -174,6 +188,12 @@ function isNames(value: unknown): boolean {
 
 function isOptional(value: unknown, check: (value: unknown) => boolean): boolean {
   return value === undefined || check(value);
+}
+
+function isCompactionSettings(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const { triggerTokens, strategy, keepRecent } = value;
+  return isTokens(triggerTokens) && (strategy === "summarize" || strategy === "trim") && isCount(keepRecent);
 }
 
 function isToolSpec(value: unknown): boolean {

@@ -9,3 +9,4 @@ export * from "./log-stamps.js";
 export * from "./replay.js";
 export * from "./run-fold.js";
 export * from "./run-position.js";
+export * from "./shown-at-step.js";

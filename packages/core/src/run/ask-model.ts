@@ -8,6 +8,7 @@ import {
   messagesOf,
   type Transcript,
   usedCallIds,
+  viewMessages,
 } from "../data/index.js";
 
 /** A machine's request for a model reply. */
@@ -32,7 +33,7 @@ export interface AskModelOptions {
 
 /**
  * Asks the model for the reply a `callModel` request waits for: the model is shown a read-only view
- * of the list, its reply is read once into a checked, frozen copy, and any call id that is empty or
+ * of the list (or of what a compaction left of it), its reply is read once into a checked, frozen copy, and any call id that is empty or
  * used before in the run becomes a positional one. Never rejects: a model that throws or returns
  * something that is not a reply is a `model-failed` answer with a `ModelError` naming the step.
  */
@@ -44,7 +45,9 @@ export async function askModel(
   let raw: unknown;
   try {
     const onDelta = options.onDelta;
-    raw = await model(listView(request.transcript), request.specs, {
+    const { view } = request;
+    const messages = view === undefined ? listView(request.transcript) : viewMessages(request.transcript, view);
+    raw = await model(messages, request.specs, {
       get signal() {
         return options.signal ?? neverAborted();
       },
@@ -89,7 +92,8 @@ function withUniqueIds(reply: ModelReply, transcript: Transcript, usedIds?: () =
 function failed(request: ModelRequest, message: string, cause?: unknown): ModelAnswer {
   const { step } = request;
   const error = new ModelError(`model call ${step} failed: ${message}`, {
-    messages: messagesOf(request.transcript),
+    messages:
+      request.view === undefined ? messagesOf(request.transcript) : viewMessages(request.transcript, request.view),
     step,
     cause,
   });

@@ -6,6 +6,7 @@ export * from "./answer-inbox.js";
 export * from "./approval-desk.js";
 export * from "./ask-approver.js";
 export * from "./ask-model.js";
+export * from "./compact-context.js";
 export * from "./driven-machine.js";
 export * from "./mail-fixture.js";
 export * from "./performing.js";

@@ -2,11 +2,13 @@ import type { AgentEvent, AgentRequest } from "../data/index.js";
 import { AnswerInbox } from "./answer-inbox.js";
 import type { ApproverAnswer } from "./ask-approver.js";
 import type { ModelAnswer } from "./ask-model.js";
+import type { CompactionAnswer } from "./compact-context.js";
 import type { ToolAnswer } from "./run-tool.js";
 
 /** What the run loop takes next: a performer's answer, the run's cancellation, a failure, or the stop. */
 export type LoopAnswer =
   | ModelAnswer
+  | CompactionAnswer
   | ToolAnswer
   | ApproverAnswer
   | { readonly type: "cancelled"; readonly event: Extract<AgentEvent, { type: "run.cancelled" }> }

@@ -28,6 +28,8 @@ export interface ResumeOptions
    * id that waits for no decision is refused.
    */
   readonly decisions?: Readonly<Record<string, Decision>>;
+  /** Writes the summaries when the run compacts with `summarize` (default: `model`); logged summaries are never asked for again. */
+  readonly summarizer?: Model;
 }
 
 /**

@@ -63,7 +63,7 @@ export async function runAgent(
   checkRunOptions(options);
   const settings = resolveSettings(task, model, registry, options);
   const { store, runId = globalThis.crypto.randomUUID() } = options;
-  const ports = { ...portsOf(options), model, registry };
+  const ports = { ...portsOf({ ...options, summarizer: options.compaction?.summarizer }), model, registry };
   if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
   // One writer per run: the run is held before it is looked for, and until it returns.
   return holding(store, runId, async () => {
@@ -81,10 +81,11 @@ export async function runAgent(
 
 /** The options a live run is driven with, taken from the caller's. */
 export function portsOf(
-  options: Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent">,
+  options: Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent"> &
+    Pick<EffectPorts, "summarizer">,
 ): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
-  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent } = options;
-  return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent };
+  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, summarizer } = options;
+  return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, summarizer };
 }
 
 /** One live stretch of a run: its settings and ports, and where it starts. */

@@ -6,6 +6,7 @@ import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { type Approver, askApprover } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
+import { compactContext } from "./compact-context.js";
 import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
 import { type RunToolOptions, runTool } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
@@ -14,6 +15,8 @@ import type { AgentStreamEvent } from "./stream-events.js";
 export interface EffectPorts {
   readonly model: Model;
   readonly registry: ToolRegistry;
+  /** Writes the summaries of a compacting run (default: `model`). */
+  readonly summarizer?: Model | undefined;
   /** Where the run's events are logged, after what was logged before when the run is resumed. */
   readonly journal?: Pick<Journal, "commit"> | undefined;
   /** Decides on calls to tools registered with `needsApproval`. */
@@ -171,6 +174,11 @@ export class RunLoop {
       this.#inbox.perform(request, () => this.#askModel(request));
       return;
     }
+    if (request.type === "compactContext") {
+      const { summarizer = this.#ports.model } = this.#ports;
+      this.#inbox.perform(request, () => compactContext(summarizer, request, { signal: this.#end.signal }));
+      return;
+    }
     if (request.type === "requestDecision") {
       this.#tell({ type: "decision-requested", call: request.call });
       this.#inbox.perform(request, () => askApprover(this.#ports.approve, request.call));
@@ -203,6 +211,7 @@ export class RunLoop {
   #eventOf(answer: LoopAnswer): AgentEvent | null {
     switch (answer.type) {
       case "model-replied":
+      case "compacted":
       case "tool-result":
       case "tool-error":
       case "tool-lost":
@@ -223,6 +232,9 @@ export class RunLoop {
     if (this.#ports.onEvent === undefined) return;
     if (answer.type === "model-replied") {
       this.#tell({ type: "step-finished", step: answer.step, reply: answer.event.reply });
+    } else if (answer.type === "compacted") {
+      const { step, keptFrom, summary } = answer.event;
+      this.#tell({ type: "compacted", step, keptFrom, ...(summary === undefined ? {} : { summary }) });
     } else if (answer.type === "decided") {
       this.#tell({ type: "decision-given", call: answer.call, decision: answer.decision });
     } else if (answer.type === "tool-result" || answer.type === "tool-error" || answer.type === "tool-lost") {

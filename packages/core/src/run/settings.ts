@@ -1,4 +1,4 @@
-import type { Message, Model, RunSettings } from "../data/index.js";
+import type { CompactionSettings, Message, Model, RunSettings } from "../data/index.js";
 import { checkHistory } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 
@@ -10,6 +10,20 @@ export const DEFAULT_MAX_STEPS = 8;
 export const DEFAULT_TOKEN_BUDGET = 4000;
 /** The repeated-call guard's limit when `onRepeatedCall` turns it on without a `repeatLimit`. */
 export const DEFAULT_REPEAT_LIMIT = 3;
+/** Messages at the end a compaction shows as they are when `keepRecent` is not given. */
+export const DEFAULT_KEEP_RECENT = 4;
+
+/** Context compaction, as `runAgent` takes it: when to compact, how, and who writes the summaries. */
+export interface CompactionOptions {
+  /** Compact before a model call whose prompt estimate would pass this many tokens. */
+  readonly triggerTokens: number;
+  /** `summarize` (default) shows a summary in place of the hidden messages; `trim` drops them. */
+  readonly strategy?: "summarize" | "trim";
+  /** Messages at the end shown as they are (default 4). */
+  readonly keepRecent?: number;
+  /** Writes the summaries, called without tools (default: the run's model). */
+  readonly summarizer?: Model;
+}
 
 /** The limits and policies of a run: everything its decisions depend on, logged in `run.started`. */
 export interface AgentOptions {
@@ -40,6 +54,12 @@ export interface AgentOptions {
    * taken in call order: 1 runs them one at a time. Default: all of them at once.
    */
   readonly toolConcurrency?: number;
+  /**
+   * Shows the model a compacted view of a long list: before a model call whose prompt would pass
+   * `triggerTokens`, the messages between the task and the last `keepRecent` are summarized (or
+   * dropped); the list itself keeps them all. Off by default.
+   */
+  readonly compaction?: CompactionOptions;
 }
 
 /** A model that says how long its replies can be (adapters set it), so the budget can reserve room. */
@@ -79,6 +99,26 @@ export function resolveSettings(
     replyReserve: tokens("replyReserve", options.replyReserve ?? model.maxReplyTokens ?? 0, false),
     countUsage: true,
     toolConcurrency: count("toolConcurrency", options.toolConcurrency ?? Number.POSITIVE_INFINITY, 1, true),
+    ...(options.compaction === undefined ? {} : { compaction: resolveCompaction(options.compaction) }),
+  };
+}
+
+/** The compaction settings to log, defaults filled in and checked; the summarizer is checked and left out. */
+function resolveCompaction(options: CompactionOptions): CompactionSettings {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`compaction must be an object with triggerTokens; got ${describe(options)}`);
+  }
+  const strategy = options.strategy ?? "summarize";
+  if (strategy !== "summarize" && strategy !== "trim") {
+    throw new RangeError(`compaction.strategy must be 'summarize' or 'trim'; got ${describe(strategy)}`);
+  }
+  if (options.summarizer !== undefined && typeof options.summarizer !== "function") {
+    throw new TypeError(`compaction.summarizer must be a model (a function); got ${describe(options.summarizer)}`);
+  }
+  return {
+    triggerTokens: tokens("compaction.triggerTokens", options.triggerTokens, false),
+    strategy,
+    keepRecent: count("compaction.keepRecent", options.keepRecent ?? DEFAULT_KEEP_RECENT, 0, false),
   };
 }
 

@@ -2,7 +2,7 @@ import type { AgentResult, Decision, ModelDelta, ModelReply, ToolCall } from "..
 
 /**
  * What a run tells as it goes (`runAgent`'s `onEvent`, `streamAgent`'s iteration): each model
- * call's start, the deltas it streams and its reply; each tool call's start and result; each
+ * call's start, the deltas it streams and its reply; each compaction of what the model is shown; each tool call's start and result; each
  * decision asked for and given; and last the result. Everything but the deltas is told once it
  * is logged; deltas are only shown, never logged (the reply they add up to is).
  */
@@ -10,6 +10,8 @@ export type AgentStreamEvent =
   | { readonly type: "step-started"; readonly step: number }
   | (ModelDelta & { readonly step: number })
   | { readonly type: "step-finished"; readonly step: number; readonly reply: ModelReply }
+  /** From model call `step` on, the messages before `keptFrom` (after the task) are hidden; `summary` stands for them. */
+  | { readonly type: "compacted"; readonly step: number; readonly keptFrom: number; readonly summary?: string }
   | { readonly type: "tool-started"; readonly call: ToolCall }
   | { readonly type: "tool-finished"; readonly call: ToolCall; readonly content: string; readonly isError: boolean }
   | { readonly type: "decision-requested"; readonly call: ToolCall }
