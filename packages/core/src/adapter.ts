@@ -19,8 +19,12 @@ export {
   copyReply,
   countTokens,
   isErrorMessage,
+  isRetryableFailure,
   MAX_ARGS_DEPTH,
+  ProviderError,
+  type ProviderFailure,
   pointerSegments,
+  retryAfterMs,
   valueAt,
 } from "./data/index.js";
 export type { ModelWithLimits } from "./run/index.js";

@@ -10,6 +10,7 @@ export {
   type ModelDelta,
   ModelError,
   type ModelReply,
+  ProviderError,
   type ToolCall,
   type ToolParameters,
   ToolSchemaError,

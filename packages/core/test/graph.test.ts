@@ -70,7 +70,7 @@ describe("agentMachine structure", () => {
   it("starts in budgetCheck and has exactly the designed states", () => {
     expect(root.initial.target.map((n) => n.key)).toEqual(["budgetCheck"]);
     expect(Object.keys(root.states).sort()).toEqual(
-      ["budgetCheck", "callingModel", "executingTools", ...FINAL_STATES].sort(),
+      ["budgetCheck", "callingModel", "retryWait", "executingTools", ...FINAL_STATES].sort(),
     );
     expect(Object.keys(tools?.states ?? {}).sort()).toEqual(["awaitingDecision", "nextCalls", "runningTools"]);
     expect(tools?.initial.target.map((n) => n.key)).toEqual(["nextCalls"]);

@@ -82,6 +82,9 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
       return startTool(ctx, key, request.call, effects);
     case "requestDecision":
       return startDecision(ctx, key, request.call, effects);
+    case "waitRetry":
+      // Restate retries a model call itself (`modelRetry`), durably; the harness's own retries are not taken here.
+      throw new TypeError("retry and fallbackModels are not used on Restate: give modelRetry instead");
   }
 }
 

@@ -39,6 +39,7 @@ export const REPORT_JS = `
       case "run.cancelled": return span("cancelled", esc(d[0]));
       case "run.finished": return esc(d[0]);
       case "user.messaged": return span("turn", "turn " + d[0]);
+      case "model.failed": return span("denied", esc(d[0]));
     }
     return "";
   }

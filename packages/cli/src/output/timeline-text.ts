@@ -116,7 +116,22 @@ function describeEvent(
       );
     case "user.messaged":
       return colors.dim(`turn ${entry.turn}`);
+    case "model.failed":
+      return colors.red(failedAttempt(event));
+    case "retry.waited":
+      return colors.dim("next attempt");
   }
+}
+
+/** A failed model attempt in one line: which model, whether it is tried again, the provider's wait, the error. */
+export function failedAttempt(event: {
+  readonly model: number;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly error: string;
+}): string {
+  const after = event.retryAfterMs === undefined ? "" : `, retry-after ${event.retryAfterMs} ms`;
+  return `model ${event.model} · ${event.retryable ? "retryable" : "not retryable"}${after} · ${event.error}`;
 }
 
 /** `, 120 tokens over budget` when the provider counted more than the budget allowed for. */

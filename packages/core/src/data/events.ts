@@ -46,6 +46,29 @@ export interface RunSettings {
    * taken in call order; `Infinity` (logged as `null`) for all of them (absent: 1, one at a time).
    */
   readonly toolConcurrency?: number;
+  /** How a failed model call is tried again (absent: it is not; from schema 4 on). */
+  readonly retry?: RetrySettings;
+  /** How many fallback models the run was given (absent: none; from schema 4 on). */
+  readonly fallbackModels?: number;
+}
+
+/** `retry` resolved: attempts after a failure per model, and the backoff's first and longest wait in milliseconds. */
+export interface RetrySettings {
+  readonly attempts: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/** A failed model call, as logged before the next attempt (from schema 4 on, with `retry` or `fallbackModels`). */
+export interface ModelFailed {
+  readonly type: "model.failed";
+  /** The failure in one line: the SDK error's name and message. */
+  readonly error: string;
+  readonly retryable: boolean;
+  /** Milliseconds the provider asked to wait, when it said. */
+  readonly retryAfterMs?: number;
+  /** Which model failed: 0 the run's model, 1 the first of `fallbackModels`, and so on. */
+  readonly model: number;
 }
 
 /** How a turn of a run ended, in brief, so that a store can list runs without replaying them. */
@@ -60,7 +83,14 @@ export interface RunOutcome {
 
 /** The events the machine takes: a reply, a call's observation, a decision, the caller's abort. */
 export type AgentEvent =
-  | { readonly type: "model.replied"; readonly reply: ModelReply }
+  | {
+      readonly type: "model.replied";
+      readonly reply: ModelReply;
+      /** Which model answered, with `retry` or `fallbackModels` (absent: the run's model). */
+      readonly model?: number;
+    }
+  | ModelFailed
+  | { readonly type: "retry.waited" }
   | {
       readonly type: "tool.finished";
       readonly callId: string;
@@ -80,6 +110,15 @@ export type AgentRequest =
       /** The list so far; the driver shows the model a read-only view of it. */
       readonly transcript: Transcript;
       readonly specs: readonly ToolSpec[];
+      /** Which model to ask: 0 (or absent) the run's model, 1 the first of `fallbackModels`, and so on. */
+      readonly model?: number;
+    }
+  | {
+      readonly type: "waitRetry";
+      /** Milliseconds to wait before the next attempt. */
+      readonly delayMs: number;
+      /** Whether the driver may spread the wait (the harness's own backoff), or must keep it (the provider's `retry-after`). */
+      readonly jitter: boolean;
     }
   | { readonly type: "runTool"; readonly call: ToolCall }
   | { readonly type: "requestDecision"; readonly call: ToolCall };
@@ -116,6 +155,8 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "run.cancelled",
   "run.finished",
   "user.messaged",
+  "model.failed",
+  "retry.waited",
 ];
 
 /** The `tool.finished` event for an observation the tool registry made, with `isError` only when it is an error. */

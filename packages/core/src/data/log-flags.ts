@@ -6,7 +6,7 @@
  */
 
 /** The version of the log format this code writes; it reads this one and every older one (docs/event-log.md). */
-export const EVENT_LOG_SCHEMA_VERSION = 3;
+export const EVENT_LOG_SCHEMA_VERSION = 4;
 
 /** The oldest log format this code reads. */
 export const OLDEST_EVENT_LOG_SCHEMA_VERSION = 1;
@@ -54,6 +54,12 @@ export const LOG_FLAGS = {
    * @since 3. In older logs it is read from the observation's `ERROR:` prefix, as it was then.
    */
   toolErrorLogged: 3,
+  /**
+   * A failed model call can be logged (`model.failed`) and tried again after a logged wait
+   * (`retry.waited`), on the same model or a fallback; a reply says which model gave it.
+   * @since 4. Older logs hold no such events, and replay refuses them there.
+   */
+  retriedModelCalls: 4,
 } as const satisfies Record<string, number>;
 
 /** The name of a behaviour that depends on the log's schema version. */

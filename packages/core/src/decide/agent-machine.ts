@@ -17,6 +17,7 @@ import {
   recordDecision,
   recordResult,
 } from "./agent-decisions.js";
+import { clearAttempts, currentAttempt, hasFallback, mayRetry, nextModel, recordFailure, waitRequest } from "./model-retry.js";
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
@@ -30,6 +31,9 @@ import {
  * in `awaitingDecision` when only decisions are awaited. The result that answers the last call
  * left goes straight back to `budgetCheck`. Tool messages are appended in call order, whatever
  * order the results come in. `run.cancelled` ends the run from any state in `cancelled`.
+ * With `retry` or `fallbackModels`, a failed call (`model.failed`) waits in `retryWait` and goes
+ * back through `budgetCheck` to the same model while it has attempts left, then to the next
+ * fallback model; when none is left the step's attempts are cleared and the driver rejects.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -70,6 +74,11 @@ export const agentMachine = setup({
       assertEvent(event, "approval.decided");
       return isAwaitedDecision(context, event);
     },
+    mayRetry: ({ context, event }) => {
+      assertEvent(event, "model.failed");
+      return mayRetry(context, event);
+    },
+    hasFallback: ({ context }) => hasFallback(context),
   },
   actions: {
     requestModelReply: emit(({ context }) => modelRequest(context)),
@@ -94,6 +103,13 @@ export const agentMachine = setup({
     }),
     closeCalls: assign(({ context }, params: { why: string }) => closeCalls(context, params.why)),
     finish: assign((_, params: { status: AgentStatus }) => ({ status: params.status })),
+    recordFailure: assign(({ context, event }) => {
+      assertEvent(event, "model.failed");
+      return context.retry === null ? {} : recordFailure({ ...context, retry: context.retry }, event);
+    }),
+    nextModel: assign(({ context }) => nextModel(context)),
+    clearAttempts: assign(() => clearAttempts()),
+    requestRetryWait: emit(({ context }) => waitRequest(context)),
   },
 }).createMachine({
   id: "agent",
@@ -116,7 +132,16 @@ export const agentMachine = setup({
           { guard: "hasToolCalls", target: "executingTools", actions: ["appendReply", "enterCalls"] },
           { target: "done", actions: "appendReply" },
         ],
+        "model.failed": [
+          { guard: "mayRetry", target: "retryWait", actions: "recordFailure" },
+          { guard: "hasFallback", target: "budgetCheck", actions: "nextModel" },
+          { target: "budgetCheck", actions: "clearAttempts" },
+        ],
       },
+    },
+    retryWait: {
+      entry: "requestRetryWait",
+      on: { "retry.waited": { target: "budgetCheck" } },
     },
     executingTools: {
       initial: "nextCalls",
@@ -194,6 +219,7 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   if (snapshot.status !== "active") return [];
   const { context } = snapshot;
   if (snapshot.matches("callingModel")) return [modelRequest(context)];
+  if (snapshot.matches("retryWait")) return [waitRequest(context)];
   const { batch } = context;
   if (!snapshot.matches("executingTools") || batch === null) return [];
   const requests: AgentRequest[] = [];
@@ -207,5 +233,6 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
 }
 
 function modelRequest(context: AgentContext): AgentRequest {
-  return { type: "callModel", transcript: context.transcript, specs: context.specs, step: context.steps + 1 };
+  const request = { type: "callModel", transcript: context.transcript, specs: context.specs, step: context.steps + 1 } as const;
+  return context.retry === null ? request : { ...request, model: currentAttempt(context).model };
 }

@@ -6,3 +6,4 @@ export * from "./agent-machine.js";
 export * from "./agent-view.js";
 export * from "./call-batch.js";
 export * from "./call-key.js";
+export * from "./model-retry.js";

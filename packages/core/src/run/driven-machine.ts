@@ -23,7 +23,12 @@ export function drivenMachine(
     requests.push(request);
     onRequest?.();
   };
-  const subscriptions = [actor.on("callModel", keep), actor.on("runTool", keep), actor.on("requestDecision", keep)];
+  const subscriptions = [
+    actor.on("callModel", keep),
+    actor.on("waitRetry", keep),
+    actor.on("runTool", keep),
+    actor.on("requestDecision", keep),
+  ];
   return {
     takeRequests: () => {
       if (requests.length === 0) return NONE;

@@ -81,10 +81,13 @@ export async function runAgent(
 
 /** The options a live run is driven with, taken from the caller's. */
 export function portsOf(
-  options: Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent">,
+  options: Pick<
+    RunOptions,
+    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "fallbackModels"
+  >,
 ): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
-  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent } = options;
-  return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent };
+  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels } = options;
+  return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels };
 }
 
 /** One live stretch of a run: its settings and ports, and where it starts. */

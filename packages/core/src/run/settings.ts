@@ -1,6 +1,7 @@
 import type { Message, Model, RunSettings } from "../data/index.js";
 import { checkHistory } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
+import { type RetryOptions, resolveRetry } from "./retry-options.js";
 
 /** The system prompt used when none is given. */
 export const DEFAULT_SYSTEM = "Use the tools to answer the user.";
@@ -40,6 +41,10 @@ export interface AgentOptions {
    * taken in call order: 1 runs them one at a time. Default: all of them at once.
    */
   readonly toolConcurrency?: number;
+  /** Tries a call that failed with a retryable `ModelError` again after an exponential backoff (a provider's `retry-after` wins), `attempts` times per model. */
+  readonly retry?: RetryOptions;
+  /** Models asked in turn, each with the same retries, once the run's model has failed the call. */
+  readonly fallbackModels?: readonly Model[];
 }
 
 /** A model that says how long its replies can be (adapters set it), so the budget can reserve room. */
@@ -79,6 +84,7 @@ export function resolveSettings(
     replyReserve: tokens("replyReserve", options.replyReserve ?? model.maxReplyTokens ?? 0, false),
     countUsage: true,
     toolConcurrency: count("toolConcurrency", options.toolConcurrency ?? Number.POSITIVE_INFINITY, 1, true),
+    ...resolveRetry(options.retry, options.fallbackModels),
   };
 }
 
