@@ -10,7 +10,6 @@ export {
   type ModelDelta,
   ModelError,
   type ModelReply,
-  ProviderError,
   type ToolCall,
   type ToolParameters,
   ToolSchemaError,

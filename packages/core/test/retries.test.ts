@@ -4,7 +4,6 @@ import {
   MemoryEventStore,
   type Model,
   ModelError,
-  ProviderError,
   replayRun,
   resumeAgent,
   runAgent,
@@ -25,15 +24,15 @@ function flaky(failures: readonly unknown[]): Model & { readonly calls: number }
     if (failure !== undefined) throw failure;
     return answer;
   };
-  return Object.defineProperty(model, "calls", { get: () => calls }) as Model & { readonly calls: number };
+  return Object.defineProperty(model, "calls", { get: () => calls }) as unknown as Model & { readonly calls: number };
 }
 
-function overloaded(retryAfterMs?: number): ProviderError {
-  const cause = new Error("529 overloaded_error");
-  return new ProviderError("overloaded", { retryable: true, cause, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+/** A failure as a custom model throws it: any error with `retryable` (and `retryAfterMs`) set. */
+function overloaded(retryAfterMs?: number): Error {
+  return Object.assign(new Error("529 overloaded_error"), { retryable: true }, retryAfterMs === undefined ? {} : { retryAfterMs });
 }
 
-const badKey = new ProviderError("401", { retryable: false, cause: new Error("401 invalid x-api-key") });
+const badKey = Object.assign(new Error("401 invalid x-api-key"), { retryable: false });
 const types = (events: readonly StoredEvent[]) => events.map((event) => event.type);
 
 describe("retries and fallback models", () => {

@@ -14,5 +14,6 @@ export * from "./json-value.js";
 export * from "./log-flags.js";
 export * from "./provider-error.js";
 export * from "./run-end.js";
+export * from "./sdk-failure.js";
 export * from "./transcript.js";
 export * from "./types.js";

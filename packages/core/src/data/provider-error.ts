@@ -1,5 +1,3 @@
-import { AgentloopError, isBranded } from "./errors.js";
-
 /** What an adapter learned about a failed request: whether trying again may help, and when. */
 export interface ProviderFailure {
   /** Whether the same call may succeed later: a rate limit, an overload, a 5xx, a dropped connection, a timeout. */
@@ -8,25 +6,22 @@ export interface ProviderFailure {
   readonly retryAfterMs?: number;
 }
 
+const FAILURE = Symbol.for("agentloop.failure");
+
 /**
- * A model adapter's failure, classified: `cause` is the SDK's own error, kept as it was. The run
- * turns it into a `ModelError` whose `cause` is that SDK error and whose `retryable` and
- * `retryAfterMs` are these, so that `retry` and `fallbackModels` know what to do.
+ * Marks an error a model adapter rejects with as retryable or not (and the wait the provider
+ * asked for), on a hidden symbol key, and returns the same error: callers of the adapter still get
+ * the SDK's own error, and the run reads the mark into `ModelError.retryable`. A frozen error
+ * stays unmarked (not retryable).
  */
-export class ProviderError extends AgentloopError implements ProviderFailure {
-  override readonly name = "ProviderError";
-  readonly retryable: boolean;
-  readonly retryAfterMs?: number;
-
-  constructor(message: string, failure: ProviderFailure & { readonly cause: unknown }) {
-    super(message, { cause: failure.cause });
-    this.retryable = failure.retryable;
-    if (failure.retryAfterMs !== undefined) this.retryAfterMs = failure.retryAfterMs;
+export function markFailure<T>(error: T, failure: ProviderFailure): T {
+  if (typeof error !== "object" || error === null) return error;
+  try {
+    Object.defineProperty(error, FAILURE, { value: failure, configurable: true });
+  } catch {
+    // A frozen error keeps its default: not retryable.
   }
-
-  static override isInstance(value: unknown): value is ProviderError {
-    return isBranded(value, "ProviderError");
-  }
+  return error;
 }
 
 /** Error types of a provider's error body (`error.type` / `error.code`) that a later attempt may get past. */
@@ -61,15 +56,23 @@ export function retryAfterMs(
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The `retryable` and `retryAfterMs` of anything a model threw: a `ProviderError`'s, an error's own `retryable` flag, else not retryable. */
+/**
+ * The `retryable` and `retryAfterMs` of anything a model threw: an adapter's mark (`markFailure`),
+ * else the error's own `retryable` and `retryAfterMs` properties (a custom model sets them), else
+ * not retryable.
+ */
 export function failureOf(thrown: unknown): ProviderFailure {
-  if (ProviderError.isInstance(thrown)) {
-    const { retryable, retryAfterMs: after } = thrown;
-    return after === undefined ? { retryable } : { retryable, retryAfterMs: after };
-  }
   try {
-    const flag = (thrown as { retryable?: unknown } | null)?.retryable;
-    return { retryable: flag === true };
+    if (typeof thrown !== "object" || thrown === null) return { retryable: false };
+    const source = ((thrown as { [FAILURE]?: ProviderFailure })[FAILURE] ?? thrown) as {
+      retryable?: unknown;
+      retryAfterMs?: unknown;
+    };
+    const retryable = source.retryable === true;
+    const after = source.retryAfterMs;
+    return typeof after === "number" && Number.isFinite(after) && after >= 0
+      ? { retryable, retryAfterMs: Math.ceil(after) }
+      : { retryable };
   } catch {
     return { retryable: false };
   }

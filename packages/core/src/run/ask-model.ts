@@ -7,7 +7,6 @@ import {
   listView,
   ModelError,
   messagesOf,
-  ProviderError,
   type Transcript,
   usedCallIds,
 } from "../data/index.js";
@@ -56,9 +55,7 @@ export async function askModel(
       ...(options.harnessRetries === true ? { harnessRetries: true } : {}),
     });
   } catch (error) {
-    // An adapter's classified failure stands for its SDK's error: that is the cause the caller sees.
-    const cause = ProviderError.isInstance(error) ? error.cause : error;
-    return failed(request, describeThrown(cause), cause, failureOf(error));
+    return failed(request, describeThrown(error), error, failureOf(error));
   }
   const reply = copyReply(raw);
   if (typeof reply === "string") return failed(request, `the model returned an invalid reply: ${reply}`);
