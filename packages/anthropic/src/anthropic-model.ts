@@ -80,9 +80,12 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
       return fromAnthropicMessage(await client.messages.create(body, { ...options, signal }).catch(failed), messages);
     }
     const tally = textTally(onDelta);
-    const streamed = await streamMessage(body, { client, requestOptions: options, signal, onDelta: tally.onDelta }).catch(
-      failed,
-    );
+    const streamed = await streamMessage(body, {
+      client,
+      requestOptions: options,
+      signal,
+      onDelta: tally.onDelta,
+    }).catch(failed);
     const reply = fromAnthropicMessage(streamed, messages);
     tally.settle(reply.content);
     return reply;

@@ -18,7 +18,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-const failed = (events: readonly StoredEvent[]) => events.flatMap((event) => (event.type === "model.failed" ? [event] : []));
+const failed = (events: readonly StoredEvent[]) =>
+  events.flatMap((event) => (event.type === "model.failed" ? [event] : []));
 const answer = message({ content: [{ type: "text", text: "It is 86 F in Pune." }] });
 
 describe("Anthropic errors under the run's retry", () => {

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Model, replayRun, resumeAgent } from "../src/index.js";
-import { parseEventLog } from "../src/store.js";
-import { makeWeatherRegistry } from "../src/testing.js";
 import { pendingRequests } from "../src/machine.js";
+import { parseEventLog } from "../src/store.js";
 import { JsonlEventStore } from "../src/stores/jsonl-store.js";
+import { makeWeatherRegistry } from "../src/testing.js";
 
 // A golden log of schema 4, written once and never regenerated: a 429 with retry-after waited
 // out, a tool call, then a 529 and a 500 on the run's model, and the answer from the fallback.
@@ -58,12 +58,17 @@ describe("golden log v4-retries", () => {
     expect(pendingRequests(replayRun(events.slice(0, 7)).snapshot)).toEqual([
       { type: "waitRetry", delayMs: 1, jitter: true },
     ]);
-    expect(pendingRequests(replayRun(events.slice(0, 9)).snapshot)).toMatchObject([{ type: "callModel", step: 2, model: 1 }]);
+    expect(pendingRequests(replayRun(events.slice(0, 9)).snapshot)).toMatchObject([
+      { type: "callModel", step: 2, model: 1 },
+    ]);
   });
 
   it("resume gives the finished run back, calling nothing", async () => {
     const store = goldenStore();
-    const result = await resumeAgent("v4-retries", never, makeWeatherRegistry().registry, { store, fallbackModels: [never] });
+    const result = await resumeAgent("v4-retries", never, makeWeatherRegistry().registry, {
+      store,
+      fallbackModels: [never],
+    });
     expect(result).toMatchObject({ status: "done", steps: 2 });
   });
 

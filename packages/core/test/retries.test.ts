@@ -29,7 +29,11 @@ function flaky(failures: readonly unknown[]): Model & { readonly calls: number }
 
 /** A failure as a custom model throws it: any error with `retryable` (and `retryAfterMs`) set. */
 function overloaded(retryAfterMs?: number): Error {
-  return Object.assign(new Error("529 overloaded_error"), { retryable: true }, retryAfterMs === undefined ? {} : { retryAfterMs });
+  return Object.assign(
+    new Error("529 overloaded_error"),
+    { retryable: true },
+    retryAfterMs === undefined ? {} : { retryAfterMs },
+  );
 }
 
 const badKey = Object.assign(new Error("401 invalid x-api-key"), { retryable: false });
@@ -39,7 +43,11 @@ describe("retries and fallback models", () => {
   it("a retryable failure is logged, waited out and tried again on the same model; the reply says which model", async () => {
     const store = new MemoryEventStore();
     const model = flaky([overloaded(), overloaded()]);
-    const result = await runAgent(TASK, model, registry, { store, runId: "r", retry: { attempts: 2, initialDelayMs: 1 } });
+    const result = await runAgent(TASK, model, registry, {
+      store,
+      runId: "r",
+      retry: { attempts: 2, initialDelayMs: 1 },
+    });
     expect(result).toMatchObject({ status: "done", steps: 1 });
     const events = await store.read("r");
     expect(types(events)).toEqual([
@@ -51,7 +59,11 @@ describe("retries and fallback models", () => {
       "model.replied",
       "run.finished",
     ]);
-    expect(events[1]).toMatchObject({ retryable: true, model: 0, error: "model call 1 failed: Error: 529 overloaded_error" });
+    expect(events[1]).toMatchObject({
+      retryable: true,
+      model: 0,
+      error: "model call 1 failed: Error: 529 overloaded_error",
+    });
     expect(events[5]).toMatchObject({ model: 0 });
     expect(replayRun(events).result).toMatchObject({ status: "done", steps: 1 });
   });
@@ -165,8 +177,8 @@ describe("retries and fallback models", () => {
     await expect(runAgent(TASK, flaky([]), registry, { retry: { attempts: -1 } })).rejects.toThrow(
       "retry.attempts must be a whole number, 0 or more; got -1",
     );
-    await expect(
-      runAgent(TASK, flaky([]), registry, { fallbackModels: ["gpt" as unknown as Model] }),
-    ).rejects.toThrow("fallbackModels[0] must be a model (a function); got string");
+    await expect(runAgent(TASK, flaky([]), registry, { fallbackModels: ["gpt" as unknown as Model] })).rejects.toThrow(
+      "fallbackModels[0] must be a model (a function); got string",
+    );
   });
 });

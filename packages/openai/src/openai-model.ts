@@ -1,7 +1,7 @@
 import type { Message, Model, ModelCallOptions, ModelReply, ToolSpec } from "@agentloop/core/adapter";
 import type OpenAI from "openai";
-import { classifyOpenAIError } from "./classify-error.js";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import { classifyOpenAIError } from "./classify-error.js";
 import { fromOpenAICompletion } from "./from-openai-completion.js";
 import { withoutQuotaRetries } from "./quota-fetch.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";

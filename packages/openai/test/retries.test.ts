@@ -18,7 +18,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-const failed = (events: readonly StoredEvent[]) => events.flatMap((event) => (event.type === "model.failed" ? [event] : []));
+const failed = (events: readonly StoredEvent[]) =>
+  events.flatMap((event) => (event.type === "model.failed" ? [event] : []));
 
 describe("OpenAI errors under the run's retry and fallbackModels", () => {
   it("429 with retry-after, 500 and 503 are retryable: each is logged, one request per attempt, then the reply", async () => {

@@ -57,7 +57,13 @@ export class ModelError extends AgentloopError {
 
   constructor(
     message: string,
-    details: { messages: readonly Message[]; step: number; cause?: unknown; retryable?: boolean; retryAfterMs?: number },
+    details: {
+      messages: readonly Message[];
+      step: number;
+      cause?: unknown;
+      retryable?: boolean;
+      retryAfterMs?: number;
+    },
   ) {
     super(message, { cause: details.cause });
     this.messages = details.messages;

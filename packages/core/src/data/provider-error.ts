@@ -25,7 +25,13 @@ export function markFailure<T>(error: T, failure: ProviderFailure): T {
 }
 
 /** Error types of a provider's error body (`error.type` / `error.code`) that a later attempt may get past. */
-const RETRYABLE_TYPES = new Set(["rate_limit_error", "rate_limit_exceeded", "overloaded_error", "api_error", "server_error"]);
+const RETRYABLE_TYPES = new Set([
+  "rate_limit_error",
+  "rate_limit_exceeded",
+  "overloaded_error",
+  "api_error",
+  "server_error",
+]);
 /** Error types that no later attempt gets past: an empty balance does not refill in seconds. */
 const FINAL_TYPES = new Set(["insufficient_quota", "context_length_exceeded", "invalid_request_error"]);
 

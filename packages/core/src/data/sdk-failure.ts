@@ -36,7 +36,10 @@ export function sdkFailure(error: unknown, sdk: SdkErrorClasses): unknown {
   if (error instanceof sdk.APIError) {
     const { status, headers } = error as ApiErrorShape;
     const after = retryAfterMs(isHeaders(headers) ? headers : undefined);
-    const retryable = isRetryableFailure(typeof status === "number" ? status : undefined, errorTypes(error as ApiErrorShape));
+    const retryable = isRetryableFailure(
+      typeof status === "number" ? status : undefined,
+      errorTypes(error as ApiErrorShape),
+    );
     return wrap(error, retryable, after);
   }
   if (error instanceof sdk.StreamError) {
@@ -53,7 +56,9 @@ function wrap(error: Error, retryable: boolean, after?: number): Error {
 
 /** The error types an SDK error carries: its `type` and `code`, and those of the body it was made from. */
 function errorTypes(error: ApiErrorShape): unknown[] {
-  const body = error.error as { type?: unknown; code?: unknown; error?: { type?: unknown; code?: unknown } } | undefined;
+  const body = error.error as
+    | { type?: unknown; code?: unknown; error?: { type?: unknown; code?: unknown } }
+    | undefined;
   return [error.type, error.code, body?.type, body?.code, body?.error?.type, body?.error?.code];
 }
 

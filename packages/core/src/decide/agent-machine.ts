@@ -17,7 +17,15 @@ import {
   recordDecision,
   recordResult,
 } from "./agent-decisions.js";
-import { clearAttempts, currentAttempt, hasFallback, mayRetry, nextModel, recordFailure, waitRequest } from "./model-retry.js";
+import {
+  clearAttempts,
+  currentAttempt,
+  hasFallback,
+  mayRetry,
+  nextModel,
+  recordFailure,
+  waitRequest,
+} from "./model-retry.js";
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
@@ -233,6 +241,11 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
 }
 
 function modelRequest(context: AgentContext): AgentRequest {
-  const request = { type: "callModel", transcript: context.transcript, specs: context.specs, step: context.steps + 1 } as const;
+  const request = {
+    type: "callModel",
+    transcript: context.transcript,
+    specs: context.specs,
+    step: context.steps + 1,
+  } as const;
   return context.retry === null ? request : { ...request, model: currentAttempt(context).model };
 }

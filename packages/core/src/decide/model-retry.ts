@@ -63,7 +63,10 @@ export function backoffDelay(policy: RetrySettings, failures: number, retryAfter
 }
 
 /** Counts the failure against the model and sets the wait before it is asked again. */
-export function recordFailure(context: RetryContext & { retry: RetryPolicy }, event: ModelFailed): { attempt: AttemptState } {
+export function recordFailure(
+  context: RetryContext & { retry: RetryPolicy },
+  event: ModelFailed,
+): { attempt: AttemptState } {
   const current = currentAttempt(context);
   const failures = current.failures + 1;
   const delayMs = backoffDelay(context.retry, failures, event.retryAfterMs);

@@ -163,7 +163,12 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
     return "needs settings.toolConcurrency to be a whole number, 1 or more, or null";
   }
   const { retry, fallbackModels } = settings;
-  if (!isOptional(retry, (policy) => isPlainObject(policy) && [policy.attempts, policy.initialDelayMs, policy.maxDelayMs].every(isCount))) {
+  if (
+    !isOptional(
+      retry,
+      (policy) => isPlainObject(policy) && [policy.attempts, policy.initialDelayMs, policy.maxDelayMs].every(isCount),
+    )
+  ) {
     return "needs settings.retry to hold whole attempts, initialDelayMs and maxDelayMs";
   }
   if (!isOptional(fallbackModels, isCount)) return "needs settings.fallbackModels to be a whole number";

@@ -3,7 +3,11 @@ import { type AgentContext, isGivingUp } from "../decide/index.js";
 import type { ModelAnswer } from "./ask-model.js";
 
 /** The model a request names: 0 the run's own, then the fallback models in order; undefined when it was not given. */
-export function modelAt(model: Model, fallbacks: readonly Model[] | undefined, index: number | undefined): Model | undefined {
+export function modelAt(
+  model: Model,
+  fallbacks: readonly Model[] | undefined,
+  index: number | undefined,
+): Model | undefined {
   return index === undefined || index === 0 ? model : fallbacks?.[index - 1];
 }
 

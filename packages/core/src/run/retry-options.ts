@@ -28,7 +28,10 @@ export function resolveRetry(
   }
   const attempts = whole("retry.attempts", retry.attempts);
   const initialDelayMs = whole("retry.initialDelayMs", retry.initialDelayMs ?? DEFAULT_RETRY_INITIAL_DELAY_MS);
-  const maxDelayMs = whole("retry.maxDelayMs", retry.maxDelayMs ?? Math.max(initialDelayMs, DEFAULT_RETRY_MAX_DELAY_MS));
+  const maxDelayMs = whole(
+    "retry.maxDelayMs",
+    retry.maxDelayMs ?? Math.max(initialDelayMs, DEFAULT_RETRY_MAX_DELAY_MS),
+  );
   if (maxDelayMs < initialDelayMs) {
     throw new RangeError(`retry.maxDelayMs (${maxDelayMs}) must be at least retry.initialDelayMs (${initialDelayMs})`);
   }

@@ -216,7 +216,9 @@ export class RunLoop {
     this.#modelRequest = request;
     const model = modelAt(this.#ports.model, this.#ports.fallbackModels, request.model);
     if (model === undefined) {
-      throw new RangeError(`the run's log asks fallback model ${request.model}, but only ${this.#ports.fallbackModels?.length ?? 0} fallbackModels were given`);
+      throw new RangeError(
+        `the run's log asks fallback model ${request.model}, but only ${this.#ports.fallbackModels?.length ?? 0} fallbackModels were given`,
+      );
     }
     return askModel(model, request, this.#modelOptions);
   }

@@ -5,7 +5,10 @@ import { MAX_TIMER_MS } from "../tools/index.js";
 export type RetryWaitRequest = Extract<AgentRequest, { type: "waitRetry" }>;
 
 /** The end of the wait: the event that sends the machine back to the budget check. */
-export type RetryWaited = { readonly type: "retry-waited"; readonly event: Extract<AgentEvent, { type: "retry.waited" }> };
+export type RetryWaited = {
+  readonly type: "retry-waited";
+  readonly event: Extract<AgentEvent, { type: "retry.waited" }>;
+};
 
 /**
  * The wait a request asks for, in milliseconds: the provider's `retry-after` as it is, the
