@@ -154,6 +154,30 @@ describe("retries and fallback models", () => {
     expect(fallback.calls).toBe(0);
   });
 
+  it("an attempt aborted by the run's signal is not a failure: nothing is retried, no fallback asked", async () => {
+    const controller = new AbortController();
+    const fallback = flaky([]);
+    let calls = 0;
+    const hanging: Model = (_messages, _tools, { signal }) => {
+      calls += 1;
+      return new Promise((_, reject) => {
+        signal.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { retryable: true })));
+      });
+    };
+    const store = new MemoryEventStore();
+    const run = runAgent(TASK, hanging, registry, {
+      store,
+      runId: "a",
+      retry: { attempts: 3, initialDelayMs: 1 },
+      fallbackModels: [fallback],
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 10);
+    expect((await run).status).toBe("cancelled");
+    expect([calls, fallback.calls]).toEqual([1, 0]);
+    expect(types(await store.read("a"))).toEqual(["run.started", "run.cancelled", "run.finished"]);
+  });
+
   it("each attempt passes the budget check first: a budget reached ends the run before the next attempt", async () => {
     const fallback = flaky([]);
     const result = await runAgent(TASK, flaky([badKey]), registry, {
