@@ -80,7 +80,13 @@ describe("the attempts of one step", () => {
     const [second] = transition(agentMachine, transition(agentMachine, waiting, WAITED)[0], FAILED(true));
     expect(second.context.attempt).toMatchObject({ failures: 2, delayMs: 20 });
     expect(transition(agentMachine, second, { type: "run.cancelled" })[0].value).toBe("cancelled");
-    const [provider, asked] = transition(agentMachine, start(3, 0), { ...FAILED(true), retryAfterMs: 5000 });
+    const [provider, asked] = transition(agentMachine, start(3, 0), {
+      type: "model.failed",
+      error: "e",
+      retryable: true,
+      retryAfterMs: 5000,
+      model: 0,
+    });
     expect(provider.value).toBe("retryWait");
     expect(requestsOf(asked)).toEqual([{ type: "waitRetry", delayMs: 5000, jitter: false }]);
   });

@@ -52,7 +52,7 @@ function eventOf(move: Move, snapshot: AgentSnapshot, step: number): AgentEvent 
   if (move.kind === "answer") return { type: "model.replied", reply: final("It is 30 C.") };
   const reply = {
     content: "word ".repeat(move.words),
-    toolCalls: [toolCall("get_weather", { city: "Pune" }, `w${step}`)],
+    toolCalls: [toolCall(`w${step}`, "get_weather", { city: "Pune" })],
   };
   return { type: "model.replied", reply };
 }
