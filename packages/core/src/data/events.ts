@@ -60,7 +60,7 @@ export interface RetrySettings {
 }
 
 /** A failed model call, as logged before the next attempt (from schema 4 on, with `retry` or `fallbackModels`). */
-export interface ModelFailed {
+export type ModelFailed = {
   readonly type: "model.failed";
   /** The failure in one line: the SDK error's name and message. */
   readonly error: string;
@@ -69,7 +69,7 @@ export interface ModelFailed {
   readonly retryAfterMs?: number;
   /** Which model failed: 0 the run's model, 1 the first of `fallbackModels`, and so on. */
   readonly model: number;
-}
+};
 
 /** How a turn of a run ended, in brief, so that a store can list runs without replaying them. */
 export interface RunOutcome {
