@@ -1,6 +1,7 @@
 import type { Message, Model, ModelCallOptions, ModelDelta, ModelReply, ToolSpec } from "@agentloop/core/adapter";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import { classifyAnthropicError } from "./classify-error.js";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
 import { streamMessage } from "./stream-message.js";
@@ -19,7 +20,7 @@ export interface AnthropicModelOptions extends AnthropicRequestParams {
   readonly model: MessageCreateParamsNonStreaming["model"];
   /** Most tokens one reply may have, thinking included (`max_tokens`, which the API requires); a positive whole number. */
   readonly maxTokens: number;
-  /** Retries of a rate-limited (429), overloaded (529) or failing (5xx) request, with the SDK's backoff; the client's setting (2) when not given. */
+  /** Retries of a rate-limited (429), overloaded (529) or failing (5xx) request, with the SDK's backoff; when not given, the client's setting (2), or 0 in a run with `retry` or `fallbackModels`. */
   readonly maxRetries?: number;
   /** Milliseconds one request may take; without it the SDK derives one from `maxTokens` and refuses more than 10 minutes unless streaming. */
   readonly timeout?: number;
@@ -36,7 +37,8 @@ export type AnthropicModel = Model & { readonly maxReplyTokens: number };
  * to a `ModelReply`. With `onDelta` it streams and reports each piece as it arrives. Options it
  * cannot honour are refused when the model is made, an empty user message before any request.
  * Mistakes of the model come back as data for the harness to report; what the model cannot fix
- * (bad key, other 4xx, a server still failing after `maxRetries`) rejects with the SDK's error.
+ * (bad key, other 4xx, a server still failing after `maxRetries`) rejects with the SDK's error,
+ * marked retryable or not for the run's `retry` and `fallbackModels` (`ModelError.retryable`).
  */
 export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
   const { client, model, maxTokens, maxRetries, timeout, ...params } = options;
@@ -45,10 +47,11 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
   }
   refuseUnsupportedOptions(params, maxTokens);
   const { tool_choice, ...always } = params;
-  const requestOptions = {
-    ...(maxRetries === undefined ? {} : { maxRetries }),
+  const requestOptions = (harnessRetries: boolean | undefined) => ({
+    // The run retries itself: one request per attempt, so that the two kinds of retry do not multiply.
+    ...(maxRetries === undefined ? (harnessRetries === true ? { maxRetries: 0 } : {}) : { maxRetries }),
     ...(timeout === undefined ? {} : { timeout }),
-  };
+  });
   // The API refuses tool_choice in a request without tools; a forced choice holds only until tool
   // results follow, so that the run can still end with an answer.
   const toolChoice = (messages: readonly Message[]) =>
@@ -59,7 +62,7 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal, onDelta }: ModelCallOptions,
+    { signal, onDelta, harnessRetries }: ModelCallOptions,
   ): Promise<ModelReply> => {
     refuseEmptyUserMessages(messages);
     const body: MessageCreateParamsNonStreaming = {
@@ -69,11 +72,20 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
       ...toAnthropicPrompt(messages),
       ...(tools.length === 0 ? {} : { tools: toAnthropicTools(tools), ...toolChoice(messages) }),
     };
+    const options = requestOptions(harnessRetries);
+    const failed = (error: unknown) => {
+      throw classifyAnthropicError(error);
+    };
     if (onDelta === undefined) {
-      return fromAnthropicMessage(await client.messages.create(body, { ...requestOptions, signal }), messages);
+      return fromAnthropicMessage(await client.messages.create(body, { ...options, signal }).catch(failed), messages);
     }
     const tally = textTally(onDelta);
-    const streamed = await streamMessage(body, { client, requestOptions, signal, onDelta: tally.onDelta });
+    const streamed = await streamMessage(body, {
+      client,
+      requestOptions: options,
+      signal,
+      onDelta: tally.onDelta,
+    }).catch(failed);
     const reply = fromAnthropicMessage(streamed, messages);
     tally.settle(reply.content);
     return reply;

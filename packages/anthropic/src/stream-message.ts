@@ -1,4 +1,4 @@
-import type { ModelDelta } from "@agentloop/core";
+import { describeThrown, type ModelDelta } from "@agentloop/core/adapter";
 import type Anthropic from "@anthropic-ai/sdk";
 import type {
   Message as AnthropicMessage,
@@ -38,7 +38,7 @@ export async function streamMessage(
     return await stream.finalMessage();
   } catch (error) {
     if (call.signal.aborted || !stream.response) throw error;
-    throw new AnthropicStreamError(`the stream broke off after ${events} events: ${describe(error)}`, {
+    throw new AnthropicStreamError(`the stream broke off after ${events} events: ${describeThrown(error)}`, {
       cause: error,
     });
   }
@@ -64,8 +64,4 @@ function deltaMapper(onDelta: (delta: ModelDelta) => void): (event: MessageStrea
       }
     }
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -18,9 +18,16 @@ export {
   checkReply,
   copyReply,
   countTokens,
+  describeThrown,
   isErrorMessage,
+  isRetryableFailure,
   MAX_ARGS_DEPTH,
+  markFailure,
+  type ProviderFailure,
   pointerSegments,
+  retryAfterMs,
+  type SdkErrorClasses,
+  sdkFailure,
   valueAt,
 } from "./data/index.js";
 export type { ModelWithLimits } from "./run/index.js";

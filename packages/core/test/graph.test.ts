@@ -70,7 +70,7 @@ describe("agentMachine structure", () => {
   it("starts in budgetCheck and has exactly the designed states", () => {
     expect(root.initial.target.map((n) => n.key)).toEqual(["budgetCheck"]);
     expect(Object.keys(root.states).sort()).toEqual(
-      ["budgetCheck", "callingModel", "compacting", "executingTools", ...FINAL_STATES].sort(),
+      ["budgetCheck", "callingModel", "compacting", "retryWait", "executingTools", ...FINAL_STATES].sort(),
     );
     expect(Object.keys(root.states.compacting?.states ?? {}).sort()).toEqual(["awaitingView", "checkingSummary"]);
     expect(Object.keys(tools?.states ?? {}).sort()).toEqual(["awaitingDecision", "nextCalls", "runningTools"]);

@@ -1,6 +1,7 @@
 import type { Message, Model, ModelCallOptions, ModelReply, ToolSpec } from "@agentloop/core/adapter";
 import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import { classifyOpenAIError } from "./classify-error.js";
 import { fromOpenAICompletion } from "./from-openai-completion.js";
 import { withoutQuotaRetries } from "./quota-fetch.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
@@ -30,7 +31,7 @@ export interface OpenAIModelOptions extends OpenAIRequestParams {
   readonly model: ChatCompletionCreateParamsNonStreaming["model"];
   /** Most tokens one reply may have, sent as `max_completion_tokens`; a positive whole number. */
   readonly maxTokens?: number;
-  /** Retries of a rate-limited (429, except `insufficient_quota`), timed-out or failing (5xx) request, with the SDK's backoff; the client's setting (2) when not given. */
+  /** Retries of a rate-limited (429, except `insufficient_quota`), timed-out or failing (5xx) request, with the SDK's backoff; when not given, the client's setting (2), or 0 in a run with `retry` or `fallbackModels`. */
   readonly maxRetries?: number;
   /** Milliseconds one request may take; the client's setting when not given. */
   readonly timeout?: number;
@@ -62,7 +63,8 @@ export type OpenAIModel = Model & { readonly maxReplyTokens: number | undefined 
  * arrives. Options it cannot honour are refused when the model is made, an empty user message
  * before any request. Mistakes of the model come back as data for the harness to report; what the
  * model cannot fix (bad key, empty quota, other 4xx, a server still failing after `maxRetries`)
- * rejects with the SDK's error.
+ * rejects with the SDK's error, marked retryable or
+ * not for the run's `retry` and `fallbackModels` (`ModelError.retryable`).
  */
 export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
   const {
@@ -84,10 +86,11 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
   }
   refuseUnsupportedOptions(params);
   const { tool_choice, parallel_tool_calls, ...always } = params;
-  const requestOptions = {
-    ...(maxRetries === undefined ? {} : { maxRetries }),
+  const requestOptions = (harnessRetries: boolean | undefined) => ({
+    // The run retries itself: one request per attempt, so that the two kinds of retry do not multiply.
+    ...(maxRetries === undefined ? (harnessRetries === true ? { maxRetries: 0 } : {}) : { maxRetries }),
     ...(timeout === undefined ? {} : { timeout }),
-  };
+  });
   const quotaAware = withoutQuotaRetries(client);
 
   const toolParams = (messages: readonly Message[]) => {
@@ -103,7 +106,7 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal, onDelta }: ModelCallOptions,
+    { signal, onDelta, harnessRetries }: ModelCallOptions,
   ): Promise<ModelReply> => {
     refuseEmptyUserMessages(messages);
     const body: ChatCompletionCreateParamsNonStreaming = {
@@ -113,10 +116,13 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
       ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools, strict), ...toolParams(messages) }),
       ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
     };
-    const completion =
-      onDelta === undefined
-        ? await quotaAware.chat.completions.create(body, { ...requestOptions, signal })
-        : await streamCompletion(body, { client: quotaAware, requestOptions, signal, onDelta });
+    const options = requestOptions(harnessRetries);
+    const completion = await (onDelta === undefined
+      ? quotaAware.chat.completions.create(body, { ...options, signal })
+      : streamCompletion(body, { client: quotaAware, requestOptions: options, signal, onDelta })
+    ).catch((error: unknown) => {
+      throw classifyOpenAIError(error);
+    });
     const reply = fromOpenAICompletion(completion, messages);
     if (!strict) return reply;
     return { ...reply, toolCalls: reply.toolCalls.map((toolCall) => withoutStrictNulls(toolCall, tools)) };

@@ -1,4 +1,4 @@
-import type { ModelDelta } from "@agentloop/core";
+import { describeThrown, type ModelDelta } from "@agentloop/core/adapter";
 import type OpenAI from "openai";
 import type {
   ChatCompletion,
@@ -38,7 +38,7 @@ export async function streamCompletion(
     for await (const chunk of stream) accumulator.add(chunk);
   } catch (error) {
     if (call.signal.aborted) throw abortError(call.client, error);
-    throw new OpenAIStreamError(`the stream broke off after ${accumulator.chunks} chunks: ${describe(error)}`, {
+    throw new OpenAIStreamError(`the stream broke off after ${accumulator.chunks} chunks: ${describeThrown(error)}`, {
       cause: error,
     });
   }
@@ -51,8 +51,4 @@ export async function streamCompletion(
 function abortError(client: OpenAI, cause: unknown): Error {
   const AbortError = (client.constructor as { APIUserAbortError?: new () => Error }).APIUserAbortError;
   return AbortError === undefined ? new OpenAIStreamError("the request was aborted", { cause }) : new AbortError();
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

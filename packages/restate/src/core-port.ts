@@ -115,6 +115,7 @@ export function startMachine(settings: RunSettings): KeyedMachine {
     keyOf: (request) => {
       if (request.type === "callModel") return `model ${request.step}`;
       if (request.type === "compactContext") return `compaction ${request.step}`;
+      if (request.type === "waitRetry") return `retry wait ${positionOf(actor.getSnapshot()).steps}`;
       return `${request.type === "runTool" ? "tool" : "decision"} ${places.get(request.call.id)}`;
     },
     toolRequest: (callId) => tools.get(callId) as Extract<AgentRequest, { type: "runTool" }>,

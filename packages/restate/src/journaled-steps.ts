@@ -89,6 +89,10 @@ export class JournaledSteps implements Performing {
   }
 
   perform(request: AgentRequest, work: () => Promise<LoopAnswer>): void {
+    if (request.type === "waitRetry") {
+      // Restate retries a model call itself (`modelRetry`), durably; the harness's own retries are not taken here.
+      throw new TypeError("retry and fallbackModels are not used on Restate: give modelRetry instead");
+    }
     const key = this.#machine.keyOf(request);
     const step =
       request.type === "callModel"

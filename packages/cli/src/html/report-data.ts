@@ -1,6 +1,6 @@
 import { isErrorMessage, type Message, type StoredEvent } from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
-import { callNames, compactionDetail, overBudget } from "../output/timeline-text.js";
+import { callNames, compactionDetail, failedAttempt, overBudget } from "../output/timeline-text.js";
 import type { Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
 import { movesHtml } from "./timeline-html.js";
@@ -15,6 +15,8 @@ export const EVENT_TYPES: readonly StoredEvent["type"][] = [
   "run.cancelled",
   "run.finished",
   "user.messaged",
+  "model.failed",
+  "retry.waited",
 ];
 
 /** A message as the page gets it: `[0 system | 1 user, text]`, `[2, text, [[name, args, id], ...]]`, `[3, text, id, name, error?]`. */
@@ -135,6 +137,10 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [entry.turn];
     case "context.compacted":
       return [compactionDetail(event)];
+    case "model.failed":
+      return [failedAttempt(event)];
+    case "retry.waited":
+      return [];
   }
 }
 

@@ -40,6 +40,7 @@ export const REPORT_JS = `
       case "run.finished": return esc(d[0]);
       case "user.messaged": return span("turn", "turn " + d[0]);
       case "context.compacted": return span("turn", esc(d[0]));
+      case "model.failed": return span("denied", esc(d[0]));
     }
     return "";
   }

@@ -118,7 +118,22 @@ function describeEvent(
       return colors.dim(`turn ${entry.turn}`);
     case "context.compacted":
       return colors.dim(compactionDetail(event));
+    case "model.failed":
+      return colors.red(failedAttempt(event));
+    case "retry.waited":
+      return colors.dim("next attempt");
   }
+}
+
+/** A failed model attempt in one line: which model, whether it is tried again, the provider's wait, the error. */
+export function failedAttempt(event: {
+  readonly model: number;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly error: string;
+}): string {
+  const after = event.retryAfterMs === undefined ? "" : `, retry-after ${event.retryAfterMs} ms`;
+  return `model ${event.model} · ${event.retryable ? "retryable" : "not retryable"}${after} · ${event.error}`;
 }
 
 /** What a compaction did, in a line: the step it was for, where the hidden messages end, and the summary's start. */

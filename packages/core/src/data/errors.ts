@@ -50,11 +50,26 @@ export class ModelError extends AgentloopError {
   readonly messages: readonly Message[];
   /** The model call that failed, counting from 1. */
   readonly step: number;
+  /** Whether the same call may succeed later (a rate limit, an overload, a 5xx, a dropped connection, a timeout), as the adapter classified it. */
+  readonly retryable: boolean;
+  /** Milliseconds the provider asked to wait before trying again, when it said. */
+  readonly retryAfterMs?: number;
 
-  constructor(message: string, details: { messages: readonly Message[]; step: number; cause?: unknown }) {
+  constructor(
+    message: string,
+    details: {
+      messages: readonly Message[];
+      step: number;
+      cause?: unknown;
+      retryable?: boolean;
+      retryAfterMs?: number;
+    },
+  ) {
     super(message, { cause: details.cause });
     this.messages = details.messages;
     this.step = details.step;
+    this.retryable = details.retryable ?? false;
+    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
   }
 
   static override isInstance(value: unknown): value is ModelError {

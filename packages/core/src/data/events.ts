@@ -47,6 +47,10 @@ export interface RunSettings {
    * taken in call order; `Infinity` (logged as `null`) for all of them (absent: 1, one at a time).
    */
   readonly toolConcurrency?: number;
+  /** How a failed model call is tried again (absent: it is not; from schema 4 on). */
+  readonly retry?: RetrySettings;
+  /** How many fallback models the run was given (absent: none; from schema 4 on). */
+  readonly fallbackModels?: number;
   /** When and how the model is shown a compacted view of a long list (absent: never; see `CompactionSettings`). */
   readonly compaction?: CompactionSettings;
 }
@@ -61,6 +65,25 @@ export interface CompactionSettings {
   readonly keepRecent: number;
 }
 
+/** `retry` resolved: attempts after a failure per model, and the backoff's first and longest wait in milliseconds. */
+export interface RetrySettings {
+  readonly attempts: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+/** A failed model call, as logged before the next attempt (from schema 4 on, with `retry` or `fallbackModels`). */
+export type ModelFailed = {
+  readonly type: "model.failed";
+  /** The failure in one line: the SDK error's name and message. */
+  readonly error: string;
+  readonly retryable: boolean;
+  /** Milliseconds the provider asked to wait, when it said. */
+  readonly retryAfterMs?: number;
+  /** Which model failed: 0 the run's model, 1 the first of `fallbackModels`, and so on. */
+  readonly model: number;
+};
+
 /** How a turn of a run ended, in brief, so that a store can list runs without replaying them. */
 export interface RunOutcome {
   readonly status: EndStatus;
@@ -73,7 +96,14 @@ export interface RunOutcome {
 
 /** The events the machine takes: a reply, a call's observation, a decision, the caller's abort. */
 export type AgentEvent =
-  | { readonly type: "model.replied"; readonly reply: ModelReply }
+  | {
+      readonly type: "model.replied";
+      readonly reply: ModelReply;
+      /** Which model answered, with `retry` or `fallbackModels` (absent: the run's model). */
+      readonly model?: number;
+    }
+  | ModelFailed
+  | { readonly type: "retry.waited" }
   | {
       readonly type: "tool.finished";
       readonly callId: string;
@@ -109,6 +139,15 @@ export type AgentRequest =
       readonly specs: readonly ToolSpec[];
       /** What a compaction left the model to see (absent: the whole list). */
       readonly view?: CompactedView;
+      /** Which model to ask: 0 (or absent) the run's model, 1 the first of `fallbackModels`, and so on. */
+      readonly model?: number;
+    }
+  | {
+      readonly type: "waitRetry";
+      /** Milliseconds to wait before the next attempt. */
+      readonly delayMs: number;
+      /** Whether the driver may spread the wait (the harness's own backoff), or must keep it (the provider's `retry-after`). */
+      readonly jitter: boolean;
     }
   | {
       readonly type: "compactContext";
@@ -156,6 +195,8 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "run.finished",
   "user.messaged",
   "context.compacted",
+  "model.failed",
+  "retry.waited",
 ];
 
 /** The `tool.finished` event for an observation the tool registry made, with `isError` only when it is an error. */

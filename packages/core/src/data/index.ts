@@ -13,6 +13,8 @@ export * from "./history.js";
 export * from "./is-plain-object.js";
 export * from "./json-value.js";
 export * from "./log-flags.js";
+export * from "./provider-error.js";
 export * from "./run-end.js";
+export * from "./sdk-failure.js";
 export * from "./transcript.js";
 export * from "./types.js";

@@ -60,6 +60,12 @@ export const LOG_FLAGS = {
    * @since 4. Older logs have no compaction, and their runs never compact.
    */
   contextCompaction: 4,
+  /**
+   * A failed model call can be logged (`model.failed`) and tried again after a logged wait
+   * (`retry.waited`), on the same model or a fallback; a reply says which model gave it.
+   * @since 4. Older logs hold no such events, and replay refuses them there.
+   */
+  retriedModelCalls: 4,
 } as const satisfies Record<string, number>;
 
 /** The name of a behaviour that depends on the log's schema version. */

@@ -113,6 +113,11 @@ export interface ModelCallOptions {
   readonly signal: AbortSignal;
   /** Given when someone listens to the run's deltas: a model that can stream calls it as the reply is written. */
   readonly onDelta?: (delta: ModelDelta) => void;
+  /**
+   * True when the run retries failed calls itself (`retry` or `fallbackModels` given): an adapter
+   * then makes one request per call unless told otherwise, so that retries do not multiply.
+   */
+  readonly harnessRetries?: boolean;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from "../data/index.js";
 import type { CallBatch } from "./call-batch.js";
 import { type CompactionState, initialCompaction, shownTokens } from "./compaction-state.js";
+import { type AttemptState, type RetryPolicy, retryPolicyOf } from "./model-retry.js";
 
 /**
  * What starts `agentMachine`: resolved settings (see `resolveSettings`), the log format they came
@@ -62,6 +63,10 @@ export interface AgentContext {
   readonly lastCall: { readonly key: string; readonly count: number } | null;
   readonly status: AgentStatus | null;
   readonly answer: string | null;
+  /** How failed model calls are tried again; null without `retry` and `fallbackModels`. */
+  readonly retry: RetryPolicy | null;
+  /** The current step's failed attempts; null when none failed. */
+  readonly attempt: AttemptState | null;
 }
 
 /** The context a run starts from: its settings, and the system message, any history and the task as the list. */
@@ -100,6 +105,8 @@ export function initialContext({
     lastCall: null,
     status: null,
     answer: null,
+    retry: retryPolicyOf(settings),
+    attempt: null,
   };
   // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
   // an object that way on its fast path only once an object of the same shape has been spread:

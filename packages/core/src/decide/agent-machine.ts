@@ -25,6 +25,15 @@ import {
   recordCompaction,
   shownView,
 } from "./compaction.js";
+import {
+  clearAttempts,
+  currentAttempt,
+  hasFallback,
+  mayRetry,
+  nextModel,
+  recordFailure,
+  waitRequest,
+} from "./model-retry.js";
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
@@ -40,6 +49,9 @@ import {
  * in `awaitingDecision` when only decisions are awaited. The result that answers the last call
  * left goes straight back to `budgetCheck`. Tool messages are appended in call order, whatever
  * order the results come in. `run.cancelled` ends the run from any state in `cancelled`.
+ * With `retry` or `fallbackModels`, a failed call (`model.failed`) waits in `retryWait` and goes
+ * back through `budgetCheck` to the same model while it has attempts left, then to the next
+ * fallback model; when none is left the step's attempts are cleared and the driver rejects.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -86,6 +98,11 @@ export const agentMachine = setup({
       assertEvent(event, "approval.decided");
       return isAwaitedDecision(context, event);
     },
+    mayRetry: ({ context, event }) => {
+      assertEvent(event, "model.failed");
+      return mayRetry(context, event);
+    },
+    hasFallback: ({ context }) => hasFallback(context),
   },
   actions: {
     requestModelReply: emit(({ context }) => modelRequest(context)),
@@ -115,6 +132,13 @@ export const agentMachine = setup({
     }),
     closeCalls: assign(({ context }, params: { why: string }) => closeCalls(context, params.why)),
     finish: assign((_, params: { status: AgentStatus }) => ({ status: params.status })),
+    recordFailure: assign(({ context, event }) => {
+      assertEvent(event, "model.failed");
+      return context.retry === null ? {} : recordFailure({ ...context, retry: context.retry }, event);
+    }),
+    nextModel: assign(({ context }) => nextModel(context)),
+    clearAttempts: assign(() => clearAttempts()),
+    requestRetryWait: emit(({ context }) => waitRequest(context)),
   },
 }).createMachine({
   id: "agent",
@@ -158,7 +182,16 @@ export const agentMachine = setup({
           { guard: "hasToolCalls", target: "executingTools", actions: ["appendReply", "enterCalls"] },
           { target: "done", actions: "appendReply" },
         ],
+        "model.failed": [
+          { guard: "mayRetry", target: "retryWait", actions: "recordFailure" },
+          { guard: "hasFallback", target: "budgetCheck", actions: "nextModel" },
+          { target: "budgetCheck", actions: "clearAttempts" },
+        ],
       },
+    },
+    retryWait: {
+      entry: "requestRetryWait",
+      on: { "retry.waited": { target: "budgetCheck" } },
     },
     executingTools: {
       initial: "nextCalls",
@@ -237,6 +270,7 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   const { context } = snapshot;
   if (snapshot.matches("callingModel")) return [modelRequest(context)];
   if (snapshot.matches({ compacting: "awaitingView" })) return [compactionRequest(context)];
+  if (snapshot.matches("retryWait")) return [waitRequest(context)];
   const { batch } = context;
   if (!snapshot.matches("executingTools") || batch === null) return [];
   const requests: AgentRequest[] = [];
@@ -257,5 +291,6 @@ function modelRequest(context: AgentContext): AgentRequest {
     step: context.steps + 1,
   } as const;
   const view = context.compaction === null ? undefined : shownView(context);
-  return view === undefined ? request : { ...request, view };
+  const shown = view === undefined ? request : { ...request, view };
+  return context.retry === null ? shown : { ...shown, model: currentAttempt(context).model };
 }

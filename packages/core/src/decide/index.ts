@@ -8,3 +8,4 @@ export * from "./call-batch.js";
 export * from "./call-key.js";
 export * from "./compaction.js";
 export * from "./compaction-state.js";
+export * from "./model-retry.js";

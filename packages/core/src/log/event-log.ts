@@ -63,6 +63,9 @@ export function parseEventLog(runId: string, values: readonly unknown[]): Stored
     } else if (event.type === "user.messaged" && !flags?.conversations) {
       throw fail("is not part of schema 1");
     }
+    if ((event.type === "model.failed" || event.type === "retry.waited") && !flags?.retriedModelCalls) {
+      throw fail(`is not part of schema ${(events[0] as Extract<StoredEvent, { type: "run.started" }>).schemaVersion}`);
+    }
     events.push(decodeEvent(event));
   }
   return events;
@@ -79,8 +82,18 @@ function eventProblem(value: unknown, position: number): string | null {
       return runStartedProblem(value);
     case "model.replied": {
       const reply = checkReply(value.reply);
-      return typeof reply === "string" ? `holds an invalid reply: ${reply}` : null;
+      if (typeof reply === "string") return `holds an invalid reply: ${reply}`;
+      return isOptional(value.model, isCount) ? null : "has a model that is not a whole number";
     }
+    case "model.failed":
+      return isString(value.error) &&
+        typeof value.retryable === "boolean" &&
+        isCount(value.model) &&
+        isOptional(value.retryAfterMs, isCount)
+        ? null
+        : "needs an error string, a retryable boolean, a whole model and an optional whole retryAfterMs";
+    case "retry.waited":
+      return null;
     case "tool.started":
       return isString(value.callId) && isString(value.name) ? null : "needs callId and name strings";
     case "tool.finished":
@@ -163,6 +176,16 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (!isOptional(settings.compaction, isCompactionSettings)) {
     return "needs settings.compaction to have triggerTokens, strategy ('summarize' or 'trim') and a whole keepRecent";
   }
+  const { retry, fallbackModels } = settings;
+  if (
+    !isOptional(
+      retry,
+      (policy) => isPlainObject(policy) && [policy.attempts, policy.initialDelayMs, policy.maxDelayMs].every(isCount),
+    )
+  ) {
+    return "needs settings.retry to hold whole attempts, initialDelayMs and maxDelayMs";
+  }
+  if (!isOptional(fallbackModels, isCount)) return "needs settings.fallbackModels to be a whole number";
   if (settings.history !== undefined) {
     const history = checkHistory(settings.history);
     if (typeof history === "string") return `has a bad settings.history: ${history}`;

@@ -3,6 +3,7 @@ import {
   claimCallIds,
   copyReply,
   describeThrown,
+  failureOf,
   listView,
   ModelError,
   messagesOf,
@@ -29,6 +30,8 @@ export interface AskModelOptions {
   readonly onDelta?: ((delta: ModelDelta) => void) | undefined;
   /** The call ids used in the run so far, extended with the reply's; read only for a reply with calls, made from the list when absent. */
   readonly usedIds?: (() => Set<string>) | undefined;
+  /** Tells the model that the run retries failed calls itself, so that it need not (`ModelCallOptions.harnessRetries`). */
+  readonly harnessRetries?: boolean | undefined;
 }
 
 /**
@@ -52,9 +55,10 @@ export async function askModel(
         return options.signal ?? neverAborted();
       },
       ...(onDelta === undefined ? {} : { onDelta }),
+      ...(options.harnessRetries === true ? { harnessRetries: true } : {}),
     });
   } catch (error) {
-    return failed(request, describeThrown(error), error);
+    return failed(request, describeThrown(error), error, failureOf(error));
   }
   const reply = copyReply(raw);
   if (typeof reply === "string") return failed(request, `the model returned an invalid reply: ${reply}`);
@@ -89,13 +93,19 @@ function withUniqueIds(reply: ModelReply, transcript: Transcript, usedIds?: () =
  * transcript: a closure over the list itself would keep every step's view alive for as long as
  * the call's frame.
  */
-function failed(request: ModelRequest, message: string, cause?: unknown): ModelAnswer {
+function failed(
+  request: ModelRequest,
+  message: string,
+  cause?: unknown,
+  failure: { retryable: boolean; retryAfterMs?: number } = { retryable: false },
+): ModelAnswer {
   const { step } = request;
   const error = new ModelError(`model call ${step} failed: ${message}`, {
     messages:
       request.view === undefined ? messagesOf(request.transcript) : viewMessages(request.transcript, request.view),
     step,
     cause,
+    ...failure,
   });
   return { type: "model-failed", step, error };
 }

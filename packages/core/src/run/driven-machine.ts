@@ -26,6 +26,7 @@ export function drivenMachine(
   const subscriptions = [
     actor.on("callModel", keep),
     actor.on("compactContext", keep),
+    actor.on("waitRetry", keep),
     actor.on("runTool", keep),
     actor.on("requestDecision", keep),
   ];

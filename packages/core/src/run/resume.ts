@@ -19,7 +19,7 @@ import { describe, resolveLimits } from "./settings.js";
 export interface ResumeOptions
   extends Pick<
     RunOptions,
-    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "onLogged"
+    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "onLogged" | "fallbackModels"
   > {
   readonly store: EventStore;
   /**

@@ -81,11 +81,14 @@ export async function runAgent(
 
 /** The options a live run is driven with, taken from the caller's. */
 export function portsOf(
-  options: Pick<RunOptions, "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent"> &
+  options: Pick<
+    RunOptions,
+    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "fallbackModels"
+  > &
     Pick<EffectPorts, "summarizer">,
 ): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
-  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, summarizer } = options;
-  return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, summarizer };
+  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels, summarizer } = options;
+  return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels, summarizer };
 }
 
 /** One live stretch of a run: its settings and ports, and where it starts. */

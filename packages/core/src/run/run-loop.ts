@@ -7,13 +7,17 @@ import type { ToolRegistry } from "../tools/index.js";
 import { type Approver, askApprover } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
 import { compactContext } from "./compact-context.js";
+import { attemptEvent, modelAt } from "./model-attempts.js";
 import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
 import { type RunToolOptions, runTool } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
+import { type RetryWaited, waitRetry } from "./wait-retry.js";
 
 /** The ports the performers reach, and the limits they apply. */
 export interface EffectPorts {
   readonly model: Model;
+  /** Asked in turn once `model` has failed a call (the run's `retry` and `fallbackModels` settings decide when). */
+  readonly fallbackModels?: readonly Model[] | undefined;
   readonly registry: ToolRegistry;
   /** Writes the summaries of a compacting run (default: `model`). */
   readonly summarizer?: Model | undefined;
@@ -68,6 +72,8 @@ export class RunLoop {
   #ids: Set<string> | null = null;
   /** The model call in flight (the machine asks for one at a time): its deltas are told with its step. */
   #modelRequest: ModelRequest | null = null;
+  /** The failure the run rejects with once its `model.failed` is logged: the step's last attempt failed. */
+  #givesUp: unknown = null;
   // The performers' options and callbacks are made once per run, not per call: an object with a
   // getter (the signals stay lazy) costs more to make than a plain one.
   readonly #modelOptions: AskModelOptions;
@@ -90,6 +96,9 @@ export class RunLoop {
         return end.signal;
       },
       onDelta: onEvent === undefined ? undefined : (delta: ModelDelta) => this.#tellDelta(delta),
+      get harnessRetries() {
+        return machine.snapshot().context.retry !== null;
+      },
       usedIds: () => {
         this.#ids ??= usedCallIds(messagesOf((this.#modelRequest as ModelRequest).transcript));
         return this.#ids;
@@ -151,6 +160,7 @@ export class RunLoop {
         if (logged !== undefined) await logged;
         this.#tellTaken(answer);
         this.#machine.send(event);
+        if (this.#givesUp !== null) throw this.#givesUp;
       }
     } finally {
       this.#end.end();
@@ -179,6 +189,10 @@ export class RunLoop {
       this.#inbox.perform(request, () => compactContext(summarizer, request, { signal: this.#end.signal }));
       return;
     }
+    if (request.type === "waitRetry") {
+      this.#inbox.perform(request, () => waitRetry(request, this.#end.signal));
+      return;
+    }
     if (request.type === "requestDecision") {
       this.#tell({ type: "decision-requested", call: request.call });
       this.#inbox.perform(request, () => askApprover(this.#ports.approve, request.call));
@@ -195,7 +209,13 @@ export class RunLoop {
 
   #askModel(request: ModelRequest): Promise<ModelAnswer> {
     this.#modelRequest = request;
-    return askModel(this.#ports.model, request, this.#modelOptions);
+    const model = modelAt(this.#ports.model, this.#ports.fallbackModels, request.model);
+    if (model === undefined) {
+      throw new RangeError(
+        `the run's log asks fallback model ${request.model}, but only ${this.#ports.fallbackModels?.length ?? 0} fallbackModels were given`,
+      );
+    }
+    return askModel(model, request, this.#modelOptions);
   }
 
   /** A call the log shows cut off runs (or is lost) without a second start; any other is told as started first. */
@@ -211,20 +231,43 @@ export class RunLoop {
   #eventOf(answer: LoopAnswer): AgentEvent | null {
     switch (answer.type) {
       case "model-replied":
+        return this.#attemptEvent(answer);
+      case "model-failed":
+        // A summarizer that failed fails the run as a model call without retries does: a compaction is not retried.
+        if (this.#machine.snapshot().matches("compacting")) {
+          this.#fail(answer.error);
+          return null;
+        }
+        return this.#attemptEvent(answer);
       case "compacted":
+      case "retry-waited":
       case "tool-result":
       case "tool-error":
       case "tool-lost":
       case "decided":
       case "cancelled":
         return answer.event;
-      case "model-failed":
       case "failed":
         this.#fail(answer.error);
         return null;
       default:
         return null;
     }
+  }
+
+  /** A model's answer as the machine takes it; a failure without a retry policy fails the run at once. */
+  #attemptEvent(answer: Extract<LoopAnswer, { type: "model-replied" | "model-failed" }>): AgentEvent | null {
+    // An attempt cut off by the run's end is moot, not a failure to log.
+    if (answer.type === "model-failed" && this.#end.ended) return null;
+    const model = (this.#modelRequest as ModelRequest).model ?? 0;
+    const taken = attemptEvent(answer, this.#machine.snapshot().context, model);
+    if (taken === null) {
+      this.#fail((answer as Extract<LoopAnswer, { type: "model-failed" }>).error);
+      return null;
+    }
+    // The last failure is logged too, so that the log lists every attempt; then the run rejects.
+    if (taken.givesUp !== undefined) this.#givesUp = taken.givesUp;
+    return taken.event;
   }
 
   /** Tells the listener of an answer's event, once it is logged and just before the machine takes it. */

@@ -1,6 +1,7 @@
 import type { CompactionSettings, Message, Model, RunSettings } from "../data/index.js";
 import { checkHistory } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
+import { type RetryOptions, resolveRetry } from "./retry-options.js";
 
 /** The system prompt used when none is given. */
 export const DEFAULT_SYSTEM = "Use the tools to answer the user.";
@@ -60,6 +61,10 @@ export interface AgentOptions {
    * dropped); the list itself keeps them all. Off by default.
    */
   readonly compaction?: CompactionOptions;
+  /** Tries a call that failed with a retryable `ModelError` again after an exponential backoff (a provider's `retry-after` wins), `attempts` times per model. */
+  readonly retry?: RetryOptions;
+  /** Models asked in turn, each with the same retries, once the run's model has failed the call. */
+  readonly fallbackModels?: readonly Model[];
 }
 
 /** A model that says how long its replies can be (adapters set it), so the budget can reserve room. */
@@ -100,6 +105,7 @@ export function resolveSettings(
     countUsage: true,
     toolConcurrency: count("toolConcurrency", options.toolConcurrency ?? Number.POSITIVE_INFINITY, 1, true),
     ...(options.compaction === undefined ? {} : { compaction: resolveCompaction(options.compaction) }),
+    ...resolveRetry(options.retry, options.fallbackModels),
   };
 }
 

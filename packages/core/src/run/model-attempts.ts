@@ -1,0 +1,36 @@
+import type { AgentEvent, Model, ModelError, ModelFailed } from "../data/index.js";
+import { type AgentContext, isGivingUp } from "../decide/index.js";
+import type { ModelAnswer } from "./ask-model.js";
+
+/** The model a request names: 0 the run's own, then the fallback models in order; undefined when it was not given. */
+export function modelAt(
+  model: Model,
+  fallbacks: readonly Model[] | undefined,
+  index: number | undefined,
+): Model | undefined {
+  return index === undefined || index === 0 ? model : fallbacks?.[index - 1];
+}
+
+/**
+ * The event a model's answer gives the machine when the run retries (its context has a policy):
+ * a reply says which model gave it, a failure becomes `model.failed` — with the error to reject
+ * with when it was the step's last attempt. Without a policy the reply is as it was and a failure
+ * is thrown at once, as it always was: null then.
+ */
+export function attemptEvent(
+  answer: Extract<ModelAnswer, { type: "model-failed" }> | Extract<ModelAnswer, { type: "model-replied" }>,
+  context: AgentContext,
+  model: number,
+): { readonly event: AgentEvent; readonly givesUp?: ModelError } | null {
+  if (context.retry === null) return answer.type === "model-replied" ? { event: answer.event } : null;
+  if (answer.type === "model-replied") return { event: { ...answer.event, model } };
+  const { error } = answer;
+  const event: ModelFailed = {
+    type: "model.failed",
+    error: error.message,
+    retryable: error.retryable,
+    ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+    model,
+  };
+  return isGivingUp(context, event) ? { event, givesUp: error } : { event };
+}
