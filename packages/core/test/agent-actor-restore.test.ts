@@ -15,7 +15,13 @@ const CORE = join(import.meta.dirname, "..");
 const dirs: string[] = [];
 beforeAll(() => {
   // The child runs dist/: refuse a build older than the sources it tests.
-  for (const file of ["run/agent-actor", "run/agent-actor-run", "data/agent-input", "decide/agent-view", "run/approval-desk"]) {
+  for (const file of [
+    "run/agent-actor",
+    "run/agent-actor-run",
+    "data/agent-input",
+    "decide/agent-view",
+    "run/approval-desk",
+  ]) {
     const built = join(CORE, "dist", `${file}.js`);
     if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(CORE, "src", `${file}.ts`)).mtimeMs) {
       throw new Error(

@@ -135,6 +135,8 @@ export function startMachine(settings: RunSettings): RunMachine {
 /** The journaled step's name: the step (model call) and, for a call, its place in the reply that asked for it. */
 function keyOf(request: AgentRequest, step: number, calls: readonly ToolCall[] = []): string {
   if (request.type === "callModel") return `model ${request.step}`;
+  if (request.type === "checkOutput") return `output ${step}`;
+  if (request.type === "checkGuardrail") return `guardrail ${step}.${request.stage}.${request.index}`;
   const kind = request.type === "runTool" ? "tool" : "decision";
   const { id } = request.call;
   return `${kind} ${step}.${calls.findIndex((call) => call.id === id)} ${id}`;

@@ -82,6 +82,9 @@ export function startStep(ctx: WorkflowContext, { request, key }: KeyedRequest, 
       return startTool(ctx, key, request.call, effects);
     case "requestDecision":
       return startDecision(ctx, key, request.call, effects);
+    default:
+      // A durable run takes no output schema or guardrails (its options have none), so the machine never asks.
+      throw new TypeError(`a durable run cannot perform ${request.type}`);
   }
 }
 

@@ -6,7 +6,7 @@
  */
 
 /** The version of the log format this code writes; it reads this one and every older one (docs/event-log.md). */
-export const EVENT_LOG_SCHEMA_VERSION = 3;
+export const EVENT_LOG_SCHEMA_VERSION = 4;
 
 /** The oldest log format this code reads. */
 export const OLDEST_EVENT_LOG_SCHEMA_VERSION = 1;
@@ -54,6 +54,13 @@ export const LOG_FLAGS = {
    * @since 3. In older logs it is read from the observation's `ERROR:` prefix, as it was then.
    */
   toolErrorLogged: 3,
+  /**
+   * A turn may check its answer against an `output` schema and its text with guardrails: the log
+   * holds the schema and the guardrails' names (`run.started`, `user.messaged`'s `turn`) and each
+   * verdict (`output.checked`, `guardrail.checked`), so replay decides by them and runs no check.
+   * @since 4. Older logs have no checks: every final reply is the answer, as it was.
+   */
+  turnChecks: 4,
 } as const satisfies Record<string, number>;
 
 /** The name of a behaviour that depends on the log's schema version. */

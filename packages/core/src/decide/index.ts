@@ -6,3 +6,5 @@ export * from "./agent-machine.js";
 export * from "./agent-view.js";
 export * from "./call-batch.js";
 export * from "./call-key.js";
+export * from "./guardrail-decisions.js";
+export * from "./output-decisions.js";

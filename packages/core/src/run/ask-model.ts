@@ -26,6 +26,8 @@ export interface AskModelOptions {
   /** Read only when the model reads its own signal (a getter keeps it lazy). */
   readonly signal?: AbortSignal | undefined;
   readonly onDelta?: ((delta: ModelDelta) => void) | undefined;
+  /** The answer's JSON Schema, when the turn asks for a typed answer: the adapter asks the provider for it. */
+  readonly output?: { readonly schema: Readonly<Record<string, unknown>> } | undefined;
   /** The call ids used in the run so far, extended with the reply's; read only for a reply with calls, made from the list when absent. */
   readonly usedIds?: (() => Set<string>) | undefined;
 }
@@ -43,12 +45,13 @@ export async function askModel(
 ): Promise<ModelAnswer> {
   let raw: unknown;
   try {
-    const onDelta = options.onDelta;
+    const { onDelta, output } = options;
     raw = await model(listView(request.transcript), request.specs, {
       get signal() {
         return options.signal ?? neverAborted();
       },
       ...(onDelta === undefined ? {} : { onDelta }),
+      ...(output === undefined ? {} : { output }),
     });
   } catch (error) {
     return failed(request, describeThrown(error), error);

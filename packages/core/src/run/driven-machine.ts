@@ -23,7 +23,13 @@ export function drivenMachine(
     requests.push(request);
     onRequest?.();
   };
-  const subscriptions = [actor.on("callModel", keep), actor.on("runTool", keep), actor.on("requestDecision", keep)];
+  const subscriptions = [
+    actor.on("callModel", keep),
+    actor.on("runTool", keep),
+    actor.on("requestDecision", keep),
+    actor.on("checkOutput", keep),
+    actor.on("checkGuardrail", keep),
+  ];
   return {
     takeRequests: () => {
       if (requests.length === 0) return NONE;

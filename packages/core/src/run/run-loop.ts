@@ -9,6 +9,7 @@ import { type Approver, type ApproverAnswer, askApprover } from "./ask-approver.
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
 import { type RunToolOptions, runTool, type ToolAnswer } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
+import { type CheckAnswer, performCheck, type TurnPorts } from "./turn-checks.js";
 
 /** The ports the performers reach, and the limits they apply. */
 export interface EffectPorts {
@@ -26,6 +27,8 @@ export interface EffectPorts {
   readonly signal?: AbortSignal | undefined;
   /** Hears the run's events as they happen (after they are logged), and the model's deltas as they stream. */
   readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
+  /** What performs this turn's answer check and guardrails. */
+  readonly checks?: TurnPorts | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
@@ -50,6 +53,7 @@ type Answer =
   | ModelAnswer
   | ToolAnswer
   | ApproverAnswer
+  | CheckAnswer
   | { readonly type: "cancelled"; readonly event: Extract<AgentEvent, { type: "run.cancelled" }> }
   | { readonly type: "failed"; readonly error: unknown }
   | { readonly type: "stopped" };
@@ -99,6 +103,7 @@ export class RunLoop {
         return end.signal;
       },
       onDelta: onEvent === undefined ? undefined : (delta: ModelDelta) => this.#tellDelta(delta),
+      output: ports.checks?.output === undefined ? undefined : { schema: ports.checks.output.schema },
       usedIds: () => {
         this.#ids ??= usedCallIds(messagesOf((this.#modelRequest as ModelRequest).transcript));
         return this.#ids;
@@ -188,6 +193,13 @@ export class RunLoop {
       this.#perform(askApprover(this.#ports.approve, request.call));
       return;
     }
+    if (request.type === "checkOutput" || request.type === "checkGuardrail") {
+      if (request.type === "checkGuardrail") {
+        this.#tell({ type: "guardrail-started", stage: request.stage, name: request.name });
+      }
+      this.#perform(performCheck(request, this.#ports.checks, () => this.#end.signal));
+      return;
+    }
     const { call } = request;
     if (this.#interrupted.has(call.id)) return this.#runTool(call, true);
     const logged = this.#record({ type: "tool.started", callId: call.id, name: call.name });
@@ -223,6 +235,8 @@ export class RunLoop {
       case "tool-lost":
       case "decided":
       case "cancelled":
+      case "output-checked":
+      case "guardrail-checked":
         return answer.event;
       case "model-failed":
       case "failed":
@@ -240,6 +254,10 @@ export class RunLoop {
       this.#tell({ type: "step-finished", step: answer.step, reply: answer.event.reply });
     } else if (answer.type === "decided") {
       this.#tell({ type: "decision-given", call: answer.call, decision: answer.decision });
+    } else if (answer.type === "output-checked") {
+      this.#tell({ type: "output-checked", verdict: answer.event });
+    } else if (answer.type === "guardrail-checked") {
+      this.#tell({ type: "guardrail-checked", verdict: answer.event });
     } else if (answer.type === "tool-result" || answer.type === "tool-error" || answer.type === "tool-lost") {
       const { call, event } = answer;
       this.#tell({ type: "tool-finished", call, content: event.content, isError: answer.type !== "tool-result" });
