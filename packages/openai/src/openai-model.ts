@@ -4,6 +4,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import { fromOpenAICompletion } from "./from-openai-completion.js";
 import { withoutQuotaRetries } from "./quota-fetch.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
+import { toResponseFormat, withoutAnswerNulls } from "./response-format.js";
 import { streamCompletion } from "./stream-completion.js";
 import { withoutStrictNulls } from "./strict-schema.js";
 import { type ReasoningField, toOpenAIMessages, toOpenAITools } from "./to-openai-request.js";
@@ -103,7 +104,7 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal, onDelta }: ModelCallOptions,
+    { signal, onDelta, output }: ModelCallOptions,
   ): Promise<ModelReply> => {
     refuseEmptyUserMessages(messages);
     const body: ChatCompletionCreateParamsNonStreaming = {
@@ -112,6 +113,7 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
       messages: toOpenAIMessages(messages, reasoningField),
       ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools, strict), ...toolParams(messages) }),
       ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
+      ...(output === undefined ? {} : { response_format: toResponseFormat(output, strict) }),
     };
     const completion =
       onDelta === undefined
@@ -119,7 +121,8 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
         : await streamCompletion(body, { client: quotaAware, requestOptions, signal, onDelta });
     const reply = fromOpenAICompletion(completion, messages);
     if (!strict) return reply;
-    return { ...reply, toolCalls: reply.toolCalls.map((toolCall) => withoutStrictNulls(toolCall, tools)) };
+    const answered = output === undefined ? reply : withoutAnswerNulls(reply, output);
+    return { ...answered, toolCalls: answered.toolCalls.map((toolCall) => withoutStrictNulls(toolCall, tools)) };
   };
   return Object.assign(call, { maxReplyTokens: maxTokens ?? params.max_tokens ?? undefined });
 }
