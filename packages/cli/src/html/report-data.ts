@@ -133,6 +133,10 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
     }
     case "user.messaged":
       return [entry.turn];
+    case "output.checked":
+      return [event.valid ? `valid: ${JSON.stringify(event.value)}` : `invalid: ${event.problem}`];
+    case "guardrail.checked":
+      return [`${event.stage} ${event.name}: ${event.tripped ? `tripped (${event.reason ?? ""})` : "passed"}`];
   }
 }
 

@@ -116,6 +116,14 @@ function describeEvent(
       );
     case "user.messaged":
       return colors.dim(`turn ${entry.turn}`);
+    case "output.checked":
+      return event.valid
+        ? `${colors.green("valid")} ${colors.dim(JSON.stringify(event.value))}`
+        : `${colors.red("invalid")} ${event.problem}`;
+    case "guardrail.checked": {
+      const verdict = event.tripped ? colors.red(`tripped: ${event.reason ?? ""}`) : colors.green("passed");
+      return `${event.stage} ${colors.cyan(event.name)} ${verdict}`;
+    }
   }
 }
 
