@@ -59,7 +59,7 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal, onDelta }: ModelCallOptions,
+    { signal, onDelta, output }: ModelCallOptions,
   ): Promise<ModelReply> => {
     refuseEmptyUserMessages(messages);
     const body: MessageCreateParamsNonStreaming = {
@@ -68,6 +68,7 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
       max_tokens: maxTokens,
       ...toAnthropicPrompt(messages),
       ...(tools.length === 0 ? {} : { tools: toAnthropicTools(tools), ...toolChoice(messages) }),
+      ...(output === undefined ? {} : { output_config: answerFormat(always.output_config, output) }),
     };
     if (onDelta === undefined) {
       return fromAnthropicMessage(await client.messages.create(body, { ...requestOptions, signal }), messages);
@@ -79,6 +80,18 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
     return reply;
   };
   return Object.assign(call, { maxReplyTokens: maxTokens });
+}
+
+/**
+ * Structured outputs (`output_config.format`, a JSON Schema the answer is held to), kept beside
+ * any other `output_config` the caller set (its `effort`).
+ */
+function answerFormat(
+  config: MessageCreateParamsNonStreaming["output_config"],
+  output: NonNullable<ModelCallOptions["output"]>,
+): NonNullable<MessageCreateParamsNonStreaming["output_config"]> {
+  const { $schema: _dialect, ...schema } = output.schema;
+  return { ...config, format: { type: "json_schema", schema } };
 }
 
 /**
