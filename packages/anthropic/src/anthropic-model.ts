@@ -62,7 +62,7 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal, onDelta, harnessRetries }: ModelCallOptions,
+    { signal, onDelta, harnessRetries, output }: ModelCallOptions,
   ): Promise<ModelReply> => {
     refuseEmptyUserMessages(messages);
     const body: MessageCreateParamsNonStreaming = {
@@ -71,6 +71,7 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
       max_tokens: maxTokens,
       ...toAnthropicPrompt(messages),
       ...(tools.length === 0 ? {} : { tools: toAnthropicTools(tools), ...toolChoice(messages) }),
+      ...(output === undefined ? {} : { output_config: answerFormat(always.output_config, output) }),
     };
     const options = requestOptions(harnessRetries);
     const failed = (error: unknown) => {
@@ -91,6 +92,18 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
     return reply;
   };
   return Object.assign(call, { maxReplyTokens: maxTokens });
+}
+
+/**
+ * Structured outputs (`output_config.format`, a JSON Schema the answer is held to), kept beside
+ * any other `output_config` the caller set (its `effort`).
+ */
+function answerFormat(
+  config: MessageCreateParamsNonStreaming["output_config"],
+  output: NonNullable<ModelCallOptions["output"]>,
+): NonNullable<MessageCreateParamsNonStreaming["output_config"]> {
+  const { $schema: _dialect, ...schema } = output.schema;
+  return { ...config, format: { type: "json_schema", schema } };
 }
 
 /**

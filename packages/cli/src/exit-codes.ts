@@ -14,6 +14,8 @@ export const EXIT_CODES = {
   awaiting_approval: 5,
   repeated_call: 6,
   refused: 7,
+  invalid_output: 8,
+  guardrail_tripped: 10,
   /** A status this table does not know yet (from a newer core). */
   other: 9,
   cancelled: 130,
@@ -33,6 +35,8 @@ const STATUS_CODES: Readonly<Record<AgentStatus, number>> = {
   repeated_call: EXIT_CODES.repeated_call,
   refused: EXIT_CODES.refused,
   cancelled: EXIT_CODES.cancelled,
+  invalid_output: EXIT_CODES.invalid_output,
+  guardrail_tripped: EXIT_CODES.guardrail_tripped,
 };
 
 /** The table for help texts and docs: `  0  done`, one line per code. */
@@ -45,6 +49,8 @@ export const EXIT_CODE_HELP = `Exit codes:
   5    awaiting_approval: a call waits for --approve/--deny (resume it)
   6    repeated_call: the run stopped on a repeated call
   7    refused: the run was refused
+  8    invalid_output: the answers never matched the output schema
+  10   guardrail_tripped: a guardrail stopped the run
   9    another status, from a newer agentloop
   130  cancelled (Ctrl-C); the log stays valid
 `;

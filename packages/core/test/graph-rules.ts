@@ -199,7 +199,7 @@ export function repeatProblems(setup: Setup, path: Path): string[] {
       barred = new Set(event.reply.toolCalls.flatMap((_, i) => (plan.refused[i] || i >= plan.stopAt ? [i] : [])));
     }
     for (const { request, index } of requests) {
-      if ("call" in request && barred.has(index)) {
+      if ((request.type === "runTool" || request.type === "requestDecision") && barred.has(index)) {
         problems.push(
           `call ${index} (${request.call.id}) taken up along ${JSON.stringify(outline(eventsAlong(path)))}`,
         );

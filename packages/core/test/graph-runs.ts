@@ -21,7 +21,7 @@ function indexed(requests: readonly AgentRequest[], after: AgentSnapshot): Stepp
   const calls = after.context.batch?.calls ?? [];
   return requests.map((request) => ({
     request,
-    index: "call" in request ? calls.indexOf(request.call) : -1,
+    index: request.type === "runTool" || request.type === "requestDecision" ? calls.indexOf(request.call) : -1,
   }));
 }
 
@@ -73,7 +73,7 @@ export function occurrenceProblems(run: readonly Stepped[]): string[] {
     const waitingBefore = [...waiting.keys()];
     let riskySent = 0;
     for (const { request, index } of requests) {
-      if (!("call" in request)) continue;
+      if (request.type !== "runTool" && request.type !== "requestDecision") continue;
       const { call } = request;
       if (index < 0) problems.push(`${where}: ${request.type} for a call that is not in the reply`);
       if (request.type === "requestDecision") {
@@ -196,7 +196,7 @@ export function actorProblems(graph: Graph, path: Path): string[] {
     const event = events[i - 1];
     const taken = s.entries.flatMap((e) => e.actions);
     for (const request of s.requests) {
-      if (!("call" in request)) continue;
+      if (request.type !== "runTool" && request.type !== "requestDecision") continue;
       // A call is sent to run only by enterCalls, or, when it needs approval, by recordDecision approving it.
       if (request.call.name === RISKY && request.type === "runTool") {
         const approving = event?.type === "approval.decided" && event.approved;

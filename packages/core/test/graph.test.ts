@@ -56,6 +56,9 @@ function callProblems(path: Path, maxSteps: number): string[] {
   return problems;
 }
 
+/** The exits of the answer check and the guardrails, walked in graph-checks.test.ts. */
+const CHECK_EXITS = ["invalidOutput", "guardrailTripped"];
+
 describe("agentMachine structure", () => {
   const root = agentMachine.root;
   const nodes = getStateNodes(root);
@@ -70,12 +73,25 @@ describe("agentMachine structure", () => {
   it("starts in budgetCheck and has exactly the designed states", () => {
     expect(root.initial.target.map((n) => n.key)).toEqual(["budgetCheck"]);
     expect(Object.keys(root.states).sort()).toEqual(
-      ["budgetCheck", "callingModel", "compacting", "retryWait", "executingTools", ...FINAL_STATES].sort(),
+      [
+        "budgetCheck",
+        "callingModel",
+        "compacting",
+        "retryWait",
+        "executingTools",
+        "checkingOutput",
+        "answered",
+        "guardingInput",
+        "guardingOutput",
+        ...FINAL_STATES,
+        ...CHECK_EXITS,
+      ].sort(),
     );
     expect(Object.keys(root.states.compacting?.states ?? {}).sort()).toEqual(["awaitingView", "checkingSummary"]);
     expect(Object.keys(tools?.states ?? {}).sort()).toEqual(["awaitingDecision", "nextCalls", "runningTools"]);
     expect(tools?.initial.target.map((n) => n.key)).toEqual(["nextCalls"]);
-    expect(nodes.filter((n) => n.type === "final").map((n) => n.key)).toEqual([...FINAL_STATES]);
+    const finals = nodes.filter((n) => n.type === "final").map((n) => n.key);
+    expect(finals.sort()).toEqual([...FINAL_STATES, ...CHECK_EXITS].sort());
   });
 
   it("enters callingModel only from budgetCheck", () => {
@@ -85,10 +101,11 @@ describe("agentMachine structure", () => {
     for (const t of intoCallingModel) expect(t.source.key).toBe("budgetCheck");
   });
 
-  it("budgetCheck decides with eventless transitions only: step limit, then compaction, then budget, then the call", () => {
+  it("budgetCheck decides with eventless transitions only: input guardrails, step limit, compaction, budget, then the call", () => {
     const budgetCheck = root.states.budgetCheck;
     expect([...(budgetCheck?.transitions.keys() ?? [])]).toEqual([]);
     expect((budgetCheck?.always ?? []).map((t) => [keys(t.target), t.guard])).toEqual([
+      [["guardingInput"], "isInputUnguarded"],
       [["stepLimit"], "isStepLimitReached"],
       [["compacting"], "needsCompaction"],
       [["tokenBudget"], "isOverBudget"],

@@ -10,6 +10,8 @@ export const STATE_OF: Readonly<Record<AgentStatus, unknown>> = {
   repeated_call: "repeatedCall",
   cancelled: "cancelled",
   awaiting_approval: { executingTools: "awaitingDecision" },
+  invalid_output: "invalidOutput",
+  guardrail_tripped: "guardrailTripped",
 };
 
 type ToolMessage = Extract<Message, { role: "tool" }>;

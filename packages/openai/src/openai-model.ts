@@ -5,6 +5,7 @@ import { classifyOpenAIError } from "./classify-error.js";
 import { fromOpenAICompletion } from "./from-openai-completion.js";
 import { withoutQuotaRetries } from "./quota-fetch.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
+import { toResponseFormat, withoutAnswerNulls } from "./response-format.js";
 import { streamCompletion } from "./stream-completion.js";
 import { withoutStrictNulls } from "./strict-schema.js";
 import { type ReasoningField, toOpenAIMessages, toOpenAITools } from "./to-openai-request.js";
@@ -106,7 +107,7 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal, onDelta, harnessRetries }: ModelCallOptions,
+    { signal, onDelta, harnessRetries, output }: ModelCallOptions,
   ): Promise<ModelReply> => {
     refuseEmptyUserMessages(messages);
     const body: ChatCompletionCreateParamsNonStreaming = {
@@ -115,6 +116,7 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
       messages: toOpenAIMessages(messages, reasoningField),
       ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools, strict), ...toolParams(messages) }),
       ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
+      ...(output === undefined ? {} : { response_format: toResponseFormat(output, strict) }),
     };
     const options = requestOptions(harnessRetries);
     const completion = await (onDelta === undefined
@@ -125,7 +127,8 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
     });
     const reply = fromOpenAICompletion(completion, messages);
     if (!strict) return reply;
-    return { ...reply, toolCalls: reply.toolCalls.map((toolCall) => withoutStrictNulls(toolCall, tools)) };
+    const answered = output === undefined ? reply : withoutAnswerNulls(reply, output);
+    return { ...answered, toolCalls: answered.toolCalls.map((toolCall) => withoutStrictNulls(toolCall, tools)) };
   };
   return Object.assign(call, { maxReplyTokens: maxTokens ?? params.max_tokens ?? undefined });
 }

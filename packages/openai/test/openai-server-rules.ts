@@ -35,8 +35,9 @@ interface WireAssistant {
  * thinking (they do not refuse a request without it). Returns the problems, `[]` when none.
  */
 export function checkServerRules(request: RecordedRequest, dialect: Dialect, issued: IssuedReasoning): string[] {
-  const body = request.body as { messages?: unknown; tools?: unknown } | undefined;
-  const strictProblems = dialect === "openai" ? checkStrictTools(body?.tools) : [];
+  const body = request.body as { messages?: unknown; tools?: unknown; response_format?: unknown } | undefined;
+  const strictProblems =
+    dialect === "openai" ? [...checkStrictTools(body?.tools), ...checkStrictResponseFormat(body?.response_format)] : [];
   if (strictProblems.length > 0) return strictProblems;
   const messages = body?.messages;
   if (!Array.isArray(messages)) return [];
@@ -82,6 +83,15 @@ export function checkStrictTools(tools: unknown): string[] {
     const problem = strictProblem(fn.parameters as SchemaNode, []);
     return problem === null ? [] : [`Invalid schema for function '${String(fn.name)}': ${problem}`];
   });
+}
+
+/** OpenAI's checks of a strict `response_format` schema: the same rules as a strict function's parameters. */
+export function checkStrictResponseFormat(format: unknown): string[] {
+  const spec = (format as { json_schema?: { name?: unknown; strict?: unknown; schema?: unknown } } | undefined)
+    ?.json_schema;
+  if (spec?.strict !== true || typeof spec.schema !== "object" || spec.schema === null) return [];
+  const problem = strictProblem(spec.schema as SchemaNode, []);
+  return problem === null ? [] : [`Invalid schema for response_format '${String(spec.name)}': ${problem}`];
 }
 
 function strictProblem(schema: SchemaNode, context: readonly string[]): string | null {

@@ -48,14 +48,15 @@ export interface AgentTelemetry {
 export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
   const settings = resolveTelemetry(options);
   return {
-    runAgent: async (task, model, registry, runOptions = {}) => {
+    // The traced functions hand back core's own result, so its `output` has the type the caller's schema gives.
+    runAgent: (async (task, model, registry, runOptions = {}) => {
       const run = firstTurn(settings, task, model, registry, runOptions);
       return settle(
         run.turn,
         context.with(run.turn.context, () => runAgent(task, run.model, registry, run.options)),
       );
-    },
-    streamAgent: (task, model, registry, runOptions = {}) => {
+    }) as typeof runAgent,
+    streamAgent: ((task, model, registry, runOptions = {}) => {
       const run = firstTurn(settings, task, model, registry, { ...runOptions, streams: true });
       const stream: AgentStream = context.with(run.turn.context, () =>
         streamAgent(task, run.model, registry, run.options),
@@ -63,8 +64,8 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
       // The stream's own result is left to the caller; this copy only ends the span.
       settle(run.turn, stream.result).catch(() => {});
       return stream;
-    },
-    continueAgent: async (runId, message, model, registry, runOptions) => {
+    }) as typeof streamAgent,
+    continueAgent: (async (runId, message, model, registry, runOptions) => {
       const input: Message[] = [{ role: "user", content: message }];
       const turn = startTurn(settings, runId, registry, { input, maxTokens: replyLimit(model) });
       const traced = { ...runOptions, onEvent: listenerFor(turn, runOptions?.onEvent) };
@@ -73,7 +74,7 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
         turn,
         context.with(turn.context, () => continueAgent(runId, message, run, registry, traced)),
       );
-    },
+    }) as typeof continueAgent,
     resumeAgent: async (runId, model, registry, runOptions) => {
       const turn = startTurn(settings, runId, registry, { maxTokens: replyLimit(model) });
       const traced = { ...runOptions, onEvent: listenerFor(turn, runOptions?.onEvent) };

@@ -116,6 +116,8 @@ export function startMachine(settings: RunSettings): KeyedMachine {
       if (request.type === "callModel") return `model ${request.step}`;
       if (request.type === "compactContext") return `compaction ${request.step}`;
       if (request.type === "waitRetry") return `retry wait ${positionOf(actor.getSnapshot()).steps}`;
+      if (request.type === "checkOutput") return `output ${positionOf(actor.getSnapshot()).steps}`;
+      if (request.type === "checkGuardrail") return `guardrail ${request.stage}.${request.index}`;
       return `${request.type === "runTool" ? "tool" : "decision"} ${places.get(request.call.id)}`;
     },
     toolRequest: (callId) => tools.get(callId) as Extract<AgentRequest, { type: "runTool" }>,

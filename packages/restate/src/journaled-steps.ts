@@ -93,6 +93,10 @@ export class JournaledSteps implements Performing {
       // Restate retries a model call itself (`modelRetry`), durably; the harness's own retries are not taken here.
       throw new TypeError("retry and fallbackModels are not used on Restate: give modelRetry instead");
     }
+    if (request.type === "checkOutput" || request.type === "checkGuardrail") {
+      // A durable run takes neither an output schema nor guardrails, so its machine never asks for them.
+      throw new TypeError(`${request.type} is not taken on Restate: a durable run has no output or guardrails`);
+    }
     const key = this.#machine.keyOf(request);
     const step =
       request.type === "callModel"

@@ -141,6 +141,10 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [failedAttempt(event)];
     case "retry.waited":
       return [];
+    case "output.checked":
+      return [event.valid ? `valid: ${JSON.stringify(event.value)}` : `invalid: ${event.problem}`];
+    case "guardrail.checked":
+      return [`${event.stage} ${event.name}: ${event.tripped ? `tripped (${event.reason ?? ""})` : "passed"}`];
   }
 }
 

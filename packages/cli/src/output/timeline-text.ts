@@ -122,6 +122,14 @@ function describeEvent(
       return colors.red(failedAttempt(event));
     case "retry.waited":
       return colors.dim("next attempt");
+    case "output.checked":
+      return event.valid
+        ? `${colors.green("valid")} ${colors.dim(JSON.stringify(event.value))}`
+        : `${colors.red("invalid")} ${event.problem}`;
+    case "guardrail.checked": {
+      const verdict = event.tripped ? colors.red(`tripped: ${event.reason ?? ""}`) : colors.green("passed");
+      return `${event.stage} ${colors.cyan(event.name)} ${verdict}`;
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 import type { CompactedView } from "./compacted-view.js";
+import type { TurnChecks } from "./guardrail.js";
 import { isErrorObservation } from "./log-flags.js";
 import type { Transcript } from "./transcript.js";
-import type { EndStatus, Message, ModelReply, ToolCall, ToolSpec, Usage } from "./types.js";
+import type { EndStatus, GuardrailStage, Message, ModelReply, ToolCall, ToolSpec, Usage } from "./types.js";
 
 /**
  * The run's vocabulary in one place: the settings a run is decided by, the events the machine
@@ -17,7 +18,7 @@ export { EVENT_LOG_SCHEMA_VERSION } from "./log-flags.js";
  * started from these and nothing else. Fields marked "absent" may be missing from logs of older
  * versions; each then means the behaviour of that version, so old logs replay exactly.
  */
-export interface RunSettings {
+export interface RunSettings extends TurnChecks {
   readonly task: string;
   readonly system: string;
   /** Messages between the system message and the task: a conversation carried over from elsewhere (absent: none). */
@@ -113,7 +114,9 @@ export type AgentEvent =
     }
   | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
   | { readonly type: "run.cancelled"; readonly reason?: string }
-  | ContextCompacted;
+  | ContextCompacted
+  | OutputChecked
+  | GuardrailChecked;
 
 /**
  * The messages before `keptFrom` (after the task) are no longer shown to the model from model
@@ -126,6 +129,22 @@ export type ContextCompacted = {
   readonly keptFrom: number;
   readonly summary?: string;
   readonly usage?: Usage;
+};
+
+/** The verdict on an answer checked against the turn's `output` schema: its value, or the sentence that refuses it. */
+export type OutputChecked =
+  | { readonly type: "output.checked"; readonly valid: true; readonly value: unknown }
+  | { readonly type: "output.checked"; readonly valid: false; readonly problem: string };
+
+/** One guardrail's verdict; `index` is its place in the stage's order of declaration. */
+export type GuardrailChecked = {
+  readonly type: "guardrail.checked";
+  readonly stage: GuardrailStage;
+  readonly index: number;
+  readonly name: string;
+  readonly tripped: boolean;
+  /** Why it tripped (only when it did). */
+  readonly reason?: string;
 };
 
 /** What the machine asks of whoever drives it: it emits these, and they are answered with `AgentEvent`s. */
@@ -160,7 +179,16 @@ export type AgentRequest =
       readonly prompt: readonly Message[];
     }
   | { readonly type: "runTool"; readonly call: ToolCall }
-  | { readonly type: "requestDecision"; readonly call: ToolCall };
+  | { readonly type: "requestDecision"; readonly call: ToolCall }
+  | { readonly type: "checkOutput"; readonly text: string }
+  | {
+      readonly type: "checkGuardrail";
+      readonly stage: GuardrailStage;
+      readonly index: number;
+      readonly name: string;
+      readonly text: string;
+      readonly transcript: Transcript;
+    };
 
 /** Events the log holds around the machine's own: a run's start and end, a tool's start, a conversation's next message. */
 export type LifecycleEvent =
@@ -173,7 +201,12 @@ export type LifecycleEvent =
     }
   | { readonly type: "tool.started"; readonly callId: string; readonly name: string }
   | { readonly type: "run.finished"; readonly outcome: RunOutcome }
-  | { readonly type: "user.messaged"; readonly content: string };
+  | {
+      readonly type: "user.messaged";
+      readonly content: string;
+      /** The new turn's output schema and guardrails (absent: none). */
+      readonly turn?: TurnChecks;
+    };
 
 /** What happened in a run, in our own documented names; never XState internals. */
 export type RunEvent = AgentEvent | LifecycleEvent;
@@ -197,6 +230,8 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "context.compacted",
   "model.failed",
   "retry.waited",
+  "output.checked",
+  "guardrail.checked",
 ];
 
 /** The `tool.finished` event for an observation the tool registry made, with `isError` only when it is an error. */

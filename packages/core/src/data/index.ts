@@ -9,6 +9,7 @@ export * from "./count-tokens.js";
 export * from "./errors.js";
 export * from "./events.js";
 export * from "./frozen-json.js";
+export * from "./guardrail.js";
 export * from "./history.js";
 export * from "./is-plain-object.js";
 export * from "./json-value.js";

@@ -66,6 +66,13 @@ export const LOG_FLAGS = {
    * @since 4. Older logs hold no such events, and replay refuses them there.
    */
   retriedModelCalls: 4,
+  /**
+   * A turn may check its answer against an `output` schema and its text with guardrails: the log
+   * holds the schema and the guardrails' names (`run.started`, `user.messaged`'s `turn`) and each
+   * verdict (`output.checked`, `guardrail.checked`), so replay decides by them and runs no check.
+   * @since 4. Older logs have no checks: every final reply is the answer, as it was.
+   */
+  turnChecks: 4,
 } as const satisfies Record<string, number>;
 
 /** The name of a behaviour that depends on the log's schema version. */

@@ -118,6 +118,8 @@ export interface ModelCallOptions {
    * then makes one request per call unless told otherwise, so that retries do not multiply.
    */
   readonly harnessRetries?: boolean;
+  /** Given when the run wants its answer as JSON of this JSON Schema: an adapter asks the provider for it. */
+  readonly output?: { readonly schema: Readonly<Record<string, unknown>> };
 }
 
 /**
@@ -135,7 +137,8 @@ export type Model = (
  * derive from it): a final answer (`done`); a limit (`step_limit`, `token_budget`); a refusal by
  * the model (`refused`); the same call repeated under the `stop` policy (`repeated_call`); the
  * caller's abort (`cancelled`); or a pause for a decision on a risky tool call
- * (`awaiting_approval`, which `resumeAgent` continues).
+ * (`awaiting_approval`, which `resumeAgent` continues); answers that never matched the `output`
+ * schema (`invalid_output`); a guardrail that tripped (`guardrail_tripped`).
  */
 export const AGENT_STATUSES = [
   "done",
@@ -145,6 +148,8 @@ export const AGENT_STATUSES = [
   "repeated_call",
   "cancelled",
   "awaiting_approval",
+  "invalid_output",
+  "guardrail_tripped",
 ] as const;
 
 /** One of `AGENT_STATUSES`. */
@@ -164,8 +169,18 @@ export interface Decision {
   readonly reason?: string;
 }
 
+/** Where a guardrail checks: the user's message before the turn's first model call, or the answer before `done`. */
+export type GuardrailStage = "input" | "output";
+
+/** The guardrail that ended a run `guardrail_tripped`, as `AgentResult.guardrail` tells it. */
+export interface GuardrailTrip {
+  readonly name: string;
+  readonly stage: GuardrailStage;
+  readonly reason: string;
+}
+
 /** The outcome of a run; `messages` is the whole trace, also when a limit stopped it. */
-export interface AgentResult {
+export interface AgentResult<Output = unknown> {
   readonly status: AgentStatus;
   readonly answer: string | null;
   /** Model calls made. */
@@ -182,4 +197,8 @@ export interface AgentResult {
   readonly runId?: string;
   /** With `awaiting_approval`: the calls of the last reply that wait for a decision, in call order. */
   readonly pendingApprovals?: readonly ToolCall[];
+  /** With `output` and `done`: the answer parsed and checked (a Standard Schema's output, transforms applied). */
+  readonly output?: Output;
+  /** With `guardrail_tripped`: the guardrail that tripped, its stage and its reason. */
+  readonly guardrail?: GuardrailTrip;
 }

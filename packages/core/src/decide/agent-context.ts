@@ -1,4 +1,13 @@
-import type { AgentResult, AgentStatus, RunSettings, ToolSpec } from "../data/index.js";
+import type {
+  AgentResult,
+  AgentStatus,
+  GuardrailChecked,
+  GuardrailStage,
+  GuardrailTrip,
+  RunSettings,
+  ToolSpec,
+  TurnChecks,
+} from "../data/index.js";
 import {
   appendMessage,
   countTokens,
@@ -23,7 +32,16 @@ export interface AgentMachineInput {
   /** The schema version of the log the settings come from (default: the current one); older logs decide as they did. */
   readonly schemaVersion?: number;
   /** The next turn of a finished run: its last context, and the user's next message. */
-  readonly continues?: { readonly context: AgentContext; readonly message: string };
+  readonly continues?: { readonly context: AgentContext; readonly message: string; readonly turn?: TurnChecks };
+}
+
+/** Invalid answers the model may correct in a turn when `outputRetries` is not given. */
+export const DEFAULT_OUTPUT_RETRIES = 2;
+
+/** Where a guardrail stage stands: the verdicts logged so far, by place in the order of declaration. */
+export interface GuardStage {
+  readonly stage: GuardrailStage;
+  readonly verdicts: readonly (GuardrailChecked | null)[];
 }
 
 /** The machine's context: plain data, changed only by pure assigns. */
@@ -67,6 +85,22 @@ export interface AgentContext {
   readonly retry: RetryPolicy | null;
   /** The current step's failed attempts; null when none failed. */
   readonly attempt: AttemptState | null;
+  /** This turn's answer schema, or null when any text is the answer. */
+  readonly output: { readonly schema: Readonly<Record<string, unknown>> } | null;
+  /** Invalid answers the model may correct in this turn. */
+  readonly outputRetries: number;
+  /** Invalid answers given in this turn. */
+  readonly invalidOutputs: number;
+  /** The checked answer's value, once one passed. */
+  readonly outputValue: { readonly value: unknown } | null;
+  /** This turn's guardrail names per stage, in order of declaration. */
+  readonly guardrails: { readonly input: readonly string[]; readonly output: readonly string[] };
+  /** Whether this turn's input guardrails passed (or it has none to pass). */
+  readonly inputGuarded: boolean;
+  /** The guardrail stage in progress, or null. */
+  readonly guard: GuardStage | null;
+  /** The guardrail that tripped, once one did. */
+  readonly guardrail: GuardrailTrip | null;
 }
 
 /** The context a run starts from: its settings, and the system message, any history and the task as the list. */
@@ -75,7 +109,7 @@ export function initialContext({
   schemaVersion = EVENT_LOG_SCHEMA_VERSION,
   continues,
 }: AgentMachineInput): AgentContext {
-  if (continues !== undefined) return nextTurn(continues.context, continues.message);
+  if (continues !== undefined) return nextTurn(continues.context, continues.message, continues.turn);
   const transcript = createTranscript([
     { role: "system", content: settings.system },
     ...(settings.history ?? []),
@@ -107,6 +141,9 @@ export function initialContext({
     answer: null,
     retry: retryPolicyOf(settings),
     attempt: null,
+    ...turnChecks(settings),
+    guard: null,
+    guardrail: null,
   };
   // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
   // an object that way on its fast path only once an object of the same shape has been spread:
@@ -114,10 +151,29 @@ export function initialContext({
   return { ...context };
 }
 
+const NO_GUARDRAILS = { input: [], output: [] } as const;
+
+/** A turn's output check and guardrails, from its logged checks: absent ones are off. */
+function turnChecks(
+  checks: TurnChecks | undefined,
+): Pick<AgentContext, "output" | "outputRetries" | "invalidOutputs" | "outputValue" | "guardrails" | "inputGuarded"> {
+  return {
+    output: checks?.output ?? null,
+    outputRetries: checks?.outputRetries ?? DEFAULT_OUTPUT_RETRIES,
+    invalidOutputs: 0,
+    outputValue: null,
+    guardrails: checks?.guardrails ?? NO_GUARDRAILS,
+    inputGuarded: false,
+  };
+}
+
 /** The context of a conversation's next turn: the list goes on with the user's message, and the limits count afresh. */
-function nextTurn(context: AgentContext, message: string): AgentContext {
+function nextTurn(context: AgentContext, message: string, turn: TurnChecks | undefined): AgentContext {
   return {
     ...context,
+    ...turnChecks(turn),
+    guard: null,
+    guardrail: null,
     transcript: appendMessage(context.transcript, { role: "user", content: message }),
     turnStart: { steps: context.steps, tokens: context.tokens },
     batch: null,
@@ -144,12 +200,16 @@ export function tokensOverBudget(context: AgentContext): number {
 /** The machine's output: the `AgentResult` of a finished turn. */
 export function resultOf(context: AgentContext): AgentResult {
   const over = context.flags.tokensOverBudget ? tokensOverBudget(context) : 0;
+  const status = context.status ?? "done";
+  const { outputValue, guardrail } = context;
   return {
-    status: context.status ?? "done",
-    answer: context.answer,
+    status,
+    answer: status === "guardrail_tripped" || status === "cancelled" ? null : context.answer,
     steps: context.steps,
     tokens: context.tokens,
     messages: messagesOf(context.transcript),
     ...(over > 0 ? { tokensOverBudget: over } : {}),
+    ...(status === "done" && outputValue !== null ? { output: outputValue.value } : {}),
+    ...(status === "guardrail_tripped" && guardrail !== null ? { guardrail } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { assertEvent, assign, emit, enqueueActions, type SnapshotFrom, setup } from "xstate";
-import type { AgentEvent, AgentRequest, AgentResult, AgentStatus, ToolCall } from "../data/index.js";
+import type { AgentEvent, AgentRequest, AgentResult, AgentStatus, GuardrailStage, ToolCall } from "../data/index.js";
 import { type AgentContext, type AgentMachineInput, initialContext, resultOf } from "./agent-context.js";
 import {
   allCallsAnswered,
@@ -26,6 +26,16 @@ import {
   shownView,
 } from "./compaction.js";
 import {
+  firstTrip,
+  hasOutputGuardrails,
+  isAwaitedVerdict,
+  isGuardPassed,
+  isInputUnguarded,
+  passGuard,
+  recordVerdict,
+  startGuard,
+} from "./guardrail-decisions.js";
+import {
   clearAttempts,
   currentAttempt,
   hasFallback,
@@ -34,6 +44,13 @@ import {
   recordFailure,
   waitRequest,
 } from "./model-retry.js";
+import {
+  acceptOutput,
+  giveUpOutput,
+  isOutOfOutputRetries,
+  needsOutputCheck,
+  rejectOutput,
+} from "./output-decisions.js";
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
@@ -103,6 +120,20 @@ export const agentMachine = setup({
       return mayRetry(context, event);
     },
     hasFallback: ({ context }) => hasFallback(context),
+    needsOutputCheck: ({ context }) => needsOutputCheck(context),
+    isValidOutput: ({ event }) => {
+      assertEvent(event, "output.checked");
+      return event.valid;
+    },
+    isOutOfOutputRetries: ({ context }) => isOutOfOutputRetries(context),
+    isInputUnguarded: ({ context }) => isInputUnguarded(context),
+    hasOutputGuardrails: ({ context }) => hasOutputGuardrails(context),
+    isAwaitedVerdict: ({ context, event }) => {
+      assertEvent(event, "guardrail.checked");
+      return isAwaitedVerdict(context, event);
+    },
+    isGuardTripped: ({ context }) => firstTrip(context) !== null,
+    isGuardPassed: ({ context }) => isGuardPassed(context),
   },
   actions: {
     requestModelReply: emit(({ context }) => modelRequest(context)),
@@ -139,6 +170,27 @@ export const agentMachine = setup({
     nextModel: assign(({ context }) => nextModel(context)),
     clearAttempts: assign(() => clearAttempts()),
     requestRetryWait: emit(({ context }) => waitRequest(context)),
+    requestOutputCheck: emit(({ context }) => ({ type: "checkOutput" as const, text: context.answer ?? "" })),
+    acceptOutput: assign(({ event }) => {
+      assertEvent(event, "output.checked");
+      return event.valid ? acceptOutput(event) : {};
+    }),
+    rejectOutput: assign(({ context, event }) => {
+      assertEvent(event, "output.checked");
+      return event.valid ? {} : rejectOutput(context, event);
+    }),
+    giveUpOutput: assign(({ context }) => giveUpOutput(context)),
+    startGuard: enqueueActions(({ context, enqueue }, params: { stage: GuardrailStage }) => {
+      const { changes, requests } = startGuard(context, params.stage);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
+    }),
+    recordVerdict: assign(({ context, event }) => {
+      assertEvent(event, "guardrail.checked");
+      return recordVerdict(context, event);
+    }),
+    passGuard: assign(({ context }) => passGuard(context)),
+    tripGuard: assign(({ context }) => ({ guardrail: firstTrip(context), guard: null })),
   },
 }).createMachine({
   id: "agent",
@@ -148,6 +200,7 @@ export const agentMachine = setup({
   states: {
     budgetCheck: {
       always: [
+        { guard: "isInputUnguarded", target: "guardingInput" },
         { guard: "isStepLimitReached", target: "stepLimit" },
         { guard: "needsCompaction", target: "compacting" },
         { guard: "isOverBudget", target: "tokenBudget" },
@@ -180,6 +233,8 @@ export const agentMachine = setup({
         "model.replied": [
           { guard: "isRefusal", target: "refused", actions: "appendReply" },
           { guard: "hasToolCalls", target: "executingTools", actions: ["appendReply", "enterCalls"] },
+          { guard: "needsOutputCheck", target: "checkingOutput", actions: "appendReply" },
+          { guard: "hasOutputGuardrails", target: "guardingOutput", actions: "appendReply" },
           { target: "done", actions: "appendReply" },
         ],
         "model.failed": [
@@ -193,6 +248,21 @@ export const agentMachine = setup({
       entry: "requestRetryWait",
       on: { "retry.waited": { target: "budgetCheck" } },
     },
+    checkingOutput: {
+      entry: "requestOutputCheck",
+      on: {
+        "output.checked": [
+          { guard: "isValidOutput", target: "answered", actions: "acceptOutput" },
+          { guard: "isOutOfOutputRetries", target: "invalidOutput", actions: "giveUpOutput" },
+          { target: "budgetCheck", actions: "rejectOutput" },
+        ],
+      },
+    },
+    answered: {
+      always: [{ guard: "hasOutputGuardrails", target: "guardingOutput" }, { target: "done" }],
+    },
+    guardingInput: guardingStage("input", "#agent.budgetCheck"),
+    guardingOutput: guardingStage("output", "#agent.done"),
     executingTools: {
       initial: "nextCalls",
       states: {
@@ -231,6 +301,11 @@ export const agentMachine = setup({
     done: { type: "final", entry: { type: "finish", params: { status: "done" } } },
     stepLimit: { type: "final", entry: { type: "finish", params: { status: "step_limit" } } },
     tokenBudget: { type: "final", entry: { type: "finish", params: { status: "token_budget" } } },
+    invalidOutput: { type: "final", entry: { type: "finish", params: { status: "invalid_output" } } },
+    guardrailTripped: {
+      type: "final",
+      entry: ["tripGuard", { type: "finish", params: { status: "guardrail_tripped" } }],
+    },
     refused: {
       type: "final",
       entry: [
@@ -256,6 +331,30 @@ export const agentMachine = setup({
   output: ({ context }) => resultOf(context),
 });
 
+/**
+ * A guardrail stage as a state of its own: entering it asks for every check at once; it waits in
+ * `waiting` for verdicts and weighs each one in `weighing`, leaving for `guardrailTripped` on the
+ * first trip in order of declaration, or for `passed` once all passed.
+ */
+function guardingStage(stage: GuardrailStage, passed: string) {
+  return {
+    entry: { type: "startGuard", params: { stage } },
+    initial: "waiting",
+    states: {
+      waiting: {
+        on: { "guardrail.checked": { guard: "isAwaitedVerdict", target: "weighing", actions: "recordVerdict" } },
+      },
+      weighing: {
+        always: [
+          { guard: "isGuardTripped", target: "#agent.guardrailTripped" },
+          { guard: "isGuardPassed", target: passed, actions: "passGuard" },
+          { target: "waiting" },
+        ],
+      },
+    },
+  } as const;
+}
+
 /** A snapshot of `agentMachine`. */
 export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 
@@ -271,6 +370,8 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   if (snapshot.matches("callingModel")) return [modelRequest(context)];
   if (snapshot.matches({ compacting: "awaitingView" })) return [compactionRequest(context)];
   if (snapshot.matches("retryWait")) return [waitRequest(context)];
+  if (snapshot.matches("checkingOutput")) return [{ type: "checkOutput", text: context.answer ?? "" }];
+  if (snapshot.matches("guardingInput") || snapshot.matches("guardingOutput")) return pendingChecks(context);
   const { batch } = context;
   if (!snapshot.matches("executingTools") || batch === null) return [];
   const requests: AgentRequest[] = [];
@@ -281,6 +382,14 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
     if (state === "deciding") requests.push({ type: "requestDecision", call });
   }
   return requests;
+}
+
+/** The guardrails of the stage in progress that have no verdict yet: a resumed run asks only these. */
+function pendingChecks(context: AgentContext): AgentRequest[] {
+  const { guard } = context;
+  if (guard === null) return [];
+  const { requests } = startGuard(context, guard.stage);
+  return requests.filter((_, index) => guard.verdicts[index] === null);
 }
 
 function modelRequest(context: AgentContext): AgentRequest {

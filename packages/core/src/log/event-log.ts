@@ -66,6 +66,9 @@ export function parseEventLog(runId: string, values: readonly unknown[]): Stored
     if ((event.type === "model.failed" || event.type === "retry.waited") && !flags?.retriedModelCalls) {
       throw fail(`is not part of schema ${(events[0] as Extract<StoredEvent, { type: "run.started" }>).schemaVersion}`);
     }
+    if ((event.type === "output.checked" || event.type === "guardrail.checked") && !flags?.turnChecks) {
+      throw fail(`is not part of schema ${flags === undefined ? "?" : "before 4"}`);
+    }
     events.push(decodeEvent(event));
   }
   return events;
@@ -108,9 +111,23 @@ function eventProblem(value: unknown, position: number): string | null {
     case "run.finished":
       return outcomeProblem(value.outcome);
     case "user.messaged":
-      return isString(value.content) ? null : "needs a content string";
+      if (!isString(value.content)) return "needs a content string";
+      return value.turn === undefined ? null : turnProblem(value.turn, "turn.");
     case "context.compacted":
       return compactedProblem(value);
+    case "output.checked":
+      if (value.valid === true) return "value" in value ? null : "needs the checked value";
+      return value.valid === false && isString(value.problem)
+        ? null
+        : "needs valid: true with a value, or valid: false with a problem string";
+    case "guardrail.checked":
+      return (value.stage === "input" || value.stage === "output") &&
+        isCount(value.index) &&
+        isString(value.name) &&
+        typeof value.tripped === "boolean" &&
+        isOptional(value.reason, isString)
+        ? null
+        : "needs a stage ('input' or 'output'), a whole index, a name, a tripped boolean and an optional reason string";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }
@@ -186,11 +203,25 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
     return "needs settings.retry to hold whole attempts, initialDelayMs and maxDelayMs";
   }
   if (!isOptional(fallbackModels, isCount)) return "needs settings.fallbackModels to be a whole number";
+  const checks = turnProblem(settings, "settings.");
+  if (checks !== null) return checks;
   if (settings.history !== undefined) {
     const history = checkHistory(settings.history);
     if (typeof history === "string") return `has a bad settings.history: ${history}`;
   }
   return null;
+}
+
+/** Why a turn's logged checks are malformed (the output schema, its retries, the guardrails' names), or null. */
+function turnProblem(value: unknown, prefix: string): string | null {
+  if (!isPlainObject(value)) return `needs ${prefix.slice(0, -1)} to be an object`;
+  const { output, outputRetries, guardrails } = value;
+  if (!isOptional(output, (given) => isPlainObject(given) && isPlainObject(given.schema))) {
+    return `needs ${prefix}output to be { schema }`;
+  }
+  if (!isOptional(outputRetries, isCount)) return `needs ${prefix}outputRetries to be a whole number`;
+  const names = (given: unknown) => isPlainObject(given) && isNames(given.input) && isNames(given.output);
+  return isOptional(guardrails, names) ? null : `needs ${prefix}guardrails to be { input, output } lists of names`;
 }
 
 function isString(value: unknown): value is string {

@@ -132,7 +132,8 @@ export class RunFold {
       throw this.#misfit(event, `comes after ${this.#finished ? "run.finished" : "the run reached its end"}`);
     }
     const input = this.#input as AgentMachineInput;
-    this.#enter({ ...input, continues: { context: snapshot.context, message: event.content } });
+    const turn = event.turn === undefined ? {} : { turn: event.turn };
+    this.#enter({ ...input, continues: { context: snapshot.context, message: event.content, ...turn } });
     this.#finished = false;
     this.#turn++;
   }

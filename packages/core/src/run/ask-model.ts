@@ -28,6 +28,8 @@ export interface AskModelOptions {
   /** Read only when the model reads its own signal (a getter keeps it lazy). */
   readonly signal?: AbortSignal | undefined;
   readonly onDelta?: ((delta: ModelDelta) => void) | undefined;
+  /** The answer's JSON Schema, when the turn asks for a typed answer: the adapter asks the provider for it. */
+  readonly output?: { readonly schema: Readonly<Record<string, unknown>> } | undefined;
   /** The call ids used in the run so far, extended with the reply's; read only for a reply with calls, made from the list when absent. */
   readonly usedIds?: (() => Set<string>) | undefined;
   /** Tells the model that the run retries failed calls itself, so that it need not (`ModelCallOptions.harnessRetries`). */
@@ -47,7 +49,7 @@ export async function askModel(
 ): Promise<ModelAnswer> {
   let raw: unknown;
   try {
-    const onDelta = options.onDelta;
+    const { onDelta, output } = options;
     const { view } = request;
     const messages = view === undefined ? listView(request.transcript) : viewMessages(request.transcript, view);
     raw = await model(messages, request.specs, {
@@ -56,6 +58,7 @@ export async function askModel(
       },
       ...(onDelta === undefined ? {} : { onDelta }),
       ...(options.harnessRetries === true ? { harnessRetries: true } : {}),
+      ...(output === undefined ? {} : { output }),
     });
   } catch (error) {
     return failed(request, describeThrown(error), error, failureOf(error));

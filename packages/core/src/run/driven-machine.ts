@@ -29,6 +29,8 @@ export function drivenMachine(
     actor.on("waitRetry", keep),
     actor.on("runTool", keep),
     actor.on("requestDecision", keep),
+    actor.on("checkOutput", keep),
+    actor.on("checkGuardrail", keep),
   ];
   return {
     takeRequests: () => {

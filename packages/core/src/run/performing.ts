@@ -4,6 +4,7 @@ import type { ApproverAnswer } from "./ask-approver.js";
 import type { ModelAnswer } from "./ask-model.js";
 import type { CompactionAnswer } from "./compact-context.js";
 import type { ToolAnswer } from "./run-tool.js";
+import type { CheckAnswer } from "./turn-checks.js";
 import type { RetryWaited } from "./wait-retry.js";
 
 /** What the run loop takes next: a performer's answer, the run's cancellation, a failure, or the stop. */
@@ -13,6 +14,7 @@ export type LoopAnswer =
   | ToolAnswer
   | ApproverAnswer
   | RetryWaited
+  | CheckAnswer
   | { readonly type: "cancelled"; readonly event: Extract<AgentEvent, { type: "run.cancelled" }> }
   | { readonly type: "failed"; readonly error: unknown }
   | { readonly type: "stopped" };

@@ -1,4 +1,4 @@
-import type { AgentResult, Decision, Model, RunEvent, RunSettings, StoredEvent } from "../data/index.js";
+import type { AgentResult, Decision, Model, RunEvent, RunSettings, StoredEvent, TurnChecks } from "../data/index.js";
 import { logFlags } from "../data/index.js";
 import { canonicalJson, pendingApprovals } from "../decide/index.js";
 import {
@@ -11,16 +11,18 @@ import {
   type Replay,
   replayRun,
 } from "../log/index.js";
-import type { ToolRegistry } from "../tools/index.js";
+import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
 import { describe, resolveLimits } from "./settings.js";
+import { type OutputOf, resolveTurn, type TurnOptions } from "./turn-checks.js";
 
 /** Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time safeguards and the listener. */
 export interface ResumeOptions
   extends Pick<
-    RunOptions,
-    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "onLogged" | "fallbackModels"
-  > {
+      RunOptions,
+      "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "onLogged" | "fallbackModels"
+    >,
+    Pick<TurnOptions, "output" | "guardrails"> {
   readonly store: EventStore;
   /**
    * Decisions by call id for the calls a paused run waits on (`pendingApprovals`); asked before
@@ -79,6 +81,8 @@ async function resumeHeld(
     model,
     registry,
     journal,
+    // A turn cut off in a check performs the rest of it with the same schema and guardrails.
+    checks: resolveTurn({ output: options.output, guardrails: options.guardrails }).ports,
     settings: startOf(runId, events).settings,
     schemaVersion: replay.schemaVersion,
     from: { snapshot: replay.snapshot, interrupted: replay.interrupted },
@@ -92,25 +96,33 @@ async function resumeHeld(
  * over the run). Throws `EventLogError` for a run that is not finished (resume it first), a log of
  * schema 1, or tools that differ from the registry's.
  */
-export async function continueAgent(
+export async function continueAgent<Output extends ToolSchema = never>(
   runId: string,
   message: string,
   model: Model,
   registry: ToolRegistry,
-  options: Omit<ResumeOptions, "decisions">,
-): Promise<AgentResult> {
+  options: ContinueOptions<Output>,
+): Promise<AgentResult<OutputOf<Output>>> {
   checkRunOptions(options);
   if (typeof message !== "string") throw new TypeError(`message must be a string; got ${describe(message)}`);
-  return holding(options.store, runId, () => continueHeld(runId, message, model, registry, options));
+  const held = holding(options.store, runId, () => continueHeld(runId, message, model, registry, options));
+  // The answer's value is checked against `output` before it is logged: its type is the schema's.
+  return held as Promise<AgentResult<OutputOf<Output>>>;
 }
+
+/** Options of `continueAgent`: those of `resumeAgent` but the decisions, and the new turn's output schema and guardrails. */
+export interface ContinueOptions<Output extends ToolSchema = ToolSchema>
+  extends Omit<ResumeOptions, "decisions" | "output" | "guardrails">,
+    TurnOptions<Output> {}
 
 async function continueHeld(
   runId: string,
   message: string,
   model: Model,
   registry: ToolRegistry,
-  options: Omit<ResumeOptions, "decisions">,
+  options: ContinueOptions,
 ): Promise<AgentResult> {
+  const turn = resolveTurn(options);
   const { events, replay, journal } = await reopen(options.store, runId, registry, options.onLogged);
   if (replay.result === null) {
     throw new EventLogError(`run '${runId}' is not finished: resume it before it takes a new message`, {
@@ -131,8 +143,9 @@ async function continueHeld(
     journal,
     settings: startOf(runId, events).settings,
     schemaVersion: replay.schemaVersion,
-    begin: { type: "user.messaged", content: message },
-    continues: { context: replay.context, message },
+    checks: turn.ports,
+    begin: { type: "user.messaged", content: message, ...withTurn(turn.checks) },
+    continues: { context: replay.context, message, ...withTurn(turn.checks) },
   });
 }
 
@@ -212,6 +225,11 @@ async function reopen(
     await journal.commit({ type: "run.finished", outcome: outcomeOf(replay.result, replay.schemaVersion) });
   }
   return { events, replay, journal };
+}
+
+/** The `turn` field of a next turn with checks; none for a turn without (logs as before). */
+function withTurn(checks: TurnChecks): { turn?: TurnChecks } {
+  return Object.keys(checks).length === 0 ? {} : { turn: checks };
 }
 
 function unstamped({ seq: _seq, at: _at, hash: _hash, ...event }: StoredEvent): RunEvent {

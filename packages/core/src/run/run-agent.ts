@@ -7,19 +7,23 @@ import {
   type RunSettings,
   type StoredEvent,
 } from "../data/index.js";
-import type { AgentContext } from "../decide/index.js";
+import type { AgentContext, AgentMachineInput } from "../decide/index.js";
 import { agentMachine, pendingApprovals, pendingRequests } from "../decide/index.js";
 import { EventLogError, type EventStore, holding, Journal, outcomeOf } from "../log/index.js";
-import type { ToolRegistry } from "../tools/index.js";
+import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { isCharLimit, isTimeout, MAX_TIMER_MS } from "../tools/index.js";
 import { drivenMachine } from "./driven-machine.js";
 import type { Resumption } from "./run-effects.js";
 import { type EffectPorts, RunLoop } from "./run-loop.js";
 import { type AgentOptions, describe, type ModelWithLimits, resolveSettings } from "./settings.js";
 import type { AgentStreamEvent } from "./stream-events.js";
+import { type OutputOf, resolveTurn, type TurnOptions } from "./turn-checks.js";
 
 /** Options of `runAgent`: limits and policies, safeguards, where to keep the run's event log, and who listens. */
-export interface RunOptions extends AgentOptions, Pick<EffectPorts, "approve" | "toolTimeoutMs" | "maxResultChars"> {
+export interface RunOptions<Output extends ToolSchema = ToolSchema>
+  extends AgentOptions,
+    TurnOptions<Output>,
+    Pick<EffectPorts, "approve" | "toolTimeoutMs" | "maxResultChars"> {
   /** Keeps the run's events there, so that it can be replayed, forked, resumed and continued. */
   readonly store?: EventStore;
   /** The run's id in the store (letters, digits, `_`, `-`, `.`); a random UUID when not given. */
@@ -48,22 +52,40 @@ export interface RunOptions extends AgentOptions, Pick<EffectPorts, "approve" | 
 /**
  * Runs `task` to an exit: a final answer (`done`), `maxSteps` model calls (`step_limit`), a prompt
  * that would overspend `tokenBudget` (`token_budget`), a refusal (`refused`), a repeated call
- * under the `stop` policy (`repeated_call`), an abort (`cancelled`), or calls that wait for
- * decisions nobody gave (`awaiting_approval`, to be resumed) — always with the whole message list.
+ * under the `stop` policy (`repeated_call`), an abort (`cancelled`), calls that wait for
+ * decisions nobody gave (`awaiting_approval`, to be resumed), answers that never matched `output`
+ * (`invalid_output`) or a guardrail that tripped (`guardrail_tripped`) — always with the whole
+ * message list; with `output`, a `done` result's `output` is the checked answer, typed from the schema.
  * With a `store`, every event is logged before the machine sees it and the result carries the
  * `runId`. Rejects with `ModelError` when the model fails (the log stays resumable), and with a
  * `TypeError` or `RangeError` for options that make no sense, before anything is logged.
  */
-export async function runAgent(
+export async function runAgent<Output extends ToolSchema = never>(
   task: string,
   model: ModelWithLimits,
   registry: ToolRegistry,
-  options: RunOptions = {},
+  options: RunOptions<Output> = {},
+): Promise<AgentResult<OutputOf<Output>>> {
+  // The answer's value is checked against `output` before it is logged: its type is the schema's.
+  return startRun(task, model, registry, options) as Promise<AgentResult<OutputOf<Output>>>;
+}
+
+async function startRun(
+  task: string,
+  model: ModelWithLimits,
+  registry: ToolRegistry,
+  options: RunOptions,
 ): Promise<AgentResult> {
   checkRunOptions(options);
-  const settings = resolveSettings(task, model, registry, options);
+  const turn = resolveTurn(options);
+  const settings = { ...resolveSettings(task, model, registry, options), ...turn.checks };
   const { store, runId = globalThis.crypto.randomUUID() } = options;
-  const ports = { ...portsOf({ ...options, summarizer: options.compaction?.summarizer }), model, registry };
+  const ports = {
+    ...portsOf({ ...options, summarizer: options.compaction?.summarizer }),
+    model,
+    registry,
+    checks: turn.ports,
+  };
   if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
   // One writer per run: the run is held before it is looked for, and until it returns.
   return holding(store, runId, async () => {
@@ -101,7 +123,7 @@ export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
   /** A resumed run: the state its log replays to, and the calls the process died in. */
   readonly from?: Resumption;
   /** The next turn of a finished run. */
-  readonly continues?: { readonly context: AgentContext; readonly message: string };
+  readonly continues?: AgentMachineInput["continues"];
 }
 
 /**

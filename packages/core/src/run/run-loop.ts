@@ -11,7 +11,8 @@ import { attemptEvent, modelAt } from "./model-attempts.js";
 import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
 import { type RunToolOptions, runTool } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
-import { type RetryWaited, waitRetry } from "./wait-retry.js";
+import { performCheck, type TurnPorts } from "./turn-checks.js";
+import { waitRetry } from "./wait-retry.js";
 
 /** The ports the performers reach, and the limits they apply. */
 export interface EffectPorts {
@@ -35,6 +36,8 @@ export interface EffectPorts {
   readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
   /** Where the work runs and its answers wait (default: in this process, taken as they come). */
   readonly performing?: Performing | undefined;
+  /** What performs this turn's answer check and guardrails. */
+  readonly checks?: TurnPorts | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
@@ -99,6 +102,7 @@ export class RunLoop {
       get harnessRetries() {
         return machine.snapshot().context.retry !== null;
       },
+      output: ports.checks?.output === undefined ? undefined : { schema: ports.checks.output.schema },
       usedIds: () => {
         this.#ids ??= usedCallIds(messagesOf((this.#modelRequest as ModelRequest).transcript));
         return this.#ids;
@@ -198,6 +202,13 @@ export class RunLoop {
       this.#inbox.perform(request, () => askApprover(this.#ports.approve, request.call));
       return;
     }
+    if (request.type === "checkOutput" || request.type === "checkGuardrail") {
+      if (request.type === "checkGuardrail") {
+        this.#tell({ type: "guardrail-started", stage: request.stage, name: request.name });
+      }
+      this.#inbox.perform(request, () => performCheck(request, this.#ports.checks, () => this.#end.signal));
+      return;
+    }
     const { call } = request;
     if (this.#interrupted.has(call.id)) return this.#runTool(request, true);
     const logged = this.#record({ type: "tool.started", callId: call.id, name: call.name });
@@ -246,6 +257,8 @@ export class RunLoop {
       case "tool-lost":
       case "decided":
       case "cancelled":
+      case "output-checked":
+      case "guardrail-checked":
         return answer.event;
       case "failed":
         this.#fail(answer.error);
@@ -280,6 +293,10 @@ export class RunLoop {
       this.#tell({ type: "compacted", step, keptFrom, ...(summary === undefined ? {} : { summary }) });
     } else if (answer.type === "decided") {
       this.#tell({ type: "decision-given", call: answer.call, decision: answer.decision });
+    } else if (answer.type === "output-checked") {
+      this.#tell({ type: "output-checked", verdict: answer.event });
+    } else if (answer.type === "guardrail-checked") {
+      this.#tell({ type: "guardrail-checked", verdict: answer.event });
     } else if (answer.type === "tool-result" || answer.type === "tool-error" || answer.type === "tool-lost") {
       const { call, event } = answer;
       this.#tell({ type: "tool-finished", call, content: event.content, isError: answer.type !== "tool-result" });

@@ -1,14 +1,15 @@
 import type { AgentResult } from "../data/index.js";
-import type { ToolRegistry } from "../tools/index.js";
+import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { type RunOptions, runAgent } from "./run-agent.js";
 import type { ModelWithLimits } from "./settings.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { StreamQueue } from "./stream-queue.js";
+import type { OutputOf } from "./turn-checks.js";
 
 /** A run as it happens: iterate its events, and await its `result`. */
-export interface AgentStream extends AsyncIterable<AgentStreamEvent> {
+export interface AgentStream<Output = unknown> extends AsyncIterable<AgentStreamEvent> {
   /** The run's result; rejects as `runAgent` would. */
-  readonly result: Promise<AgentResult>;
+  readonly result: Promise<AgentResult<Output>>;
 }
 
 /**
@@ -25,12 +26,12 @@ export interface AgentStream extends AsyncIterable<AgentStreamEvent> {
  * written. The stream can be iterated once; leaving the loop early stops the iteration, not the
  * run (abort its `signal` for that).
  */
-export function streamAgent(
+export function streamAgent<Output extends ToolSchema = never>(
   task: string,
   model: ModelWithLimits,
   registry: ToolRegistry,
-  options: RunOptions = {},
-): AgentStream {
+  options: RunOptions<Output> = {},
+): AgentStream<OutputOf<Output>> {
   const queue = new StreamQueue();
   const listener = options.onEvent;
   const result = runAgent(task, model, registry, {

@@ -1,9 +1,19 @@
-import type { AgentResult, Decision, ModelDelta, ModelReply, ToolCall } from "../data/index.js";
+import type {
+  AgentResult,
+  Decision,
+  GuardrailChecked,
+  GuardrailStage,
+  ModelDelta,
+  ModelReply,
+  OutputChecked,
+  ToolCall,
+} from "../data/index.js";
 
 /**
  * What a run tells as it goes (`runAgent`'s `onEvent`, `streamAgent`'s iteration): each model
- * call's start, the deltas it streams and its reply; each compaction of what the model is shown; each tool call's start and result; each
- * decision asked for and given; and last the result. Everything but the deltas is told once it
+ * call's start, the deltas it streams and its reply; each compaction of what the model is shown;
+ * each tool call's start and result; each decision asked for and given; each answer's check
+ * against `output`; each guardrail's start and verdict; and last the result. Everything but the deltas is told once it
  * is logged; deltas are only shown, never logged (the reply they add up to is).
  */
 export type AgentStreamEvent =
@@ -16,4 +26,7 @@ export type AgentStreamEvent =
   | { readonly type: "tool-finished"; readonly call: ToolCall; readonly content: string; readonly isError: boolean }
   | { readonly type: "decision-requested"; readonly call: ToolCall }
   | { readonly type: "decision-given"; readonly call: ToolCall; readonly decision: Decision }
+  | { readonly type: "output-checked"; readonly verdict: OutputChecked }
+  | { readonly type: "guardrail-started"; readonly stage: GuardrailStage; readonly name: string }
+  | { readonly type: "guardrail-checked"; readonly verdict: GuardrailChecked }
   | { readonly type: "finished"; readonly result: AgentResult };
