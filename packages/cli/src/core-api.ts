@@ -41,6 +41,8 @@ export {
   type RunFoldOptions,
   type RunPosition,
   type RunSettings,
+  shownAtStep,
+  summaryMessage,
 } from "@agentloop/core/machine";
 export {
   chainHash,
@@ -50,6 +52,7 @@ export {
   parseEventLog,
   type RunEvent,
   type RunOutcome,
+  RUN_EVENT_TYPES,
   type RunSummary,
   runHashSeed,
   type StoredEvent,

@@ -1,9 +1,10 @@
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keepScreenshot, launchChromium, overlapsOf } from "./browser.js";
 import { fixture, tempDir } from "./cli.js";
+import { shownAtStep, type StoredEvent } from "../src/core-api.js";
 import { agentloop } from "./in-process.js";
 import { readEvents, sealedFor } from "./logs.js";
 import { type Studio, startStudio } from "./studio.js";
@@ -142,5 +143,23 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
     expect(await page.locator("li.diverges").count()).toBe(2);
     await keepScreenshot(page, "studio-compare");
     await expectNoOverlaps([".compare > section", ".compare li"]);
+  });
+
+  it("shows what the model was shown after a compaction: the task, the summary and the messages kept", async () => {
+    // core's golden log of a run under compaction; what core's shownAtStep gives is what the page must show.
+    const golden = join(import.meta.dirname, "..", "..", "core", "test", "fixtures", "golden", "v4-compaction.jsonl");
+    copyFileSync(golden, join(store, "v4-compaction.jsonl"));
+    const events = readEvents(golden) as unknown as StoredEvent[];
+    const expected = shownAtStep(events, 3) ?? [];
+    await page.goto(`${studio.base}/runs/v4-compaction`);
+    await page.waitForSelector("body[data-ready]");
+    await page.locator("#step").fill("8");
+    expect(await page.locator("#prompt-note").textContent()).toBe(
+      `The model call answered at event #8 was shown these ${expected.length} messages (compacted at event #7: 2 earlier messages hidden, a summary in their place):`,
+    );
+    const shown = await page.locator("#prompt > li").allTextContents();
+    expect(shown.map((text) => text.split(" ")[0])).toEqual(expected.map((message) => message.role));
+    expect(shown[2]).toContain("Pages 1 and 2 are lorem ipsum.");
+    await keepScreenshot(page, "studio-compacted");
   });
 });

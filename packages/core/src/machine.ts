@@ -7,6 +7,7 @@ export {
   listView,
   messagesOf,
   type RunSettings,
+  summaryMessage,
   type Transcript,
   toolFinished,
 } from "./data/index.js";

@@ -1,23 +1,12 @@
-import { isErrorMessage, type Message, type StoredEvent } from "../core-api.js";
+import { isErrorMessage, type Message, RUN_EVENT_TYPES, type StoredEvent, summaryMessage } from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
 import { callNames, compactionDetail, failedAttempt, overBudget } from "../output/timeline-text.js";
 import type { Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
 import { movesHtml } from "./timeline-html.js";
 
-/** The event types, by the number a row carries. */
-export const EVENT_TYPES: readonly StoredEvent["type"][] = [
-  "run.started",
-  "model.replied",
-  "tool.started",
-  "tool.finished",
-  "approval.decided",
-  "run.cancelled",
-  "run.finished",
-  "user.messaged",
-  "model.failed",
-  "retry.waited",
-];
+/** The event types, by the number a row carries: every type a log may hold, as core lists them. */
+export const EVENT_TYPES: readonly StoredEvent["type"][] = RUN_EVENT_TYPES;
 
 /** A message as the page gets it: `[0 system | 1 user, text]`, `[2, text, [[name, args, id], ...]]`, `[3, text, id, name, error?]`. */
 export type MessageData =
@@ -57,6 +46,12 @@ export interface ReportData {
   readonly marks: readonly (readonly [number, string, string])[];
   /** Rows the page shows at once. */
   readonly window: number;
+  /**
+   * The compactions, for what the model was shown: `[row, head, keptFrom, summary]`, where the
+   * messages after `head` (the task) and before `keptFrom` were hidden from that row on, and the
+   * summary message (null with `trim`) stood for them.
+   */
+  readonly compactions: readonly (readonly [row: number, head: number, keptFrom: number, summary: string | null])[];
 }
 
 /** Marks kept on the slider's track: more would sit on the same pixels. */
@@ -100,7 +95,20 @@ export function reportData(trace: RunTrace, window: number): ReportData {
     notes,
     marks: marksOf(trace.notes, rows.length),
     window,
+    compactions: compactionsOf(trace),
   };
+}
+
+/** Each compaction of the run, where the page needs it to show what the model was shown after it. */
+function compactionsOf(trace: RunTrace): ReportData["compactions"] {
+  // The run's first messages (the system message, any history, the task) are always shown.
+  const head = (trace.entries[0]?.messages.length ?? 1) - 1;
+  return trace.entries.flatMap((entry, row) => {
+    const { event } = entry;
+    if (event.type !== "context.compacted") return [];
+    const summary = event.summary === undefined ? null : summaryMessage(event.summary).content;
+    return [[row, head, event.keptFrom, summary] as const];
+  });
 }
 
 /** What the page writes beside an event's type, as data it formats. */

@@ -60,20 +60,20 @@ svg .edge-label.focus text, svg .edge.internal.focus text { fill: var(--focus); 
 .entry.has-error { border-left-color: var(--error); }
 .entry.type-run-finished { border-left-color: #16a34a; }
 .note { margin: 6px 0; padding: 4px 10px; border-radius: 8px; font-size: 13px; font-weight: 600; }
-.note::before { content: "⏸ "; }
+.note::before { content: "▸ "; }
 .note.pause, .note.waiting { background: #fef9c3; color: #854d0e; border: 1px dashed var(--pause); }
 .note.interrupted { background: var(--error-bg); color: var(--error); border: 1px dashed var(--interrupted); }
 .note.gap, .note.unfinished { background: #f1f5f9; color: #334155; border: 1px dashed var(--gap); }
 .note.turn { background: #eef2ff; color: #3730a3; border: 1px solid #c7d2fe; margin-top: 14px; } .note.turn::before { content: "↪ "; }
 .turn { color: var(--turn); font-weight: 600; }
-.head { display: grid; grid-template-columns: 8ch 7ch 15ch minmax(0, 1fr); column-gap: 12px; align-items: baseline; }
+.head { display: grid; grid-template-columns: 8ch 7ch 18ch minmax(0, 1fr); column-gap: 12px; align-items: baseline; }
 .time, .seq { color: var(--muted); font: 12.5px ui-monospace, SFMono-Regular, Menlo, monospace; white-space: nowrap; }
 .type { font-weight: 600; white-space: nowrap; } .detail { color: #334155; overflow-wrap: anywhere; }
-.msg { margin: 3px 0 0 calc(30ch + 36px); font-size: 13px; overflow-wrap: anywhere; } .role { display: inline-block; width: 72px; color: var(--muted); }
+.msg { margin: 3px 0 0 calc(33ch + 36px); font-size: 13px; overflow-wrap: anywhere; } .role { display: inline-block; width: 72px; color: var(--muted); }
 .msg.assistant .role { color: #7e22ce; } .msg.tool .role { color: #1d4ed8; }
 .msg.error { background: var(--error-bg); color: var(--error); font-weight: 600; border-radius: 6px; padding: 2px 6px; }
 .call { margin-left: 8px; } .tool-name { color: #0e7490; font-weight: 600; } .call-id { color: var(--muted); }
-.moves { margin: 3px 0 0 calc(30ch + 36px); font-size: 12.5px; color: #475569; } .state-name { color: var(--end-ink); font-weight: 600; }
+.moves { margin: 3px 0 0 calc(33ch + 36px); font-size: 12.5px; color: #475569; } .state-name { color: var(--end-ink); font-weight: 600; }
 .guard { color: var(--muted); } .approved { color: #15803d; font-weight: 600; } .denied, .cancelled { color: var(--error); font-weight: 600; }
 footer { color: var(--muted); font-size: 12px; }
 `;
