@@ -2,9 +2,9 @@ import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StoredEvent, shownAtStep } from "../src/core-api.js";
 import { keepScreenshot, launchChromium, overlapsOf } from "./browser.js";
 import { fixture, tempDir } from "./cli.js";
-import { shownAtStep, type StoredEvent } from "../src/core-api.js";
 import { agentloop } from "./in-process.js";
 import { readEvents, sealedFor } from "./logs.js";
 import { type Studio, startStudio } from "./studio.js";
