@@ -188,7 +188,7 @@ export class JournaledSteps implements Performing {
       key,
       async () => {
         const answer = await work();
-        if (answer.type === "model-failed") throw answer.error;
+        if (answer.type === "compaction-failed") throw answer.error;
         if (answer.type !== "compacted") throw new TypeError(`not a compaction's answer: ${answer.type}`);
         return { event: answer.event, at: now() };
       },

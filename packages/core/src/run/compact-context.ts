@@ -7,12 +7,12 @@ export type CompactionRequest = Extract<AgentRequest, { type: "compactContext" }
 /** What compacting came to: the event that answers the request, or the summarizer's failure as data. */
 export type CompactionAnswer =
   | { readonly type: "compacted"; readonly event: ContextCompacted }
-  | { readonly type: "model-failed"; readonly step: number; readonly error: ModelError };
+  | { readonly type: "compaction-failed"; readonly step: number; readonly error: ModelError };
 
 /**
  * Answers a `compactContext` request: `trim` needs nothing; `summarize` asks the summarizer, with
  * no tools, for a summary of the messages being hidden. Never rejects: a summarizer that throws,
- * returns something that is not a reply, or an empty summary is a `model-failed` answer with a
+ * returns something that is not a reply, or an empty summary is a `compaction-failed` answer with a
  * `ModelError` naming the model call the summary was for, as a failed model call is.
  */
 export async function compactContext(
@@ -42,5 +42,5 @@ function failed(request: CompactionRequest, message: string, cause?: unknown): C
     step,
     cause,
   });
-  return { type: "model-failed", step, error };
+  return { type: "compaction-failed", step, error };
 }

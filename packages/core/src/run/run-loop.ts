@@ -242,13 +242,7 @@ export class RunLoop {
   #eventOf(answer: LoopAnswer): AgentEvent | null {
     switch (answer.type) {
       case "model-replied":
-        return this.#attemptEvent(answer);
       case "model-failed":
-        // A summarizer that failed fails the run as a model call without retries does: a compaction is not retried.
-        if (this.#machine.snapshot().matches("compacting")) {
-          this.#fail(answer.error);
-          return null;
-        }
         return this.#attemptEvent(answer);
       case "compacted":
       case "retry-waited":
@@ -260,6 +254,8 @@ export class RunLoop {
       case "output-checked":
       case "guardrail-checked":
         return answer.event;
+      // A summarizer that failed fails the run as a model call without retries does: a compaction is not retried.
+      case "compaction-failed":
       case "failed":
         this.#fail(answer.error);
         return null;
