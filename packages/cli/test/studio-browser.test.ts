@@ -42,6 +42,13 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Waits until the studio lists a run whose log was just written, then opens its page. */
+async function openNewRun(runId: string): Promise<void> {
+  await expect.poll(async () => (await studio.get("/api/runs")).text(), { timeout: 20_000 }).toContain(`"${runId}"`);
+  await page.goto(`${studio.base}/runs/${runId}`);
+  await page.waitForSelector("body[data-ready]");
+}
+
 async function expectNoOverlaps(selectors: readonly string[]): Promise<void> {
   for (const selector of selectors) expect(await overlapsOf(page, selector)).toEqual([]);
 }
@@ -93,8 +100,7 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
         .map((event) => `${JSON.stringify(event)}\n`)
         .join(""),
     );
-    await page.goto(`${studio.base}/runs/growing`);
-    await page.waitForSelector("body[data-ready]");
+    await openNewRun("growing");
     expect(await page.locator("#outcome").textContent()).toMatch(/^unfinished/);
     for (const event of events.slice(3)) {
       appendFileSync(file, `${JSON.stringify(event)}\n`);
@@ -151,8 +157,7 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
     copyFileSync(golden, join(store, "v4-compaction.jsonl"));
     const events = readEvents(golden) as unknown as StoredEvent[];
     const expected = shownAtStep(events, 3) ?? [];
-    await page.goto(`${studio.base}/runs/v4-compaction`);
-    await page.waitForSelector("body[data-ready]");
+    await openNewRun("v4-compaction");
     await page.locator("#step").fill("8");
     expect(await page.locator("#prompt-note").textContent()).toBe(
       `The model call answered at event #8 was shown these ${expected.length} messages (compacted at event #7: 2 earlier messages hidden, a summary in their place):`,

@@ -220,3 +220,19 @@ describe("agentloop studio: live", () => {
     expect(rows.find((row) => row.runId === "grow")?.events).toBe(2);
   });
 });
+
+describe("agentloop studio: a run that just appeared", () => {
+  // Regression test; before the change: a page asked for right after its log was written could beat
+  // the store watcher (which reads a changed log a moment after the change is announced), and the
+  // studio answered 404 for a run that was there.
+  it("shows a run whose log was written just before its page was asked for", async () => {
+    const events = readEvents(join(store, "done1.jsonl"));
+    const runIds = Array.from({ length: 8 }, (_, index) => `fresh${index}`);
+    for (const runId of runIds) {
+      const lines = sealedFor(runId, events).map((event) => `${JSON.stringify(event)}\n`);
+      writeFileSync(join(store, `${runId}.jsonl`), lines.join(""));
+    }
+    const pages = await Promise.all(runIds.map((runId) => studio.get(`/runs/${runId}`)));
+    expect(pages.map((page) => page.status)).toEqual(runIds.map(() => 200));
+  });
+});

@@ -36,7 +36,12 @@ const refuses: Guardrail = {
 describe("golden logs of schema version 4", () => {
   it("are here for the current schema", () => {
     const files = readdirSync(GOLDEN).filter((file) => file.startsWith("v4-"));
-    expect(files.sort()).toEqual(["v4-guardrail-tripped.jsonl", "v4-output-guardrails.jsonl"]);
+    expect(files.sort()).toEqual([
+      "v4-compaction.jsonl",
+      "v4-guardrail-tripped.jsonl",
+      "v4-output-guardrails.jsonl",
+      "v4-retries.jsonl",
+    ]);
     expect(EVENT_LOG_SCHEMA_VERSION).toBe(4);
   });
 

@@ -23,7 +23,7 @@ describe("packages outside core read runs through the fold's position, never the
   it("the check sees such a read", () => {
     const sample = join(ROOT, "packages", "packaging", "fixtures", "reads-internals.ts");
     expect(internalReads([sample], ROOT)).toEqual([
-      "packages/packaging/fixtures/reads-internals.ts:1 imports pendingRequests",
+      "packages/packaging/fixtures/reads-internals.ts:2 imports pendingRequests",
       "packages/packaging/fixtures/reads-internals.ts:6 reads replayRun([]).context (AgentContext)",
       "packages/packaging/fixtures/reads-internals.ts:7 reads context.transcript.items (a member of Transcript)",
       "packages/packaging/fixtures/reads-internals.ts:7 reads context.transcript (Transcript)",

@@ -3,6 +3,7 @@ import { isRunId } from "../core-api.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import type { StoreWatcher } from "./run-set.js";
 import { ActionError, type StudioActions } from "./studio-actions.js";
+import type { WatchedRun } from "./watched-run.js";
 
 /** What the server serves: the watched store, what it can do, and the start's token. */
 export interface StudioContext {
@@ -20,9 +21,18 @@ export function runIdOf(text: string): string {
   return text;
 }
 
+/**
+ * A run of the store as the watcher has it. One it does not know yet is looked for in the store at
+ * once: a log written a moment ago may be asked for before the watcher's own look at it.
+ */
+export function watchedRun(context: StudioContext, runId: string): WatchedRun | undefined {
+  if (context.watcher.runs.get(runId) === undefined) context.watcher.poke();
+  return context.watcher.runs.get(runId);
+}
+
 /** The trace of a run the store holds; 404 for an unknown run, 409 for a log the reader refused. */
 export function traceOf(context: StudioContext, runId: string): RunTrace {
-  const run = context.watcher.runs.get(runId);
+  const run = watchedRun(context, runId);
   const trace = run?.trace() ?? null;
   if (run?.refused) throw new ActionError(409, `run '${runId}' is refused: ${run.refused}`);
   if (trace === null) throw new ActionError(404, `no run '${runId}' in this store`);

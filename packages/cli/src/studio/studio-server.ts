@@ -6,7 +6,7 @@ import { PageCache } from "./page-cache.js";
 import { renderRefusedPage, renderRunPage } from "./run-page.js";
 import { ActionError } from "./studio-actions.js";
 import { allowed, readToken, sameToken, TOKEN_COOKIE } from "./studio-auth.js";
-import { runIdOf, type StudioContext, sendJson, traceOf } from "./studio-context.js";
+import { runIdOf, type StudioContext, sendJson, traceOf, watchedRun } from "./studio-context.js";
 import { postAction } from "./studio-posts.js";
 
 /** The studio's HTTP server (`node:http`): pages, the runs as JSON, server-sent events, and the actions. */
@@ -49,7 +49,7 @@ async function handle(
   if (url.pathname === "/events") return streamEvents(context, request, response);
   if (first === "runs" && second !== undefined && rest.length === 0) {
     const runId = runIdOf(decodeURIComponent(second));
-    const run = context.watcher.runs.get(runId);
+    const run = watchedRun(context, runId);
     run?.fold();
     const refused = run?.refused;
     if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);

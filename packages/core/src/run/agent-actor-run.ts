@@ -1,7 +1,7 @@
 import type { InspectionEvent } from "xstate";
 import type { AgentResult } from "../data/index.js";
 import type { AgentSnapshot } from "../decide/index.js";
-import type { EventStore } from "../log/index.js";
+import type { EventStore, RunLock } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { resumeAgent } from "./resume.js";
@@ -55,7 +55,8 @@ export async function startOrContinue(run: EmbeddedRun): Promise<AgentResult> {
  */
 export class DetachableStore implements EventStore {
   #attached = true;
-  readonly acquire?: EventStore["acquire"];
+  /** The store's lock, when it has one: an optional method, as in `EventStore`, so strict apps see no `| undefined`. */
+  acquire?(runId: string): Promise<RunLock>;
 
   constructor(
     readonly store: EventStore,

@@ -184,6 +184,8 @@ export class RunLoop {
   #start(request: AgentRequest): Promise<void> | undefined {
     if (this.#end.ended) return;
     if (request.type === "callModel") {
+      // Set before the work starts: a durable engine may answer from its journal without running it.
+      this.#modelRequest = request;
       this.#tell({ type: "step-started", step: request.step });
       this.#inbox.perform(request, () => this.#askModel(request));
       return;
@@ -219,7 +221,6 @@ export class RunLoop {
   }
 
   #askModel(request: ModelRequest): Promise<ModelAnswer> {
-    this.#modelRequest = request;
     const model = modelAt(this.#ports.model, this.#ports.fallbackModels, request.model);
     if (model === undefined) {
       throw new RangeError(
