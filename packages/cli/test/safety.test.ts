@@ -1,30 +1,9 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fixture, tempDir } from "./cli.js";
 import { agentloop, runScripted, shellWords } from "./in-process.js";
-
-interface Connection {
-  exec(sql: string): void;
-  prepare(sql: string): { all(): Record<string, unknown>[] };
-  close(): void;
-}
-type Open = new (path: string, options: Record<string, boolean>) => Connection;
-
-/** A connection of the test's own, through the SQLite the store uses on this Node (node:sqlite, else better-sqlite3). */
-function openSqlite(path: string, readonly = false): Connection {
-  const require = createRequire(import.meta.url);
-  let builtin: { DatabaseSync: Open } | null = null;
-  try {
-    builtin = require("node:sqlite") as { DatabaseSync: Open };
-  } catch {
-    // Node 20: better-sqlite3 below.
-  }
-  if (builtin !== null) return new builtin.DatabaseSync(path, { readOnly: readonly });
-  const Database = require("better-sqlite3") as Open;
-  return new Database(path, { readonly });
-}
+import { type Connection, openSqlite } from "./sqlite-connection.js";
 
 /** The first column of the only row of `sql`. */
 const value = (db: Connection, sql: string) => Object.values(db.prepare(sql).all()[0] ?? {})[0];

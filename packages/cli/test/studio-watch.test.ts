@@ -1,6 +1,5 @@
 import { appendFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { foldWhileIdle } from "../src/studio/idle-fold.js";
 import { JsonlWatcher } from "../src/studio/jsonl-watcher.js";
@@ -9,6 +8,7 @@ import { SqliteWatcher } from "../src/studio/sqlite-watcher.js";
 import { fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
 import { readEvents, sealedFor } from "./logs.js";
+import { openSqlite } from "./sqlite-connection.js";
 
 const tools = fixture("tools.mjs");
 const watchers: StoreWatcher[] = [];
@@ -129,8 +129,9 @@ describe("SqliteWatcher", () => {
       fixture("weather-script.json"),
       "W?",
     ]);
-    const raw = new Database(db);
-    raw.prepare("INSERT INTO events (run_id, seq, type, at, data) VALUES ('bad', 0, 'run.started', 'x', '{not')").run();
+    // Through the SQLite this Node's store uses: better-sqlite3's build is for Node 20 only.
+    const raw = openSqlite(db);
+    raw.exec("INSERT INTO events (run_id, seq, type, at, data) VALUES ('bad', 0, 'run.started', 'x', '{not')");
     raw.close();
     const watcher = new SqliteWatcher(db);
     watchers.push(watcher);
