@@ -12,10 +12,11 @@ import {
   runAgent,
   scriptedModel,
   type ToolCall,
-  ToolRegistry,
+  type ToolRegistry,
   toolCall,
 } from "../src/index.js";
 import type { StoredEvent } from "../src/store.js";
+import { makeMailRegistry } from "../src/testing.js";
 import { comparable, movedTo, observationOf, traceProblem } from "./trace.js";
 
 const denial = (reason?: string) =>
@@ -23,19 +24,8 @@ const denial = (reason?: string) =>
 
 /** `send_email` needs approval; `lookup` does not; `sent` lists every email really sent, by recipient. */
 function tools(options: { needsApproval?: boolean } = {}) {
-  const sent: string[] = [];
+  const { registry, sent } = makeMailRegistry(options);
   const looked: string[] = [];
-  const registry = new ToolRegistry();
-  registry.register(
-    "send_email",
-    "Send an email.",
-    { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
-    ({ to }: { to: string }) => {
-      sent.push(to);
-      return { sent: to };
-    },
-    { needsApproval: options.needsApproval ?? true },
-  );
   registry.register("lookup", "Look up.", { type: "object" }, () => {
     looked.push("lookup");
     return "found";

@@ -3,9 +3,12 @@ import { ToolRegistry } from "../tools/index.js";
 /**
  * A registry with `send_email`, which needs approval, and the addresses it really sent to (in the
  * order sent): the fixture for approval tests, so that "the tool ran once" is counted the same way
- * everywhere.
+ * everywhere. `needsApproval: false` makes it a tool that runs without asking.
  */
-export function makeMailRegistry(): { registry: ToolRegistry; sent: string[] } {
+export function makeMailRegistry(options: { needsApproval?: boolean } = {}): {
+  registry: ToolRegistry;
+  sent: string[];
+} {
   const sent: string[] = [];
   const registry = new ToolRegistry();
   registry.register(
@@ -16,7 +19,7 @@ export function makeMailRegistry(): { registry: ToolRegistry; sent: string[] } {
       sent.push(to);
       return { sent: to };
     },
-    { needsApproval: true },
+    { needsApproval: options.needsApproval ?? true },
   );
   return { registry, sent };
 }
