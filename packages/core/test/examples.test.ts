@@ -49,20 +49,31 @@ describe("examples run", () => {
   });
 });
 
-describe("the example log in docs/event-log.md", () => {
-  it("parses and replays to a finished run", async () => {
-    const { replayRun } = await import("../src/index.js");
+describe("the example logs in docs/event-log.md", () => {
+  const text = readFileSync(new URL("docs/event-log.md", root), "utf8");
+  const blocks = [...text.matchAll(/```jsonl\n([\s\S]*?)```/g)].map(([, block]) => block ?? "");
+  const parse = async (block: string, runId: string) => {
     const { parseEventLog } = await import("../src/store.js");
-    const text = readFileSync(new URL("docs/event-log.md", root), "utf8");
-    const block = /```jsonl\n([\s\S]*?)```/.exec(text)?.[1] ?? "";
-    const events = parseEventLog(
-      "docs-example",
-      block
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line) as unknown),
+    const lines = block.trim().split("\n");
+    return parseEventLog(
+      runId,
+      lines.map((line) => JSON.parse(line) as unknown),
     );
+  };
+
+  it("the weather run parses and replays to a finished run", async () => {
+    const { replayRun } = await import("../src/index.js");
+    const events = await parse(blocks[0] ?? "", "docs-example");
     expect(events.length).toBeGreaterThan(3);
     expect(replayRun(events).result).toMatchObject({ status: "done", answer: "It is 30 °C in Pune.", steps: 2 });
+  });
+
+  it("the typed answer's log is the golden one, and replays to its checked value", async () => {
+    const { replayRun } = await import("../src/index.js");
+    const golden = readFileSync(new URL("../test/fixtures/golden/v4-output-guardrails.jsonl", import.meta.url), "utf8");
+    expect(blocks[1]).toBe(golden);
+    const events = await parse(blocks[1] ?? "", "v4-output-guardrails");
+    const { result } = replayRun(events, { runId: "v4-output-guardrails" });
+    expect(result).toMatchObject({ status: "done", steps: 3, output: { city: "Pune", fahrenheit: 86 } });
   });
 });
