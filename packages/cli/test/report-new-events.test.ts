@@ -50,3 +50,22 @@ describe("the report names every event of schema 4", () => {
     }
   });
 });
+
+describe("the timeline names every event of schema 4 apart from what follows it", () => {
+  // Regression test; before the change: event types were padded to 17 characters, the length of
+  // guardrail.checked and context.compacted, which then ran into their description.
+  it.each(["v4-compaction.jsonl", "v4-output-guardrails.jsonl"])("%s", async (name) => {
+    const log = join(tempDir(), name);
+    copyFileSync(join(GOLDEN, name), log);
+    const shown = await agentloop(["show", log, "--no-color"]);
+    expect(shown.code).toBe(0);
+    const types = new Set(typesOf(name));
+    const named = shown.stdout.split("\n").flatMap((line) => {
+      const type = [...types].find((t) => line.includes(` ${t}`));
+      return type === undefined ? [] : [line.slice(line.indexOf(` ${type}`) + 1 + type.length)];
+    });
+    expect(named.length).toBeGreaterThan(0);
+    for (const rest of named) expect(rest === "" || rest.startsWith(" ")).toBe(true);
+    expect(shown.stdout).toMatch(/(guardrail\.checked|context\.compacted) +\S/);
+  });
+});

@@ -10,6 +10,8 @@ import { formatOutcome, unfinishedNote } from "./outcome.js";
 
 const TIME_WIDTH = 9;
 const INDENT = " ".repeat(TIME_WIDTH + 7);
+// The longest event type (guardrail.checked, context.compacted) and one space before what follows.
+const EVENT_WIDTH = 18;
 
 /**
  * The run as a readable timeline: every logged event with the states it moved the machine
@@ -78,7 +80,7 @@ function formatEntry(
   const { event } = entry;
   const offset = `+${formatDuration(offsetOf(event.at, start))}`.padEnd(TIME_WIDTH - 1);
   const head = `${colors.dim(offset)} ${colors.dim(`#${event.seq}`.padEnd(6))}`;
-  const lines = [`${head}${colors.bold(event.type.padEnd(17))}${describeEvent(event, entry, colors, names)}`];
+  const lines = [`${head}${colors.bold(event.type.padEnd(EVENT_WIDTH))}${describeEvent(event, entry, colors, names)}`];
   for (const message of entry.messages) lines.push(`${INDENT}${formatMessage(message, colors)}`);
   if (entry.moves.length > 0)
     lines.push(`${INDENT}${colors.dim("state")}     ${formatMoves(entry.moves, chart, colors)}`);
