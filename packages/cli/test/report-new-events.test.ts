@@ -69,3 +69,18 @@ describe("the timeline names every event of schema 4 apart from what follows it"
     expect(shown.stdout).toMatch(/(guardrail\.checked|context\.compacted) +\S/);
   });
 });
+
+describe("show's result names a typed answer's value and the guardrail that tripped", () => {
+  // Regression test; before the change: the result said `guardrail_tripped` and `answer (none)`,
+  // and which guardrail tripped, and why, was only in the timeline above it.
+  it.each([
+    ["v4-output-guardrails.jsonl", /^output {3}\{"city":"Pune","fahrenheit":86\}$/m],
+    ["v4-guardrail-tripped.jsonl", /^tripped {2}input guardrail topic: off topic$/m],
+  ])("%s", async (name, line) => {
+    const log = join(tempDir(), name);
+    copyFileSync(join(GOLDEN, name), log);
+    const shown = await agentloop(["show", log, "--no-color"]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(line);
+  });
+});

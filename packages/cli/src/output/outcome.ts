@@ -5,7 +5,7 @@ import type { RunTrace } from "../trace/run-trace.js";
 import type { Palette } from "./colors.js";
 import { commandLine, type ModelFlags } from "./hints.js";
 
-/** The closing lines of a finished run: status, steps, tokens, and the answer. */
+/** The closing lines of a finished run: status, steps, tokens, the answer, its checked value and the guardrail that tripped. */
 export function formatOutcome(result: AgentResult, colors: Palette): string[] {
   const status = result.status === "done" ? colors.green(result.status) : colors.yellow(result.status);
   const over =
@@ -14,6 +14,11 @@ export function formatOutcome(result: AgentResult, colors: Palette): string[] {
     `${colors.bold("result")}   ${status} · steps ${result.steps} · tokens ${result.tokens}${over} · messages ${result.messages.length}`,
     `${colors.bold("answer")}   ${result.answer ?? colors.dim("(none)")}`,
   ];
+  if (result.output !== undefined) lines.push(`${colors.bold("output")}   ${JSON.stringify(result.output)}`);
+  if (result.guardrail !== undefined) {
+    const { stage, name, reason } = result.guardrail;
+    lines.push(`${colors.bold("tripped")}  ${stage} guardrail ${name}: ${reason}`);
+  }
   const last = result.messages.at(-1);
   if (result.status === "refused" && last?.role === "assistant") {
     lines.push(`${colors.bold("refusal")}  ${last.content === "" ? colors.dim("(no words)") : last.content}`);
