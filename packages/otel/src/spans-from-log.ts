@@ -1,5 +1,5 @@
 import { EventLogError, type Message, type ToolCall } from "@agentloop/core";
-import { RunFold } from "@agentloop/core/machine";
+import { RunFold, shownMessages } from "@agentloop/core/machine";
 import {
   EVENT_LOG_SCHEMA_VERSION,
   isErrorResult,
@@ -8,14 +8,18 @@ import {
   type StoredEvent,
 } from "@agentloop/core/store";
 import type { Context } from "@opentelemetry/api";
+import { loggedFailure } from "./attempt-spans.js";
 import { type SpanSettings, TurnSpans } from "./turn-spans.js";
 
 /**
  * Sends the spans of a logged run, each at the time its events were logged: per turn an
- * `invoke_agent` span from `run.started` (or `user.messaged`) to `run.finished`; per reply a
- * `chat` span from the event before it (when the model was called) to `model.replied`; per call
- * run an `execute_tool` span from `tool.started` to `tool.finished`. The log is folded first,
- * so a log that does not fit its run throws `EventLogError` and sends nothing.
+ * `invoke_agent` span from `run.started` (or `user.messaged`) to `run.finished`; per model call
+ * (a reply or a failed attempt) and per summary a `chat` span from the event before it (when the
+ * call was made) to `model.replied`, `model.failed` or `context.compacted`; per call run an
+ * `execute_tool` span from `tool.started` to `tool.finished`; per guardrail a span from the
+ * start of its stage to its `guardrail.checked`; per backoff a span from the failure to
+ * `retry.waited`. The log is folded first, so a log that does not fit its run throws
+ * `EventLogError` and sends nothing.
  */
 export function spansFromLog(
   settings: SpanSettings,
@@ -36,8 +40,8 @@ export function spansFromLog(
 
 /**
  * Folds the whole log with core's `RunFold` (its checks, so that a log that does not fit throws
- * before any span is sent) and keeps, for each `model.replied`, the messages the model was shown:
- * the list as it stood before the reply.
+ * before any span is sent) and keeps, for each model call (`model.replied`, `model.failed`), the
+ * messages the model was shown: the list as it stood, or the view a compaction left of it.
  */
 function modelInputs(runId: string, events: readonly StoredEvent[]): (readonly Message[] | undefined)[] {
   if (events.length === 0) {
@@ -50,7 +54,8 @@ function modelInputs(runId: string, events: readonly StoredEvent[]): (readonly M
   const fold = new RunFold({ runId });
   try {
     return events.map((event) => {
-      const shown = event.type === "model.replied" ? fold.position.messages : undefined;
+      const called = event.type === "model.replied" || event.type === "model.failed";
+      const shown = called ? shownMessages(fold.snapshot.context) : undefined;
       fold.apply(event);
       return shown;
     });
@@ -64,6 +69,9 @@ class LogTrace {
   #turn: TurnSpans | null = null;
   #step = 0;
   #previous = new Date(0);
+  #previousType = "";
+  /** When the guardrails whose verdicts are being read started: at the event before the first of them. */
+  #guardStart = new Date(0);
   #tools: ReadonlyMap<string, string> = new Map();
   #flags: LogFlags = logFlags(EVENT_LOG_SCHEMA_VERSION);
   readonly #calls = new Map<string, ToolCall>();
@@ -81,10 +89,34 @@ class LogTrace {
         this.#started(event, at);
         break;
       case "user.messaged":
-        this.#startTurn(at, { input: [{ role: "user", content: event.content }] });
+        this.#startTurn(at, {
+          input: [{ role: "user", content: event.content }],
+          output: event.turn?.output !== undefined,
+        });
         break;
       case "model.replied":
         this.#replied(event, at, shown);
+        break;
+      case "model.failed": {
+        const turn = this.#turn;
+        turn?.startChat(this.#step + 1, this.#previous);
+        turn?.modelChosen(event.model);
+        if (shown !== undefined) turn?.chatInput(shown);
+        turn?.failAttempt(loggedFailure(event.error), at);
+        break;
+      }
+      case "context.compacted": {
+        const { step, keptFrom, summary, usage } = event;
+        this.#turn?.compacted(step, keptFrom, at);
+        if (summary !== undefined) this.#turn?.summarized({ step, keptFrom, summary, usage }, this.#previous, at);
+        break;
+      }
+      case "guardrail.checked":
+        if (this.#previousType !== "guardrail.checked") this.#guardStart = this.#previous;
+        this.#turn?.guardrailChecked(event, at, this.#guardStart);
+        break;
+      case "output.checked":
+        this.#turn?.outputChecked(event.valid, event.valid ? undefined : event.problem, at);
         break;
       case "tool.started":
         this.#turn?.startTool(this.#call(event.callId, event.name), at);
@@ -103,6 +135,7 @@ class LogTrace {
         break;
     }
     this.#previous = at;
+    this.#previousType = event.type;
   }
 
   /** The log stops here: a turn still open ends at its last event. */
@@ -115,10 +148,11 @@ class LogTrace {
     this.#flags = logFlags(event.schemaVersion);
     const history = settings.history ?? [];
     this.#tools = new Map(settings.tools.map((spec) => [spec.name, spec.description]));
-    this.#startTurn(at, { system: settings.system, input: [...history, { role: "user", content: settings.task }] });
+    const input: Message[] = [...history, { role: "user", content: settings.task }];
+    this.#startTurn(at, { system: settings.system, input, output: settings.output !== undefined });
   }
 
-  #startTurn(at: Date, given: { system?: string; input: readonly Message[] }): void {
+  #startTurn(at: Date, given: { system?: string; input: readonly Message[]; output: boolean }): void {
     this.#turn?.stop(this.#previous);
     const start = { conversationId: this.runId, parent: this.parent, tools: this.#tools, at, ...given };
     this.#turn = new TurnSpans(this.settings, start);
@@ -131,6 +165,7 @@ class LogTrace {
     if (turn === null) return;
     // The model was called right after the event before its reply was logged.
     turn.startChat(this.#step, this.#previous);
+    turn.modelChosen(event.model ?? 0);
     if (shown !== undefined) turn.chatInput(shown);
     turn.endChat(event.reply, at);
   }

@@ -1,4 +1,4 @@
-import type { Decision, Message, ModelReply, ToolCall } from "@agentloop/core";
+import type { Decision, GuardrailStage, Message, ModelReply, ToolCall } from "@agentloop/core";
 import {
   type Attributes,
   type Context,
@@ -9,6 +9,15 @@ import {
   trace,
 } from "@opentelemetry/api";
 import {
+  endFailed,
+  errorType,
+  type Failure,
+  type SpanPlace,
+  type Summary,
+  summarySpan,
+  waitSpan,
+} from "./attempt-spans.js";
+import {
   answerMessages,
   callArguments,
   finishReason,
@@ -16,7 +25,8 @@ import {
   outputMessages,
   systemInstructions,
 } from "./content.js";
-import { APPROVAL_EVENT, ATTR, OPERATION, TOOL_ERROR } from "./semconv.js";
+import { guardrailSpan, type Verdict } from "./guardrail-spans.js";
+import { APPROVAL_EVENT, ATTR, COMPACTION_EVENT, OPERATION, OUTPUT_EVENT, OUTPUT_JSON, TOOL_ERROR } from "./semconv.js";
 
 /** What every span of a telemetry object says the same way: where spans go, and about what. */
 export interface SpanSettings {
@@ -27,6 +37,10 @@ export interface SpanSettings {
   readonly maxTokens: number | undefined;
   readonly agentName: string | undefined;
   readonly captureContent: boolean;
+  /** The names of the run's fallback models, in order, for the calls that go to them. */
+  readonly fallbackModels: readonly string[];
+  /** The name of the model that writes compaction summaries, when it is not `model`. */
+  readonly summarizerModel: string | undefined;
 }
 
 /** How a turn starts: the run it belongs to, its parent, and what it was given. */
@@ -44,6 +58,8 @@ export interface TurnStart {
   readonly at?: Date | undefined;
   /** The model's own reply limit (an adapter's `maxReplyTokens`), over the settings'. */
   readonly maxTokens?: number | undefined;
+  /** Whether the turn asks for a typed answer (an `output` schema). */
+  readonly output?: boolean | undefined;
 }
 
 /** How a turn ended, as `AgentResult` and the log's `run.finished` both say it. */
@@ -68,6 +84,13 @@ export class TurnSpans {
   readonly #root: Span;
   readonly #startedAt: Date;
   #chat: Span | null = null;
+  /** The open model call: its step, when it started, and which model it went to (0 the run's). */
+  #attempt = { step: 0, at: new Date(0), model: 0 };
+  /** The step's last failed attempt, until the next attempt shows whether it was tried again on the same model. */
+  #failed: { step: number; model: number; at: Date } | null = null;
+  #output = false;
+  /** When each guardrail still being checked started, by stage and name. */
+  readonly #guards = new Map<string, Date[]>();
   readonly #tools = new Map<string, Span>();
   #usage: { input: number; output: number } | null = null;
   /** The finish reason of the turn's last reply, which ended the turn or left it waiting. */
@@ -95,6 +118,7 @@ export class TurnSpans {
       start.parent,
     );
     this.context = trace.setSpan(start.parent, this.#root);
+    if (start.output === true) this.outputRequested();
   }
 
   /** The context a model call runs in: its `chat` span's while one is open, else the turn's. */
@@ -113,6 +137,89 @@ export class TurnSpans {
       { kind: SpanKind.CLIENT, attributes, startTime: at },
       this.context,
     );
+    if (this.#output) this.#chat.setAttribute(ATTR.outputType, OUTPUT_JSON);
+    this.#attempt = { step, at: at ?? new Date(), model: 0 };
+  }
+
+  /**
+   * The open model call goes to model `index` (0 the run's, then the fallback models): a fallback's
+   * call is named for it. When the step's last attempt failed on this same model, the time between
+   * that failure and this call was the backoff, and becomes its span.
+   */
+  modelChosen(index: number): void {
+    const chat = this.#chat;
+    if (chat === null) return;
+    this.#attempt = { ...this.#attempt, model: index };
+    const failed = this.#failed;
+    this.#failed = null;
+    if (failed?.step === this.#attempt.step && failed.model === index) {
+      waitSpan(this.#place(), failed.step, failed.at, this.#attempt.at);
+    }
+    if (index === 0) return;
+    chat.setAttribute(ATTR.fallback, index);
+    const name = this.#settings.fallbackModels[index - 1];
+    if (name !== undefined) {
+      chat.setAttribute(ATTR.requestModel, name);
+      chat.updateName(`${OPERATION.chat} ${name}`);
+    }
+  }
+
+  /** The turn asks for a typed answer: `gen_ai.output.type` on its span and its model calls'. */
+  outputRequested(): void {
+    if (this.#output) return;
+    this.#output = true;
+    this.#root.setAttribute(ATTR.outputType, OUTPUT_JSON);
+    this.#chat?.setAttribute(ATTR.outputType, OUTPUT_JSON);
+  }
+
+  /** The open model call failed. */
+  failAttempt(failure: Failure, at?: Date): void {
+    const chat = this.#chat;
+    if (chat === null) return;
+    this.#chat = null;
+    const { step, model } = this.#attempt;
+    this.#failed = { step, model, at: at ?? new Date() };
+    endFailed(chat, failure, at);
+  }
+
+  /** From model call `step` on, the model is shown a compacted view: an event on the turn's span. */
+  compacted(step: number, keptFrom: number, at?: Date): void {
+    this.#root.addEvent(COMPACTION_EVENT, { [ATTR.step]: step, [ATTR.keptFrom]: keptFrom }, at);
+  }
+
+  /** The summarizer wrote the summary of a compaction between `start` and `end`: its `chat` span. */
+  summarized(summary: Summary, start: Date, end?: Date): void {
+    const { provider, model, summarizerModel, captureContent } = this.#settings;
+    const named = summarizerModel ?? model;
+    const base = {
+      [ATTR.operation]: OPERATION.chat,
+      [ATTR.provider]: provider,
+      ...(named ? { [ATTR.requestModel]: named } : {}),
+      [ATTR.conversationId]: this.#start.conversationId,
+    };
+    summarySpan({ ...this.#place(), base }, summary, captureContent, start, end ?? new Date());
+  }
+
+  /** A guardrail of `stage` starts its check (live runs; a log has only the verdicts). */
+  guardrailStarted(stage: GuardrailStage, name: string, at?: Date): void {
+    const key = `${stage} ${name}`;
+    this.#guards.set(key, [...(this.#guards.get(key) ?? []), at ?? new Date()]);
+  }
+
+  /** A guardrail's verdict: its span, from when it started (`start`, or as `guardrailStarted` was told). */
+  guardrailChecked(verdict: Verdict, at?: Date, start?: Date): void {
+    const key = `${verdict.stage} ${verdict.name}`;
+    const [started, ...rest] = this.#guards.get(key) ?? [];
+    this.#guards.set(key, rest);
+    const end = at ?? new Date();
+    guardrailSpan(this.#place(), verdict, this.#settings.captureContent, start ?? started ?? end, end);
+  }
+
+  /** The answer was checked against the turn's `output` schema: an event on the turn's span. */
+  outputChecked(valid: boolean, problem: string | undefined, at?: Date): void {
+    const attributes: Attributes = { [ATTR.outputValid]: valid };
+    if (this.#settings.captureContent && problem !== undefined) attributes[ATTR.outputProblem] = problem;
+    this.#root.addEvent(OUTPUT_EVENT, attributes, at);
   }
 
   /** The messages the open model call is shown; recorded with `captureContent`. */
@@ -240,6 +347,10 @@ export class TurnSpans {
     this.#root.end(at);
   }
 
+  #place(): SpanPlace {
+    return { tracer: this.#settings.tracer, parent: this.context, base: this.#base(OPERATION.chat) };
+  }
+
   /** What the turn's and the model calls' spans say about the model and the run. */
   #base(operation: string): Attributes {
     const { provider, model } = this.#settings;
@@ -259,14 +370,4 @@ function recordError(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : message);
   span.setAttribute(ATTR.errorType, errorType(error));
   span.setStatus({ code: SpanStatusCode.ERROR, message });
-}
-
-/** A low-cardinality name for a thrown value: its `name` (`ModelError`, `RateLimitError`...), or `_OTHER`. */
-export function errorType(error: unknown): string {
-  if (typeof error !== "object" || error === null) return "_OTHER";
-  const { name } = error as { name?: unknown };
-  if (typeof name === "string" && name !== "" && name !== "Error") return name;
-  const className = (error as { constructor?: { name?: unknown } }).constructor?.name;
-  if (typeof className === "string" && className !== "" && className !== "Object") return className;
-  return typeof name === "string" && name !== "" ? name : "_OTHER";
 }
