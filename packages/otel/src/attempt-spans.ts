@@ -5,8 +5,9 @@ import { ATTR, RETRY_WAIT_SPAN } from "./semconv.js";
 
 /**
  * The spans of a step's attempts beyond its reply: a failed model call, the backoff before it is
- * tried again, and the summarizer's call that compacts what the model is shown. Live runs and
- * logs make them through the same functions, so that both give the same spans.
+ * tried again, and the summarizer's call that compacts what the model is shown; and how an error
+ * is recorded on a span. Live runs and logs make them through the same functions, so that both
+ * give the same spans.
  */
 
 /** A failed model call as its `chat` span tells it: `error.type` and the status message. */
@@ -99,4 +100,12 @@ export function summarySpan(place: SpanPlace, summary: Summary, content: boolean
   if (content) attributes[ATTR.outputMessages] = answerMessages(summary.summary);
   const name = typeof place.base[ATTR.requestModel] === "string" ? `chat ${place.base[ATTR.requestModel]}` : "chat";
   place.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes, startTime: start }, place.parent).end(end);
+}
+
+/** Records `error` on `span`: the exception, `error.type` (its name), and the error status with its message. */
+export function recordError(span: Span, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  span.recordException(error instanceof Error ? error : message);
+  span.setAttribute(ATTR.errorType, errorType(error));
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
 }

@@ -55,14 +55,14 @@ function follow(turn: TurnSpans, event: AgentStreamEvent): void {
       compacted(turn, event);
       break;
     case "guardrail-started":
-      turn.guardrailStarted(event.stage, event.name);
+      turn.checks.guardrailStarted(event.stage, event.name);
       break;
     case "guardrail-checked":
-      turn.guardrailChecked(event.verdict);
+      turn.checks.guardrailChecked(event.verdict);
       break;
     case "output-checked": {
       const { verdict } = event;
-      turn.outputChecked(verdict.valid, verdict.valid ? undefined : verdict.problem);
+      turn.checks.outputChecked(verdict.valid, verdict.valid ? undefined : verdict.problem);
       break;
     }
   }
@@ -73,11 +73,11 @@ const summaries = new WeakMap<TurnSpans, { readonly at: Date; usage?: Usage | un
 
 function compacted(turn: TurnSpans, event: Extract<AgentStreamEvent, { type: "compacted" }>): void {
   const { step, keptFrom, summary } = event;
-  turn.compacted(step, keptFrom);
+  turn.checks.compacted(step, keptFrom);
   const call = summaries.get(turn);
   summaries.delete(turn);
   if (summary !== undefined && call !== undefined)
-    turn.summarized({ step, keptFrom, summary, usage: call.usage }, call.at);
+    turn.checks.summarized({ step, keptFrom, summary, usage: call.usage }, call.at);
 }
 
 /**

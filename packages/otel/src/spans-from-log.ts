@@ -107,16 +107,17 @@ class LogTrace {
       }
       case "context.compacted": {
         const { step, keptFrom, summary, usage } = event;
-        this.#turn?.compacted(step, keptFrom, at);
-        if (summary !== undefined) this.#turn?.summarized({ step, keptFrom, summary, usage }, this.#previous, at);
+        this.#turn?.checks.compacted(step, keptFrom, at);
+        if (summary !== undefined)
+          this.#turn?.checks.summarized({ step, keptFrom, summary, usage }, this.#previous, at);
         break;
       }
       case "guardrail.checked":
         if (this.#previousType !== "guardrail.checked") this.#guardStart = this.#previous;
-        this.#turn?.guardrailChecked(event, at, this.#guardStart);
+        this.#turn?.checks.guardrailChecked(event, at, this.#guardStart);
         break;
       case "output.checked":
-        this.#turn?.outputChecked(event.valid, event.valid ? undefined : event.problem, at);
+        this.#turn?.checks.outputChecked(event.valid, event.valid ? undefined : event.problem, at);
         break;
       case "tool.started":
         this.#turn?.startTool(this.#call(event.callId, event.name), at);

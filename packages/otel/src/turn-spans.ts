@@ -1,4 +1,4 @@
-import type { Decision, GuardrailStage, Message, ModelReply, ToolCall } from "@agentloop/core";
+import type { Decision, Message, ModelReply, ToolCall } from "@agentloop/core";
 import {
   type Attributes,
   type Context,
@@ -8,15 +8,8 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
-import {
-  endFailed,
-  errorType,
-  type Failure,
-  type SpanPlace,
-  type Summary,
-  summarySpan,
-  waitSpan,
-} from "./attempt-spans.js";
+import { endFailed, type Failure, recordError, type SpanPlace, waitSpan } from "./attempt-spans.js";
+import { CheckSpans } from "./check-spans.js";
 import {
   answerMessages,
   callArguments,
@@ -25,8 +18,7 @@ import {
   outputMessages,
   systemInstructions,
 } from "./content.js";
-import { guardrailSpan, type Verdict } from "./guardrail-spans.js";
-import { APPROVAL_EVENT, ATTR, COMPACTION_EVENT, OPERATION, OUTPUT_EVENT, OUTPUT_JSON, TOOL_ERROR } from "./semconv.js";
+import { APPROVAL_EVENT, ATTR, OPERATION, OUTPUT_JSON, TOOL_ERROR } from "./semconv.js";
 
 /** What every span of a telemetry object says the same way: where spans go, and about what. */
 export interface SpanSettings {
@@ -79,6 +71,8 @@ export interface TurnOutcome {
 export class TurnSpans {
   /** The turn's context: its `invoke_agent` span under the parent. */
   readonly context: Context;
+  /** The turn's guardrails, answer checks and compactions. */
+  readonly checks: CheckSpans;
   readonly #settings: SpanSettings;
   readonly #start: TurnStart;
   readonly #root: Span;
@@ -89,8 +83,6 @@ export class TurnSpans {
   /** The step's last failed attempt, until the next attempt shows whether it was tried again on the same model. */
   #failed: { step: number; model: number; at: Date } | null = null;
   #output = false;
-  /** When each guardrail still being checked started, by stage and name. */
-  readonly #guards = new Map<string, Date[]>();
   readonly #tools = new Map<string, Span>();
   #usage: { input: number; output: number } | null = null;
   /** The finish reason of the turn's last reply, which ended the turn or left it waiting. */
@@ -118,6 +110,7 @@ export class TurnSpans {
       start.parent,
     );
     this.context = trace.setSpan(start.parent, this.#root);
+    this.checks = new CheckSpans(settings, this.#root, this.#place());
     if (start.output === true) this.outputRequested();
   }
 
@@ -180,46 +173,6 @@ export class TurnSpans {
     const { step, model } = this.#attempt;
     this.#failed = { step, model, at: at ?? new Date() };
     endFailed(chat, failure, at);
-  }
-
-  /** From model call `step` on, the model is shown a compacted view: an event on the turn's span. */
-  compacted(step: number, keptFrom: number, at?: Date): void {
-    this.#root.addEvent(COMPACTION_EVENT, { [ATTR.step]: step, [ATTR.keptFrom]: keptFrom }, at);
-  }
-
-  /** The summarizer wrote the summary of a compaction between `start` and `end`: its `chat` span. */
-  summarized(summary: Summary, start: Date, end?: Date): void {
-    const { provider, model, summarizerModel, captureContent } = this.#settings;
-    const named = summarizerModel ?? model;
-    const base = {
-      [ATTR.operation]: OPERATION.chat,
-      [ATTR.provider]: provider,
-      ...(named ? { [ATTR.requestModel]: named } : {}),
-      [ATTR.conversationId]: this.#start.conversationId,
-    };
-    summarySpan({ ...this.#place(), base }, summary, captureContent, start, end ?? new Date());
-  }
-
-  /** A guardrail of `stage` starts its check (live runs; a log has only the verdicts). */
-  guardrailStarted(stage: GuardrailStage, name: string, at?: Date): void {
-    const key = `${stage} ${name}`;
-    this.#guards.set(key, [...(this.#guards.get(key) ?? []), at ?? new Date()]);
-  }
-
-  /** A guardrail's verdict: its span, from when it started (`start`, or as `guardrailStarted` was told). */
-  guardrailChecked(verdict: Verdict, at?: Date, start?: Date): void {
-    const key = `${verdict.stage} ${verdict.name}`;
-    const [started, ...rest] = this.#guards.get(key) ?? [];
-    this.#guards.set(key, rest);
-    const end = at ?? new Date();
-    guardrailSpan(this.#place(), verdict, this.#settings.captureContent, start ?? started ?? end, end);
-  }
-
-  /** The answer was checked against the turn's `output` schema: an event on the turn's span. */
-  outputChecked(valid: boolean, problem: string | undefined, at?: Date): void {
-    const attributes: Attributes = { [ATTR.outputValid]: valid };
-    if (this.#settings.captureContent && problem !== undefined) attributes[ATTR.outputProblem] = problem;
-    this.#root.addEvent(OUTPUT_EVENT, attributes, at);
   }
 
   /** The messages the open model call is shown; recorded with `captureContent`. */
@@ -362,12 +315,4 @@ export class TurnSpans {
       [ATTR.conversationId]: this.#start.conversationId,
     };
   }
-}
-
-/** Records `error` on `span`: the exception, `error.type` (its name), and the error status with its message. */
-function recordError(span: Span, error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
-  span.recordException(error instanceof Error ? error : message);
-  span.setAttribute(ATTR.errorType, errorType(error));
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
