@@ -154,3 +154,22 @@ describe("guardrails", () => {
     }
   });
 });
+
+describe("a conversation's next turn", () => {
+  it("carries gen_ai.output.type when that turn asks for a typed answer, live and from the log", async () => {
+    const { telemetry, spans, reset } = inMemory();
+    const store = new MemoryEventStore();
+    const model = scriptedModel([final("Hello."), final('{"celsius":30}')]);
+    await telemetry.runAgent("Hi", model, new ToolRegistry(), { store, runId: "chat" });
+    await telemetry.continueAgent("chat", "How hot is Pune?", model, new ToolRegistry(), { store, output: celsius });
+    const types = () =>
+      spans()
+        .filter((span) => span.name === "invoke_agent")
+        .map((span) => span.attributes["gen_ai.output.type"]);
+    expect(types()).toEqual([undefined, "json"]);
+    const live = trees(spans());
+    reset();
+    telemetry.spansFromLog("chat", await store.read("chat"));
+    expect(trees(spans())).toEqual(live);
+  });
+});

@@ -238,3 +238,24 @@ describe("compaction", () => {
     ]);
   });
 });
+
+describe("a conversation's next turn", () => {
+  it("names the fallback model that answered a later turn, given to continueAgent", async () => {
+    const { telemetry, spans, reset } = inMemory({ fallbackModels: ["claude-sonnet-4-5"] });
+    const store = new MemoryEventStore();
+    const options = { store, runId: "next", retry: { attempts: 0 }, fallbackModels: [scriptedModel([final("Hi.")])] };
+    await telemetry.runAgent("Hi", scriptedModel([final("Hello.")]), new ToolRegistry(), options);
+    const fallback = scriptedModel([final("Still here.")]);
+    const down = flaky([new OverloadedError("529 overloaded")]);
+    await telemetry.continueAgent("next", "Still there?", down, new ToolRegistry(), {
+      store,
+      fallbackModels: [fallback],
+    });
+    const names = () => spans().map((span) => span.name);
+    expect(names()).toEqual(["chat gpt-4.1", "invoke_agent", "chat gpt-4.1", "chat claude-sonnet-4-5", "invoke_agent"]);
+    const live = trees(spans());
+    reset();
+    telemetry.spansFromLog("next", await store.read("next"));
+    expect(trees(spans())).toEqual(live);
+  });
+});
