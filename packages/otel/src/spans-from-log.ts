@@ -1,5 +1,5 @@
-import { EventLogError, type Message, type ToolCall } from "@agentloop/core";
-import { RunFold, shownMessages } from "@agentloop/core/machine";
+import { EventLogError, type Message, shownAtStep, type ToolCall } from "@agentloop/core";
+import { RunFold } from "@agentloop/core/machine";
 import {
   EVENT_LOG_SCHEMA_VERSION,
   isErrorResult,
@@ -32,7 +32,7 @@ export function spansFromLog(
   }
   if (!Array.isArray(events)) throw new TypeError(`events must be the run's logged events, an array`);
   const times = events.map((event, position) => timeOf(runId, event, position));
-  const shown = modelInputs(runId, events);
+  const shown = modelInputs(runId, events, settings.captureContent);
   const log = new LogTrace(settings, runId, parent);
   for (const [position, event] of events.entries()) log.take(event, times[position] as Date, shown[position]);
   log.finish();
@@ -40,10 +40,15 @@ export function spansFromLog(
 
 /**
  * Folds the whole log with core's `RunFold` (its checks, so that a log that does not fit throws
- * before any span is sent) and keeps, for each model call (`model.replied`, `model.failed`), the
- * messages the model was shown: the list as it stood, or the view a compaction left of it.
+ * before any span is sent) and keeps, when content is recorded, for each model call
+ * (`model.replied`, `model.failed`) the messages the model was shown: the list as it stood, or
+ * after a compaction the view it left, which core's `shownAtStep` reads from the log.
  */
-function modelInputs(runId: string, events: readonly StoredEvent[]): (readonly Message[] | undefined)[] {
+function modelInputs(
+  runId: string,
+  events: readonly StoredEvent[],
+  content: boolean,
+): (readonly Message[] | undefined)[] {
   if (events.length === 0) {
     throw new EventLogError(`run '${runId}': event 0 (missing) must be 'run.started'`, {
       runId,
@@ -52,12 +57,20 @@ function modelInputs(runId: string, events: readonly StoredEvent[]): (readonly M
     });
   }
   const fold = new RunFold({ runId });
+  let compacted = false;
   try {
     return events.map((event) => {
-      const called = event.type === "model.replied" || event.type === "model.failed";
-      const shown = called ? shownMessages(fold.snapshot.context) : undefined;
+      const called = content && fold.length > 0 && (event.type === "model.replied" || event.type === "model.failed");
+      // The fold's position has the whole list; the view is read again from the log only once a
+      // compaction made it differ (each such read folds the log up to the call).
+      const shown = !called
+        ? undefined
+        : compacted
+          ? shownAtStep(events, fold.position.steps + 1, runId)
+          : fold.position.messages;
       fold.apply(event);
-      return shown;
+      compacted ||= event.type === "context.compacted";
+      return shown ?? undefined;
     });
   } finally {
     fold.stop();
