@@ -128,6 +128,24 @@ describe("failed attempts, backoffs and fallback models", () => {
     }
   });
 
+  it("shows the provider's retry-after as the backoff's span apart from the calls, and leaves a turn that recovered unmarked", async () => {
+    // Peers trace one span over all attempts, so that the backoff counts as the model's latency.
+    const { telemetry, spans } = inMemory();
+    const store = new MemoryEventStore();
+    const limited = Object.assign(new OverloadedError("429 slow down"), { retryAfterMs: 40 });
+    const model = flaky([limited]);
+    const options = { store, runId: "after", retry: { attempts: 1, initialDelayMs: 1 } };
+    await telemetry.runAgent("Hi", model, new ToolRegistry(), options);
+    const [failed, answered] = spans().filter((span) => span.name === "chat gpt-4.1");
+    const wait = only(spans(), "retry_wait");
+    expect(ms(wait.endTime) - ms(wait.startTime)).toBeGreaterThanOrEqual(39);
+    expect(ms(failed?.endTime ?? [0, 0])).toBeLessThanOrEqual(ms(wait.startTime) + 1);
+    expect(ms(wait.endTime)).toBeLessThanOrEqual(ms(answered?.startTime ?? [0, 0]) + 1);
+    expect(only(spans(), "invoke_agent").status).toEqual({ code: 0 });
+    const events = await store.read("after");
+    expect(events.find((event) => event.type === "model.failed")).toMatchObject({ retryAfterMs: 40 });
+  });
+
   it("ends the turn with the ModelError of the last attempt, every attempt on its own span", async () => {
     const { telemetry, spans } = inMemory();
     const model = flaky([new OverloadedError("529 overloaded"), new OverloadedError("529 still overloaded")]);
