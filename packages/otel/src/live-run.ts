@@ -128,12 +128,11 @@ export function tracedModel<M extends Model>(model: M, turn: TurnSpans, streams:
           safely(() => turn.failAttempt(thrownFailure(error, describeThrown)), undefined);
           throw error;
         }
-        // A reply the run cannot use fails the call as the run words it; the run reads the reply itself.
-        const problem = safely(() => copyReply(reply), null);
-        if (typeof problem === "string") {
-          const message = `${INVALID_REPLY}: ${problem}`;
-          safely(() => turn.failAttempt({ type: "ModelError", message }), undefined);
-        }
+        // Read once, here, as the run reads a reply (a getter is not read twice): the run gets the
+        // checked copy, and a reply it cannot use fails the call as the run words it.
+        const copy = safely(() => copyReply(reply), null);
+        if (typeof copy !== "string") return copy ?? reply;
+        safely(() => turn.failAttempt({ type: "ModelError", message: `${INVALID_REPLY}: ${copy}` }), undefined);
         return reply;
       });
     },
