@@ -110,27 +110,13 @@ class LogTrace {
       case "model.replied":
         this.#replied(event, at, shown);
         break;
-      case "model.failed": {
-        const turn = this.#turn;
-        turn?.startChat(this.#step + 1, this.#previous);
-        turn?.modelChosen(event.model);
-        if (shown !== undefined) turn?.chatInput(shown);
-        turn?.failAttempt(loggedFailure(event.error), at);
+      case "model.failed":
+        this.#failed(event, at, shown);
         break;
-      }
-      case "context.compacted": {
-        const { step, keptFrom, summary, usage } = event;
-        this.#turn?.checks.compacted(step, keptFrom, at);
-        if (summary !== undefined)
-          this.#turn?.checks.summarized({ step, keptFrom, summary, usage }, this.#previous, at);
-        break;
-      }
+      case "context.compacted":
       case "guardrail.checked":
-        if (this.#previousType !== "guardrail.checked") this.#guardStart = this.#previous;
-        this.#turn?.checks.guardrailChecked(event, at, this.#guardStart);
-        break;
       case "output.checked":
-        this.#turn?.checks.outputChecked(event.valid, event.valid ? undefined : event.problem, at);
+        this.#checked(event, at);
         break;
       case "tool.started":
         this.#turn?.startTool(this.#call(event.callId, event.name), at);
@@ -182,6 +168,34 @@ class LogTrace {
     turn.modelChosen(event.model ?? 0);
     if (shown !== undefined) turn.chatInput(shown);
     turn.endChat(event.reply, at);
+  }
+
+  /** A failed attempt: a model call, made right after the event before it, that ended in `model.failed`. */
+  #failed(event: Extract<StoredEvent, { type: "model.failed" }>, at: Date, shown?: readonly Message[]): void {
+    const turn = this.#turn;
+    turn?.startChat(this.#step + 1, this.#previous);
+    turn?.modelChosen(event.model);
+    if (shown !== undefined) turn?.chatInput(shown);
+    turn?.failAttempt(loggedFailure(event.error), at);
+  }
+
+  /** A compaction, a guardrail's verdict or an answer's check. */
+  #checked(
+    event: Extract<StoredEvent, { type: "context.compacted" | "guardrail.checked" | "output.checked" }>,
+    at: Date,
+  ): void {
+    const checks = this.#turn?.checks;
+    if (event.type === "context.compacted") {
+      const { step, keptFrom, summary, usage } = event;
+      checks?.compacted(step, keptFrom, at);
+      if (summary !== undefined) checks?.summarized({ step, keptFrom, summary, usage }, this.#previous, at);
+    } else if (event.type === "guardrail.checked") {
+      // A stage's guardrails all start when the stage does: at the event before its first verdict.
+      if (this.#previousType !== "guardrail.checked") this.#guardStart = this.#previous;
+      checks?.guardrailChecked(event, at, this.#guardStart);
+    } else {
+      checks?.outputChecked(event.valid, event.valid ? undefined : event.problem, at);
+    }
   }
 
   #call(id: string, name?: string): ToolCall {
