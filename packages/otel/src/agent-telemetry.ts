@@ -11,7 +11,15 @@ import {
 import { DEFAULT_SYSTEM } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
 import { context } from "@opentelemetry/api";
-import { listenerFor, replyLimit, safely, toolDescriptions, tracedModel } from "./live-run.js";
+import {
+  listenerFor,
+  replyLimit,
+  safely,
+  toolDescriptions,
+  tracedFallbacks,
+  tracedModel,
+  tracedSummarizer,
+} from "./live-run.js";
 import { spansFromLog } from "./spans-from-log.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
 import { type SpanSettings, TurnSpans, type TurnStart } from "./turn-spans.js";
@@ -67,8 +75,9 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
     }) as typeof streamAgent,
     continueAgent: (async (runId, message, model, registry, runOptions) => {
       const input: Message[] = [{ role: "user", content: message }];
-      const turn = startTurn(settings, runId, registry, { input, maxTokens: replyLimit(model) });
-      const traced = { ...runOptions, onEvent: listenerFor(turn, runOptions?.onEvent) };
+      const output = runOptions?.output !== undefined;
+      const turn = startTurn(settings, runId, registry, { input, maxTokens: replyLimit(model), output });
+      const traced = laterTurnOptions(turn, model, runOptions);
       const run = tracedModel(model, turn, runOptions?.onEvent !== undefined);
       return settle(
         turn,
@@ -77,7 +86,7 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
     }) as typeof continueAgent,
     resumeAgent: async (runId, model, registry, runOptions) => {
       const turn = startTurn(settings, runId, registry, { maxTokens: replyLimit(model) });
-      const traced = { ...runOptions, onEvent: listenerFor(turn, runOptions?.onEvent) };
+      const traced = laterTurnOptions(turn, model, runOptions);
       const run = tracedModel(model, turn, runOptions?.onEvent !== undefined);
       return settle(
         turn,
@@ -105,15 +114,43 @@ function firstTurn(
   const { system = DEFAULT_SYSTEM, history = [] } = options;
   const input: Message[] | undefined =
     typeof task === "string" && Array.isArray(history) ? [...history, { role: "user", content: task }] : undefined;
-  const turn = startTurn(settings, runId, registry, { system, input, maxTokens: replyLimit(model) });
+  const output = options.output !== undefined;
+  const turn = startTurn(settings, runId, registry, { system, input, maxTokens: replyLimit(model), output });
+  const traces = streams || options.onEvent !== undefined;
+  const { compaction, fallbackModels } = options;
   return {
     turn,
-    model: tracedModel(model, turn, streams || options.onEvent !== undefined),
-    options: { ...options, runId, onEvent: listenerFor(turn, options.onEvent) },
+    model: tracedModel(model, turn, traces),
+    options: {
+      ...options,
+      runId,
+      onEvent: listenerFor(turn, options.onEvent),
+      ...(fallbackModels === undefined ? {} : { fallbackModels: tracedFallbacks(fallbackModels, turn, traces) }),
+      // The summarizer is the run's model unless given; it is traced as the summarizer either way.
+      ...(typeof compaction === "object" && compaction !== null
+        ? { compaction: { ...compaction, summarizer: tracedSummarizer(compaction.summarizer ?? model, turn) } }
+        : {}),
+    },
   };
 }
 
-type Given = Pick<TurnStart, "system" | "input" | "maxTokens">;
+type LaterOptions = Parameters<typeof resumeAgent>[3];
+
+/** A later turn's options (`resumeAgent`'s, `continueAgent`'s), with its listener, fallback models and summarizer traced. */
+function laterTurnOptions<O extends LaterOptions>(turn: TurnSpans, model: RunArgs[1], options: O): O {
+  const traces = options?.onEvent !== undefined;
+  const summarizer = options?.summarizer ?? model;
+  return {
+    ...options,
+    onEvent: listenerFor(turn, options?.onEvent),
+    ...(options?.fallbackModels === undefined
+      ? {}
+      : { fallbackModels: tracedFallbacks(options.fallbackModels, turn, traces) }),
+    ...(typeof summarizer === "function" ? { summarizer: tracedSummarizer(summarizer, turn) } : {}),
+  };
+}
+
+type Given = Pick<TurnStart, "system" | "input" | "maxTokens" | "output">;
 
 function startTurn(settings: SpanSettings, runId: unknown, registry: RunArgs[2], given: Given): TurnSpans {
   const start = { conversationId: String(runId), parent: context.active(), tools: toolDescriptions(registry) };

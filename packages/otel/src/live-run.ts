@@ -1,6 +1,7 @@
-import type { AgentStreamEvent, Message, Model, ToolRegistry } from "@agentloop/core";
-import type { ModelCallOptions } from "@agentloop/core/adapter";
+import type { AgentStreamEvent, Message, Model, ToolRegistry, Usage } from "@agentloop/core";
+import { copyReply, describeThrown, type ModelCallOptions } from "@agentloop/core/adapter";
 import { context, diag } from "@opentelemetry/api";
+import { INVALID_REPLY, thrownFailure } from "./attempt-spans.js";
 import { isTokenCount } from "./telemetry-options.js";
 import type { TurnSpans } from "./turn-spans.js";
 
@@ -50,7 +51,53 @@ function follow(turn: TurnSpans, event: AgentStreamEvent): void {
     case "decision-given":
       turn.decided(event.call, event.decision);
       break;
+    case "compacted":
+      compacted(turn, event);
+      break;
+    case "guardrail-started":
+      turn.checks.guardrailStarted(event.stage, event.name);
+      break;
+    case "guardrail-checked":
+      turn.checks.guardrailChecked(event.verdict);
+      break;
+    case "output-checked": {
+      const { verdict } = event;
+      turn.checks.outputChecked(verdict.valid, verdict.valid ? undefined : verdict.problem);
+      break;
+    }
   }
+}
+
+/** The summarizer's call in progress or just answered, per turn: when it was made and the tokens it took. */
+const summaries = new WeakMap<TurnSpans, { readonly at: Date; usage?: Usage | undefined }>();
+
+function compacted(turn: TurnSpans, event: Extract<AgentStreamEvent, { type: "compacted" }>): void {
+  const { step, keptFrom, summary } = event;
+  turn.checks.compacted(step, keptFrom);
+  const call = summaries.get(turn);
+  summaries.delete(turn);
+  if (summary !== undefined && call !== undefined)
+    turn.checks.summarized({ step, keptFrom, summary, usage: call.usage }, call.at);
+}
+
+/**
+ * The summarizer, traced: the time of its call and the tokens its reply took, for the `chat` span
+ * the turn records once the compaction is logged. Called in the turn's context, with no `chat`
+ * span of the run's model open.
+ */
+export function tracedSummarizer<M extends Model>(summarizer: M, turn: TurnSpans): M {
+  if (typeof summarizer !== "function") return summarizer;
+  return new Proxy(summarizer, {
+    apply(target, self, args: Parameters<Model>) {
+      const call: { readonly at: Date; usage?: Usage | undefined } = { at: new Date() };
+      summaries.set(turn, call);
+      return context.with(turn.context, async () => {
+        const reply = await Reflect.apply(target, self, args);
+        call.usage = safely(() => (reply as { usage?: Usage } | null)?.usage, undefined);
+        return reply;
+      });
+    },
+  });
 }
 
 /**
@@ -60,22 +107,33 @@ function follow(turn: TurnSpans, event: AgentStreamEvent): void {
  * it is. Unless someone listens to deltas (`streams`), the model is not asked to stream: the
  * listener tracing adds must not change how the provider is called.
  */
-export function tracedModel<M extends Model>(model: M, turn: TurnSpans, streams: boolean): M {
+export function tracedModel<M extends Model>(model: M, turn: TurnSpans, streams: boolean, index = 0): M {
   if (typeof model !== "function") return model;
   return new Proxy(model, {
     apply(target, self, args: Parameters<Model>) {
       const [messages, tools, options] = args;
-      safely(() => turn.chatInput(messages as readonly Message[]), undefined);
+      safely(() => {
+        turn.modelChosen(index);
+        if (options?.output !== undefined) turn.outputRequested();
+        turn.chatInput(messages as readonly Message[]);
+      }, undefined);
       const given = streams || options === undefined ? options : withoutDeltas(options);
       const called = performance.now();
       const traced = given?.onDelta === undefined ? given : noticingFirstChunk(given, turn, called);
       return context.with(turn.callContext, async () => {
+        let reply: Awaited<ReturnType<Model>>;
         try {
-          return await Reflect.apply(target, self, [messages, tools, traced]);
+          reply = await Reflect.apply(target, self, [messages, tools, traced]);
         } catch (error) {
-          safely(() => turn.failChat(error), undefined);
+          safely(() => turn.failAttempt(thrownFailure(error, describeThrown)), undefined);
           throw error;
         }
+        // Read once, here, as the run reads a reply (a getter is not read twice): the run gets the
+        // checked copy, and a reply it cannot use fails the call as the run words it.
+        const copy = safely(() => copyReply(reply), null);
+        if (typeof copy !== "string") return copy ?? reply;
+        safely(() => turn.failAttempt({ type: "ModelError", message: `${INVALID_REPLY}: ${copy}` }), undefined);
+        return reply;
       });
     },
   });
@@ -121,4 +179,10 @@ export function replyLimit(model: unknown): number | undefined {
 /** Tool descriptions by name, from the registry the run is given (none if it is not a registry). */
 export function toolDescriptions(registry: ToolRegistry): ReadonlyMap<string, string> {
   return safely(() => new Map(registry.specs().map((spec) => [spec.name, spec.description])), new Map());
+}
+
+/** The run's fallback models, each traced with its place (1 the first), when they are a list. */
+export function tracedFallbacks<T>(models: T, turn: TurnSpans, streams: boolean): T {
+  if (!Array.isArray(models)) return models;
+  return models.map((model: Model, index) => tracedModel(model, turn, streams, index + 1)) as T;
 }

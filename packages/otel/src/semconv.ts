@@ -34,6 +34,8 @@ export const ATTR = {
   toolArguments: "gen_ai.tool.call.arguments",
   toolResult: "gen_ai.tool.call.result",
   errorType: "error.type",
+  /** `json` when the turn asks for a typed answer (its `output` schema); absent for free text, which is not a request. */
+  outputType: "gen_ai.output.type",
   /** The model call this chat span is, counting from 1 over the whole run (as `step-started` counts). */
   step: "agentloop.step",
   /** How the turn ended: the `AgentResult`'s status. */
@@ -44,10 +46,45 @@ export const ATTR = {
   tokens: "agentloop.tokens",
   approved: "agentloop.approval.approved",
   approvalReason: "agentloop.approval.reason",
+  /** Which fallback model a model call went to: 1 the first of `fallbackModels`, absent for the run's own model. */
+  fallback: "agentloop.model.fallback",
+  /** On a summarizer's `chat` span: the model call whose compacted view the summary is for. */
+  compactionStep: "agentloop.compaction.step",
+  /** The first message still shown after a compaction; the ones before it (after the task) are hidden. */
+  keptFrom: "agentloop.compaction.kept_from",
+  guardrailStage: "agentloop.guardrail.stage",
+  guardrailName: "agentloop.guardrail.name",
+  /** The guardrail's place in its stage's order of declaration (the first trip in this order wins). */
+  guardrailIndex: "agentloop.guardrail.index",
+  guardrailTripped: "agentloop.guardrail.tripped",
+  /** Why the guardrail tripped: content, recorded only with `captureContent`. */
+  guardrailReason: "agentloop.guardrail.reason",
+  outputValid: "agentloop.output.valid",
+  /** Why the answer was refused: content, recorded only with `captureContent`. */
+  outputProblem: "agentloop.output.problem",
 } as const;
 
 /** The operations, as `gen_ai.operation.name` and the first word of span names. */
 export const OPERATION = { agent: "invoke_agent", chat: "chat", tool: "execute_tool" } as const;
+
+/** The value of `gen_ai.output.type` for a turn that asks for a typed answer. */
+export const OUTPUT_JSON = "json";
+
+/** The span of one guardrail's check, as the first word of its name: `guardrail <name>`. */
+export const GUARDRAIL_SPAN = "guardrail";
+
+/** The span of a backoff before a failed model call is tried again. */
+export const RETRY_WAIT_SPAN = "retry_wait";
+
+/** The span event recorded on `invoke_agent` for each check of an answer against the turn's `output` schema. */
+export const OUTPUT_EVENT = "agentloop.output.checked";
+
+/** The span event recorded on `invoke_agent` when the model is shown a compacted view from then on. */
+export const COMPACTION_EVENT = "agentloop.context.compacted";
+
+/** `error.type` of a guardrail that did not answer in time, and of one that threw or gave no verdict. */
+export const GUARDRAIL_TIMEOUT = "timeout";
+export const GUARDRAIL_ERROR = "guardrail_error";
 
 /** The span event recorded on `invoke_agent` for each decision on a call that needs approval. */
 export const APPROVAL_EVENT = "agentloop.approval.decided";

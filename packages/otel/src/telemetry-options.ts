@@ -27,6 +27,13 @@ export interface TelemetryOptions {
    * hold personal data.
    */
   readonly captureContent?: boolean;
+  /**
+   * `gen_ai.request.model` of the calls that go to the run's `fallbackModels`, in the same order,
+   * e.g. `["claude-sonnet-4-5"]`; a call to a fallback not named here keeps `model`'s name.
+   */
+  readonly fallbackModels?: readonly string[];
+  /** `gen_ai.request.model` of the summarizer's calls, when compaction's `summarizer` is another model than `model`. */
+  readonly summarizerModel?: string;
   /** Where spans are created; the global tracer provider (the one the SDK registered) when not given. */
   readonly tracerProvider?: TracerProvider;
 }
@@ -37,6 +44,7 @@ export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
     throw new TypeError(`telemetry options must be an object with at least a provider; got ${describe(options)}`);
   }
   const { provider, model, maxTokens, agentName, captureContent = false, tracerProvider } = options;
+  const { fallbackModels = [], summarizerModel } = options;
   if (typeof provider !== "string" || provider.trim() === "") {
     throw new TypeError(
       `provider must name the model's provider for gen_ai.provider.name (e.g. "openai", "anthropic"); got ${describe(provider)}`,
@@ -45,10 +53,14 @@ export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
   for (const [name, value] of [
     ["model", model],
     ["agentName", agentName],
+    ["summarizerModel", summarizerModel],
   ] as const) {
     if (value !== undefined && (typeof value !== "string" || value === "")) {
       throw new TypeError(`${name} must be a non-empty string; got ${describe(value)}`);
     }
+  }
+  if (!Array.isArray(fallbackModels) || fallbackModels.some((name) => typeof name !== "string" || name === "")) {
+    throw new TypeError(`fallbackModels must be an array of model names; got ${describe(fallbackModels)}`);
   }
   if (maxTokens !== undefined && !isTokenCount(maxTokens)) {
     throw new TypeError(`maxTokens must be a whole number of tokens above 0; got ${describe(maxTokens)}`);
@@ -62,7 +74,7 @@ export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE_NAME, SCOPE_VERSION, {
     schemaUrl: GENAI_SCHEMA_URL,
   });
-  return { tracer, provider, model, maxTokens, agentName, captureContent };
+  return { tracer, provider, model, maxTokens, agentName, captureContent, fallbackModels, summarizerModel };
 }
 
 /** Whether `value` can be a reply's token limit: a whole number above 0. */

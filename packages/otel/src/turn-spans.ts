@@ -8,6 +8,8 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
+import { endFailed, type Failure, recordError, type SpanPlace, waitSpan } from "./attempt-spans.js";
+import { CheckSpans } from "./check-spans.js";
 import {
   answerMessages,
   callArguments,
@@ -16,7 +18,7 @@ import {
   outputMessages,
   systemInstructions,
 } from "./content.js";
-import { APPROVAL_EVENT, ATTR, OPERATION, TOOL_ERROR } from "./semconv.js";
+import { APPROVAL_EVENT, ATTR, OPERATION, OUTPUT_JSON, TOOL_ERROR } from "./semconv.js";
 
 /** What every span of a telemetry object says the same way: where spans go, and about what. */
 export interface SpanSettings {
@@ -27,6 +29,10 @@ export interface SpanSettings {
   readonly maxTokens: number | undefined;
   readonly agentName: string | undefined;
   readonly captureContent: boolean;
+  /** The names of the run's fallback models, in order, for the calls that go to them. */
+  readonly fallbackModels: readonly string[];
+  /** The name of the model that writes compaction summaries, when it is not `model`. */
+  readonly summarizerModel: string | undefined;
 }
 
 /** How a turn starts: the run it belongs to, its parent, and what it was given. */
@@ -44,6 +50,8 @@ export interface TurnStart {
   readonly at?: Date | undefined;
   /** The model's own reply limit (an adapter's `maxReplyTokens`), over the settings'. */
   readonly maxTokens?: number | undefined;
+  /** Whether the turn asks for a typed answer (an `output` schema). */
+  readonly output?: boolean | undefined;
 }
 
 /** How a turn ended, as `AgentResult` and the log's `run.finished` both say it. */
@@ -63,11 +71,18 @@ export interface TurnOutcome {
 export class TurnSpans {
   /** The turn's context: its `invoke_agent` span under the parent. */
   readonly context: Context;
+  /** The turn's guardrails, answer checks and compactions. */
+  readonly checks: CheckSpans;
   readonly #settings: SpanSettings;
   readonly #start: TurnStart;
   readonly #root: Span;
   readonly #startedAt: Date;
   #chat: Span | null = null;
+  /** The open model call: its step, when it started, and which model it went to (0 the run's). */
+  #attempt = { step: 0, at: new Date(0), model: 0 };
+  /** The step's last failed attempt, until the next attempt shows whether it was tried again on the same model. */
+  #failed: { step: number; model: number; at: Date } | null = null;
+  #output = false;
   readonly #tools = new Map<string, Span>();
   #usage: { input: number; output: number } | null = null;
   /** The finish reason of the turn's last reply, which ended the turn or left it waiting. */
@@ -95,6 +110,8 @@ export class TurnSpans {
       start.parent,
     );
     this.context = trace.setSpan(start.parent, this.#root);
+    this.checks = new CheckSpans(settings, this.#root, this.#place());
+    if (start.output === true) this.outputRequested();
   }
 
   /** The context a model call runs in: its `chat` span's while one is open, else the turn's. */
@@ -113,6 +130,49 @@ export class TurnSpans {
       { kind: SpanKind.CLIENT, attributes, startTime: at },
       this.context,
     );
+    if (this.#output) this.#chat.setAttribute(ATTR.outputType, OUTPUT_JSON);
+    this.#attempt = { step, at: at ?? new Date(), model: 0 };
+  }
+
+  /**
+   * The open model call goes to model `index` (0 the run's, then the fallback models): a fallback's
+   * call is named for it. When the step's last attempt failed on this same model, the time between
+   * that failure and this call was the backoff, and becomes its span.
+   */
+  modelChosen(index: number): void {
+    const chat = this.#chat;
+    if (chat === null) return;
+    this.#attempt = { ...this.#attempt, model: index };
+    const failed = this.#failed;
+    this.#failed = null;
+    if (failed?.step === this.#attempt.step && failed.model === index) {
+      waitSpan(this.#place(), failed.step, failed.at, this.#attempt.at);
+    }
+    if (index === 0) return;
+    chat.setAttribute(ATTR.fallback, index);
+    const name = this.#settings.fallbackModels[index - 1];
+    if (name !== undefined) {
+      chat.setAttribute(ATTR.requestModel, name);
+      chat.updateName(`${OPERATION.chat} ${name}`);
+    }
+  }
+
+  /** The turn asks for a typed answer: `gen_ai.output.type` on its span and its model calls'. */
+  outputRequested(): void {
+    if (this.#output) return;
+    this.#output = true;
+    this.#root.setAttribute(ATTR.outputType, OUTPUT_JSON);
+    this.#chat?.setAttribute(ATTR.outputType, OUTPUT_JSON);
+  }
+
+  /** The open model call failed. */
+  failAttempt(failure: Failure, at?: Date): void {
+    const chat = this.#chat;
+    if (chat === null) return;
+    this.#chat = null;
+    const { step, model } = this.#attempt;
+    this.#failed = { step, model, at: at ?? new Date() };
+    endFailed(chat, failure, at);
   }
 
   /** The messages the open model call is shown; recorded with `captureContent`. */
@@ -240,6 +300,10 @@ export class TurnSpans {
     this.#root.end(at);
   }
 
+  #place(): SpanPlace {
+    return { tracer: this.#settings.tracer, parent: this.context, base: this.#base(OPERATION.chat) };
+  }
+
   /** What the turn's and the model calls' spans say about the model and the run. */
   #base(operation: string): Attributes {
     const { provider, model } = this.#settings;
@@ -251,22 +315,4 @@ export class TurnSpans {
       [ATTR.conversationId]: this.#start.conversationId,
     };
   }
-}
-
-/** Records `error` on `span`: the exception, `error.type` (its name), and the error status with its message. */
-function recordError(span: Span, error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
-  span.recordException(error instanceof Error ? error : message);
-  span.setAttribute(ATTR.errorType, errorType(error));
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
-}
-
-/** A low-cardinality name for a thrown value: its `name` (`ModelError`, `RateLimitError`...), or `_OTHER`. */
-export function errorType(error: unknown): string {
-  if (typeof error !== "object" || error === null) return "_OTHER";
-  const { name } = error as { name?: unknown };
-  if (typeof name === "string" && name !== "" && name !== "Error") return name;
-  const className = (error as { constructor?: { name?: unknown } }).constructor?.name;
-  if (typeof className === "string" && className !== "" && className !== "Object") return className;
-  return typeof name === "string" && name !== "" ? name : "_OTHER";
 }

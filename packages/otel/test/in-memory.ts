@@ -37,7 +37,7 @@ export function byStart(spans: readonly ReadableSpan[]): ReadableSpan[] {
 
 /**
  * The spans as trees, one per turn (turns in order), children in an order that does not depend
- * on time: model calls by step, then tool calls by id. For comparing runs whose clocks differ.
+ * on time: guardrails by stage and order, model calls by step, then tool calls by id. For comparing runs whose clocks differ.
  */
 export function trees(spans: readonly ReadableSpan[]) {
   const node = (span: ReadableSpan): Record<string, unknown> => {
@@ -57,6 +57,8 @@ export function trees(spans: readonly ReadableSpan[]) {
 
 function key(span: ReadableSpan): string {
   const { "agentloop.step": step, "gen_ai.tool.call.id": id } = span.attributes;
+  const { "agentloop.guardrail.stage": stage, "agentloop.guardrail.index": index } = span.attributes;
+  if (stage !== undefined) return `guardrail ${String(stage)} ${String(index)}`;
   return step === undefined ? `tool ${String(id)}` : `chat ${String(step).padStart(6, "0")}`;
 }
 

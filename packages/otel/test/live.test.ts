@@ -231,6 +231,21 @@ describe("a failing model", () => {
     expect(only(spans(), "invoke_agent").status.code).toBe(2);
   });
 
+  it("reads a reply once, as the run does without tracing", async () => {
+    const { telemetry } = inMemory();
+    let reads = 0;
+    const reply = {
+      toolCalls: [],
+      get content() {
+        reads += 1;
+        return "Hello.";
+      },
+    };
+    const result = await telemetry.runAgent("Hi", () => reply, weather());
+    expect(result.answer).toBe("Hello.");
+    expect(reads).toBe(1);
+  });
+
   it("ends the turn's span with the error of a run refused before it starts", async () => {
     const { telemetry, spans } = inMemory();
     await expect(telemetry.runAgent("Hi", pune(), weather(), { maxSteps: -1 })).rejects.toBeInstanceOf(RangeError);

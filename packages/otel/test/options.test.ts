@@ -18,6 +18,9 @@ describe("telemetry options", () => {
     [{ provider: "openai", maxTokens: 1.5 }, "maxTokens must be a whole number of tokens above 0"],
     [{ provider: "openai", maxTokens: "4096" }, "maxTokens must be a whole number of tokens above 0"],
     [{ provider: "openai", tracerProvider: {} }, "tracerProvider must be an OpenTelemetry TracerProvider"],
+    [{ provider: "openai", fallbackModels: "claude" }, "fallbackModels must be an array of model names"],
+    [{ provider: "openai", fallbackModels: ["claude", ""] }, "fallbackModels must be an array of model names"],
+    [{ provider: "openai", summarizerModel: 4 }, "summarizerModel must be a non-empty string"],
   ])("refuses %j", (options, message) => {
     expect(() => agentTelemetry(options as unknown as TelemetryOptions)).toThrow(new RegExp(`^${message}`));
   });
