@@ -121,17 +121,19 @@ export class TurnSpans {
 
   /** A model call starts: the `chat` span for model call `step` (counting over the run). */
   startChat(step: number, at?: Date): void {
-    this.#chat?.end(at);
+    // One clock for the call and the backoff measured from it: OpenTelemetry's own differs from Date's by milliseconds.
+    const when = at ?? new Date();
+    this.#chat?.end(when);
     const { model } = this.#settings;
     const attributes = { ...this.#base(OPERATION.chat), [ATTR.step]: step };
     const name = model ? `${OPERATION.chat} ${model}` : OPERATION.chat;
     this.#chat = this.#settings.tracer.startSpan(
       name,
-      { kind: SpanKind.CLIENT, attributes, startTime: at },
+      { kind: SpanKind.CLIENT, attributes, startTime: when },
       this.context,
     );
     if (this.#output) this.#chat.setAttribute(ATTR.outputType, OUTPUT_JSON);
-    this.#attempt = { step, at: at ?? new Date(), model: 0 };
+    this.#attempt = { step, at: when, model: 0 };
   }
 
   /**
@@ -171,8 +173,9 @@ export class TurnSpans {
     if (chat === null) return;
     this.#chat = null;
     const { step, model } = this.#attempt;
-    this.#failed = { step, model, at: at ?? new Date() };
-    endFailed(chat, failure, at);
+    const when = at ?? new Date();
+    this.#failed = { step, model, at: when };
+    endFailed(chat, failure, when);
   }
 
   /** The messages the open model call is shown; recorded with `captureContent`. */
@@ -194,7 +197,7 @@ export class TurnSpans {
       this.#usage = { input: usage.input + inputTokens, output: usage.output + outputTokens };
     }
     if (this.#settings.captureContent) chat.setAttribute(ATTR.outputMessages, outputMessages(reply));
-    chat.end(at);
+    chat.end(at ?? new Date());
   }
 
   /** The open model call streams: its first chunk came `seconds` after the request was made. */
@@ -208,7 +211,7 @@ export class TurnSpans {
     if (chat === null) return;
     this.#chat = null;
     recordError(chat, error);
-    chat.end(at);
+    chat.end(at ?? new Date());
   }
 
   /** A tool call starts running: its `execute_tool` span. */
@@ -289,7 +292,7 @@ export class TurnSpans {
 
   #close(at: Date | undefined): void {
     this.#ended = true;
-    this.#chat?.end(at);
+    this.#chat?.end(at ?? new Date());
     this.#chat = null;
     for (const span of this.#tools.values()) span.end(at);
     this.#tools.clear();
