@@ -3,13 +3,13 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   type AgentResult,
+  forkRun,
   type Guardrail,
   MemoryEventStore,
   type ModelReply,
   replayRun,
   resumeAgent,
   runAgent,
-  type StoredEvent,
 } from "../src/index.js";
 import { asks, final, makeWeatherRegistry, scriptedModel, toolCall } from "../src/testing.js";
 
@@ -177,7 +177,7 @@ describe("typed answers and guardrails, over random runs", () => {
     );
   });
 
-  it("a run cut off anywhere resumes to the same end, calling only the checks whose verdicts it had not logged", async () => {
+  it("a run cut off anywhere, or forked there, resumes to the same end, calling only the checks whose verdicts it had not logged", async () => {
     await fc.assert(
       fc.asyncProperty(planArb, fc.nat(), async (plan, at) => {
         const { script, result, store, validated, checked, output, guardrails, registry } = await planned(plan);
@@ -191,17 +191,24 @@ describe("typed answers and guardrails, over random runs", () => {
         const prefix = log.slice(0, cut);
         const cutStore = new MemoryEventStore();
         for (const event of prefix) await cutStore.append(runId, event);
+        // A fork that keeps the same events goes on from there the same way, in a run of its own.
+        const forkId = await forkRun(store, runId, { keep: cut, runId: `${runId}-fork` });
         const replied = prefix.filter((event) => event.type === "model.replied").length;
-        const model = scriptedModel(script.slice(replied).map((reply, index) => replyOf(reply, replied + index + 1)));
-        const before = validated.count;
-        checked.names.length = 0;
-        const resumed = await resumeAgent(runId, model, registry, { store: cutStore, output, guardrails });
-        expect(resumed).toEqual(result);
-        const logged = (events: readonly StoredEvent[]) =>
-          events.flatMap((event) => (event.type === "guardrail.checked" ? [event.name] : []));
-        for (const name of logged(prefix)) expect(checked.names).not.toContain(name);
+        const rest = () =>
+          scriptedModel(script.slice(replied).map((reply, index) => replyOf(reply, replied + index + 1)));
+        const logged = prefix.flatMap((event) => (event.type === "guardrail.checked" ? [event.name] : []));
         const checks = log.slice(cut).filter((event) => event.type === "output.checked").length;
-        expect(validated.count - before).toBeLessThanOrEqual(checks);
+        for (const [id, from] of [
+          [runId, cutStore],
+          [forkId, store],
+        ] as const) {
+          const before = validated.count;
+          checked.names.length = 0;
+          const resumed = await resumeAgent(id, rest(), registry, { store: from, output, guardrails });
+          expect(resumed).toEqual({ ...result, runId: id });
+          for (const name of logged) expect(checked.names).not.toContain(name);
+          expect(validated.count - before).toBeLessThanOrEqual(checks);
+        }
       }),
       { numRuns: 80 },
     );
