@@ -186,4 +186,31 @@ describe("guardrails fail closed and run at once", () => {
     expect(result).toMatchObject({ status: "cancelled", answer: null, steps: 1 });
     expect(result.output).toBeUndefined();
   });
+
+  it.each([
+    ["not above 0", -5],
+    ["not a number", Number.NaN],
+    ["past what a timer holds (it would fire at once)", 2 ** 31],
+    ["text", "50"],
+  ])("refuses a guardrail's timeoutMs %s before anything runs, in one line", async (_, timeoutMs) => {
+    const { registry } = makeWeatherRegistry();
+    const model = scriptedModel([final("ok")]);
+    const slow = { name: "slow", timeoutMs, check: () => after(5, { tripped: false } as const) } as Guardrail;
+    const run = runAgent("hi", model, registry, { guardrails: { output: [slow] } });
+    await expect(run).rejects.toThrow(
+      /^guardrails\.output\[0\]\.timeoutMs must be milliseconds above 0 and at most 2147483647, or Infinity; got /,
+    );
+    expect(model.seen).toHaveLength(0);
+  });
+
+  it("a guardrail with timeoutMs Infinity is never timed out", async () => {
+    const { registry } = makeWeatherRegistry();
+    const slow: Guardrail = {
+      name: "slow",
+      timeoutMs: Number.POSITIVE_INFINITY,
+      check: () => after(20, { tripped: false }),
+    };
+    const result = await runAgent("hi", scriptedModel([final("ok")]), registry, { guardrails: { input: [slow] } });
+    expect(result.status).toBe("done");
+  });
 });
