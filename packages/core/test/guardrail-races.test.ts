@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Guardrail, GuardrailVerdict, StreamEvent } from "../src/index.js";
-import { MemoryEventStore, runAgent, streamAgent } from "../src/index.js";
+import { MemoryEventStore, runAgent, type StoredEvent, streamAgent } from "../src/index.js";
 import { asks, final, makeWeatherRegistry, scriptedModel, toolCall } from "../src/testing.js";
 
 // What peers' users ran into with guardrails and typed answers, each shown not to happen here:
@@ -58,6 +58,49 @@ describe("input guardrails do not race the turn they guard", () => {
     expect(events.at(-1)).toMatchObject({ result: { status: "guardrail_tripped", answer: null } });
     const finished = events.at(-1) as Extract<StreamEvent, { type: "finished" }>;
     expect(finished.result.output).toBeUndefined();
+  });
+});
+
+/** A store whose writes of checks take a while, and that notes when each write is done. */
+class SlowChecksStore extends MemoryEventStore {
+  constructor(private readonly order: string[]) {
+    super();
+  }
+
+  override async append(runId: string, event: StoredEvent): Promise<void> {
+    if (event.type === "guardrail.checked" || event.type === "output.checked") await after(15, null);
+    await super.append(runId, event);
+    this.order.push(event.type === "guardrail.checked" ? `logged ${event.name}` : `logged ${event.type}`);
+  }
+}
+
+describe("every verdict is logged before the machine acts on it", () => {
+  it("the model is called only once both input verdicts are written; the run ends only once the output verdict is", async () => {
+    const { registry } = makeWeatherRegistry();
+    const order: string[] = [];
+    const pass = (name: string): Guardrail => ({ name, check: () => ({ tripped: false }) });
+    const model = (() => {
+      order.push("model called");
+      return final('{"city":"Pune","celsius":30}');
+    }) as Parameters<typeof runAgent>[1];
+    const result = await runAgent("q", model, registry, {
+      output: Weather,
+      guardrails: { input: [pass("a"), pass("b")], output: [pass("c")] },
+      store: new SlowChecksStore(order),
+    });
+    order.push("returned");
+    expect(result.status).toBe("done");
+    expect(order).toEqual([
+      "logged run.started",
+      "logged a",
+      "logged b",
+      "model called",
+      "logged model.replied",
+      "logged output.checked",
+      "logged c",
+      "logged run.finished",
+      "returned",
+    ]);
   });
 });
 

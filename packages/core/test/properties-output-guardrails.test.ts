@@ -121,7 +121,7 @@ function expectedOf(plan: Plan, script: readonly Reply[]): Expected {
 }
 
 /** Runs a plan through runAgent: what it gave, its log, and the counters of its checks. */
-async function planned(plan: Plan) {
+async function planned(plan: Plan, signal?: AbortSignal) {
   const script = [...plan.replies, ...Array.from({ length: plan.maxSteps }, () => "valid" as const)].slice(
     0,
     plan.maxSteps,
@@ -140,7 +140,14 @@ async function planned(plan: Plan) {
   const model = scriptedModel(script.map((reply, index) => replyOf(reply, index + 1)));
   const store = new MemoryEventStore();
   const options = { maxSteps: plan.maxSteps, tokenBudget: 1_000_000, outputRetries: plan.outputRetries };
-  const result = await runAgent("Weather in Pune?", model, registry, { ...options, output, guardrails, store });
+  const cancel = signal === undefined ? {} : { signal };
+  const result = await runAgent("Weather in Pune?", model, registry, {
+    ...options,
+    output,
+    guardrails,
+    store,
+    ...cancel,
+  });
   return { script, result, store, validated, checked, model, registry, output, guardrails };
 }
 
@@ -209,6 +216,42 @@ describe("typed answers and guardrails, over random runs", () => {
           for (const name of logged) expect(checked.names).not.toContain(name);
           expect(validated.count - before).toBeLessThanOrEqual(checks);
         }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it("a cancel at any moment, a check under way or not, ends the run cancelled or as planned, and its log replays to it", async () => {
+    await fc.assert(
+      fc.asyncProperty(planArb, fc.nat(12), async (plan, ticks) => {
+        const controller = new AbortController();
+        const cancelling = (async () => {
+          for (let tick = 0; tick < ticks; tick++) await new Promise((resolve) => setImmediate(resolve));
+          controller.abort();
+        })();
+        const { script, result, store, validated, checked, output, guardrails, registry } = await planned(
+          plan,
+          controller.signal,
+        );
+        await cancelling;
+        if (result.status === "cancelled") {
+          expect(result.answer).toBeNull();
+          expect(result.output).toBeUndefined();
+          expect(result.guardrail).toBeUndefined();
+        } else {
+          const expected = expectedOf(plan, script);
+          expect(result.status).toBe(expected.status);
+          expect(result.guardrail).toEqual(expected.tripped);
+        }
+        const runId = result.runId as string;
+        const log = await store.read(runId);
+        const cancelled = log.findIndex((event) => event.type === "run.cancelled");
+        if (cancelled >= 0) expect(log.slice(cancelled + 1).map((event) => event.type)).toEqual(["run.finished"]);
+        const calls = { validated: validated.count, checked: checked.count };
+        expect(replayRun(log, { runId }).result).toEqual({ ...result, runId: undefined });
+        const resumed = await resumeAgent(runId, scriptedModel([]), registry, { store, output, guardrails });
+        expect(resumed).toEqual(result);
+        expect({ validated: validated.count, checked: checked.count }).toEqual(calls);
       }),
       { numRuns: 80 },
     );
