@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Guardrail, GuardrailVerdict, StreamEvent } from "../src/index.js";
-import { MemoryEventStore, runAgent, type StoredEvent, streamAgent } from "../src/index.js";
+import type { AgentStreamEvent, Guardrail, GuardrailVerdict } from "../src/index.js";
+import { MemoryEventStore, runAgent, streamAgent } from "../src/index.js";
+import type { StoredEvent } from "../src/store.js";
 import { asks, final, makeWeatherRegistry, scriptedModel, toolCall } from "../src/testing.js";
 
 // What peers' users ran into with guardrails and typed answers, each shown not to happen here:
@@ -17,8 +18,8 @@ function after<T>(ms: number, value: T): Promise<T> {
   return new Promise((resolve) => setTimeout(() => resolve(value), ms));
 }
 
-async function collect(stream: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
+async function collect(stream: AsyncIterable<AgentStreamEvent>): Promise<AgentStreamEvent[]> {
+  const events: AgentStreamEvent[] = [];
   for await (const event of stream) events.push(event);
   return events;
 }
@@ -56,7 +57,7 @@ describe("input guardrails do not race the turn they guard", () => {
     const verdict = events.findIndex((event) => event.type === "guardrail-checked");
     expect(events.slice(verdict + 1).map((event) => event.type)).toEqual(["finished"]);
     expect(events.at(-1)).toMatchObject({ result: { status: "guardrail_tripped", answer: null } });
-    const finished = events.at(-1) as Extract<StreamEvent, { type: "finished" }>;
+    const finished = events.at(-1) as Extract<AgentStreamEvent, { type: "finished" }>;
     expect(finished.result.output).toBeUndefined();
   });
 });
