@@ -227,6 +227,33 @@ describe("agentMachine graph under an output check and guardrails", () => {
     },
   );
 
+  it("a conversation's next turn never shows the model the message a guardrail blocked in the turn before", () => {
+    const settings = settingsOf(FULL);
+    const { output, outputRetries, guardrails } = settings;
+    const turn = { output, outputRetries, guardrails };
+    const tripped = runsOf({ ...FULL, maxSteps: 2 }).flatMap((run) => {
+      const last = run.states.at(-1) as AgentSnapshot;
+      return last.matches("guardrailTripped") ? [last] : [];
+    });
+    const stages = new Set<string>();
+    for (const last of tripped.filter((_, index) => index % 3 === 0)) {
+      stages.add(last.output?.guardrail?.stage ?? "");
+      // The blocked message is the last of the turn: the user's at the input stage, the answer at the output stage.
+      const at = last.context.transcript.length - 1;
+      const continues = { context: last.context, message: "and now?", turn };
+      let calls = 0;
+      for (const run of allRuns(initialTransition(agentMachine, { settings, continues }))) {
+        for (const request of run.requests.flat()) {
+          if (request.type !== "callModel") continue;
+          calls++;
+          expect(request.transcript.toJSON()[at]).toEqual({ role: "user", content: "and now?" });
+        }
+      }
+      expect(calls).toBeGreaterThan(0);
+    }
+    expect([...stages].sort()).toEqual(["input", "output"]);
+  });
+
   it("the first trip by order of declaration ends the stage, whatever order the verdicts came in", () => {
     let tripped = 0;
     for (const run of runsOf(FULL)) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentStreamEvent, Guardrail, GuardrailVerdict } from "../src/index.js";
-import { MemoryEventStore, runAgent, streamAgent } from "../src/index.js";
+import { continueAgent, MemoryEventStore, replayRun, runAgent, streamAgent } from "../src/index.js";
 import type { StoredEvent } from "../src/store.js";
 import { asks, final, makeWeatherRegistry, scriptedModel, toolCall } from "../src/testing.js";
 
@@ -102,6 +102,51 @@ describe("every verdict is logged before the machine acts on it", () => {
       "logged run.finished",
       "returned",
     ]);
+  });
+});
+
+// A message a guardrail blocked never reaches the model, in a later turn either: the user's input
+// an input guardrail tripped on (NVIDIA-NeMo/Guardrails #1413 forwards it with the next message),
+// and the answer an output guardrail tripped on (openai-agents-python #4123 replays it next turn).
+describe("what a guardrail blocked stays out of the conversation's next turn", () => {
+  const pii: Guardrail = {
+    name: "pii",
+    check: (text) => (/\d{3}-\d{2}-\d{4}/.test(text) ? { tripped: true, reason: "an SSN" } : { tripped: false }),
+  };
+  const secret: Guardrail = {
+    name: "secret",
+    check: (text) => (text.includes("SECRET") ? { tripped: true, reason: "a secret" } : { tripped: false }),
+  };
+
+  it("an input the input guardrail tripped on is not sent with the next message, and the log replays to that", async () => {
+    const { registry } = makeWeatherRegistry();
+    const store = new MemoryEventStore();
+    const model = scriptedModel([final("Sunny.")]);
+    const guardrails = { input: [pii] };
+    const first = await runAgent("my SSN is 123-45-6789", model, registry, { guardrails, store, runId: "in" });
+    expect(first.status).toBe("guardrail_tripped");
+    const next = await continueAgent("in", "What is the weather?", model, registry, { guardrails, store });
+    expect(next.status).toBe("done");
+    expect(JSON.stringify(model.seen)).not.toContain("123-45-6789");
+    expect(model.seen[0]?.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(JSON.stringify(next.messages)).not.toContain("123-45-6789");
+    // The tripped turn's own result still shows what the user sent.
+    expect(first.messages.at(-1)).toEqual({ role: "user", content: "my SSN is 123-45-6789" });
+    expect(replayRun(await store.read("in"), { runId: "in" }).result).toEqual({ ...next, runId: undefined });
+  });
+
+  it("an answer the output guardrail tripped on is not shown to the model next turn, and the log replays to that", async () => {
+    const { registry } = makeWeatherRegistry();
+    const store = new MemoryEventStore();
+    const model = scriptedModel([final("The SECRET is 42."), final("I cannot say.")]);
+    const guardrails = { output: [secret] };
+    const first = await runAgent("Tell me the code.", model, registry, { guardrails, store, runId: "out" });
+    expect(first).toMatchObject({ status: "guardrail_tripped", answer: null });
+    const next = await continueAgent("out", "Please?", model, registry, { guardrails, store });
+    expect(next).toMatchObject({ status: "done", answer: "I cannot say." });
+    expect(JSON.stringify(model.seen[1])).not.toContain("SECRET");
+    expect(model.seen[1]?.map((m) => m.role)).toEqual(["system", "user", "user"]);
+    expect(replayRun(await store.read("out"), { runId: "out" }).result).toEqual({ ...next, runId: undefined });
   });
 });
 
