@@ -302,4 +302,27 @@ describe("guardrails fail closed and run at once", () => {
     const result = await runAgent("hi", scriptedModel([final("ok")]), registry, { guardrails: { input: [slow] } });
     expect(result.status).toBe("done");
   });
+
+  it("a stage decided by one guardrail leaves no timer of another that ignores its signal to keep the process alive", async () => {
+    const { registry } = makeWeatherRegistry();
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
+    let aborted = false;
+    const deaf: Guardrail = {
+      name: "deaf",
+      check: (_text, { signal }) => {
+        signal.addEventListener("abort", () => {
+          aborted = true;
+        });
+        return new Promise(() => {});
+      },
+    };
+    const trips: Guardrail = { name: "trips", check: () => ({ tripped: true, reason: "no" }) };
+    const before = timers();
+    const result = await runAgent("hi", scriptedModel([]), registry, { guardrails: { input: [trips, deaf] } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(result.guardrail?.name).toBe("trips");
+    expect(aborted).toBe(true);
+    // Its 60-second timeout would otherwise still be set after the run returned.
+    expect(timers()).toBe(before);
+  });
 });

@@ -65,9 +65,14 @@ export function runGuarded(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<Outcome>((resolve) => {
     timer = setTimeout(() => {
-      controller?.abort(new Error(`timed out after ${timeoutMs} ms`));
       resolve({ kind: "timedOut" });
+      controller?.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    // Once the run stops (cancelled, or decided without this one), nobody waits for a function that
+    // ignores its signal: settling here clears its timer, which would keep the process alive.
+    controller?.signal.addEventListener("abort", () => resolve({ kind: "threw", error: controller?.signal.reason }), {
+      once: true,
+    });
   });
   return Promise.race([work, timeout]).finally(() => {
     clearTimeout(timer);
