@@ -51,4 +51,34 @@ describe("structured output over the Messages API", () => {
     const sent = (server.requests[1]?.body as { messages: { role: string; content: unknown }[] } | undefined)?.messages;
     expect(JSON.stringify(sent?.at(-1))).toContain("ERROR: your answer does not match the output schema");
   });
+
+  it("beside tools: the tool_use step's text is not taken for the answer, and the format goes with the tools on every step", async () => {
+    server = await startFakeAnthropic([
+      message({
+        content: [
+          { type: "text", text: "Let me look that up." },
+          { type: "tool_use", id: "toolu_01", name: "get_weather", input: { city: "Pune" } },
+        ],
+      }),
+      message(text('{"city":"Pune","celsius":30}')),
+    ]);
+    const { registry, runs } = makeWeatherRegistry();
+    const model = anthropicModel({ client: server.client(), model: MODEL, maxTokens: 256 });
+    const result = await runAgent("q", model, registry, { output: Answer });
+    expect(result).toMatchObject({ status: "done", steps: 2, output: { city: "Pune", celsius: 30 } });
+    expect(runs).toEqual([["get_weather", "Pune"]]);
+    for (const request of server.requests) {
+      const body = request.body as { tools?: unknown[]; output_config?: { format?: unknown } };
+      expect(body.tools?.length).toBeGreaterThan(0);
+      expect(body.output_config?.format).toMatchObject({ type: "json_schema" });
+    }
+  });
+
+  it("a reply that ends with stop_reason tool_use but carries only text: the answer is still checked and kept", async () => {
+    server = await startFakeAnthropic([message({ ...text('{"city":"Pune","celsius":30}'), stopReason: "tool_use" })]);
+    const { registry } = makeWeatherRegistry();
+    const model = anthropicModel({ client: server.client(), model: MODEL, maxTokens: 256 });
+    const result = await runAgent("q", model, registry, { output: Answer });
+    expect(result).toMatchObject({ status: "done", steps: 1, output: { city: "Pune", celsius: 30 } });
+  });
 });

@@ -70,4 +70,34 @@ describe("structured output over Chat Completions", () => {
       /^ERROR: your answer does not match the output schema: the answer is not JSON/,
     );
   });
+
+  it("beside tools: the call step's prose is not taken for the answer, and the schema goes with the tools on every step", async () => {
+    server = await startFakeOpenAI([
+      completion({
+        content: "Let me look that up.",
+        toolCalls: [{ id: "call_1", name: "get_weather", arguments: '{"city":"Pune"}' }],
+      }),
+      completion({ content: '{"city":"Pune","celsius":30}' }),
+    ]);
+    const { registry, runs } = makeWeatherRegistry();
+    const model = openaiModel({ client: server.client(), model: MODEL });
+    const result = await runAgent("q", model, registry, { output: Answer });
+    expect(result).toMatchObject({ status: "done", steps: 2, output: { city: "Pune", celsius: 30 } });
+    expect(runs).toEqual([["get_weather", "Pune"]]);
+    for (const request of server.requests) {
+      const body = request.body as { tools?: unknown[]; response_format?: unknown };
+      expect(body.tools?.length).toBeGreaterThan(0);
+      expect(body.response_format).toMatchObject({ type: "json_schema" });
+    }
+  });
+
+  it("a server that says finish_reason tool_calls on a text-only answer: the answer is still checked and kept", async () => {
+    server = await startFakeOpenAI([
+      completion({ content: '{"city":"Pune","celsius":30}', finishReason: "tool_calls" }),
+    ]);
+    const { registry } = makeWeatherRegistry();
+    const model = openaiModel({ client: server.client(), model: MODEL });
+    const result = await runAgent("q", model, registry, { output: Answer });
+    expect(result).toMatchObject({ status: "done", steps: 1, output: { city: "Pune", celsius: 30 } });
+  });
 });

@@ -13,7 +13,7 @@ export interface Guardrail {
     text: string,
     context: { readonly messages: readonly Message[]; readonly signal: AbortSignal },
   ): GuardrailVerdict | Promise<GuardrailVerdict>;
-  /** Milliseconds the check may take before it counts as tripped (default 60,000). */
+  /** Milliseconds the check may take before it counts as tripped: above 0 and at most 2^31 - 1, or Infinity for none (default 60,000). */
   readonly timeoutMs?: number;
 }
 

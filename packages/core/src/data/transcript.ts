@@ -61,6 +61,12 @@ function append(transcript: Transcript, message: Message, chars: number): Transc
   return new Transcript(items, transcript.length + 1, transcript.chars + chars);
 }
 
+/** The transcript without its last message (of one that has one); the message stays in the backing array for the others. */
+export function withoutLast(transcript: Transcript): Transcript {
+  const chars = JSON.stringify(lastMessage(transcript)).length;
+  return new Transcript(transcript.items, transcript.length - 1, transcript.chars - chars);
+}
+
 /** The last message of a transcript that has one. */
 export function lastMessage(transcript: Transcript): Message {
   return transcript.items[transcript.length - 1] as Message;

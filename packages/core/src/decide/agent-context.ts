@@ -18,6 +18,7 @@ import {
   messagesOf,
   type Transcript,
   transcriptTokens,
+  withoutLast,
 } from "../data/index.js";
 import type { CallBatch } from "./call-batch.js";
 import { type CompactionState, initialCompaction, shownTokens } from "./compaction-state.js";
@@ -174,7 +175,7 @@ function nextTurn(context: AgentContext, message: string, turn: TurnChecks | und
     ...turnChecks(turn),
     guard: null,
     guardrail: null,
-    transcript: appendMessage(context.transcript, { role: "user", content: message }),
+    transcript: appendMessage(withoutBlocked(context), { role: "user", content: message }),
     turnStart: { steps: context.steps, tokens: context.tokens },
     batch: null,
     // A user's message breaks any row of repeated calls.
@@ -182,6 +183,15 @@ function nextTurn(context: AgentContext, message: string, turn: TurnChecks | und
     status: null,
     answer: null,
   };
+}
+
+/**
+ * The list a next turn goes on from: after a trip, without the message the guardrail blocked (the
+ * user's message at the input stage, the answer at the output stage: the last message either
+ * way), so the model never sees it, in this turn or a later one.
+ */
+function withoutBlocked({ status, transcript }: AgentContext): Transcript {
+  return status === "guardrail_tripped" ? withoutLast(transcript) : transcript;
 }
 
 /** Tokens of the next prompt: `countTokens(specs) + countTokens(messages shown)`, in O(1). */

@@ -1,5 +1,6 @@
 import type { AgentRequest, GuardrailChecked, Guardrails, OutputChecked, TurnChecks } from "../data/index.js";
 import type { ArgsOf, ToolSchema } from "../tools/index.js";
+import { isTimeout, MAX_TIMER_MS } from "../tools/index.js";
 import { checkGuardrail } from "./check-guardrail.js";
 import { compileOutput, type OutputSchema } from "./check-output.js";
 import { describe } from "./settings.js";
@@ -66,6 +67,13 @@ function stageNames(guardrails: Guardrails, stage: "input" | "output"): string[]
   return list.map((guardrail, index) => {
     if (typeof guardrail?.name !== "string" || guardrail.name === "" || typeof guardrail.check !== "function") {
       throw new TypeError(`guardrails.${stage}[${index}] must have a name and a check function`);
+    }
+    const { timeoutMs } = guardrail;
+    // Unchecked, a timer given one of these fires at once: every check would trip.
+    if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && isTimeout(timeoutMs))) {
+      throw new RangeError(
+        `guardrails.${stage}[${index}].timeoutMs must be milliseconds above 0 and at most ${MAX_TIMER_MS}, or Infinity; got ${describe(timeoutMs)}`,
+      );
     }
     return guardrail.name;
   });

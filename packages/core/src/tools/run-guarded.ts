@@ -17,7 +17,8 @@ export type Outcome =
 /**
  * Calls a tool function and settles, whatever it does: returns, throws (anything, `null` too),
  * rejects, or never settles (after `timeoutMs` milliseconds, when given and finite). Its signal aborts on the
- * timeout and when the run's signal aborts; `runSignal` is read only if the tool reads its own.
+ * timeout and when the run's signal aborts (a timed call that read its signal then settles as
+ * thrown, with the run's reason); `runSignal` is read only if the tool reads its own.
  * Its context tells it `timeoutMs` (Infinity for none). A function that returns at once is
  * answered at once, with no timer: a timer can only fire once the function yields, so a function
  * that blocks the event loop cannot be interrupted anyway.
@@ -65,9 +66,14 @@ export function runGuarded(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<Outcome>((resolve) => {
     timer = setTimeout(() => {
-      controller?.abort(new Error(`timed out after ${timeoutMs} ms`));
       resolve({ kind: "timedOut" });
+      controller?.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
+    // Once the run stops (cancelled, or decided without this one), nobody waits for a function that
+    // ignores its signal: settling here clears its timer, which would keep the process alive.
+    controller?.signal.addEventListener("abort", () => resolve({ kind: "threw", error: controller?.signal.reason }), {
+      once: true,
+    });
   });
   return Promise.race([work, timeout]).finally(() => {
     clearTimeout(timer);
