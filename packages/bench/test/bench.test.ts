@@ -5,6 +5,7 @@ import { SqliteEventStore } from "@agentloop/sqlite";
 import { describe, expect, it } from "vitest";
 
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const compactionMain = fileURLToPath(new URL("../dist/compaction-main.js", import.meta.url));
 const probe = new SqliteEventStore(":memory:");
 const sqliteDriver = probe.driver;
 probe.close();
@@ -68,6 +69,23 @@ describe("pnpm bench --tiny", () => {
     for (const harness of ["plain loop (floor)", "agentloop", "Vercel AI SDK", "OpenAI Agents SDK", "LangGraph.js"]) {
       expect(header).toContain(harness);
     }
+    expect(stdout).not.toMatch(/\bNaN\b/);
+  });
+});
+
+describe("pnpm --filter @agentloop/bench bench:compaction --tiny", () => {
+  it("exits 0 and prints the tokens of each run and the cost per step side by side", { timeout: 60_000 }, async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [compactionMain, "--tiny"], { maxBuffer: 1 << 20 });
+    for (const row of ["| no compaction |", "| trim |", "| summarize (scripted summarizer) |"]) {
+      expect(stdout).toContain(row);
+    }
+    expect(stdout).toContain("| per step, 40 steps (median of 1) |");
+    // Both strategies compacted at least once: the bench measures what it says.
+    const compactions = [...stdout.matchAll(/^\| (?:trim|summarize[^|]*) \|(?:[^|]*\|){5} (\d+) \|/gm)].map(
+      (m) => m[1],
+    );
+    expect(compactions).toHaveLength(2);
+    for (const value of compactions) expect(Number(value)).toBeGreaterThan(0);
     expect(stdout).not.toMatch(/\bNaN\b/);
   });
 });

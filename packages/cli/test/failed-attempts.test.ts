@@ -1,8 +1,9 @@
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "./cli.js";
+import { fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
+import { RATE_LIMITED, startAnswerServer } from "./openai-answer-server.js";
 
 // The core's golden log of a run with retries: a 429 waited out, then a 529 and a 500 on the
 // run's model, and the answer from the fallback model.
@@ -35,5 +36,46 @@ describe("failed model attempts", () => {
     expect(html).toContain(
       "model 0 · retryable, retry-after 2 ms · model call 1 failed: Error: 429 Rate limit reached",
     );
+  });
+
+  it("a live run with --retry shows each failed attempt and the wait as they happen, then goes on", async () => {
+    const server = await startAnswerServer("It is 30 °C in Pune.", [RATE_LIMITED]);
+    const store = join(tempDir(), "runs");
+    const env = { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseUrl };
+    try {
+      const ran = await agentloop(
+        [
+          ...["run", "--tools", fixture("tools.mjs"), "--model", "openai:gpt-4.1-mini", "--retry", "2"],
+          ...["--store", store, "--run-id", "r", "--no-color", "t"],
+        ],
+        env,
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stdout).toMatch(
+        /^failed {4}model 0 · retryable, retry-after 1 ms · model call 1 failed: .*429 Rate limit reached for gpt-4\.1-mini/m,
+      );
+      expect(ran.stdout).toContain("\nwaiting   1 ms before model call 1 is tried again\n");
+      expect(ran.stdout).toContain("progress  retryWait · step 0 of 50");
+      expect(ran.stdout).toContain("It is 30 °C in Pune.");
+      // One request per attempt: the SDK's own retries are off in a run that retries itself.
+      expect(server.count()).toBe(2);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("--retry takes a whole number, 0 or more", async () => {
+    const ran = await agentloop([
+      "run",
+      "--tools",
+      fixture("tools.mjs"),
+      "--script",
+      fixture("weather-script.json"),
+      "--retry",
+      "two",
+      "t",
+    ]);
+    expect(ran).toMatchObject({ code: 2, stdout: "" });
+    expect(ran.stderr).toBe("agentloop: --retry must be a whole number, 0 or more; got 'two'\n");
   });
 });

@@ -3,6 +3,14 @@ import { palette } from "./colors.js";
 import type { Progress } from "./progress-line.js";
 import { ProgressLine } from "./progress-line.js";
 
+const rateLimited = {
+  type: "model.failed",
+  error: "model call 1 failed: 429 Rate limit reached",
+  retryable: true,
+  retryAfterMs: 1500,
+  model: 0,
+} as const;
+
 const at = (state: string, steps: number, tokens: number): Progress => ({
   state,
   steps,
@@ -57,5 +65,31 @@ describe("ProgressLine", () => {
     line.text("Hello");
     line.finish();
     expect(written).toEqual([]);
+  });
+
+  it("on a terminal prints a failed model attempt and the wait above the line, which comes back below them", () => {
+    const written: string[] = [];
+    const line = new ProgressLine({ write: (text) => written.push(text), live: true }, palette(false));
+    line.update(at("callingModel", 0, 0));
+    line.attempt({ type: "model-failed", step: 1, failure: rateLimited });
+    line.attempt({ type: "retry-waiting", step: 1, delayMs: 1500 });
+    line.finish();
+    expect(written.slice(1, 5)).toEqual([
+      "\r\u001b[2Kfailed    model 0 · retryable, retry-after 1500 ms · model call 1 failed: 429 Rate limit reached\n",
+      expect.stringContaining("\r\u001b[2K⠙ callingModel · step 0 of 8"),
+      "\r\u001b[2Kwaiting   1.5 s before model call 1 is tried again\n",
+      expect.stringContaining("\r\u001b[2K⠹ callingModel · step 0 of 8"),
+    ]);
+  });
+
+  it("elsewhere prints each as a plain line of its own", () => {
+    const written: string[] = [];
+    const line = new ProgressLine({ write: (text) => written.push(text), live: false }, palette(false));
+    line.attempt({ type: "model-failed", step: 2, failure: { ...rateLimited, retryable: false, model: 1 } });
+    line.attempt({ type: "retry-waiting", step: 2, delayMs: 40 });
+    expect(written).toEqual([
+      "failed    model 1 · not retryable, retry-after 1500 ms · model call 1 failed: 429 Rate limit reached\n",
+      "waiting   40 ms before model call 2 is tried again\n",
+    ]);
   });
 });

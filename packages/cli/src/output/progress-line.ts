@@ -1,4 +1,9 @@
+import type { AgentStreamEvent } from "../core-api.js";
 import type { Palette } from "./colors.js";
+import { failedAttempt } from "./timeline-text.js";
+
+/** A failed model attempt, or the wait before the next one, as the run tells them. */
+export type AttemptNotice = Extract<AgentStreamEvent, { readonly type: "model-failed" | "retry-waiting" }>;
 
 /** Where a live run is: its state, model calls made of the limit, tokens spent of the budget (both per turn). */
 export interface Progress {
@@ -67,6 +72,14 @@ export class ProgressLine {
     this.#sink.write(piece);
   }
 
+  /** A failed model attempt or the wait before the next: a line of its own, above the progress line on a terminal. */
+  attempt(notice: AttemptNotice): void {
+    this.#endText();
+    const line = attemptLine(notice, this.#colors);
+    this.#sink.write(this.#sink.live ? `${CLEAR_LINE}${line}\n` : `${line}\n`);
+    this.#render();
+  }
+
   finish(): void {
     clearInterval(this.#timer);
     this.#endText();
@@ -83,7 +96,7 @@ export class ProgressLine {
   }
 
   #render(final = false): void {
-    if (this.#last === null || this.#writing) return;
+    if (!this.#sink.live || this.#last === null || this.#writing) return;
     const seconds = ((Date.now() - this.#started) / 1000).toFixed(1);
     const spinner = final ? this.#colors.green("✓") : this.#colors.cyan(SPINNER[this.#frame++ % SPINNER.length] ?? "");
     this.#sink.write(
@@ -102,4 +115,11 @@ function describe(progress: Progress, colors: Palette): string {
     `step ${progress.steps} of ${progress.maxSteps}`,
     `tokens ${progress.tokens} of ${budget}`,
   ].join(colors.dim(" · "));
+}
+
+function attemptLine(notice: AttemptNotice, colors: Palette): string {
+  if (notice.type === "model-failed") return `${colors.red("failed")}    ${failedAttempt(notice.failure)}`;
+  const { delayMs, step } = notice;
+  const wait = delayMs < 1000 ? `${delayMs} ms` : `${(delayMs / 1000).toFixed(1)} s`;
+  return `${colors.dim("waiting")}   ${wait} before model call ${step} is tried again`;
 }

@@ -13,6 +13,7 @@ export const RUN_OPTION_FLAGS = {
   "tool-concurrency": { type: "string" },
   "repeat-limit": { type: "string" },
   "on-repeated-call": { type: "string" },
+  retry: { type: "string" },
   "approve-tool": { type: "string", multiple: true, default: [] as string[] },
   "deny-tool": { type: "string", multiple: true, default: [] as string[] },
   reason: { type: "string" },
@@ -40,6 +41,9 @@ export const RUN_OPTION_HELP = `  --system <text>          the system prompt (de
                            run (2 or more); tools registered as repeatable are never refused
   --on-repeated-call <how> what the guard does: refuse the call with an ERROR the model reads (default),
                            or stop the run with repeated_call; giving it turns the guard on (limit 3)
+  --retry N                try a model call that failed with a retryable error (rate limit, overload, 5xx,
+                           network, timeout) again up to N times, after a backoff (the provider's
+                           retry-after wins); each failed attempt is logged and shown as it happens
   --approve-tool <name>    approve every call to this tool that needs approval (repeatable)
   --deny-tool <name>       deny every call to this tool instead (repeatable)
   --reason <text>          the reason given to the model for the denials`;
@@ -54,6 +58,7 @@ type Values = {
   readonly "tool-concurrency"?: string | undefined;
   readonly "repeat-limit"?: string | undefined;
   readonly "on-repeated-call"?: string | undefined;
+  readonly retry?: string | undefined;
   readonly "approve-tool"?: readonly string[] | undefined;
   readonly "deny-tool"?: readonly string[] | undefined;
   readonly reason?: string | undefined;
@@ -74,6 +79,8 @@ export function runOptionsOf(values: Values, registry: ToolRegistry): Partial<Ru
   set("toolConcurrency", toolConcurrencyOf(values["tool-concurrency"]));
   set("repeatLimit", wholeNumber("--repeat-limit", values["repeat-limit"], 2));
   set("onRepeatedCall", onRepeatedCallOf(values["on-repeated-call"]));
+  const attempts = wholeNumber("--retry", values.retry);
+  set("retry", attempts === undefined ? undefined : { attempts });
   set("approve", approverOf(values["approve-tool"] ?? [], values["deny-tool"] ?? [], values.reason, registry));
   return options as Partial<RunOptions>;
 }

@@ -43,7 +43,11 @@ export async function runWithProgress(
   const view =
     line === null || tracer === null
       ? null
-      : new LiveView(tracer, { progress: (progress) => line.update(progress), text: (piece) => line.text(piece) });
+      : new LiveView(tracer, {
+          progress: (progress) => line.update(progress),
+          text: (piece) => line.text(piece),
+          attempt: (notice) => line.attempt(notice),
+        });
   view?.start();
   const onEvent = view?.onEvent ?? (line === null ? undefined : (event: AgentStreamEvent) => streamText(line, event));
   const listeners = {
@@ -60,4 +64,5 @@ export async function runWithProgress(
 
 function streamText(line: ProgressLine, event: AgentStreamEvent): void {
   if (event.type === "text-delta") line.text(event.text);
+  else if (event.type === "model-failed" || event.type === "retry-waiting") line.attempt(event);
 }

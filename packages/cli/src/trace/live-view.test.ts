@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   asks,
+  type CliModel,
   continueAgent,
   final,
   MemoryEventStore,
@@ -24,7 +25,11 @@ describe("a live view folds the events the run logs, as stored", () => {
     const store = new MemoryEventStore();
     const reports: Progress[] = [];
     const tracer = new RunTracer("r");
-    const view = new LiveView(tracer, { progress: (progress) => reports.push(progress), text: () => {} });
+    const view = new LiveView(tracer, {
+      progress: (progress) => reports.push(progress),
+      text: () => {},
+      attempt: () => {},
+    });
     view.start();
     const model = scriptedModel([asks(toolCall("a", "look")), final("done")]);
     const hooks = { onEvent: view.onEvent, onLogged: view.onLogged };
@@ -44,9 +49,40 @@ describe("a live view folds the events the run logs, as stored", () => {
     const tracer = new RunTracer("c");
     for (const event of await store.read("c")) tracer.add(event);
     const reports: Progress[] = [];
-    const view = new LiveView(tracer, { progress: (progress) => reports.push(progress), text: () => {} });
+    const view = new LiveView(tracer, {
+      progress: (progress) => reports.push(progress),
+      text: () => {},
+      attempt: () => {},
+    });
     await continueAgent("c", "and?", model, lookTools(), { store, onLogged: view.onLogged });
     expect(tracer.trace()).toEqual(traceRun(await store.read("c"), "c"));
     expect(reports.at(-1)).toMatchObject({ state: "done", steps: 1, maxSteps: 3, turn: 2 });
+  });
+
+  it("tells the sink of each failed model attempt and of the wait, while the progress shows the retryWait state", async () => {
+    const reports: Progress[] = [];
+    const attempts: string[] = [];
+    const tracer = new RunTracer("f");
+    const view = new LiveView(tracer, {
+      progress: (progress) => reports.push(progress),
+      text: () => {},
+      attempt: (event) => attempts.push(event.type === "model-failed" ? event.failure.error : `wait ${event.delayMs}`),
+    });
+    let calls = 0;
+    const flaky: CliModel = () => {
+      calls += 1;
+      if (calls === 1) throw Object.assign(new Error("529 overloaded_error"), { retryable: true, retryAfterMs: 2 });
+      return final("done");
+    };
+    await runAgent("t", flaky, lookTools(), {
+      store: new MemoryEventStore(),
+      runId: "f",
+      retry: { attempts: 1 },
+      onEvent: view.onEvent,
+      onLogged: view.onLogged,
+    });
+    expect(attempts).toEqual(["model call 1 failed: Error: 529 overloaded_error", "wait 2"]);
+    expect(reports.some((progress) => progress.state === "retryWait")).toBe(true);
+    expect(reports.at(-1)).toMatchObject({ state: "done", steps: 1 });
   });
 });

@@ -1,12 +1,13 @@
 import { stateName } from "../chart/statechart.js";
 import type { AgentStreamEvent, StoredEvent } from "../core-api.js";
-import type { Progress } from "../output/progress-line.js";
+import type { AttemptNotice, Progress } from "../output/progress-line.js";
 import type { RunTracer } from "./run-trace.js";
 
-/** Where a live view shows the run: its progress, and the model's text as it streams. */
+/** Where a live view shows the run: its progress, the model's text as it streams, and each failed model attempt and wait. */
 export interface LiveSink {
   progress(progress: Progress): void;
   text(piece: string): void;
+  attempt(notice: AttemptNotice): void;
 }
 
 /**
@@ -31,9 +32,10 @@ export class LiveView {
     this.#report();
   }
 
-  /** The `onEvent` callback to give the run: the model's text as it streams, and progress at each step. */
+  /** The `onEvent` callback to give the run: the model's text as it streams, failed attempts, and progress at each step. */
   readonly onEvent = (event: AgentStreamEvent): void => {
     if (event.type === "text-delta") this.#sink.text(event.text);
+    else if (event.type === "model-failed" || event.type === "retry-waiting") this.#sink.attempt(event);
     else if (event.type === "step-started" || event.type === "finished") this.#report();
   };
 

@@ -12,7 +12,7 @@ import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
 import { type RunToolOptions, runTool } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { performCheck, type TurnPorts } from "./turn-checks.js";
-import { waitRetry } from "./wait-retry.js";
+import { jitteredDelay, waitRetry } from "./wait-retry.js";
 
 /** The ports the performers reach, and the limits they apply. */
 export interface EffectPorts {
@@ -162,7 +162,7 @@ export class RunLoop {
         if (event === null) continue;
         const logged = this.#record(event);
         if (logged !== undefined) await logged;
-        this.#tellTaken(answer);
+        this.#tellTaken(answer, event);
         this.#machine.send(event);
         if (this.#givesUp !== null) throw this.#givesUp;
       }
@@ -196,7 +196,10 @@ export class RunLoop {
       return;
     }
     if (request.type === "waitRetry") {
-      this.#inbox.perform(request, () => waitRetry(request, this.#end.signal));
+      const delayMs = jitteredDelay(request);
+      // The wait is for the step's next attempt; a run resumed in its wait has made no model request yet.
+      this.#tell({ type: "retry-waiting", step: this.#machine.snapshot().context.steps + 1, delayMs });
+      this.#inbox.perform(request, () => waitRetry(delayMs, this.#end.signal));
       return;
     }
     if (request.type === "requestDecision") {
@@ -281,10 +284,12 @@ export class RunLoop {
   }
 
   /** Tells the listener of an answer's event, once it is logged and just before the machine takes it. */
-  #tellTaken(answer: LoopAnswer): void {
+  #tellTaken(answer: LoopAnswer, event: AgentEvent): void {
     if (this.#ports.onEvent === undefined) return;
     if (answer.type === "model-replied") {
       this.#tell({ type: "step-finished", step: answer.step, reply: answer.event.reply });
+    } else if (answer.type === "model-failed" && event.type === "model.failed") {
+      this.#tell({ type: "model-failed", step: answer.step, failure: event });
     } else if (answer.type === "compacted") {
       const { step, keptFrom, summary } = answer.event;
       this.#tell({ type: "compacted", step, keptFrom, ...(summary === undefined ? {} : { summary }) });

@@ -4,6 +4,7 @@ import type {
   GuardrailChecked,
   GuardrailStage,
   ModelDelta,
+  ModelFailed,
   ModelReply,
   OutputChecked,
   ToolCall,
@@ -11,7 +12,8 @@ import type {
 
 /**
  * What a run tells as it goes (`runAgent`'s `onEvent`, `streamAgent`'s iteration): each model
- * call's start, the deltas it streams and its reply; each compaction of what the model is shown;
+ * call's start, the deltas it streams and its reply; each failed attempt and the wait before the
+ * next one (with `retry` or `fallbackModels`); each compaction of what the model is shown;
  * each tool call's start and result; each decision asked for and given; each answer's check
  * against `output`; each guardrail's start and verdict; and last the result. Everything but the deltas is told once it
  * is logged; deltas are only shown, never logged (the reply they add up to is).
@@ -20,6 +22,10 @@ export type AgentStreamEvent =
   | { readonly type: "step-started"; readonly step: number }
   | (ModelDelta & { readonly step: number })
   | { readonly type: "step-finished"; readonly step: number; readonly reply: ModelReply }
+  /** An attempt at model call `step` failed, as logged; the next attempt (the same step) follows, or the run rejects. */
+  | { readonly type: "model-failed"; readonly step: number; readonly failure: ModelFailed }
+  /** The run waits `delayMs` milliseconds (jitter applied) before it asks the same model again for call `step`. */
+  | { readonly type: "retry-waiting"; readonly step: number; readonly delayMs: number }
   /** From model call `step` on, the messages before `keptFrom` (after the task) are hidden; `summary` stands for them. */
   | { readonly type: "compacted"; readonly step: number; readonly keptFrom: number; readonly summary?: string }
   | { readonly type: "tool-started"; readonly call: ToolCall }

@@ -22,16 +22,17 @@ export function jitteredDelay(request: RetryWaitRequest, random: () => number = 
 }
 
 /**
- * Waits before the next attempt, and answers with `retry.waited`. The run's signal ends the wait at
- * once: the answer then never comes, and the run's cancellation is what the machine takes next.
+ * Waits `delayMs` milliseconds (see `jitteredDelay`) before the next attempt, and answers with
+ * `retry.waited`. The run's signal ends the wait at once: the answer then never comes, and the
+ * run's cancellation is what the machine takes next.
  */
-export function waitRetry(request: RetryWaitRequest, signal: AbortSignal): Promise<RetryWaited> {
+export function waitRetry(delayMs: number, signal: AbortSignal): Promise<RetryWaited> {
   return new Promise((resolve) => {
     if (signal.aborted) return;
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", stop);
       resolve({ type: "retry-waited", event: { type: "retry.waited" } });
-    }, jitteredDelay(request));
+    }, delayMs);
     const stop = () => clearTimeout(timer);
     signal.addEventListener("abort", stop, { once: true });
   });
