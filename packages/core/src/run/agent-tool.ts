@@ -1,6 +1,6 @@
-import type { AgentResult } from "../data/index.js";
+import type { AgentResult, ToolCall } from "../data/index.js";
 import type { ArgsOf, Tool, ToolOptions, ToolSchema } from "../tools/index.js";
-import { type ToolRegistry, tool } from "../tools/index.js";
+import { describeSafely, type ToolRegistry, tool } from "../tools/index.js";
 import { type ChildStart, markChildTool } from "./child-calls.js";
 import { resumeAgent } from "./resume.js";
 import { startRun } from "./run-agent.js";
@@ -51,6 +51,14 @@ export function agentTool<const P extends ToolSchema = typeof AGENT_TASK_PARAMET
   };
   const run = (start: ChildStart): Promise<AgentResult> =>
     performChild({ model, registry, options }, taskOf(start.call.args as ArgsOf<P>), start);
+  const problem = (call: ToolCall): string | null => {
+    try {
+      taskOf(call.args as ArgsOf<P>);
+      return null;
+    } catch (error) {
+      return describeSafely(error);
+    }
+  };
   const made = tool({
     name,
     description,
@@ -64,7 +72,7 @@ export function agentTool<const P extends ToolSchema = typeof AGENT_TASK_PARAMET
     ...toolOptions,
   });
   const { tokenBudget } = resolveLimits(options);
-  markChildTool(made.execute, { name, tokenBudget, maxResultChars: toolOptions.maxResultChars, perform: run });
+  markChildTool(made.execute, { name, tokenBudget, maxResultChars: toolOptions.maxResultChars, problem, perform: run });
   return made;
 }
 

@@ -3,7 +3,7 @@ import { toolFinished } from "../data/index.js";
 import { type AgentContext, promptTokens } from "../decide/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
-import { cutResult, DEFAULT_MAX_RESULT_CHARS, describeSafely } from "../tools/index.js";
+import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
 import type { Approver } from "./ask-approver.js";
 import type { ToolAnswer } from "./run-tool.js";
 
@@ -29,6 +29,9 @@ export interface ChildTool {
   readonly name: string;
   readonly tokenBudget: number;
   readonly maxResultChars?: number | undefined;
+  /** Why the call's arguments make no task (the model is told, and no child starts), or null. */
+  problem(call: ToolCall): string | null;
+  /** Starts or resumes the child; rejects as the child's run does (a model down, a store failing), which fails the parent. */
   perform(start: ChildStart): Promise<AgentResult>;
 }
 
@@ -109,6 +112,7 @@ export class ChildCalls {
   #reserved = 0;
   readonly #reservations = new Map<string, number>();
   readonly #paused = new Map<string, readonly ToolCall[]>();
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   constructor(options: ChildCallsOptions) {
     this.#options = options;
@@ -141,6 +145,11 @@ export class ChildCalls {
   /** Starts (or resumes) the call's child, reserving its budget now; answers as a tool does, or as paused. */
   perform(call: ToolCall, signal: AbortSignal): Promise<ToolAnswer | ChildPaused> {
     const child = childToolOf(this.#options.registry, call.name) as ChildTool;
+    const problem = child.problem(call);
+    if (problem !== null) {
+      const event = toolFinished(call.id, `ERROR: ${child.name} could not start: ${problem}`);
+      return Promise.resolve({ type: "tool-error", call, event });
+    }
     const tokenBudget = Math.min(child.tokenBudget, Math.floor(this.left() / (1 + this.#laterChildCalls(call))));
     // An unlimited parent has nothing to share out; only a finite budget is reserved.
     const reserved = Number.isFinite(tokenBudget) ? tokenBudget : 0;
@@ -158,10 +167,17 @@ export class ChildCalls {
       decisions: this.#decisionsFor(call.id),
       signal,
     };
-    return child.perform(start).then(
-      (result) => this.#answer(child, call, childRunId, result),
-      (error: unknown) => this.#failed(child, call, childRunId, error),
-    );
+    const running = child.perform(start);
+    this.#inFlight.add(running);
+    const forget = () => this.#inFlight.delete(running);
+    running.then(forget, forget);
+    // A child that rejects fails the parent with it: its log (and the parent's) stay resumable.
+    return running.then((result) => this.#answer(child, call, childRunId, result));
+  }
+
+  /** Resolves once every child started is over (however it ended): so that a parent returns only after its children let go of their runs. */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
   /** Gives a call's reservation back: the parent's machine has counted what its child spent. */
@@ -214,11 +230,6 @@ export class ChildCalls {
     const content = cutResult(observationOf(child.name, result), child.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
     const event = { ...toolFinished(call.id, content), ...linkOf(childRunId), tokens: result.tokens };
     return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
-  }
-
-  #failed(child: ChildTool, call: ToolCall, childRunId: string | undefined, error: unknown): ToolAnswer {
-    const content = `ERROR: ${child.name} failed: ${describeSafely(error)}. Answer without it, or call it again.`;
-    return { type: "tool-error", call, event: { ...toolFinished(call.id, content), ...linkOf(childRunId) } };
   }
 }
 

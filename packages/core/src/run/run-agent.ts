@@ -168,6 +168,8 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
   } finally {
     signal?.removeEventListener("abort", cancel);
     loop.stop();
+    // The loop's end aborted the children in flight; they end (and release their runs) before the parent returns.
+    await children?.settled();
     machine.stop();
     actor.stop();
   }
