@@ -18,7 +18,7 @@ const research = (id: string) => toolCall(id, "research", { task: "email ana the
 const email = (id: string, to = "ana") => toolCall(id, "send_email", { to });
 
 describe("approvals across the tree", () => {
-  it("pauses the child and the parent on a child's call that needs approval, listing it with its chained id (mastra#12552)", async () => {
+  it("pauses the child and the parent on a child's call that needs approval, listing it with its chained id (openai-agents-js#243, mastra#12552)", async () => {
     const { child, registry, sent } = searchTree([asks(email("e1")), final("Sent.")]);
     const parent = scriptedModel([asks(research("r1")), final("Done: sent.")]);
     const store = new MemoryEventStore();
@@ -34,7 +34,7 @@ describe("approvals across the tree", () => {
     expect(parentLog.some((e) => e.type === "tool.finished")).toBe(false);
   });
 
-  it("resumes the child, then the parent, with a decision routed by chained id; nothing logged is asked again (openai-agents-js#680)", async () => {
+  it("resumes the child, then the parent, with a decision routed by chained id; nothing logged is asked again (openai-agents-js#680, #916)", async () => {
     const { child, registry, sent } = searchTree([asks(email("e1")), final("Sent to ana.")]);
     const parent = scriptedModel([asks(research("r1")), final("Done: sent.")]);
     const store = new MemoryEventStore();
