@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AGENT_STATUSES } from "../src/data/index.js";
-import { asks, final, runAgent, scriptedModel, streamAgent, toolCall } from "../src/index.js";
+import { agentTool, asks, final, runAgent, scriptedModel, streamAgent, ToolRegistry, toolCall } from "../src/index.js";
 import { observationOf } from "../src/run/index.js";
 import { searchTree } from "./agent-tree-fixture.js";
 
@@ -38,5 +38,23 @@ describe("a child's exits, as its parent's model is told of them", () => {
     expect(await registry.execute("research", {})).toMatch(/^ERROR: /);
     const result = await runAgent("x", scriptedModel([asks(toolCall("r1", "research", {})), final("no")]), registry);
     expect(result.messages[3]).toMatchObject({ isError: true });
+  });
+});
+
+describe("an agent tool's own timeoutMs", () => {
+  it("cancels a child that runs past it, and the parent's model is told so", async () => {
+    const hanging = (_messages: unknown, _tools: unknown, options: { signal: AbortSignal }) =>
+      new Promise<never>((_, reject) => options.signal.addEventListener("abort", () => reject(options.signal.reason)));
+    const slow = agentTool({
+      name: "slow",
+      description: "Slow.",
+      model: hanging,
+      registry: new ToolRegistry(),
+      timeoutMs: 30,
+    });
+    const parent = scriptedModel([asks(toolCall("r1", "slow", { task: "t" })), final("It took too long.")]);
+    const result = await runAgent("Go.", parent, new ToolRegistry([slow]));
+    expect(result.status).toBe("done");
+    expect((result.messages[3] as { content: string }).content).toMatch(/^ERROR: slow ended with status cancelled/);
   });
 });

@@ -72,7 +72,8 @@ export function agentTool<const P extends ToolSchema = typeof AGENT_TASK_PARAMET
     ...toolOptions,
   });
   const { tokenBudget } = resolveLimits(options);
-  markChildTool(made.execute, { name, tokenBudget, maxResultChars: toolOptions.maxResultChars, problem, perform: run });
+  const { maxResultChars, timeoutMs } = toolOptions;
+  markChildTool(made.execute, { name, tokenBudget, maxResultChars, timeoutMs, problem, perform: run });
   return made;
 }
 

@@ -29,6 +29,8 @@ export interface ChildTool {
   readonly name: string;
   readonly tokenBudget: number;
   readonly maxResultChars?: number | undefined;
+  /** Milliseconds the child may run, from the tool's own `timeoutMs` (the run's `toolTimeoutMs` does not apply to children). */
+  readonly timeoutMs?: number | undefined;
   /** Why the call's arguments make no task (the model is told, and no child starts), or null. */
   problem(call: ToolCall): string | null;
   /** Starts or resumes the child; rejects as the child's run does (a model down, a store failing), which fails the parent. */
@@ -165,7 +167,7 @@ export class ChildCalls {
       tokenBudget,
       approve: approve === undefined ? undefined : (inner) => approve(chainedCall(call.id, inner)),
       decisions: this.#decisionsFor(call.id),
-      signal,
+      signal: timed(signal, child.timeoutMs),
     };
     const running = child.perform(start);
     this.#inFlight.add(running);
@@ -231,6 +233,12 @@ export class ChildCalls {
     const event = { ...toolFinished(call.id, content), ...linkOf(childRunId), tokens: result.tokens };
     return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
   }
+}
+
+/** The parent's signal, cut after `timeoutMs` when the tool sets one: a child out of time ends `cancelled`. */
+function timed(signal: AbortSignal, timeoutMs: number | undefined): AbortSignal {
+  if (timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY) return signal;
+  return AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
 }
 
 function linkOf(childRunId: string | undefined): { childRunId?: string } {
