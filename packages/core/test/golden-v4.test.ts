@@ -37,6 +37,8 @@ describe("golden logs of schema version 4", () => {
   it("are here for the current schema", () => {
     const files = readdirSync(GOLDEN).filter((file) => file.startsWith("v4-"));
     expect(files.sort()).toEqual([
+      "v4-agent-tree.jsonl",
+      "v4-agent-tree.r1.jsonl",
       "v4-compaction.jsonl",
       "v4-guardrail-tripped.jsonl",
       "v4-output-guardrails.jsonl",

@@ -64,7 +64,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   const { fold } = tracer;
   const [started] = history;
   if (started?.type !== "run.started") throw new UsageError(`log '${log.label}' does not start with run.started`);
-  if (fold.result === null) checkDecisions(fold.position.waiting, decisions);
+  if (fold.result === null) checkDecisions(fold.position.waiting, decisions, fold.position.running);
   else if (Object.keys(decisions).length > 0)
     throw new UsageError(`run '${log.runId}' has finished: no call waits for a decision`);
   const sources = await openToolSources("resume", values);

@@ -3,11 +3,18 @@ import type { Decisions, ToolCall } from "../core-api.js";
 
 /**
  * Refuses decisions for calls that do not wait for one, naming the calls that do: a decision for
- * an id the run has no pending call with would otherwise be dropped without a word.
+ * an id the run has no pending call with would otherwise be dropped without a word. A chained id
+ * (`<call id>/<child call id>`) under a call the log shows cut off is left to the resume, which
+ * checks it against that call's child run.
  */
-export function checkDecisions(undecided: readonly ToolCall[], decisions: Decisions): void {
+export function checkDecisions(
+  undecided: readonly ToolCall[],
+  decisions: Decisions,
+  running: readonly ToolCall[] = [],
+): void {
   const ids = new Set(undecided.map((call) => call.id));
-  const stray = Object.keys(decisions).filter((id) => !ids.has(id));
+  const children = running.map((call) => `${call.id}/`);
+  const stray = Object.keys(decisions).filter((id) => !ids.has(id) && !children.some((at) => id.startsWith(at)));
   if (stray.length === 0) return;
   const list = stray.map((id) => `'${id}'`).join(", ");
   const waiting =

@@ -111,6 +111,10 @@ export type AgentEvent =
       readonly content: string;
       /** The observation is an error (from schema 3 on; absent: a result). */
       readonly isError?: true;
+      /** The child run an agent tool's call ran (from schema 4 on; absent: a plain tool). */
+      readonly childRunId?: string;
+      /** Tokens the child run spent, counted in this run's `tokens` (from schema 4 on; absent: none). */
+      readonly tokens?: number;
     }
   | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
   | { readonly type: "run.cancelled"; readonly reason?: string }
@@ -198,8 +202,16 @@ export type LifecycleEvent =
       readonly settings: RunSettings;
       /** Set when the run was forked from another one's log. */
       readonly forkedFrom?: { readonly runId: string; readonly seq: number };
+      /** Set when the run is an agent tool's child: the parent run and the call that runs it. */
+      readonly parent?: { readonly runId: string; readonly callId: string };
     }
-  | { readonly type: "tool.started"; readonly callId: string; readonly name: string }
+  | {
+      readonly type: "tool.started";
+      readonly callId: string;
+      readonly name: string;
+      /** The child run an agent tool's call runs (absent: a plain tool). */
+      readonly childRunId?: string;
+    }
   | { readonly type: "run.finished"; readonly outcome: RunOutcome }
   | {
       readonly type: "user.messaged";

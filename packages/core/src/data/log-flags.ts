@@ -73,6 +73,13 @@ export const LOG_FLAGS = {
    * @since 4. Older logs have no checks: every final reply is the answer, as it was.
    */
   turnChecks: 4,
+  /**
+   * An agent tool's call runs a child run with a log of its own: `tool.started` and
+   * `tool.finished` name it (`childRunId`), and `tool.finished` carries the tokens it spent, which
+   * count in this run's `tokens`.
+   * @since 4. Older logs have no child runs, and replay refuses these fields there.
+   */
+  childRuns: 4,
 } as const satisfies Record<string, number>;
 
 /** The name of a behaviour that depends on the log's schema version. */

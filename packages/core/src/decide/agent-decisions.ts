@@ -165,7 +165,9 @@ export function recordResult(context: AgentContext, event: Finished): Partial<Ag
   const index = batch.find(event.callId, "running");
   const isError = isErrorResult(event, context.flags);
   const answered = batch.apply([{ kind: "answer", index, content: event.content, isError }]);
-  return appendAnswered(context.flags, context.transcript, answered);
+  const changes = appendAnswered(context.flags, context.transcript, answered);
+  // A child run's tokens are the parent's: every budget check after this one counts them.
+  return event.tokens === undefined ? changes : { ...changes, tokens: context.tokens + event.tokens };
 }
 
 /** Records a decision on a waiting call: approved, it runs (the request is returned); denied, it is answered with why. */

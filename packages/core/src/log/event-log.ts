@@ -66,6 +66,9 @@ export function parseEventLog(runId: string, values: readonly unknown[]): Stored
     if ((event.type === "model.failed" || event.type === "retry.waited") && !flags?.retriedModelCalls) {
       throw fail(`is not part of schema ${(events[0] as Extract<StoredEvent, { type: "run.started" }>).schemaVersion}`);
     }
+    if (isChildLink(event) && !flags?.childRuns) {
+      throw fail(`names a child run, which is not part of schema ${flags === undefined ? "?" : "before 4"}`);
+    }
     if ((event.type === "output.checked" || event.type === "guardrail.checked") && !flags?.turnChecks) {
       throw fail(`is not part of schema ${flags === undefined ? "?" : "before 4"}`);
     }
@@ -98,9 +101,13 @@ function eventProblem(value: unknown, position: number): string | null {
     case "retry.waited":
       return null;
     case "tool.started":
-      return isString(value.callId) && isString(value.name) ? null : "needs callId and name strings";
+      if (!isString(value.callId) || !isString(value.name)) return "needs callId and name strings";
+      return isOptional(value.childRunId, isString) ? null : "has a childRunId that is not a string";
     case "tool.finished":
       if (!isString(value.callId) || !isString(value.content)) return "needs callId and content strings";
+      if (!isOptional(value.childRunId, isString) || !isOptional(value.tokens, isCount)) {
+        return "has a childRunId that is not a string or tokens that are not a whole number";
+      }
       return isOptional(value.isError, (flag) => flag === true) ? null : "has an isError that is not true";
     case "approval.decided":
       return isString(value.callId) && typeof value.approved === "boolean" && isOptional(value.reason, isString)
@@ -131,6 +138,12 @@ function eventProblem(value: unknown, position: number): string | null {
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }
+}
+
+/** Whether an event links runs of a tree (a child's start, a call that ran a child). */
+function isChildLink(event: StoredEvent): boolean {
+  if (event.type === "run.started") return event.parent !== undefined;
+  return (event.type === "tool.started" || event.type === "tool.finished") && event.childRunId !== undefined;
 }
 
 function compactedProblem(value: Record<string, unknown>): string | null {
@@ -164,6 +177,10 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (value.forkedFrom !== undefined) {
     const from = value.forkedFrom;
     if (!isPlainObject(from) || !isString(from.runId) || !isCount(from.seq)) return "has a bad forkedFrom";
+  }
+  if (value.parent !== undefined) {
+    const parent = value.parent;
+    if (!isPlainObject(parent) || !isString(parent.runId) || !isString(parent.callId)) return "has a bad parent";
   }
   const settings = value.settings;
   if (!isPlainObject(settings)) return "has no settings";

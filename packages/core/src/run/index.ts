@@ -2,12 +2,14 @@
 
 export * from "./agent-actor.js";
 export * from "./agent-actor-run.js";
+export * from "./agent-tool.js";
 export * from "./answer-inbox.js";
 export * from "./approval-desk.js";
 export * from "./ask-approver.js";
 export * from "./ask-model.js";
 export * from "./check-guardrail.js";
 export * from "./check-output.js";
+export * from "./child-calls.js";
 export * from "./compact-context.js";
 export * from "./driven-machine.js";
 export * from "./mail-fixture.js";
@@ -23,6 +25,7 @@ export * from "./settings.js";
 export * from "./stream-agent.js";
 export * from "./stream-events.js";
 export * from "./stream-queue.js";
+export * from "./tree-pending.js";
 export * from "./turn-checks.js";
 export * from "./wait-retry.js";
 export * from "./weather-fixture.js";

@@ -2,6 +2,7 @@ import type { AgentEvent, AgentRequest } from "../data/index.js";
 import { AnswerInbox } from "./answer-inbox.js";
 import type { ApproverAnswer } from "./ask-approver.js";
 import type { ModelAnswer } from "./ask-model.js";
+import type { ChildPaused } from "./child-calls.js";
 import type { CompactionAnswer } from "./compact-context.js";
 import type { ToolAnswer } from "./run-tool.js";
 import type { CheckAnswer } from "./turn-checks.js";
@@ -12,6 +13,7 @@ export type LoopAnswer =
   | ModelAnswer
   | CompactionAnswer
   | ToolAnswer
+  | ChildPaused
   | ApproverAnswer
   | RetryWaited
   | CheckAnswer

@@ -14,6 +14,7 @@ import {
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
 import { describe, resolveLimits } from "./settings.js";
+import { treePending } from "./tree-pending.js";
 import { type OutputOf, resolveTurn, type TurnOptions } from "./turn-checks.js";
 
 /** Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time safeguards and the listener. */
@@ -64,14 +65,9 @@ async function resumeHeld(
   const { events, replay, journal } = await reopen(store, runId, registry, options.onLogged);
   if (replay.result !== null) return { ...replay.result, runId };
   const pending = new Map(pendingApprovals(replay.context).map((call) => [call.id, call]));
-  for (const id of Object.keys(decisions)) {
-    if (!pending.has(id)) {
-      const waiting = [...pending.keys()].map((key) => `'${key}'`).join(", ") || "none";
-      throw new RangeError(`run '${runId}': call '${id}' waits for no decision (calls that wait: ${waiting})`);
-    }
-  }
+  const childDecisions = await routeDecisions(store, runId, replay, decisions, pending);
   // A given decision answers the call that waits now, once: a later call reusing its id is asked anew.
-  const given = new Set(Object.keys(decisions));
+  const given = new Set(Object.keys(decisions).filter((id) => pending.has(id)));
   const decide: typeof approve = (call) => {
     if (given.delete(call.id) && pending.get(call.id) === call) return decisions[call.id];
     return approve?.(call);
@@ -86,7 +82,34 @@ async function resumeHeld(
     settings: startOf(runId, events).settings,
     schemaVersion: replay.schemaVersion,
     from: { snapshot: replay.snapshot, interrupted: replay.interrupted },
+    store,
+    childDecisions,
   });
+}
+
+/**
+ * Checks that every decision is for a call the run's tree waits on, and returns those for its
+ * children's calls (chained ids): the run's own calls take their decisions from `decisions` by
+ * their own ids, so a child's call with the same id never gets one meant for the parent.
+ */
+async function routeDecisions(
+  store: EventStore,
+  runId: string,
+  replay: Replay,
+  decisions: Readonly<Record<string, Decision>>,
+  own: ReadonlyMap<string, unknown>,
+): Promise<Record<string, Decision>> {
+  const forChildren = Object.entries(decisions).filter(([id]) => !own.has(id));
+  if (forChildren.length === 0) return {};
+  const tree = await treePending(store, runId, replay);
+  const waiting = new Set(tree.map((call) => call.id));
+  for (const [id] of forChildren) {
+    if (!waiting.has(id)) {
+      const listed = [...waiting].map((key) => `'${key}'`).join(", ") || "none";
+      throw new RangeError(`run '${runId}': call '${id}' waits for no decision (calls that wait: ${listed})`);
+    }
+  }
+  return Object.fromEntries(forChildren);
 }
 
 /**
@@ -141,6 +164,7 @@ async function continueHeld(
     model,
     registry,
     journal,
+    store: options.store,
     settings: startOf(runId, events).settings,
     schemaVersion: replay.schemaVersion,
     checks: turn.ports,

@@ -1,5 +1,5 @@
 import { createActor, type InspectionEvent, type Observer } from "xstate";
-import type { AgentResult } from "../data/index.js";
+import type { AgentResult, Decision, ToolCall } from "../data/index.js";
 import {
   EVENT_LOG_SCHEMA_VERSION,
   messagesOf,
@@ -12,6 +12,7 @@ import { agentMachine, pendingApprovals, pendingRequests } from "../decide/index
 import { EventLogError, type EventStore, holding, Journal, outcomeOf } from "../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { isCharLimit, isTimeout, MAX_TIMER_MS } from "../tools/index.js";
+import { ChildCalls, hasChildTools } from "./child-calls.js";
 import { drivenMachine } from "./driven-machine.js";
 import type { Resumption } from "./run-effects.js";
 import { type EffectPorts, RunLoop } from "./run-loop.js";
@@ -70,11 +71,13 @@ export async function runAgent<Output extends ToolSchema = never>(
   return startRun(task, model, registry, options) as Promise<AgentResult<OutputOf<Output>>>;
 }
 
-async function startRun(
+/** Starts a run as `runAgent` does; a child run's `run.started` names its `parent` run and call. */
+export async function startRun(
   task: string,
   model: ModelWithLimits,
   registry: ToolRegistry,
   options: RunOptions,
+  parent?: { readonly runId: string; readonly callId: string },
 ): Promise<AgentResult> {
   checkRunOptions(options);
   const turn = resolveTurn(options);
@@ -87,6 +90,7 @@ async function startRun(
     checks: turn.ports,
   };
   if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
+  const link = parent === undefined ? {} : { parent };
   // One writer per run: the run is held before it is looked for, and until it returns.
   return holding(store, runId, async () => {
     if ((await store.read(runId)).length > 0) {
@@ -96,8 +100,8 @@ async function startRun(
       });
     }
     const journal = new Journal(store, runId, [], { onLogged: options.onLogged });
-    const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings };
-    return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, journal, begin });
+    const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings, ...link };
+    return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, journal, begin, store });
   });
 }
 
@@ -124,6 +128,10 @@ export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
   readonly from?: Resumption;
   /** The next turn of a finished run. */
   readonly continues?: AgentMachineInput["continues"];
+  /** The store the journal writes to: the children of agent tools keep their logs there too. */
+  readonly store?: EventStore | undefined;
+  /** Decisions for calls of paused children, by chained id (`<call id>/<child call id>`). */
+  readonly childDecisions?: Readonly<Record<string, Decision>> | undefined;
 }
 
 /**
@@ -138,7 +146,8 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
   const restored = from === undefined ? {} : { snapshot: agentMachine.getPersistedSnapshot(from.snapshot) };
   const actor = createActor(agentMachine, { input, ...restored, ...(inspect === undefined ? {} : { inspect }) });
   const machine = drivenMachine(actor, from === undefined ? [] : pendingRequests(from.snapshot));
-  const loop = new RunLoop(machine, run, from?.interrupted);
+  const children = childCallsOf(run, () => actor.getSnapshot().context);
+  const loop = new RunLoop(machine, children === undefined ? run : { ...run, children }, from?.interrupted);
   const cancel = () => loop.cancel(signal?.reason);
   try {
     if (begin !== undefined) await loop.log(begin);
@@ -152,20 +161,29 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
       await loop.log({ type: "run.finished", outcome: outcomeOf(outcome.result, schemaVersion) });
       result = { ...outcome.result, ...runId };
     } else {
-      result = { ...pausedResult(actor.getSnapshot().context), ...runId };
+      result = { ...pausedResult(actor.getSnapshot().context, children?.pending() ?? []), ...runId };
     }
     run.onEvent?.({ type: "finished", result });
     return result;
   } finally {
     signal?.removeEventListener("abort", cancel);
     loop.stop();
+    // The loop's end aborted the children in flight; they end (and release their runs) before the parent returns.
+    await children?.settled();
     machine.stop();
     actor.stop();
   }
 }
 
-/** The result of a run paused for decisions: the list so far and the calls that wait. */
-function pausedResult(context: AgentContext): AgentResult {
+/** The children of a run whose registry has agent tools (none for any other run). */
+function childCallsOf(run: LiveRun, context: () => AgentContext): ChildCalls | undefined {
+  if (!hasChildTools(run.registry)) return undefined;
+  const { registry, store, journal, approve, childDecisions } = run;
+  return new ChildCalls({ registry, store, runId: journal?.runId, approve, decisions: childDecisions, context });
+}
+
+/** The result of a run paused for decisions: the list so far and the calls that wait, its children's after its own. */
+function pausedResult(context: AgentContext, children: readonly ToolCall[]): AgentResult {
   const { steps, tokens } = context;
   return {
     status: "awaiting_approval",
@@ -173,7 +191,7 @@ function pausedResult(context: AgentContext): AgentResult {
     steps,
     tokens,
     messages: messagesOf(context.transcript),
-    pendingApprovals: pendingApprovals(context),
+    pendingApprovals: [...pendingApprovals(context), ...children],
   };
 }
 

@@ -6,6 +6,7 @@ import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { type Approver, askApprover } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
+import type { ChildCalls } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
 import { attemptEvent, modelAt } from "./model-attempts.js";
 import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
@@ -38,6 +39,8 @@ export interface EffectPorts {
   readonly performing?: Performing | undefined;
   /** What performs this turn's answer check and guardrails. */
   readonly checks?: TurnPorts | undefined;
+  /** Runs the calls of agent tools as child runs (absent: the registry has none). */
+  readonly children?: ChildCalls | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
@@ -164,6 +167,8 @@ export class RunLoop {
         if (logged !== undefined) await logged;
         this.#tellTaken(answer, event);
         this.#machine.send(event);
+        // A child's reservation is given back only now that the machine counts what it spent.
+        if (event.type === "tool.finished") this.#ports.children?.settle(event.callId);
         if (this.#givesUp !== null) throw this.#givesUp;
       }
     } finally {
@@ -175,7 +180,7 @@ export class RunLoop {
   #idle(): LoopOutcome {
     if (this.#end.ended) return { type: "stopped" };
     const snapshot = this.#machine.snapshot();
-    if (!snapshot.matches({ executingTools: "awaitingDecision" })) {
+    if (!snapshot.matches({ executingTools: "awaitingDecision" }) && this.#ports.children?.paused !== true) {
       throw new Error("agentloop: the machine waits for nothing (a broken invariant)");
     }
     return { type: "paused", snapshot };
@@ -216,7 +221,12 @@ export class RunLoop {
     }
     const { call } = request;
     if (this.#interrupted.has(call.id)) return this.#runTool(request, true);
-    const logged = this.#record({ type: "tool.started", callId: call.id, name: call.name });
+    const childRunId = this.#ports.children?.childRunIdOf(call);
+    const logged = this.#record(
+      childRunId === undefined
+        ? { type: "tool.started", callId: call.id, name: call.name }
+        : { type: "tool.started", callId: call.id, name: call.name, childRunId },
+    );
     if (logged === undefined) return this.#runTool(request, false);
     return logged.then(() => {
       if (!this.#end.ended) this.#runTool(request, this.#interrupted.has(call.id));
@@ -237,6 +247,12 @@ export class RunLoop {
   #runTool(request: Extract<AgentRequest, { type: "runTool" }>, interrupted: boolean): undefined {
     const { call } = request;
     if (!interrupted) this.#tell({ type: "tool-started", call });
+    const { children } = this.#ports;
+    // A child cut off is resumed from its own log, never lost: nothing it logged is done again.
+    if (children?.runsChild(call) === true) {
+      this.#inbox.perform(request, () => children.perform(call, this.#end.signal));
+      return undefined;
+    }
     const options = interrupted ? this.#interruptedOptions : this.#toolOptions;
     this.#inbox.perform(request, () => runTool(this.#ports.registry, call, options));
     return undefined;
@@ -259,6 +275,8 @@ export class RunLoop {
       case "guardrail-checked":
         return answer.event;
       // A summarizer that failed fails the run as a model call without retries does: a compaction is not retried.
+      case "child-paused":
+        return null;
       case "compaction-failed":
       case "failed":
         this.#fail(answer.error);

@@ -106,6 +106,11 @@ export class ToolRegistry {
     }
   }
 
+  /** The function registered under `name` (undefined for an unknown name): how the run finds a tool that runs a child agent. */
+  functionOf(name: string): ToolFunction<never> | undefined {
+    return this.#tools.get(name)?.fn;
+  }
+
   /** Whether `name` is registered as idempotent; false for unknown names. */
   isIdempotent(name: string): boolean {
     return this.#tools.get(name)?.options.idempotent === true;

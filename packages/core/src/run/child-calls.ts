@@ -1,0 +1,258 @@
+import type { AgentResult, Decision, ToolCall } from "../data/index.js";
+import { toolFinished } from "../data/index.js";
+import { type AgentContext, promptTokens } from "../decide/index.js";
+import type { EventStore } from "../log/index.js";
+import type { ToolRegistry } from "../tools/index.js";
+import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
+import type { Approver } from "./ask-approver.js";
+import type { ToolAnswer } from "./run-tool.js";
+
+/** What a child run is started or resumed with: the parent's call, and what the parent hands down. */
+export interface ChildStart {
+  readonly call: ToolCall;
+  /** The parent's store and the child's run id in it (both absent for a run without a store). */
+  readonly store?: EventStore | undefined;
+  readonly childRunId?: string | undefined;
+  readonly parentRunId?: string | undefined;
+  /** Tokens the child may spend: its own budget, cut to what the parent had left when the call started. */
+  readonly tokenBudget: number;
+  /** The parent's approver, shown the child's calls with chained ids. */
+  readonly approve?: Approver | undefined;
+  /** Decisions for the child's waiting calls, by the child's own call ids. */
+  readonly decisions: Readonly<Record<string, Decision>>;
+  /** The parent's signal: aborting it cancels the child. */
+  readonly signal: AbortSignal;
+}
+
+/** A tool that runs a child agent: its own token budget, and how it starts (or resumes) the child. */
+export interface ChildTool {
+  readonly name: string;
+  readonly tokenBudget: number;
+  readonly maxResultChars?: number | undefined;
+  /** Milliseconds the child may run, from the tool's own `timeoutMs` (the run's `toolTimeoutMs` does not apply to children). */
+  readonly timeoutMs?: number | undefined;
+  /** Why the call's arguments make no task (the model is told, and no child starts), or null. */
+  problem(call: ToolCall): string | null;
+  /** Starts or resumes the child; rejects as the child's run does (a model down, a store failing), which fails the parent. */
+  perform(start: ChildStart): Promise<AgentResult>;
+}
+
+/** A child call that paused for decisions: the parent pauses too, listing them with chained ids. */
+export interface ChildPaused {
+  readonly type: "child-paused";
+  readonly call: ToolCall;
+  readonly pending: readonly ToolCall[];
+}
+
+const childTools = new WeakMap<object, ChildTool>();
+
+/** Marks `fn` (an agent tool's function) as running `child`, so that a run finds it through its registry. */
+export function markChildTool(fn: object, child: ChildTool): void {
+  childTools.set(fn, child);
+}
+
+/** The child tool registered under `name`, or undefined for a plain tool. */
+export function childToolOf(registry: ToolRegistry, name: string): ChildTool | undefined {
+  const fn = registry.functionOf(name);
+  return fn === undefined ? undefined : childTools.get(fn);
+}
+
+/** Whether any tool of `registry` runs a child agent. */
+export function hasChildTools(registry: ToolRegistry): boolean {
+  return registry.specs().some((spec) => childToolOf(registry, spec.name) !== undefined);
+}
+
+const RUN_ID = /^[A-Za-z0-9_-]+$/;
+const MAX_RUN_ID = 128;
+
+/**
+ * The run id of the child that call `callId` of run `parentRunId` runs, the same every time it is
+ * asked (so a resumed parent finds its child): `<parent>.<call>`, or a hash of the call id when that
+ * would not make a valid run id.
+ */
+export function childRunIdOf(parentRunId: string, callId: string): string {
+  const plain = `${parentRunId}.${callId}`;
+  if (RUN_ID.test(callId) && plain.length <= MAX_RUN_ID) return plain;
+  return `${parentRunId.slice(0, MAX_RUN_ID - 11)}.h${fnv1a(`${parentRunId}/${callId}`)}`;
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: a short stable name, not a security measure. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+/** The chained id of a child's waiting call: `<parent call id>/<child call id>`. */
+export function chainedCall(parentCallId: string, call: ToolCall): ToolCall {
+  return { ...call, id: `${parentCallId}/${call.id}` };
+}
+
+/** What a parent run hands its children. */
+export interface ChildCallsOptions {
+  readonly registry: ToolRegistry;
+  readonly store?: EventStore | undefined;
+  readonly runId?: string | undefined;
+  readonly approve?: Approver | undefined;
+  /** Decisions given to resume the parent, for calls of its children (chained ids). */
+  readonly decisions?: Readonly<Record<string, Decision>> | undefined;
+  /** The parent's context now: what it has left is read from it when a child starts. */
+  readonly context: () => AgentContext;
+}
+
+/**
+ * The children of one live run: each agent tool's call runs (or resumes) its child with a budget
+ * reserved out of what the parent has left (shared evenly with the agent calls of the reply still
+ * to start), so that children running at once never spend more together; a child's reservation
+ * is given back once the parent's machine has counted its tokens.
+ */
+export class ChildCalls {
+  readonly #options: ChildCallsOptions;
+  #reserved = 0;
+  readonly #reservations = new Map<string, number>();
+  readonly #paused = new Map<string, readonly ToolCall[]>();
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: ChildCallsOptions) {
+    this.#options = options;
+  }
+
+  /** The child run a call runs, when the run has a store and the call is a valid call of an agent tool. */
+  childRunIdOf(call: ToolCall): string | undefined {
+    const { store, runId, registry } = this.#options;
+    if (store === undefined || runId === undefined || !this.runsChild(call)) return undefined;
+    return registry.wouldRun(call) ? childRunIdOf(runId, call.id) : undefined;
+  }
+
+  /** Whether the call is one of an agent tool (an invalid one is refused by the registry as any call is). */
+  runsChild(call: ToolCall): boolean {
+    return childToolOf(this.#options.registry, call.name) !== undefined && this.#options.registry.wouldRun(call);
+  }
+
+  /**
+   * Tokens the parent has left for a child starting now: its budget, less what its turn has spent,
+   * what its next prompt shows at least (the list so far and the tool specs) with its reply
+   * reserve, and what the children in flight have reserved.
+   */
+  left(): number {
+    const context = this.#options.context();
+    const spent = context.tokens - context.turnStart.tokens;
+    const keep = promptTokens(context) + context.replyReserve;
+    return Math.max(0, Math.floor(context.tokenBudget - spent - keep - this.#reserved));
+  }
+
+  /** Starts (or resumes) the call's child, reserving its budget now; answers as a tool does, or as paused. */
+  perform(call: ToolCall, signal: AbortSignal): Promise<ToolAnswer | ChildPaused> {
+    const child = childToolOf(this.#options.registry, call.name) as ChildTool;
+    const problem = child.problem(call);
+    if (problem !== null) {
+      const event = toolFinished(call.id, `ERROR: ${child.name} could not start: ${problem}`);
+      return Promise.resolve({ type: "tool-error", call, event });
+    }
+    const tokenBudget = Math.min(child.tokenBudget, Math.floor(this.left() / (1 + this.#laterChildCalls(call))));
+    // An unlimited parent has nothing to share out; only a finite budget is reserved.
+    const reserved = Number.isFinite(tokenBudget) ? tokenBudget : 0;
+    this.#reserved += reserved;
+    this.#reservations.set(call.id, reserved);
+    const { store, runId, approve } = this.#options;
+    const childRunId = this.childRunIdOf(call);
+    const start: ChildStart = {
+      call,
+      store: childRunId === undefined ? undefined : store,
+      childRunId,
+      parentRunId: runId,
+      tokenBudget,
+      approve: approve === undefined ? undefined : (inner) => approve(chainedCall(call.id, inner)),
+      decisions: this.#decisionsFor(call.id),
+      signal: timed(signal, child.timeoutMs),
+    };
+    const running = child.perform(start);
+    this.#inFlight.add(running);
+    const forget = () => this.#inFlight.delete(running);
+    running.then(forget, forget);
+    // A child that rejects fails the parent with it: its log (and the parent's) stay resumable.
+    return running.then((result) => this.#answer(child, call, childRunId, result));
+  }
+
+  /** Resolves once every child started is over (however it ended): so that a parent returns only after its children let go of their runs. */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Gives a call's reservation back: the parent's machine has counted what its child spent. */
+  settle(callId: string): void {
+    const reserved = this.#reservations.get(callId);
+    if (reserved === undefined) return;
+    this.#reservations.delete(callId);
+    this.#reserved -= reserved;
+  }
+
+  /** Whether a child paused for decisions. */
+  get paused(): boolean {
+    return this.#paused.size > 0;
+  }
+
+  /** The waiting calls of the paused children, with chained ids, in the order the children paused. */
+  pending(): ToolCall[] {
+    return [...this.#paused.values()].flat();
+  }
+
+  /** The agent tool calls of the reply after `call`: they start later, and each gets its share of what is left. */
+  #laterChildCalls(call: ToolCall): number {
+    const calls = this.#options.context().batch?.calls ?? [];
+    const index = calls.findIndex((each) => each.id === call.id);
+    return index < 0 ? 0 : calls.slice(index + 1).filter((each) => this.runsChild(each)).length;
+  }
+
+  #decisionsFor(callId: string): Record<string, Decision> {
+    const prefix = `${callId}/`;
+    const given = this.#options.decisions ?? {};
+    const mine: Record<string, Decision> = {};
+    for (const [id, decision] of Object.entries(given)) {
+      if (id.startsWith(prefix)) mine[id.slice(prefix.length)] = decision;
+    }
+    return mine;
+  }
+
+  #answer(
+    child: ChildTool,
+    call: ToolCall,
+    childRunId: string | undefined,
+    result: AgentResult,
+  ): ToolAnswer | ChildPaused {
+    if (result.status === "awaiting_approval") {
+      this.settle(call.id);
+      const pending = (result.pendingApprovals ?? []).map((waiting) => chainedCall(call.id, waiting));
+      this.#paused.set(call.id, pending);
+      return { type: "child-paused", call, pending };
+    }
+    const content = cutResult(observationOf(child.name, result), child.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+    const event = { ...toolFinished(call.id, content), ...linkOf(childRunId), tokens: result.tokens };
+    return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
+  }
+}
+
+/** The parent's signal, cut after `timeoutMs` when the tool sets one: a child out of time ends `cancelled`. */
+function timed(signal: AbortSignal, timeoutMs: number | undefined): AbortSignal {
+  if (timeoutMs === undefined || timeoutMs === Number.POSITIVE_INFINITY) return signal;
+  return AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+}
+
+function linkOf(childRunId: string | undefined): { childRunId?: string } {
+  return childRunId === undefined ? {} : { childRunId };
+}
+
+/** What the parent's model is told of a child's end: its answer (its output as JSON), or an `ERROR:` naming its status. */
+export function observationOf(name: string, result: AgentResult): string {
+  if (result.status === "done") {
+    return result.output === undefined ? (result.answer ?? "") : JSON.stringify(result.output);
+  }
+  const said = result.answer === null || result.answer === "" ? "" : ` Its last words: ${result.answer}`;
+  return (
+    `ERROR: ${name} ended with status ${result.status} and no answer after ${result.steps} model calls.` +
+    `${said} Answer without it, or call it again with a smaller task.`
+  );
+}
