@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { AgentStreamEvent, Guardrail, GuardrailVerdict } from "../src/index.js";
 import { continueAgent, MemoryEventStore, replayRun, runAgent, streamAgent } from "../src/index.js";
@@ -305,7 +305,6 @@ describe("guardrails fail closed and run at once", () => {
 
   it("a stage decided by one guardrail leaves no timer of another that ignores its signal to keep the process alive", async () => {
     const { registry } = makeWeatherRegistry();
-    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === "Timeout").length;
     let aborted = false;
     const deaf: Guardrail = {
       name: "deaf",
@@ -317,12 +316,17 @@ describe("guardrails fail closed and run at once", () => {
       },
     };
     const trips: Guardrail = { name: "trips", check: () => ({ tripped: true, reason: "no" }) };
-    const before = timers();
-    const result = await runAgent("hi", scriptedModel([]), registry, { guardrails: { input: [trips, deaf] } });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(result.guardrail?.name).toBe("trips");
-    expect(aborted).toBe(true);
-    // Its 60-second timeout would otherwise still be set after the run returned.
-    expect(timers()).toBe(before);
+    // Only this run's timers are counted: the process's own (other files' workers, vitest's) come and go.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const result = await runAgent("hi", scriptedModel([]), registry, { guardrails: { input: [trips, deaf] } });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(result.guardrail?.name).toBe("trips");
+      expect(aborted).toBe(true);
+      // Its 60-second timeout would otherwise still be set after the run returned.
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
