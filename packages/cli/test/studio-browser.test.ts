@@ -159,12 +159,17 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
     const expected = shownAtStep(events, 3) ?? [];
     await openNewRun("v4-compaction");
     await page.locator("#step").fill("8");
-    expect(await page.locator("#prompt-note").textContent()).toBe(
-      `The model call answered at event #8 was shown these ${expected.length} messages (compacted at event #7: 2 earlier messages hidden, a summary in their place):`,
-    );
-    const shown = await page.locator("#prompt > li").allTextContents();
-    expect(shown.map((text) => text.split(" ")[0])).toEqual(expected.map((message) => message.role));
-    expect(shown[2]).toContain("Pages 1 and 2 are lorem ipsum.");
+    // Polled: a live update of the page may redraw the box between two reads.
+    await expect
+      .poll(() => page.locator("#prompt-note").textContent())
+      .toBe(
+        `The model call answered at event #8 was shown these ${expected.length} messages (compacted at event #7: 2 earlier messages hidden, a summary in their place):`,
+      );
+    const roles = async () => (await page.locator("#prompt > li").allTextContents()).map((text) => text.split(" ")[0]);
+    await expect.poll(roles).toEqual(expected.map((message) => message.role));
+    await expect
+      .poll(async () => (await page.locator("#prompt > li").allTextContents())[2])
+      .toContain("Pages 1 and 2 are lorem ipsum.");
     await keepScreenshot(page, "studio-compacted");
   });
 });
