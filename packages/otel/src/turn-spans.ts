@@ -84,6 +84,8 @@ export class TurnSpans {
   #failed: { step: number; model: number; at: Date } | null = null;
   #output = false;
   readonly #tools = new Map<string, Span>();
+  /** The turns of the child runs of the turn's agent tool calls: any still open ends with this one. */
+  readonly #children: TurnSpans[] = [];
   /** The tool name of each call seen starting, for the child run an agent tool's call runs. */
   readonly #toolNames = new Map<string, string>();
   #usage: { input: number; output: number } | null = null;
@@ -131,7 +133,12 @@ export class TurnSpans {
     const parent = span === undefined ? this.context : trace.setSpan(this.context, span);
     const agentName = this.#toolNames.get(callId);
     const none = { model: undefined, maxTokens: undefined, fallbackModels: [], summarizerModel: undefined };
-    return new TurnSpans({ ...this.#settings, ...none, agentName }, { conversationId, parent, tools: new Map() });
+    const child = new TurnSpans(
+      { ...this.#settings, ...none, agentName },
+      { conversationId, parent, tools: new Map() },
+    );
+    this.#children.push(child);
+    return child;
   }
 
   /** The context a model call runs in: its `chat` span's while one is open, else the turn's. */
@@ -313,6 +320,8 @@ export class TurnSpans {
 
   #close(at: Date | undefined): void {
     this.#ended = true;
+    // A child whose run rejected never told its end: its spans end before the call's that holds them.
+    for (const child of this.#children) child.stop(at);
     this.#chat?.end(at ?? new Date());
     this.#chat = null;
     for (const span of this.#tools.values()) span.end(at);

@@ -66,4 +66,20 @@ describe("a run with an agent tool, traced live", () => {
       "invoke_agent top <- - (q)",
     ]);
   });
+
+  it("ends a child's spans with its parent's when the child's run rejects", async () => {
+    const { telemetry, spans } = inMemory({ agentName: "planner" });
+    const down = () => {
+      throw new Error("503 down");
+    };
+    const registry = new ToolRegistry([
+      agentTool({ name: "forecaster", description: "Finds the weather.", model: down, registry: weather() }),
+    ]);
+    const parent = scriptedModel([asks(toolCall("f1", "forecaster", { task: "Pune?" })), final("?")]);
+    await expect(telemetry.runAgent("How hot is Pune?", parent, registry, { runId: "r" })).rejects.toThrow(/503/);
+    expect(outline(spans()).filter((line) => line.startsWith("invoke_agent"))).toEqual([
+      "invoke_agent forecaster <- execute_tool forecaster (r.f1)",
+      "invoke_agent planner <- - (r)",
+    ]);
+  });
 });
