@@ -24,7 +24,7 @@ export {
 export type { AgentView } from "./decide/index.js";
 export { agentMachine } from "./decide/index.js";
 export { EventLogError, type EventStore, MemoryEventStore, type RunLock, replayRun, shownAtStep } from "./log/index.js";
-export type { AgentStreamEvent, Approver } from "./run/index.js";
+export type { AgentStreamEvent, Approver, EventOrigin } from "./run/index.js";
 export {
   type AgentActorEvent,
   type AgentActorInput,

@@ -1,4 +1,4 @@
-import type { AgentStreamEvent, Message, Model, ToolRegistry, Usage } from "@agentloop/core";
+import type { AgentStreamEvent, EventOrigin, Message, Model, ToolRegistry, Usage } from "@agentloop/core";
 import { copyReply, describeThrown, type ModelCallOptions } from "@agentloop/core/adapter";
 import { context, diag } from "@opentelemetry/api";
 import { INVALID_REPLY, thrownFailure } from "./attempt-spans.js";
@@ -28,10 +28,46 @@ type Listener = (event: AgentStreamEvent) => void;
 export function listenerFor(turn: TurnSpans, listener: Listener | undefined): Listener {
   if (listener !== undefined && typeof listener !== "function") return listener;
   const own = listener;
+  const children = new Map<string, TurnSpans>();
   return (event) => {
-    safely(() => follow(turn, event), undefined);
+    safely(() => followTree(turn, children, event), undefined);
     own?.(event);
   };
+}
+
+/**
+ * Feeds an event to the turn of the run it comes from: the listening run's own, or a child's
+ * (by its `origin`), whose turn starts under its call's `execute_tool` span at its first event
+ * and ends with its `finished`.
+ */
+function followTree(turn: TurnSpans, children: Map<string, TurnSpans>, event: AgentStreamEvent): void {
+  const { origin } = event;
+  if (origin === undefined) {
+    follow(turn, event);
+    return;
+  }
+  const child = childTurnOf(turn, children, origin);
+  if (event.type !== "finished") {
+    follow(child, event);
+    return;
+  }
+  child.end(event.result);
+  children.delete(origin.callPath.join("/"));
+}
+
+/** The turn of the child at `origin`, and of each run between, started when first heard of. */
+function childTurnOf(turn: TurnSpans, children: Map<string, TurnSpans>, origin: EventOrigin): TurnSpans {
+  let above = turn;
+  origin.callPath.forEach((callId, index) => {
+    const key = origin.callPath.slice(0, index + 1).join("/");
+    const deepest = index === origin.callPath.length - 1;
+    // A run between is named as core names a child run (`<parent>.<call>`): only the deepest run's id comes with the event.
+    const runId = deepest && origin.runId !== undefined ? origin.runId : `${above.conversationId}.${callId}`;
+    const found = children.get(key) ?? above.childTurn(callId, runId);
+    children.set(key, found);
+    above = found;
+  });
+  return above;
 }
 
 function follow(turn: TurnSpans, event: AgentStreamEvent): void {

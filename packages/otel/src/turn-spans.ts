@@ -84,6 +84,10 @@ export class TurnSpans {
   #failed: { step: number; model: number; at: Date } | null = null;
   #output = false;
   readonly #tools = new Map<string, Span>();
+  /** The turns of the child runs of the turn's agent tool calls: any still open ends with this one. */
+  readonly #children: TurnSpans[] = [];
+  /** The tool name of each call seen starting, for the child run an agent tool's call runs. */
+  readonly #toolNames = new Map<string, string>();
   #usage: { input: number; output: number } | null = null;
   /** The finish reason of the turn's last reply, which ended the turn or left it waiting. */
   #lastFinish: string | null = null;
@@ -112,6 +116,29 @@ export class TurnSpans {
     this.context = trace.setSpan(start.parent, this.#root);
     this.checks = new CheckSpans(settings, this.#root, this.#place());
     if (start.output === true) this.outputRequested();
+  }
+
+  /** The run's id, as every span of the turn says it. */
+  get conversationId(): string {
+    return this.#start.conversationId;
+  }
+
+  /**
+   * The turn of the child run that call `callId` (an agent tool's) runs: its `invoke_agent` span
+   * under the call's `execute_tool` span, named for the tool; the child's model is not known here,
+   * so its spans name none.
+   */
+  childTurn(callId: string, conversationId: string): TurnSpans {
+    const span = this.#tools.get(callId);
+    const parent = span === undefined ? this.context : trace.setSpan(this.context, span);
+    const agentName = this.#toolNames.get(callId);
+    const none = { model: undefined, maxTokens: undefined, fallbackModels: [], summarizerModel: undefined };
+    const child = new TurnSpans(
+      { ...this.#settings, ...none, agentName },
+      { conversationId, parent, tools: new Map() },
+    );
+    this.#children.push(child);
+    return child;
   }
 
   /** The context a model call runs in: its `chat` span's while one is open, else the turn's. */
@@ -234,6 +261,7 @@ export class TurnSpans {
     );
     this.#tools.get(call.id)?.end(at);
     this.#tools.set(call.id, span);
+    this.#toolNames.set(call.id, call.name);
   }
 
   /**
@@ -292,6 +320,8 @@ export class TurnSpans {
 
   #close(at: Date | undefined): void {
     this.#ended = true;
+    // A child whose run rejected never told its end: its spans end before the call's that holds them.
+    for (const child of this.#children) child.stop(at);
     this.#chat?.end(at ?? new Date());
     this.#chat = null;
     for (const span of this.#tools.values()) span.end(at);

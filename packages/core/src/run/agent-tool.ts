@@ -84,8 +84,8 @@ async function performChild(
   start: ChildStart,
 ): Promise<AgentResult> {
   const { model, registry, options = {} } = child;
-  const { store, childRunId, parentRunId, approve, signal, decisions } = start;
-  const ports = { approve, signal, fallbackModels: options.fallbackModels };
+  const { store, childRunId, parentRunId, approve, signal, decisions, onEvent } = start;
+  const ports = { approve, signal, onEvent, fallbackModels: options.fallbackModels };
   if (store !== undefined && childRunId !== undefined && (await store.read(childRunId)).length > 0) {
     const turn = { output: options.output, guardrails: options.guardrails };
     const summarizer = options.compaction?.summarizer;

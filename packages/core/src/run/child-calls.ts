@@ -6,6 +6,7 @@ import type { ToolRegistry } from "../tools/index.js";
 import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
 import type { Approver } from "./ask-approver.js";
 import type { ToolAnswer } from "./run-tool.js";
+import { type AgentStreamEvent, originTagging } from "./stream-events.js";
 
 /** What a child run is started or resumed with: the parent's call, and what the parent hands down. */
 export interface ChildStart {
@@ -22,6 +23,8 @@ export interface ChildStart {
   readonly decisions: Readonly<Record<string, Decision>>;
   /** The parent's signal: aborting it cancels the child. */
   readonly signal: AbortSignal;
+  /** The parent's listener, told each of the child's events with its `origin` (absent when the parent has none). */
+  readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
 }
 
 /** A tool that runs a child agent: its own token budget, and how it starts (or resumes) the child. */
@@ -99,6 +102,8 @@ export interface ChildCallsOptions {
   readonly approve?: Approver | undefined;
   /** Decisions given to resume the parent, for calls of its children (chained ids). */
   readonly decisions?: Readonly<Record<string, Decision>> | undefined;
+  /** The parent's listener: it hears its children's events too, tagged with their origin. */
+  readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
   /** The parent's context now: what it has left is read from it when a child starts. */
   readonly context: () => AgentContext;
 }
@@ -157,7 +162,7 @@ export class ChildCalls {
     const reserved = Number.isFinite(tokenBudget) ? tokenBudget : 0;
     this.#reserved += reserved;
     this.#reservations.set(call.id, reserved);
-    const { store, runId, approve } = this.#options;
+    const { store, runId, approve, onEvent } = this.#options;
     const childRunId = this.childRunIdOf(call);
     const start: ChildStart = {
       call,
@@ -168,6 +173,7 @@ export class ChildCalls {
       approve: approve === undefined ? undefined : (inner) => approve(chainedCall(call.id, inner)),
       decisions: this.#decisionsFor(call.id),
       signal: timed(signal, child.timeoutMs),
+      onEvent: onEvent === undefined ? undefined : originTagging(onEvent, call.id, childRunId),
     };
     const running = child.perform(start);
     this.#inFlight.add(running);

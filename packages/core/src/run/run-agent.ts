@@ -178,8 +178,9 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
 /** The children of a run whose registry has agent tools (none for any other run). */
 function childCallsOf(run: LiveRun, context: () => AgentContext): ChildCalls | undefined {
   if (!hasChildTools(run.registry)) return undefined;
-  const { registry, store, journal, approve, childDecisions } = run;
-  return new ChildCalls({ registry, store, runId: journal?.runId, approve, decisions: childDecisions, context });
+  const { registry, store, journal, approve, childDecisions, onEvent } = run;
+  const runId = journal?.runId;
+  return new ChildCalls({ registry, store, runId, approve, decisions: childDecisions, onEvent, context });
 }
 
 /** The result of a run paused for decisions: the list so far and the calls that wait, its children's after its own. */

@@ -50,6 +50,18 @@ describe("StreamQueue", () => {
     ]);
   });
 
+  it("merges the pieces of children streaming at once each with its own, never with another run's", async () => {
+    const queue = new StreamQueue();
+    const from = (piece: string, callPath?: string[]): AgentStreamEvent => ({
+      ...text(piece),
+      ...(callPath === undefined ? {} : { origin: { callPath } }),
+    });
+    for (const event of [from("a", ["r1"]), from("b", ["r2"]), from("c", ["r1"]), from("d", ["r2"]), from("e")]) {
+      queue.push(event);
+    }
+    expect(await drain(queue, 3)).toEqual([from("ac", ["r1"]), from("bd", ["r2"]), from("e")]);
+  });
+
   it("starts a new delta for a tool call whose piece names another id", () => {
     const queue = new StreamQueue();
     for (const event of [args(0, "{", "x"), args(0, "}"), args(0, "{", "z")]) queue.push(event);

@@ -102,10 +102,12 @@ export class StreamQueue {
   }
 }
 
-/** What a delta merges by: its kind, step and (for a tool call's) index; `null` for any other event. */
+/** What a delta merges by: the run it comes from, its kind, step and (for a tool call's) index; `null` for any other event. */
 function deltaKey(event: AgentStreamEvent): string | null {
-  if (event.type === "text-delta" || event.type === "reasoning-delta") return `${event.type} ${event.step}`;
-  if (event.type === "tool-call-delta") return `${event.type} ${event.step} ${event.index}`;
+  // Children running at once stream at the same steps: each child's pieces merge only with its own.
+  const from = event.origin === undefined ? "" : ` ${event.origin.callPath.join("/")}`;
+  if (event.type === "text-delta" || event.type === "reasoning-delta") return `${event.type} ${event.step}${from}`;
+  if (event.type === "tool-call-delta") return `${event.type} ${event.step} ${event.index}${from}`;
   return null;
 }
 
