@@ -134,7 +134,8 @@ function describeKills(name: string, makeStore: () => Promise<EventStore>) {
         expect(replayRun(await store.read(runId)).result?.status).toBe("done");
       }
     }
-  });
+    // A run and a resume for every prefix of the log, each written to disk: room on a busy machine.
+  }, 60_000);
 }
 
 const directories: string[] = [];
