@@ -1,0 +1,52 @@
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { cli, fixture, tempDir } from "./cli.js";
+import { sh } from "./shell.js";
+
+// A parent whose `research` call runs a mail agent as its child run `p.r1`; the child's `send_email` waits.
+const dir = tempDir();
+const tools = fixture("agent-tools.mjs");
+const script = fixture("agent-script.json");
+
+beforeAll(async () => {
+  const run = await cli(["run", "--tools", tools, "--script", script, "--store", ".", "--run-id", "p", "Email ana."], {
+    cwd: dir,
+  });
+  expect(run.code).toBe(5);
+});
+
+/** A printed hint with its placeholders filled in, as a user does. */
+function filled(line: string): string {
+  const command = line.replace(/^\S+\s+/, "");
+  return command.replace("'<module>'", tools).replace("--model '<provider:name>'", `--script ${script}`);
+}
+
+describe("a tree of runs", () => {
+  it("show names the child run under the call that ran it, and the calls the tree waits on with chained ids", async () => {
+    const { code, stdout } = await cli(["show", join(dir, "p.jsonl"), "--no-color"]);
+    expect(code).toBe(0);
+    const child = stdout.split("\n").findIndex((line) => line.includes("tool.started") && line.includes("[r1]"));
+    expect(stdout.split("\n")[child + 1]).toMatch(
+      new RegExp(
+        `child +p\\.r1 · awaiting_approval · steps 1 · tokens \\d+ · show: .* show ${join(dir, "p.r1.jsonl")}`,
+      ),
+    );
+    expect(stdout).toContain("waiting  for a decision on r1/e1 (send_email)");
+    expect(stdout).toMatch(/approve {2}.* resume .*p\.jsonl .*--approve r1\/e1/);
+    expect(stdout).toMatch(/deny {5}.* resume .*p\.jsonl .*--deny r1\/e1/);
+    expect(stdout).not.toContain("the log ends before the run did");
+    expect(stdout).not.toContain("the log ends here");
+    expect(stdout).toContain("⏸ waiting for a decision on r1/e1 (send_email)");
+  });
+
+  it("the printed approve hint, pasted with the tools and model filled in, finishes the tree", async () => {
+    const { stdout } = await cli(["show", "p.jsonl", "--no-color"], { cwd: dir });
+    const approve = stdout.split("\n").find((line) => line.startsWith("approve"));
+    const resumed = await sh(filled(approve ?? ""), dir);
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("answer   Done: ana was emailed.");
+    const after = await cli(["show", join(dir, "p.jsonl"), "--no-color"]);
+    expect(after.stdout).toMatch(/child +p\.r1 · done · steps 2 · tokens \d+/);
+  });
+});
