@@ -39,6 +39,20 @@ describe("a tree of runs", () => {
     expect(stdout).toContain("⏸ waiting for a decision on r1/e1 (send_email)");
   });
 
+  it("list shows the child run under its parent, and --json names its parent and call", async () => {
+    const { code, stdout } = await cli(["list", "--store", dir, "--no-color"]);
+    expect(code).toBe(0);
+    const rows = stdout.split("\n").slice(1, 3);
+    expect(rows[0]).toMatch(/^p {2,}\d{4}-/);
+    expect(rows[1]).toMatch(/^ {2}↳ p\.r1 +\d{4}-.*Email ana the capital of Peru\.$/);
+    const json = await cli(["list", "--store", dir, "--json"]);
+    const listed = JSON.parse(json.stdout) as { runId: string; parent?: unknown }[];
+    expect(listed.map((run) => [run.runId, run.parent])).toEqual([
+      ["p", undefined],
+      ["p.r1", { runId: "p", callId: "r1" }],
+    ]);
+  });
+
   it("the printed approve hint, pasted with the tools and model filled in, finishes the tree", async () => {
     const { stdout } = await cli(["show", "p.jsonl", "--no-color"], { cwd: dir });
     const approve = stdout.split("\n").find((line) => line.startsWith("approve"));
