@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, fixture, tempDir } from "./cli.js";
@@ -51,6 +52,18 @@ describe("a tree of runs", () => {
       ["p", undefined],
       ["p.r1", { runId: "p", callId: "r1" }],
     ]);
+  });
+
+  it("the HTML report lists the child run under its call, expandable, and the tree's waiting call", async () => {
+    const page = join(dir, "p.html");
+    expect((await cli(["show", join(dir, "p.jsonl"), "--html", page])).code).toBe(0);
+    const html = readFileSync(page, "utf8");
+    expect(html).toMatch(
+      /<details class="child"><summary>call <code>r1<\/code> \(research\) → child run <code>p\.r1<\/code>/,
+    );
+    expect(html).toMatch(/class="status-awaiting_approval">awaiting_approval · 1 steps · \d+ tokens</);
+    expect(html).toContain("Email ana the capital of Peru.");
+    expect(html).toContain("<code>r1/e1</code> (send_email)");
   });
 
   it("the printed approve hint, pasted with the tools and model filled in, finishes the tree", async () => {

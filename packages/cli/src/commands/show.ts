@@ -41,9 +41,12 @@ export async function showCommand(args: string[], io: Io): Promise<number> {
   if (values.html !== undefined) checkOutputPath(values.html, "the report");
   const log = await openLog(reference);
   const trace = traceRun(await readLog(log), log.runId);
-  if (values.html !== undefined) writeOutput(values.html, await renderReport(trace, log), "the report");
+  const children = await childRunsOf(log, trace);
+  if (values.html !== undefined) {
+    writeOutput(values.html, await renderReport(trace, log, children, io.program), "the report");
+  }
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
-  writeLines(io.stdout, formatTimeline(trace, colors, log, io, await childRunsOf(log, trace)));
+  writeLines(io.stdout, formatTimeline(trace, colors, log, io, children));
   if (values.html !== undefined) writeLines(io.stdout, ["", `${colors.bold("report")}   ${values.html}`]);
   return 0;
 }

@@ -7,7 +7,12 @@ import { type RunTrace, traceRun } from "./run-trace.js";
 export interface ChildRun {
   /** The parent's call that ran it. */
   readonly callId: string;
+  /** The agent tool's name. */
+  readonly name: string;
   readonly runId: string;
+  /** The task it was given, and its answer (`null` while it has none). */
+  readonly task: string;
+  readonly answer: string | null;
   /** How to name its log on the command line. */
   readonly label: string;
   /** How it ended, `awaiting_approval` while a call of its tree waits, else `unfinished` (or `missing` with no log). */
@@ -25,7 +30,7 @@ export async function childRunsOf(log: LogRef, trace: RunTrace): Promise<ChildRu
   const children: ChildRun[] = [];
   for (const { event } of trace.entries) {
     if (event.type !== "tool.started" || event.childRunId === undefined) continue;
-    children.push(await readChild(log, event.callId, event.childRunId));
+    children.push(await readChild(log, event.callId, event.name, event.childRunId));
   }
   return children;
 }
@@ -36,17 +41,19 @@ export function treeWaiting(trace: RunTrace, children: readonly ChildRun[]): Too
   return [...trace.waiting, ...children.flatMap((child) => child.waiting)];
 }
 
-async function readChild(parent: LogRef, callId: string, runId: string): Promise<ChildRun> {
+async function readChild(parent: LogRef, callId: string, name: string, runId: string): Promise<ChildRun> {
   const label = logPathOf(parent.storePath, runId);
   const events = await parent.store.read(runId).catch(() => []);
   const [started] = events;
   if (started?.type !== "run.started" || started.parent?.runId !== parent.runId) {
-    return { callId, runId, label, status: "missing", steps: 0, tokens: 0, waiting: [], children: [] };
+    const none = { task: "", answer: null, steps: 0, tokens: 0, waiting: [], children: [] };
+    return { callId, name, runId, label, status: "missing", ...none };
   }
   const trace = traceRun(events, runId);
   const children = await childRunsOf({ ...parent, runId, label }, trace);
   const waiting = treeWaiting(trace, children).map((call) => ({ ...call, id: `${callId}/${call.id}` }));
   const status = trace.result?.status ?? (waiting.length > 0 ? "awaiting_approval" : "unfinished");
   const { steps, tokens } = trace.result ?? trace;
-  return { callId, runId, label, status, steps, tokens, waiting, children };
+  const answer = trace.result?.answer ?? null;
+  return { callId, name, runId, label, task: started.settings.task, answer, status, steps, tokens, waiting, children };
 }
