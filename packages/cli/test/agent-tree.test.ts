@@ -77,3 +77,24 @@ describe("a tree of runs", () => {
     expect(after.stdout).toMatch(/child +p\.r1 · done · steps 2 · tokens \d+/);
   });
 });
+
+describe("a paused tree, denied", () => {
+  it("the printed deny hint, pasted with the tools and model filled in, tells the child's model and finishes the tree", async () => {
+    const own = tempDir();
+    const run = await cli(
+      ["run", "--tools", tools, "--script", script, "--store", ".", "--run-id", "q", "Email ana."],
+      {
+        cwd: own,
+      },
+    );
+    expect(run.code).toBe(5);
+    const { stdout } = await cli(["show", "q.jsonl", "--no-color"], { cwd: own });
+    const deny = stdout.split("\n").find((line) => line.startsWith("deny"));
+    expect(deny).toMatch(/--deny r1\/e1$/);
+    const resumed = await sh(filled(deny ?? ""), own);
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    const child = await cli(["replay", join(own, "q.r1.jsonl"), "--json"]);
+    expect((JSON.parse(child.stdout) as { answer: string }).answer).toMatch(/^mail agent: .*denied/i);
+  });
+});
