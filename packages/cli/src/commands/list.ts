@@ -4,19 +4,22 @@ import { JsonlEventStore } from "../core-api.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { logPathOf } from "../setup/run-ids.js";
+import { treeOrder } from "../setup/run-tree.js";
 import { openStore, storeError } from "../setup/stores.js";
 import { DEFAULT_STORE } from "./run.js";
 
 export const LIST_HELP = `Usage: agentloop list [--store <path>] [--json] [--no-color]
 
 Lists the runs a store keeps, oldest first: the run id, when it started, how many events its
-log holds, how it ended (or "unfinished"), and its task. The store is only read. A file named
+log holds, how it ended (or "unfinished"), and its task. A child run (an agent tool's) comes
+right after its parent, indented and marked ↳. The store is only read. A file named
 *.jsonl that is not a regular file (a FIFO, a device) or cannot be read is left out, with one
 line on stderr saying why.
 
 Options:
   --store <path>  a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
   --json          print the runs as a JSON array of { runId, task, startedAt, events, outcome, log }
+                  (and parent: { runId, callId } for a child run)
   --no-color      no ANSI colors (also NO_COLOR=1)
   -h, --help      this help
 
@@ -45,9 +48,9 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
   const runs = await listed.catch((error: unknown) => {
     throw storeError(error, values.store);
   });
-  const sorted = [...runs].sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId));
+  const sorted = await treeOrder(store, runs);
   if (values.json) {
-    const rows = sorted.map((run) => ({ ...run, log: logPathOf(values.store, run.runId) }));
+    const rows = sorted.map(({ depth: _depth, ...run }) => ({ ...run, log: logPathOf(values.store, run.runId) }));
     writeLines(io.stdout, [JSON.stringify(rows, null, 2)]);
     return 0;
   }
@@ -56,11 +59,12 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
     writeLines(io.stdout, [`no runs in ${values.store}`]);
     return 0;
   }
-  const width = Math.max(6, ...sorted.map((run) => run.runId.length));
-  const rows = sorted.map((run) => {
+  const names = sorted.map((run) => (run.depth === 0 ? run.runId : `${"  ".repeat(run.depth)}↳ ${run.runId}`));
+  const width = Math.max(6, ...names.map((name) => name.length));
+  const rows = sorted.map((run, index) => {
     const status = run.outcome === null ? colors.yellow("unfinished".padEnd(17)) : run.outcome.status.padEnd(17);
     const task = run.task.length > 60 ? `${run.task.slice(0, 59)}…` : run.task;
-    return `${run.runId.padEnd(width)}  ${run.startedAt.slice(0, 19).replace("T", " ")}  ${String(run.events).padStart(6)}  ${status}  ${task}`;
+    return `${(names[index] ?? run.runId).padEnd(width)}  ${run.startedAt.slice(0, 19).replace("T", " ")}  ${String(run.events).padStart(6)}  ${status}  ${task}`;
   });
   const head = `${"run".padEnd(width)}  ${"started (UTC)".padEnd(19)}  ${"events"}  ${"status".padEnd(17)}  task`;
   writeLines(io.stdout, [colors.bold(head), ...rows]);

@@ -5,6 +5,7 @@ import { palette, useColor } from "../output/colors.js";
 import { formatTimeline } from "../output/timeline-text.js";
 import { checkOutputPath, writeOutput } from "../setup/output-file.js";
 import { openLog, readLog } from "../setup/stores.js";
+import { childRunsOf } from "../trace/child-runs.js";
 import { traceRun } from "../trace/run-trace.js";
 
 export const SHOW_HELP = `Usage: agentloop show <log> [--html <file>] [--no-color]
@@ -40,9 +41,12 @@ export async function showCommand(args: string[], io: Io): Promise<number> {
   if (values.html !== undefined) checkOutputPath(values.html, "the report");
   const log = await openLog(reference);
   const trace = traceRun(await readLog(log), log.runId);
-  if (values.html !== undefined) writeOutput(values.html, await renderReport(trace, log), "the report");
+  const children = await childRunsOf(log, trace);
+  if (values.html !== undefined) {
+    writeOutput(values.html, await renderReport(trace, log, children, io.program), "the report");
+  }
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
-  writeLines(io.stdout, formatTimeline(trace, colors, log, io));
+  writeLines(io.stdout, formatTimeline(trace, colors, log, io, children));
   if (values.html !== undefined) writeLines(io.stdout, ["", `${colors.bold("report")}   ${values.html}`]);
   return 0;
 }

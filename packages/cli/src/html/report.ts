@@ -1,5 +1,7 @@
 import { stateName } from "../chart/statechart.js";
+import { type ChildRun, treeWaiting } from "../trace/child-runs.js";
 import type { RunTrace } from "../trace/run-trace.js";
+import { childRunsHtml } from "./child-runs-html.js";
 import { escapeHtml, scriptJson } from "./escape.js";
 import { reportData } from "./report-data.js";
 import { REPORT_JS } from "./report-script.js";
@@ -14,19 +16,23 @@ export const TIMELINE_WINDOW = 60;
  * marked, a slider through the run that lights the states and transitions of each event, and the
  * timeline, shown a window at a time so that a run of any length opens fast. Pauses for a
  * decision, interruptions and long gaps are marked on the timeline and on the slider's track.
- * Styles and script are inline; nothing is fetched, so it works offline.
+ * The child runs of agent tool calls are listed under their calls. Styles and script are inline;
+ * nothing is fetched, so it works offline.
  */
 export async function renderReport(
   trace: RunTrace,
   log: { readonly runId: string; readonly label: string },
+  children: readonly ChildRun[] = [],
+  program?: string,
 ): Promise<string> {
   const { result } = trace;
-  const status = result?.status ?? (trace.waiting.length > 0 ? "awaiting_approval" : "unfinished");
+  const waiting = treeWaiting(trace, children);
+  const status = result?.status ?? (waiting.length > 0 ? "awaiting_approval" : "unfinished");
   const where = result === null ? ` · in ${stateName(trace.chart, trace.state)}` : "";
   const waits =
-    trace.waiting.length === 0
+    waiting.length === 0
       ? ""
-      : `<p class="waits"><strong>Waiting</strong> for a decision on ${trace.waiting.map((call) => `<code>${escapeHtml(call.id)}</code> (${escapeHtml(call.name)})`).join(", ")}</p>`;
+      : `<p class="waits"><strong>Waiting</strong> for a decision on ${waiting.map((call) => `<code>${escapeHtml(call.id)}</code> (${escapeHtml(call.name)})`).join(", ")}</p>`;
   const svg = await renderChartSvg(trace.chart, { visits: trace.visits, taken: trace.taken, end: trace.state });
   const data = reportData(trace, TIMELINE_WINDOW);
   const events = data.rows.length;
@@ -54,6 +60,7 @@ ${waits}
 <div class="player"><label for="step">event</label><div class="track"><div class="marks" id="marks"></div><input type="range" id="step" min="0" max="${Math.max(0, events - 1)}" value="0"></div><span id="step-label"></span></div>
 </div>
 </section>
+${childRunsHtml(children, program)}
 <section class="timeline-section">
 <h2>Timeline <span class="count">${events} events</span></h2>
 <div class="pager"><button type="button" id="earlier">◀ earlier</button><span id="shown"></span><button type="button" id="later">later ▶</button></div>

@@ -57,11 +57,17 @@ export function waitingLines(io: Io, colors: Palette, how: ResumeWith, waiting: 
   ];
 }
 
-/** What a log that has not reached a final state means, and how to go on. */
-export function unfinishedNote(trace: RunTrace, colors: Palette, io: Io, how: ResumeWith): string[] {
+/** What a log that has not reached a final state means, and how to go on (`waiting`: the calls of its tree that wait). */
+export function unfinishedNote(
+  trace: RunTrace,
+  colors: Palette,
+  io: Io,
+  how: ResumeWith,
+  waiting: readonly ToolCall[] = trace.waiting,
+): string[] {
   const state = stateName(trace.chart, trace.state);
   const head = `${colors.bold("result")}   ${colors.yellow("not finished")} · in ${state} · steps ${trace.steps} · tokens ${trace.tokens}`;
-  if (trace.waiting.length > 0) return [head, ...waitingLines(io, colors, how, trace.waiting)];
+  if (waiting.length > 0) return [head, ...waitingLines(io, colors, how, waiting)];
   return [
     head,
     `${colors.dim("the log ends before the run did: it was interrupted, or it is still going")}`,

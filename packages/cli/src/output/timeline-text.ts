@@ -1,11 +1,13 @@
 import { type Chart, stateName } from "../chart/statechart.js";
 import { logFlags, type StoredEvent } from "../core-api.js";
 import type { Io } from "../io.js";
+import { type ChildRun, treeWaiting } from "../trace/child-runs.js";
 import type { Note } from "../trace/notes.js";
 import type { Move, RunTrace, TraceEntry } from "../trace/run-trace.js";
 import type { Palette } from "./colors.js";
 import { formatDuration, offsetOf } from "./duration.js";
 import { formatMessage } from "./format-message.js";
+import { commandLine } from "./hints.js";
 import { formatOutcome, unfinishedNote } from "./outcome.js";
 
 const TIME_WIDTH = 9;
@@ -17,12 +19,14 @@ const EVENT_WIDTH = 18;
  * The run as a readable timeline: every logged event with the states it moved the machine
  * through and the messages it added, pauses and interruptions between them, then the outcome.
  * The time column is the offset from the run's start; it never runs into the sequence number.
+ * Each child run an agent tool call started is named under that call's `tool.started`.
  */
 export function formatTimeline(
   trace: RunTrace,
   colors: Palette,
   log: { runId: string; label: string },
   io: Io,
+  children: readonly ChildRun[] = [],
 ): string[] {
   const { settings } = trace;
   const budget = Number.isFinite(settings.tokenBudget) ? String(settings.tokenBudget) : "unlimited";
@@ -39,18 +43,37 @@ export function formatTimeline(
   ];
   const start = Date.parse(trace.entries[0]?.event.at ?? "");
   const names = callNames(trace.entries);
+  const childLines = new Map(children.map((child) => [child.callId, `${INDENT}${childLine(child, colors, io)}`]));
   trace.entries.forEach((entry, index) => {
     lines.push(...formatNotes(trace.notes.get(index), colors));
-    lines.push(...formatEntry(entry, trace.chart, colors, start, names));
+    const [head = "", ...rest] = formatEntry(entry, trace.chart, colors, start, names);
+    const { event } = entry;
+    const child = event.type === "tool.started" ? childLines.get(event.callId) : undefined;
+    lines.push(head, ...(child === undefined ? [] : [child]), ...rest);
   });
-  lines.push(...formatNotes(trace.notes.get(trace.entries.length), colors));
+  const waiting = treeWaiting(trace, children);
+  lines.push(...formatNotes(endNotes(trace.notes.get(trace.entries.length), waiting), colors));
   lines.push("");
   lines.push(
     ...(trace.result === null
-      ? unfinishedNote(trace, colors, io, { log: log.label })
+      ? unfinishedNote(trace, colors, io, { log: log.label }, waiting)
       : formatOutcome(trace.result, colors)),
   );
   return lines;
+}
+
+/** A child run in a line: its id, how it stands, its steps and tokens, and the command that shows it. */
+export function childLine(child: ChildRun, colors: Palette, io: Io): string {
+  const status = child.status === "done" ? colors.green(child.status) : colors.yellow(child.status);
+  const show = commandLine(io, ["show", child.label]);
+  return `${colors.dim("child")}     ${child.runId} · ${status} · steps ${child.steps} · tokens ${child.tokens} · show: ${show}`;
+}
+
+/** The notes after the last event, where a log that ends while a child run waits says so rather than "interrupted". */
+function endNotes(notes: readonly Note[] | undefined, waiting: readonly { id: string; name: string }[]): Note[] {
+  if (waiting.length === 0) return [...(notes ?? [])];
+  const text = `waiting for a decision on ${waiting.map((call) => `${call.id} (${call.name})`).join(", ")}`;
+  return (notes ?? []).map((note) => (note.kind === "unfinished" ? { kind: "waiting", text } : note));
 }
 
 /** The tool name of every call, by id, from the replies that asked for them. */

@@ -1,0 +1,59 @@
+import type { ToolCall } from "../core-api.js";
+import { logPathOf } from "../setup/run-ids.js";
+import type { LogRef } from "../setup/stores.js";
+import { type RunTrace, traceRun } from "./run-trace.js";
+
+/** A child run an agent tool call started, as its own log tells it. */
+export interface ChildRun {
+  /** The parent's call that ran it. */
+  readonly callId: string;
+  /** The agent tool's name. */
+  readonly name: string;
+  readonly runId: string;
+  /** The task it was given, and its answer (`null` while it has none). */
+  readonly task: string;
+  readonly answer: string | null;
+  /** How to name its log on the command line. */
+  readonly label: string;
+  /** How it ended, `awaiting_approval` while a call of its tree waits, else `unfinished` (or `missing` with no log). */
+  readonly status: string;
+  readonly steps: number;
+  readonly tokens: number;
+  /** The calls its tree waits on, with ids chained under the parent's call (`<call id>/<child call id>`). */
+  readonly waiting: readonly ToolCall[];
+  /** Its own children, by the same rules. */
+  readonly children: readonly ChildRun[];
+}
+
+/** Every child run a run's log links (`tool.started` naming a child run), read from the same store at any depth. */
+export async function childRunsOf(log: LogRef, trace: RunTrace): Promise<ChildRun[]> {
+  const children: ChildRun[] = [];
+  for (const { event } of trace.entries) {
+    if (event.type !== "tool.started" || event.childRunId === undefined) continue;
+    children.push(await readChild(log, event.callId, event.name, event.childRunId));
+  }
+  return children;
+}
+
+/** The calls a run's tree waits on: its own, then each unfinished child's, with chained ids. */
+export function treeWaiting(trace: RunTrace, children: readonly ChildRun[]): ToolCall[] {
+  if (trace.result !== null) return [];
+  return [...trace.waiting, ...children.flatMap((child) => child.waiting)];
+}
+
+async function readChild(parent: LogRef, callId: string, name: string, runId: string): Promise<ChildRun> {
+  const label = logPathOf(parent.storePath, runId);
+  const events = await parent.store.read(runId).catch(() => []);
+  const [started] = events;
+  if (started?.type !== "run.started" || started.parent?.runId !== parent.runId) {
+    const none = { task: "", answer: null, steps: 0, tokens: 0, waiting: [], children: [] };
+    return { callId, name, runId, label, status: "missing", ...none };
+  }
+  const trace = traceRun(events, runId);
+  const children = await childRunsOf({ ...parent, runId, label }, trace);
+  const waiting = treeWaiting(trace, children).map((call) => ({ ...call, id: `${callId}/${call.id}` }));
+  const status = trace.result?.status ?? (waiting.length > 0 ? "awaiting_approval" : "unfinished");
+  const { steps, tokens } = trace.result ?? trace;
+  const answer = trace.result?.answer ?? null;
+  return { callId, name, runId, label, task: started.settings.task, answer, status, steps, tokens, waiting, children };
+}
