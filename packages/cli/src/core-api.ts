@@ -14,6 +14,7 @@ export {
   type AgentStatus,
   type AgentStreamEvent,
   agentMachine,
+  agentTool,
   continueAgent,
   type Decision,
   EventLogError,

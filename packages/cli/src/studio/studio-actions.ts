@@ -116,7 +116,11 @@ export class StudioActions {
     this.#busy.add(runId);
     this.failures.delete(runId);
     const onEvent = (event: AgentStreamEvent) => {
-      if (event.type === "text-delta") for (const listener of this.deltas) listener(runId, event.text);
+      // A child run's text goes to the child's page.
+      const to = event.origin === undefined ? runId : (event.origin.runId ?? runId);
+      if (event.type === "text-delta" && (to !== runId || event.origin === undefined)) {
+        for (const listener of this.deltas) listener(to, event.text);
+      }
     };
     go(onEvent)
       .catch((error: unknown) => this.failures.set(runId, messageOf(error)))

@@ -63,6 +63,7 @@ export async function runWithProgress(
 }
 
 function streamText(line: ProgressLine, event: AgentStreamEvent): void {
+  if (event.origin !== undefined) return;
   if (event.type === "text-delta") line.text(event.text);
   else if (event.type === "model-failed" || event.type === "retry-waiting") line.attempt(event);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  agentTool,
   asks,
   type CliModel,
   continueAgent,
@@ -84,5 +85,33 @@ describe("a live view folds the events the run logs, as stored", () => {
     expect(attempts).toEqual(["model call 1 failed: Error: 529 overloaded_error", "wait 2"]);
     expect(reports.some((progress) => progress.state === "retryWait")).toBe(true);
     expect(reports.at(-1)).toMatchObject({ state: "done", steps: 1 });
+  });
+
+  it("follows its own run only: a child run's text and steps (an agent tool's) are not shown as this run's", async () => {
+    // Regression test; before the change: the child's streamed answer was printed into the
+    // parent's line, and its steps counted as the parent's progress.
+    const texts: string[] = [];
+    const reports: Progress[] = [];
+    const tracer = new RunTracer("p");
+    const view = new LiveView(tracer, {
+      progress: (p) => reports.push(p),
+      text: (t) => texts.push(t),
+      attempt: () => {},
+    });
+    const child = scriptedModel([final("CHILD ANSWER")]);
+    const registry = new ToolRegistry([
+      agentTool({ name: "research", description: "Researches.", model: child, registry: new ToolRegistry() }),
+    ]);
+    const parent = scriptedModel([asks(toolCall("r1", "research", { task: "look" })), final("parent answer")]);
+    const result = await runAgent("t", parent, registry, {
+      store: new MemoryEventStore(),
+      runId: "p",
+      onEvent: view.onEvent,
+      onLogged: view.onLogged,
+    });
+    expect(result.answer).toBe("parent answer");
+    expect(texts.join("")).toBe("parent answer");
+    expect(reports.every((progress) => progress.steps <= 2)).toBe(true);
+    expect(reports.at(-1)).toMatchObject({ state: "done", steps: 2 });
   });
 });

@@ -34,6 +34,8 @@ export class LiveView {
 
   /** The `onEvent` callback to give the run: the model's text as it streams, failed attempts, and progress at each step. */
   readonly onEvent = (event: AgentStreamEvent): void => {
+    // A child run's events (an agent tool's) are its own: the line follows this run.
+    if (event.origin !== undefined) return;
     if (event.type === "text-delta") this.#sink.text(event.text);
     else if (event.type === "model-failed" || event.type === "retry-waiting") this.#sink.attempt(event);
     else if (event.type === "step-started" || event.type === "finished") this.#report();
