@@ -194,3 +194,90 @@ function hangingTree(): ToolRegistry {
     agentTool({ name: "research", description: "R.", model: hanging, registry: new ToolRegistry(), timeoutMs: 1 }),
   ]);
 }
+
+// The tree of (b): the parent, its children `research` (r1) and `notes` (r2), and its grandchild
+// `mailer` (r1/g1) each call `send_email` with the same id e1 in one reply, beside the calls of
+// their children, so that four calls wait at once, told apart only by their chained ids.
+const WAITING = ["e1", "r1/e1", "r1/g1/e1", "r2/e1"] as const;
+const WHO: Record<(typeof WAITING)[number], string> = {
+  e1: "parent",
+  "r1/e1": "research",
+  "r1/g1/e1": "mailer",
+  "r2/e1": "notes",
+};
+
+function mailTree() {
+  const sent: string[] = [];
+  const mailing = (extra: ConstructorParameters<typeof ToolRegistry>[0] = []) => {
+    const registry = new ToolRegistry(extra);
+    const to = { type: "object", properties: { to: { type: "string" } }, required: ["to"] } as const;
+    const send = ({ to: who }: { to: string }) => sent.push(who);
+    registry.register("send_email", "Send an email.", to, send, { needsApproval: true });
+    return registry;
+  };
+  const email = (who: string) => toolCall("e1", "send_email", { to: who });
+  const grand = scriptedModel([asks(email("mailer")), final("Mailer done.")]);
+  const mailer = agentTool({ name: "mailer", description: "M.", model: grand, registry: mailing() });
+  const middle = scriptedModel([asks(email("research"), toolCall("g1", "mailer", { task: "t" })), final("R done.")]);
+  const research = agentTool({ name: "research", description: "R.", model: middle, registry: mailing([mailer]) });
+  const noter = scriptedModel([asks(email("notes")), final("Notes done.")]);
+  const notes = agentTool({ name: "notes", description: "N.", model: noter, registry: mailing() });
+  const children = [toolCall("r1", "research", { task: "t" }), toolCall("r2", "notes", { task: "t" })];
+  const parent = scriptedModel([asks(email("parent"), ...children), final("All done.")]);
+  return { sent, parent, registry: mailing([research, notes]) };
+}
+
+type Choice = "approve" | "deny" | "none";
+const CHOICES: readonly Choice[] = ["approve", "deny", "none"];
+const everyChoice = (n: number): Choice[][] =>
+  n === 0 ? [[]] : everyChoice(n - 1).flatMap((rest) => CHOICES.map((choice) => [choice, ...rest]));
+
+function decisionsOf(choices: readonly Choice[]): Record<string, Decision> {
+  const decisions: Record<string, Decision> = {};
+  for (const [i, choice] of choices.entries()) {
+    if (choice !== "none") decisions[WAITING[i] as string] = { approved: choice === "approve", reason: "r" };
+  }
+  return decisions;
+}
+
+const whoOf = (ids: readonly string[]) => ids.map((id) => WHO[id as (typeof WAITING)[number]]).sort();
+
+describe("no path runs a child's risky call without a decision for that very call", () => {
+  for (const choices of everyChoice(WAITING.length)) {
+    it(`decisions ${choices.join(", ")} for ${WAITING.join(", ")}: only the approved calls run, once; the rest wait`, async () => {
+      const { sent, parent, registry } = mailTree();
+      const store = new MemoryEventStore();
+      const paused = await runAgent("Mail.", parent, registry, { store, runId: "p" });
+      expect(paused.pendingApprovals?.map((call) => call.id).sort()).toEqual([...WAITING].sort());
+      expect(sent).toEqual([]);
+      const given = decisionsOf(choices);
+      const once = await resumeAgent("p", parent, registry, { store, decisions: given });
+      const approved = Object.keys(given).filter((id) => given[id]?.approved);
+      expect([...sent].sort()).toEqual(whoOf(approved));
+      const undecided = WAITING.filter((id) => given[id] === undefined);
+      if (undecided.length > 0) {
+        expect(once.status).toBe("awaiting_approval");
+        expect(once.pendingApprovals?.map((call) => call.id).sort()).toEqual([...undecided].sort());
+        const rest = Object.fromEntries(undecided.map((id) => [id, { approved: true }]));
+        const done = await resumeAgent("p", parent, registry, { store, decisions: rest });
+        expect(done.status).toBe("done");
+        expect([...sent].sort()).toEqual(whoOf([...approved, ...undecided]));
+      } else expect(once).toMatchObject({ status: "done", answer: "All done." });
+    });
+  }
+
+  it("a live approver is asked for each call by its chained id, and only the calls it approves run", async () => {
+    for (const approvedIds of [[], ["e1"], ["r1/e1"], ["r1/g1/e1"], ["r2/e1"], ["e1", "r1/g1/e1"], [...WAITING]]) {
+      const { sent, parent, registry } = mailTree();
+      const asked: string[] = [];
+      const approve = (call: { id: string }) => {
+        asked.push(call.id);
+        return { approved: approvedIds.includes(call.id) };
+      };
+      const result = await runAgent("Mail.", parent, registry, { approve });
+      expect(result.status).toBe("done");
+      expect(asked.sort()).toEqual([...WAITING].sort());
+      expect([...sent].sort()).toEqual(whoOf(approvedIds));
+    }
+  });
+});
