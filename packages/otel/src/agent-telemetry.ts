@@ -20,7 +20,7 @@ import {
   tracedModel,
   tracedSummarizer,
 } from "./live-run.js";
-import { spansFromLog } from "./spans-from-log.js";
+import { type ChildLog, spansFromLog } from "./spans-from-log.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
 import { type SpanSettings, TurnSpans, type TurnStart } from "./turn-spans.js";
 
@@ -43,8 +43,10 @@ export interface AgentTelemetry {
    * Sends the spans of a logged run (a store's `read(runId)`), timed by its events' `at`: one
    * `invoke_agent` per turn, under the active context. Throws `EventLogError` for a log that does
    * not fit its run and `RangeError` for an event with no valid time, before any span is sent.
+   * With `childLog`, each child run an agent tool's call ran is traced from its own log, nested
+   * under that call's `execute_tool` span as a live run's is.
    */
-  spansFromLog(runId: string, events: readonly StoredEvent[]): void;
+  spansFromLog(runId: string, events: readonly StoredEvent[], childLog?: ChildLog): void;
 }
 
 /**
@@ -93,7 +95,7 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
         context.with(turn.context, () => resumeAgent(runId, run, registry, traced)),
       );
     },
-    spansFromLog: (runId, events) => spansFromLog(settings, runId, events, context.active()),
+    spansFromLog: (runId, events, childLog) => spansFromLog(settings, runId, events, context.active(), childLog),
   };
 }
 

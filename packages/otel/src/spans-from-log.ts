@@ -26,6 +26,7 @@ export function spansFromLog(
   runId: string,
   events: readonly StoredEvent[],
   parent: Context,
+  childLog?: ChildLog,
 ): void {
   if (typeof runId !== "string" || runId === "") {
     throw new TypeError(`runId must be the run's id, a non-empty string; got ${String(runId)}`);
@@ -33,7 +34,7 @@ export function spansFromLog(
   if (!Array.isArray(events)) throw new TypeError(`events must be the run's logged events, an array`);
   const times = events.map((event, position) => timeOf(runId, event, position));
   const shown = modelInputs(runId, events, settings.captureContent);
-  const log = new LogTrace(settings, runId, parent);
+  const log = new LogTrace(settings, runId, parent, childLog);
   for (const [position, event] of events.entries()) log.take(event, times[position] as Date, shown[position]);
   log.finish();
 }
@@ -77,6 +78,9 @@ function modelInputs(
   }
 }
 
+/** The log of a child run (an agent tool's call), by its run id; undefined when it is not at hand. */
+export type ChildLog = (childRunId: string) => readonly StoredEvent[] | undefined;
+
 /** The turns of a log being turned into spans, one event at a time. */
 class LogTrace {
   #turn: TurnSpans | null = null;
@@ -93,6 +97,7 @@ class LogTrace {
     readonly settings: SpanSettings,
     readonly runId: string,
     readonly parent: Context,
+    readonly childLog: ChildLog | undefined,
   ) {}
 
   /** Takes the next event, logged `at`; `shown` is the list the model was shown, for a reply. */
@@ -120,6 +125,7 @@ class LogTrace {
         break;
       case "tool.started":
         this.#turn?.startTool(this.#call(event.callId, event.name), at);
+        if (event.childRunId !== undefined) this.#child(event.callId, event.name, event.childRunId);
         break;
       case "tool.finished":
         this.#turn?.endTool(this.#call(event.callId), event.content, isErrorResult(event, this.#flags), at);
@@ -136,6 +142,20 @@ class LogTrace {
     }
     this.#previous = at;
     this.#previousType = event.type;
+  }
+
+  /**
+   * The spans of the child run that call `callId` ran, from its own log, under the call's
+   * `execute_tool` span and named for the tool, as a live run nests them; nothing when its log is
+   * not at hand. The child's model is not in its log, so its spans name none.
+   */
+  #child(callId: string, toolName: string, childRunId: string): void {
+    const events = this.childLog?.(childRunId);
+    const turn = this.#turn;
+    if (events === undefined || turn === null) return;
+    const none = { model: undefined, maxTokens: undefined, fallbackModels: [], summarizerModel: undefined };
+    const child = { ...this.settings, ...none, agentName: toolName };
+    spansFromLog(child, childRunId, events, turn.toolContext(callId), this.childLog);
   }
 
   /** The log stops here: a turn still open ends at its last event. */

@@ -129,8 +129,7 @@ export class TurnSpans {
    * so its spans name none.
    */
   childTurn(callId: string, conversationId: string): TurnSpans {
-    const span = this.#tools.get(callId);
-    const parent = span === undefined ? this.context : trace.setSpan(this.context, span);
+    const parent = this.toolContext(callId);
     const agentName = this.#toolNames.get(callId);
     const none = { model: undefined, maxTokens: undefined, fallbackModels: [], summarizerModel: undefined };
     const child = new TurnSpans(
@@ -139,6 +138,12 @@ export class TurnSpans {
     );
     this.#children.push(child);
     return child;
+  }
+
+  /** The context of call `callId`'s open `execute_tool` span (the turn's when it has none), for what the call runs. */
+  toolContext(callId: string): Context {
+    const span = this.#tools.get(callId);
+    return span === undefined ? this.context : trace.setSpan(this.context, span);
   }
 
   /** The context a model call runs in: its `chat` span's while one is open, else the turn's. */

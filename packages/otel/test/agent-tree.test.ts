@@ -83,3 +83,34 @@ describe("a run with an agent tool, traced live", () => {
     ]);
   });
 });
+
+describe("a run with an agent tool, traced from its logs", () => {
+  it("nests the child's spans, read from its own log, under the call's execute_tool span as the live run does", async () => {
+    const live = inMemory({ agentName: "planner" });
+    const { parent, registry } = tree();
+    const store = new MemoryEventStore();
+    await live.telemetry.runAgent("How hot is Pune?", parent, registry, { store, runId: "p" });
+    const logs = new Map([
+      ["p", await store.read("p")],
+      ["p.f1", await store.read("p.f1")],
+    ]);
+    const fromLog = inMemory({ agentName: "planner" });
+    fromLog.telemetry.spansFromLog("p", logs.get("p") ?? [], (runId) => logs.get(runId));
+    // The live child's model calls name no model, and neither does its log: the outlines agree.
+    expect(outline(fromLog.spans())).toEqual(outline(live.spans()));
+    const child = fromLog.spans().find((span) => span.name === "invoke_agent forecaster");
+    const call = fromLog.spans().find((span) => span.name === "execute_tool forecaster");
+    expect(child?.parentSpanContext?.spanId).toBe(call?.spanContext().spanId);
+    expect(child?.attributes).toMatchObject({ "agentloop.status": "done", "agentloop.steps": 2 });
+  });
+
+  it("without the child's log, the parent's trace is as before: the call's span and nothing under it", async () => {
+    const { parent, registry } = tree();
+    const store = new MemoryEventStore();
+    const { telemetry, spans } = inMemory({ agentName: "planner" });
+    await telemetry.runAgent("How hot is Pune?", parent, registry, { store, runId: "p" });
+    const fromLog = inMemory({ agentName: "planner" });
+    fromLog.telemetry.spansFromLog("p", await store.read("p"));
+    expect(outline(fromLog.spans())).toEqual(outline(spans()).filter((line) => !line.endsWith("(p.f1)")));
+  });
+});
