@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { projects } from "./vitest.workspace.ts";
 
@@ -7,6 +8,9 @@ const jsonReport = process.env.VITEST_JSON_REPORT;
 export default defineConfig({
   test: {
     projects,
+    // One worker per core: vitest's default leaves one core idle, which on a 2-core machine runs
+    // the files one at a time while most of them wait on the processes and servers they start.
+    maxWorkers: availableParallelism(),
     ...(jsonReport ? { reporters: ["default", "json"], outputFile: { json: jsonReport } } : {}),
   },
 });
