@@ -98,7 +98,7 @@ describe("repair killed at any point loses no intact event", () => {
     // How long a whole repair takes here, from "ready" to done: the kills are spread over it.
     const whole = await repairIn(trial(-1));
     expect(whole.ms).toBeGreaterThan(0);
-    const span = whole.ms ?? 0;
+    let span = whole.ms ?? 0;
     let killed = 0;
     let last = "";
     for (let index = 0; index < TRIALS; index += 2) {
@@ -109,8 +109,11 @@ describe("repair killed at any point loses no intact event", () => {
           return { directory, ...outcome };
         }),
       );
-      for (const { directory, killed: wasKilled } of outcomes) {
+      for (const { directory, killed: wasKilled, ms } of outcomes) {
         if (wasKilled) killed++;
+        // A repair that finished first ran faster than the measured one (the machine got quieter):
+        // the next kills are spread over the shorter time, so that they still land inside a repair.
+        else if (ms !== null && ms > 0) span = Math.min(span, ms);
         // Byte for byte the old log (torn last line and all) or the repaired one: nothing between.
         const file = readFileSync(join(directory, `${RUN_ID}.jsonl`));
         expect(file.equals(old) || file.equals(repaired), directory).toBe(true);
