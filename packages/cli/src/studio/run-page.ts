@@ -51,8 +51,16 @@ const RUN_JS = `
     timer = null;
     const html = await (await fetch(location.pathname)).text();
     const next = new DOMParser().parseFromString(html, "text/html");
+    // The event the user selected stays selected; a slider at the last event follows the run.
+    const before = document.getElementById("step");
+    const kept = before && before.value !== before.max ? before.value : null;
     for (const id of ["studio-panel", "report"]) document.getElementById(id).replaceWith(document.importNode(next.getElementById(id), true));
     new Function(document.getElementById("report-js").textContent)();
+    const slider = document.getElementById("step");
+    if (kept !== null && slider && Number(kept) <= Number(slider.max)) {
+      slider.value = kept;
+      slider.dispatchEvent(new Event("input", { bubbles: true }));
+    }
     document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
     document.dispatchEvent(new Event("studio:updated"));
   }
