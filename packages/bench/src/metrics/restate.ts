@@ -1,7 +1,7 @@
 import { checkOutcome } from "../harness.js";
 import { outcomeOf } from "../harnesses/agentloop.js";
 import { median } from "../measure.js";
-import { type Cluster, startCluster } from "../restate/cluster.js";
+import { type Cluster, type CpuMs, startCluster } from "../restate/cluster.js";
 
 /** The sizes of the Restate measurements. */
 export interface RestatePlan {
@@ -63,7 +63,7 @@ async function checkedBare(cluster: Cluster, steps: number): Promise<void> {
 export async function measurePerStep(
   cluster: Cluster,
   plan: RestatePlan,
-  cpu?: { perStep: Map<number, number[]>; bare: Map<number, number[]> },
+  cpu?: { perStep: Map<number, CpuMs[]>; bare: Map<number, CpuMs[]> },
 ): Promise<{ perStep: Map<number, number>; bare: Map<number, number> }> {
   const kinds = [(length: number) => checkedRun(cluster, length, 0), (length: number) => checkedBare(cluster, length)];
   for (const length of plan.lengths) for (const run of kinds) await run(length);
@@ -77,8 +77,13 @@ export async function measurePerStep(
         for (let index = 0; index < plan.runsPerSample; index++) await run(length);
         const ms = (performance.now() - start) / plan.runsPerSample;
         samples[kind]?.get(length)?.push((ms * 1000) / length);
-        const cpuMs = (cluster.cpuMs() - cpuStart) / plan.runsPerSample;
-        (kind === 0 ? cpu?.perStep : cpu?.bare)?.get(length)?.push((cpuMs * 1000) / length);
+        const cpuEnd = cluster.cpuMs();
+        const perStep = (ms: number) => (ms * 1000) / plan.runsPerSample / length;
+        const used = {
+          server: perStep(cpuEnd.server - cpuStart.server),
+          service: perStep(cpuEnd.service - cpuStart.service),
+        };
+        (kind === 0 ? cpu?.perStep : cpu?.bare)?.get(length)?.push(used);
       }
     }
   }

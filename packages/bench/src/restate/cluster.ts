@@ -13,11 +13,17 @@ export interface Cluster {
   run(steps: number, delayMs: number): Promise<AgentResult>;
   /** Runs it as the bare workflow of the same `ctx.run` calls; resolves to its model calls. */
   runBare(steps: number, delayMs: number): Promise<number>;
-  /** CPU milliseconds the server and the service processes used so far (Linux; `NaN` elsewhere). */
-  cpuMs(): number;
+  /** CPU milliseconds the server and the service processes used so far, each (Linux; `NaN` elsewhere). */
+  cpuMs(): CpuMs;
   /** Runs the scenario once, as agentloop or as the bare workflow, and counts the entries Restate journaled for it. */
   journalEntries(kind: "agent" | "bare", steps: number): Promise<number>;
   close(): Promise<void>;
+}
+
+/** CPU milliseconds used so far by the Restate server, and by the service processes together. */
+export interface CpuMs {
+  readonly server: number;
+  readonly service: number;
 }
 
 let runs = 0;
@@ -92,21 +98,24 @@ async function journalSize(admin: string, target: string): Promise<number> {
   return rows[0]?.journal_size ?? Number.NaN;
 }
 
-/** CPU milliseconds (user and system) of this process's children, from `/proc`. */
-function childrenCpuMs(): number {
+/** CPU milliseconds (user and system) of this process's children, the server's apart, from `/proc`. */
+function childrenCpuMs(): CpuMs {
   try {
     const tasks = readdirSync("/proc/self/task");
     const pids = tasks.flatMap((task) => readFileSync(`/proc/self/task/${task}/children`, "utf8").trim().split(/\s+/));
-    let ticks = 0;
+    let server = 0;
+    let service = 0;
     for (const pid of pids.filter((pid) => pid !== "")) {
       // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
+      const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+      if (stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).startsWith("restate")) server += ms;
+      else service += ms;
     }
-    return ticks * 10;
+    return { server, service };
   } catch {
-    return Number.NaN;
+    return { server: Number.NaN, service: Number.NaN };
   }
 }
 
