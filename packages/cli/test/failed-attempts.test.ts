@@ -52,7 +52,7 @@ describe("failed model attempts", () => {
       );
       expect(ran.code, ran.stderr).toBe(0);
       expect(ran.stdout).toMatch(
-        /^failed {4}model 0 · retryable, retry-after 1 ms · model call 1 failed: .*429 Rate limit reached for gpt-4\.1-mini/m,
+        /^failed {4}model 0 · retryable, retry-after 1 ms · model call 1 failed: RateLimitError: 429 Rate limit reached for gpt-4\.1-mini/m,
       );
       expect(ran.stdout).toContain("\nwaiting   1 ms before model call 1 is tried again\n");
       expect(ran.stdout).toContain("progress  retryWait · step 0 of 50");

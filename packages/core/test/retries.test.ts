@@ -68,6 +68,26 @@ describe("retries and fallback models", () => {
     expect(replayRun(events).result).toMatchObject({ status: "done", steps: 1 });
   });
 
+  it("a failure logs its error's class when its name is the plain Error (SDK errors that do not set name), so spans from the log name it as live ones do", async () => {
+    // The OpenAI SDK's errors keep `name` "Error"; their class says what failed.
+    class RateLimitError extends Error {
+      readonly retryable = true;
+    }
+    class NamedError extends Error {
+      override readonly name = "Overloaded";
+      readonly retryable = true;
+    }
+    const store = new MemoryEventStore();
+    const model = flaky([new RateLimitError("429 Rate limit reached"), new NamedError("529"), overloaded()]);
+    await runAgent(TASK, model, registry, { store, runId: "c", retry: { attempts: 3, initialDelayMs: 1 } });
+    const failures = (await store.read("c")).filter((event) => event.type === "model.failed");
+    expect(failures.map((event) => (event.type === "model.failed" ? event.error : ""))).toEqual([
+      "model call 1 failed: RateLimitError: 429 Rate limit reached",
+      "model call 1 failed: Overloaded: 529",
+      "model call 1 failed: Error: 529 overloaded_error",
+    ]);
+  });
+
   it("after its retries the next fallback model gets the call; a non-retryable failure moves on at once", async () => {
     const store = new MemoryEventStore();
     const primary = flaky([overloaded(), badKey]);

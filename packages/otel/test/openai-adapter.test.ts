@@ -1,11 +1,11 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ModelError } from "@agentloop/core";
+import { MemoryEventStore, ModelError } from "@agentloop/core";
 import { openaiModel } from "@agentloop/openai";
 import OpenAI from "openai";
 import { afterEach, expect, it } from "vitest";
-import { inMemory, only, weather } from "./in-memory.js";
+import { inMemory, only, trees, weather } from "./in-memory.js";
 
 let server: Server | undefined;
 afterEach(() => {
@@ -75,4 +75,35 @@ it("traces a run on the OpenAI adapter: the provider's usage, and its rate-limit
     "gen_ai.request.max_tokens": 256,
     "gen_ai.response.finish_reasons": ["tool_call"],
   });
+});
+
+it("names the OpenAI SDK's RateLimitError (whose name is the plain Error) alike live and from the run's log", async () => {
+  const answer = {
+    ...toolCallCompletion,
+    choices: [
+      {
+        ...toolCallCompletion.choices[0],
+        finish_reason: "stop",
+        message: { role: "assistant", content: "It is 30 C.", refusal: null },
+      },
+    ],
+  };
+  const baseURL = await serve([
+    { status: 429, body: rateLimited },
+    { status: 200, body: answer },
+  ]);
+  const client = new OpenAI({ baseURL, apiKey: "test", maxRetries: 0 });
+  const model = openaiModel({ client, model: "gpt-4.1-mini" });
+  const { telemetry, spans, reset } = inMemory({ provider: "openai", model: "gpt-4.1-mini" });
+  const store = new MemoryEventStore();
+  const options = { store, runId: "limited", retry: { attempts: 1, initialDelayMs: 1 } };
+  await expect(telemetry.runAgent("How hot is Pune?", model, weather(), options)).resolves.toMatchObject({
+    status: "done",
+  });
+  const failed = spans().find((span) => span.name === "chat gpt-4.1-mini" && span.status.code === 2);
+  expect(failed?.attributes["error.type"]).toBe("RateLimitError");
+  const live = trees(spans());
+  reset();
+  telemetry.spansFromLog("limited", await store.read("limited"));
+  expect(trees(spans())).toEqual(live);
 });

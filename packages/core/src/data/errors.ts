@@ -77,16 +77,28 @@ export class ModelError extends AgentloopError {
   }
 }
 
-/** Describes any thrown value in one line: `Name: message` for errors, JSON for the rest; never a stack trace. */
-export function describeThrown(value: unknown): string {
+/**
+ * Describes any thrown value in one line: `Name: message` for errors, JSON for the rest; never a
+ * stack trace. With `byClass`, an error whose `name` is the plain `Error` is named by its class
+ * instead (`RateLimitError`: SDKs that do not set `name`), as model failures are logged.
+ */
+export function describeThrown(value: unknown, { byClass = false }: { readonly byClass?: boolean } = {}): string {
   if (value instanceof Error) {
     try {
-      return `${value.name}: ${value.message}`;
+      return `${byClass ? classNameOf(value) : value.name}: ${value.message}`;
     } catch {
       return "an Error whose name or message cannot be read";
     }
   }
   return `threw a non-Error value: ${safeJson(value)}`;
+}
+
+/** An error's `name`, or its class's when the name is the plain `Error` and the class has one of its own. */
+function classNameOf(error: Error): string {
+  const { name } = error;
+  if (name !== "Error") return name;
+  const className: unknown = error.constructor?.name;
+  return typeof className === "string" && /^[A-Za-z_$][\w$]*$/.test(className) ? className : name;
 }
 
 function safeJson(value: unknown): string {

@@ -76,7 +76,7 @@ export interface RetrySettings {
 /** A failed model call, as logged before the next attempt (from schema 4 on, with `retry` or `fallbackModels`). */
 export type ModelFailed = {
   readonly type: "model.failed";
-  /** The failure in one line: the SDK error's name and message. */
+  /** The failure in one line: the SDK error's name (its class when the name is the plain `Error`) and message. */
   readonly error: string;
   readonly retryable: boolean;
   /** Milliseconds the provider asked to wait, when it said. */

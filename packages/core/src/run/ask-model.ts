@@ -61,7 +61,7 @@ export async function askModel(
       ...(output === undefined ? {} : { output }),
     });
   } catch (error) {
-    return failed(request, describeThrown(error), error, failureOf(error));
+    return failed(request, describeThrown(error, { byClass: true }), error, failureOf(error));
   }
   const reply = copyReply(raw);
   if (typeof reply === "string") return failed(request, `the model returned an invalid reply: ${reply}`);

@@ -26,7 +26,7 @@ export async function compactContext(
   try {
     raw = await summarizer(request.prompt, [], { signal: options.signal });
   } catch (error) {
-    return failed(request, describeThrown(error), error);
+    return failed(request, describeThrown(error, { byClass: true }), error);
   }
   const reply = copyReply(raw);
   if (typeof reply === "string") return failed(request, `the summarizer returned an invalid reply: ${reply}`);
