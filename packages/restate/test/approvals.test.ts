@@ -1,26 +1,17 @@
-import { asks, final, MemoryEventStore, ToolRegistry, toolCall } from "@agentloop/core";
+import { asks, final, MemoryEventStore, type ToolRegistry, toolCall } from "@agentloop/core";
+import { makeMailRegistry } from "@agentloop/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentWorkflow, type RunStatus } from "../src/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
 import { stepModel } from "./support/in-process.js";
 import { type InProcessHarness, openInProcess } from "./support/in-process-harness.js";
 
-const sent: string[] = [];
 const stopped: string[] = [];
+const office = makeMailRegistry();
+const { sent } = office;
 
-function officeRegistry(): ToolRegistry {
-  const registry = new ToolRegistry();
-  registry.register(
-    "send_email",
-    "Send an email.",
-    { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
-    ({ to }: { to: string }) => {
-      sent.push(to);
-      return { sent: to };
-    },
-    { needsApproval: true },
-  );
-  // Runs until the run's signal aborts.
+/** The mail tool (its calls need approval), with a tool that runs until the run's signal aborts. */
+function officeRegistry(registry: ToolRegistry = makeMailRegistry().registry): ToolRegistry {
   registry.register(
     "wait_forever",
     "Wait.",
@@ -44,7 +35,7 @@ const MAIL = [
   final("Done."),
 ];
 const store = new MemoryEventStore();
-const mail = agentWorkflow({ name: "mail", model: stepModel(MAIL), registry: officeRegistry(), store });
+const mail = agentWorkflow({ name: "mail", model: stepModel(MAIL), registry: officeRegistry(office.registry), store });
 const policy = agentWorkflow({
   name: "policy",
   model: stepModel(MAIL),
