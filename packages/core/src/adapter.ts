@@ -14,6 +14,8 @@ export type {
   Usage,
 } from "./data/index.js";
 export {
+  type AdapterErrorClass,
+  adapterErrorClass,
   assignCallIds,
   checkReply,
   copyReply,
@@ -25,8 +27,12 @@ export {
   markFailure,
   type ProviderFailure,
   pointerSegments,
+  readModelStream,
   retryAfterMs,
   type SdkErrorClasses,
+  type StreamCall,
+  type StreamPump,
+  type StreamReading,
   sdkFailure,
   valueAt,
 } from "./data/index.js";

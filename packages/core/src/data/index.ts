@@ -14,6 +14,7 @@ export * from "./history.js";
 export * from "./is-plain-object.js";
 export * from "./json-value.js";
 export * from "./log-flags.js";
+export * from "./model-stream.js";
 export * from "./provider-error.js";
 export * from "./run-end.js";
 export * from "./sdk-failure.js";
