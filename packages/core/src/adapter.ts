@@ -30,10 +30,12 @@ export {
   readModelStream,
   retryAfterMs,
   type SdkErrorClasses,
+  type SdkRequestOptions,
   type StreamCall,
   type StreamPump,
   type StreamReading,
   sdkFailure,
+  sdkRequestOptions,
   valueAt,
 } from "./data/index.js";
 export type { ModelWithLimits } from "./run/index.js";

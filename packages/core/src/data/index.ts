@@ -18,5 +18,6 @@ export * from "./model-stream.js";
 export * from "./provider-error.js";
 export * from "./run-end.js";
 export * from "./sdk-failure.js";
+export * from "./sdk-request-options.js";
 export * from "./transcript.js";
 export * from "./types.js";

@@ -5,6 +5,7 @@
 // SDK's `finalMessage()`, thinking signatures included), converted as a non-streamed reply is.
 
 import { describeThrown } from "./errors.js";
+import type { SdkRequestOptions } from "./sdk-request-options.js";
 import type { ModelDelta } from "./types.js";
 
 /** What an adapter's streamed call needs besides the request body. */
@@ -12,7 +13,7 @@ export interface StreamCall<Client> {
   /** The SDK's client, as the adapter was given it. */
   readonly client: Client;
   /** The SDK's per-request options the adapter sets itself. */
-  readonly requestOptions: { readonly maxRetries?: number; readonly timeout?: number };
+  readonly requestOptions: SdkRequestOptions;
   /** The run's signal, passed to the request. */
   readonly signal: AbortSignal;
   /** Called with each piece of the reply as it arrives. */
