@@ -1,4 +1,12 @@
-import type { Message, Model, ModelCallOptions, ModelDelta, ModelReply, ToolSpec } from "@agentloop/core/adapter";
+import {
+  type Message,
+  type Model,
+  type ModelCallOptions,
+  type ModelDelta,
+  type ModelReply,
+  sdkRequestOptions,
+  type ToolSpec,
+} from "@agentloop/core/adapter";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { classifyAnthropicError } from "./classify-error.js";
@@ -47,11 +55,6 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
   }
   refuseUnsupportedOptions(params, maxTokens);
   const { tool_choice, ...always } = params;
-  const requestOptions = (harnessRetries: boolean | undefined) => ({
-    // The run retries itself: one request per attempt, so that the two kinds of retry do not multiply.
-    ...(maxRetries === undefined ? (harnessRetries === true ? { maxRetries: 0 } : {}) : { maxRetries }),
-    ...(timeout === undefined ? {} : { timeout }),
-  });
   // The API refuses tool_choice in a request without tools; a forced choice holds only until tool
   // results follow, so that the run can still end with an answer.
   const toolChoice = (messages: readonly Message[]) =>
@@ -73,7 +76,7 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
       ...(tools.length === 0 ? {} : { tools: toAnthropicTools(tools), ...toolChoice(messages) }),
       ...(output === undefined ? {} : { output_config: answerFormat(always.output_config, output) }),
     };
-    const options = requestOptions(harnessRetries);
+    const options = sdkRequestOptions({ maxRetries, timeout }, harnessRetries);
     const failed = (error: unknown) => {
       throw classifyAnthropicError(error);
     };

@@ -1,18 +1,12 @@
-import { AgentloopError } from "@agentloop/core";
+import { adapterErrorClass } from "@agentloop/core/adapter";
 
 /**
  * The server answered with something that is not a Messages API message (no `content` array): a
  * server or proxy bug the model cannot repair, so the run stops. `cause` holds the response body.
  */
-export class AnthropicResponseError extends AgentloopError {
-  override readonly name = "AnthropicResponseError";
-
+export class AnthropicResponseError extends adapterErrorClass("AnthropicResponseError") {
   constructor(message: string, options: { cause: unknown }) {
     super(message, options);
-  }
-
-  static override isInstance(value: unknown): value is AnthropicResponseError {
-    return AgentloopError.isInstance(value) && value.name === "AnthropicResponseError";
   }
 }
 
@@ -21,23 +15,11 @@ export class AnthropicResponseError extends AgentloopError {
  * the API refuses with thinking on, when the model is made; an empty user message, when it is
  * called. Nothing was sent; the message says what to change.
  */
-export class AnthropicRequestError extends AgentloopError {
-  override readonly name = "AnthropicRequestError";
-
-  static override isInstance(value: unknown): value is AnthropicRequestError {
-    return AgentloopError.isInstance(value) && value.name === "AnthropicRequestError";
-  }
-}
+export class AnthropicRequestError extends adapterErrorClass("AnthropicRequestError") {}
 
 /**
  * A streamed reply broke off after the stream had started: the connection dropped, the server
  * sent an `error` event (e.g. `overloaded_error`), or the stream ended before `message_stop`.
  * `cause` holds the SDK's error; the partial reply is never used.
  */
-export class AnthropicStreamError extends AgentloopError {
-  override readonly name = "AnthropicStreamError";
-
-  static override isInstance(value: unknown): value is AnthropicStreamError {
-    return AgentloopError.isInstance(value) && value.name === "AnthropicStreamError";
-  }
-}
+export class AnthropicStreamError extends adapterErrorClass("AnthropicStreamError") {}

@@ -14,6 +14,8 @@ export type {
   Usage,
 } from "./data/index.js";
 export {
+  type AdapterErrorClass,
+  adapterErrorClass,
   assignCallIds,
   checkReply,
   copyReply,
@@ -25,9 +27,15 @@ export {
   markFailure,
   type ProviderFailure,
   pointerSegments,
+  readModelStream,
   retryAfterMs,
   type SdkErrorClasses,
+  type SdkRequestOptions,
+  type StreamCall,
+  type StreamPump,
+  type StreamReading,
   sdkFailure,
+  sdkRequestOptions,
   valueAt,
 } from "./data/index.js";
 export type { ModelWithLimits } from "./run/index.js";

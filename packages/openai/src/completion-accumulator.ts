@@ -1,4 +1,4 @@
-import type { ModelDelta } from "@agentloop/core";
+import type { ModelDelta } from "@agentloop/core/adapter";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import { OpenAIStreamError } from "./errors.js";
 
@@ -27,14 +27,13 @@ interface WireCallDelta {
 }
 
 /**
- * Rebuilds the chat completion a stream of chunks adds up to, calling `onDelta` for each piece of
- * text, reasoning and tool-call arguments as it arrives. The result has the non-streaming shape
+ * Rebuilds the chat completion a stream of chunks adds up to, giving back the deltas (text,
+ * reasoning, tool-call arguments) each chunk carries. The result has the non-streaming shape
  * (text, refusal, `reasoning_content`/`reasoning`, tool calls by index, finish reason, the usage of
  * the last chunk that had one), so `fromOpenAICompletion` maps both paths alike. The SDK's own
  * stream helper is not used: it overwrites the reasoning fields instead of joining them.
  */
 export class CompletionAccumulator {
-  readonly #onDelta: (delta: ModelDelta) => void;
   #head: Pick<ChatCompletion, "id" | "created" | "model"> | undefined;
   #content: string | undefined;
   #refusal: string | undefined;
@@ -43,43 +42,46 @@ export class CompletionAccumulator {
   readonly #calls = new Map<number, PartialCall>();
   #finishReason: string | undefined;
   #usage: ChatCompletion["usage"];
-  /** Chunks read so far, for error messages. */
-  chunks = 0;
 
-  constructor(onDelta: (delta: ModelDelta) => void) {
-    this.#onDelta = onDelta;
-  }
-
-  /** Adds one chunk, in arrival order. */
-  add(chunk: ChatCompletionChunk): void {
-    this.chunks += 1;
+  /** Adds one chunk, in arrival order, and returns the deltas it carries. */
+  add(chunk: ChatCompletionChunk): ModelDelta[] {
+    const deltas: ModelDelta[] = [];
     this.#head ??= { id: chunk.id, created: chunk.created, model: chunk.model };
     if (chunk.usage) this.#usage = chunk.usage;
     const choice = chunk.choices?.find((candidate) => candidate.index === 0) ?? chunk.choices?.[0];
-    if (choice === undefined) return;
+    if (choice === undefined) return deltas;
     if (typeof choice.finish_reason === "string") this.#finishReason = choice.finish_reason;
     const delta = (choice.delta ?? {}) as WireDelta;
     if (typeof delta.content === "string" && delta.content !== "") {
       this.#content = (this.#content ?? "") + delta.content;
-      this.#onDelta({ type: "text-delta", text: delta.content });
+      deltas.push({ type: "text-delta", text: delta.content });
     }
     if (typeof delta.refusal === "string" && delta.refusal !== "") {
       this.#refusal = (this.#refusal ?? "") + delta.refusal;
-      this.#onDelta({ type: "text-delta", text: delta.refusal });
+      deltas.push({ type: "text-delta", text: delta.refusal });
     }
-    if (typeof delta.reasoning_content === "string")
-      this.#reasoningContent = this.#reason(this.#reasoningContent, delta.reasoning_content);
-    if (typeof delta.reasoning === "string") this.#reasoning = this.#reason(this.#reasoning, delta.reasoning);
+    if (typeof delta.reasoning_content === "string") {
+      this.#reasoningContent = (this.#reasoningContent ?? "") + delta.reasoning_content;
+      if (delta.reasoning_content !== "") deltas.push({ type: "reasoning-delta", text: delta.reasoning_content });
+    }
+    if (typeof delta.reasoning === "string") {
+      this.#reasoning = (this.#reasoning ?? "") + delta.reasoning;
+      if (delta.reasoning !== "") deltas.push({ type: "reasoning-delta", text: delta.reasoning });
+    }
     if (Array.isArray(delta.tool_calls)) {
-      for (const [position, call] of (delta.tool_calls as WireCallDelta[]).entries()) this.#addCall(call, position);
+      for (const [position, call] of (delta.tool_calls as WireCallDelta[]).entries()) {
+        const piece = this.#addCall(call, position);
+        if (piece !== undefined) deltas.push(piece);
+      }
     }
+    return deltas;
   }
 
-  /** The completion the chunks add up to; throws `OpenAIStreamError` when no chunk carried a finish reason. */
-  completion(): ChatCompletion {
+  /** The completion the `chunks` added up to; throws `OpenAIStreamError` when no chunk carried a finish reason. */
+  completion(chunks: number): ChatCompletion {
     if (this.#finishReason === undefined || this.#head === undefined) {
       throw new OpenAIStreamError(
-        `the stream ended after ${this.chunks} chunks without a finish_reason: the reply is incomplete`,
+        `the stream ended after ${chunks} chunks without a finish_reason: the reply is incomplete`,
       );
     }
     const calls = [...this.#calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
@@ -107,12 +109,7 @@ export class CompletionAccumulator {
     } as ChatCompletion;
   }
 
-  #reason(sofar: string | undefined, text: string): string {
-    if (text !== "") this.#onDelta({ type: "reasoning-delta", text });
-    return (sofar ?? "") + text;
-  }
-
-  #addCall(delta: WireCallDelta, position: number): void {
+  #addCall(delta: WireCallDelta, position: number): ModelDelta | undefined {
     const index = typeof delta.index === "number" ? delta.index : position;
     const known = this.#calls.get(index);
     const call = known ?? { args: "" };
@@ -124,13 +121,13 @@ export class CompletionAccumulator {
     if (name !== undefined) call.name = name;
     if (typeof delta.type === "string") call.type = delta.type;
     call.args += args;
-    if (id === undefined && name === undefined && args === "") return;
-    this.#onDelta({
+    if (id === undefined && name === undefined && args === "") return undefined;
+    return {
       type: "tool-call-delta",
       index,
       ...(id === undefined ? {} : { id }),
       ...(name === undefined ? {} : { name }),
       argsText: args,
-    });
+    };
   }
 }

@@ -1,18 +1,12 @@
-import { AgentloopError } from "@agentloop/core";
+import { adapterErrorClass } from "@agentloop/core/adapter";
 
 /**
  * The server answered with something that is not a chat completion (no choices, no message): a
  * server or proxy bug the model cannot repair, so the run stops. `cause` holds the response body.
  */
-export class OpenAIResponseError extends AgentloopError {
-  override readonly name = "OpenAIResponseError";
-
+export class OpenAIResponseError extends adapterErrorClass("OpenAIResponseError") {
   constructor(message: string, options: { cause: unknown }) {
     super(message, options);
-  }
-
-  static override isInstance(value: unknown): value is OpenAIResponseError {
-    return AgentloopError.isInstance(value) && value.name === "OpenAIResponseError";
   }
 }
 
@@ -21,23 +15,11 @@ export class OpenAIResponseError extends AgentloopError {
  * contract (`n`, `stream_options`...) when the model is made, or an empty user message when it is
  * called. Nothing was sent; the message says what to change.
  */
-export class OpenAIRequestError extends AgentloopError {
-  override readonly name = "OpenAIRequestError";
-
-  static override isInstance(value: unknown): value is OpenAIRequestError {
-    return AgentloopError.isInstance(value) && value.name === "OpenAIRequestError";
-  }
-}
+export class OpenAIRequestError extends adapterErrorClass("OpenAIRequestError") {}
 
 /**
  * A streamed reply broke off: the connection dropped, the server sent an error event, or the
  * stream ended before its last chunk. `cause` holds the underlying error when there is one; the
  * partial reply is never used.
  */
-export class OpenAIStreamError extends AgentloopError {
-  override readonly name = "OpenAIStreamError";
-
-  static override isInstance(value: unknown): value is OpenAIStreamError {
-    return AgentloopError.isInstance(value) && value.name === "OpenAIStreamError";
-  }
-}
+export class OpenAIStreamError extends adapterErrorClass("OpenAIStreamError") {}

@@ -1,4 +1,11 @@
-import type { Message, Model, ModelCallOptions, ModelReply, ToolSpec } from "@agentloop/core/adapter";
+import {
+  type Message,
+  type Model,
+  type ModelCallOptions,
+  type ModelReply,
+  sdkRequestOptions,
+  type ToolSpec,
+} from "@agentloop/core/adapter";
 import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { classifyOpenAIError } from "./classify-error.js";
@@ -87,11 +94,6 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
   }
   refuseUnsupportedOptions(params);
   const { tool_choice, parallel_tool_calls, ...always } = params;
-  const requestOptions = (harnessRetries: boolean | undefined) => ({
-    // The run retries itself: one request per attempt, so that the two kinds of retry do not multiply.
-    ...(maxRetries === undefined ? (harnessRetries === true ? { maxRetries: 0 } : {}) : { maxRetries }),
-    ...(timeout === undefined ? {} : { timeout }),
-  });
   const quotaAware = withoutQuotaRetries(client);
 
   const toolParams = (messages: readonly Message[]) => {
@@ -118,7 +120,7 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
       ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
       ...(output === undefined ? {} : { response_format: toResponseFormat(output, strict) }),
     };
-    const options = requestOptions(harnessRetries);
+    const options = sdkRequestOptions({ maxRetries, timeout }, harnessRetries);
     const completion = await (onDelta === undefined
       ? quotaAware.chat.completions.create(body, { ...options, signal })
       : streamCompletion(body, { client: quotaAware, requestOptions: options, signal, onDelta })

@@ -112,3 +112,24 @@ function safeJson(value: unknown): string {
     }
   }
 }
+
+/** The base class `adapterErrorClass` makes: an `AgentloopError` with a fixed `name`, and its own `isInstance`. */
+export interface AdapterErrorClass<Name extends string> {
+  new (message: string, options?: ErrorOptions): AgentloopError & { readonly name: Name };
+  /** Whether `value` is an error of this class, from this copy of the library or another. */
+  isInstance<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T;
+}
+
+/**
+ * The base of an adapter's own error class named `name` (`class OpenAIStreamError extends
+ * adapterErrorClass("OpenAIStreamError") {}`), so that every adapter's errors are told apart alike.
+ */
+export function adapterErrorClass<const Name extends string>(name: Name): AdapterErrorClass<Name> {
+  return class extends AgentloopError {
+    override readonly name: Name = name;
+
+    static override isInstance<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+      return isBranded(value, name);
+    }
+  };
+}
