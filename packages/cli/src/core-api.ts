@@ -9,6 +9,7 @@ import { agentMachine, RunFold, type RunFoldOptions, type RunSettings } from "@a
 import type { StoredEvent } from "@agentloop/core/store";
 
 export {
+  AGENT_STATUSES,
   AgentloopError,
   type AgentResult,
   type AgentStatus,

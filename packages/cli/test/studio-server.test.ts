@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
+import { AGENT_STATUSES } from "@agentloop/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
@@ -127,6 +128,20 @@ describe("agentloop studio: refused logs and bad requests", () => {
       refused: expect.stringMatching(/^run 'copied': event 0 does not match its hash/),
     });
     expect(rows.find((row) => row.runId === "done1")?.status).toBe("done");
+  });
+
+  it("offers every status core has in the list's menu, and a log with no end as unfinished, as `list` says it", async () => {
+    const page = await (await studio.get("/")).text();
+    const menu = /<select id="status"[^>]*>(.*?)<\/select>/s.exec(page)?.[1] ?? "";
+    const offered = [...menu.matchAll(/<option>([^<]+)<\/option>/g)].map((match) => match[1]);
+    expect(offered).toEqual(["unfinished", ...AGENT_STATUSES, "refused"]);
+    const cut = sealedFor("cut1", readEvents(join(store, "done1.jsonl")).slice(0, 3));
+    writeFileSync(join(store, "cut1.jsonl"), cut.map((event) => `${JSON.stringify(event)}\n`).join(""));
+    const statusOfCut = async () => {
+      const rows = (await (await studio.get("/api/runs")).json()) as { runId: string; status: string }[];
+      return rows.find((row) => row.runId === "cut1")?.status;
+    };
+    await expect.poll(statusOfCut, { timeout: 10_000 }).toBe("unfinished");
   });
 
   it("answers a refused run's page with a page that says so and why (409)", async () => {

@@ -62,7 +62,7 @@ describe("JsonlWatcher", () => {
     expect(watcher.runs.get("torn")?.length).toBe(2);
     appendFileSync(file, third.slice(10));
     await nextChange(watcher, "torn");
-    expect(watcher.runs.get("torn")?.row()).toMatchObject({ events: 3, refused: null, status: "running" });
+    expect(watcher.runs.get("torn")?.row()).toMatchObject({ events: 3, refused: null, status: "unfinished" });
   });
 
   it("reads a log again from its start when it became shorter (a repaired log)", async () => {
@@ -76,7 +76,7 @@ describe("JsonlWatcher", () => {
     expect(watcher.runs.get("cut")?.row().status).toBe("done");
     truncateSync(file, Buffer.byteLength(lines.slice(0, 4).join("")));
     await nextChange(watcher, "cut");
-    expect(watcher.runs.get("cut")?.row()).toMatchObject({ events: 4, status: "running", refused: null });
+    expect(watcher.runs.get("cut")?.row()).toMatchObject({ events: 4, status: "unfinished", refused: null });
   });
 
   it("refuses a log whose appended event does not fit, with the reason, and keeps the others", async () => {

@@ -34,7 +34,7 @@ function column(runId: string, trace: RunTrace, at: number | null): string {
     const kind = at === null || index < at ? "same" : index === at ? "diverges" : "after";
     return `<li class="${kind}" data-seq="${index}">#${index} ${lineOf(entry)}</li>`;
   });
-  const status = trace.result?.status ?? (trace.waiting.length > 0 ? "awaiting_approval" : "running");
+  const status = trace.result?.status ?? (trace.waiting.length > 0 ? "awaiting_approval" : "unfinished");
   return `<section><h2><a href="/runs/${encodeURIComponent(runId)}">${escapeHtml(runId)}</a> · ${escapeHtml(status)} · ${trace.steps} steps · ${trace.tokens} tokens</h2><ol>${items.join("")}</ol></section>`;
 }
 

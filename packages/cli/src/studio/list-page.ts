@@ -1,3 +1,4 @@
+import { AGENT_STATUSES } from "../core-api.js";
 import { escapeHtml } from "../html/escape.js";
 import { REPORT_CSS } from "../html/report-style.js";
 import { STUDIO_CSS } from "./studio-style.js";
@@ -61,6 +62,11 @@ const LIST_JS = `
 `;
 
 /** The page that lists a store's runs: filterable, live, with a form to start a run when the studio has a model. */
+/** The filter's statuses: a log with no end yet, core's statuses (listed once there), and a log the reader refused. */
+const STATUS_OPTIONS = ["unfinished", ...AGENT_STATUSES, "refused"]
+  .map((status) => `<option>${escapeHtml(status)}</option>`)
+  .join("");
+
 export function renderListPage(storeLabel: string, token: string, canStart: boolean): string {
   const start = canStart
     ? `<form id="start"><input id="task" name="task" placeholder="a task for a new run" size="40" required><button type="submit">start a run</button></form><span class="failure" id="failure"></span>`
@@ -78,7 +84,7 @@ export function renderListPage(storeLabel: string, token: string, canStart: bool
 <nav class="studio-bar"><strong>agentloop studio</strong><span>${escapeHtml(storeLabel)}</span>${start}<span class="live">live</span></nav>
 <main class="studio-list">
 <div class="tools"><input id="filter" type="search" placeholder="filter by run id or task" size="30" aria-label="filter">
-<select id="status" aria-label="status"><option value="">any status</option><option>running</option><option>awaiting_approval</option><option>done</option><option>step_limit</option><option>token_budget</option><option>cancelled</option><option>refused</option></select>
+<select id="status" aria-label="status"><option value="">any status</option>${STATUS_OPTIONS}</select>
 <button type="button" id="compare">compare the two picked</button><span id="count"></span></div>
 <table><thead><tr><th></th><th>run</th><th>status</th><th>task</th><th>steps</th><th>tokens</th><th>started (UTC)</th><th>duration</th><th>fork of / forks</th></tr></thead>
 <tbody id="runs"></tbody></table>

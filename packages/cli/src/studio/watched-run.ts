@@ -134,10 +134,10 @@ export class WatchedRun {
     }
     const tracer = this.#fold();
     if (this.#refused !== null) return { status: "refused", steps: 0, tokens: 0 };
-    if (tracer === null) return { status: "running", steps: 0, tokens: 0 };
+    if (tracer === null) return { status: "unfinished", steps: 0, tokens: 0 };
     const { fold } = tracer;
     const { steps, tokens, waiting: undecided } = fold.position;
     const waiting = fold.result === null && undecided.length > 0;
-    return { status: fold.result?.status ?? (waiting ? "awaiting_approval" : "running"), steps, tokens };
+    return { status: fold.result?.status ?? (waiting ? "awaiting_approval" : "unfinished"), steps, tokens };
   }
 }
