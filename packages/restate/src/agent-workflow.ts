@@ -39,6 +39,12 @@ export interface AgentWorkflowOptions extends AgentOptions, ToolLimits {
   readonly approve?: Approver;
   /** How a failing model call is retried (Restate's `ctx.run` options; default: the server's retry policy). */
   readonly modelRetry?: StepRetry;
+  /**
+   * Events the run may log between two saves of its log to the workflow's state (`events`,
+   * `status().events`). Default: it is saved when the run waits for a decision and when it ends,
+   * since every save is a durable write of its own; the mirror (`store`) gets every event at once.
+   */
+  readonly saveEventsEvery?: number;
   /** Restate's own options for the workflow: retention, timeouts, retry policy. */
   readonly restate?: WorkflowOptions;
 }
@@ -91,7 +97,7 @@ async function runHandler(
   request: RunRequest,
   options: AgentWorkflowOptions,
 ): Promise<AgentResult> {
-  const log = new RunLog(ctx, options.store);
+  const log = new RunLog(ctx, options.store, options.saveEventsEvery);
   try {
     // Resolved again by a retried execution, alike; logged with the time of the first step's start.
     const started = decodeStarted(ctx.key, startOf(request, options));

@@ -16,6 +16,11 @@ describe("agentWorkflow's options", () => {
     expect(() => agentWorkflow({ model, registry, name: "my agent" })).toThrow(
       /name must start with a letter or '_' and hold letters, digits, '_', '.', '-'; got 'my agent'/,
     );
+    for (const every of [0, 2.5, Number.NaN]) {
+      expect(() => agentWorkflow({ model, registry, saveEventsEvery: every })).toThrow(
+        new RangeError(`saveEventsEvery must be a whole number of events, 1 or more; got ${every}`),
+      );
+    }
   });
 
   it("define a workflow with the given name and the five handlers", () => {

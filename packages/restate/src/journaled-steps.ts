@@ -118,9 +118,11 @@ export class JournaledSteps implements Performing {
     for (;;) {
       const queued = this.#queued.shift();
       if (queued !== undefined) return queued;
-      const position = this.#machine.position();
-      const status = statusOf(this.#ctx.key, position, this.#pending.values(), this.#log.length);
-      this.#log.setStatus(status, position.decisionKeys, status.awaitingDecision.length > 0);
+      if (this.#log.statusDue || this.#deciding()) {
+        const position = this.#machine.position();
+        const status = statusOf(this.#ctx.key, position, this.#pending.values(), this.#log.length);
+        this.#log.setStatus(status, position.decisionKeys, status.awaitingDecision.length > 0);
+      }
       const taken = await this.#race();
       if (taken === null) continue;
       this.#pending.delete(taken.key);
@@ -129,6 +131,12 @@ export class JournaledSteps implements Performing {
       this.#taken = taken;
       return taken.answer;
     }
+  }
+
+  /** Whether a step waits for `decide`: the status then lists its call (only then does the phase change mid-run). */
+  #deciding(): boolean {
+    for (const step of this.#pending.values()) if (step.deciding !== undefined) return true;
+    return false;
   }
 
   /** Logs `event` (the loop's only way to the log), with the time journaled for the answer it came with. */

@@ -5,30 +5,34 @@ import type { RunStatus } from "./types.js";
 
 const STATUS_KEY = "status";
 const chunkKey = (index: number) => `events ${index}`;
-/** Events kept unsaved at most, while the run goes from step to step. */
-const SAVE_EVERY = 32;
 
 /**
  * A run's agentloop event log, kept from the workflow's `run` handler: every event is stamped with
  * its position, mirrored into the user's store if there is one, and saved to the workflow's state
- * for `events` in chunks: once the run waits for a decision or ends, and every 32 events between,
- * so that a step costs no state writes beyond its status (Restate's journal, not the state, is
- * what a retried execution replays). Positions follow the order in which the
- * machine took the events, which the Restate journal fixes, so a retried execution produces the
- * same log again; the mirror skips what the store already holds and never appends twice.
+ * for `events` in chunks: once the run waits for a decision or ends, and, with `saveEvery`, every
+ * that many events between. A step then costs no state write: each one is a durable journal entry
+ * the server stores, and Restate's journal, not the state, is what a retried execution replays.
+ * Positions follow the order in which the machine took the events, which the Restate journal
+ * fixes, so a retried execution produces the same log again; the mirror skips what the store
+ * already holds and never appends twice.
  */
 export class RunLog {
   readonly #ctx: WorkflowContext;
   readonly #mirror: Mirror | null;
   readonly #stamps: LogStamps;
   #waits = "";
+  /** Whether the last status written listed calls waiting for a decision. */
+  #waited = false;
   #start: RunEvent | null = null;
   #unsaved: StoredEvent[] = [];
   #saved = 0;
   #chunks = 0;
+  readonly #saveEvery: number;
 
-  constructor(ctx: WorkflowContext, store: EventStore | undefined) {
+  /** `saveEvery`: events kept unsaved at most while the run goes from step to step (default: until it waits or ends). */
+  constructor(ctx: WorkflowContext, store: EventStore | undefined, saveEvery = Number.POSITIVE_INFINITY) {
     this.#ctx = ctx;
+    this.#saveEvery = saveEvery;
     this.#mirror = store === undefined ? null : new Mirror(store, ctx.key);
     this.#stamps = new LogStamps(ctx.key);
   }
@@ -36,6 +40,14 @@ export class RunLog {
   /** Events logged so far. */
   get length(): number {
     return this.#stamps.length;
+  }
+
+  /**
+   * Whether the status may need a write even while no call waits for a decision: none was written
+   * yet, the last one listed calls waiting, or a chunk of events is due.
+   */
+  get statusDue(): boolean {
+    return this.#waits === "" || this.#waited || this.#unsaved.length >= this.#saveEvery;
   }
 
   /**
@@ -67,14 +79,15 @@ export class RunLog {
    * Keeps `status` for the `status` handler, with the durable promise each call of the current
    * reply that needs a decision has it in (by call id) for `decide`. A state write is a journal
    * entry the server stores durably, so the status is written only when what clients act on
-   * changes (the phase, the calls waiting for a decision) or events are saved (`save`, or 32
-   * waiting): between, its state, steps, tokens and running tools are those of the last write.
+   * changes (the phase, the calls waiting for a decision) or events are saved (`save`, or
+   * `saveEvery` waiting): between, its state, steps, tokens and running tools are those of the last write.
    */
   setStatus(status: RunStatus, decisionKeys: Readonly<Record<string, string>> = {}, save = false): void {
-    const saved = (save || this.#unsaved.length >= SAVE_EVERY) && this.#save();
+    const saved = (save || this.#unsaved.length >= this.#saveEvery) && this.#save();
     const waits = JSON.stringify([status.phase, status.awaitingDecision.map((call) => call.id), decisionKeys]);
     if (!saved && waits === this.#waits) return;
     this.#waits = waits;
+    this.#waited = status.awaitingDecision.length > 0;
     this.#ctx.set(STATUS_KEY, { ...status, events: this.#saved, chunks: this.#chunks, decisionKeys });
   }
 

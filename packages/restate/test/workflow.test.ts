@@ -87,11 +87,39 @@ const conflicted = agentWorkflow({
   store: conflictStore,
 });
 
+// A tool that waits until the test opens its gate: the run is caught mid-step.
+const gates = new Map<string, () => void>();
+function gatedRegistry(): ToolRegistry {
+  const registry = new ToolRegistry();
+  registry.register(
+    "gate",
+    "Wait for the gate.",
+    { type: "object", properties: { ref: { type: "string" } }, required: ["ref"] },
+    ({ ref }: { ref: string }) => new Promise<string>((resolve) => gates.set(ref, () => resolve("opened"))),
+  );
+  return registry;
+}
+const gatedScript = (ref: string) => stepModel([asks(toolCall("g1", "gate", { ref })), final("Through.")]);
+const gatedStore = new MemoryEventStore();
+const gated = agentWorkflow({
+  name: "gated",
+  model: gatedScript("quiet"),
+  registry: gatedRegistry(),
+  store: gatedStore,
+});
+const gatedEvery = agentWorkflow({
+  name: "gatedEvery",
+  model: gatedScript("every"),
+  registry: gatedRegistry(),
+  store: gatedStore,
+  saveEventsEvery: 2,
+});
+
 describe("an agent workflow on a real Restate server", () => {
   let restate: InProcessHarness;
 
   beforeAll(async () => {
-    restate = await openInProcess([weather, flaky, broken, conflicted]);
+    restate = await openInProcess([weather, flaky, broken, conflicted, gated, gatedEvery]);
   }, 60_000);
 
   afterAll(async () => {
@@ -131,6 +159,29 @@ describe("an agent workflow on a real Restate server", () => {
     const { runId: _runId, ...rest } = result;
     expect(replayRun(kept).result).toEqual(rest);
     expect(weatherStore.appends.get("log-1")).toBe(kept.length);
+  });
+
+  it("writes no state while a run goes from step to step, unless saveEventsEvery asks for its log every N events", async () => {
+    for (const [name, runId, ref, savedMidRun] of [
+      ["gated", "quiet-1", "quiet", 0],
+      ["gatedEvery", "every-1", "every", 3],
+    ] as const) {
+      const run = restate.run(name, runId);
+      await run.workflowSubmit({ task: TASK });
+      await waitUntil(() => gates.has(ref), { what: `${runId}'s gate` });
+      // The mirror has every event at once; the workflow's state only what a save wrote (with
+      // saveEventsEvery 2, the run saves once 2 or more wait as it starts to wait for the tool: 3).
+      expect((await gatedStore.read(runId)).map((event) => event.type)).toEqual([
+        "run.started",
+        "model.replied",
+        "tool.started",
+      ]);
+      expect(await run.events()).toHaveLength(savedMidRun);
+      expect(await run.status()).toMatchObject({ phase: "running", events: savedMidRun });
+      gates.get(ref)?.();
+      expect(await run.workflowAttach()).toMatchObject({ status: "done", answer: "Through." });
+      expect(parseEventLog(runId, await run.events())).toEqual(await gatedStore.read(runId));
+    }
   });
 
   it("a second submission under the same id attaches to the first run: nothing is called again", async () => {
