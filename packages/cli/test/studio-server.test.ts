@@ -20,6 +20,9 @@ beforeAll(async () => {
     agentloop(["run", "--tools", tools, "--store", store, "--run-id", runId, "--script", fixture(script), "Weather?"]);
   await run("done1", "weather-script.json");
   await run("paused1", "approval-script.json");
+  // A parent whose `research` call runs a child run (`tree.r1`), whose own call waits.
+  const tree = ["run", "--tools", fixture("agent-tools.mjs"), "--script", fixture("agent-script.json")];
+  await agentloop([...tree, "--store", store, "--run-id", "tree", "Email ana."]);
   writeFileSync(outside, "not for the studio");
   symlinkSync(outside, join(store, "linked.jsonl"));
   const good = readEvents(join(store, "done1.jsonl"));
@@ -142,6 +145,20 @@ describe("agentloop studio: refused logs and bad requests", () => {
       return rows.find((row) => row.runId === "cut1")?.status;
     };
     await expect.poll(statusOfCut, { timeout: 10_000 }).toBe("unfinished");
+  });
+
+  it("names an agent tool's child run by the run and the call that started it; its parent waits with it", async () => {
+    const rows = (await (await studio.get("/api/runs")).json()) as {
+      runId: string;
+      status: string;
+      calledBy: { runId: string; callId: string } | null;
+    }[];
+    expect(rows.find((row) => row.runId === "tree.r1")).toMatchObject({
+      status: "awaiting_approval",
+      calledBy: { runId: "tree", callId: "r1" },
+    });
+    // The parent waits with its child, as show and the run's page say.
+    expect(rows.find((row) => row.runId === "tree")).toMatchObject({ status: "awaiting_approval", calledBy: null });
   });
 
   it("answers a refused run's page with a page that says so and why (409)", async () => {

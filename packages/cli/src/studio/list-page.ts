@@ -19,8 +19,19 @@ const LIST_JS = `
     const s = status.value;
     const shown = runs.filter((r) => (s === "" || r.status === s) &&
       (q === "" || (r.runId + " " + r.task).toLowerCase().includes(q)));
-    const children = new Map();
-    for (const r of runs) if (r.parent) children.set(r.parent, (children.get(r.parent) || []).concat(r.runId));
+    const forks = new Map();
+    const called = new Map();
+    const add = (map, key, id) => map.set(key, (map.get(key) || []).concat(id));
+    for (const r of runs) {
+      if (r.parent) add(forks, r.parent, r.runId);
+      if (r.calledBy) add(called, r.calledBy.runId, r.runId);
+    }
+    const lineage = (r) => [
+      r.parent ? "fork of " + link(r.parent) : "",
+      r.calledBy ? "child of " + link(r.calledBy.runId) + " (call " + esc(r.calledBy.callId) + ")" : "",
+      (forks.get(r.runId) || []).length ? "forks: " + forks.get(r.runId).map(link).join(", ") : "",
+      (called.get(r.runId) || []).length ? "children: " + called.get(r.runId).map(link).join(", ") : "",
+    ].filter((part) => part !== "").join(" · ");
     body.innerHTML = shown.map((r) => "<tr data-run=\\"" + esc(r.runId) + "\\">" +
       '<td><input type="checkbox" class="pick" value="' + esc(r.runId) + '" aria-label="pick for comparison"></td>' +
       "<td>" + link(r.runId) + "</td>" +
@@ -29,7 +40,7 @@ const LIST_JS = `
       '<td class="task">' + esc(r.task) + "</td>" +
       '<td class="num">' + r.steps + '</td><td class="num">' + r.tokens + "</td>" +
       "<td>" + esc(r.startedAt.slice(0, 19).replace("T", " ")) + '</td><td class="num">' + secs(r.durationMs) + "</td>" +
-      "<td>" + (r.parent ? "from " + link(r.parent) : "") + ((children.get(r.runId) || []).length ? " forks: " + children.get(r.runId).map(link).join(", ") : "") + "</td></tr>").join("");
+      '<td class="lineage">' + lineage(r) + "</td></tr>").join("");
     document.getElementById("count").textContent = shown.length + " of " + runs.length + " runs";
   }
   let timer = null;
@@ -86,7 +97,7 @@ export function renderListPage(storeLabel: string, token: string, canStart: bool
 <div class="tools"><input id="filter" type="search" placeholder="filter by run id or task" size="30" aria-label="filter">
 <select id="status" aria-label="status"><option value="">any status</option>${STATUS_OPTIONS}</select>
 <button type="button" id="compare">compare the two picked</button><span id="count"></span></div>
-<table><thead><tr><th></th><th>run</th><th>status</th><th>task</th><th>steps</th><th>tokens</th><th>started (UTC)</th><th>duration</th><th>fork of / forks</th></tr></thead>
+<table><thead><tr><th></th><th>run</th><th>status</th><th>task</th><th>steps</th><th>tokens</th><th>started (UTC)</th><th>duration</th><th>forks and children</th></tr></thead>
 <tbody id="runs"></tbody></table>
 </main>
 <script>${LIST_JS}</script>

@@ -1,3 +1,4 @@
+import type { ToolCall } from "../core-api.js";
 import { escapeHtml } from "../html/escape.js";
 import { renderReport } from "../html/report.js";
 import type { RunTrace } from "../trace/run-trace.js";
@@ -12,6 +13,10 @@ export interface RunPageOptions {
   readonly hasModel: boolean;
   /** The last failure of the run when the studio drove it. */
   readonly failure: string | undefined;
+  /** The calls the run's tree waits on, with chained ids (its children's under their calls). */
+  readonly waiting: readonly ToolCall[];
+  /** For an agent tool's child run: the run that called it, and the call; its calls are decided from there. */
+  readonly calledBy: { readonly runId: string; readonly callId: string } | null;
 }
 
 /**
@@ -102,7 +107,16 @@ ${panelHtml(trace, options)}
 
 function panelHtml(trace: RunTrace, options: RunPageOptions): string {
   const parts = [`<a href="/">all runs</a>`];
-  for (const call of trace.waiting) {
+  const { calledBy } = options;
+  if (calledBy !== null && trace.result === null && trace.waiting.length > 0) {
+    // A child's calls are decided from the tree's root, which resumes the whole tree: resuming the child alone would leave its parent waiting.
+    const parent = `<a href="/runs/${encodeURIComponent(calledBy.runId)}">${escapeHtml(calledBy.runId)}</a>`;
+    const ids = trace.waiting.map(
+      (call) => `${escapeHtml(call.name)} [${escapeHtml(calledBy.callId)}/${escapeHtml(call.id)}]`,
+    );
+    parts.push(`<span>${ids.join(", ")} waits: decide it from ${parent}, the run whose call started this one</span>`);
+  }
+  for (const call of calledBy === null ? options.waiting : []) {
     const id = escapeHtml(call.id);
     parts.push(
       options.canDrive

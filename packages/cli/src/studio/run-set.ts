@@ -1,5 +1,8 @@
 import { WatchedRun } from "./watched-run.js";
 
+/** How many runs up a tree a change is told (a store's logs may name each other in a loop). */
+const MAX_DEPTH = 32;
+
 /** The runs a store watcher keeps, and who hears that one changed. */
 export class RunSet {
   readonly #runs = new Map<string, WatchedRun>();
@@ -30,9 +33,16 @@ export class RunSet {
     return this.ensure(runId);
   }
 
-  /** Tells every listener that `runId` changed. */
+  /**
+   * Tells every listener that `runId` changed, and that the runs above it did: an agent tool's
+   * child that pauses or goes on changes what its parent's tree waits on.
+   */
   changed(runId: string): void {
-    for (const listener of this.#listeners) listener(runId);
+    let id: string | undefined = runId;
+    for (let depth = 0; id !== undefined && depth < MAX_DEPTH; depth++) {
+      for (const listener of this.#listeners) listener(id);
+      id = this.#runs.get(id)?.calledBy?.runId;
+    }
   }
 
   /** Listens for changes; returns the function that stops listening. */

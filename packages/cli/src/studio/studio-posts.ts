@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ActionError } from "./studio-actions.js";
-import { runIdOf, type StudioContext, sendJson, traceOf } from "./studio-context.js";
+import { runIdOf, type StudioContext, sendJson, traceOf, watchedRun } from "./studio-context.js";
+import { treeWaitsOf } from "./tree-waits.js";
 
 /** Bytes a request body may hold. */
 const MAX_BODY = 64 * 1024;
@@ -28,7 +29,14 @@ export async function postAction(
   const events = trace.entries.map((entry) => entry.event);
   if (action === "decisions") {
     const callId = text(body, "callId");
-    if (!trace.waiting.some((call) => call.id === callId)) {
+    const calledBy = watchedRun(context, runId)?.calledBy ?? null;
+    if (calledBy !== null) {
+      throw new ActionError(
+        409,
+        `run '${runId}' is run by call '${calledBy.callId}' of run '${calledBy.runId}': decide on '${calledBy.callId}/${callId}' from there, which resumes the whole tree`,
+      );
+    }
+    if (!treeWaitsOf(context, runId).some((call) => call.id === callId)) {
       throw new ActionError(409, `run '${runId}' does not wait for a decision on '${callId}'`);
     }
     const reason = typeof body.reason === "string" ? { reason: body.reason } : {};

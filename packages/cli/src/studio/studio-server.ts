@@ -3,11 +3,13 @@ import { messageOf } from "../cli-error.js";
 import { renderComparePage } from "./compare-page.js";
 import { renderListPage } from "./list-page.js";
 import { PageCache } from "./page-cache.js";
-import { renderRefusedPage, renderRunPage } from "./run-page.js";
+import { type RunPageOptions, renderRefusedPage, renderRunPage } from "./run-page.js";
 import { ActionError } from "./studio-actions.js";
 import { allowed, readToken, sameToken, TOKEN_COOKIE } from "./studio-auth.js";
 import { runIdOf, type StudioContext, sendJson, traceOf, watchedRun } from "./studio-context.js";
 import { postAction } from "./studio-posts.js";
+import { treeWaitsOf } from "./tree-waits.js";
+import type { RunRow } from "./watched-run.js";
 
 /** The studio's HTTP server (`node:http`): pages, the runs as JSON, server-sent events, and the actions. */
 export function createStudioServer(context: StudioContext): Server {
@@ -54,7 +56,8 @@ async function handle(
     const refused = run?.refused;
     if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
     const options = runPageOptions(context, runId);
-    const key = `${runId}\n${run?.length}\n${options.failure}`;
+    const waits = options.waiting.map((call) => call.id).join(" ");
+    const key = `${runId}\n${run?.length}\n${options.failure}\n${waits}`;
     const page = await pages.get(key, () => renderRunPage(traceOf(context, runId), runId, options));
     return sendHtml(response, page);
   }
@@ -69,20 +72,40 @@ function canStart(context: StudioContext): boolean {
   return context.actions.canDrive && context.actions.hasModel;
 }
 
-function runRows(context: StudioContext) {
-  return context.watcher.runs
+function runRows(context: StudioContext): RunRow[] {
+  const rows = context.watcher.runs
     .all()
     .map((run) => run.row())
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || a.runId.localeCompare(b.runId));
+  return withTreePauses(rows);
 }
 
-function runPageOptions(context: StudioContext, runId: string) {
+/**
+ * A run with no end whose agent-tool child waits for a decision (or whose child's child does) is
+ * paused with it, as `show` and the run's page say: its row says `awaiting_approval` too.
+ */
+function withTreePauses(rows: RunRow[]): RunRow[] {
+  const children = new Map<string, RunRow[]>();
+  for (const row of rows) {
+    if (row.calledBy !== null) children.set(row.calledBy.runId, [...(children.get(row.calledBy.runId) ?? []), row]);
+  }
+  const waits = (row: RunRow, depth = 0): boolean =>
+    row.status === "awaiting_approval" ||
+    (row.status === "unfinished" &&
+      depth < 32 &&
+      (children.get(row.runId) ?? []).some((child) => waits(child, depth + 1)));
+  return rows.map((row) => (row.status === "unfinished" && waits(row) ? { ...row, status: "awaiting_approval" } : row));
+}
+
+function runPageOptions(context: StudioContext, runId: string): RunPageOptions {
   return {
     token: context.token,
     storeLabel: context.storeLabel,
     canDrive: context.actions.canDrive,
     hasModel: context.actions.hasModel,
     failure: context.actions.failures.get(runId),
+    waiting: treeWaitsOf(context, runId),
+    calledBy: watchedRun(context, runId)?.calledBy ?? null,
   };
 }
 

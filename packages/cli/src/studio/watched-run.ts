@@ -6,7 +6,7 @@ import { EventChecker } from "./event-checker.js";
 /** One row of the studio's list of runs. */
 export interface RunRow {
   readonly runId: string;
-  /** How it ended, `awaiting_approval`, `running` (no end logged yet), or `refused` (its log cannot be read). */
+  /** How it ended, `awaiting_approval`, `unfinished` (no end logged yet), or `refused` (its log cannot be read). */
   readonly status: string;
   readonly task: string;
   readonly steps: number;
@@ -18,6 +18,8 @@ export interface RunRow {
   readonly durationMs: number;
   /** The run it was forked from. */
   readonly parent: string | null;
+  /** For an agent tool's child run: the run that called it, and the call. */
+  readonly calledBy: { readonly runId: string; readonly callId: string } | null;
   /** Why the log is refused, or `null`. */
   readonly refused: string | null;
 }
@@ -44,6 +46,13 @@ export class WatchedRun {
   }
 
   /** Why the log is refused, or `null`. */
+  /** For an agent tool's child run: the run that called it, and the call (from its `run.started`). */
+  get calledBy(): { readonly runId: string; readonly callId: string } | null {
+    const first = this.#events[0];
+    if (first?.type !== "run.started" || first.parent === undefined) return null;
+    return { runId: first.parent.runId, callId: first.parent.callId };
+  }
+
   get refused(): string | null {
     return this.#refused;
   }
@@ -124,6 +133,7 @@ export class WatchedRun {
       startedAt: first?.at ?? "",
       durationMs: Number.isFinite(span) ? span : 0,
       parent: started?.forkedFrom?.runId ?? null,
+      calledBy: this.calledBy,
       refused: this.#refused,
     };
   }
