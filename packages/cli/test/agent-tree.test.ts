@@ -64,6 +64,9 @@ describe("a tree of runs", () => {
     expect(html).toMatch(/class="status-awaiting_approval">awaiting_approval · 1 steps · \d+ tokens</);
     expect(html).toContain("Email ana the capital of Peru.");
     expect(html).toContain("<code>r1/e1</code> (send_email)");
+    // The timeline's last note says the tree waits, as show's text does, not that the log was cut off.
+    expect(html).toContain('"waiting","waiting for a decision on r1/e1 (send_email)"');
+    expect(html).not.toContain("the log ends here");
   });
 
   it("the printed approve hint, pasted with the tools and model filled in, finishes the tree", async () => {

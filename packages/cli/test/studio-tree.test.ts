@@ -1,5 +1,7 @@
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keepScreenshot, launchChromium, overlapsOf } from "./browser.js";
 import { fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
 import { readEvents } from "./logs.js";
@@ -11,6 +13,11 @@ const store = join(tempDir(), "runs");
 const tools = fixture("agent-tools.mjs");
 const script = fixture("agent-script.json");
 let studio: Studio;
+let browser: Browser | undefined;
+
+afterAll(async () => {
+  await browser?.close();
+});
 
 beforeAll(async () => {
   const ran = await agentloop([
@@ -56,9 +63,23 @@ describe("agentloop studio: a tree of runs", () => {
     expect(await statusOf("tree.r1")).toBe("awaiting_approval");
   });
 
-  it("resumes the whole tree from the parent: the child's call runs once and both runs end", async () => {
-    const answer = await studio.post("/api/runs/tree/decisions", { callId: "r1/e1", approved: true });
-    expect(answer.status).toBe(202);
+  it("resumes the whole tree from the parent's page in Chromium: the child's call runs once and both runs end", async () => {
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(studio.url);
+    await page.waitForSelector("body[data-ready]");
+    expect(await page.locator("#runs").textContent()).toContain("child of tree (call r1)");
+    await keepScreenshot(page, "studio-tree-list");
+    await page.goto(`${studio.base}/runs/tree`);
+    await page.waitForSelector("body[data-ready]");
+    for (const selector of [".studio-bar > *", "#timeline > li", "#runs td"])
+      expect(await overlapsOf(page, selector)).toEqual([]);
+    await keepScreenshot(page, "studio-tree-paused");
+    await page.click('button[data-act="decide"][data-call="r1/e1"][data-approved="1"]');
+    await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
+      timeout: 20_000,
+    });
+    await keepScreenshot(page, "studio-tree-approved");
     await expect.poll(() => statusOf("tree"), { timeout: 20_000 }).toBe("done");
     expect(await statusOf("tree.r1")).toBe("done");
     const child = readEvents(join(store, "tree.r1.jsonl"));

@@ -1,7 +1,7 @@
 import { isErrorMessage, type Message, RUN_EVENT_TYPES, type StoredEvent, summaryMessage } from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
 import { callNames, compactionDetail, failedAttempt, overBudget } from "../output/timeline-text.js";
-import type { Note } from "../trace/notes.js";
+import { endNotes, type Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
 import { movesHtml } from "./timeline-html.js";
 
@@ -62,7 +62,11 @@ const MARK_SLOTS = 400;
  * (the states, the moves between them, their descriptions) is stored once. The page builds the
  * HTML of the rows it shows, so that its size grows with the log's content, not with its markup.
  */
-export function reportData(trace: RunTrace, window: number): ReportData {
+export function reportData(
+  trace: RunTrace,
+  window: number,
+  waiting: readonly { id: string; name: string }[] = [],
+): ReportData {
   const ids = new Indexer<string>();
   const moves = new Indexer<string>();
   const moveList: (readonly [string, readonly number[]])[] = [];
@@ -85,7 +89,9 @@ export function reportData(trace: RunTrace, window: number): ReportData {
     ];
   });
   const notes: Record<number, (readonly [string, string])[]> = {};
-  for (const [at, list] of trace.notes) notes[at] = list.map((note) => [note.kind, note.text] as const);
+  const end = trace.entries.length;
+  const all = new Map(trace.notes).set(end, endNotes(trace.notes.get(end), waiting));
+  for (const [at, list] of all) if (list.length > 0) notes[at] = list.map((note) => [note.kind, note.text] as const);
   return {
     chartId: trace.chart.id,
     types: EVENT_TYPES,
@@ -93,7 +99,7 @@ export function reportData(trace: RunTrace, window: number): ReportData {
     moves: moveList,
     rows,
     notes,
-    marks: marksOf(trace.notes, rows.length),
+    marks: marksOf(all, rows.length),
     window,
     compactions: compactionsOf(trace),
   };

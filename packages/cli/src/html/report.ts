@@ -34,7 +34,7 @@ export async function renderReport(
       ? ""
       : `<p class="waits"><strong>Waiting</strong> for a decision on ${waiting.map((call) => `<code>${escapeHtml(call.id)}</code> (${escapeHtml(call.name)})`).join(", ")}</p>`;
   const svg = await renderChartSvg(trace.chart, { visits: trace.visits, taken: trace.taken, end: trace.state });
-  const data = reportData(trace, TIMELINE_WINDOW);
+  const data = reportData(trace, TIMELINE_WINDOW, waiting);
   const events = data.rows.length;
   const turns = trace.turns > 1 ? ` · ${trace.turns} turns` : "";
   return `<!doctype html>

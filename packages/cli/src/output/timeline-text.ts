@@ -2,7 +2,7 @@ import { type Chart, stateName } from "../chart/statechart.js";
 import { logFlags, type StoredEvent } from "../core-api.js";
 import type { Io } from "../io.js";
 import { type ChildRun, treeWaiting } from "../trace/child-runs.js";
-import type { Note } from "../trace/notes.js";
+import { endNotes, type Note } from "../trace/notes.js";
 import type { Move, RunTrace, TraceEntry } from "../trace/run-trace.js";
 import type { Palette } from "./colors.js";
 import { formatDuration, offsetOf } from "./duration.js";
@@ -67,13 +67,6 @@ export function childLine(child: ChildRun, colors: Palette, io: Io): string {
   const status = child.status === "done" ? colors.green(child.status) : colors.yellow(child.status);
   const show = commandLine(io, ["show", child.label]);
   return `${colors.dim("child")}     ${child.runId} · ${status} · steps ${child.steps} · tokens ${child.tokens} · show: ${show}`;
-}
-
-/** The notes after the last event, where a log that ends while a child run waits says so rather than "interrupted". */
-function endNotes(notes: readonly Note[] | undefined, waiting: readonly { id: string; name: string }[]): Note[] {
-  if (waiting.length === 0) return [...(notes ?? [])];
-  const text = `waiting for a decision on ${waiting.map((call) => `${call.id} (${call.name})`).join(", ")}`;
-  return (notes ?? []).map((note) => (note.kind === "unfinished" ? { kind: "waiting", text } : note));
 }
 
 /** The tool name of every call, by id, from the replies that asked for them. */

@@ -1,6 +1,7 @@
 import type { ToolCall } from "../core-api.js";
 import { escapeHtml } from "../html/escape.js";
 import { renderReport } from "../html/report.js";
+import type { ChildRun } from "../trace/child-runs.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import { PROMPT_JS } from "./prompt-script.js";
 import { STUDIO_CSS } from "./studio-style.js";
@@ -16,7 +17,11 @@ export interface RunPageOptions {
   /** The calls the run's tree waits on, with chained ids (its children's under their calls). */
   readonly waiting: readonly ToolCall[];
   /** For an agent tool's child run: the run that called it, and the call; its calls are decided from there. */
-  readonly calledBy: { readonly runId: string; readonly callId: string } | null;
+  readonly calledBy: {
+    readonly runId: string;
+    readonly callId: string;
+  } | null /** The child runs of its agent tool calls, listed under their calls as `show --html` lists them. */;
+  readonly children: readonly ChildRun[];
 }
 
 /**
@@ -86,7 +91,7 @@ const PROMPT_SECTION = `<section class="prompt-section"><h2>What the model was s
 
 /** The run page: the report of the run (chart, slider, timeline) with the studio's bar of actions, kept live. */
 export async function renderRunPage(trace: RunTrace, runId: string, options: RunPageOptions): Promise<string> {
-  const report = await renderReport(trace, { runId, label: `${options.storeLabel} · ${runId}` });
+  const report = await renderReport(trace, { runId, label: `${options.storeLabel} · ${runId}` }, options.children);
   const bodyStart = report.indexOf("<body>") + "<body>".length;
   const scriptStart = report.lastIndexOf("<script>");
   const main = report.slice(bodyStart, scriptStart);

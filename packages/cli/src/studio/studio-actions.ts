@@ -52,6 +52,11 @@ export class StudioActions {
     this.#setup = setup;
   }
 
+  /** The store the studio watches and writes to. */
+  get store(): RepairableStore {
+    return this.#setup.store;
+  }
+
   /** Whether runs can be driven (tools were given). */
   get canDrive(): boolean {
     return this.#setup.sources !== null;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { messageOf } from "../cli-error.js";
+import { childRunsOf } from "../trace/child-runs.js";
 import { renderComparePage } from "./compare-page.js";
 import { renderListPage } from "./list-page.js";
 import { PageCache } from "./page-cache.js";
@@ -55,9 +56,10 @@ async function handle(
     run?.fold();
     const refused = run?.refused;
     if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
-    const options = runPageOptions(context, runId);
+    const options = await runPageOptions(context, runId);
     const waits = options.waiting.map((call) => call.id).join(" ");
-    const key = `${runId}\n${run?.length}\n${options.failure}\n${waits}`;
+    const children = options.children.map((child) => `${child.runId}:${child.status}:${child.steps}`).join(" ");
+    const key = `${runId}\n${run?.length}\n${options.failure}\n${waits}\n${children}`;
     const page = await pages.get(key, () => renderRunPage(traceOf(context, runId), runId, options));
     return sendHtml(response, page);
   }
@@ -97,8 +99,11 @@ function withTreePauses(rows: RunRow[]): RunRow[] {
   return rows.map((row) => (row.status === "unfinished" && waits(row) ? { ...row, status: "awaiting_approval" } : row));
 }
 
-function runPageOptions(context: StudioContext, runId: string): RunPageOptions {
+async function runPageOptions(context: StudioContext, runId: string): Promise<RunPageOptions> {
+  const log = { store: context.actions.store, runId, label: runId, storePath: context.storeLabel };
+  const trace = watchedRun(context, runId)?.trace() ?? null;
   return {
+    children: trace === null ? [] : await childRunsOf(log, trace),
     token: context.token,
     storeLabel: context.storeLabel,
     canDrive: context.actions.canDrive,

@@ -86,3 +86,10 @@ function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
+
+/** The notes after the last event, where a log that ends while a child run waits says so rather than "interrupted". */
+export function endNotes(notes: readonly Note[] | undefined, waiting: readonly { id: string; name: string }[]): Note[] {
+  if (waiting.length === 0) return [...(notes ?? [])];
+  const text = `waiting for a decision on ${waiting.map((call) => `${call.id} (${call.name})`).join(", ")}`;
+  return (notes ?? []).map((note) => (note.kind === "unfinished" ? { kind: "waiting", text } : note));
+}
