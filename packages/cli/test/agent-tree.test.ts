@@ -54,6 +54,15 @@ describe("a tree of runs", () => {
     ]);
   });
 
+  it("resume refuses a child run on its own, naming the parent's log and the chained id to resume it with", async () => {
+    // Resuming the child alone would finish it while its parent went on waiting.
+    const { code, stderr } = await cli(["resume", join(dir, "p.r1.jsonl"), "--tools", tools, "--approve", "e1"]);
+    expect(code).toBe(2);
+    expect(stderr.trim()).toBe(
+      `agentloop: run 'p.r1' is run by call 'r1' of run 'p': resume ${join(dir, "p.jsonl")} --approve r1/e1, which resumes the whole tree`,
+    );
+  });
+
   it("the HTML report lists the child run under its call, expandable, and the tree's waiting call", async () => {
     const page = join(dir, "p.html");
     expect((await cli(["show", join(dir, "p.jsonl"), "--html", page])).code).toBe(0);

@@ -9,6 +9,7 @@ import { limitLines } from "../output/limit-hints.js";
 import { formatOutcome, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { checkDecisions } from "../setup/pending-calls.js";
+import { logPathOf } from "../setup/run-ids.js";
 import { openLog, readLog } from "../setup/stores.js";
 import { openToolSources, requireToolSource, TOOL_SOURCE_OPTIONS } from "../setup/tool-sources.js";
 import { checkSameTools } from "../setup/tools-diff.js";
@@ -64,6 +65,14 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   const { fold } = tracer;
   const [started] = history;
   if (started?.type !== "run.started") throw new UsageError(`log '${log.label}' does not start with run.started`);
+  if (started.parent !== undefined && fold.result === null) {
+    // Resuming a child alone would leave its parent waiting: the tree is resumed from its root, by chained ids.
+    const { runId, callId } = started.parent;
+    const ids = fold.position.waiting.map((call) => ` --approve ${callId}/${call.id}`).join("") || "";
+    throw new UsageError(
+      `run '${log.runId}' is run by call '${callId}' of run '${runId}': resume ${logPathOf(log.storePath, runId)}${ids}, which resumes the whole tree`,
+    );
+  }
   if (fold.result === null) checkDecisions(fold.position.waiting, decisions, fold.position.running);
   else if (Object.keys(decisions).length > 0)
     throw new UsageError(`run '${log.runId}' has finished: no call waits for a decision`);
