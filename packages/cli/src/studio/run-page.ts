@@ -17,10 +17,8 @@ export interface RunPageOptions {
   /** The calls the run's tree waits on, with chained ids (its children's under their calls). */
   readonly waiting: readonly ToolCall[];
   /** For an agent tool's child run: the run that called it, and the call; its calls are decided from there. */
-  readonly calledBy: {
-    readonly runId: string;
-    readonly callId: string;
-  } | null /** The child runs of its agent tool calls, listed under their calls as `show --html` lists them. */;
+  readonly calledBy: { readonly runId: string; readonly callId: string } | null;
+  /** The child runs of its agent tool calls, listed under their calls as `show --html` lists them. */
   readonly children: readonly ChildRun[];
 }
 

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { isRunId } from "../core-api.js";
+import { isRunId, type ToolCall } from "../core-api.js";
+import { type ChildRun, childRunsOf, treeWaiting } from "../trace/child-runs.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import type { StoreWatcher } from "./run-set.js";
 import { ActionError, type StudioActions } from "./studio-actions.js";
@@ -43,4 +44,15 @@ export function traceOf(context: StudioContext, runId: string): RunTrace {
 export function sendJson(response: ServerResponse, status: number, value: unknown): void {
   response.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
   response.end(JSON.stringify(value));
+}
+
+/** A run's child runs (its agent tool calls') read from the store, and the calls its tree waits on, with chained ids. */
+export async function treeOf(
+  context: StudioContext,
+  runId: string,
+  trace: RunTrace,
+): Promise<{ readonly children: readonly ChildRun[]; readonly waiting: readonly ToolCall[] }> {
+  const log = { store: context.actions.store, runId, label: runId, storePath: context.storeLabel };
+  const children = await childRunsOf(log, trace);
+  return { children, waiting: treeWaiting(trace, children) };
 }

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ActionError } from "./studio-actions.js";
-import { runIdOf, type StudioContext, sendJson, traceOf, watchedRun } from "./studio-context.js";
-import { treeWaitsOf } from "./tree-waits.js";
+import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } from "./studio-context.js";
 
 /** Bytes a request body may hold. */
 const MAX_BODY = 64 * 1024;
@@ -36,7 +35,8 @@ export async function postAction(
         `run '${runId}' is run by call '${calledBy.callId}' of run '${calledBy.runId}': decide on '${calledBy.callId}/${callId}' from there, which resumes the whole tree`,
       );
     }
-    if (!treeWaitsOf(context, runId).some((call) => call.id === callId)) {
+    const { waiting } = await treeOf(context, runId, trace);
+    if (!waiting.some((call) => call.id === callId)) {
       throw new ActionError(409, `run '${runId}' does not wait for a decision on '${callId}'`);
     }
     const reason = typeof body.reason === "string" ? { reason: body.reason } : {};

@@ -1,15 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { messageOf } from "../cli-error.js";
-import { childRunsOf } from "../trace/child-runs.js";
 import { renderComparePage } from "./compare-page.js";
 import { renderListPage } from "./list-page.js";
 import { PageCache } from "./page-cache.js";
 import { type RunPageOptions, renderRefusedPage, renderRunPage } from "./run-page.js";
 import { ActionError } from "./studio-actions.js";
 import { allowed, readToken, sameToken, TOKEN_COOKIE } from "./studio-auth.js";
-import { runIdOf, type StudioContext, sendJson, traceOf, watchedRun } from "./studio-context.js";
+import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } from "./studio-context.js";
 import { postAction } from "./studio-posts.js";
-import { treeWaitsOf } from "./tree-waits.js";
 import type { RunRow } from "./watched-run.js";
 
 /** The studio's HTTP server (`node:http`): pages, the runs as JSON, server-sent events, and the actions. */
@@ -87,6 +85,8 @@ function runRows(context: StudioContext): RunRow[] {
  * paused with it, as `show` and the run's page say: its row says `awaiting_approval` too.
  */
 function withTreePauses(rows: RunRow[]): RunRow[] {
+  // Logs written by hand could name each other in a loop: a tree is followed this deep at most.
+  const deepest = 32;
   const children = new Map<string, RunRow[]>();
   for (const row of rows) {
     if (row.calledBy !== null) children.set(row.calledBy.runId, [...(children.get(row.calledBy.runId) ?? []), row]);
@@ -94,23 +94,22 @@ function withTreePauses(rows: RunRow[]): RunRow[] {
   const waits = (row: RunRow, depth = 0): boolean =>
     row.status === "awaiting_approval" ||
     (row.status === "unfinished" &&
-      depth < 32 &&
+      depth < deepest &&
       (children.get(row.runId) ?? []).some((child) => waits(child, depth + 1)));
   return rows.map((row) => (row.status === "unfinished" && waits(row) ? { ...row, status: "awaiting_approval" } : row));
 }
 
 async function runPageOptions(context: StudioContext, runId: string): Promise<RunPageOptions> {
-  const log = { store: context.actions.store, runId, label: runId, storePath: context.storeLabel };
-  const trace = watchedRun(context, runId)?.trace() ?? null;
+  const { children, waiting } = await treeOf(context, runId, traceOf(context, runId));
   return {
-    children: trace === null ? [] : await childRunsOf(log, trace),
     token: context.token,
     storeLabel: context.storeLabel,
     canDrive: context.actions.canDrive,
     hasModel: context.actions.hasModel,
     failure: context.actions.failures.get(runId),
-    waiting: treeWaitsOf(context, runId),
+    waiting,
     calledBy: watchedRun(context, runId)?.calledBy ?? null,
+    children,
   };
 }
 

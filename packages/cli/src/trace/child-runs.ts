@@ -15,7 +15,7 @@ export interface ChildRun {
   readonly answer: string | null;
   /** How to name its log on the command line. */
   readonly label: string;
-  /** How it ended, `awaiting_approval` while a call of its tree waits, else `unfinished` (or `missing` with no log). */
+  /** How it ended, `awaiting_approval` while a call of its tree waits, else `unfinished` (`missing` with no log, `refused` with one that does not fit). */
   readonly status: string;
   readonly steps: number;
   readonly tokens: number;
@@ -25,12 +25,16 @@ export interface ChildRun {
   readonly children: readonly ChildRun[];
 }
 
+/** How deep a tree is read: logs written by hand could name each other in a loop. */
+const MAX_DEPTH = 32;
+
 /** Every child run a run's log links (`tool.started` naming a child run), read from the same store at any depth. */
-export async function childRunsOf(log: LogRef, trace: RunTrace): Promise<ChildRun[]> {
+export async function childRunsOf(log: LogRef, trace: RunTrace, depth = 0): Promise<ChildRun[]> {
   const children: ChildRun[] = [];
+  if (depth >= MAX_DEPTH) return children;
   for (const { event } of trace.entries) {
     if (event.type !== "tool.started" || event.childRunId === undefined) continue;
-    children.push(await readChild(log, event.callId, event.name, event.childRunId));
+    children.push(await readChild(log, event.callId, event.name, event.childRunId, depth + 1));
   }
   return children;
 }
@@ -41,16 +45,28 @@ export function treeWaiting(trace: RunTrace, children: readonly ChildRun[]): Too
   return [...trace.waiting, ...children.flatMap((child) => child.waiting)];
 }
 
-async function readChild(parent: LogRef, callId: string, name: string, runId: string): Promise<ChildRun> {
+async function readChild(
+  parent: LogRef,
+  callId: string,
+  name: string,
+  runId: string,
+  depth: number,
+): Promise<ChildRun> {
   const label = logPathOf(parent.storePath, runId);
   const events = await parent.store.read(runId).catch(() => []);
   const [started] = events;
+  const none = { task: "", answer: null, steps: 0, tokens: 0, waiting: [], children: [] };
   if (started?.type !== "run.started" || started.parent?.runId !== parent.runId) {
-    const none = { task: "", answer: null, steps: 0, tokens: 0, waiting: [], children: [] };
     return { callId, name, runId, label, status: "missing", ...none };
   }
-  const trace = traceRun(events, runId);
-  const children = await childRunsOf({ ...parent, runId, label }, trace);
+  let trace: RunTrace;
+  try {
+    trace = traceRun(events, runId);
+  } catch {
+    // A child's log that does not fit the machine is named, not a reason to refuse its parent.
+    return { callId, name, runId, label, status: "refused", ...none };
+  }
+  const children = await childRunsOf({ ...parent, runId, label }, trace, depth);
   const waiting = treeWaiting(trace, children).map((call) => ({ ...call, id: `${callId}/${call.id}` }));
   const status = trace.result?.status ?? (waiting.length > 0 ? "awaiting_approval" : "unfinished");
   const { steps, tokens } = trace.result ?? trace;
