@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, fixture, tempDir } from "./cli.js";
+import { readEvents, writeEvents } from "./logs.js";
 import { sh } from "./shell.js";
 
 // A parent whose `research` call runs a mail agent as its child run `p.r1`; the child's `send_email` waits.
@@ -61,6 +62,21 @@ describe("a tree of runs", () => {
     expect(stderr.trim()).toBe(
       `agentloop: run 'p.r1' is run by call 'r1' of run 'p': resume ${join(dir, "p.jsonl")} --approve r1/e1, which resumes the whole tree`,
     );
+  });
+
+  it("show names a child whose log does not fit the machine as refused, and still shows its parent", async () => {
+    const copy = tempDir();
+    copyFileSync(join(dir, "p.jsonl"), join(copy, "p.jsonl"));
+    // The child's log goes on with a result for a call that never started.
+    const child = readEvents(join(dir, "p.r1.jsonl"));
+    const at = child.at(-1)?.at ?? "";
+    writeEvents(join(copy, "p.r1.jsonl"), [
+      ...child,
+      { seq: child.length, at, type: "tool.finished", callId: "zz", content: "1" },
+    ]);
+    const { code, stdout } = await cli(["show", join(copy, "p.jsonl"), "--no-color"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/child +p\.r1 · refused · steps 0/);
   });
 
   it("the HTML report lists the child run under its call, expandable, and the tree's waiting call", async () => {
