@@ -65,6 +65,25 @@ describe("JsonlWatcher", () => {
     expect(watcher.runs.get("torn")?.row()).toMatchObject({ events: 3, refused: null, status: "unfinished" });
   });
 
+  it("announces a change of an agent tool's child run for its parent too, whose page shows the tree", async () => {
+    const dir = tempDir();
+    const tree = ["run", "--tools", fixture("agent-tools.mjs"), "--script", fixture("agent-script.json")];
+    await agentloop([...tree, "--store", dir, "--run-id", "p", "Email ana."]);
+    const child = join(dir, "p.r1.jsonl");
+    const lines = readEvents(child).map((event) => `${JSON.stringify(event)}\n`);
+    writeFileSync(child, lines.slice(0, 1).join(""));
+    const watcher = new JsonlWatcher(dir);
+    watchers.push(watcher);
+    await watcher.start();
+    const changes = Promise.all([nextChange(watcher, "p.r1"), nextChange(watcher, "p")]);
+    appendFileSync(child, lines.slice(1).join(""));
+    await changes;
+    expect(watcher.runs.get("p.r1")?.row()).toMatchObject({
+      status: "awaiting_approval",
+      calledBy: { runId: "p", callId: "r1" },
+    });
+  });
+
   it("reads a log again from its start when it became shorter (a repaired log)", async () => {
     const dir = tempDir();
     const lines = await weatherEvents("cut");
