@@ -68,7 +68,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   if (started.parent !== undefined && fold.result === null) {
     // Resuming a child alone would leave its parent waiting: the tree is resumed from its root, by chained ids.
     const { runId, callId } = started.parent;
-    const ids = fold.position.waiting.map((call) => ` --approve ${callId}/${call.id}`).join("") || "";
+    const ids = fold.position.waiting.map((call) => ` --approve ${callId}/${call.id}`).join("");
     throw new UsageError(
       `run '${log.runId}' is run by call '${callId}' of run '${runId}': resume ${logPathOf(log.storePath, runId)}${ids}, which resumes the whole tree`,
     );
