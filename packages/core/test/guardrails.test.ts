@@ -76,6 +76,52 @@ describe("guardrails", () => {
     expect(timed.guardrail?.reason).toBe("hangs timed out after 20 ms");
   });
 
+  it("a verdict that throws while it is read trips the guardrail, its reason naming the error", async () => {
+    const { registry } = makeWeatherRegistry();
+    const verdict = (read: () => never) => ({
+      get tripped(): boolean {
+        return read();
+      },
+    });
+    const getter: Guardrail = {
+      name: "getter",
+      check: () =>
+        verdict(() => {
+          throw new TypeError("no tripped here");
+        }) as unknown as { tripped: false },
+    };
+    const byGetter = await runAgent("hi", scriptedModel([final("never")]), registry, { guardrails: { input: [getter] } });
+    expect(byGetter.status).toBe("guardrail_tripped");
+    expect(byGetter.guardrail?.reason).toBe("getter failed: its verdict could not be read: TypeError: no tripped here");
+    const reasonThrows: Guardrail = {
+      name: "reason",
+      check: () =>
+        ({
+          tripped: true,
+          get reason(): string {
+            throw null;
+          },
+        }) as unknown as { tripped: true; reason: string },
+    };
+    const byReason = await runAgent("hi", scriptedModel([final("never")]), registry, { guardrails: { output: [reasonThrows] } });
+    expect(byReason.status).toBe("guardrail_tripped");
+    expect(byReason.answer).toBeNull();
+    expect(byReason.guardrail?.reason).toBe("reason failed: its verdict could not be read: threw a non-Error value: null");
+    const proxy: Guardrail = {
+      name: "proxy",
+      check: () =>
+        new Proxy({}, {
+          get() {
+            throw new Error("trap");
+          },
+        }) as { tripped: false },
+    };
+    const byProxy = await runAgent("hi", scriptedModel([final("never")]), registry, { guardrails: { input: [proxy] } });
+    // Awaiting the verdict reads its `then` first: the proxy throws there, as a check that threw.
+    expect(byProxy.status).toBe("guardrail_tripped");
+    expect(byProxy.guardrail?.reason).toBe("proxy failed: Error: trap");
+  });
+
   it("output guardrails check the answer after the output check and before done", async () => {
     const { registry } = makeWeatherRegistry();
     const store = new MemoryEventStore();

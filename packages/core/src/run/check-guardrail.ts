@@ -37,10 +37,19 @@ export async function checkGuardrail(
     return { ...event, tripped: true, reason: `${name} timed out after ${timeoutMs} ms` };
   if (outcome.kind === "threw")
     return { ...event, tripped: true, reason: `${name} failed: ${describeThrown(outcome.error)}` };
-  const verdict = outcome.value as { tripped?: unknown; reason?: unknown } | null;
-  if (verdict?.tripped === false) return { ...event, tripped: false };
-  if (verdict?.tripped === true) {
-    return { ...event, tripped: true, reason: typeof verdict.reason === "string" ? verdict.reason : "no reason given" };
+  try {
+    return { ...event, ...readVerdict(outcome.value, name) };
+  } catch (error) {
+    return { ...event, tripped: true, reason: `${name} failed: its verdict could not be read: ${describeThrown(error)}` };
   }
-  return { ...event, tripped: true, reason: `${name} returned no verdict ({ tripped: boolean })` };
+}
+
+/** Reads a verdict's fields once each; a getter or proxy that throws propagates to the caller, which trips. */
+function readVerdict(value: unknown, name: string): { tripped: false } | { tripped: true; reason: string } {
+  const verdict = value as { tripped?: unknown; reason?: unknown } | null;
+  const tripped = verdict?.tripped;
+  if (tripped === false) return { tripped: false };
+  if (tripped !== true) return { tripped: true, reason: `${name} returned no verdict ({ tripped: boolean })` };
+  const reason = verdict?.reason;
+  return { tripped: true, reason: typeof reason === "string" ? reason : "no reason given" };
 }
