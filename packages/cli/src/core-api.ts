@@ -16,10 +16,12 @@ export {
   type AgentStreamEvent,
   agentMachine,
   agentTool,
+  chainCallId,
   continueAgent,
   type Decision,
   EventLogError,
   type EventStore,
+  escapeCallId,
   forkRun,
   MemoryEventStore,
   type Message,
@@ -31,6 +33,7 @@ export {
   ToolRegistry,
   ToolSchemaError,
   type ToolSpec,
+  treeListing,
 } from "@agentloop/core";
 export { checkReply, isErrorMessage } from "@agentloop/core/adapter";
 export { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";

@@ -3,8 +3,10 @@ export {
   AgentloopError,
   type AgentResult,
   type AgentStatus,
+  chainCallId,
   countTokens,
   type Decision,
+  escapeCallId,
   type Guardrail,
   type GuardrailStage,
   type Guardrails,
@@ -15,6 +17,7 @@ export {
   type ModelDelta,
   ModelError,
   type ModelReply,
+  splitChainedId,
   type ToolCall,
   type ToolParameters,
   ToolSchemaError,
@@ -54,6 +57,7 @@ export {
   scriptedModel,
   streamAgent,
   toolCall,
+  treeListing,
 } from "./run/index.js";
 export {
   type Tool,

@@ -197,16 +197,26 @@ function hangingTree(): ToolRegistry {
 
 // The tree of (b): the parent, its children `research` (r1) and `notes` (r2), and its grandchild
 // `mailer` (r1/g1) each call `send_email` with the same id e1 in one reply, beside the calls of
-// their children, so that four calls wait at once, told apart only by their chained ids.
-const WAITING = ["e1", "r1/e1", "r1/g1/e1", "r2/e1"] as const;
-const WHO: Record<(typeof WAITING)[number], string> = {
-  e1: "parent",
-  "r1/e1": "research",
-  "r1/g1/e1": "mailer",
-  "r2/e1": "notes",
-};
+// their children, so that four calls wait at once, told apart only by their chained ids. The same
+// tree again with call ids that hold `/` and `%`, which joined as they are would give three of the
+// four calls the one id `a/x/e`: chained ids escape them (`%2F`, `%25`).
+interface TreeIds {
+  readonly own: string;
+  readonly r1: string;
+  readonly r1Email: string;
+  readonly g1: string;
+  readonly g1Email: string;
+  readonly r2: string;
+  readonly r2Email: string;
+}
+const PLAIN: TreeIds = { own: "e1", r1: "r1", r1Email: "e1", g1: "g1", g1Email: "e1", r2: "r2", r2Email: "e1" };
+const SLASHED: TreeIds = { own: "a/x/e", r1: "a/x", r1Email: "e", g1: "%", g1Email: "e", r2: "a", r2Email: "x/e" };
+const TREES = [
+  { ids: PLAIN, waiting: { parent: "e1", research: "r1/e1", mailer: "r1/g1/e1", notes: "r2/e1" } },
+  { ids: SLASHED, waiting: { parent: "a/x/e", research: "a%2Fx/e", mailer: "a%2Fx/%25/e", notes: "a/x%2Fe" } },
+] as const;
 
-function mailTree() {
+function mailTree(ids: TreeIds) {
   const sent: string[] = [];
   const mailing = (extra: ConstructorParameters<typeof ToolRegistry>[0] = []) => {
     const registry = new ToolRegistry(extra);
@@ -215,15 +225,18 @@ function mailTree() {
     registry.register("send_email", "Send an email.", to, send, { needsApproval: true });
     return registry;
   };
-  const email = (who: string) => toolCall("e1", "send_email", { to: who });
-  const grand = scriptedModel([asks(email("mailer")), final("Mailer done.")]);
+  const email = (id: string, who: string) => toolCall(id, "send_email", { to: who });
+  const grand = scriptedModel([asks(email(ids.g1Email, "mailer")), final("Mailer done.")]);
   const mailer = agentTool({ name: "mailer", description: "M.", model: grand, registry: mailing() });
-  const middle = scriptedModel([asks(email("research"), toolCall("g1", "mailer", { task: "t" })), final("R done.")]);
+  const middle = scriptedModel([
+    asks(email(ids.r1Email, "research"), toolCall(ids.g1, "mailer", { task: "t" })),
+    final("R done."),
+  ]);
   const research = agentTool({ name: "research", description: "R.", model: middle, registry: mailing([mailer]) });
-  const noter = scriptedModel([asks(email("notes")), final("Notes done.")]);
+  const noter = scriptedModel([asks(email(ids.r2Email, "notes")), final("Notes done.")]);
   const notes = agentTool({ name: "notes", description: "N.", model: noter, registry: mailing() });
-  const children = [toolCall("r1", "research", { task: "t" }), toolCall("r2", "notes", { task: "t" })];
-  const parent = scriptedModel([asks(email("parent"), ...children), final("All done.")]);
+  const children = [toolCall(ids.r1, "research", { task: "t" }), toolCall(ids.r2, "notes", { task: "t" })];
+  const parent = scriptedModel([asks(email(ids.own, "parent"), ...children), final("All done.")]);
   return { sent, parent, registry: mailing([research, notes]) };
 }
 
@@ -232,52 +245,68 @@ const CHOICES: readonly Choice[] = ["approve", "deny", "none"];
 const everyChoice = (n: number): Choice[][] =>
   n === 0 ? [[]] : everyChoice(n - 1).flatMap((rest) => CHOICES.map((choice) => [choice, ...rest]));
 
-function decisionsOf(choices: readonly Choice[]): Record<string, Decision> {
-  const decisions: Record<string, Decision> = {};
-  for (const [i, choice] of choices.entries()) {
-    if (choice !== "none") decisions[WAITING[i] as string] = { approved: choice === "approve", reason: "r" };
-  }
-  return decisions;
+for (const { ids, waiting } of TREES) {
+  const WAITING: string[] = [waiting.parent, waiting.research, waiting.mailer, waiting.notes];
+  const WHO = new Map<string, string>(Object.entries(waiting).map(([who, id]) => [id, who]));
+  const whoOf = (chained: readonly string[]) => chained.map((id) => WHO.get(id)).sort();
+  const decisionsOf = (choices: readonly Choice[]): Record<string, Decision> => {
+    const decisions: Record<string, Decision> = {};
+    for (const [i, choice] of choices.entries()) {
+      if (choice !== "none") decisions[WAITING[i] as string] = { approved: choice === "approve", reason: "r" };
+    }
+    return decisions;
+  };
+
+  describe(`no path runs a child's risky call without a decision for that very call (ids ${ids.r1}, ${ids.g1}, ${ids.r2})`, () => {
+    for (const choices of everyChoice(WAITING.length)) {
+      it(`decisions ${choices.join(", ")} for ${WAITING.join(", ")}: only the approved calls run, once; the rest wait`, async () => {
+        const { sent, parent, registry } = mailTree(ids);
+        const store = new MemoryEventStore();
+        const paused = await runAgent("Mail.", parent, registry, { store, runId: "p" });
+        expect(paused.pendingApprovals?.map((call) => call.id).sort()).toEqual([...WAITING].sort());
+        expect(sent).toEqual([]);
+        const given = decisionsOf(choices);
+        const once = await resumeAgent("p", parent, registry, { store, decisions: given });
+        const approved = Object.keys(given).filter((id) => given[id]?.approved);
+        expect([...sent].sort()).toEqual(whoOf(approved));
+        const undecided = WAITING.filter((id) => given[id] === undefined);
+        if (undecided.length > 0) {
+          expect(once.status).toBe("awaiting_approval");
+          expect(once.pendingApprovals?.map((call) => call.id).sort()).toEqual([...undecided].sort());
+          const rest = Object.fromEntries(undecided.map((id) => [id, { approved: true }]));
+          const done = await resumeAgent("p", parent, registry, { store, decisions: rest });
+          expect(done.status).toBe("done");
+          expect([...sent].sort()).toEqual(whoOf([...approved, ...undecided]));
+        } else expect(once).toMatchObject({ status: "done", answer: "All done." });
+      });
+    }
+
+    it("a live approver is asked for each call by its chained id, and only the calls it approves run", async () => {
+      const { parent: p, research: r, mailer: m, notes: n } = waiting;
+      for (const approvedIds of [[], [p], [r], [m], [n], [p, m], [...WAITING]] as string[][]) {
+        const { sent, parent, registry } = mailTree(ids);
+        const asked: string[] = [];
+        const approve = (call: { id: string }) => {
+          asked.push(call.id);
+          return { approved: approvedIds.includes(call.id) };
+        };
+        const result = await runAgent("Mail.", parent, registry, { approve });
+        expect(result.status).toBe("done");
+        expect(asked.sort()).toEqual([...WAITING].sort());
+        expect([...sent].sort()).toEqual(whoOf(approvedIds));
+      }
+    });
+  });
 }
 
-const whoOf = (ids: readonly string[]) => ids.map((id) => WHO[id as (typeof WAITING)[number]]).sort();
-
-describe("no path runs a child's risky call without a decision for that very call", () => {
-  for (const choices of everyChoice(WAITING.length)) {
-    it(`decisions ${choices.join(", ")} for ${WAITING.join(", ")}: only the approved calls run, once; the rest wait`, async () => {
-      const { sent, parent, registry } = mailTree();
-      const store = new MemoryEventStore();
-      const paused = await runAgent("Mail.", parent, registry, { store, runId: "p" });
-      expect(paused.pendingApprovals?.map((call) => call.id).sort()).toEqual([...WAITING].sort());
-      expect(sent).toEqual([]);
-      const given = decisionsOf(choices);
-      const once = await resumeAgent("p", parent, registry, { store, decisions: given });
-      const approved = Object.keys(given).filter((id) => given[id]?.approved);
-      expect([...sent].sort()).toEqual(whoOf(approved));
-      const undecided = WAITING.filter((id) => given[id] === undefined);
-      if (undecided.length > 0) {
-        expect(once.status).toBe("awaiting_approval");
-        expect(once.pendingApprovals?.map((call) => call.id).sort()).toEqual([...undecided].sort());
-        const rest = Object.fromEntries(undecided.map((id) => [id, { approved: true }]));
-        const done = await resumeAgent("p", parent, registry, { store, decisions: rest });
-        expect(done.status).toBe("done");
-        expect([...sent].sort()).toEqual(whoOf([...approved, ...undecided]));
-      } else expect(once).toMatchObject({ status: "done", answer: "All done." });
-    });
-  }
-
-  it("a live approver is asked for each call by its chained id, and only the calls it approves run", async () => {
-    for (const approvedIds of [[], ["e1"], ["r1/e1"], ["r1/g1/e1"], ["r2/e1"], ["e1", "r1/g1/e1"], [...WAITING]]) {
-      const { sent, parent, registry } = mailTree();
-      const asked: string[] = [];
-      const approve = (call: { id: string }) => {
-        asked.push(call.id);
-        return { approved: approvedIds.includes(call.id) };
-      };
-      const result = await runAgent("Mail.", parent, registry, { approve });
-      expect(result.status).toBe("done");
-      expect(asked.sort()).toEqual([...WAITING].sort());
-      expect([...sent].sort()).toEqual(whoOf(approvedIds));
-    }
+describe("a decision by the ids joined as they are", () => {
+  it("is refused where it would name calls of two runs, and nothing runs", async () => {
+    const { sent, parent, registry } = mailTree(SLASHED);
+    const store = new MemoryEventStore();
+    await runAgent("Mail.", parent, registry, { store, runId: "p" });
+    await expect(
+      resumeAgent("p", parent, registry, { store, decisions: { "a/x/%/e": { approved: true } } }),
+    ).rejects.toThrow(/call 'a\/x\/%\/e' waits for no decision/);
+    expect(sent).toEqual([]);
   });
 });

@@ -90,7 +90,9 @@ describe("guardrails", () => {
           throw new TypeError("no tripped here");
         }) as unknown as { tripped: false },
     };
-    const byGetter = await runAgent("hi", scriptedModel([final("never")]), registry, { guardrails: { input: [getter] } });
+    const byGetter = await runAgent("hi", scriptedModel([final("never")]), registry, {
+      guardrails: { input: [getter] },
+    });
     expect(byGetter.status).toBe("guardrail_tripped");
     expect(byGetter.guardrail?.reason).toBe("getter failed: its verdict could not be read: TypeError: no tripped here");
     const reasonThrows: Guardrail = {
@@ -103,18 +105,25 @@ describe("guardrails", () => {
           },
         }) as unknown as { tripped: true; reason: string },
     };
-    const byReason = await runAgent("hi", scriptedModel([final("never")]), registry, { guardrails: { output: [reasonThrows] } });
+    const byReason = await runAgent("hi", scriptedModel([final("never")]), registry, {
+      guardrails: { output: [reasonThrows] },
+    });
     expect(byReason.status).toBe("guardrail_tripped");
     expect(byReason.answer).toBeNull();
-    expect(byReason.guardrail?.reason).toBe("reason failed: its verdict could not be read: threw a non-Error value: null");
+    expect(byReason.guardrail?.reason).toBe(
+      "reason failed: its verdict could not be read: threw a non-Error value: null",
+    );
     const proxy: Guardrail = {
       name: "proxy",
       check: () =>
-        new Proxy({}, {
-          get() {
-            throw new Error("trap");
+        new Proxy(
+          {},
+          {
+            get() {
+              throw new Error("trap");
+            },
           },
-        }) as { tripped: false },
+        ) as { tripped: false },
     };
     const byProxy = await runAgent("hi", scriptedModel([final("never")]), registry, { guardrails: { input: [proxy] } });
     // Awaiting the verdict reads its `then` first: the proxy throws there, as a check that threw.

@@ -1,6 +1,6 @@
 import { JSON_VIEW_HELP, JSON_VIEW_OPTIONS, MODEL_OPTIONS, onePositional, parseCommand } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import { type Decision, type Decisions, ModelError, type ModelReply, resumeAgent } from "../core-api.js";
+import { chainCallId, type Decision, type Decisions, ModelError, type ModelReply, resumeAgent } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -68,7 +68,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   if (started.parent !== undefined && fold.result === null) {
     // Resuming a child alone would leave its parent waiting: the tree is resumed from its root, by chained ids.
     const { runId, callId } = started.parent;
-    const ids = fold.position.waiting.map((call) => ` --approve ${callId}/${call.id}`).join("");
+    const ids = fold.position.waiting.map((call) => ` --approve ${chainCallId(callId, call.id)}`).join("");
     throw new UsageError(
       `run '${log.runId}' is run by call '${callId}' of run '${runId}': resume ${logPathOf(log.storePath, runId)}${ids}, which resumes the whole tree`,
     );

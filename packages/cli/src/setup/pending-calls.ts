@@ -1,5 +1,5 @@
 import { UsageError } from "../cli-error.js";
-import type { Decisions, ToolCall } from "../core-api.js";
+import { type Decisions, escapeCallId, type ToolCall } from "../core-api.js";
 
 /**
  * Refuses decisions for calls that do not wait for one, naming the calls that do: a decision for
@@ -13,7 +13,7 @@ export function checkDecisions(
   running: readonly ToolCall[] = [],
 ): void {
   const ids = new Set(undecided.map((call) => call.id));
-  const children = running.map((call) => `${call.id}/`);
+  const children = running.map((call) => `${escapeCallId(call.id)}/`);
   const stray = Object.keys(decisions).filter((id) => !ids.has(id) && !children.some((at) => id.startsWith(at)));
   if (stray.length === 0) return;
   const list = stray.map((id) => `'${id}'`).join(", ");

@@ -1,4 +1,4 @@
-import type { ToolCall } from "../core-api.js";
+import { chainCallId, type ToolCall } from "../core-api.js";
 import { escapeHtml } from "../html/escape.js";
 import { renderReport } from "../html/report.js";
 import type { ChildRun } from "../trace/child-runs.js";
@@ -115,7 +115,7 @@ function panelHtml(trace: RunTrace, options: RunPageOptions): string {
     // A child's calls are decided from the tree's root, which resumes the whole tree: resuming the child alone would leave its parent waiting.
     const parent = `<a href="/runs/${encodeURIComponent(calledBy.runId)}">${escapeHtml(calledBy.runId)}</a>`;
     const ids = trace.waiting.map(
-      (call) => `${escapeHtml(call.name)} [${escapeHtml(calledBy.callId)}/${escapeHtml(call.id)}]`,
+      (call) => `${escapeHtml(call.name)} [${escapeHtml(chainCallId(calledBy.callId, call.id))}]`,
     );
     parts.push(`<span>${ids.join(", ")} waits: decide it from ${parent}, the run whose call started this one</span>`);
   }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { chainCallId } from "../core-api.js";
 import { ActionError } from "./studio-actions.js";
 import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } from "./studio-context.js";
 
@@ -32,7 +33,7 @@ export async function postAction(
     if (calledBy !== null) {
       throw new ActionError(
         409,
-        `run '${runId}' is run by call '${calledBy.callId}' of run '${calledBy.runId}': decide on '${calledBy.callId}/${callId}' from there, which resumes the whole tree`,
+        `run '${runId}' is run by call '${calledBy.callId}' of run '${calledBy.runId}': decide on '${chainCallId(calledBy.callId, callId)}' from there, which resumes the whole tree`,
       );
     }
     const { waiting } = await treeOf(context, runId, trace);

@@ -1,4 +1,4 @@
-import type { ToolCall } from "../core-api.js";
+import { chainCallId, type ToolCall, treeListing } from "../core-api.js";
 import { logPathOf } from "../setup/run-ids.js";
 import type { LogRef } from "../setup/stores.js";
 import { type RunTrace, traceRun } from "./run-trace.js";
@@ -19,7 +19,7 @@ export interface ChildRun {
   readonly status: string;
   readonly steps: number;
   readonly tokens: number;
-  /** The calls its tree waits on, with ids chained under the parent's call (`<call id>/<child call id>`). */
+  /** The calls its tree waits on, with ids chained under the parent's call (`<call id>/<child call id>`, see `chainCallId`). */
   readonly waiting: readonly ToolCall[];
   /** Its own children, by the same rules. */
   readonly children: readonly ChildRun[];
@@ -39,10 +39,13 @@ export async function childRunsOf(log: LogRef, trace: RunTrace, depth = 0): Prom
   return children;
 }
 
-/** The calls a run's tree waits on: its own, then each unfinished child's, with chained ids. */
+/** The calls a run's tree waits on: its own, then each unfinished child's, with chained ids (as `resumeAgent` names them). */
 export function treeWaiting(trace: RunTrace, children: readonly ChildRun[]): ToolCall[] {
   if (trace.result !== null) return [];
-  return [...trace.waiting, ...children.flatMap((child) => child.waiting)];
+  return treeListing(
+    trace.waiting,
+    children.flatMap((child) => child.waiting),
+  );
 }
 
 async function readChild(
@@ -67,7 +70,11 @@ async function readChild(
     return { callId, name, runId, label, status: "refused", ...none };
   }
   const children = await childRunsOf({ ...parent, runId, label }, trace, depth);
-  const waiting = treeWaiting(trace, children).map((call) => ({ ...call, id: `${callId}/${call.id}` }));
+  const own = trace.result === null ? trace.waiting : [];
+  const waiting = [
+    ...own.map((call) => ({ ...call, id: chainCallId(callId, call.id) })),
+    ...children.flatMap((child) => child.waiting).map((call) => ({ ...call, id: chainCallId(callId, call.id, true) })),
+  ];
   const status = trace.result?.status ?? (waiting.length > 0 ? "awaiting_approval" : "unfinished");
   const { steps, tokens } = trace.result ?? trace;
   const answer = trace.result?.answer ?? null;

@@ -3,6 +3,7 @@
 export * from "./agent-input.js";
 export * from "./arg-path.js";
 export * from "./assign-call-ids.js";
+export * from "./chained-id.js";
 export * from "./check-reply.js";
 export * from "./compacted-view.js";
 export * from "./count-tokens.js";

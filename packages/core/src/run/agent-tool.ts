@@ -1,8 +1,9 @@
-import type { AgentResult, ToolCall } from "../data/index.js";
+import type { AgentResult, StoredEvent, ToolCall } from "../data/index.js";
+import { EventLogError } from "../log/index.js";
 import type { ArgsOf, Tool, ToolOptions, ToolSchema } from "../tools/index.js";
 import { describeSafely, type ToolRegistry, tool } from "../tools/index.js";
 import { type ChildStart, markChildTool } from "./child-calls.js";
-import { resumeAgent } from "./resume.js";
+import { resumeChild } from "./resume.js";
 import { startRun } from "./run-agent.js";
 import { type AgentOptions, type ModelWithLimits, resolveLimits, resolveSettings } from "./settings.js";
 import { resolveTurn, type TurnOptions } from "./turn-checks.js";
@@ -86,19 +87,37 @@ async function performChild(
   const { model, registry, options = {} } = child;
   const { store, childRunId, parentRunId, approve, signal, decisions, onEvent } = start;
   const ports = { approve, signal, onEvent, fallbackModels: options.fallbackModels };
-  if (store !== undefined && childRunId !== undefined && (await store.read(childRunId)).length > 0) {
+  const logged = store === undefined || childRunId === undefined ? [] : await store.read(childRunId);
+  if (store !== undefined && childRunId !== undefined && logged.length > 0) {
+    checkOwnChild(logged[0], childRunId, parentRunId, start.call.id);
     const turn = { output: options.output, guardrails: options.guardrails };
     const summarizer = options.compaction?.summarizer;
-    return resumeAgent(childRunId, model, registry, {
-      ...ports,
-      ...turn,
-      store,
-      decisions,
-      ...(summarizer === undefined ? {} : { summarizer }),
-    });
+    const resumeOptions = { ...ports, ...turn, store, ...(summarizer === undefined ? {} : { summarizer }) };
+    return resumeChild(childRunId, model, registry, resumeOptions, decisions);
   }
   const link =
     childRunId === undefined || parentRunId === undefined ? undefined : { runId: parentRunId, callId: start.call.id };
   const where = childRunId === undefined ? {} : { store, runId: childRunId };
   return startRun(task, model, registry, { ...options, ...ports, ...where, tokenBudget: start.tokenBudget }, link);
+}
+
+/**
+ * A run already in the store under a child's id is that child only if its `run.started` names this
+ * parent and call: another run's log is never taken over (its answer would reach this parent's model).
+ */
+function checkOwnChild(
+  first: StoredEvent | undefined,
+  childRunId: string,
+  parentRunId: string | undefined,
+  callId: string,
+): void {
+  const parent = first?.type === "run.started" ? first.parent : undefined;
+  if (parent !== undefined && parent.runId === parentRunId && parent.callId === callId) return;
+  const whose =
+    parent === undefined ? "a run of its own" : `the child of call '${parent.callId}' of run '${parent.runId}'`;
+  throw new EventLogError(
+    `run '${childRunId}' is already in the store as ${whose}, not as the child of call '${callId}' of run '${parentRunId}': ` +
+      "its log is not taken over; remove it, or give this run another id",
+    { runId: childRunId, position: 0 },
+  );
 }

@@ -40,7 +40,11 @@ export async function checkGuardrail(
   try {
     return { ...event, ...readVerdict(outcome.value, name) };
   } catch (error) {
-    return { ...event, tripped: true, reason: `${name} failed: its verdict could not be read: ${describeThrown(error)}` };
+    return {
+      ...event,
+      tripped: true,
+      reason: `${name} failed: its verdict could not be read: ${describeThrown(error)}`,
+    };
   }
 }
 

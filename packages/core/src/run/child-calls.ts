@@ -1,5 +1,5 @@
 import type { AgentResult, Decision, ToolCall } from "../data/index.js";
-import { toolFinished } from "../data/index.js";
+import { chainCallId, escapeCallId, toolFinished } from "../data/index.js";
 import { type AgentContext, promptTokens } from "../decide/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
@@ -19,7 +19,7 @@ export interface ChildStart {
   readonly tokenBudget: number;
   /** The parent's approver, shown the child's calls with chained ids. */
   readonly approve?: Approver | undefined;
-  /** Decisions for the child's waiting calls, by the child's own call ids. */
+  /** Decisions for the child's waiting calls: its own calls' by their escaped ids, its children's by chained id. */
   readonly decisions: Readonly<Record<string, Decision>>;
   /** The parent's signal: aborting it cancels the child. */
   readonly signal: AbortSignal;
@@ -89,9 +89,33 @@ function fnv1a(text: string): string {
   return (hash >>> 0).toString(16).padStart(8, "0");
 }
 
-/** The chained id of a child's waiting call: `<parent call id>/<child call id>`. */
+/** The calls `chainedCall` made: their ids are chained already, so a parent chains them as they are. */
+const chainedCalls = new WeakSet<ToolCall>();
+
+/**
+ * A child's waiting call as its parent lists it: its id chained under the parent's call
+ * (`<parent call id>/<child call id>`, each call id escaped, see `chainCallId`).
+ */
 export function chainedCall(parentCallId: string, call: ToolCall): ToolCall {
-  return { ...call, id: `${parentCallId}/${call.id}` };
+  const chained = { ...call, id: chainCallId(parentCallId, call.id, chainedCalls.has(call)) };
+  chainedCalls.add(chained);
+  return chained;
+}
+
+/**
+ * The calls a tree waits on as its root lists them: its own calls by their ids, then its children's
+ * by chained id; an own call whose id is also a child call's chained id is listed by its id escaped
+ * (`%2F` for `/`), so that no two waiting calls share an id.
+ */
+export function treeListing(own: readonly ToolCall[], chained: readonly ToolCall[]): ToolCall[] {
+  const taken = new Set(chained.map((call) => call.id));
+  const listed = own.map((call) => {
+    if (!taken.has(call.id)) return call;
+    const escaped = { ...call, id: escapeCallId(call.id) };
+    chainedCalls.add(escaped);
+    return escaped;
+  });
+  return [...listed, ...chained];
 }
 
 /** What a parent run hands its children. */
@@ -100,7 +124,7 @@ export interface ChildCallsOptions {
   readonly store?: EventStore | undefined;
   readonly runId?: string | undefined;
   readonly approve?: Approver | undefined;
-  /** Decisions given to resume the parent, for calls of its children (chained ids). */
+  /** Decisions given to resume the parent, for calls of its children, by chained id. */
   readonly decisions?: Readonly<Record<string, Decision>> | undefined;
   /** The parent's listener: it hears its children's events too, tagged with their origin. */
   readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
@@ -214,13 +238,12 @@ export class ChildCalls {
   }
 
   #decisionsFor(callId: string): Record<string, Decision> {
-    const prefix = `${callId}/`;
-    const given = this.#options.decisions ?? {};
-    const mine: Record<string, Decision> = {};
-    for (const [id, decision] of Object.entries(given)) {
-      if (id.startsWith(prefix)) mine[id.slice(prefix.length)] = decision;
-    }
-    return mine;
+    const prefix = `${escapeCallId(callId)}/`;
+    const given = Object.entries(this.#options.decisions ?? {});
+    // Own properties even for ids such as `__proto__`: a call id is the model's data.
+    return Object.fromEntries(
+      given.filter(([id]) => id.startsWith(prefix)).map(([id, decision]) => [id.slice(prefix.length), decision]),
+    );
   }
 
   #answer(

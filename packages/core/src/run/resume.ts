@@ -1,5 +1,5 @@
 import type { AgentResult, Decision, Model, RunEvent, RunSettings, StoredEvent, TurnChecks } from "../data/index.js";
-import { logFlags } from "../data/index.js";
+import { escapeCallId, logFlags, type ToolCall, unescapeCallId } from "../data/index.js";
 import { canonicalJson, pendingApprovals } from "../decide/index.js";
 import {
   EventLogError,
@@ -12,9 +12,10 @@ import {
   replayRun,
 } from "../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
+import { treeListing } from "./child-calls.js";
 import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
 import { describe, resolveLimits } from "./settings.js";
-import { treePending } from "./tree-pending.js";
+import { childrenPending } from "./tree-pending.js";
 import { type OutputOf, resolveTurn, type TurnOptions } from "./turn-checks.js";
 
 /** Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time safeguards and the listener. */
@@ -28,7 +29,9 @@ export interface ResumeOptions
   /**
    * Decisions by call id for the calls a paused run waits on (`pendingApprovals`); asked before
    * `approve`. Each applies to that waiting call only, never to a later call with the same id; an
-   * id that waits for no decision is refused.
+   * id that waits for no decision, or that names more than one waiting call, is refused. A child's
+   * call is named by its chained id; the run's own call by its id, or by its id as a chained id
+   * writes it (`%2F` for `/`, `%25` for `%`) where its plain id is also a child call's chained id.
    */
   readonly decisions?: Readonly<Record<string, Decision>>;
   /** Writes the summaries when the run compacts with `summarize` (default: `model`); logged summaries are never asked for again. */
@@ -42,7 +45,7 @@ export interface ResumeOptions
  * ran), otherwise the model is told its result was lost. A finished run is not extended: its result
  * comes back as it was (`continueAgent` takes a conversation further). Throws `EventLogError` for
  * an unknown run, a log that does not fit, or tools that differ from the registry's; `RangeError`
- * for a decision on a call that waits for none.
+ * for a decision on a call that waits for none, or that names more than one.
  */
 export async function resumeAgent(
   runId: string,
@@ -51,25 +54,57 @@ export async function resumeAgent(
   options: ResumeOptions,
 ): Promise<AgentResult> {
   checkRunOptions(options);
+  const decisions = options.decisions ?? {};
   // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
-  return holding(options.store, runId, () => resumeHeld(runId, model, registry, options));
+  return holding(options.store, runId, () =>
+    resumeHeld(runId, model, registry, options, (replay, own) =>
+      routeDecisions(options.store, runId, replay, decisions, own),
+    ),
+  );
+}
+
+/**
+ * Resumes a child run of a tree with the decisions its parent routed to it: its own calls' by
+ * their escaped ids, its children's by chained id (checked against the tree by the root's resume).
+ */
+export function resumeChild(
+  runId: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: Omit<ResumeOptions, "decisions">,
+  decisions: Readonly<Record<string, Decision>>,
+): Promise<AgentResult> {
+  checkRunOptions(options);
+  const routed: Routed = { own: new Map(), chained: {} };
+  for (const [id, decision] of Object.entries(decisions)) {
+    if (id.includes("/")) routed.chained[id] = decision;
+    else routed.own.set(unescapeCallId(id), decision);
+  }
+  return holding(options.store, runId, () => resumeHeld(runId, model, registry, options, async () => routed));
+}
+
+/** Decisions split by whom they are for: the run's own calls, by call id; its children's calls, by chained id. */
+interface Routed {
+  readonly own: Map<string, Decision>;
+  readonly chained: Record<string, Decision>;
 }
 
 async function resumeHeld(
   runId: string,
   model: Model,
   registry: ToolRegistry,
-  options: ResumeOptions,
+  options: Omit<ResumeOptions, "decisions">,
+  route: (replay: Replay, own: ReadonlyMap<string, ToolCall>) => Promise<Routed>,
 ): Promise<AgentResult> {
-  const { store, decisions = {}, approve } = options;
+  const { store, approve } = options;
   const { events, replay, journal } = await reopen(store, runId, registry, options.onLogged);
   if (replay.result !== null) return { ...replay.result, runId };
   const pending = new Map(pendingApprovals(replay.context).map((call) => [call.id, call]));
-  const childDecisions = await routeDecisions(store, runId, replay, decisions, pending);
+  const { own, chained } = await route(replay, pending);
   // A given decision answers the call that waits now, once: a later call reusing its id is asked anew.
-  const given = new Set(Object.keys(decisions).filter((id) => pending.has(id)));
+  const given = new Set([...own.keys()].filter((id) => pending.has(id)));
   const decide: typeof approve = (call) => {
-    if (given.delete(call.id) && pending.get(call.id) === call) return decisions[call.id];
+    if (given.delete(call.id) && pending.get(call.id) === call) return own.get(call.id);
     return approve?.(call);
   };
   return runLive({
@@ -83,33 +118,54 @@ async function resumeHeld(
     schemaVersion: replay.schemaVersion,
     from: { snapshot: replay.snapshot, interrupted: replay.interrupted },
     store,
-    childDecisions,
+    childDecisions: chained,
   });
 }
 
 /**
- * Checks that every decision is for a call the run's tree waits on, and returns those for its
- * children's calls (chained ids): the run's own calls take their decisions from `decisions` by
- * their own ids, so a child's call with the same id never gets one meant for the parent.
+ * Checks that every decision names exactly one call the run's tree waits on, and splits them: the
+ * run's own calls by their ids, its children's by chained id (so a child's call with the same id
+ * never gets one meant for the parent).
  */
 async function routeDecisions(
   store: EventStore,
   runId: string,
   replay: Replay,
   decisions: Readonly<Record<string, Decision>>,
-  own: ReadonlyMap<string, unknown>,
-): Promise<Record<string, Decision>> {
-  const forChildren = Object.entries(decisions).filter(([id]) => !own.has(id));
-  if (forChildren.length === 0) return {};
-  const tree = await treePending(store, runId, replay);
-  const waiting = new Set(tree.map((call) => call.id));
-  for (const [id] of forChildren) {
-    if (!waiting.has(id)) {
-      const listed = [...waiting].map((key) => `'${key}'`).join(", ") || "none";
+  own: ReadonlyMap<string, ToolCall>,
+): Promise<Routed> {
+  const routed: Routed = { own: new Map(), chained: {} };
+  const entries = Object.entries(decisions);
+  // Only an id with a `/` can be a chained id: the children's logs are read only then.
+  const tree = entries.some(([id]) => id.includes("/")) ? await childrenPending(store, runId, replay) : [];
+  const chained = new Set(tree.map((call) => call.id));
+  for (const [id, decision] of entries) {
+    // An own call whose id a child's call also has as its chained id is named by its escaped id only.
+    const owned = [...own.keys()].filter(
+      (callId) => (callId === id && !chained.has(id)) || escapeCallId(callId) === id,
+    );
+    const named = [
+      ...owned.map((callId) => `the run's own call '${callId}'`),
+      ...(chained.has(id) ? [`a child's call '${id}'`] : []),
+    ];
+    if (named.length === 0) {
+      const listed =
+        treeListing([...own.values()], tree)
+          .map((call) => `'${call.id}'`)
+          .join(", ") || "none";
       throw new RangeError(`run '${runId}': call '${id}' waits for no decision (calls that wait: ${listed})`);
     }
+    if (named.length > 1) {
+      throw new RangeError(
+        `run '${runId}': '${id}' names ${named.length} waiting calls (${named.join(", ")}); give a decision for each by an id that names it alone`,
+      );
+    }
+    const [callId] = owned;
+    if (callId === undefined) routed.chained[id] = decision;
+    else if (routed.own.has(callId)) throw new RangeError(`run '${runId}': two decisions name call '${callId}'`);
+    else routed.own.set(callId, decision);
   }
-  return Object.fromEntries(forChildren);
+  return routed;
 }
 
 /**

@@ -12,7 +12,7 @@ import { agentMachine, pendingApprovals, pendingRequests } from "../decide/index
 import { EventLogError, type EventStore, holding, Journal, outcomeOf } from "../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { isCharLimit, isTimeout, MAX_TIMER_MS } from "../tools/index.js";
-import { ChildCalls, hasChildTools } from "./child-calls.js";
+import { ChildCalls, hasChildTools, treeListing } from "./child-calls.js";
 import { drivenMachine } from "./driven-machine.js";
 import type { Resumption } from "./run-effects.js";
 import { type EffectPorts, RunLoop } from "./run-loop.js";
@@ -192,7 +192,7 @@ function pausedResult(context: AgentContext, children: readonly ToolCall[]): Age
     steps,
     tokens,
     messages: messagesOf(context.transcript),
-    pendingApprovals: [...pendingApprovals(context), ...children],
+    pendingApprovals: treeListing(pendingApprovals(context), children),
   };
 }
 

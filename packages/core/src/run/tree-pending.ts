@@ -1,15 +1,21 @@
 import type { ToolCall } from "../data/index.js";
+import { chainCallId } from "../data/index.js";
 import { pendingApprovals } from "../decide/index.js";
 import { type EventStore, type Replay, replayRun } from "../log/index.js";
-import { chainedCall, childRunIdOf } from "./child-calls.js";
+import { childRunIdOf, treeListing } from "./child-calls.js";
 
 /**
  * The calls a paused run's tree waits on: its own, then those of each child its log shows cut off
  * in a call (read from the child's own log, at any depth), with chained ids
- * (`<parent call id>/<child call id>`). Reads logs only; runs nothing.
+ * (`<parent call id>/<child call id>`, see `chainCallId`). Reads logs only; runs nothing.
  */
 export async function treePending(store: EventStore, runId: string, replay: Replay): Promise<ToolCall[]> {
-  const waiting = pendingApprovals(replay.context);
+  return treeListing(pendingApprovals(replay.context), await childrenPending(store, runId, replay));
+}
+
+/** The calls a paused run's children wait on, with ids chained under the run's calls. */
+export async function childrenPending(store: EventStore, runId: string, replay: Replay): Promise<ToolCall[]> {
+  const waiting: ToolCall[] = [];
   for (const callId of replay.interrupted) {
     const childRunId = childRunIdOf(runId, callId);
     const events = await store.read(childRunId);
@@ -17,7 +23,10 @@ export async function treePending(store: EventStore, runId: string, replay: Repl
     if (started?.type !== "run.started" || started.parent?.runId !== runId) continue;
     const child = replayRun(events, { runId: childRunId });
     if (child.result !== null) continue;
-    for (const call of await treePending(store, childRunId, child)) waiting.push(chainedCall(callId, call));
+    for (const call of pendingApprovals(child.context)) waiting.push({ ...call, id: chainCallId(callId, call.id) });
+    for (const call of await childrenPending(store, childRunId, child)) {
+      waiting.push({ ...call, id: chainCallId(callId, call.id, true) });
+    }
   }
   return waiting;
 }
