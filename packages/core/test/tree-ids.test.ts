@@ -157,7 +157,9 @@ describe("decisions by id", () => {
   it("routes a decision to a child's call whose id is a name of Object.prototype", async () => {
     const { registry: mail, sent } = makeMailRegistry();
     const child = scriptedModel([asks(pay("__proto__", "ana")), final("Sent.")]);
-    const registry = new ToolRegistry([agentTool({ name: "research", description: "R.", model: child, registry: mail })]);
+    const registry = new ToolRegistry([
+      agentTool({ name: "research", description: "R.", model: child, registry: mail }),
+    ]);
     const parent = scriptedModel([asks(toolCall("constructor", "research", { task: "go" })), final("Done.")]);
     const store = new MemoryEventStore();
     const paused = await runAgent("Go.", parent, registry, { store, runId: "p" });

@@ -3,7 +3,7 @@ import type { Attributes, Span } from "@opentelemetry/api";
 import { type SpanPlace, type Summary, summarySpan } from "./attempt-spans.js";
 import { guardrailSpan, type Verdict } from "./guardrail-spans.js";
 import { ATTR, COMPACTION_EVENT, OPERATION, OUTPUT_EVENT } from "./semconv.js";
-import type { SpanSettings } from "./turn-spans.js";
+import type { SpanSettings } from "./span-settings.js";
 
 /**
  * What a turn checks and compacts, as spans and events under its `invoke_agent` span: a span per

@@ -1,6 +1,6 @@
 import { type TracerProvider, trace } from "@opentelemetry/api";
 import { GENAI_SCHEMA_URL, SCOPE_NAME, SCOPE_VERSION } from "./semconv.js";
-import type { SpanSettings } from "./turn-spans.js";
+import type { SpanSettings } from "./span-settings.js";
 
 /** How runs are traced: who the model is, whether content is recorded, and where spans go. */
 export interface TelemetryOptions {

@@ -1,13 +1,5 @@
 import type { Decision, Message, ModelReply, ToolCall } from "@agentloop/core";
-import {
-  type Attributes,
-  type Context,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from "@opentelemetry/api";
+import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { endFailed, type Failure, recordError, type SpanPlace, waitSpan } from "./attempt-spans.js";
 import { CheckSpans } from "./check-spans.js";
 import {
@@ -19,21 +11,9 @@ import {
   systemInstructions,
 } from "./content.js";
 import { APPROVAL_EVENT, ATTR, OPERATION, OUTPUT_JSON, TOOL_ERROR } from "./semconv.js";
+import type { SpanSettings } from "./span-settings.js";
 
-/** What every span of a telemetry object says the same way: where spans go, and about what. */
-export interface SpanSettings {
-  readonly tracer: Tracer;
-  readonly provider: string;
-  readonly model: string | undefined;
-  /** The reply limit to report when the model does not say its own. */
-  readonly maxTokens: number | undefined;
-  readonly agentName: string | undefined;
-  readonly captureContent: boolean;
-  /** The names of the run's fallback models, in order, for the calls that go to them. */
-  readonly fallbackModels: readonly string[];
-  /** The name of the model that writes compaction summaries, when it is not `model`. */
-  readonly summarizerModel: string | undefined;
-}
+export type { SpanSettings } from "./span-settings.js";
 
 /** How a turn starts: the run it belongs to, its parent, and what it was given. */
 export interface TurnStart {

@@ -1,4 +1,4 @@
-import type { OpenOptions, SqliteDatabase, SqliteStatement } from "./sqlite-driver.js";
+import type { OpenOptions, SqliteDatabase, SqliteStatement } from "./sqlite-connection.js";
 
 /** The part of `node:sqlite` the store uses. */
 export interface NodeSqlite {
