@@ -207,6 +207,16 @@ export function tokensOverBudget(context: AgentContext): number {
   return Math.max(0, context.tokens - context.turnStart.tokens - context.tokenBudget);
 }
 
+/**
+ * Whether a turn that ended `status` gives no answer: text leaves a run only once it passed the
+ * turn's output guardrails, so not after a trip, a cancel, or an answer that never matched
+ * `output` when the turn has output guardrails (they check only an answer that matched).
+ */
+export function withholdsAnswer(context: Pick<AgentContext, "guardrails">, status: AgentStatus): boolean {
+  if (status === "guardrail_tripped" || status === "cancelled") return true;
+  return status === "invalid_output" && context.guardrails.output.length > 0;
+}
+
 /** The machine's output: the `AgentResult` of a finished turn. */
 export function resultOf(context: AgentContext): AgentResult {
   const over = context.flags.tokensOverBudget ? tokensOverBudget(context) : 0;
@@ -214,7 +224,7 @@ export function resultOf(context: AgentContext): AgentResult {
   const { outputValue, guardrail } = context;
   return {
     status,
-    answer: status === "guardrail_tripped" || status === "cancelled" ? null : context.answer,
+    answer: withholdsAnswer(context, status) ? null : context.answer,
     steps: context.steps,
     tokens: context.tokens,
     messages: messagesOf(context.transcript),
