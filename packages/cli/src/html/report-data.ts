@@ -122,7 +122,7 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
   const { event } = entry;
   switch (event.type) {
     case "run.started":
-      return event.forkedFrom ? [`forked from ${event.forkedFrom.runId} at #${event.forkedFrom.seq}`] : [];
+      return [startedDetail(event)];
     case "model.replied": {
       const usage = event.reply.usage;
       return usage === undefined
@@ -154,12 +154,25 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
     case "model.failed":
       return [failedAttempt(event)];
     case "retry.waited":
-      return [];
+      return ["waited before the next attempt"];
     case "output.checked":
-      return [event.valid ? `valid: ${JSON.stringify(event.value)}` : `invalid: ${event.problem}`];
+      return event.valid ? [1, `valid: ${JSON.stringify(event.value)}`] : [0, `invalid: ${event.problem}`];
     case "guardrail.checked":
-      return [`${event.stage} ${event.name}: ${event.tripped ? `tripped (${event.reason ?? ""})` : "passed"}`];
+      return [
+        event.tripped ? 1 : 0,
+        `${event.stage} ${event.name}: ${event.tripped ? `tripped (${event.reason ?? ""})` : "passed"}`,
+      ];
   }
+}
+
+/** What the page writes beside `run.started`: where the run came from, and its log's schema. */
+function startedDetail(event: Extract<StoredEvent, { type: "run.started" }>): string {
+  const from = event.forkedFrom
+    ? `forked from ${event.forkedFrom.runId} at #${event.forkedFrom.seq}`
+    : event.parent
+      ? `child of ${event.parent.runId} (call ${event.parent.callId})`
+      : "started";
+  return `${from} · log schema ${event.schemaVersion}`;
 }
 
 function messageData(message: Message): MessageData {

@@ -41,8 +41,12 @@ export const REPORT_JS = `
       case "user.messaged": return span("turn", "turn " + d[0]);
       case "context.compacted": return span("turn", esc(d[0]));
       case "model.failed": return span("denied", esc(d[0]));
+      case "retry.waited": return span("turn", esc(d[0]));
+      case "output.checked": return d[0] === 1 ? span("approved", esc(d[1])) : span("denied", esc(d[1]));
+      case "guardrail.checked": return d[0] === 1 ? span("denied", esc(d[1])) : span("approved", esc(d[1]));
     }
-    return "";
+    // An event type this page does not know yet still shows what the data says of it.
+    return esc(d.join(" "));
   }
   function message(m) {
     const role = (name) => span("role", name);

@@ -10,8 +10,10 @@ header { display: grid; grid-template-columns: 1fr auto; gap: 4px 16px; align-it
 h1 { font-size: 20px; margin: 0; } h2 { font-size: 15px; margin: 0 0 8px; color: #334155; }
 h2 .count { color: var(--muted); font-weight: 400; margin-left: 8px; }
 code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, monospace; }
-.task, .answer, .waits { grid-column: 1 / -1; margin: 0; }
+.task, .answer, .output, .tripped, .waits { grid-column: 1 / -1; margin: 0; }
 .task { font-size: 15px; } .answer { color: #334155; }
+.output { color: #334155; overflow-wrap: anywhere; }
+.tripped { background: #fee2e2; color: #991b1b; border-radius: 8px; padding: 4px 10px; }
 .waits { background: #fef9c3; color: #854d0e; border-radius: 8px; padding: 4px 10px; }
 .outcome { font-weight: 600; padding: 3px 12px; border-radius: 999px; background: #e2e8f0; white-space: nowrap; }
 .outcome.status-done { background: #dcfce7; color: #166534; }

@@ -8,6 +8,32 @@ import { REPORT_JS } from "./report-script.js";
 import { REPORT_CSS } from "./report-style.js";
 import { renderChartSvg } from "./svg-chart.js";
 
+/**
+ * What the checks of the run's end said, for its header: the checked output's value, the
+ * problem of the answer the output check refused last, and the guardrail that tripped, with why.
+ */
+function checksHtml(trace: RunTrace): string {
+  const { result } = trace;
+  if (result === null) return "";
+  const lines: string[] = [];
+  if (result.output !== undefined) {
+    lines.push(`<p class="output" id="output">${label("Output", JSON.stringify(result.output))}</p>`);
+  }
+  if (result.status === "invalid_output") {
+    const refused = trace.entries.findLast(({ event }) => event.type === "output.checked" && !event.valid)?.event;
+    if (refused?.type === "output.checked" && !refused.valid) {
+      lines.push(`<p class="output" id="output-problem">${label("Output refused", refused.problem)}</p>`);
+    }
+  }
+  if (result.guardrail !== undefined) {
+    const { stage, name, reason } = result.guardrail;
+    lines.push(`<p class="tripped" id="tripped">${label("Tripped", `${stage} guardrail ${name}: ${reason}`)}</p>`);
+  }
+  return lines.map((line) => `${line}\n`).join("");
+}
+
+const label = (name: string, text: string): string => `<strong>${name}</strong> ${escapeHtml(text)}`;
+
 /** Timeline entries the page shows at once; the slider and the buttons move this window. */
 export const TIMELINE_WINDOW = 60;
 
@@ -51,7 +77,7 @@ export async function renderReport(
 <div class="outcome status-${escapeHtml(status)}" id="outcome">${escapeHtml(`${status} · ${trace.steps} steps · ${trace.tokens} tokens · ${events} events${turns}${where}`)}</div>
 <p class="task"><strong>Task</strong> ${escapeHtml(trace.settings.task)}</p>
 <p class="answer"><strong>Answer</strong> ${escapeHtml(result?.answer ?? "(none)")}</p>
-${waits}
+${checksHtml(trace)}${waits}
 </header>
 <section class="chart-section">
 <h2>Statechart of <code>${escapeHtml(trace.chart.id)}</code>, with the path this run took</h2>
