@@ -51,6 +51,7 @@ export {
 } from "@agentloop/core/machine";
 export {
   chainHash,
+  type EndStatus,
   EVENT_LOG_SCHEMA_VERSION,
   type LogFlags,
   logFlags,

@@ -162,7 +162,7 @@ describe("agentloop list", () => {
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^run +started \(UTC\) +events +status +task$/m);
     expect(table.stdout).toMatch(/^a-done +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +12 +done +Weather\?$/m);
-    expect(table.stdout).toMatch(/^b-paused .* unfinished +Mail$/m);
+    expect(table.stdout).toMatch(/^b-paused .* awaiting_approval +Mail$/m);
     const json = JSON.parse((await agentloop(["list", "--store", listing, "--json"])).stdout) as {
       runId: string;
       log: string;

@@ -133,11 +133,11 @@ describe("agentloop studio: refused logs and bad requests", () => {
     expect(rows.find((row) => row.runId === "done1")?.status).toBe("done");
   });
 
-  it("offers every status core has in the list's menu, and a log with no end as unfinished, as `list` says it", async () => {
+  it("offers every status a view names in the list's menu, and a log with no end as unfinished, as `list` says it", async () => {
     const page = await (await studio.get("/")).text();
     const menu = /<select id="status"[^>]*>(.*?)<\/select>/s.exec(page)?.[1] ?? "";
     const offered = [...menu.matchAll(/<option>([^<]+)<\/option>/g)].map((match) => match[1]);
-    expect(offered).toEqual(["unfinished", ...AGENT_STATUSES, "refused"]);
+    expect(offered).toEqual([...AGENT_STATUSES, "model_failed", "unfinished", "refused"]);
     const cut = sealedFor("cut1", readEvents(join(store, "done1.jsonl")).slice(0, 3));
     writeFileSync(join(store, "cut1.jsonl"), cut.map((event) => `${JSON.stringify(event)}\n`).join(""));
     const statusOfCut = async () => {

@@ -1,25 +1,30 @@
 import { parseArgs } from "node:util";
 import { JSON_VIEW_OPTIONS, parseCommandLine } from "../args.js";
-import { JsonlEventStore } from "../core-api.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
+import { listRuns } from "../setup/list-runs.js";
 import { logPathOf } from "../setup/run-ids.js";
-import { treeOrder } from "../setup/run-tree.js";
-import { openStore, storeError } from "../setup/stores.js";
+import { openStore } from "../setup/stores.js";
 import { DEFAULT_STORE } from "./run.js";
 
 export const LIST_HELP = `Usage: agentloop list [--store <path>] [--json] [--no-color]
 
 Lists the runs a store keeps, oldest first: the run id, when it started, how many events its
-log holds, how it ended (or "unfinished"), and its task. A child run (an agent tool's) comes
-right after its parent, indented and marked ↳. The store is only read. A file named
-*.jsonl that is not a regular file (a FIFO, a device) or cannot be read is left out, with one
-line on stderr saying why.
+log holds, its status, and its task. The status is the one show, the HTML report and the studio
+give: how the run ended (done, step_limit, token_budget, refused, repeated_call, cancelled,
+invalid_output, guardrail_tripped), awaiting_approval while a call waits for a decision,
+model_failed when the run gave up on its model, unfinished when its log ends before the run did
+(interrupted, or still going), and refused for a log that cannot be read as a run (not JSON, a
+broken hash, an event that does not fit), with the reason on the line below. A child run (an
+agent tool's) comes right after its parent, indented and marked ↳. The store is only read; every
+log is read whole and its hashes checked. A file named *.jsonl that is not a regular file (a
+FIFO, a device) is left out, with one line on stderr saying why.
 
 Options:
   --store <path>  a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
-  --json          print the runs as a JSON array of { runId, task, startedAt, events, outcome, log }
-                  (and parent: { runId, callId } for a child run)
+  --json          print the runs as a JSON array of { runId, task, startedAt, events, outcome,
+                  status, log } (and parent: { runId, callId } for a child run, refused: the
+                  reason for a refused log)
   --no-color      no ANSI colors (also NO_COLOR=1)
   -h, --help      this help
 
@@ -44,11 +49,7 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
   const store = await openStore(values.store, { readonly: true });
   const skip = ({ path, reason }: { path: string; reason: string }) =>
     writeLines(io.stderr, [`agentloop: left out ${path}: ${reason}`]);
-  const listed = store instanceof JsonlEventStore ? store.list({ onSkip: skip }) : store.list();
-  const runs = await listed.catch((error: unknown) => {
-    throw storeError(error, values.store);
-  });
-  const sorted = await treeOrder(store, runs);
+  const sorted = await listRuns(store, values.store, skip);
   if (values.json) {
     const rows = sorted.map(({ depth: _depth, ...run }) => ({ ...run, log: logPathOf(values.store, run.runId) }));
     writeLines(io.stdout, [JSON.stringify(rows, null, 2)]);
@@ -61,10 +62,13 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
   }
   const names = sorted.map((run) => (run.depth === 0 ? run.runId : `${"  ".repeat(run.depth)}↳ ${run.runId}`));
   const width = Math.max(6, ...names.map((name) => name.length));
-  const rows = sorted.map((run, index) => {
-    const status = run.outcome === null ? colors.yellow("unfinished".padEnd(17)) : run.outcome.status.padEnd(17);
+  const rows = sorted.flatMap((run, index) => {
+    const word = run.status.padEnd(17);
+    const status = run.status === "done" ? word : colors.yellow(word);
     const task = run.task.length > 60 ? `${run.task.slice(0, 59)}…` : run.task;
-    return `${(names[index] ?? run.runId).padEnd(width)}  ${run.startedAt.slice(0, 19).replace("T", " ")}  ${String(run.events).padStart(6)}  ${status}  ${task}`;
+    const started = (run.startedAt === "" ? "-" : run.startedAt.slice(0, 19).replace("T", " ")).padEnd(19);
+    const line = `${(names[index] ?? run.runId).padEnd(width)}  ${started}  ${String(run.events).padStart(6)}  ${status}  ${task}`;
+    return run.refused === undefined ? [line] : [line, colors.dim(`${" ".repeat(width + 2)}refused: ${run.refused}`)];
   });
   const head = `${"run".padEnd(width)}  ${"started (UTC)".padEnd(19)}  ${"events"}  ${"status".padEnd(17)}  task`;
   writeLines(io.stdout, [colors.bold(head), ...rows]);

@@ -1,5 +1,6 @@
 import { stateName } from "../chart/statechart.js";
 import { type ChildRun, treeWaiting } from "../trace/child-runs.js";
+import { traceStatus } from "../trace/run-status.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import { childRunsHtml } from "./child-runs-html.js";
 import { escapeHtml, scriptJson } from "./escape.js";
@@ -53,7 +54,7 @@ export async function renderReport(
 ): Promise<string> {
   const { result } = trace;
   const waiting = treeWaiting(trace, children);
-  const status = result?.status ?? (waiting.length > 0 ? "awaiting_approval" : "unfinished");
+  const status = traceStatus(trace, waiting);
   const where = result === null ? ` · in ${stateName(trace.chart, trace.state)}` : "";
   const waits =
     waiting.length === 0

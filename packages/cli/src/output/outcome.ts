@@ -1,6 +1,7 @@
 import { stateName } from "../chart/statechart.js";
 import type { AgentResult, ToolCall } from "../core-api.js";
 import type { Io } from "../io.js";
+import { traceStatus } from "../trace/run-status.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import type { Palette } from "./colors.js";
 import { commandLine, type ModelFlags } from "./hints.js";
@@ -66,11 +67,13 @@ export function unfinishedNote(
   waiting: readonly ToolCall[] = trace.waiting,
 ): string[] {
   const state = stateName(trace.chart, trace.state);
-  const head = `${colors.bold("result")}   ${colors.yellow("not finished")} · in ${state} · steps ${trace.steps} · tokens ${trace.tokens}`;
+  const status = traceStatus(trace, waiting);
+  const head = `${colors.bold("result")}   ${colors.yellow(status)} · in ${state} · steps ${trace.steps} · tokens ${trace.tokens}`;
   if (waiting.length > 0) return [head, ...waitingLines(io, colors, how, waiting)];
-  return [
-    head,
-    `${colors.dim("the log ends before the run did: it was interrupted, or it is still going")}`,
-    `${colors.dim("resume")}   ${resumeCommand(io, how, null, [])}`,
-  ];
+  const { last } = trace;
+  const why =
+    status === "model_failed" && last?.type === "model.failed"
+      ? `the run gave up on its model (${last.error}), with no retry or fallback model left; resuming asks it again`
+      : "the log ends before the run did: it was interrupted, or it is still going";
+  return [head, `${colors.dim(why)}`, `${colors.dim("resume")}   ${resumeCommand(io, how, null, [])}`];
 }

@@ -1,6 +1,6 @@
-import { AGENT_STATUSES } from "../core-api.js";
 import { escapeHtml } from "../html/escape.js";
 import { REPORT_CSS } from "../html/report-style.js";
+import { VIEW_STATUSES } from "../trace/run-status.js";
 import { STUDIO_CSS } from "./studio-style.js";
 
 /** The list page's script: it fetches the rows, filters them as the user types, and fetches them again on every change the server announces. */
@@ -73,10 +73,8 @@ const LIST_JS = `
 `;
 
 /** The page that lists a store's runs: filterable, live, with a form to start a run when the studio has a model. */
-/** The filter's statuses: a log with no end yet, core's statuses (listed once there), and a log the reader refused. */
-const STATUS_OPTIONS = ["unfinished", ...AGENT_STATUSES, "refused"]
-  .map((status) => `<option>${escapeHtml(status)}</option>`)
-  .join("");
+/** The filter's statuses: every status a view names (`VIEW_STATUSES`). */
+const STATUS_OPTIONS = VIEW_STATUSES.map((status) => `<option>${escapeHtml(status)}</option>`).join("");
 
 export function renderListPage(storeLabel: string, token: string, canStart: boolean): string {
   const start = canStart

@@ -1,13 +1,14 @@
 import { messageOf } from "../cli-error.js";
 import type { StoredEvent } from "../core-api.js";
+import { type ViewStatus, viewStatus } from "../trace/run-status.js";
 import { type RunTrace, RunTracer } from "../trace/run-trace.js";
 import { EventChecker } from "./event-checker.js";
 
 /** One row of the studio's list of runs. */
 export interface RunRow {
   readonly runId: string;
-  /** How it ended, `awaiting_approval`, `unfinished` (no end logged yet), or `refused` (its log cannot be read). */
-  readonly status: string;
+  /** Its status in every view (`viewStatus`): how it ended, `awaiting_approval`, `model_failed`, `unfinished` or `refused`. */
+  readonly status: ViewStatus;
   readonly task: string;
   readonly steps: number;
   readonly tokens: number;
@@ -138,16 +139,21 @@ export class WatchedRun {
     };
   }
 
-  #state(last: StoredEvent | undefined): { status: string; steps: number; tokens: number } {
+  #state(last: StoredEvent | undefined): { status: ViewStatus; steps: number; tokens: number } {
     if (this.#refused === null && last?.type === "run.finished") {
-      return { status: last.outcome.status, steps: last.outcome.steps, tokens: last.outcome.tokens };
+      return {
+        status: viewStatus({ ended: last.outcome.status }),
+        steps: last.outcome.steps,
+        tokens: last.outcome.tokens,
+      };
     }
     const tracer = this.#fold();
-    if (this.#refused !== null) return { status: "refused", steps: 0, tokens: 0 };
+    if (this.#refused !== null) return { status: viewStatus({ refused: this.#refused }), steps: 0, tokens: 0 };
     if (tracer === null) return { status: "unfinished", steps: 0, tokens: 0 };
-    const { fold } = tracer;
-    const { steps, tokens, waiting: undecided } = fold.position;
-    const waiting = fold.result === null && undecided.length > 0;
-    return { status: fold.result?.status ?? (waiting ? "awaiting_approval" : "unfinished"), steps, tokens };
+    const { fold, settings } = tracer;
+    if (settings === null) return { status: "unfinished", steps: 0, tokens: 0 };
+    const { steps, tokens, waiting } = fold.position;
+    const status = viewStatus({ result: fold.result, waiting, state: fold.state, settings, last });
+    return { status, steps, tokens };
   }
 }

@@ -1,6 +1,7 @@
 import { chainCallId, type ToolCall, treeListing } from "../core-api.js";
 import { logPathOf } from "../setup/run-ids.js";
 import type { LogRef } from "../setup/stores.js";
+import { traceStatus } from "./run-status.js";
 import { type RunTrace, traceRun } from "./run-trace.js";
 
 /** A child run an agent tool call started, as its own log tells it. */
@@ -75,7 +76,7 @@ async function readChild(
     ...own.map((call) => ({ ...call, id: chainCallId(callId, call.id) })),
     ...children.flatMap((child) => child.waiting).map((call) => ({ ...call, id: chainCallId(callId, call.id, true) })),
   ];
-  const status = trace.result?.status ?? (waiting.length > 0 ? "awaiting_approval" : "unfinished");
+  const status = traceStatus(trace, waiting);
   const { steps, tokens } = trace.result ?? trace;
   const answer = trace.result?.answer ?? null;
   return { callId, name, runId, label, task: started.settings.task, answer, status, steps, tokens, waiting, children };

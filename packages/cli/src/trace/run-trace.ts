@@ -28,6 +28,8 @@ export interface RunTrace {
   readonly turns: number;
   /** Turns, pauses, gaps and interruptions, by the index of the entry they come before. */
   readonly notes: ReadonlyMap<number, readonly Note[]>;
+  /** The last event folded (kept also when the entries are not). */
+  readonly last: StoredEvent | undefined;
 }
 
 /**
@@ -86,6 +88,7 @@ export class RunTracer {
       waiting,
       turns: fold.turn,
       notes: notesOf(this.#entries, waiting),
+      last: this.#last?.event,
     };
   }
 }

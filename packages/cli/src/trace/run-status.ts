@@ -1,0 +1,60 @@
+import { AGENT_STATUSES, type AgentStatus, type EndStatus, type RunEvent, type RunSettings } from "../core-api.js";
+import type { RunTrace } from "./run-trace.js";
+
+/**
+ * What every view (`list`, `show`, the report, the studio) calls a run: core's statuses (the end
+ * its log records, or `awaiting_approval` while a call of its tree waits for a decision), and three
+ * of a log that records no end: `model_failed` when the run gave up on its model (the last
+ * attempt failed with no retry and no fallback left: resuming asks the model again), `unfinished`
+ * when it was interrupted or is still going, and `refused` when the log cannot be read as a run
+ * (it is not JSON, a hash does not hold, an event does not fit the machine).
+ */
+export const VIEW_STATUSES = [...AGENT_STATUSES, "model_failed", "unfinished", "refused"] as const;
+
+/** One of `VIEW_STATUSES`. */
+export type ViewStatus = (typeof VIEW_STATUSES)[number];
+
+/** What a run's status is decided from. */
+export type StatusOf =
+  /** The log cannot be read as a run, for this reason. */
+  | { readonly refused: string }
+  /** The log ends with `run.finished`: the status it records. */
+  | { readonly ended: EndStatus }
+  /** The run's log was folded: where it stands, and the calls its tree waits on (its own by default). */
+  | {
+      readonly result: { readonly status: AgentStatus } | null;
+      readonly waiting: readonly unknown[];
+      readonly state: string;
+      readonly settings: Pick<RunSettings, "fallbackModels">;
+      /** The last event of the log. */
+      readonly last: RunEvent | undefined;
+    };
+
+/** A run's status in every view: the one place it is decided. */
+export function viewStatus(run: StatusOf): ViewStatus {
+  if ("refused" in run) return "refused";
+  if ("ended" in run) return run.ended;
+  if (run.result !== null) return run.result.status;
+  if (run.waiting.length > 0) return "awaiting_approval";
+  if (gaveUpOnModel(run.last, run.state, run.settings)) return "model_failed";
+  return "unfinished";
+}
+
+/** The status of a folded run, with the calls its tree waits on (its own calls by default). */
+export function traceStatus(trace: RunTrace, waiting: readonly unknown[] = trace.waiting): ViewStatus {
+  return viewStatus({ ...trace, waiting });
+}
+
+/**
+ * Whether the log ends at a model failure after which the run did not go on: the failed model was
+ * the last one to ask (the run's own, or its last fallback), and the machine is not waiting to try
+ * it again. Without `retry` and `fallbackModels` a failure is not logged, and the run reads `unfinished`.
+ */
+function gaveUpOnModel(
+  last: RunEvent | undefined,
+  state: string,
+  settings: Pick<RunSettings, "fallbackModels">,
+): boolean {
+  if (last?.type !== "model.failed") return false;
+  return last.model >= (settings.fallbackModels ?? 0) && !state.endsWith("retryWait");
+}
