@@ -14,7 +14,7 @@ export const STUDIO_CSS = `
 .studio-list .reason{color:#b91c1c;font-size:12px;overflow-wrap:anywhere}
 .studio-list .tools{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-bottom:.8rem}
 .badge{display:inline-block;padding:0 .4rem;border-radius:.3rem;background:#e5e7eb;font-size:12px}
-.badge.done{background:#dcfce7}.badge.unfinished{background:#dbeafe}.badge.awaiting_approval{background:#fef3c7}.badge.refused{background:#fee2e2}
+.badge.done{background:#dcfce7}.badge.unfinished{background:#dbeafe}.badge.awaiting_approval{background:#fef3c7}.badge.refused,.badge.model_failed{background:#fee2e2}
 .compare{display:grid;grid-template-columns:1fr 1fr;gap:0 1rem;font:13px system-ui,sans-serif;margin:1rem 1.2rem}
 .compare h2{font-size:15px;margin:.2rem 0 .6rem}
 .compare ol{list-style:none;margin:0;padding:0}
