@@ -48,10 +48,15 @@ describe("a tree of runs", () => {
     expect(rows[0]).toMatch(/^p {2,}\d{4}-/);
     expect(rows[1]).toMatch(/^ {2}↳ p\.r1 +\d{4}-.*Email ana the capital of Peru\.$/);
     const json = await cli(["list", "--store", dir, "--json"]);
-    const listed = JSON.parse(json.stdout) as { runId: string; parent?: unknown }[];
+    const listed = JSON.parse(json.stdout) as { runId: string; parent?: unknown; status: string }[];
     expect(listed.map((run) => [run.runId, run.parent])).toEqual([
       ["p", undefined],
       ["p.r1", { runId: "p", callId: "r1" }],
+    ]);
+    // The parent is paused with its child, as show, the report and the studio say.
+    expect(listed.map((run) => [run.runId, run.status])).toEqual([
+      ["p", "awaiting_approval"],
+      ["p.r1", "awaiting_approval"],
     ]);
   });
 

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { messageOf } from "../cli-error.js";
 import { type EventStore, isRunId, JsonlEventStore, type RunSummary } from "../core-api.js";
-import { traceStatus, type ViewStatus, viewStatus } from "../trace/run-status.js";
+import { traceStatus, type ViewStatus, viewStatus, withTreePauses } from "../trace/run-status.js";
 import { traceRun } from "../trace/run-trace.js";
 import { type TreeRun, treeOrder } from "./run-tree.js";
 import { storeError } from "./stores.js";
@@ -31,8 +31,9 @@ export async function listRuns(
   const runs = await listed.catch((error: unknown) => {
     throw storeError(error, storePath);
   });
-  const rows: ListedRun[] = [];
-  for (const run of await treeOrder(store, runs)) rows.push({ ...run, ...(await statusOf(store, run)) });
+  const tree: ListedRun[] = [];
+  for (const run of await treeOrder(store, runs)) tree.push({ ...run, ...(await statusOf(store, run)) });
+  const rows = withTreePauses(tree, (run) => run.parent?.runId);
   if (store instanceof JsonlEventStore) {
     const known = new Set(runs.map((run) => run.runId));
     for (const runId of unlisted(store, known, skipped)) {

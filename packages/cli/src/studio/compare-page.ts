@@ -1,5 +1,6 @@
 import { escapeHtml } from "../html/escape.js";
 import { REPORT_CSS } from "../html/report-style.js";
+import { traceStatus } from "../trace/run-status.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
 import { STUDIO_CSS } from "./studio-style.js";
 
@@ -34,7 +35,7 @@ function column(runId: string, trace: RunTrace, at: number | null): string {
     const kind = at === null || index < at ? "same" : index === at ? "diverges" : "after";
     return `<li class="${kind}" data-seq="${index}">#${index} ${lineOf(entry)}</li>`;
   });
-  const status = trace.result?.status ?? (trace.waiting.length > 0 ? "awaiting_approval" : "unfinished");
+  const status = traceStatus(trace);
   return `<section><h2><a href="/runs/${encodeURIComponent(runId)}">${escapeHtml(runId)}</a> · ${escapeHtml(status)} · ${trace.steps} steps · ${trace.tokens} tokens</h2><ol>${items.join("")}</ol></section>`;
 }
 

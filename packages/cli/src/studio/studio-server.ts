@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { messageOf } from "../cli-error.js";
+import { withTreePauses } from "../trace/run-status.js";
 import { renderComparePage } from "./compare-page.js";
 import { renderListPage } from "./list-page.js";
 import { PageCache } from "./page-cache.js";
@@ -77,26 +78,7 @@ function runRows(context: StudioContext): RunRow[] {
     .all()
     .map((run) => run.row())
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || a.runId.localeCompare(b.runId));
-  return withTreePauses(rows);
-}
-
-/**
- * A run with no end whose agent-tool child waits for a decision (or whose child's child does) is
- * paused with it, as `show` and the run's page say: its row says `awaiting_approval` too.
- */
-function withTreePauses(rows: RunRow[]): RunRow[] {
-  // Logs written by hand could name each other in a loop: a tree is followed this deep at most.
-  const deepest = 32;
-  const children = new Map<string, RunRow[]>();
-  for (const row of rows) {
-    if (row.calledBy !== null) children.set(row.calledBy.runId, [...(children.get(row.calledBy.runId) ?? []), row]);
-  }
-  const waits = (row: RunRow, depth = 0): boolean =>
-    row.status === "awaiting_approval" ||
-    (row.status === "unfinished" &&
-      depth < deepest &&
-      (children.get(row.runId) ?? []).some((child) => waits(child, depth + 1)));
-  return rows.map((row) => (row.status === "unfinished" && waits(row) ? { ...row, status: "awaiting_approval" } : row));
+  return withTreePauses(rows, (row) => row.calledBy?.runId);
 }
 
 async function runPageOptions(context: StudioContext, runId: string): Promise<RunPageOptions> {

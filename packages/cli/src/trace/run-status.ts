@@ -58,3 +58,28 @@ function gaveUpOnModel(
   if (last?.type !== "model.failed") return false;
   return last.model >= (settings.fallbackModels ?? 0) && !state.endsWith("retryWait");
 }
+
+/** How deep a tree of runs is followed: logs written by hand could name each other in a loop. */
+const DEEPEST = 32;
+
+/**
+ * The rows with each run that has no end and whose agent-tool child waits for a decision (or whose
+ * child's child does) said `awaiting_approval`: it is paused with its child, as `show` and the
+ * run's page say. `parentOf` names a row's parent run (undefined for a run no call started).
+ */
+export function withTreePauses<Row extends { readonly runId: string; readonly status: ViewStatus }>(
+  rows: readonly Row[],
+  parentOf: (row: Row) => string | undefined,
+): Row[] {
+  const children = new Map<string, Row[]>();
+  for (const row of rows) {
+    const parent = parentOf(row);
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), row]);
+  }
+  const waits = (row: Row, depth = 0): boolean =>
+    row.status === "awaiting_approval" ||
+    (row.status === "unfinished" &&
+      depth < DEEPEST &&
+      (children.get(row.runId) ?? []).some((child) => waits(child, depth + 1)));
+  return rows.map((row) => (row.status === "unfinished" && waits(row) ? { ...row, status: "awaiting_approval" } : row));
+}
