@@ -49,7 +49,10 @@ export async function postAction(
     if (typeof keep !== "number" || !Number.isSafeInteger(keep) || keep < 1 || keep > events.length) {
       throw new ActionError(400, `keep must be a whole number from 1 to ${events.length}`);
     }
-    return sendJson(response, 201, { runId: await actions.fork(runId, keep) });
+    const forkId = await actions.fork(runId, keep);
+    // The fork is whole in the store: the studio reads it now, so that the pages opened next show all of it.
+    context.watcher.poke();
+    return sendJson(response, 201, { runId: forkId });
   }
   if (action === "messages") {
     if (trace.result === null) throw new ActionError(409, `run '${runId}' has not finished: resume it first`);

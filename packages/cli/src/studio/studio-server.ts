@@ -64,6 +64,9 @@ async function handle(
   }
   if (url.pathname === "/compare") {
     const ids = [runIdOf(url.searchParams.get("a") ?? ""), runIdOf(url.searchParams.get("b") ?? "")] as const;
+    // The comparison does not follow the runs: it is drawn from the store as it is now, not from the
+    // watcher's last look, which may have caught a log (a fork just made) half written.
+    context.watcher.poke();
     return sendHtml(response, renderComparePage(ids, [traceOf(context, ids[0]), traceOf(context, ids[1])]));
   }
   sendJson(response, 404, { error: `nothing at ${url.pathname}` });
