@@ -72,9 +72,8 @@ describe("tool timeouts", () => {
   it("per run: a tool whose promise never settles is answered with the timeout ERROR, and the loop goes on", async () => {
     const { registry } = tools();
     const model = scriptedModel([asks(toolCall("h", "hang"), toolCall("q", "quick")), final("went on")]);
-    const started = Date.now();
+    // The hanging tool never settles: the run's end is the timeout's doing, however long the machine took.
     const result = await runAgent("t", model, registry, { toolTimeoutMs: 20 });
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect([result.status, result.answer, result.steps]).toEqual(["done", "went on", 2]);
     expect(observationOf(result.messages, "h")).toBe(timedOut("hang", 20));
     expect(observationOf(result.messages, "q")).toBe('"quick result"');

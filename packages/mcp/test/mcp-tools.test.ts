@@ -71,9 +71,8 @@ describe("mcpTools over an in-process server", () => {
   it("a hanging call gives an ERROR: observation within the tool's timeout", async () => {
     const { client } = await connect();
     const registry = new ToolRegistry(await mcpTools(client, { overrides: { hang: { timeoutMs: 100 } } }));
-    const started = performance.now();
+    // The call never settles on the server: an answer at all is the timeout's doing.
     await expect(registry.execute("hang", {})).resolves.toMatch(/^ERROR: hang timed out after 100 ms/);
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it("a call ends when the run's signal aborts, and the server is told to cancel it", async () => {

@@ -49,9 +49,8 @@ describe.each([
 
   it("a hanging call gives an ERROR: observation within the tool's timeout", { timeout: 20_000 }, async () => {
     const registry = new ToolRegistry(await mcpTools(await connect(), { overrides: { hang: { timeoutMs: 200 } } }));
-    const started = performance.now();
+    // The call never settles on the server: an answer at all is the timeout's doing.
     await expect(registry.execute("hang", {})).resolves.toMatch(/^ERROR: hang timed out after 200 ms/);
-    expect(performance.now() - started).toBeLessThan(5_000);
     // The connection is still usable after the abandoned call.
     await expect(registry.execute("add", { a: 1, b: 1 })).resolves.toBe('{"sum":2}');
   });
@@ -62,9 +61,8 @@ describe("a server that dies mid-call", () => {
     timeout: 20_000,
   }, async () => {
     const registry = new ToolRegistry(await mcpTools(await stdioClient(), { options: { timeoutMs: 10_000 } }));
-    const started = performance.now();
+    // "failed", not "timed out": the call ended because the child exited, not at its timeout.
     await expect(registry.execute("die", {})).resolves.toMatch(/^ERROR: die failed: /);
-    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it("stdio: a run whose server dies mid-call goes on to its answer", { timeout: 20_000 }, async () => {
