@@ -166,9 +166,9 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
         `The model call answered at event #8 was shown these ${expected.length} messages (compacted at event #7: 2 earlier messages hidden, a summary in their place):`,
       );
     const roles = async () => (await page.locator("#prompt > li").allTextContents()).map((text) => text.split(" ")[0]);
-    await expect.poll(roles).toEqual(expected.map((message) => message.role));
+    await expect.poll(roles, { timeout: 20_000 }).toEqual(expected.map((message) => message.role));
     await expect
-      .poll(async () => (await page.locator("#prompt > li").allTextContents())[2])
+      .poll(async () => (await page.locator("#prompt > li").allTextContents())[2], { timeout: 20_000 })
       .toContain("Pages 1 and 2 are lorem ipsum.");
     await keepScreenshot(page, "studio-compacted");
   });

@@ -35,11 +35,14 @@ describe("Stately inspector, given the parent's inspect", () => {
     await until(parent, (s) => s.status === "done");
 
     // The inspector hands events on when the event loop is idle.
-    const child = await vi.waitFor(() => {
-      const found = sent.find((event) => event.type === "@xstate.actor" && event.name === "agent");
-      if (found?.type !== "@xstate.actor") throw new Error("no @xstate.actor event for the agent yet");
-      return found;
-    });
+    const child = await vi.waitFor(
+      () => {
+        const found = sent.find((event) => event.type === "@xstate.actor" && event.name === "agent");
+        if (found?.type !== "@xstate.actor") throw new Error("no @xstate.actor event for the agent yet");
+        return found;
+      },
+      { timeout: 20_000 },
+    );
     expect(child.parentId).toBe(parent.sessionId);
     const definition = JSON.parse(String(child.definition)) as Definition;
     expect(statePaths(definition).sort()).toEqual(machineStates(agentMachine.root).sort());
@@ -50,7 +53,7 @@ describe("Stately inspector, given the parent's inspect", () => {
           ? [JSON.stringify((event.snapshot as { value?: unknown }).value)]
           : [],
       );
-    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'));
+    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'), { timeout: 20_000 });
     expect(values()).toEqual(
       expect.arrayContaining(['"callingModel"', '{"executingTools":"awaitingDecision"}', '"done"']),
     );

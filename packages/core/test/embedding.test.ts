@@ -1,5 +1,5 @@
 import { agentActor, asks, final, type Model, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createActor, setup, toPromise } from "xstate";
 import { researchWorkflow } from "../examples/research-then-summarize.js";
 
@@ -91,11 +91,9 @@ describe("agentMachine as a child actor of a larger workflow", () => {
       },
     });
     const actor = createActor(parent).start();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(seen?.aborted).toBe(false);
+    await vi.waitFor(() => expect(seen?.aborted).toBe(false), { timeout: 20_000 });
     actor.send({ type: "stop" });
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(seen?.aborted).toBe(true);
+    await vi.waitFor(() => expect(seen?.aborted).toBe(true), { timeout: 20_000 });
     expect(actor.getSnapshot().status).toBe("done");
   });
 });

@@ -49,11 +49,14 @@ describe("Stately inspector", () => {
     expect(result.status).toBe("done");
 
     // The inspector hands events on when the event loop is idle.
-    const root = await vi.waitFor(() => {
-      const found = sent.find((event) => event.type === "@xstate.actor" && event.name === "agent");
-      if (found === undefined) throw new Error("no @xstate.actor event for the agent yet");
-      return found;
-    });
+    const root = await vi.waitFor(
+      () => {
+        const found = sent.find((event) => event.type === "@xstate.actor" && event.name === "agent");
+        if (found === undefined) throw new Error("no @xstate.actor event for the agent yet");
+        return found;
+      },
+      { timeout: 20_000 },
+    );
     const definition = JSON.parse(String((root as { definition?: string }).definition)) as Definition;
     const carried = walkDefinition(definition);
     expect(carried.states.sort()).toEqual(machineStates(agentMachine.root).sort());
@@ -92,7 +95,7 @@ describe("Stately inspector", () => {
         event.type === "@xstate.snapshot" ? [JSON.stringify((event.snapshot as { value?: unknown }).value)] : [],
       );
     // The inspector hands events on when the event loop is idle: wait for the final snapshot.
-    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'));
+    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'), { timeout: 20_000 });
     const rootEvents = sent.filter((event) => event.type === "@xstate.event" && event.event.type.includes("."));
     expect(rootEvents.map((event) => (event.type === "@xstate.event" ? event.event.type : ""))).toEqual(
       expect.arrayContaining(["model.replied", "tool.finished"]),

@@ -1,5 +1,5 @@
 import { asks, final, runAgent, scriptedModel, ToolRegistry, ToolSchemaError, toolCall } from "@agentloop/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { mcpNameOf, mcpTools } from "../src/index.js";
 import { connectInMemory } from "./connect.js";
 
@@ -76,25 +76,30 @@ describe("mcpTools over an in-process server", () => {
   });
 
   it("a call ends when the run's signal aborts, and the server is told to cancel it", async () => {
-    const { client, server } = await connect();
+    const { client, server, calls } = await connect();
     const cancelled: unknown[] = [];
     server.server.setNotificationHandler("notifications/cancelled", (notification) => {
       cancelled.push(notification.params);
     });
-    const registry = new ToolRegistry(await mcpTools(client, { options: { timeoutMs: 5_000 } }));
+    const registry = new ToolRegistry(await mcpTools(client, { options: { timeoutMs: 600_000 } }));
     const run = new AbortController();
     const pending = registry.execute("hang", {}, { signal: run.signal });
-    setTimeout(() => run.abort(new Error("the run was cancelled")), 20);
+    // Aborted once the call is on the server, so that there is a request to cancel there.
+    await vi.waitFor(() => expect(calls.map((call) => call.name)).toContain("hang"), { timeout: 20_000 });
+    run.abort(new Error("the run was cancelled"));
     await expect(pending).resolves.toMatch(/^ERROR: hang failed: .*the run was cancelled/);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(cancelled).toEqual([expect.objectContaining({ requestId: expect.anything() })]);
+    await vi.waitFor(() => expect(cancelled).toEqual([expect.objectContaining({ requestId: expect.anything() })]), {
+      timeout: 20_000,
+    });
   });
 
   it("a server that goes away mid-call gives an ERROR: observation", async () => {
-    const { client, server } = await connect();
-    const registry = new ToolRegistry(await mcpTools(client, { options: { timeoutMs: 5_000 } }));
+    const { client, server, calls } = await connect();
+    const registry = new ToolRegistry(await mcpTools(client, { options: { timeoutMs: 600_000 } }));
     const pending = registry.execute("hang", {});
-    setTimeout(() => void server.close(), 20);
+    // Closed once the call is on the server: the call waits for an answer that cannot come.
+    await vi.waitFor(() => expect(calls.map((call) => call.name)).toContain("hang"), { timeout: 20_000 });
+    void server.close();
     await expect(pending).resolves.toMatch(/^ERROR: hang failed: /);
   });
 
