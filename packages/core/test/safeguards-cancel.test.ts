@@ -131,7 +131,7 @@ describe("cancellation through the run's signal", () => {
     const controller = new AbortController();
     const { model, signals, seen } = modelThatHangsAt(2, [asks(toolCall("q1", "quick"))]);
     const running = runAgent("t", model, registry, { signal: controller.signal });
-    await sleep(5);
+    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: 20_000 });
     expect(signals[1]?.aborted).toBe(false);
     controller.abort(new Error("stop"));
     const result = await running;
@@ -149,7 +149,7 @@ describe("cancellation through the run's signal", () => {
     const store = new MemoryEventStore();
     const { model, signals } = modelThatHangsAt(1, []);
     const running = runAgent("t", model, registry, { signal: controller.signal, store, runId: "m" });
-    await sleep(5);
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 20_000 });
     controller.abort(new Error("stop"));
     const result = await running;
     expect(signals[0]?.aborted).toBe(true);
@@ -171,7 +171,7 @@ describe("cancellation through the run's signal", () => {
       runId: "tool",
       toolConcurrency: 1,
     });
-    await sleep(5);
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 20_000 });
     expect(signals[0]?.aborted).toBe(false);
     controller.abort(new Error("stop"));
     const result = await running;
@@ -216,15 +216,18 @@ describe("cancellation through the run's signal", () => {
     const { registry, runs } = tools();
     const controller = new AbortController();
     let decide: (approved: boolean) => void = () => {};
+    let asked = false;
     const model = scriptedModel([asks(toolCall("s", "send"), toolCall("q", "quick")), final("never")]);
     const running = runAgent("t", model, registry, {
       signal: controller.signal,
       approve: () =>
         new Promise((resolve) => {
           decide = (approved) => resolve({ approved });
+          asked = true;
         }),
     });
-    await sleep(5);
+    // Cancelled once the decision is asked for and the call that needed none has run.
+    await vi.waitFor(() => expect([asked, runs]).toEqual([true, ["quick"]]), { timeout: 20_000 });
     controller.abort(new Error("stop"));
     const result = await running;
     decide(true);
@@ -247,7 +250,7 @@ describe("cancellation through the run's signal", () => {
       final("never"),
     ]);
     const running = runAgent("t", model, registry, { signal: controller.signal, store, runId: "many" });
-    await sleep(5);
+    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: 20_000 });
     expect(signals.map((signal) => signal.aborted)).toEqual([false, false]);
     controller.abort(new Error("stop"));
     const result = await running;
@@ -339,20 +342,28 @@ describe("cancellation through the run's signal", () => {
       asks(toolCall("q", "quick")),
       final("done"),
     ]);
+    // The model call is held on its way to the model until the run is cancelled, then let through.
+    let calling = false;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const slow: Model = async (messages, specs, options) => {
-      await sleep(20);
+      calling = true;
+      await released;
       return model(messages, specs, options);
     };
     const running = runAgent("t", slow, registry, { signal: controller.signal, store, runId: "full-disk" });
-    await sleep(5);
+    await vi.waitFor(() => expect(calling).toBe(true), { timeout: 20_000 });
     controller.abort(new Error("stop"));
+    release();
     const outcome = await running.then(
       (result) => result.status,
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
     expect(["disk full", "cancelled"]).toContain(outcome);
-    await sleep(30); // the model call in flight at the abort reaches the model, aborted
-    expect(signals).toHaveLength(1);
+    // The model call in flight at the abort reaches the model, aborted.
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 20_000 });
     expect(signals[0]?.aborted).toBe(true);
     expect(runs).toEqual([]);
   });
@@ -383,7 +394,7 @@ describe("cancellation through the run's signal", () => {
       store,
       runId: "c",
     });
-    await sleep(5);
+    await vi.waitFor(() => expect(runs).toEqual(["wait"]), { timeout: 20_000 });
     controller.abort("not an Error");
     const result = await running;
     const log = await store.read("c");
