@@ -7,6 +7,7 @@ import {
   resumeAgent,
   runAgent,
 } from "@agentloop/core";
+import { treePending } from "@agentloop/core/driver";
 import type { BaseEvent, ResumeEntry, RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { eventFeed } from "./event-feed.js";
@@ -65,7 +66,7 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Start
   const threadId = input.threadId;
   const logged = await store.read(threadId);
   const resume = input.resume ?? [];
-  const waiting = logged.length === 0 ? null : waitingCalls(threadId, logged);
+  const waiting = logged.length === 0 ? null : await waitingCalls(serve, threadId, logged);
   if (resume.length > 0) {
     if (logged.length === 0) return new Refusal(404, `thread '${threadId}' is not known: there is nothing to resume`);
     const decisions = decisionsFor(threadId, resume, waiting ?? []);
@@ -84,10 +85,10 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Start
 }
 
 /** The ids of the calls the thread's run waits on a decision for; empty when it waits for none. */
-function waitingCalls(threadId: string, logged: Parameters<typeof replayRun>[0]): string[] {
+async function waitingCalls(serve: ServeOptions, threadId: string, logged: Parameters<typeof replayRun>[0]): Promise<string[]> {
   const replay = replayRun(logged, { runId: threadId });
-  if (replay.result?.status !== "awaiting_approval") return [];
-  return (replay.result.pendingApprovals ?? []).map((call) => call.id);
+  if (replay.finished) return [];
+  return (await treePending(serve.store, threadId, replay)).map((call) => call.id);
 }
 
 function decisionsFor(threadId: string, resume: readonly ResumeEntry[], waiting: readonly string[]): Record<string, Decision> | Refusal {
@@ -102,7 +103,7 @@ function decisionsFor(threadId: string, resume: readonly ResumeEntry[], waiting:
   }
   const unanswered = waiting.filter((id) => !Object.hasOwn(decisions, id));
   if (unanswered.length > 0) {
-    return { status: 409, error: `resume[] must answer every open interrupt; unanswered: ${unanswered.join(", ")}` };
+    return new Refusal(409, `resume[] must answer every open interrupt; unanswered: ${unanswered.join(", ")}`);
   }
   return decisions;
 }
