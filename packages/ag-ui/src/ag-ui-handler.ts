@@ -1,3 +1,5 @@
+import type { BaseEvent, ResumeEntry, RunAgentInput } from "@ag-ui/core";
+import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import {
   type AgentResult,
   type AgentStreamEvent,
@@ -8,8 +10,6 @@ import {
   runAgent,
 } from "@agentloop/core";
 import { treePending } from "@agentloop/core/driver";
-import type { BaseEvent, ResumeEntry, RunAgentInput } from "@ag-ui/core";
-import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import { eventFeed } from "./event-feed.js";
 import type { ServeOptions } from "./serve-options.js";
 import { toAgUiEvents } from "./to-ag-ui-events.js";
@@ -74,10 +74,14 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Start
     return (onEvent) => resumeAgent(threadId, model, registry, { store, decisions, onEvent });
   }
   if (waiting !== null && waiting.length > 0) {
-    return new Refusal(409, `thread '${threadId}' waits for decisions on ${waiting.join(", ")}: answer them with resume[]`);
+    return new Refusal(
+      409,
+      `thread '${threadId}' waits for decisions on ${waiting.join(", ")}: answer them with resume[]`,
+    );
   }
   const message = lastUserText(input);
-  if (message === null) return new Refusal(400, "the input has no user message to run: the last message must be the user's, with text");
+  if (message === null)
+    return new Refusal(400, "the input has no user message to run: the last message must be the user's, with text");
   if (logged.length === 0) {
     return (onEvent) => runAgent(message, model, registry, { ...serve.options, store, runId: threadId, onEvent });
   }
@@ -85,20 +89,29 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Start
 }
 
 /** The ids of the calls the thread's run waits on a decision for; empty when it waits for none. */
-async function waitingCalls(serve: ServeOptions, threadId: string, logged: Parameters<typeof replayRun>[0]): Promise<string[]> {
+async function waitingCalls(
+  serve: ServeOptions,
+  threadId: string,
+  logged: Parameters<typeof replayRun>[0],
+): Promise<string[]> {
   const replay = replayRun(logged, { runId: threadId });
   if (replay.finished) return [];
   return (await treePending(serve.store, threadId, replay)).map((call) => call.id);
 }
 
-function decisionsFor(threadId: string, resume: readonly ResumeEntry[], waiting: readonly string[]): Record<string, Decision> | Refusal {
+function decisionsFor(
+  threadId: string,
+  resume: readonly ResumeEntry[],
+  waiting: readonly string[],
+): Record<string, Decision> | Refusal {
   const decisions: Record<string, Decision> = {};
   for (const entry of resume) {
     if (!waiting.includes(entry.interruptId)) {
       const now = waiting.length === 0 ? "waits for no decision" : `waits for decisions on ${waiting.join(", ")} only`;
       return new Refusal(409, `thread '${threadId}' has no interrupt '${entry.interruptId}': it ${now}`);
     }
-    if (Object.hasOwn(decisions, entry.interruptId)) return new Refusal(409, `interrupt '${entry.interruptId}' is answered twice`);
+    if (Object.hasOwn(decisions, entry.interruptId))
+      return new Refusal(409, `interrupt '${entry.interruptId}' is answered twice`);
     decisions[entry.interruptId] = decisionOf(entry);
   }
   const unanswered = waiting.filter((id) => !Object.hasOwn(decisions, id));

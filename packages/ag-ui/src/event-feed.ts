@@ -4,7 +4,9 @@ import type { AgentResult, AgentStreamEvent } from "@agentloop/core";
  * Turns a run started with an `onEvent` listener into the events it tells, in order, ending when
  * the run settles: a run that rejects throws its error from the iteration after its last event.
  */
-export function eventFeed(start: (onEvent: (event: AgentStreamEvent) => void) => Promise<AgentResult>): AsyncIterable<AgentStreamEvent> {
+export function eventFeed(
+  start: (onEvent: (event: AgentStreamEvent) => void) => Promise<AgentResult>,
+): AsyncIterable<AgentStreamEvent> {
   const waiting: AgentStreamEvent[] = [];
   let settled: { readonly error?: unknown; readonly failed: boolean } | null = null;
   let wake: (() => void) | null = null;

@@ -1,5 +1,5 @@
-import type { AgentResult, AgentStreamEvent, ToolCall } from "@agentloop/core";
 import { type BaseEvent, EventType, type Interrupt, type RunFinishedOutcome } from "@ag-ui/core";
+import type { AgentResult, AgentStreamEvent, ToolCall } from "@agentloop/core";
 
 /** The reason an interrupt for a tool call waiting for approval gives. */
 export const APPROVAL_REASON = "tool_approval";
@@ -132,7 +132,11 @@ class OpenParts {
 
 function* toolCallEvents(call: ToolCall, parentMessageId: string): Iterable<BaseEvent> {
   yield { type: EventType.TOOL_CALL_START, toolCallId: call.id, toolCallName: call.name, parentMessageId } as BaseEvent;
-  yield { type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: call.rawArgs ?? JSON.stringify(call.args) } as BaseEvent;
+  yield {
+    type: EventType.TOOL_CALL_ARGS,
+    toolCallId: call.id,
+    delta: call.rawArgs ?? JSON.stringify(call.args),
+  } as BaseEvent;
   yield { type: EventType.TOOL_CALL_END, toolCallId: call.id } as BaseEvent;
 }
 

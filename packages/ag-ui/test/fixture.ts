@@ -1,10 +1,15 @@
-import { type ModelReply, MemoryEventStore, type ScriptedModel, scriptedModel, ToolRegistry } from "@agentloop/core";
 import type { BaseEvent } from "@ag-ui/core";
 import { EventSchemas } from "@ag-ui/core/schemas";
+import { MemoryEventStore, type ModelReply, type ScriptedModel, scriptedModel, ToolRegistry } from "@agentloop/core";
 import type { ServeOptions } from "../src/index.js";
 
 /** A weather tool and `send_email`, which needs approval; `sent` lists who was emailed. */
-export function emailAgent(replies: ModelReply[]): { serve: ServeOptions; model: ScriptedModel; sent: string[]; store: MemoryEventStore } {
+export function emailAgent(replies: ModelReply[]): {
+  serve: ServeOptions;
+  model: ScriptedModel;
+  sent: string[];
+  store: MemoryEventStore;
+} {
   const sent: string[] = [];
   const registry = new ToolRegistry();
   registry.register(
@@ -38,8 +43,20 @@ export async function readEvents(response: Response): Promise<BaseEvent[]> {
 }
 
 /** A RunAgentInput with one user message. */
-export function input(threadId: string, runId: string, text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { threadId, runId, messages: [{ id: `${runId}-u`, role: "user", content: text }], tools: [], context: [], ...extra };
+export function input(
+  threadId: string,
+  runId: string,
+  text: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    threadId,
+    runId,
+    messages: [{ id: `${runId}-u`, role: "user", content: text }],
+    tools: [],
+    context: [],
+    ...extra,
+  };
 }
 
 export function post(body: unknown): Request {

@@ -1,6 +1,6 @@
-import { asks, final, toolCall } from "@agentloop/core";
 import { HttpAgent } from "@ag-ui/client";
 import type { BaseEvent, Interrupt } from "@ag-ui/core";
+import { asks, final, toolCall } from "@agentloop/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { agUiHandler } from "../src/index.js";
 import { emailAgent } from "./fixture.js";
@@ -36,7 +36,12 @@ describe("@ag-ui/client's HttpAgent against agUiHandler", () => {
       },
     );
     expect(interrupts).toEqual([
-      expect.objectContaining({ id: "e1", reason: "tool_approval", toolCallId: "e1", metadata: { toolName: "send_email", args: { to: "ana" } } }),
+      expect.objectContaining({
+        id: "e1",
+        reason: "tool_approval",
+        toolCallId: "e1",
+        metadata: { toolName: "send_email", args: { to: "ana" } },
+      }),
     ]);
     expect(agent.pendingInterrupts.map((interrupt) => interrupt.id)).toEqual(["e1"]);
     expect(sent).toEqual([]);
@@ -66,7 +71,10 @@ describe("@ag-ui/client's HttpAgent against agUiHandler", () => {
   });
 
   it("a cancelled resume entry denies the call: nothing is sent and the model is told", async () => {
-    const { serve, sent, model } = emailAgent([asks(toolCall("e1", "send_email", { to: "ana" })), final("I did not email ana.")]);
+    const { serve, sent, model } = emailAgent([
+      asks(toolCall("e1", "send_email", { to: "ana" })),
+      final("I did not email ana."),
+    ]);
     const server = await serveOnLoopback(agUiHandler(serve));
     closers.push(server.close);
     const agent = new HttpAgent({ url: server.url, threadId: "thread-2" });

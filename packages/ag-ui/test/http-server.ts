@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 
 /** A `node:http` server on 127.0.0.1 in front of a web-standard handler; `url` is where it listens. */
-export async function serveOnLoopback(handler: (request: Request) => Promise<Response>): Promise<{ url: string; close: () => Promise<void> }> {
+export async function serveOnLoopback(
+  handler: (request: Request) => Promise<Response>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
     void bridge(handler, req, res);
   });
@@ -19,7 +21,11 @@ export async function serveOnLoopback(handler: (request: Request) => Promise<Res
   };
 }
 
-async function bridge(handler: (request: Request) => Promise<Response>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function bridge(
+  handler: (request: Request) => Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const aborted = new AbortController();
   res.on("close", () => aborted.abort());
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
