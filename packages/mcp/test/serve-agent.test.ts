@@ -39,7 +39,7 @@ function emailAgent(replies: ModelReply[]): {
 
 type Elicit = (params: { message: string; requestedSchema: unknown }) => {
   action: "accept" | "decline" | "cancel";
-  content?: Record<string, unknown>;
+  content?: Record<string, boolean | string>;
 };
 
 function clientWith(elicit: Elicit | null): { client: Client; asked: string[] } {
