@@ -81,7 +81,7 @@ describe("agUiHandler refuses what it cannot run, before any event", () => {
     expect(sent).toEqual([]);
   });
 
-  it("a decision for a call waiting in another conversation of the same handler is 409", async () => {
+  it("a decision for a call waiting in another conversation of the same handler is 409 (microsoft/agent-framework#6975)", async () => {
     const { serve, sent } = emailAgent([
       asks(toolCall("e1", "send_email", { to: "ana" })),
       asks(toolCall("e2", "send_email", { to: "bo" })),
@@ -97,7 +97,23 @@ describe("agUiHandler refuses what it cannot run, before any event", () => {
     expect(sent).toEqual([]);
   });
 
-  it("a resume on a finished thread is 409", async () => {
+  it("a resume that answers only some of the open interrupts is 409: partial resumes are refused (umbraco/Umbraco.AI#211)", async () => {
+    const { serve, sent } = emailAgent([
+      asks(toolCall("e1", "send_email", { to: "ana" }), toolCall("e2", "send_email", { to: "bo" })),
+    ]);
+    const handler = agUiHandler(serve);
+    await readEvents(await handler(post(input("two", "r1", "Email ana and bo."))));
+    const partial = await handler(
+      post(input("two", "r2", "", { resume: [{ interruptId: "e2", status: "resolved" }] })),
+    );
+    expect(await refusal(partial)).toEqual({
+      status: 409,
+      error: "resume[] must answer every open interrupt; unanswered: e1",
+    });
+    expect(sent).toEqual([]);
+  });
+
+  it("a resume on a finished thread (a stale interrupt) is 409 (microsoft/agent-framework#6975)", async () => {
     const { serve } = emailAgent([final("Hello.")]);
     const handler = agUiHandler(serve);
     await readEvents(await handler(post(input("done", "r1", "Hi."))));

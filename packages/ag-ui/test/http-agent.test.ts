@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 describe("@ag-ui/client's HttpAgent against agUiHandler", () => {
-  it("runs an interrupt/resume round trip: the approval ends the run with an interrupt outcome, resume[] decides it", async () => {
+  it("runs an interrupt/resume round trip: the approval ends the run with an interrupt outcome, resume[] decides it with the payload its responseSchema asks for, no tool call echoed (ag-ui-protocol/ag-ui#2815)", async () => {
     const { serve, sent, store } = emailAgent([
       asks(toolCall("w1", "get_weather", { city: "Pune" }), toolCall("e1", "send_email", { to: "ana" })),
       final("It is 31 °C in Pune; ana has it by email."),
