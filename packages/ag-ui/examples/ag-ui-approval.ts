@@ -23,9 +23,16 @@ const run = async (body: object) => {
 // The first run ends with an interrupt outcome: one interrupt per call waiting for approval.
 const input = { threadId: "thread-1", runId: "run-1", messages: [{ id: "u1", role: "user", content: "Email ana." }] };
 const first = await run(input);
-assert.deepEqual(first.at(-1).outcome.interrupts.map((interrupt: { id: string }) => interrupt.id), ["e1"]);
+assert.deepEqual(
+  first.at(-1).outcome.interrupts.map((interrupt: { id: string }) => interrupt.id),
+  ["e1"],
+);
 
 // The next run on the same thread answers it in resume[]; the run goes on from its log.
-const second = await run({ ...input, runId: "run-2", resume: [{ interruptId: "e1", status: "resolved", payload: { approved: true } }] });
+const second = await run({
+  ...input,
+  runId: "run-2",
+  resume: [{ interruptId: "e1", status: "resolved", payload: { approved: true } }],
+});
 assert.equal(second.at(-1).result.answer, "Sent to ana.");
 console.log(second.at(-1).result.answer);

@@ -13,7 +13,13 @@ registry.register(
   { needsApproval: true },
 );
 const model = scriptedModel([asks(toolCall("e1", "send_email", { to: "ana" })), final("Sent to ana.")]);
-const server = serveAgent({ name: "mailer", description: "Emails people.", model, registry, store: new MemoryEventStore() });
+const server = serveAgent({
+  name: "mailer",
+  description: "Emails people.",
+  model,
+  registry,
+  store: new MemoryEventStore(),
+});
 
 // A client that answers forms: the waiting approval comes to it as input_required.
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
