@@ -30,4 +30,5 @@ export {
   runTool,
   type ToolAnswer,
   type ToolFinished,
+  treePending,
 } from "./run/index.js";

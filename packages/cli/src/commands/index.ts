@@ -9,6 +9,7 @@ import { REPAIR_HELP, repairCommand } from "./repair.js";
 import { REPLAY_HELP, replayCommand } from "./replay.js";
 import { RESUME_HELP, resumeCommand } from "./resume.js";
 import { RUN_HELP, runCommand } from "./run.js";
+import { SERVE_HELP, serveCommand } from "./serve.js";
 import { SHOW_HELP, showCommand } from "./show.js";
 import { STUDIO_HELP, studioCommand } from "./studio.js";
 
@@ -37,6 +38,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     run: studioCommand,
     help: STUDIO_HELP,
     summary: "a local, live web page for a store's runs: watch, approve, fork, compare",
+  },
+  serve: {
+    run: serveCommand,
+    help: SERVE_HELP,
+    summary: "an agent on 127.0.0.1 for a chat page (--ui-stream), AG-UI clients (--ag-ui) or MCP clients (--mcp)",
   },
   repair: { run: repairCommand, help: REPAIR_HELP, summary: "drop a torn last event from a log after a crash" },
   graph: {

@@ -1,0 +1,164 @@
+import { type BaseEvent, EventType, type Interrupt, type RunFinishedOutcome } from "@ag-ui/core";
+import type { AgentResult, AgentStreamEvent, ToolCall } from "@agentloop/core";
+
+/** The reason an interrupt for a tool call waiting for approval gives. */
+export const APPROVAL_REASON = "tool_approval";
+
+/** What a resume entry's `payload` answers an approval interrupt with (`resolved` without one approves). */
+const DECISION_SCHEMA = {
+  type: "object",
+  properties: { approved: { type: "boolean" }, reason: { type: "string" } },
+  required: ["approved"],
+};
+
+/**
+ * A run's stream as AG-UI events: `RUN_STARTED`, each model call as a step with its reasoning and
+ * text as streamed messages and its tool calls, each tool's result, and `RUN_FINISHED` whose outcome
+ * is `interrupt` (one interrupt per call waiting for approval, its id the call id), `cancelled`, or
+ * `success` with `{ status, answer, output }` as the result. A run that fails ends with `RUN_ERROR`.
+ * Events of agent tools' children are left out: their calls show as the parent's tool calls.
+ */
+export async function* toAgUiEvents(
+  events: AsyncIterable<AgentStreamEvent>,
+  ids: { threadId: string; runId: string },
+): AsyncIterable<BaseEvent> {
+  const { threadId, runId } = ids;
+  yield { type: EventType.RUN_STARTED, threadId, runId } as BaseEvent;
+  const open = new OpenParts(runId);
+  try {
+    for await (const event of events) {
+      if (event.origin !== undefined) continue;
+      yield* open.map(event);
+      if (event.type === "finished") {
+        yield { type: EventType.RUN_FINISHED, threadId, runId, ...finishing(event.result) } as BaseEvent;
+        return;
+      }
+    }
+    yield* open.close();
+    yield { type: EventType.RUN_ERROR, message: "the run's stream ended before the run finished" } as BaseEvent;
+  } catch (error) {
+    yield* open.close();
+    yield { type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error) } as BaseEvent;
+  }
+}
+
+/** The text and reasoning messages being streamed, named per step and attempt so that a retried call never reuses an id. */
+class OpenParts {
+  #attempt = 0;
+  #step = 0;
+  #text: string | null = null;
+  #reasoning: string | null = null;
+  #streamedText = false;
+
+  constructor(readonly runId: string) {}
+
+  *map(event: AgentStreamEvent): Iterable<BaseEvent> {
+    switch (event.type) {
+      case "step-started":
+        this.#step = event.step;
+        this.#streamedText = false;
+        yield { type: EventType.STEP_STARTED, stepName: `step ${event.step}` } as BaseEvent;
+        return;
+      case "reasoning-delta":
+        if (event.text === "") return;
+        if (this.#reasoning === null) {
+          this.#reasoning = `${this.#prefix()}-reasoning`;
+          yield { type: EventType.REASONING_START, messageId: this.#reasoning } as BaseEvent;
+          yield { type: EventType.REASONING_MESSAGE_START, messageId: this.#reasoning, role: "reasoning" } as BaseEvent;
+        }
+        yield { type: EventType.REASONING_MESSAGE_CONTENT, messageId: this.#reasoning, delta: event.text } as BaseEvent;
+        return;
+      case "text-delta":
+        if (event.text === "") return;
+        yield* this.#closeReasoning();
+        if (this.#text === null) {
+          this.#text = `${this.#prefix()}-text`;
+          this.#streamedText = true;
+          yield { type: EventType.TEXT_MESSAGE_START, messageId: this.#text, role: "assistant" } as BaseEvent;
+        }
+        yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text, delta: event.text } as BaseEvent;
+        return;
+      case "model-failed":
+        yield* this.close();
+        this.#attempt += 1;
+        this.#streamedText = false;
+        return;
+      case "step-finished": {
+        yield* this.close();
+        const { reply } = event;
+        if (!this.#streamedText && reply.content !== "") {
+          const messageId = `${this.#prefix()}-text`;
+          yield { type: EventType.TEXT_MESSAGE_START, messageId, role: "assistant" } as BaseEvent;
+          yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: reply.content } as BaseEvent;
+          yield { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent;
+        }
+        for (const call of reply.toolCalls) yield* toolCallEvents(call, `${this.#prefix()}-text`);
+        yield { type: EventType.STEP_FINISHED, stepName: `step ${event.step}` } as BaseEvent;
+        return;
+      }
+      case "tool-finished":
+        yield {
+          type: EventType.TOOL_CALL_RESULT,
+          messageId: `${this.runId}-result-${event.call.id}`,
+          toolCallId: event.call.id,
+          content: event.content,
+          role: "tool",
+        } as BaseEvent;
+        return;
+      default:
+        return;
+    }
+  }
+
+  *close(): Iterable<BaseEvent> {
+    yield* this.#closeReasoning();
+    if (this.#text !== null) {
+      yield { type: EventType.TEXT_MESSAGE_END, messageId: this.#text } as BaseEvent;
+      this.#text = null;
+    }
+  }
+
+  *#closeReasoning(): Iterable<BaseEvent> {
+    if (this.#reasoning === null) return;
+    yield { type: EventType.REASONING_MESSAGE_END, messageId: this.#reasoning } as BaseEvent;
+    yield { type: EventType.REASONING_END, messageId: this.#reasoning } as BaseEvent;
+    this.#reasoning = null;
+  }
+
+  #prefix(): string {
+    return `${this.runId}-${this.#step}${this.#attempt === 0 ? "" : `-${this.#attempt}`}`;
+  }
+}
+
+function* toolCallEvents(call: ToolCall, parentMessageId: string): Iterable<BaseEvent> {
+  yield { type: EventType.TOOL_CALL_START, toolCallId: call.id, toolCallName: call.name, parentMessageId } as BaseEvent;
+  yield {
+    type: EventType.TOOL_CALL_ARGS,
+    toolCallId: call.id,
+    delta: call.rawArgs ?? JSON.stringify(call.args),
+  } as BaseEvent;
+  yield { type: EventType.TOOL_CALL_END, toolCallId: call.id } as BaseEvent;
+}
+
+function finishing(result: AgentResult): { outcome: RunFinishedOutcome; result?: unknown } {
+  if (result.status === "awaiting_approval") {
+    const interrupts = (result.pendingApprovals ?? []).map(interruptFor);
+    return { outcome: { type: "interrupt", interrupts } };
+  }
+  if (result.status === "cancelled") return { outcome: { type: "cancelled" } };
+  const value: Record<string, unknown> = { status: result.status, answer: result.answer };
+  if (result.output !== undefined) value.output = result.output;
+  if (result.guardrail !== undefined) value.guardrail = result.guardrail;
+  return { outcome: { type: "success" }, result: value };
+}
+
+function interruptFor(call: ToolCall): Interrupt {
+  return {
+    id: call.id,
+    reason: APPROVAL_REASON,
+    message: `Approve the call of ${call.name}?`,
+    toolCallId: call.id,
+    responseSchema: DECISION_SCHEMA,
+    metadata: { toolName: call.name, args: call.args },
+  };
+}

@@ -1,0 +1,184 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Readable } from "node:stream";
+import { parseArgs } from "node:util";
+import { agUiHandler } from "@agentloop/ag-ui";
+import { serveAgent } from "@agentloop/mcp";
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import { parseCommandLine, wholeNumber } from "../args.js";
+import { UsageError } from "../cli-error.js";
+import type { CliModel, EventStore, ToolRegistry } from "../core-api.js";
+import { type Io, writeLines } from "../io.js";
+import { chooseModel } from "../setup/choose-model.js";
+import { importOptional } from "../setup/optional-module.js";
+import { openStore } from "../setup/stores.js";
+import { openToolSources, type ToolSourceValues } from "../setup/tool-sources.js";
+import { DEFAULT_STORE } from "./run.js";
+
+export const SERVE_HELP = `Usage: agentloop serve (--ui-stream | --ag-ui | --mcp) [--tools <module>] [--mcp-url <url>]...
+                       [--model <provider:name> | --script <file.json>] [--store <path>] [--port <n>]
+
+Serves an agent with your tools on 127.0.0.1, each conversation kept in the store under the
+client's chat or thread id (a run waiting for approval pauses there until the client decides):
+  --ui-stream              the AI SDK UI message stream, what useChat reads (needs @agentloop/ai-sdk)
+  --ag-ui                  AG-UI: RunAgentInput in, events out over SSE; an approval is an interrupt
+  --mcp                    the agent as one MCP tool over Streamable HTTP at /mcp (with --stdio:
+                           over this process's stdin and stdout instead); an approval is input_required
+
+Options:
+  --tools <module>         a module whose default export registers tools on a ToolRegistry
+  --mcp-url <url>          an MCP server to reach over Streamable HTTP whose tools the agent may use; repeatable
+  --model <provider:name>  openai:<name> (OPENAI_API_KEY) or anthropic:<name> (ANTHROPIC_API_KEY)
+  --script <file.json>     or a scripted model
+  --store <path>           a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
+  --port <n>               the port (default 4478; 0 picks a free one)
+  --name <name>            with --mcp: the tool's name (default agent)
+  --description <text>     with --mcp: the tool's description
+  --stdio                  with --mcp: serve over stdin and stdout
+  -h, --help               this help
+
+Exit codes: 0 stopped (Ctrl-C), 2 a usage error.
+`;
+
+/** The shape `@agentloop/ai-sdk` is imported as, for `--ui-stream`. */
+interface AiSdkModule {
+  chatHandler(options: {
+    model: CliModel;
+    registry: ToolRegistry;
+    store: EventStore;
+  }): (request: Request) => Promise<Response>;
+}
+
+/** `agentloop serve`: an agent behind a page, an AG-UI client or another agent, on 127.0.0.1. */
+export async function serveCommand(args: string[], io: Io): Promise<number> {
+  const { values } = parseCommandLine("serve", () =>
+    parseArgs({
+      args,
+      options: {
+        tools: { type: "string" },
+        "mcp-url": { type: "string", multiple: true, default: [] },
+        model: { type: "string" },
+        script: { type: "string" },
+        store: { type: "string", default: DEFAULT_STORE },
+        port: { type: "string", default: "4478" },
+        "ui-stream": { type: "boolean", default: false },
+        "ag-ui": { type: "boolean", default: false },
+        mcp: { type: "boolean", default: false },
+        stdio: { type: "boolean", default: false },
+        name: { type: "string", default: "agent" },
+        description: { type: "string", default: "An agent: give it a task; it answers when done." },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }),
+  );
+  if (values.help) {
+    io.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  const protocols = (["ui-stream", "ag-ui", "mcp"] as const).filter((flag) => values[flag]);
+  if (protocols.length !== 1) {
+    throw new UsageError("give one of --ui-stream, --ag-ui or --mcp; see 'agentloop serve --help'");
+  }
+  const protocol = protocols[0] as "ui-stream" | "ag-ui" | "mcp";
+  if (values.stdio && protocol !== "mcp") throw new UsageError("--stdio goes with --mcp only");
+  const port = wholeNumber("--port", values.port) ?? 0;
+  if (port > 65535) throw new UsageError(`--port must be at most 65535; got '${values.port}'`);
+  const model = await chooseModel(values, io, "serve");
+  const toolValues: ToolSourceValues = { tools: values.tools, mcp: [], "mcp-url": values["mcp-url"] };
+  const sources = await openToolSources("serve", toolValues);
+  try {
+    const store = await openStore(values.store);
+    const options = { model, registry: sources.registry, store };
+    if (protocol === "mcp" && values.stdio) {
+      const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+      serveStdio(() => serveAgent({ ...options, name: values.name, description: values.description }));
+      await stoppedSignal();
+      return 0;
+    }
+    const handler = await handlerFor(protocol, options, values.name, values.description);
+    const server = createServer((request, response) => void bridge(handler, request, response));
+    const bound = await listen(server, port);
+    const path = protocol === "mcp" ? "/mcp" : "/";
+    writeLines(io.stdout, [
+      `agentloop serve (${protocol}): http://127.0.0.1:${bound}${path}`,
+      `store ${values.store}; Ctrl-C stops`,
+    ]);
+    await stoppedSignal();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return 0;
+  } finally {
+    await sources.close();
+  }
+}
+
+async function handlerFor(
+  protocol: "ui-stream" | "ag-ui" | "mcp",
+  options: { model: CliModel; registry: ToolRegistry; store: EventStore },
+  name: string,
+  description: string,
+): Promise<(request: Request) => Promise<Response>> {
+  if (protocol === "ag-ui") return agUiHandler(options);
+  if (protocol === "mcp") {
+    const mcp = createMcpHandler(() => serveAgent({ ...options, name, description }));
+    return (request) => mcp.fetch(request);
+  }
+  const aiSdk = await importOptional<AiSdkModule>("@agentloop/ai-sdk", "agentloop serve --ui-stream", [
+    "@agentloop/ai-sdk",
+  ]);
+  return aiSdk.chatHandler(options);
+}
+
+/** Hands a `node:http` request to a web-standard handler and streams its response back; a client gone mid-stream stops the copy only. */
+async function bridge(
+  handler: (request: Request) => Promise<Response>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [key, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(key, value);
+    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
+    const response = await handler(
+      new Request(`http://127.0.0.1${req.url ?? "/"}`, { method: req.method ?? "GET", headers, body }),
+    );
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body === null) {
+      res.end();
+      return;
+    }
+    const stream = Readable.fromWeb(response.body as Parameters<typeof Readable.fromWeb>[0]);
+    res.on("close", () => stream.destroy());
+    stream.on("error", () => res.destroy()).pipe(res);
+  } catch (error) {
+    if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+  }
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      const why = error.code === "EADDRINUSE" ? "it is in use (give another --port, or 0)" : error.message;
+      reject(new UsageError(`cannot listen on 127.0.0.1:${port}: ${why}`));
+    });
+    server.listen(port, "127.0.0.1", () => {
+      const address = server.address();
+      resolve(typeof address === "object" && address !== null ? address.port : port);
+    });
+  });
+}
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
+function stoppedSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

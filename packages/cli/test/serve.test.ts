@@ -1,0 +1,128 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterEach, describe, expect, it } from "vitest";
+import { fixture, startCli } from "./cli.js";
+
+const children: ReturnType<typeof startCli>[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGTERM");
+});
+
+/** Starts `agentloop serve` and resolves with the URL it prints once it listens. */
+function serve(args: readonly string[]): Promise<string> {
+  const child = startCli(["serve", ...args]);
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(out)?.[1];
+      if (url !== undefined) resolve(url);
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+}
+
+function sseEvents(text: string): { type: string; [key: string]: unknown }[] {
+  return text
+    .split("\n\n")
+    .filter((frame) => frame.startsWith("data: "))
+    .map((frame) => JSON.parse(frame.slice(6)) as { type: string });
+}
+
+const store = () => mkdtempSync(join(tmpdir(), "agentloop-serve-"));
+
+describe("agentloop serve", () => {
+  it("--ag-ui: a run pauses on an approval as an interrupt, and resume[] takes it to the answer", {
+    timeout: 30_000,
+  }, async () => {
+    const url = await serve([
+      "--ag-ui",
+      "--port",
+      "0",
+      "--tools",
+      fixture("tools.mjs"),
+      "--script",
+      fixture("approval-full.json"),
+      "--store",
+      store(),
+    ]);
+    const post = (body: unknown) =>
+      fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const input = {
+      threadId: "delhi",
+      runId: "r1",
+      messages: [{ id: "u1", role: "user", content: "Report Delhi's weather." }],
+      tools: [],
+      context: [],
+    };
+    const first = sseEvents(await (await post(input)).text());
+    expect(first.at(-1)).toMatchObject({
+      type: "RUN_FINISHED",
+      outcome: { type: "interrupt", interrupts: [{ id: "m1", toolCallId: "m1" }] },
+    });
+    const second = sseEvents(
+      await (await post({ ...input, runId: "r2", resume: [{ interruptId: "m1", status: "resolved" }] })).text(),
+    );
+    expect(second.at(-1)).toMatchObject({
+      type: "RUN_FINISHED",
+      result: { status: "done", answer: "It is 35 C in Delhi; the report went out." },
+    });
+  });
+
+  it("--mcp: the MCP SDK's client lists the agent and calls it", { timeout: 30_000 }, async () => {
+    const url = await serve([
+      "--mcp",
+      "--port",
+      "0",
+      "--name",
+      "weather",
+      "--tools",
+      fixture("tools.mjs"),
+      "--script",
+      fixture("weather-script.json"),
+      "--store",
+      store(),
+    ]);
+    const client = new Client({ name: "agentloop-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(["weather"]);
+      const result = await client.callTool({ name: "weather", arguments: { task: "How hot is Pune in Fahrenheit?" } });
+      expect((result.content as { text: string }[])[0]?.text).toBe("It is 86 F in Pune.");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses a command line without exactly one protocol", { timeout: 30_000 }, async () => {
+    await expect(
+      serve(["--ag-ui", "--mcp", "--script", fixture("weather-script.json"), "--tools", fixture("tools.mjs")]),
+    ).rejects.toThrow("give one of --ui-stream, --ag-ui or --mcp");
+  });
+
+  it("--ui-stream without @agentloop/ai-sdk installed says what to install", { timeout: 30_000 }, async () => {
+    await expect(
+      serve([
+        "--ui-stream",
+        "--port",
+        "0",
+        "--script",
+        fixture("weather-script.json"),
+        "--tools",
+        fixture("tools.mjs"),
+        "--store",
+        store(),
+      ]),
+    ).rejects.toThrow(
+      "agentloop serve --ui-stream needs @agentloop/ai-sdk, which is not installed: npm i @agentloop/ai-sdk",
+    );
+  });
+});
