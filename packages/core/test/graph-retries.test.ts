@@ -88,6 +88,15 @@ describe("the attempts of one step", () => {
       model: 0,
     });
     expect(provider.value).toBe("retryWait");
-    expect(requestsOf(asked)).toEqual([{ type: "waitRetry", delayMs: 5000, jitter: false }]);
+    // A provider's wait past the policy's maxDelayMs (40 here) is cut to it; one within it is kept.
+    expect(requestsOf(asked)).toEqual([{ type: "waitRetry", delayMs: 40, jitter: false }]);
+    const [, within] = transition(agentMachine, start(3, 0), {
+      type: "model.failed",
+      error: "e",
+      retryable: true,
+      retryAfterMs: 30,
+      model: 0,
+    });
+    expect(requestsOf(within)).toEqual([{ type: "waitRetry", delayMs: 30, jitter: false }]);
   });
 });

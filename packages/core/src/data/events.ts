@@ -104,7 +104,11 @@ export type AgentEvent =
       readonly model?: number;
     }
   | ModelFailed
-  | { readonly type: "retry.waited" }
+  | {
+      readonly type: "retry.waited";
+      /** Milliseconds the driver waited (absent in logs written before it was recorded). */
+      readonly delayMs?: number;
+    }
   | {
       readonly type: "tool.finished";
       readonly callId: string;

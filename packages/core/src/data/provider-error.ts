@@ -47,17 +47,27 @@ export function isRetryableFailure(status: number | undefined, errorTypes: reado
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-/** Reads `retry-after-ms` (milliseconds) or `retry-after` (seconds, or an HTTP date against `now`) into milliseconds; undefined when absent or unreadable. */
+/**
+ * A provider's wait as a whole number of milliseconds that a log can hold: rounded up, and at most
+ * `Number.MAX_SAFE_INTEGER` (some 285,000 years; a longer wait, or an infinite one, is logged as
+ * that); undefined for a negative number or NaN.
+ */
+export function providerWaitMs(ms: number): number | undefined {
+  if (Number.isNaN(ms) || ms < 0) return undefined;
+  return Math.min(Number.MAX_SAFE_INTEGER, Math.ceil(ms));
+}
+
+/** Reads `retry-after-ms` (milliseconds) or `retry-after` (seconds, or an HTTP date against `now`) into milliseconds (see `providerWaitMs`); undefined when absent or unreadable. */
 export function retryAfterMs(
   headers: { get(name: string): string | null } | undefined,
   now: number = Date.now(),
 ): number | undefined {
-  const ms = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);
+  const ms = providerWaitMs(Number.parseFloat(headers?.get("retry-after-ms") ?? ""));
+  if (ms !== undefined) return ms;
   const after = headers?.get("retry-after");
   if (after === undefined || after === null || after.trim() === "") return undefined;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
+  const seconds = providerWaitMs(Number(after) * 1000);
+  if (seconds !== undefined) return seconds;
   const date = Date.parse(after);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
@@ -75,10 +85,8 @@ export function failureOf(thrown: unknown): ProviderFailure {
       retryAfterMs?: unknown;
     };
     const retryable = source.retryable === true;
-    const after = source.retryAfterMs;
-    return typeof after === "number" && Number.isFinite(after) && after >= 0
-      ? { retryable, retryAfterMs: Math.ceil(after) }
-      : { retryable };
+    const after = typeof source.retryAfterMs === "number" ? providerWaitMs(source.retryAfterMs) : undefined;
+    return after === undefined ? { retryable } : { retryable, retryAfterMs: after };
   } catch {
     return { retryable: false };
   }

@@ -55,10 +55,10 @@ export function isGivingUp(context: RetryContext, event: ModelFailed): boolean {
 
 /**
  * The wait before attempt `failures + 1`: the provider's `retry-after` when it gave one, else
- * `initialDelayMs` doubled per failure, at most `maxDelayMs`. Pure: the driver adds the jitter.
+ * `initialDelayMs` doubled per failure; either at most `maxDelayMs`. Pure: the driver adds the jitter.
  */
 export function backoffDelay(policy: RetrySettings, failures: number, retryAfterMs?: number): number {
-  if (retryAfterMs !== undefined) return retryAfterMs;
+  if (retryAfterMs !== undefined) return Math.min(policy.maxDelayMs, retryAfterMs);
   return Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, failures - 1));
 }
 

@@ -99,7 +99,7 @@ function eventProblem(value: unknown, position: number): string | null {
         ? null
         : "needs an error string, a retryable boolean, a whole model and an optional whole retryAfterMs";
     case "retry.waited":
-      return null;
+      return isOptional(value.delayMs, isCount) ? null : "has a delayMs that is not a whole number";
     case "tool.started":
       if (!isString(value.callId) || !isString(value.name)) return "needs callId and name strings";
       return isOptional(value.childRunId, isString) ? null : "has a childRunId that is not a string";

@@ -31,7 +31,7 @@ export function waitRetry(delayMs: number, signal: AbortSignal): Promise<RetryWa
     if (signal.aborted) return;
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", stop);
-      resolve({ type: "retry-waited", event: { type: "retry.waited" } });
+      resolve({ type: "retry-waited", event: { type: "retry.waited", delayMs } });
     }, delayMs);
     const stop = () => clearTimeout(timer);
     signal.addEventListener("abort", stop, { once: true });
