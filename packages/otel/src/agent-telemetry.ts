@@ -86,7 +86,7 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
         context.with(turn.context, () => continueAgent(runId, message, run, registry, traced)),
       );
     }) as typeof continueAgent,
-    resumeAgent: async (runId, model, registry, runOptions) => {
+    resumeAgent: (async (runId, model, registry, runOptions) => {
       const turn = startTurn(settings, runId, registry, { maxTokens: replyLimit(model) });
       const traced = laterTurnOptions(turn, model, runOptions);
       const run = tracedModel(model, turn, runOptions?.onEvent !== undefined);
@@ -94,7 +94,7 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
         turn,
         context.with(turn.context, () => resumeAgent(runId, run, registry, traced)),
       );
-    },
+    }) as typeof resumeAgent,
     spansFromLog: (runId, events, childLog) => spansFromLog(settings, runId, events, context.active(), childLog),
   };
 }
@@ -141,7 +141,7 @@ type LaterOptions = Parameters<typeof resumeAgent>[3];
 /** A later turn's options (`resumeAgent`'s, `continueAgent`'s), with its listener, fallback models and summarizer traced. */
 function laterTurnOptions<O extends LaterOptions>(turn: TurnSpans, model: RunArgs[1], options: O): O {
   const traces = options?.onEvent !== undefined;
-  const summarizer = options?.summarizer ?? model;
+  const summarizer = options?.summarizer ?? options?.compaction?.summarizer ?? model;
   return {
     ...options,
     onEvent: listenerFor(turn, options?.onEvent),

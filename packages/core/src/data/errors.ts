@@ -46,8 +46,11 @@ export class ToolSchemaError extends AgentloopError {
  */
 export class ModelError extends AgentloopError {
   override readonly name = "ModelError";
-  /** The message list as it stood when the call failed. */
-  readonly messages: readonly Message[];
+  /**
+   * The message list as it stood when the call failed. Not enumerable: an error printed or
+   * logged (`util.inspect`, a crash) never shows the conversation; read it by name.
+   */
+  declare readonly messages: readonly Message[];
   /** The model call that failed, counting from 1. */
   readonly step: number;
   /** Whether the same call may succeed later (a rate limit, an overload, a 5xx, a dropped connection, a timeout), as the adapter classified it. */
@@ -66,7 +69,7 @@ export class ModelError extends AgentloopError {
     },
   ) {
     super(message, { cause: details.cause });
-    this.messages = details.messages;
+    Object.defineProperty(this, "messages", { value: details.messages, enumerable: false });
     this.step = details.step;
     this.retryable = details.retryable ?? false;
     if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;

@@ -13,18 +13,23 @@ import {
 } from "../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { treeListing } from "./child-calls.js";
+import { checkResumeOptions } from "./resume-options.js";
 import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
 import { describe, resolveLimits } from "./settings.js";
 import { childrenPending } from "./tree-pending.js";
 import { type OutputOf, resolveTurn, type TurnOptions } from "./turn-checks.js";
 
-/** Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time safeguards and the listener. */
-export interface ResumeOptions
+/**
+ * Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time
+ * safeguards, the models and the listeners. What the log's `run.started` holds (limits, policies,
+ * the run's id) is never given again: `resumeAgent` refuses it (see `checkResumeOptions`).
+ */
+export interface ResumeOptions<Output extends ToolSchema = ToolSchema>
   extends Pick<
       RunOptions,
       "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "onLogged" | "fallbackModels"
     >,
-    Pick<TurnOptions, "output" | "guardrails"> {
+    Pick<TurnOptions<Output>, "output" | "guardrails"> {
   readonly store: EventStore;
   /**
    * Decisions by call id for the calls a paused run waits on (`pendingApprovals`); asked before
@@ -36,6 +41,8 @@ export interface ResumeOptions
   readonly decisions?: Readonly<Record<string, Decision>>;
   /** Writes the summaries when the run compacts with `summarize` (default: `model`); logged summaries are never asked for again. */
   readonly summarizer?: Model;
+  /** Only its `summarizer` (as `runAgent` takes it); the rest of `compaction` is the log's. */
+  readonly compaction?: { readonly summarizer?: Model };
 }
 
 /**
@@ -47,20 +54,26 @@ export interface ResumeOptions
  * an unknown run, a log that does not fit, or tools that differ from the registry's; `RangeError`
  * for a decision on a call that waits for none, or that names more than one.
  */
-export async function resumeAgent(
+export async function resumeAgent<Output extends ToolSchema = never>(
   runId: string,
   model: Model,
   registry: ToolRegistry,
-  options: ResumeOptions,
-): Promise<AgentResult> {
+  options: ResumeOptions<Output>,
+): Promise<AgentResult<OutputOf<Output>>> {
+  checkResumeOptions(options);
   checkRunOptions(options);
   const decisions = options.decisions ?? {};
+  const { compaction, ...rest } = options;
+  const summarizer = options.summarizer ?? compaction?.summarizer;
+  const taken = summarizer === undefined ? rest : { ...rest, summarizer };
   // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
-  return holding(options.store, runId, () =>
-    resumeHeld(runId, model, registry, options, (replay, own) =>
+  const held = holding(options.store, runId, () =>
+    resumeHeld(runId, model, registry, taken, (replay, own) =>
       routeDecisions(options.store, runId, replay, decisions, own),
     ),
   );
+  // A cut-off turn's answer is checked against `output` before it is logged: its type is the schema's.
+  return held as Promise<AgentResult<OutputOf<Output>>>;
 }
 
 /**
@@ -216,7 +229,7 @@ async function continueHeld(
     });
   }
   return runLive({
-    ...portsOf(options),
+    ...portsOf({ ...options, summarizer: options.summarizer ?? options.compaction?.summarizer }),
     model,
     registry,
     journal,

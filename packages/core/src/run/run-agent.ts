@@ -200,7 +200,14 @@ function pausedResult(context: AgentContext, children: readonly ToolCall[]): Age
  * Checks the options that drive a run but are not logged: the effects' limits, the functions and
  * objects it is given. Throws a `TypeError` or `RangeError` before anything runs or is logged.
  */
-export function checkRunOptions(options: Partial<RunOptions>): void {
+export function checkRunOptions(
+  options: Partial<
+    Pick<
+      RunOptions,
+      "toolTimeoutMs" | "maxResultChars" | "approve" | "onEvent" | "onLogged" | "signal" | "store" | "runId"
+    >
+  >,
+): void {
   const { toolTimeoutMs, maxResultChars } = options;
   if (toolTimeoutMs !== undefined && !(typeof toolTimeoutMs === "number" && isTimeout(toolTimeoutMs))) {
     throw new RangeError(
