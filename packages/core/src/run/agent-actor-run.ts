@@ -5,6 +5,7 @@ import type { EventStore, RunLock } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { resumeAgent } from "./resume.js";
+import { resumableOptions } from "./resume-options.js";
 import { type RunOptions, runAgent } from "./run-agent.js";
 import type { Approver } from "./run-effects.js";
 import type { ModelWithLimits } from "./settings.js";
@@ -45,7 +46,8 @@ export async function startOrContinue(run: EmbeddedRun): Promise<AgentResult> {
   await detaching.get(store.store)?.get(runId);
   const started = (await store.read(runId)).length > 0;
   if (!started) return runAgent(task, model, registry, { ...options, store, runId, inspect });
-  return resumeAgent(runId, model, registry, { ...options, store, inspect });
+  // The log holds the run's limits and policies: the resume takes the rest.
+  return resumeAgent(runId, model, registry, { ...resumableOptions(options), store, inspect });
 }
 
 /**

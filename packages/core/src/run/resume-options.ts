@@ -50,3 +50,12 @@ export function checkResumeOptions(options: object, entry = "resumeAgent"): void
     `${entry} cannot take ${refused.join(", ")}: a resumed run keeps the settings its log started with (give only the store, decisions, approve, the safeguards, the models, output, guardrails and the listeners)`,
   );
 }
+
+/** The options of a run that a resume of it takes (`compaction` for its `summarizer` only); the rest are in its log. */
+export function resumableOptions<T extends object>(options: T): Partial<T> {
+  const taken = Object.entries(options).filter(([name, value]) => TAKEN.has(name) && value !== undefined);
+  const picked = Object.fromEntries(taken) as Partial<T> & { compaction?: { summarizer?: Model } };
+  const summarizer = picked.compaction?.summarizer;
+  delete picked.compaction;
+  return summarizer === undefined ? picked : { ...picked, compaction: { summarizer } };
+}
