@@ -23,6 +23,7 @@ import {
 } from "./core-port.js";
 import { driveRun } from "./drive-run.js";
 import { CANCEL_PROMISE, type StepRetry } from "./journaled-steps.js";
+import { checkApplied } from "./refused-options.js";
 import { RunLog, readEvents, readStatus } from "./run-log.js";
 import { badRequest, readCancelRequest, readDecideRequest, readRunRequest } from "./run-request.js";
 import type { CancelRecord, CancelRequest, DecideRequest, DecisionRecord, RunRequest, RunStatus } from "./types.js";
@@ -74,9 +75,11 @@ export type AgentWorkflow = WorkflowDefinition<string, AgentHandlers>;
  * An agent as a Restate workflow keyed by run id: `run` (submitted once per id; a second
  * submission attaches to the first), and the shared handlers `decide`, `cancel`, `status` and
  * `events`. Inside `run`, `agentMachine` decides exactly as in `runAgent`; every model call, tool
- * run and decision is a journaled step. Throws a `RangeError` for limits that make no sense.
+ * run and decision is a journaled step. Throws a `RangeError` for limits that make no sense, and a
+ * `TypeError` naming every option given that a durable run does not apply (see `checkApplied`).
  */
 export function agentWorkflow(options: AgentWorkflowOptions): AgentWorkflow {
+  checkApplied(options);
   checkLimits(options);
   const handlers: AgentHandlers = {
     run: (ctx, request) => runHandler(ctx, request, options),

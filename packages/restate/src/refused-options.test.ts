@@ -1,0 +1,70 @@
+import { ToolRegistry } from "@agentloop/core";
+import { describe, expect, it } from "vitest";
+import { agentWorkflow } from "./agent-workflow.js";
+
+const model = () => ({ content: "hi", toolCalls: [] });
+const registry = new ToolRegistry();
+const schema = { type: "object", properties: { ssn: { type: "string" } } } as const;
+const guardrails = { input: [{ name: "no-ssn", check: () => ({ tripped: true, reason: "an SSN" }) }] };
+
+/** The options a JavaScript caller (or a spread of `runAgent`'s options) may give that Restate does not run. */
+const refused: readonly [string, Record<string, unknown>][] = [
+  ["output", { output: schema }],
+  ["outputRetries", { outputRetries: 1 }],
+  ["guardrails", { guardrails }],
+  ["retry", { retry: { attempts: 2 } }],
+  ["fallbackModels", { fallbackModels: [model] }],
+  ["compaction.summarizer", { compaction: { triggerTokens: 100, summarizer: model } }],
+  ["signal", { signal: new AbortController().signal }],
+  ["onEvent", { onEvent: () => {} }],
+  ["onLogged", { onLogged: () => {} }],
+  ["runId", { runId: "r" }],
+  ["toolTimeout", { toolTimeout: 5 }],
+];
+
+describe("options agentWorkflow does not run", () => {
+  it.each(refused)("%s is refused in one line when the workflow is defined", (name, extra) => {
+    const define = () => agentWorkflow({ model, registry, ...extra } as Parameters<typeof agentWorkflow>[0]);
+    expect(define).toThrow(TypeError);
+    expect(define).toThrow(new RegExp(`^agentWorkflow cannot take ${name.replace(".", "\\.")}: `));
+    const message = (() => {
+      try {
+        define();
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).not.toContain("\n");
+  });
+
+  it("names every refused option at once", () => {
+    expect(() =>
+      agentWorkflow({ model, registry, output: schema, guardrails } as Parameters<typeof agentWorkflow>[0]),
+    ).toThrow(/^agentWorkflow cannot take output, guardrails: /);
+  });
+
+  it("takes every option it runs", () => {
+    const definition = agentWorkflow({
+      model,
+      registry,
+      name: "all",
+      system: "s",
+      history: [],
+      maxSteps: 3,
+      tokenBudget: 1000,
+      replyReserve: 10,
+      repeatLimit: 2,
+      onRepeatedCall: "stop",
+      toolConcurrency: 1,
+      compaction: { triggerTokens: 500, strategy: "trim", keepRecent: 2 },
+      toolTimeoutMs: 1000,
+      maxResultChars: 100,
+      approve: () => undefined,
+      modelRetry: { maxAttempts: 2 },
+      saveEventsEvery: 1,
+      restate: {},
+    });
+    expect(definition.name).toBe("all");
+  });
+});
