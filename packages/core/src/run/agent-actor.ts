@@ -3,6 +3,7 @@ import type { AgentEvent, AgentResult, Decision, ToolCall } from "../data/index.
 import { type AgentInputData, reviveData, splitInput } from "../data/index.js";
 import { type AgentSnapshot, type AgentView, agentMachine, isNewView, viewOf } from "../decide/index.js";
 import type { ToolRegistry } from "../tools/index.js";
+import { checkActorOptions } from "./agent-actor-options.js";
 import { DetachableStore, startOrContinue } from "./agent-actor-run.js";
 import { ApprovalDesk } from "./approval-desk.js";
 import type { RunOptions } from "./run-agent.js";
@@ -94,6 +95,7 @@ const own = new WeakMap<object, { value: StateValue; context: AgentView } | null
  * from here. Otherwise as `agentActor`.
  */
 export function createAgentActor(provided: AgentActorProvided): AgentActorLogic<AgentTaskInput> {
+  checkActorOptions(provided, true);
   return agentLogic<AgentTaskInput>(provided);
 }
 
@@ -114,6 +116,8 @@ function agentLogic<TInput extends AgentTaskInput>(provided: AgentActorProvided)
     // The inspector shows the actor with the agent machine's chart, lit by the snapshots' `value`.
     config: agentMachine.config,
     getInitialSnapshot: (_, input) => {
+      // Thrown here, the actor starts in its error state: an invoking parent's onError hears it.
+      checkActorOptions(input);
       const whole: AgentActorProvided & AgentTaskInput = { ...provided, ...input };
       const runId = whole.store === undefined ? null : (whole.runId ?? globalThis.crypto.randomUUID());
       const context = { runId, steps: 0, tokens: 0, pendingApprovals: [] };
