@@ -41,6 +41,10 @@ export interface RunSettings extends TurnChecks {
   readonly onRepeatedCall?: "refuse" | "stop";
   /** Tokens reserved for the reply in the check before each call (absent: 0). */
   readonly replyReserve?: number;
+  /** Tokens reserved for the reply of each fallback model, in order, when one differs from `replyReserve` (absent: `replyReserve`). */
+  readonly fallbackReserves?: readonly number[];
+  /** Tokens reserved for the summarizer's reply, when it differs from `replyReserve` (absent: `replyReserve`). */
+  readonly summaryReserve?: number;
   /** Whether a reply's provider `usage` replaces the estimate for that call (absent: false, estimates only). */
   readonly countUsage?: boolean;
   /**

@@ -50,6 +50,10 @@ export interface AgentContext {
   readonly maxSteps: number;
   readonly tokenBudget: number;
   readonly replyReserve: number;
+  /** Tokens reserved for each fallback model's reply, in order (empty: `replyReserve` for each). */
+  readonly fallbackReserves: readonly number[];
+  /** Tokens reserved for the summarizer's reply. */
+  readonly summaryReserve: number;
   readonly repeatLimit: number;
   /** Whether a reply's provider `usage` replaces the estimate (false only for logs written before it did). */
   readonly countUsage: boolean;
@@ -120,6 +124,8 @@ export function initialContext({
     maxSteps: settings.maxSteps,
     tokenBudget: settings.tokenBudget,
     replyReserve: settings.replyReserve ?? 0,
+    fallbackReserves: settings.fallbackReserves ?? [],
+    summaryReserve: settings.summaryReserve ?? settings.replyReserve ?? 0,
     repeatLimit: settings.repeatLimit ?? Number.POSITIVE_INFINITY,
     countUsage: settings.countUsage ?? false,
     onRepeatedCall: settings.onRepeatedCall ?? "refuse",

@@ -11,6 +11,7 @@ import {
 import { type AgentContext, promptTokens } from "./agent-context.js";
 import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
+import { currentAttempt } from "./model-retry.js";
 
 /**
  * The machine's decisions as plain functions of context (and event data): no clock, no
@@ -25,10 +26,16 @@ export function isStepLimitReached(context: AgentContext): boolean {
   return context.steps - context.turnStart.steps >= context.maxSteps;
 }
 
-/** Whether the next prompt, plus the reply reserve, would push this turn's tokens past the budget. */
+/** Whether the next prompt, plus the reserve for the reply of the model about to be called, would push this turn's tokens past the budget. */
 export function isOverBudget(context: AgentContext): boolean {
   const spent = context.tokens - context.turnStart.tokens;
-  return spent + promptTokens(context) + context.replyReserve > context.tokenBudget;
+  return spent + promptTokens(context) + reserveOf(context) > context.tokenBudget;
+}
+
+/** The reply reserve of the model the next call goes to: the run's, or the fallback's the step has come to. */
+function reserveOf(context: AgentContext): number {
+  const { model } = currentAttempt(context);
+  return model === 0 ? context.replyReserve : (context.fallbackReserves[model - 1] ?? context.replyReserve);
 }
 
 /**

@@ -61,13 +61,13 @@ function messageLines(message: Message): string[] {
   return message.content === "" ? calls : [`[assistant] ${message.content}`, ...calls];
 }
 
-/** Whether the summarizer's call, with the reply reserve, would push this turn's tokens past the budget (never for `trim`). */
+/** Whether the summarizer's call, with the reserve for its reply, would push this turn's tokens past the budget (never for `trim`). */
 export function isSummaryOverBudget(context: AgentContext): boolean {
   const { compaction } = context;
   const keptFrom = compactionBoundary(context);
   if (compaction?.strategy !== "summarize" || keptFrom === null) return false;
   const spent = context.tokens - context.turnStart.tokens;
-  return spent + countTokens(summaryPrompt(context, keptFrom)) + context.replyReserve > context.tokenBudget;
+  return spent + countTokens(summaryPrompt(context, keptFrom)) + context.summaryReserve > context.tokenBudget;
 }
 
 /** The request for a compacted view before the next model call. */

@@ -201,6 +201,10 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
     return "needs settings.onRepeatedCall to be 'refuse' or 'stop'";
   }
   if (!isOptional(replyReserve, isTokens)) return "needs settings.replyReserve to be a number of tokens";
+  if (!isOptional(settings.fallbackReserves, (list) => Array.isArray(list) && list.every(isTokens))) {
+    return "needs settings.fallbackReserves to be a list of numbers of tokens";
+  }
+  if (!isOptional(settings.summaryReserve, isTokens)) return "needs settings.summaryReserve to be a number of tokens";
   if (!isOptional(settings.countUsage, (flag) => typeof flag === "boolean")) {
     return "needs settings.countUsage to be a boolean";
   }

@@ -101,12 +101,43 @@ export function resolveSettings(
     repeatableTools: registry.repeatableTools(),
     repeatLimit: count("repeatLimit", options.repeatLimit ?? defaultRepeatLimit(options), 2, true),
     onRepeatedCall,
-    replyReserve: tokens("replyReserve", options.replyReserve ?? model.maxReplyTokens ?? 0, false),
+    ...reserves(options, model),
     countUsage: true,
     toolConcurrency: count("toolConcurrency", options.toolConcurrency ?? Number.POSITIVE_INFINITY, 1, true),
     ...(options.compaction === undefined ? {} : { compaction: resolveCompaction(options.compaction) }),
     ...resolveRetry(options.retry, options.fallbackModels),
   };
+}
+
+/**
+ * The tokens kept free for the reply of each model a run may call: the `replyReserve` option for
+ * every one when it is given, else each model's own `maxReplyTokens` (the run's model's, or 0, for
+ * a model that declares none). A fallback's or the summarizer's is logged only where it differs.
+ */
+function reserves(
+  options: AgentOptions,
+  model: ModelWithLimits,
+): Pick<RunSettings, "replyReserve" | "fallbackReserves" | "summaryReserve"> {
+  const replyReserve = tokens("replyReserve", options.replyReserve ?? model.maxReplyTokens ?? 0, false);
+  const reserveOf = (other: ModelWithLimits | undefined, name: string): number => {
+    const declared = options.replyReserve === undefined ? limitOf(other) : undefined;
+    return declared === undefined ? replyReserve : tokens(name, declared, false);
+  };
+  const fallbacks = Array.isArray(options.fallbackModels) ? options.fallbackModels : [];
+  const fallbackReserves = fallbacks.map((fallback, index) =>
+    reserveOf(fallback, `fallbackModels[${index}].maxReplyTokens`),
+  );
+  const summarizer = options.compaction?.summarizer;
+  const summaryReserve = summarizer === undefined ? replyReserve : reserveOf(summarizer, "summarizer.maxReplyTokens");
+  return {
+    replyReserve,
+    ...(fallbackReserves.some((reserve) => reserve !== replyReserve) ? { fallbackReserves } : {}),
+    ...(summaryReserve === replyReserve ? {} : { summaryReserve }),
+  };
+}
+
+function limitOf(model: ModelWithLimits | undefined): number | undefined {
+  return typeof model === "function" ? model.maxReplyTokens : undefined;
 }
 
 /** The compaction settings to log, defaults filled in and checked; the summarizer is checked and left out. */
