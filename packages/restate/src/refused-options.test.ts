@@ -61,7 +61,7 @@ describe("options agentWorkflow does not run", () => {
       toolTimeoutMs: 1000,
       maxResultChars: 100,
       approve: () => undefined,
-      modelRetry: { maxAttempts: 2 },
+      modelRetry: { maxRetryAttempts: 2 },
       saveEventsEvery: 1,
       restate: {},
     });
