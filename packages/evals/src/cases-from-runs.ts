@@ -1,5 +1,5 @@
-import type { EventStore, RunSummary, StoredEvent } from "@agentloop/core/store";
 import { replayRun } from "@agentloop/core";
+import type { EventStore, RunSummary, StoredEvent } from "@agentloop/core/store";
 import type { EvalCase } from "./types.js";
 
 /** Options of `casesFromRuns`: which logged runs become cases. */

@@ -34,7 +34,7 @@ export interface EvaluateOptions {
  * before any case runs.
  */
 export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
-  const { cases, scorers } = options;
+  const { cases } = options;
   const concurrency = options.concurrency ?? 4;
   checkOptions(options, concurrency);
   const store = options.store ?? new MemoryEventStore();
@@ -109,4 +109,3 @@ function checkOptions(options: EvaluateOptions, concurrency: number): void {
 function safeId(id: string): string {
   return id.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 80) || "case";
 }
-

@@ -9,4 +9,4 @@ export { outputMatches } from "./output-matches.js";
 export { RecordedTools, recordedTools } from "./recorded-tools.js";
 export { formatScore, reportTable } from "./report-table.js";
 export { calledTools, toolCalls } from "./tool-calls.js";
-export type { CaseReport, EvalCase, EvalReport, RunContext, Scorer, ScoreInput } from "./types.js";
+export type { CaseReport, EvalCase, EvalReport, RunContext, ScoreInput, Scorer } from "./types.js";

@@ -1,5 +1,5 @@
 import { type Model, type RunOptions, runAgent, ToolRegistry } from "@agentloop/core";
-import type { EvalCase, Scorer, ScoreInput } from "./types.js";
+import type { EvalCase, ScoreInput, Scorer } from "./types.js";
 
 /** A judge's verdict as read from its answer: a score from 0 to 1 and why. */
 export interface Verdict {
@@ -48,7 +48,8 @@ export function judge(model: Model, rubric: string, options: JudgeOptions = {}):
 /** The task, the expected answer if any, and the answer to grade, as the judge is shown them. */
 function promptOf(c: EvalCase, answer: string | null): string {
   const lines = [`Task:\n${c.task}`];
-  if (c.expected !== undefined) lines.push(`Expected:\n${typeof c.expected === "string" ? c.expected : JSON.stringify(c.expected)}`);
+  if (c.expected !== undefined)
+    lines.push(`Expected:\n${typeof c.expected === "string" ? c.expected : JSON.stringify(c.expected)}`);
   lines.push(`Answer to grade:\n${answer ?? "(the agent gave no answer)"}`);
   return lines.join("\n\n");
 }
@@ -69,7 +70,8 @@ export function readVerdict(answer: string | null): Verdict {
   if (typeof value !== "object" || value === null || !("score" in value) || typeof value.score !== "number") {
     throw new TypeError(`the judge's verdict has no numeric "score": ${JSON.stringify(text.slice(0, 80))}`);
   }
-  if (!(value.score >= 0 && value.score <= 1)) throw new TypeError(`the judge's score ${value.score} is not from 0 to 1`);
+  if (!(value.score >= 0 && value.score <= 1))
+    throw new TypeError(`the judge's score ${value.score} is not from 0 to 1`);
   const reason = "reason" in value && typeof value.reason === "string" ? value.reason : "";
   return { score: value.score, reason };
 }

@@ -1,7 +1,9 @@
 import type { EvalReport } from "./types.js";
 
 function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`).replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD]/g, "");
+  return text
+    .replace(/[<>&"']/g, (char) => `&#${char.charCodeAt(0)};`)
+    .replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD]/g, "");
 }
 
 /**
@@ -26,9 +28,17 @@ export function junitReport(report: EvalReport): string {
     const open = `    <testcase classname="${name}" name="${escapeXml(c.id)}" time="${seconds(report.timing.cases[c.id])}"`;
     if (c.passed) lines.push(`${open}/>`);
     else if (c.error !== undefined) {
-      lines.push(`${open}>`, `      <error message="${escapeXml(c.error)}">run ${escapeXml(c.runId)}</error>`, "    </testcase>");
+      lines.push(
+        `${open}>`,
+        `      <error message="${escapeXml(c.error)}">run ${escapeXml(c.runId)}</error>`,
+        "    </testcase>",
+      );
     } else {
-      lines.push(`${open}>`, `      <failure message="${escapeXml(scores)}">run ${escapeXml(c.runId)}</failure>`, "    </testcase>");
+      lines.push(
+        `${open}>`,
+        `      <failure message="${escapeXml(scores)}">run ${escapeXml(c.runId)}</failure>`,
+        "    </testcase>",
+      );
     }
   }
   for (const id of report.regressions) {

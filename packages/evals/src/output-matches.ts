@@ -10,7 +10,9 @@ import type { Scorer } from "./types.js";
  */
 export function outputMatches(schema?: ToolSchema, options: { readonly name?: string } = {}): Scorer {
   if (schema !== undefined && !isJsonSchema(schema)) {
-    throw new TypeError("outputMatches takes a JSON Schema (an object); check a Standard Schema in a scorer of your own");
+    throw new TypeError(
+      "outputMatches takes a JSON Schema (an object); check a Standard Schema in a scorer of your own",
+    );
   }
   return {
     name: options.name ?? "outputMatches",

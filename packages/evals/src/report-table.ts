@@ -19,7 +19,8 @@ export function reportTable(report: EvalReport): string[] {
   const lines = [line(header), ...rows.map(line)];
   for (const c of report.cases) if (c.error !== undefined) lines.push(`error in ${c.id}: ${c.error}`);
   lines.push(`${report.name}: ${report.passed} passed, ${report.failed} failed, ${report.tokens} tokens`);
-  if (report.interrupted) lines.push(`interrupted: ${report.notRun} of ${report.cases.length + report.notRun} cases not run`);
+  if (report.interrupted)
+    lines.push(`interrupted: ${report.notRun} of ${report.cases.length + report.notRun} cases not run`);
   if (report.regressions.length > 0) lines.push(`regressed: ${report.regressions.join(", ")}`);
   if (report.improvements.length > 0) lines.push(`improved: ${report.improvements.join(", ")}`);
   const other = report.changed.filter((id) => !report.regressions.includes(id) && !report.improvements.includes(id));

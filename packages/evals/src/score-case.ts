@@ -1,11 +1,14 @@
 import { messageOf } from "./message-of.js";
-import type { CaseReport, Scorer, ScoreInput } from "./types.js";
+import type { CaseReport, ScoreInput, Scorer } from "./types.js";
 
 /**
  * Scores one case with every scorer: a scorer that throws, or gives a score outside 0..1 (or not a
  * number), scores 0 and is named in the case's `error`; the other scorers still run.
  */
-export async function scoreCase(input: ScoreInput & { runId: string }, scorers: readonly Scorer[]): Promise<CaseReport> {
+export async function scoreCase(
+  input: ScoreInput & { runId: string },
+  scorers: readonly Scorer[],
+): Promise<CaseReport> {
   const { result } = input;
   const scores: Record<string, number> = {};
   const errors: string[] = [];

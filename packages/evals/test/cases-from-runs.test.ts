@@ -5,11 +5,18 @@ import { casesFromRuns, evaluate, exactAnswer, recordedTools, recordingOf, toolC
 
 async function productionStore() {
   const store = new MemoryEventStore();
-  await runAgent(WEATHER_TASK, scriptedModel(weatherScript()), makeWeatherRegistry().registry, { store, runId: "good" });
+  await runAgent(WEATHER_TASK, scriptedModel(weatherScript()), makeWeatherRegistry().registry, {
+    store,
+    runId: "good",
+  });
   const loop = scriptedModel([asks(toolCall("c1", "get_weather", { city: "Pune" }))]);
   await runAgent("Loop", loop, makeWeatherRegistry().registry, { store, runId: "limited", maxSteps: 1 });
   const output = { type: "object", properties: { city: { type: "string" } }, required: ["city"] } as const;
-  await runAgent("Where?", scriptedModel([final('{"city":"Pune"}')]), new ToolRegistry(), { store, runId: "typed", output });
+  await runAgent("Where?", scriptedModel([final('{"city":"Pune"}')]), new ToolRegistry(), {
+    store,
+    runId: "typed",
+    output,
+  });
   return store;
 }
 

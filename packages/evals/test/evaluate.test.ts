@@ -145,7 +145,8 @@ describe("evaluate", () => {
       cases: many,
       concurrency: 2,
       signal: controller.signal,
-      run: (c, { store, runId, signal }) => runAgent(c.task, async () => final("hi"), new ToolRegistry(), { store, runId, signal }),
+      run: (c, { store, runId, signal }) =>
+        runAgent(c.task, async () => final("hi"), new ToolRegistry(), { store, runId, signal }),
       scorers: [exactAnswer()],
       onCase: (_report, done) => {
         if (done === 3) controller.abort();

@@ -21,7 +21,13 @@ describe("judge", () => {
   it("scores by its verdict, shown the task, the expected and the answer, as a logged run the report names", async () => {
     const store = new MemoryEventStore();
     const model = judgeModel('{"score": 0.75, "reason": "names Paris"}');
-    const report = await evaluate({ name: "judged", cases, run, store, scorers: [judge(model, rubric, { threshold: 0.7 })] });
+    const report = await evaluate({
+      name: "judged",
+      cases,
+      run,
+      store,
+      scorers: [judge(model, rubric, { threshold: 0.7 })],
+    });
     const [c] = report.cases;
     expect(c).toMatchObject({ scores: { judge: 0.75 }, passed: true });
     expect(model.seen[0]).toContain(rubric);
@@ -55,7 +61,12 @@ describe("judge", () => {
     ["out of range", '{"score": 9}', /not from 0 to 1/],
     ["an empty answer", "", /not JSON/],
   ])("a judge that answers garbage (%s) is an error score of the case, not a crash or a pass", async (_, text, why) => {
-    const report = await evaluate({ name: "garbage", cases, run, scorers: [judge(judgeModel(text), rubric, { threshold: 0 })] });
+    const report = await evaluate({
+      name: "garbage",
+      cases,
+      run,
+      scorers: [judge(judgeModel(text), rubric, { threshold: 0 })],
+    });
     const [c] = report.cases;
     expect(c?.passed).toBe(false);
     expect(c?.scores.judge).toBe(0);

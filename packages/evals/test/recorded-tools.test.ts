@@ -53,7 +53,9 @@ describe("recordedTools", () => {
       'ERROR: the recording has no answer for get_weather({"city":"Delhi"}): the recorded run made no such call',
     );
     expect(pune).toBe('{"city":"Pune","celsius":30}');
-    expect(again).toMatch(/^ERROR: the recording has no answer for get_weather\(\{"city":"Pune"\}\): the recorded run made no more such calls/);
+    expect(again).toMatch(
+      /^ERROR: the recording has no answer for get_weather\(\{"city":"Pune"\}\): the recorded run made no more such calls/,
+    );
     expect(result.status).toBe("done");
   });
 

@@ -28,11 +28,14 @@ function withoutTiming(report: EvalReport): Omit<EvalReport, "timing"> {
 describe("an eval of a fixed agent with a scripted model and recorded tools", () => {
   it("gives the same report twice, and the same again from a replay of every case's log", async () => {
     const recordStore = new MemoryEventStore();
-    await scriptedRun({})({ id: "weather", task: WEATHER_TASK }, {
-      store: recordStore,
-      runId: "recorded",
-      signal: new AbortController().signal,
-    });
+    await scriptedRun({})(
+      { id: "weather", task: WEATHER_TASK },
+      {
+        store: recordStore,
+        runId: "recorded",
+        signal: new AbortController().signal,
+      },
+    );
     const recording = await recordStore.read("recorded");
     const run = (c: EvalCase, { store, runId, signal }: { store: EventStore; runId: string; signal: AbortSignal }) =>
       runAgent(c.task, scriptedModel(weatherScript()), recordedTools(recording), { store, runId, signal });

@@ -6,8 +6,24 @@ const report: EvalReport = {
   passed: 1,
   failed: 2,
   cases: [
-    { id: "good", runId: "r1", scores: { exact: 1, judge: 0.875 }, passed: true, status: "done", answer: "86", tokens: 10 },
-    { id: "bad", runId: "r2", scores: { exact: 0, judge: 0.2 }, passed: false, status: "done", answer: "80", tokens: 12 },
+    {
+      id: "good",
+      runId: "r1",
+      scores: { exact: 1, judge: 0.875 },
+      passed: true,
+      status: "done",
+      answer: "86",
+      tokens: 10,
+    },
+    {
+      id: "bad",
+      runId: "r2",
+      scores: { exact: 0, judge: 0.2 },
+      passed: false,
+      status: "done",
+      answer: "80",
+      tokens: 12,
+    },
     { id: "broken & odd", runId: "r3", scores: {}, passed: false, error: "run: model down", tokens: 0 },
   ],
   regressions: ["bad"],
@@ -36,7 +52,9 @@ describe("report outputs", () => {
 
   it("JUnit XML: a testcase per case (failure, error), one per regression, escaped, with times in seconds", () => {
     const xml = junitReport(report);
-    expect(xml).toContain('<testsuite name="weather &#60;evals&#62;" tests="4" failures="2" errors="1" skipped="1" time="1.500">');
+    expect(xml).toContain(
+      '<testsuite name="weather &#60;evals&#62;" tests="4" failures="2" errors="1" skipped="1" time="1.500">',
+    );
     expect(xml).toContain('<testcase classname="weather &#60;evals&#62;" name="good" time="0.500"/>');
     expect(xml).toContain('<failure message="exact=0 judge=0.2">run r2</failure>');
     expect(xml).toContain('name="broken &#38; odd" time="0.010">');
