@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { type AgentResult, type EventStore, MemoryEventStore } from "@agentloop/core";
 import { compareReports } from "./compare-reports.js";
 import { messageOf } from "./message-of.js";
@@ -38,7 +39,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
   const concurrency = options.concurrency ?? 4;
   checkOptions(options, concurrency);
   const store = options.store ?? new MemoryEventStore();
-  const signal = options.signal ?? new AbortController().signal;
+  const signal = innerSignal(options.signal);
   const runIdOf = options.runId ?? ((c: EvalCase) => `${safeId(c.id)}-${randomUUID().slice(0, 8)}`);
   const reports: (CaseReport | undefined)[] = new Array(cases.length);
   const times: Record<string, number> = {};
@@ -108,4 +109,16 @@ function checkOptions(options: EvaluateOptions, concurrency: number): void {
 /** A case id made fit for a run id (letters, digits, `_`, `-`, `.`). */
 function safeId(id: string): string {
   return id.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 80) || "case";
+}
+
+/**
+ * The signal the cases' runs get: aborted with the caller's, which so gets one listener, while
+ * every running case adds its own to this one (more than Node's default ten at a concurrency above ten).
+ */
+function innerSignal(outer: AbortSignal | undefined): AbortSignal {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener("abort", () => controller.abort(outer.reason), { once: true });
+  return controller.signal;
 }

@@ -137,6 +137,29 @@ describe("evaluate", () => {
     expect(most).toBe(3);
   });
 
+  it("at a concurrency above ten, the caller's signal gets one listener: Node warns of no leak", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      const many = Array.from({ length: 32 }, (_, index) => ({ id: `c${index}`, task: "Say hi", expected: "hi" }));
+      const report = await evaluate({
+        name: "wide",
+        cases: many,
+        concurrency: 16,
+        signal: new AbortController().signal,
+        run: (c, { store, runId, signal }) =>
+          runAgent(c.task, async () => final("hi"), new ToolRegistry(), { store, runId, signal }),
+        scorers: [exactAnswer()],
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(report.passed).toBe(32);
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("stops when its signal aborts: no case starts after, and the partial report says so", async () => {
     const controller = new AbortController();
     const many = Array.from({ length: 10 }, (_, index) => ({ id: `c${index}`, task: "Say hi", expected: "hi" }));
