@@ -26,6 +26,7 @@ for (let round = 0; round < rounds; round++) {
 const perHand = median(hand);
 const perEval = median(evaluated);
 
+const signedMicros = (value: number) => (value < 0 ? `−${micros(-value)}` : `+${micros(value)}`);
 const write = (text: string) => process.stdout.write(`${text}\n`);
 const cpu = cpus()[0]?.model ?? "unknown CPU";
 write(`# agentloop evals bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
@@ -37,7 +38,7 @@ write(
     [
       ["by hand: runAgent, read the log, compare the answer", micros(perHand), `${rounds} × ${count(cases)}`],
       ["evaluate, exactAnswer + toolCalls, concurrency 1", micros(perEval), `${rounds} × ${count(cases)}`],
-      ["overhead of evaluate per case", micros(perEval - perHand), ""],
+      ["evaluate − by hand, per case", signedMicros(perEval - perHand), ""],
     ],
   ),
 );

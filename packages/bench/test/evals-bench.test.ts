@@ -13,7 +13,7 @@ describe("pnpm bench:evals --tiny", () => {
     for (const row of [
       "| by hand: runAgent, read the log, compare the answer |",
       "| evaluate, exactAnswer + toolCalls, concurrency 1 |",
-      "| overhead of evaluate per case |",
+      "| evaluate − by hand, per case |",
       "| 50 scripted cases, concurrency 4 | value |",
       "| wall time |",
       "| peak RSS of the process |",

@@ -33,6 +33,7 @@ describe("judge", () => {
     expect(model.seen[0]).toContain(rubric);
     expect(model.seen[0]).toContain("Capital of France?");
     expect(model.seen[0]).toContain("Paris, on the Seine.");
+    expect(model.seen[0]).toContain("Expected:\nParis\n");
     const judgeRun = c?.scorerRuns?.judge;
     expect(judgeRun).toBe(`${c?.runId}.judge`);
     const events = await store.read(judgeRun as string);
