@@ -31,7 +31,11 @@ const write = (text: string) => process.stdout.write(`${text}\n`);
 const cpu = cpus()[0]?.model ?? "unknown CPU";
 write(`# agentloop evals bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
 write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}.`);
-write(`Load average at the end (1, 5, 15 min): ${loadavg().map((value) => value.toFixed(2)).join(", ")}.\n`);
+write(
+  `Load average at the end (1, 5, 15 min): ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(", ")}.\n`,
+);
 write(
   table(
     ["weather case (3 model calls, 2 tools), scripted model", "µs per case", "median of"],

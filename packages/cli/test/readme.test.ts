@@ -201,7 +201,14 @@ describe("every command in the READMEs and docs/", () => {
       expect.arrayContaining(["demo", "setup:browser", "test", "bench", "bench:compare"]),
     );
     expect(Object.keys(scripts("packages/bench"))).toEqual(
-      expect.arrayContaining(["profile:steps", "profile:replay", "bench:stores", "bench:studio", "bench:compaction", "bench:evals"]),
+      expect.arrayContaining([
+        "profile:steps",
+        "profile:replay",
+        "bench:stores",
+        "bench:studio",
+        "bench:compaction",
+        "bench:evals",
+      ]),
     );
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
     for (const step of ["pnpm install --frozen-lockfile", "pnpm run setup:browser", "pnpm test"])

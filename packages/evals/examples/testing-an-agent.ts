@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import {
   type AgentResult,
   final,
-  type Message,
   MemoryEventStore,
+  type Message,
   type Model,
   runAgent,
   ToolRegistry,
