@@ -33,9 +33,13 @@ const CLEARED = [
 ];
 
 /** Starts the CLI as a child process and returns it, for tests that interact with it while it runs. */
-export function startCli(args: readonly string[]): ChildProcessByStdio<null, Readable, Readable> {
+export function startCli(
+  args: readonly string[],
+  extraEnv: Record<string, string> = {},
+): ChildProcessByStdio<null, Readable, Readable> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CLEARED) delete env[name];
+  Object.assign(env, extraEnv);
   return spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
 }
 

@@ -84,6 +84,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a benchmark in Chromium, run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:compaction [--tiny]":
     "a benchmark of a minute, run by hand: its script is checked below, and bench.test.ts runs it with --tiny",
+  "pnpm --filter @agentloop/bench bench:evals [--tiny]":
+    "a benchmark run by hand: its script is checked below, and evals-bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/restate demo -- --register http://127.0.0.1:9070":
     "run as written below with no Restate server on 9070: it must get past its arguments; restate's demo.test.ts registers the demo with a real server",
 };
@@ -199,7 +201,14 @@ describe("every command in the READMEs and docs/", () => {
       expect.arrayContaining(["demo", "setup:browser", "test", "bench", "bench:compare"]),
     );
     expect(Object.keys(scripts("packages/bench"))).toEqual(
-      expect.arrayContaining(["profile:steps", "profile:replay", "bench:stores", "bench:studio", "bench:compaction"]),
+      expect.arrayContaining([
+        "profile:steps",
+        "profile:replay",
+        "bench:stores",
+        "bench:studio",
+        "bench:compaction",
+        "bench:evals",
+      ]),
     );
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
     for (const step of ["pnpm install --frozen-lockfile", "pnpm run setup:browser", "pnpm test"])

@@ -2,6 +2,7 @@ import { EXIT_CODE_HELP } from "../exit-codes.js";
 import type { Command } from "../io.js";
 import { CHAT_HELP, chatCommand } from "./chat.js";
 import { DEMO_HELP, demoCommand } from "./demo.js";
+import { EVAL_HELP, evalCommand } from "./eval.js";
 import { FORK_HELP, forkCommand } from "./fork.js";
 import { GRAPH_HELP, graphCommand } from "./graph.js";
 import { LIST_HELP, listCommand } from "./list.js";
@@ -43,6 +44,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     run: serveCommand,
     help: SERVE_HELP,
     summary: "an agent on 127.0.0.1 for a chat page (--ui-stream), AG-UI clients (--ag-ui) or MCP clients (--mcp)",
+  },
+  eval: {
+    run: evalCommand,
+    help: EVAL_HELP,
+    summary: "run an eval file's cases as logged runs, score them, compare with a baseline",
   },
   repair: { run: repairCommand, help: REPAIR_HELP, summary: "drop a torn last event from a log after a crash" },
   graph: {

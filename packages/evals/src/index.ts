@@ -1,0 +1,12 @@
+export { type CasesFromRunsOptions, casesFromRuns, recordingOf } from "./cases-from-runs.js";
+export { type Comparison, compareReports } from "./compare-reports.js";
+export { type EvaluateOptions, evaluate } from "./evaluate.js";
+export { exactAnswer } from "./exact-answer.js";
+export { htmlReport } from "./html-report.js";
+export { type JudgeOptions, judge, readVerdict, type Verdict } from "./judge.js";
+export { junitReport } from "./junit-report.js";
+export { outputMatches } from "./output-matches.js";
+export { RecordedTools, recordedTools } from "./recorded-tools.js";
+export { formatScore, reportTable } from "./report-table.js";
+export { calledTools, toolCalls } from "./tool-calls.js";
+export type { CaseReport, EvalCase, EvalReport, RunContext, ScoreInput, Scorer } from "./types.js";

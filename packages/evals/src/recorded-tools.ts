@@ -1,0 +1,67 @@
+import { type ToolCall, ToolRegistry } from "@agentloop/core";
+import type { RunEvent } from "@agentloop/core/store";
+
+/** A call's key: its tool name and its arguments as canonical JSON (keys sorted). */
+function keyOf(name: string, args: unknown): string {
+  return `${name}\u0000${canonical(args)}`;
+}
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/**
+ * A registry that answers each tool call as a recorded run did: the tools (names, descriptions,
+ * schemas) are the recording's, and a call is answered with the observation the recording logged
+ * for a call of the same tool with the same arguments, in order (the second such call gets the
+ * second answer). No function runs: deterministic, offline, free of side effects. A call the
+ * recording does not have (another tool, other arguments, or more calls than it made) gets an
+ * `ERROR:` observation saying so.
+ */
+export class RecordedTools extends ToolRegistry {
+  readonly #answers = new Map<string, string[]>();
+
+  constructor(events: readonly RunEvent[]) {
+    super();
+    const calls = new Map<string, ToolCall>();
+    for (const event of events) {
+      if (event.type === "run.started") {
+        for (const spec of event.settings.tools) {
+          if (this.functionOf(spec.name) === undefined) {
+            this.register(spec.name, spec.description, spec.parameters, () => null);
+          }
+        }
+      } else if (event.type === "model.replied") {
+        for (const call of event.reply.toolCalls) calls.set(call.id, call);
+      } else if (event.type === "tool.finished") {
+        const call = calls.get(event.callId);
+        if (call === undefined) continue;
+        const key = keyOf(call.name, call.args);
+        const list = this.#answers.get(key) ?? [];
+        list.push(event.content);
+        this.#answers.set(key, list);
+      }
+    }
+  }
+
+  /** The recorded observation of the next call of `name` with `args`, or an `ERROR:` observation when the recording has none left. */
+  override async execute(name: string, args: unknown): Promise<string> {
+    const answers = this.#answers.get(keyOf(name, args));
+    const answer = answers?.shift();
+    if (answer !== undefined) return answer;
+    const made = answers === undefined ? "made no such call" : "made no more such calls";
+    return `ERROR: the recording has no answer for ${name}(${canonical(args)}): the recorded run ${made}`;
+  }
+}
+
+/** A registry that answers each tool call as the run logged in `events` did (see `RecordedTools`). */
+export function recordedTools(events: readonly RunEvent[]): ToolRegistry {
+  return new RecordedTools(events);
+}
