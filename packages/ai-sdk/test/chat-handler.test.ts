@@ -3,6 +3,7 @@ import { asks, final, makeWeatherRegistry, scriptedModel, toolCall } from "@agen
 import { chatHandler } from "@agentloop/ai-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { listen, NodeChat } from "./chat-server.js";
+import { until } from "./gate.js";
 import { partsOf } from "./read.js";
 
 const servers: { close: () => Promise<void> }[] = [];
@@ -103,8 +104,3 @@ describe("chatHandler with the AI SDK's own chat and DefaultChatTransport", () =
     expect(sent).toEqual([]);
   });
 });
-
-/** Waits until `condition` holds, checking after each turn of the event loop. */
-export async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
-}
