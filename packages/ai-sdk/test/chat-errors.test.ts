@@ -1,6 +1,6 @@
+import { chatHandler } from "@agentloop/ai-sdk";
 import { MemoryEventStore, ToolRegistry } from "@agentloop/core";
 import { asks, final, scriptedModel, toolCall } from "@agentloop/core/testing";
-import { chatHandler } from "@agentloop/ai-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { listen, NodeChat } from "./chat-server.js";
 import { gatedRegistry, until } from "./gate.js";
@@ -17,13 +17,23 @@ async function serve(handler: (request: Request) => Promise<Response>): Promise<
 }
 
 const post = (url: string, body: unknown): Promise<Response> =>
-  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 
 const user = (text: string) => ({ id: `u-${text}`, role: "user", parts: [{ type: "text", text }] });
 const approving = (...ids: string[]) => ({
   id: "a1",
   role: "assistant",
-  parts: ids.map((id) => ({ type: "tool-send", toolCallId: id, state: "approval-responded", input: {}, approval: { id, approved: true } })),
+  parts: ids.map((id) => ({
+    type: "tool-send",
+    toolCallId: id,
+    state: "approval-responded",
+    input: {},
+    approval: { id, approved: true },
+  })),
 });
 
 function approvalRegistry(): ToolRegistry {
@@ -34,7 +44,9 @@ function approvalRegistry(): ToolRegistry {
 
 describe("chatHandler refuses what it cannot take, with a status and a reason", () => {
   it("a body that is not JSON, or JSON that is not a chat request, is 400 with what is wrong", async () => {
-    const url = await serve(chatHandler({ model: scriptedModel([]), registry: new ToolRegistry(), store: new MemoryEventStore() }));
+    const url = await serve(
+      chatHandler({ model: scriptedModel([]), registry: new ToolRegistry(), store: new MemoryEventStore() }),
+    );
     const cases: [unknown, RegExp][] = [
       ["{not json", /not JSON/],
       [[1, 2], /JSON object/],
@@ -53,13 +65,17 @@ describe("chatHandler refuses what it cannot take, with a status and a reason", 
   });
 
   it("a method other than POST and GET is 405; a GET that names no chat stream is 404", async () => {
-    const url = await serve(chatHandler({ model: scriptedModel([]), registry: new ToolRegistry(), store: new MemoryEventStore() }));
+    const url = await serve(
+      chatHandler({ model: scriptedModel([]), registry: new ToolRegistry(), store: new MemoryEventStore() }),
+    );
     expect((await fetch(url, { method: "PUT", body: "{}" })).status).toBe(405);
     expect((await fetch(`${url}/somewhere`)).status).toBe(404);
   });
 
   it("an approval for a chat the store does not hold is 404", async () => {
-    const url = await serve(chatHandler({ model: scriptedModel([]), registry: approvalRegistry(), store: new MemoryEventStore() }));
+    const url = await serve(
+      chatHandler({ model: scriptedModel([]), registry: approvalRegistry(), store: new MemoryEventStore() }),
+    );
     const response = await post(url, { id: "nobody", messages: [user("x"), approving("s1")] });
     expect(response.status).toBe(404);
     expect(await response.text()).toContain("nobody");
@@ -110,12 +126,20 @@ describe("chatHandler refuses what it cannot take, with a status and a reason", 
   });
 
   it("the AI SDK's chat shows a refusal as its error with the server's reason", async () => {
-    const url = await serve(chatHandler({ model: scriptedModel([]), registry: approvalRegistry(), store: new MemoryEventStore() }));
+    const url = await serve(
+      chatHandler({ model: scriptedModel([]), registry: approvalRegistry(), store: new MemoryEventStore() }),
+    );
     const errors: Error[] = [];
     const chat = new NodeChat("never", url, { onError: (error) => errors.push(error) });
     chat.messages = [
       { id: "u", role: "user", parts: [{ type: "text", text: "x" }] },
-      { id: "a", role: "assistant", parts: [{ type: "tool-send", toolCallId: "s1", state: "approval-requested", input: {}, approval: { id: "s1" } }] },
+      {
+        id: "a",
+        role: "assistant",
+        parts: [
+          { type: "tool-send", toolCallId: "s1", state: "approval-requested", input: {}, approval: { id: "s1" } },
+        ],
+      },
     ];
     await chat.addToolApprovalResponse({ id: "s1", approved: true });
     await chat.sendMessage();

@@ -1,6 +1,6 @@
+import { chatHandler } from "@agentloop/ai-sdk";
 import { MemoryEventStore, ToolRegistry } from "@agentloop/core";
 import { asks, final, makeWeatherRegistry, scriptedModel, toolCall } from "@agentloop/core/testing";
-import { chatHandler } from "@agentloop/ai-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { listen, NodeChat } from "./chat-server.js";
 import { until } from "./gate.js";
@@ -86,7 +86,12 @@ describe("chatHandler with the AI SDK's own chat and DefaultChatTransport", () =
     await until(() => chat.status === "ready" && chat.messages[1]!.parts.some((part) => part.type === "text"));
     expect(chat.messages).toHaveLength(2);
     expect(partsOf(chat.messages[1]!)).toMatchObject([
-      { type: "tool-send_email", state: "output-available", output: "sent to ana@example.com", approval: { approved: true } },
+      {
+        type: "tool-send_email",
+        state: "output-available",
+        output: "sent to ana@example.com",
+        approval: { approved: true },
+      },
       { type: "text", text: "Sent." },
     ]);
     expect(sent).toEqual(["ana@example.com"]);
@@ -100,7 +105,10 @@ describe("chatHandler with the AI SDK's own chat and DefaultChatTransport", () =
     await chat.sendMessage({ text: "Mail Bo" });
     await chat.addToolApprovalResponse({ id: "e1", approved: false, reason: "not now" });
     await until(() => chat.status === "ready" && chat.messages[1]!.parts.some((part) => part.type === "text"));
-    expect(partsOf(chat.messages[1]!)[0]).toMatchObject({ state: "output-denied", approval: { approved: false, reason: "not now" } });
+    expect(partsOf(chat.messages[1]!)[0]).toMatchObject({
+      state: "output-denied",
+      approval: { approved: false, reason: "not now" },
+    });
     expect(sent).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
+import { chatHandler } from "@agentloop/ai-sdk";
 import { MemoryEventStore } from "@agentloop/core";
 import { asks, final, scriptedModel, toolCall } from "@agentloop/core/testing";
-import { chatHandler } from "@agentloop/ai-sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { listen, NodeChat } from "./chat-server.js";
 import { gatedRegistry, until } from "./gate.js";
@@ -26,7 +26,11 @@ describe("a client that leaves and comes back", () => {
     const model = scriptedModel([asks(toolCall("g1", "slow_lookup")), final("Found it.")]);
     const url = await serve(chatHandler({ model, registry: gate.registry, store }));
     const leaving = new AbortController();
-    const response = await fetch(url, { method: "POST", body: JSON.stringify({ id: "c", messages: [user("look")] }), signal: leaving.signal });
+    const response = await fetch(url, {
+      method: "POST",
+      body: JSON.stringify({ id: "c", messages: [user("look")] }),
+      signal: leaving.signal,
+    });
     await until(gate.entered);
     leaving.abort();
     await response.text().catch(() => "");
@@ -76,12 +80,23 @@ describe("a client that leaves and comes back", () => {
     await until(() => reloaded.messages.length === 4);
     gate.open();
     await Promise.all([sending, resuming]);
-    const texts = reloaded.messages.map((message) => message.parts.filter((part) => part.type === "text").map((part) => part.text).join(""));
+    const texts = reloaded.messages.map((message) =>
+      message.parts
+        .filter((part) => part.type === "text")
+        .map((part) => part.text)
+        .join(""),
+    );
     expect(texts).toEqual(["one", "First answer.", "two", "Second answer."]);
   });
 
   it("a GET for a chat with no turn going is 204, which the AI SDK's chat takes as nothing to resume", async () => {
-    const url = await serve(chatHandler({ model: scriptedModel([final("Hi.")]), registry: gatedRegistry().registry, store: new MemoryEventStore() }));
+    const url = await serve(
+      chatHandler({
+        model: scriptedModel([final("Hi.")]),
+        registry: gatedRegistry().registry,
+        store: new MemoryEventStore(),
+      }),
+    );
     expect((await fetch(`${url}/idle/stream`)).status).toBe(204);
     const chat = new NodeChat("idle", url);
     await chat.resumeStream();

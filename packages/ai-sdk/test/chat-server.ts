@@ -10,7 +10,9 @@ import {
 } from "ai";
 
 /** Serves a web-standard handler on 127.0.0.1 through Node's http; `close` ends it. */
-export async function listen(handler: (request: Request) => Promise<Response>): Promise<{ url: string; close: () => Promise<void> }> {
+export async function listen(
+  handler: (request: Request) => Promise<Response>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer(async (req, res) => {
     const controller = new AbortController();
     res.on("close", () => controller.abort());
@@ -56,7 +58,7 @@ function toRequest(req: IncomingMessage, signal: AbortSignal, body: Buffer | und
     method: req.method ?? "GET",
     headers,
     signal,
-    ...(body === undefined ? {} : { body }),
+    ...(body === undefined ? {} : { body: new Uint8Array(body) }),
   });
 }
 

@@ -1,7 +1,12 @@
 import { ToolRegistry } from "@agentloop/core";
 
 /** A registry whose `slow_lookup` holds until `open()`: a run that is still going for as long as a test needs. */
-export function gatedRegistry(): { registry: ToolRegistry; entered: () => boolean; open: () => void; calls: () => number } {
+export function gatedRegistry(): {
+  registry: ToolRegistry;
+  entered: () => boolean;
+  open: () => void;
+  calls: () => number;
+} {
   let release: () => void = () => {};
   const gate = new Promise<void>((resolve) => {
     release = resolve;

@@ -137,7 +137,7 @@ describe("toUIMessageStream read by readUIMessageStream", () => {
       calls++;
       if (calls === 2) {
         options?.onDelta?.({ type: "text-delta", text: "half an answer" });
-        throw new ModelError("overloaded", { retryable: true, status: 529 });
+        throw new ModelError("overloaded", { retryable: true, messages, step: 2 });
       }
       return script(messages, tools, options);
     };
@@ -191,7 +191,7 @@ describe("toUIMessageStream read by readUIMessageStream", () => {
 
   it("a run that rejects ends the stream with an error chunk, which the parser reports", async () => {
     const model: Model = () => {
-      throw new ModelError("bad key", { retryable: false, status: 401 });
+      throw new ModelError("bad key", { retryable: false, messages: [], step: 1 });
     };
     const chunks = await chunksOf(streamAgent("Hi", model, new ToolRegistry()));
     expect(chunks.at(-1)).toMatchObject({ type: "error" });
