@@ -4,7 +4,7 @@ import { asks, final, makeWeatherRegistry, scriptedModel, toolCall } from "@agen
 import { afterEach, describe, expect, it } from "vitest";
 import { listen, NodeChat } from "./chat-server.js";
 import { until } from "./gate.js";
-import { partsOf } from "./read.js";
+import { partsOf, reply } from "./read.js";
 
 const servers: { close: () => Promise<void> }[] = [];
 afterEach(async () => {
@@ -43,7 +43,7 @@ describe("chatHandler with the AI SDK's own chat and DefaultChatTransport", () =
     await chat.sendMessage({ text: "Pune?" });
     expect(chat.status).toBe("ready");
     expect(chat.messages).toHaveLength(2);
-    expect(partsOf(chat.messages[1]!)).toMatchObject([
+    expect(partsOf(reply(chat.messages))).toMatchObject([
       { type: "tool-get_weather", state: "output-available", output: { celsius: 30 } },
       { type: "text", text: "30 C in Pune." },
     ]);
@@ -79,13 +79,13 @@ describe("chatHandler with the AI SDK's own chat and DefaultChatTransport", () =
     const model = scriptedModel([asks(toolCall("e1", "send_email", { to: "ana@example.com" })), final("Sent.")]);
     const chat = new NodeChat("chat-c", await serve(chatHandler({ model, registry, store })), { autoSend: true });
     await chat.sendMessage({ text: "Mail Ana" });
-    const waiting = partsOf(chat.messages[1]!)[0] as { state: string; approval: { id: string } };
+    const waiting = partsOf(reply(chat.messages))[0] as { state: string; approval: { id: string } };
     expect(waiting).toMatchObject({ type: "tool-send_email", state: "approval-requested", approval: { id: "e1" } });
     expect(sent).toEqual([]);
     await chat.addToolApprovalResponse({ id: waiting.approval.id, approved: true });
-    await until(() => chat.status === "ready" && chat.messages[1]!.parts.some((part) => part.type === "text"));
+    await until(() => chat.status === "ready" && reply(chat.messages).parts.some((part) => part.type === "text"));
     expect(chat.messages).toHaveLength(2);
-    expect(partsOf(chat.messages[1]!)).toMatchObject([
+    expect(partsOf(reply(chat.messages))).toMatchObject([
       {
         type: "tool-send_email",
         state: "output-available",
@@ -104,8 +104,8 @@ describe("chatHandler with the AI SDK's own chat and DefaultChatTransport", () =
     const chat = new NodeChat("chat-d", await serve(chatHandler({ model, registry, store })), { autoSend: true });
     await chat.sendMessage({ text: "Mail Bo" });
     await chat.addToolApprovalResponse({ id: "e1", approved: false, reason: "not now" });
-    await until(() => chat.status === "ready" && chat.messages[1]!.parts.some((part) => part.type === "text"));
-    expect(partsOf(chat.messages[1]!)[0]).toMatchObject({
+    await until(() => chat.status === "ready" && reply(chat.messages).parts.some((part) => part.type === "text"));
+    expect(partsOf(reply(chat.messages))[0]).toMatchObject({
       state: "output-denied",
       approval: { approved: false, reason: "not now" },
     });

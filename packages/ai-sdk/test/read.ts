@@ -42,3 +42,10 @@ export async function messageOf(chunks: readonly UIMessageChunk[], message?: UIM
 export function partsOf(message: UIMessage): unknown[] {
   return message.parts.filter((part) => part.type !== "step-start");
 }
+
+/** The first assistant reply of a chat's messages (the second message); throws when there is none. */
+export function reply(messages: readonly UIMessage[]): UIMessage {
+  const message = messages[1];
+  if (message === undefined) throw new Error(`no reply among ${messages.length} messages`);
+  return message;
+}
