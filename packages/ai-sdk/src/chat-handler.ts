@@ -62,14 +62,11 @@ export function chatHandler(serve: ServeOptions): (request: Request) => Promise<
     paused.delete(turn.chatId);
     const from = feed.length;
     const messageId = turn.kind === "decisions" ? turn.messageId : crypto.randomUUID();
-    void pump(toUIMessageStream(events, { messageId }), feed).then(() => {
+    void pump(toUIMessageStream(events, { messageId }), feed, async () => {
+      // Before the readers see the end: a client that posts again as soon as it has read the turn finds the chat free.
+      const result = await events.result.catch(() => null);
+      if (result?.status === "awaiting_approval") paused.set(turn.chatId, feed);
       going.delete(turn.chatId);
-      events.result.then(
-        (result) => {
-          if (result.status === "awaiting_approval") paused.set(turn.chatId, feed);
-        },
-        () => {},
-      );
     });
     return uiMessageStreamResponse(feed.read(from));
   };
@@ -99,7 +96,11 @@ function start(
   return runAgent(turn.text, model, registry, { ...options, store, runId: turn.chatId, onEvent });
 }
 
-async function pump(stream: ReadableStream<UIMessageChunk>, feed: TurnFeed): Promise<void> {
+async function pump(
+  stream: ReadableStream<UIMessageChunk>,
+  feed: TurnFeed,
+  settle: () => Promise<void>,
+): Promise<void> {
   const reader = stream.getReader();
   try {
     for (;;) {
@@ -108,6 +109,7 @@ async function pump(stream: ReadableStream<UIMessageChunk>, feed: TurnFeed): Pro
       feed.push(value);
     }
   } finally {
+    await settle();
     feed.end();
   }
 }
