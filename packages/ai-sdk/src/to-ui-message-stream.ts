@@ -90,7 +90,7 @@ class ChunkMapper {
       case "reasoning-delta":
         return this.#delta("reasoning", event.step, event.text);
       case "tool-call-delta":
-        return this.#inputDelta(event.step, event.index, event.id, event.name, event.argsText);
+        return this.#inputDelta(event.index, event.id, event.name, event.argsText);
       case "step-finished":
         return this.#finishReply(event.step, event.reply.content, event.reply.toolCalls);
       case "model-failed":
@@ -142,7 +142,7 @@ class ChunkMapper {
     return chunks;
   }
 
-  #inputDelta(step: number, index: number, id: string | undefined, name: string | undefined, text: string) {
+  #inputDelta(index: number, id: string | undefined, name: string | undefined, text: string) {
     const known = this.#open.inputs.get(index);
     const chunks: UIMessageChunk[] = [];
     if (known === undefined) {
@@ -154,7 +154,6 @@ class ChunkMapper {
     const toolCallId = known ?? id;
     if (toolCallId !== undefined && text !== "")
       chunks.push({ type: "tool-input-delta", toolCallId, inputTextDelta: text });
-    void step;
     return chunks;
   }
 
