@@ -1,4 +1,4 @@
-import type { AgentResult, AgentStreamEvent, ToolCall } from "@agentloop/core";
+import type { AgentResult, AgentStreamEvent, ModelReply, ToolCall } from "@agentloop/core";
 import { chainCallId } from "@agentloop/core";
 import type { FinishReason, UIMessageChunk } from "ai";
 
@@ -92,7 +92,7 @@ class ChunkMapper {
       case "tool-call-delta":
         return this.#inputDelta(event.index, event.id, event.name, event.argsText);
       case "step-finished":
-        return this.#finishReply(event.step, event.reply.content, event.reply.toolCalls);
+        return this.#finishReply(event.step, event.reply);
       case "model-failed":
         return [...this.close(), { type: "reset-step" }];
       default:
@@ -157,12 +157,17 @@ class ChunkMapper {
     return chunks;
   }
 
-  #finishReply(step: number, content: string, calls: readonly ToolCall[]): UIMessageChunk[] {
+  #finishReply(step: number, reply: ModelReply): UIMessageChunk[] {
     const chunks: UIMessageChunk[] = [];
-    // A model that does not stream gives its text only in the reply.
-    if (!this.#open.text && content !== "") chunks.push(...this.#delta("text", step, content));
+    // A model that does not stream gives its reasoning and text only in the reply.
+    if (!this.#open.text && !this.#open.reasoning) {
+      for (const part of reply.reasoning ?? []) {
+        if (part.type === "reasoning" && part.text !== "") chunks.push(...this.#delta("reasoning", step, part.text));
+      }
+    }
+    if (!this.#open.text && reply.content !== "") chunks.push(...this.#delta("text", step, reply.content));
     chunks.push(...this.close());
-    for (const call of calls) {
+    for (const call of reply.toolCalls) {
       chunks.push({ type: "tool-input-available", toolCallId: call.id, toolName: call.name, input: call.args });
     }
     return chunks;

@@ -59,6 +59,22 @@ describe("toUIMessageStream read by readUIMessageStream", () => {
     expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
   });
 
+  it("reasoning comes before the text as its own part, streamed or given whole in the reply", async () => {
+    const reply = {
+      content: "Pune is warm.",
+      toolCalls: [],
+      reasoning: [{ type: "reasoning" as const, text: "The user asks about Pune." }],
+    };
+    const streamed = await chunksOf(streamAgent("Pune?", scriptedModel([reply]), new ToolRegistry()));
+    const whole: Model = () => reply;
+    for (const chunks of [streamed, await chunksOf(streamAgent("Pune?", whole, new ToolRegistry()))]) {
+      expect(partsOf(await messageOf(chunks))).toMatchObject([
+        { type: "reasoning", text: "The user asks about Pune.", state: "done" },
+        { type: "text", text: "Pune is warm.", state: "done" },
+      ]);
+    }
+  });
+
   it("tools in parallel: both calls of one reply are parts of the same step, each with its own output", async () => {
     const { registry } = makeWeatherRegistry();
     const model = scriptedModel([
