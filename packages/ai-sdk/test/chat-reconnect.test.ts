@@ -127,7 +127,9 @@ describe("a client that leaves and comes back", () => {
     ]);
   });
 
-  it("100 chats at once on one handler each get their own answer, and each run is in the store", async () => {
+  it("100 chats at once on one handler each get their own answer, and each run is in the store", {
+    timeout: 120_000,
+  }, async () => {
     const store = new MemoryEventStore();
     const replies = Array.from({ length: 100 }, (_, i) => final(`Answer ${i}.`));
     // One model for all: each call answers with the number in the question it is shown.
