@@ -1,0 +1,75 @@
+import type { Decision } from "@agentloop/core";
+
+/** What a chat request asks for: a new message for the conversation, or decisions for the calls it waits on. */
+export type ChatTurn =
+  | { readonly kind: "message"; readonly chatId: string; readonly text: string }
+  | {
+      readonly kind: "decisions";
+      readonly chatId: string;
+      readonly messageId: string;
+      readonly decisions: Readonly<Record<string, Decision>>;
+    };
+
+/** A request body that is not what `DefaultChatTransport` sends; `message` says what is wrong. */
+export class ChatRequestError extends Error {
+  override readonly name = "ChatRequestError";
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Reads the turn from the body `DefaultChatTransport` POSTs (`{ id, messages, trigger, messageId }`).
+ * Only the last message counts: the text of a user message, or the decisions of the tool parts in
+ * `approval-responded` of an assistant message; what the client holds of earlier turns is not
+ * read, as the store keeps the conversation. Throws `ChatRequestError` for anything else.
+ */
+export function readChatTurn(body: unknown): ChatTurn {
+  if (!isObject(body)) throw new ChatRequestError("the body must be a JSON object with `id` and `messages`");
+  const { id, messages } = body;
+  if (typeof id !== "string" || id === "") throw new ChatRequestError("`id` must be a non-empty string: the chat's id");
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw new ChatRequestError("`messages` must be a non-empty array of UI messages");
+  }
+  const last: unknown = messages.at(-1);
+  if (!isObject(last) || !Array.isArray(last.parts)) {
+    throw new ChatRequestError("the last message must be a UI message with `role` and `parts`");
+  }
+  const parts = last.parts.filter(isObject);
+  if (last.role === "user") {
+    const text = parts
+      .filter((part) => part.type === "text" && typeof part.text === "string")
+      .map((part) => part.text as string)
+      .join("");
+    if (text === "") throw new ChatRequestError("the last user message has no text part");
+    return { kind: "message", chatId: id, text };
+  }
+  if (last.role === "assistant") {
+    const decisions = decisionsOf(parts);
+    if (Object.keys(decisions).length === 0) {
+      throw new ChatRequestError(
+        "the last message is the assistant's but answers no approval (no part in `approval-responded`)",
+      );
+    }
+    const messageId = typeof last.id === "string" ? last.id : "";
+    return { kind: "decisions", chatId: id, messageId, decisions };
+  }
+  throw new ChatRequestError("the last message must be the user's or the assistant's with approval responses");
+}
+
+function decisionsOf(parts: readonly Json[]): Record<string, Decision> {
+  const decisions: Record<string, Decision> = {};
+  for (const part of parts) {
+    if (part.state !== "approval-responded" || !isObject(part.approval)) continue;
+    const { id, approved, reason } = part.approval;
+    if (typeof id !== "string" || typeof approved !== "boolean") {
+      throw new ChatRequestError(
+        "an approval response needs `approval.id` (a string) and `approval.approved` (a boolean)",
+      );
+    }
+    decisions[id] = typeof reason === "string" ? { approved, reason } : { approved };
+  }
+  return decisions;
+}

@@ -1,0 +1,86 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chatHandler } from "@agentloop/ai-sdk";
+import { type Browser, chromium } from "playwright-core";
+import { createServer, type ViteDevServer } from "vite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scriptedWeatherModel, weatherAgent } from "../examples/chat-page/agent.js";
+import { chatApi } from "../examples/chat-page/chat-api.js";
+
+const ROOT = fileURLToPath(new URL("../examples/chat-page/", import.meta.url));
+const RESULTS = fileURLToPath(new URL("../test-results/", import.meta.url));
+const CHROMIUM = "/usr/bin/chromium";
+
+// The answer's stream holds after its first word until the test lets it go: a reload lands mid-run.
+let holding = false;
+let release: () => void = () => {};
+const held = new Promise<void>((resolve) => {
+  release = resolve;
+});
+const model = scriptedWeatherModel(async () => {
+  holding = true;
+  await held;
+});
+
+let vite: ViteDevServer;
+let browser: Browser;
+let cache: string;
+
+beforeAll(async () => {
+  cache = mkdtempSync(join(tmpdir(), "agentloop-vite-"));
+  vite = await createServer({
+    configFile: false,
+    root: ROOT,
+    cacheDir: cache,
+    logLevel: "warn",
+    server: { host: "127.0.0.1", port: 0, strictPort: false },
+    plugins: [chatApi(chatHandler(weatherAgent(model)))],
+  });
+  await vite.listen();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu"],
+    headless: true,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await vite?.close();
+  rmSync(cache, { recursive: true, force: true });
+});
+
+describe("the chat page (Vite + React + useChat) against chatHandler, in Chromium", () => {
+  it("asks, shows the tool call, takes the approval on the page, and after a reload mid-answer shows the rest arrive", async () => {
+    const url = vite.resolvedUrls?.local[0];
+    expect(url).toBeDefined();
+    const page = await browser.newPage({ viewport: { width: 760, height: 640 } });
+    await page.goto(url as string);
+    await page.getByLabel("Message").fill("How hot is Pune?");
+    await page.getByRole("button", { name: "Send" }).click();
+    const waiting = page.locator('.tool[data-state="approval-requested"]');
+    await waiting.waitFor();
+    expect(await waiting.textContent()).toContain('get_weather({"city":"Pune"})');
+    mkdirSync(RESULTS, { recursive: true });
+    await page.screenshot({ path: join(RESULTS, "chat-page-approval.png"), fullPage: true });
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.locator('.tool[data-state="output-available"]').waitFor();
+    await page.getByText(/^It$/).waitFor();
+    expect(holding).toBe(true);
+    await page.screenshot({ path: join(RESULTS, "chat-page-approved.png"), fullPage: true });
+
+    // A reload while the answer is still being written: the page resumes the turn from the server.
+    await page.reload();
+    await page.locator('.tool[data-state="output-available"]').waitFor();
+    await page.getByText(/^It$/).waitFor();
+    release();
+    await page.getByText("It is 30 °C (86 °F) in Pune right now.").waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    await page.screenshot({ path: join(RESULTS, "chat-page-resumed.png"), fullPage: true });
+    expect(await page.locator(".message.assistant").count()).toBe(1);
+    expect(await page.getByRole("alert").count()).toBe(0);
+    await page.close();
+  }, 120_000);
+});
