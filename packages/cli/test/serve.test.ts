@@ -32,7 +32,7 @@ function serve(args: readonly string[]): Promise<string> {
 function sseEvents(text: string): { type: string; [key: string]: unknown }[] {
   return text
     .split("\n\n")
-    .filter((frame) => frame.startsWith("data: "))
+    .filter((frame) => frame.startsWith("data: ") && frame !== "data: [DONE]")
     .map((frame) => JSON.parse(frame.slice(6)) as { type: string });
 }
 
@@ -108,21 +108,42 @@ describe("agentloop serve", () => {
     ).rejects.toThrow("give one of --ui-stream, --ag-ui or --mcp");
   });
 
-  it("--ui-stream without @agentloop/ai-sdk installed says what to install", { timeout: 30_000 }, async () => {
-    await expect(
-      serve([
-        "--ui-stream",
-        "--port",
-        "0",
-        "--script",
-        fixture("weather-script.json"),
-        "--tools",
-        fixture("tools.mjs"),
-        "--store",
-        store(),
-      ]),
-    ).rejects.toThrow(
-      "agentloop serve --ui-stream needs @agentloop/ai-sdk, which is not installed: npm i @agentloop/ai-sdk",
-    );
+  it("--ui-stream: a chat's message is answered as the UI message stream useChat reads", {
+    timeout: 30_000,
+  }, async () => {
+    const url = await serve([
+      "--ui-stream",
+      "--port",
+      "0",
+      "--script",
+      fixture("weather-script.json"),
+      "--tools",
+      fixture("tools.mjs"),
+      "--store",
+      store(),
+    ]);
+    const message = { id: "u1", role: "user", parts: [{ type: "text", text: "How hot is Pune in Fahrenheit?" }] };
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: "pune", messages: [message], trigger: "submit-message" }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe("v1");
+    const chunks = sseEvents(await response.text());
+    expect(chunks[0]).toMatchObject({ type: "start" });
+    expect(chunks.filter((chunk) => chunk.type === "tool-input-available").map((chunk) => chunk.toolName)).toEqual([
+      "get_weather",
+      "get_weather",
+      "c_to_f",
+    ]);
+    // Atlantis is no city: the tool's error is a part of its own, and the run goes on.
+    expect(chunks.filter((chunk) => chunk.type === "tool-output-error")).toHaveLength(1);
+    const text = chunks
+      .filter((chunk) => chunk.type === "text-delta")
+      .map((chunk) => chunk.delta)
+      .join("");
+    expect(text).toBe("I will look up Pune first.It is 86 F in Pune.");
+    expect(chunks.at(-1)).toMatchObject({ type: "finish", messageMetadata: { runId: "pune", status: "done" } });
   });
 });

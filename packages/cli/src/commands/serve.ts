@@ -1,9 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
-import { agUiHandler } from "@agentloop/ag-ui";
 import { serveAgent } from "@agentloop/mcp";
-import { createMcpHandler } from "@modelcontextprotocol/server";
 import { parseCommandLine, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import type { CliModel, EventStore, ToolRegistry } from "../core-api.js";
@@ -20,7 +18,7 @@ export const SERVE_HELP = `Usage: agentloop serve (--ui-stream | --ag-ui | --mcp
 Serves an agent with your tools on 127.0.0.1, each conversation kept in the store under the
 client's chat or thread id (a run waiting for approval pauses there until the client decides):
   --ui-stream              the AI SDK UI message stream, what useChat reads (needs @agentloop/ai-sdk)
-  --ag-ui                  AG-UI: RunAgentInput in, events out over SSE; an approval is an interrupt
+  --ag-ui                  AG-UI: RunAgentInput in, events out over SSE; an approval is an interrupt (needs @agentloop/ag-ui)
   --mcp                    the agent as one MCP tool over Streamable HTTP at /mcp (with --stdio:
                            over this process's stdin and stdout instead); an approval is input_required
 
@@ -117,8 +115,17 @@ async function handlerFor(
   name: string,
   description: string,
 ): Promise<(request: Request) => Promise<Response>> {
-  if (protocol === "ag-ui") return agUiHandler(options);
+  // Each protocol's package is loaded only when it is served: the other commands start without them.
+  if (protocol === "ag-ui") {
+    const agUi = await importOptional<typeof import("@agentloop/ag-ui")>(
+      "@agentloop/ag-ui",
+      "agentloop serve --ag-ui",
+      ["@agentloop/ag-ui"],
+    );
+    return agUi.agUiHandler(options);
+  }
   if (protocol === "mcp") {
+    const { createMcpHandler } = await import("@modelcontextprotocol/server");
     const mcp = createMcpHandler(() => serveAgent({ ...options, name, description }));
     return (request) => mcp.fetch(request);
   }
