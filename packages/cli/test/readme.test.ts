@@ -3,6 +3,7 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -217,7 +218,11 @@ describe("every command in the READMEs and docs/", () => {
 
   it("the install commands name packages of this repository or dependencies it declares", () => {
     const names = new Set<string>();
-    for (const dir of ["core", "openai", "anthropic", "mcp", "sqlite", "otel", "restate", "cli"]) {
+    // Every package of the workspace: a new one's README names its own and its dependencies.
+    const dirs = readdirSync(join(ROOT, "packages")).filter((dir) =>
+      existsSync(join(ROOT, "packages", dir, "package.json")),
+    );
+    for (const dir of dirs) {
       const manifest = JSON.parse(readFileSync(join(ROOT, "packages", dir, "package.json"), "utf8")) as Record<
         string,
         unknown
