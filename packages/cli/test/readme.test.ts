@@ -87,6 +87,17 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a benchmark of a minute, run by hand: its script is checked below, and bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:evals [--tiny]":
     "a benchmark run by hand: its script is checked below, and evals-bench.test.ts runs it with --tiny",
+  "pnpm --filter @agentloop/bench bench:ui-stream [--tiny]": "a benchmark run by hand: its script is checked below",
+  "pnpm chat-page":
+    "a dev server that runs until Ctrl-C: ai-sdk's chat-page.test.ts starts the same page and drives it in Chromium",
+  "agentloop serve --ag-ui --tools ./tools.mjs --model openai:gpt-4.1-mini":
+    "a server with a real model, until Ctrl-C: serve.test.ts starts --ag-ui with --tools and --script, on --port 0",
+  "agentloop serve --mcp --name weather --tools ./tools.mjs --model …":
+    "a server until Ctrl-C, a placeholder model: serve.test.ts starts --mcp --name weather with --script, on --port 0",
+  "agentloop serve --mcp --stdio --tools ./tools.mjs --model …":
+    "a stdio server, a placeholder model: mcp's serve-agent.test.ts serves the same agent to the SDK's client",
+  "agentloop serve --ui-stream --tools ./tools.mjs --model …":
+    "a server until Ctrl-C, a placeholder model: serve.test.ts starts --ui-stream with --script, on --port 0",
   "pnpm --filter @agentloop/restate demo -- --register http://127.0.0.1:9070":
     "run as written below with no Restate server on 9070: it must get past its arguments; restate's demo.test.ts registers the demo with a real server",
 };
