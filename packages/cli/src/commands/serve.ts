@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
-import { serveAgent } from "@agentloop/mcp";
 import { parseCommandLine, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import type { CliModel, EventStore, ToolRegistry } from "../core-api.js";
@@ -88,6 +87,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     const options = { model, registry: sources.registry, store };
     if (protocol === "mcp" && values.stdio) {
       const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+      const { serveAgent } = await import("@agentloop/mcp");
       serveStdio(() => serveAgent({ ...options, name: values.name, description: values.description }));
       await stoppedSignal();
       return 0;
@@ -126,6 +126,7 @@ async function handlerFor(
   }
   if (protocol === "mcp") {
     const { createMcpHandler } = await import("@modelcontextprotocol/server");
+    const { serveAgent } = await import("@agentloop/mcp");
     const mcp = createMcpHandler(() => serveAgent({ ...options, name, description }));
     return (request) => mcp.fetch(request);
   }

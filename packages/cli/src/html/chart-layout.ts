@@ -1,4 +1,4 @@
-import ElkModule, { type ElkExtendedEdge, type ElkNode } from "elkjs/lib/elk.bundled.js";
+import type { ElkExtendedEdge, ElkNode } from "elkjs/lib/elk.bundled.js";
 import type { RunPath } from "../chart/run-path.js";
 import type { Chart, ChartNode } from "../chart/statechart.js";
 import { countedLines, internalEdges } from "./edge-text.js";
@@ -38,8 +38,18 @@ const NAME_HEIGHT = 30;
 const PAD = 12;
 const INITIAL = 10;
 
-// elkjs is CommonJS: its module is the constructor, which its types call the default export.
-const ELK = ((ElkModule as { default?: unknown }).default ?? ElkModule) as typeof ElkModule.default;
+type ElkConstructor = typeof import("elkjs/lib/elk.bundled.js").default;
+
+/**
+ * elkjs, loaded the first time a chart is laid out: it is 1.4 MB of JavaScript, and no command but
+ * those drawing a chart should pay for reading it. It is CommonJS: its module is the constructor,
+ * which its types call the default export.
+ */
+async function loadElk(): Promise<ElkConstructor> {
+  const module: { default: unknown } = await import("elkjs/lib/elk.bundled.js");
+  const inner = (module.default as { default?: unknown }).default;
+  return (inner ?? module.default) as ElkConstructor;
+}
 
 const OPTIONS: Record<string, string> = {
   "elk.algorithm": "layered",
@@ -122,6 +132,7 @@ export async function layoutChart(chart: Chart, path: RunPath): Promise<ChartLay
           ];
     edges.push({ id: edge.id, sources: [edge.source], targets: [edge.target], labels });
   }
+  const ELK = await loadElk();
   const laid = await new ELK().layout({ id: "__chart", layoutOptions: OPTIONS, children: top, edges });
   return absolute(laid);
 }

@@ -1,6 +1,5 @@
 import { UsageError } from "../cli-error.js";
 import { ToolRegistry } from "../core-api.js";
-import { addMcpTools, connectMcpServers } from "./mcp-servers.js";
 import { loadTools } from "./tools-module.js";
 
 /** The flags that say where a run's tools come from: a tools module, MCP servers, or both (for `parseArgs`). */
@@ -57,6 +56,11 @@ export function requireToolSource(command: string, values: ToolSourceValues): vo
 export async function openToolSources(command: string, values: ToolSourceValues): Promise<ToolSources> {
   requireToolSource(command, values);
   const registry = values.tools === undefined ? new ToolRegistry() : await loadTools(values.tools);
+  if (values.mcp.length === 0 && values["mcp-url"].length === 0) {
+    return { registry, flags: toolSourceFlags(values), close: async () => {} };
+  }
+  // The MCP SDK is read only by a command line that names a server: every other run starts faster.
+  const { addMcpTools, connectMcpServers } = await import("./mcp-servers.js");
   const servers = await connectMcpServers(values.mcp, values["mcp-url"]);
   addMcpTools(registry, servers);
   return { registry, flags: toolSourceFlags(values), close: () => servers.close() };
