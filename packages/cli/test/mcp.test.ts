@@ -21,28 +21,22 @@ describe("agentloop run with MCP servers", () => {
   it.each([
     ["--mcp", () => ["--mcp", stdioCommand]],
     ["--mcp-url", () => ["--mcp-url", http.url]],
-  ])(
-    "%s: the run uses the server's tools, and its schema refuses a bad call",
-    { timeout: 30_000 },
-    async (_flag, server) => {
-      const run = await cli(
-        ["run", ...server(), "--script", fixture("mcp-script.json"), "--store", "runs", "--json", "How hot is Pune?"],
-        { cwd: tempDir() },
-      );
-      expect(run.stderr).toBe("");
-      expect(run.code).toBe(0);
-      const result = JSON.parse(run.stdout) as AgentResult;
-      expect(result).toMatchObject({ status: "done", answer: "It is 30 °C in Pune.", steps: 3 });
-      expect(observations(result)).toEqual([
-        JSON.stringify(JSON.stringify({ city: "Pune", celsius: 30 })),
-        expect.stringMatching(/^ERROR: argument 'b' must be of type number \(got "1"\)/),
-      ]);
-    },
-  );
+  ])("%s: the run uses the server's tools, and its schema refuses a bad call", async (_flag, server) => {
+    const run = await cli(
+      ["run", ...server(), "--script", fixture("mcp-script.json"), "--store", "runs", "--json", "How hot is Pune?"],
+      { cwd: tempDir() },
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout) as AgentResult;
+    expect(result).toMatchObject({ status: "done", answer: "It is 30 °C in Pune.", steps: 3 });
+    expect(observations(result)).toEqual([
+      JSON.stringify(JSON.stringify({ city: "Pune", celsius: 30 })),
+      expect.stringMatching(/^ERROR: argument 'b' must be of type number \(got "1"\)/),
+    ]);
+  });
 
-  it("resume takes the same servers: a finished run comes back as it was, and other tools are refused", {
-    timeout: 30_000,
-  }, async () => {
+  it("resume takes the same servers: a finished run comes back as it was, and other tools are refused", async () => {
     const cwd = tempDir();
     const run = await cli(
       ["run", "--mcp-url", http.url, "--script", fixture("mcp-script.json"), "--store", "runs", "--json", "t"],
@@ -60,9 +54,7 @@ describe("agentloop run with MCP servers", () => {
     expect(other.stderr).toContain("was started with other tools than this registry has (");
   });
 
-  it("a tools module and a server that both give get_weather: a usage error naming the clash", {
-    timeout: 30_000,
-  }, async () => {
+  it("a tools module and a server that both give get_weather: a usage error naming the clash", async () => {
     const run = await cli(
       [
         "run",
@@ -97,7 +89,7 @@ describe("agentloop run with MCP servers", () => {
       ["--mcp-url", "http://127.0.0.1:9/mcp"],
       /MCP server --mcp-url http:\/\/127\.0\.0\.1:9\/mcp could not be used/,
     ],
-  ])("%s is a usage error naming the server", { timeout: 30_000 }, async (_label, flags, message) => {
+  ])("%s is a usage error naming the server", async (_label, flags, message) => {
     const run = await cli(["run", ...flags, "--script", fixture("mcp-script.json"), "t"], { cwd: tempDir() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);

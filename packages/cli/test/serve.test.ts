@@ -39,9 +39,7 @@ function sseEvents(text: string): { type: string; [key: string]: unknown }[] {
 const store = () => mkdtempSync(join(tmpdir(), "agentloop-serve-"));
 
 describe("agentloop serve", () => {
-  it("--ag-ui: a run pauses on an approval as an interrupt, and resume[] takes it to the answer", {
-    timeout: 30_000,
-  }, async () => {
+  it("--ag-ui: a run pauses on an approval as an interrupt, and resume[] takes it to the answer", async () => {
     const url = await serve([
       "--ag-ui",
       "--port",
@@ -76,7 +74,7 @@ describe("agentloop serve", () => {
     });
   });
 
-  it("--mcp: the MCP SDK's client lists the agent and calls it", { timeout: 30_000 }, async () => {
+  it("--mcp: the MCP SDK's client lists the agent and calls it", async () => {
     const url = await serve([
       "--mcp",
       "--port",
@@ -102,15 +100,13 @@ describe("agentloop serve", () => {
     }
   });
 
-  it("refuses a command line without exactly one protocol", { timeout: 30_000 }, async () => {
+  it("refuses a command line without exactly one protocol", async () => {
     await expect(
       serve(["--ag-ui", "--mcp", "--script", fixture("weather-script.json"), "--tools", fixture("tools.mjs")]),
     ).rejects.toThrow("give one of --ui-stream, --ag-ui or --mcp");
   });
 
-  it("--ui-stream: a chat's message is answered as the UI message stream useChat reads", {
-    timeout: 30_000,
-  }, async () => {
+  it("--ui-stream: a chat's message is answered as the UI message stream useChat reads", async () => {
     const url = await serve([
       "--ui-stream",
       "--port",

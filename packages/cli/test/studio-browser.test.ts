@@ -44,7 +44,7 @@ afterAll(async () => {
 
 /** Waits until the studio lists a run whose log was just written, then opens its page. */
 async function openNewRun(runId: string): Promise<void> {
-  await expect.poll(async () => (await studio.get("/api/runs")).text(), { timeout: 20_000 }).toContain(`"${runId}"`);
+  await expect.poll(async () => (await studio.get("/api/runs")).text(), { timeout: 45_000 }).toContain(`"${runId}"`);
   await page.goto(`${studio.base}/runs/${runId}`);
   await page.waitForSelector("body[data-ready]");
 }
@@ -107,7 +107,7 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 20_000,
+      timeout: 45_000,
     });
     expect(Number(await page.locator("body").getAttribute("data-updates"))).toBeGreaterThan(0);
     await keepScreenshot(page, "studio-live");
@@ -119,7 +119,7 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
     await keepScreenshot(page, "studio-paused");
     await page.click('button[data-act="decide"][data-approved="1"]');
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 20_000,
+      timeout: 45_000,
     });
     expect(await page.locator("#timeline").textContent()).toContain("the report went out");
     await keepScreenshot(page, "studio-approved");
@@ -166,9 +166,9 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
         `The model call answered at event #8 was shown these ${expected.length} messages (compacted at event #7: 2 earlier messages hidden, a summary in their place):`,
       );
     const roles = async () => (await page.locator("#prompt > li").allTextContents()).map((text) => text.split(" ")[0]);
-    await expect.poll(roles, { timeout: 20_000 }).toEqual(expected.map((message) => message.role));
+    await expect.poll(roles, { timeout: 45_000 }).toEqual(expected.map((message) => message.role));
     await expect
-      .poll(async () => (await page.locator("#prompt > li").allTextContents())[2], { timeout: 20_000 })
+      .poll(async () => (await page.locator("#prompt > li").allTextContents())[2], { timeout: 45_000 })
       .toContain("Pages 1 and 2 are lorem ipsum.");
     await keepScreenshot(page, "studio-compacted");
   });

@@ -40,7 +40,7 @@ describe("agentloop studio in Chromium, with a model", { timeout: 60_000 }, () =
     await page.click('#start button[type="submit"]');
     await page.waitForURL(/\/runs\/run-/);
     await page.waitForFunction("document.getElementById('outcome')?.textContent.startsWith('done')", null, {
-      timeout: 20_000,
+      timeout: 45_000,
     });
     expect(await page.locator(".answer").textContent()).toContain("Pune is warm today.");
     await page.fill("#message", "And Delhi?");
@@ -49,7 +49,7 @@ describe("agentloop studio in Chromium, with a model", { timeout: 60_000 }, () =
       "document.querySelector('.answer').textContent.includes('Delhi is warmer still.')",
       null,
       {
-        timeout: 20_000,
+        timeout: 45_000,
       },
     );
     expect(await page.locator("#outcome").textContent()).toContain("2 turns");
@@ -59,7 +59,7 @@ describe("agentloop studio in Chromium, with a model", { timeout: 60_000 }, () =
   it("says on the page why a message could not go on (the script ran out)", async () => {
     await page.fill("#message", "And Mumbai?");
     await page.click('#chat button[type="submit"]');
-    await page.waitForFunction("document.getElementById('failure').textContent.length > 0", null, { timeout: 20_000 });
+    await page.waitForFunction("document.getElementById('failure').textContent.length > 0", null, { timeout: 45_000 });
     expect(await page.locator("#failure").textContent()).toMatch(/script/i);
   });
 });

@@ -44,7 +44,7 @@ describe("agentloop studio on a SQLite store", () => {
           const rows = (await (await studio.get("/api/runs")).json()) as { runId: string; status: string }[];
           return rows.find((row) => row.runId === "paused1")?.status;
         },
-        { timeout: 10_000 },
+        { timeout: 45_000 },
       )
       .toBe("done");
     expect((await studio.post("/api/runs/paused1/decisions", { callId: "m1", approved: true })).status).toBe(409);

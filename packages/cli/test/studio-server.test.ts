@@ -144,7 +144,7 @@ describe("agentloop studio: refused logs and bad requests", () => {
       const rows = (await (await studio.get("/api/runs")).json()) as { runId: string; status: string }[];
       return rows.find((row) => row.runId === "cut1")?.status;
     };
-    await expect.poll(statusOfCut, { timeout: 10_000 }).toBe("unfinished");
+    await expect.poll(statusOfCut, { timeout: 45_000 }).toBe("unfinished");
   });
 
   it("names an agent tool's child run by the run and the call that started it; its parent waits with it", async () => {
@@ -237,7 +237,7 @@ describe("agentloop studio: live", () => {
       ((await (await studio.get("/api/runs")).json()) as { runId: string; events: number }[]).find(
         (row) => row.runId === "grow",
       )?.events;
-    await expect.poll(eventsOf, { timeout: 20_000 }).toBe(1);
+    await expect.poll(eventsOf, { timeout: 45_000 }).toBe(1);
     const stream = await studio.get("/events");
     const reader = stream.body?.getReader();
     const heard = (async () => {

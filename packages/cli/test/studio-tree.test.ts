@@ -77,10 +77,10 @@ describe("agentloop studio: a tree of runs", () => {
     await keepScreenshot(page, "studio-tree-paused");
     await page.click('button[data-act="decide"][data-call="r1/e1"][data-approved="1"]');
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 20_000,
+      timeout: 45_000,
     });
     await keepScreenshot(page, "studio-tree-approved");
-    await expect.poll(() => statusOf("tree"), { timeout: 20_000 }).toBe("done");
+    await expect.poll(() => statusOf("tree"), { timeout: 45_000 }).toBe("done");
     expect(await statusOf("tree.r1")).toBe("done");
     const child = readEvents(join(store, "tree.r1.jsonl"));
     expect(child.filter((event) => event.type === "approval.decided")).toMatchObject([

@@ -135,7 +135,7 @@ describe("SqliteWatcher", () => {
     // the rest. Rows read twice would not fit the fold (their seq repeats) and would refuse the run.
     await vi.waitFor(
       () => expect(watcher.runs.get("p")?.row()).toMatchObject({ status: "done", refused: null, events: 10 }),
-      { timeout: 20_000 },
+      { timeout: 45_000 },
     );
   });
 
@@ -184,7 +184,7 @@ describe("foldWhileIdle", () => {
     expect(watcher.runs.all().map((run) => run.folded)).toEqual([false, false]);
     const stop = foldWhileIdle(watcher.runs);
     try {
-      await vi.waitFor(() => expect(watcher.runs.all().every((run) => run.folded)).toBe(true), { timeout: 20_000 });
+      await vi.waitFor(() => expect(watcher.runs.all().every((run) => run.folded)).toBe(true), { timeout: 45_000 });
     } finally {
       stop();
     }

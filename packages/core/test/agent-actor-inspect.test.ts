@@ -41,7 +41,7 @@ describe("Stately inspector, given the parent's inspect", () => {
         if (found?.type !== "@xstate.actor") throw new Error("no @xstate.actor event for the agent yet");
         return found;
       },
-      { timeout: 20_000 },
+      { timeout: 45_000 },
     );
     expect(child.parentId).toBe(parent.sessionId);
     const definition = JSON.parse(String(child.definition)) as Definition;
@@ -53,7 +53,7 @@ describe("Stately inspector, given the parent's inspect", () => {
           ? [JSON.stringify((event.snapshot as { value?: unknown }).value)]
           : [],
       );
-    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'), { timeout: 20_000 });
+    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'), { timeout: 45_000 });
     expect(values()).toEqual(
       expect.arrayContaining(['"callingModel"', '{"executingTools":"awaitingDecision"}', '"done"']),
     );

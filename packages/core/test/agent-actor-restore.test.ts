@@ -118,7 +118,7 @@ describe("a workflow restored in a fresh process, at every point of its agent's 
     });
     expect(workflow.count("WF_SENDS")).toBe(1);
     expect(workflow.count("WF_MODEL_CALLS")).toBe(2);
-  }, 20_000);
+  });
 
   for (const [point, modelCalls] of POINTS) {
     it(`killed at ${point}, ends where the uninterrupted one does, the email sent once`, async () => {
@@ -147,6 +147,6 @@ describe("a workflow restored in a fresh process, at every point of its agent's 
       expect(log.filter((type) => type === "model.replied")).toHaveLength(2);
       expect(log.filter((type) => type === "approval.decided")).toHaveLength(1);
       expect(log.at(-1)).toBe("run.finished");
-    }, 20_000);
+    });
   }
 });

@@ -20,7 +20,7 @@ afterAll(() => {
 function spawnChild(mode: "run" | "resume", dir: string, killAfter: number | "never", counts: string) {
   return spawnSync(process.execPath, [CHILD, mode, dir, String(killAfter), counts], {
     encoding: "utf8",
-    timeout: 30_000,
+    timeout: 45_000,
   });
 }
 

@@ -91,9 +91,9 @@ describe("agentMachine as a child actor of a larger workflow", () => {
       },
     });
     const actor = createActor(parent).start();
-    await vi.waitFor(() => expect(seen?.aborted).toBe(false), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seen?.aborted).toBe(false), { timeout: 45_000 });
     actor.send({ type: "stop" });
-    await vi.waitFor(() => expect(seen?.aborted).toBe(true), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seen?.aborted).toBe(true), { timeout: 45_000 });
     expect(actor.getSnapshot().status).toBe("done");
   });
 });

@@ -260,7 +260,7 @@ describe("agentMachine graph", () => {
       }
     }
     expect(compared).toBe(6 * (3 + 2 + 2));
-  }, 30_000);
+  });
 
   it.each(DEPTHS)("%s, maxSteps %i: no path makes more model calls than maxSteps", (_, maxSteps, { base }) => {
     for (const setup of setupsFor(maxSteps, base)) {

@@ -68,7 +68,7 @@ describe("JsonlEventStore durability", () => {
     calls.hold = true;
     let resolved = 0;
     const appends = ["a", "b", "c"].map((runId) => store.append(runId, first).then(() => resolved++));
-    await vi.waitFor(() => expect(calls.held).toHaveLength(4), { timeout: 20_000 }); // three files, one directory
+    await vi.waitFor(() => expect(calls.held).toHaveLength(4), { timeout: 45_000 }); // three files, one directory
     expect(calls.syncs.sort()).toEqual(["fdatasync", "fdatasync", "fdatasync", "fsync"]);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(resolved).toBe(0);

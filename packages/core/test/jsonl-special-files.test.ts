@@ -33,16 +33,14 @@ function inChild(path: string, body: string): { readonly output: unknown; readon
     const store = new JsonlEventStore(${JSON.stringify(path)});
     ${body}`;
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
-    timeout: 10_000,
+    timeout: 45_000,
     encoding: "utf8",
   });
   return { output: child.status === 0 ? JSON.parse(child.stdout) : child.stderr, timedOut: child.signal !== null };
 }
 
 describe("JsonlEventStore and files that are not regular files", () => {
-  it("list leaves out a FIFO and a link to /dev/zero named *.jsonl at once, telling why for each", {
-    timeout: 20_000,
-  }, () => {
+  it("list leaves out a FIFO and a link to /dev/zero named *.jsonl at once, telling why for each", () => {
     const path = storeWithSpecialFiles();
     const { output, timedOut } = inChild(
       path,
@@ -60,7 +58,7 @@ describe("JsonlEventStore and files that are not regular files", () => {
     });
   });
 
-  it("read refuses them at once, naming the path and what it is", { timeout: 20_000 }, () => {
+  it("read refuses them at once, naming the path and what it is", () => {
     const path = storeWithSpecialFiles();
     const { output, timedOut } = inChild(
       path,

@@ -98,9 +98,7 @@ export function describeLockProcesses(label: string, options: LockSuiteOptions):
       rmSync(directory, { recursive: true, force: true });
     });
 
-    it("refuses the run while a live process holds it, and takes it over once that process was SIGKILLed", {
-      timeout: 20_000,
-    }, async () => {
+    it("refuses the run while a live process holds it, and takes it over once that process was SIGKILLed", async () => {
       const holder = start();
       expect(await holder.ask(`acquire ${path} killed`)).toBe("ok");
       const store = options.openStore(path);
@@ -120,9 +118,7 @@ export function describeLockProcesses(label: string, options: LockSuiteOptions):
       }
     });
 
-    it("many processes taking over one stale lock at the same instant: exactly one wins, every time", {
-      timeout: 20_000,
-    }, async () => {
+    it("many processes taking over one stale lock at the same instant: exactly one wins, every time", async () => {
       const racers = [start(), start(), start(), start()];
       await Promise.all(racers.map((racer) => racer.ask("release"))); // loaded and listening
       for (let trial = 0; trial < 25; trial++) {
@@ -143,39 +139,30 @@ export function describeLockProcesses(label: string, options: LockSuiteOptions):
     // A new PID namespace needs root (CI runs as root).
     const rootOnly = it.skipIf(process.getuid?.() !== 0);
 
-    rootOnly(
-      "refuses a run held in another PID namespace, even where its pid names no process here",
-      {
-        timeout: 20_000,
-      },
-      async () => {
-        const free = deadPid();
-        const holder = start(inNamespaceAs(free));
-        expect(await holder.ask(`acquire ${path} contained`)).toBe("ok");
-        expect(await holder.ask("pid")).toBe(String(free));
-        expect(isAlive(free)).toBe(false); // signal 0 from here would call the holder dead
-        const store = options.openStore(path);
-        try {
-          for (const stage of ["held", "killed"]) {
-            const refused = await logError(store.acquire?.("contained") ?? Promise.resolve());
-            expect(refused.message, stage).toContain(`by process ${free} in PID namespace pid:[`);
-            expect(refused.message, stage).toContain(
-              "a lock from another PID namespace (another container's) is never taken over",
-            );
-            // Killed with its namespace, it is still out of sight: only a person can say it is gone.
-            if (stage === "held") await holder.kill();
-          }
-        } finally {
-          store.close?.();
+    rootOnly("refuses a run held in another PID namespace, even where its pid names no process here", async () => {
+      const free = deadPid();
+      const holder = start(inNamespaceAs(free));
+      expect(await holder.ask(`acquire ${path} contained`)).toBe("ok");
+      expect(await holder.ask("pid")).toBe(String(free));
+      expect(isAlive(free)).toBe(false); // signal 0 from here would call the holder dead
+      const store = options.openStore(path);
+      try {
+        for (const stage of ["held", "killed"]) {
+          const refused = await logError(store.acquire?.("contained") ?? Promise.resolve());
+          expect(refused.message, stage).toContain(`by process ${free} in PID namespace pid:[`);
+          expect(refused.message, stage).toContain(
+            "a lock from another PID namespace (another container's) is never taken over",
+          );
+          // Killed with its namespace, it is still out of sight: only a person can say it is gone.
+          if (stage === "held") await holder.kill();
         }
-      },
-    );
+      } finally {
+        store.close?.();
+      }
+    });
 
     rootOnly(
       "refuses a run held by pid 1 of another PID namespace, saying how to remove it rather than to wait",
-      {
-        timeout: 20_000,
-      },
       async () => {
         const holder = start(UNSHARE);
         expect(await holder.ask(`acquire ${path} init`)).toBe("ok");

@@ -324,7 +324,7 @@ describe("replay: property over random runs", () => {
     );
     // The generator reaches every exit.
     expect([...statuses].sort()).toEqual(["done", "step_limit", "token_budget"]);
-  }, 30_000);
+  });
 });
 
 // ---------------------------------------------------------------- malformed logs

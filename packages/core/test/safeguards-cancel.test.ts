@@ -131,7 +131,7 @@ describe("cancellation through the run's signal", () => {
     const controller = new AbortController();
     const { model, signals, seen } = modelThatHangsAt(2, [asks(toolCall("q1", "quick"))]);
     const running = runAgent("t", model, registry, { signal: controller.signal });
-    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: 20_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: 45_000 });
     expect(signals[1]?.aborted).toBe(false);
     controller.abort(new Error("stop"));
     const result = await running;
@@ -149,7 +149,7 @@ describe("cancellation through the run's signal", () => {
     const store = new MemoryEventStore();
     const { model, signals } = modelThatHangsAt(1, []);
     const running = runAgent("t", model, registry, { signal: controller.signal, store, runId: "m" });
-    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 20_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 45_000 });
     controller.abort(new Error("stop"));
     const result = await running;
     expect(signals[0]?.aborted).toBe(true);
@@ -171,7 +171,7 @@ describe("cancellation through the run's signal", () => {
       runId: "tool",
       toolConcurrency: 1,
     });
-    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 20_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 45_000 });
     expect(signals[0]?.aborted).toBe(false);
     controller.abort(new Error("stop"));
     const result = await running;
@@ -227,7 +227,7 @@ describe("cancellation through the run's signal", () => {
         }),
     });
     // Cancelled once the decision is asked for and the call that needed none has run.
-    await vi.waitFor(() => expect([asked, runs]).toEqual([true, ["quick"]]), { timeout: 20_000 });
+    await vi.waitFor(() => expect([asked, runs]).toEqual([true, ["quick"]]), { timeout: 45_000 });
     controller.abort(new Error("stop"));
     const result = await running;
     decide(true);
@@ -250,7 +250,7 @@ describe("cancellation through the run's signal", () => {
       final("never"),
     ]);
     const running = runAgent("t", model, registry, { signal: controller.signal, store, runId: "many" });
-    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: 20_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: 45_000 });
     expect(signals.map((signal) => signal.aborted)).toEqual([false, false]);
     controller.abort(new Error("stop"));
     const result = await running;
@@ -354,7 +354,7 @@ describe("cancellation through the run's signal", () => {
       return model(messages, specs, options);
     };
     const running = runAgent("t", slow, registry, { signal: controller.signal, store, runId: "full-disk" });
-    await vi.waitFor(() => expect(calling).toBe(true), { timeout: 20_000 });
+    await vi.waitFor(() => expect(calling).toBe(true), { timeout: 45_000 });
     controller.abort(new Error("stop"));
     release();
     const outcome = await running.then(
@@ -363,7 +363,7 @@ describe("cancellation through the run's signal", () => {
     );
     expect(["disk full", "cancelled"]).toContain(outcome);
     // The model call in flight at the abort reaches the model, aborted.
-    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 20_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 45_000 });
     expect(signals[0]?.aborted).toBe(true);
     expect(runs).toEqual([]);
   });
@@ -394,7 +394,7 @@ describe("cancellation through the run's signal", () => {
       store,
       runId: "c",
     });
-    await vi.waitFor(() => expect(runs).toEqual(["wait"]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(runs).toEqual(["wait"]), { timeout: 45_000 });
     controller.abort("not an Error");
     const result = await running;
     const log = await store.read("c");

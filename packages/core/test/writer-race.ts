@@ -52,9 +52,7 @@ export function describeWriterRace(label: string, options: WriterRaceOptions): v
       rmSync(directory, { recursive: true, force: true });
     });
 
-    it(`in ${TRIALS} trials: one proceeds, the other is refused as a second writer, the tool runs once, and the log stays whole`, {
-      timeout: 20_000,
-    }, async () => {
+    it(`in ${TRIALS} trials: one proceeds, the other is refused as a second writer, the tool runs once, and the log stays whole`, async () => {
       const path = options.storePath(directory);
       const [first] = racers as [RaceChild, RaceChild];
       // Each racer runs once before the trials: both are warm when they race.

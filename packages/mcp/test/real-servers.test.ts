@@ -28,7 +28,7 @@ describe("@modelcontextprotocol/server-everything", () => {
   let client: Client;
   beforeAll(async () => {
     client = await connect("server-everything", ["stdio"]);
-  }, 30_000);
+  });
   afterAll(async () => {
     await client?.close();
   });
@@ -63,7 +63,7 @@ describe("@modelcontextprotocol/server-filesystem", () => {
     // A PNG's first bytes, then noise: 12,000 bytes, which the server sends as 16,000 characters of base64.
     writeFileSync(join(dir, "shot.png"), Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), randomBytes(11_992)]));
     client = await connect("server-filesystem", [dir]);
-  }, 30_000);
+  });
   afterAll(async () => {
     await client?.close();
     rmSync(dir, { recursive: true, force: true });

@@ -110,9 +110,7 @@ describe.each([
   ["in memory", inMemory],
   ["Streamable HTTP on 127.0.0.1", overHttp],
 ])("serveAgent %s, with the MCP SDK's client", (_label, connect) => {
-  it("lists the agent as one tool and calls it: the answer as text, the run id in _meta", {
-    timeout: 20_000,
-  }, async () => {
+  it("lists the agent as one tool and calls it: the answer as text, the run id in _meta", async () => {
     const { serve, store } = emailAgent([final("Hello.")]);
     const { client } = await connect(serve, null);
     const { tools } = await client.listTools();
@@ -124,9 +122,7 @@ describe.each([
     expect((await store.read("hello")).at(-1)).toMatchObject({ type: "run.finished" });
   });
 
-  it("a waiting approval is input_required: the client's form decides the call and the run goes on", {
-    timeout: 20_000,
-  }, async () => {
+  it("a waiting approval is input_required: the client's form decides the call and the run goes on", async () => {
     const { serve, sent } = emailAgent([asks(toolCall("e1", "send_email", { to: "ana" })), final("Sent to ana.")]);
     const { client, asked } = await connect(serve, () => ({ action: "accept", content: { approved: true } }));
     const result = await client.callTool({ name: "mailer", arguments: { task: "Email ana." } });
@@ -135,7 +131,7 @@ describe.each([
     expect(text(result)).toBe("Sent to ana.");
   });
 
-  it("a declined form denies the call: nothing is sent", { timeout: 20_000 }, async () => {
+  it("a declined form denies the call: nothing is sent", async () => {
     const { serve, sent } = emailAgent([
       asks(toolCall("e1", "send_email", { to: "ana" })),
       final("I did not email ana."),

@@ -32,7 +32,7 @@ describe.each([
   ["a stdio child process", stdioClient],
   ["Streamable HTTP on 127.0.0.1", httpClient],
 ])("mcpTools over %s", (_label, connect) => {
-  it("lists the tools and calls them", { timeout: 20_000 }, async () => {
+  it("lists the tools and calls them", async () => {
     const registry = new ToolRegistry(await mcpTools(await connect()));
     expect(registry.specs().map((spec) => spec.name)).toContain("get_weather");
     await expect(registry.execute("get_weather", { city: "Pune" })).resolves.toBe(
@@ -47,7 +47,7 @@ describe.each([
     );
   });
 
-  it("a hanging call gives an ERROR: observation within the tool's timeout", { timeout: 20_000 }, async () => {
+  it("a hanging call gives an ERROR: observation within the tool's timeout", async () => {
     const registry = new ToolRegistry(await mcpTools(await connect(), { overrides: { hang: { timeoutMs: 200 } } }));
     // The call never settles on the server: an answer at all is the timeout's doing.
     await expect(registry.execute("hang", {})).resolves.toMatch(/^ERROR: hang timed out after 200 ms/);
@@ -57,15 +57,13 @@ describe.each([
 });
 
 describe("a server that dies mid-call", () => {
-  it("stdio: the child exits while the call waits, and the call ends with an ERROR: observation", {
-    timeout: 20_000,
-  }, async () => {
+  it("stdio: the child exits while the call waits, and the call ends with an ERROR: observation", async () => {
     const registry = new ToolRegistry(await mcpTools(await stdioClient(), { options: { timeoutMs: 10_000 } }));
     // "failed", not "timed out": the call ended because the child exited, not at its timeout.
     await expect(registry.execute("die", {})).resolves.toMatch(/^ERROR: die failed: /);
   });
 
-  it("stdio: a run whose server dies mid-call goes on to its answer", { timeout: 20_000 }, async () => {
+  it("stdio: a run whose server dies mid-call goes on to its answer", async () => {
     const registry = new ToolRegistry(await mcpTools(await stdioClient(), { options: { needsApproval: false } }));
     const model = scriptedModel([asks(toolCall("c1", "die", {})), final("The server is gone.")]);
     const result = await runAgent("Try it.", model, registry, { toolTimeoutMs: 10_000 });
@@ -73,7 +71,7 @@ describe("a server that dies mid-call", () => {
     expect(result.messages[3]).toMatchObject({ role: "tool", content: expect.stringMatching(/^ERROR: die failed: /) });
   });
 
-  it("HTTP: the server closes every connection while the call waits", { timeout: 20_000 }, async () => {
+  it("HTTP: the server closes every connection while the call waits", async () => {
     const server = await startHttpServer();
     const client = new Client({ name: "agentloop-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));

@@ -84,7 +84,7 @@ describe("agentloop-restate-demo, the command that serves the demo agent", () =>
     await expect(
       run(process.execPath, [BIN, "--port", "0", "--register", `http://127.0.0.1:${closed}`]),
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot reach the Restate admin API at http/) });
-  }, 30_000);
+  });
 });
 
 /** The guide's `curl` block, one command a line: as written, but for the ports of this test's server. */
