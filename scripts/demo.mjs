@@ -1,4 +1,4 @@
-// `pnpm demo`: builds the packages the first time (or when a source file is newer than its
+// `pnpm demo`: builds the CLI and the packages it uses the first time (or when a source file is newer than its
 // build), then runs `agentloop demo` with the arguments given. A second run starts at once.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -24,7 +24,7 @@ if (stale) {
   // a JavaScript file up to pnpm 10, a native executable from pnpm 11 on, which Node cannot load.
   const pnpm = process.env.npm_execpath;
   const [command, args] = !pnpm ? ["pnpm", []] : /\.[cm]?js$/.test(pnpm) ? [process.execPath, [pnpm]] : [pnpm, []];
-  const build = spawnSync(command, [...args, "run", "build"], { stdio: "inherit" });
+  const build = spawnSync(command, [...args, "--filter", "@agentloop/cli...", "run", "build"], { stdio: "inherit" });
   if (build.status !== 0) {
     // The build printed its errors above: one line more, not a stack of this script.
     process.stderr.write(`demo: the build failed (${build.error?.message ?? `exit code ${build.status}`})\n`);
