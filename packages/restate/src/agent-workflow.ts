@@ -1,12 +1,11 @@
 import "./polyfill.js";
-import type { AgentResult, Approver, EventStore, ToolRegistry } from "@agentloop/core";
+import type { AgentResult } from "@agentloop/core";
 import { resolveTurn } from "@agentloop/core/machine";
 import {
   CancelledError,
   TerminalError,
   type WorkflowContext,
   type WorkflowDefinition,
-  type WorkflowOptions,
   type WorkflowSharedContext,
   workflow,
 } from "@restatedev/restate-sdk";

@@ -255,9 +255,10 @@ export class JournaledSteps implements Performing {
       );
       return { key, running: null, outcome };
     };
-    const outcome = this.#ctx
-      .sleep(delayMs, key)
-      .map((_value, failure): Taken => (settled(null, failure), { key, at: "", answer: null, next: woke }));
+    const outcome = this.#ctx.sleep(delayMs, key).map((_value, failure): Taken => {
+      settled(null, failure);
+      return { key, at: "", answer: null, next: woke };
+    });
     return { key, running: null, outcome };
   }
 }

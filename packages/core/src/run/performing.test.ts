@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import type { AgentRequest, RunEvent } from "../data/index.js";
+import type { RunEvent } from "../data/index.js";
 import { agentMachine } from "../decide/index.js";
 import {
   drivenMachine,
