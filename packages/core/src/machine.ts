@@ -51,5 +51,7 @@ export {
   mayRunAgain,
   type Resumption,
   resolveSettings,
+  resolveTurn,
   runLive,
+  type TurnOptions,
 } from "./run/index.js";

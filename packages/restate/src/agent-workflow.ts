@@ -1,54 +1,32 @@
 import "./polyfill.js";
-import type { AgentResult, Approver, EventStore, ToolRegistry } from "@agentloop/core";
+import type { AgentResult } from "@agentloop/core";
+import { resolveTurn } from "@agentloop/core/machine";
 import {
   CancelledError,
   TerminalError,
   type WorkflowContext,
   type WorkflowDefinition,
-  type WorkflowOptions,
   type WorkflowSharedContext,
   workflow,
 } from "@restatedev/restate-sdk";
 import { checkLimits } from "./check-limits.js";
 import {
-  type AgentOptions,
   decodeStarted,
   finishedEvent,
-  type ModelWithLimits,
   type RunEvent,
   resolveRunSettings,
   SCHEMA_VERSION,
   startMachine,
-  type ToolLimits,
 } from "./core-port.js";
 import { driveRun } from "./drive-run.js";
-import { CANCEL_PROMISE, type StepRetry } from "./journaled-steps.js";
+import { CANCEL_PROMISE } from "./journaled-steps.js";
 import { checkApplied } from "./refused-options.js";
 import { RunLog, readEvents, readStatus } from "./run-log.js";
 import { badRequest, readCancelRequest, readDecideRequest, readRunRequest } from "./run-request.js";
 import type { CancelRecord, CancelRequest, DecideRequest, DecisionRecord, RunRequest, RunStatus } from "./types.js";
+import type { AgentWorkflowOptions } from "./workflow-options.js";
 
-/** What an agent workflow runs: the model, the tools, the defaults of each run, and where its log is mirrored. */
-export interface AgentWorkflowOptions extends AgentOptions, ToolLimits {
-  /** The workflow's name in Restate (default `agent`): the ingress path is `/<name>/<runId>/<handler>`. */
-  readonly name?: string;
-  readonly model: ModelWithLimits;
-  readonly registry: ToolRegistry;
-  /** Each run's event log is mirrored there too (appended idempotently: a retried execution never appends twice). */
-  readonly store?: EventStore;
-  /** Decides on calls to tools registered with `needsApproval`, as a journaled step; `undefined` leaves the call waiting for `decide`. */
-  readonly approve?: Approver;
-  /** How a failing model call is retried (Restate's `ctx.run` options; default: the server's retry policy). */
-  readonly modelRetry?: StepRetry;
-  /**
-   * Events the run may log between two saves of its log to the workflow's state (`events`,
-   * `status().events`). Default: it is saved when the run waits for a decision and when it ends,
-   * since every save is a durable write of its own; the mirror (`store`) gets every event at once.
-   */
-  readonly saveEventsEvery?: number;
-  /** Restate's own options for the workflow: retention, timeouts, retry policy. */
-  readonly restate?: WorkflowOptions;
-}
+export type { AgentWorkflowOptions } from "./workflow-options.js";
 
 /**
  * The handlers of an agent workflow, as clients see them: `workflowClient<AgentHandlers>({ name },
@@ -81,8 +59,9 @@ export type AgentWorkflow = WorkflowDefinition<string, AgentHandlers>;
 export function agentWorkflow(options: AgentWorkflowOptions): AgentWorkflow {
   checkApplied(options);
   checkLimits(options);
+  const turn = resolveTurn(options);
   const handlers: AgentHandlers = {
-    run: (ctx, request) => runHandler(ctx, request, options),
+    run: (ctx, request) => runHandler(ctx, request, options, turn),
     decide: decideHandler,
     cancel: cancelHandler,
     status: statusHandler,
@@ -99,15 +78,18 @@ async function runHandler(
   ctx: WorkflowContext,
   request: RunRequest,
   options: AgentWorkflowOptions,
+  turn: Turn,
 ): Promise<AgentResult> {
   const log = new RunLog(ctx, options.store, options.saveEventsEvery);
   try {
     // Resolved again by a retried execution, alike; logged with the time of the first step's start.
-    const started = decodeStarted(ctx.key, startOf(request, options));
+    const started = decodeStarted(ctx.key, startOf(request, options, turn));
     log.deferStart(started);
     const machine = startMachine(started.settings);
     try {
-      const ended = await driveRun(ctx, machine, options, log);
+      const summarizer = options.compaction?.summarizer;
+      const ports = { ...options, summarizer, checks: turn.ports };
+      const ended = await driveRun(ctx, machine, ports, log);
       const result = { ...ended.result, runId: ctx.key };
       await log.append(finishedEvent(result), ended.at);
       const state = machine.position().state;
@@ -125,16 +107,22 @@ async function runHandler(
   }
 }
 
+/** A workflow's turn options: what is logged of them, and what performs the checks. */
+type Turn = ReturnType<typeof resolveTurn>;
+
 /** The run's first event, its settings resolved as `runAgent` resolves them; bad input is a `TerminalError`. */
-function startOf(request: RunRequest, options: AgentWorkflowOptions): RunEvent {
+function startOf(request: RunRequest, options: AgentWorkflowOptions, turn: Turn): RunEvent {
   const { task, options: asked } = readRunRequest(request);
   const { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency } = options;
+  const { compaction, retry, fallbackModels } = options;
   const defaults = { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency };
   const merged = Object.fromEntries(
-    Object.entries({ ...defaults, ...asked }).filter(([, value]) => value !== undefined),
+    Object.entries({ ...defaults, compaction, retry, fallbackModels, ...asked }).filter(
+      ([, value]) => value !== undefined,
+    ),
   );
   try {
-    const settings = resolveRunSettings(task, merged, options.model, options.registry);
+    const settings = { ...resolveRunSettings(task, merged, options.model, options.registry), ...turn.checks };
     return { type: "run.started", schemaVersion: SCHEMA_VERSION, settings };
   } catch (error) {
     if (error instanceof RangeError || error instanceof TypeError) throw badRequest(error.message);

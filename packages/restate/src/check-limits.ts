@@ -1,5 +1,5 @@
 import { checkRunOptions } from "@agentloop/core/machine";
-import type { AgentWorkflowOptions } from "./agent-workflow.js";
+import type { AgentWorkflowOptions } from "./workflow-options.js";
 
 const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 

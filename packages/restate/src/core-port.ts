@@ -1,5 +1,5 @@
 import type { AgentResult, ToolCall, ToolRegistry } from "@agentloop/core";
-import { type DrivenMachine, drivenMachine, type RunToolOptions } from "@agentloop/core/driver";
+import { type DrivenMachine, drivenMachine, type RunToolOptions, requestKey } from "@agentloop/core/driver";
 import {
   type AgentEvent,
   type AgentOptions,
@@ -54,7 +54,7 @@ export interface MachinePosition {
 /** A live `agentMachine` as core's run loop drives it, with the name of the journaled step that answers each of its requests. */
 export interface KeyedMachine {
   readonly driven: DrivenMachine;
-  /** e.g. `model 3`, `tool 2.0 c1`, `decision 2.1 c2`: the step (model call) and the call's place in its reply; unique in its run. */
+  /** The request's key as core's request table names it, e.g. `model 3`, `tool 2.0 c1`, `decision 2.1 c2`: unique in its run. */
   keyOf(request: AgentRequest): string;
   /** The `runTool` request of a call of the current reply. */
   toolRequest(callId: string): Extract<AgentRequest, { type: "runTool" }>;
@@ -96,6 +96,12 @@ export function startMachine(settings: RunSettings): KeyedMachine {
   /** Each call's place in the current reply (`2.0 c1`) and its `runTool` request, set as the requests are taken. */
   const places = new Map<string, string>();
   const tools = new Map<string, Extract<AgentRequest, { type: "runTool" }>>();
+  const at = {
+    get steps() {
+      return positionOf(actor.getSnapshot()).steps;
+    },
+    place: (callId: string) => places.get(callId) as string,
+  };
   const driven: DrivenMachine = {
     takeRequests: () => {
       const requests = machine.takeRequests();
@@ -112,14 +118,7 @@ export function startMachine(settings: RunSettings): KeyedMachine {
   actor.start();
   return {
     driven,
-    keyOf: (request) => {
-      if (request.type === "callModel") return `model ${request.step}`;
-      if (request.type === "compactContext") return `compaction ${request.step}`;
-      if (request.type === "waitRetry") return `retry wait ${positionOf(actor.getSnapshot()).steps}`;
-      if (request.type === "checkOutput") return `output ${positionOf(actor.getSnapshot()).steps}`;
-      if (request.type === "checkGuardrail") return `guardrail ${request.stage}.${request.index}`;
-      return `${request.type === "runTool" ? "tool" : "decision"} ${places.get(request.call.id)}`;
-    },
+    keyOf: (request) => requestKey(request, at),
     toolRequest: (callId) => tools.get(callId) as Extract<AgentRequest, { type: "runTool" }>,
     position: () => machinePosition(positionOf(actor.getSnapshot()), settings.approvalRequired ?? []),
     stop: () => {

@@ -1,18 +1,20 @@
-import type { AgentResult } from "@agentloop/core";
-import { RunLoop } from "@agentloop/core/driver";
-import type { WorkflowContext } from "@restatedev/restate-sdk";
+import { type AgentResult, type Model, ModelError } from "@agentloop/core";
+import { type EffectPorts, RunLoop } from "@agentloop/core/driver";
+import { TerminalError, type WorkflowContext } from "@restatedev/restate-sdk";
 import type { KeyedMachine, ModelWithLimits, ToolLimits } from "./core-port.js";
 import { JournaledSteps, type StepPorts } from "./journaled-steps.js";
 import type { RunLog } from "./run-log.js";
 
-/** What the run reaches: the model, the tools, the approval policy and the model's retries, and the tools' limits. */
-export interface RunPorts extends StepPorts, ToolLimits {
+/** What the run reaches: the models, the tools, the approval policy, the answer's checks, the model's retries, and the tools' limits. */
+export interface RunPorts extends StepPorts, ToolLimits, Pick<EffectPorts, "checks"> {
   readonly model: ModelWithLimits;
+  readonly fallbackModels?: readonly Model[] | undefined;
+  readonly summarizer?: Model | undefined;
 }
 
 /**
  * Drives the machine inside the workflow until it reaches a final state, with core's own run loop
- * and performers: every request becomes a journaled step (`JournaledSteps`), every event is
+ * and performers: every request is journaled in its durable form (`JournaledSteps`), every event is
  * logged before the machine sees it. When Restate ends this execution attempt, the loop stops and
  * the model and the tools are aborted; a retried execution replays the journal to the same point.
  */
@@ -22,9 +24,11 @@ export async function driveRun(
   ports: RunPorts,
   log: RunLog,
 ): Promise<{ readonly result: AgentResult; readonly at: string }> {
-  const { model, registry, approve, toolTimeoutMs, maxResultChars } = ports;
+  const { model, fallbackModels, summarizer, checks, registry, approve, toolTimeoutMs, maxResultChars } = ports;
   const steps = new JournaledSteps(ctx, machine, log, ports);
-  const effects = { model, registry, approve, toolTimeoutMs, maxResultChars, journal: steps, performing: steps };
+  const limits = { toolTimeoutMs, maxResultChars };
+  const models = { model, fallbackModels, summarizer };
+  const effects = { ...models, registry, approve, checks, ...limits, journal: steps, performing: steps };
   const loop = new RunLoop(machine.driven, effects, steps.interrupted);
   const attempt = ctx.request().attemptCompletedSignal;
   const stop = () => loop.stop();
@@ -34,6 +38,10 @@ export async function driveRun(
     if (outcome.type === "ended") return { result: outcome.result, at: steps.lastAt };
     // A paused loop would need a call left undecided; here every such call waits for `decide`.
     throw new Error(`agentloop/restate: the run loop ${outcome.type} before the machine ended`);
+  } catch (error) {
+    // The run's own retries gave up (logged as `model.failed`): retrying the execution would replay the same.
+    if (ModelError.isInstance(error)) throw new TerminalError(error.message);
+    throw error;
   } finally {
     attempt.removeEventListener("abort", stop);
   }

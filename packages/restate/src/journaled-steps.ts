@@ -1,5 +1,13 @@
 import type { Approver, ToolCall, ToolRegistry } from "@agentloop/core";
-import { type LoopAnswer, mayRunAgain, type Performing } from "@agentloop/core/driver";
+import {
+  type LoopAnswer,
+  mayRunAgain,
+  type OncePerformance,
+  type Performance,
+  type Performing,
+  type PromisePerformance,
+  type SleepPerformance,
+} from "@agentloop/core/driver";
 import {
   CancelledError,
   RestatePromise,
@@ -7,10 +15,11 @@ import {
   TerminalError,
   type WorkflowContext,
 } from "@restatedev/restate-sdk";
-import type { AgentRequest, KeyedMachine, RunEvent } from "./core-port.js";
+import type { KeyedMachine, RunEvent } from "./core-port.js";
+import { type JournaledAnswer, journaledAnswer, revivedAnswer } from "./journaled-answer.js";
 import type { RunLog } from "./run-log.js";
 import { statusOf } from "./run-status.js";
-import type { CancelRecord, DecisionRecord } from "./types.js";
+import type { CancelRecord } from "./types.js";
 
 /** The name of the durable promise that `cancel` resolves. */
 export const CANCEL_PROMISE = "cancel";
@@ -32,6 +41,16 @@ export interface PendingStep {
   readonly deciding?: ToolCall;
   readonly outcome: RestatePromise<Taken>;
 }
+
+/** A step's answer as its journal entry keeps it, with when it ended (and began). */
+interface Journaled {
+  readonly answer: JournaledAnswer;
+  readonly at: string;
+  readonly startedAt?: string;
+}
+
+/** A value given from outside (`decide`'s decision), stamped where it was given. */
+type PromisedRecord = Readonly<Record<string, unknown>> & { readonly at: string };
 
 /** What a journaled step came to: the loop's answer (none while a decision is still to wait for), stamped as journaled. */
 interface Taken {
@@ -65,6 +84,8 @@ export class JournaledSteps implements Performing {
   readonly interrupted = new Set<string>();
   /** Starts of calls that may run again, logged with their end. */
   readonly #deferred = new Map<string, RunEvent>();
+  /** Steps whose start is journaled apart from their end (calls that may not run again). */
+  readonly #startsJournaled = new Set<string>();
   #wake: (() => void) | null = null;
   #taken: Taken | null = null;
 
@@ -88,24 +109,14 @@ export class JournaledSteps implements Performing {
     return this.#pending.size === 0 && this.#queued.length === 0;
   }
 
-  perform(request: AgentRequest, work: () => Promise<LoopAnswer>): void {
-    if (request.type === "waitRetry") {
-      // Restate retries a model call itself (`modelRetry`), durably; the harness's own retries are not taken here.
-      throw new TypeError("retry and fallbackModels are not used on Restate: give modelRetry instead");
-    }
-    if (request.type === "checkOutput" || request.type === "checkGuardrail") {
-      // A durable run takes neither an output schema nor guardrails, so its machine never asks for them.
-      throw new TypeError(`${request.type} is not taken on Restate: a durable run has no output or guardrails`);
-    }
-    const key = this.#machine.keyOf(request);
+  perform(performance: Performance): void {
+    const key = this.#machine.keyOf(performance.request);
     const step =
-      request.type === "callModel"
-        ? this.#model(key, request.step, work)
-        : request.type === "compactContext"
-          ? this.#compaction(key, work)
-          : request.type === "runTool"
-            ? this.#tool(key, request.call, work)
-            : this.#decision(key, request.call, work);
+      performance.form === "once"
+        ? this.#once(key, performance)
+        : performance.form === "promise"
+          ? this.#promise(key, performance)
+          : this.#sleep(key, performance);
     this.#pending.set(key, step);
   }
 
@@ -167,64 +178,29 @@ export class JournaledSteps implements Performing {
     }
   }
 
-  /** The run's first step also journals when it began: the run's start is logged with that time. */
-  #model(key: string, step: number, work: () => Promise<LoopAnswer>): PendingStep {
-    const first = step === 1;
-    const replied = this.#ctx.run(
-      key,
-      async () => {
-        const startedAt = first ? now() : undefined;
-        const answer = await work();
-        // A failed call is retried by Restate as `modelRetry` says; past them, the run fails with it.
-        if (answer.type === "model-failed") throw answer.error;
-        if (answer.type !== "model-replied") throw new TypeError(`not a model's answer: ${answer.type}`);
-        return { reply: answer.event.reply, at: now(), ...(startedAt === undefined ? {} : { startedAt }) };
+  /**
+   * Work done once: its answer is journaled with when it began and ended. A failure is retried by
+   * Restate (`modelRetry`) unless the run retries it itself, when it is journaled as the answer; a
+   * step whose start was journaled apart (a call that may not run again) is its `finished` step.
+   */
+  #once(key: string, performance: OncePerformance): PendingStep {
+    const { request, retriesItself } = performance;
+    const name = this.#startsJournaled.has(key) ? `${key} finished` : key;
+    const done = this.#ctx.run(
+      name,
+      async (): Promise<Journaled> => {
+        const startedAt = now();
+        const answer = await terminalOnMisuse(performance.work);
+        return { answer: journaledAnswer(answer, retriesItself), at: now(), startedAt };
       },
       this.#ports.modelRetry ?? {},
     );
-    const outcome = replied.map((value, failure): Taken => {
-      const { reply, at, startedAt } = settled(value, failure);
-      const answer: LoopAnswer = { type: "model-replied", step, event: { type: "model.replied", reply } };
-      return { key, at, answer, ...(startedAt === undefined ? {} : { startedAt }) };
+    const outcome = done.map((value, failure): Taken => {
+      const { answer, at, startedAt } = settled(value, failure);
+      return { key, at, startedAt, answer: revivedAnswer(answer) };
     });
-    return { key, running: null, outcome };
-  }
-
-  /** A compaction is one step, like a model call: its summary is journaled, never asked for again. */
-  #compaction(key: string, work: () => Promise<LoopAnswer>): PendingStep {
-    const compacted = this.#ctx.run(
-      key,
-      async () => {
-        const answer = await work();
-        if (answer.type === "compaction-failed") throw answer.error;
-        if (answer.type !== "compacted") throw new TypeError(`not a compaction's answer: ${answer.type}`);
-        return { event: answer.event, at: now() };
-      },
-      this.#ports.modelRetry ?? {},
-    );
-    const outcome = compacted.map((value, failure): Taken => {
-      const { event, at } = settled(value, failure);
-      return { key, at, answer: { type: "compacted", event } };
-    });
-    return { key, running: null, outcome };
-  }
-
-  /** A call that may run again is one step that yields its start and its end; any other is the `finished` step after its journaled start. */
-  #tool(key: string, call: ToolCall, work: () => Promise<LoopAnswer>): PendingStep {
-    const again = this.#deferred.has(call.id);
-    const ran = this.#ctx.run(again ? key : `${key} finished`, async () => {
-      const startedAt = now();
-      const answer = await work();
-      if (answer.type !== "tool-result" && answer.type !== "tool-error" && answer.type !== "tool-lost") {
-        throw new TypeError(`not a tool's answer: ${answer.type}`);
-      }
-      return { type: answer.type, event: answer.event, at: now(), ...(again ? { startedAt } : {}) };
-    });
-    const outcome = ran.map((value, failure): Taken => {
-      const { type, event, at, startedAt } = settled(value, failure);
-      return { key, at, ...(startedAt === undefined ? {} : { startedAt }), answer: { type, call, event } };
-    });
-    return { key, running: call, outcome };
+    // Work done for a call is that call running, for the status.
+    return { key, running: "call" in request ? request.call : null, outcome };
   }
 
   async #started(event: Extract<RunEvent, { type: "tool.started" }>): Promise<boolean> {
@@ -234,7 +210,9 @@ export class JournaledSteps implements Performing {
       return true;
     }
     let startedHere = false;
-    const at = await this.#ctx.run(`${this.#machine.keyOf(request)} started`, () => {
+    const key = this.#machine.keyOf(request);
+    this.#startsJournaled.add(key);
+    const at = await this.#ctx.run(`${key} started`, () => {
       startedHere = true;
       return now();
     });
@@ -243,45 +221,56 @@ export class JournaledSteps implements Performing {
     return true;
   }
 
-  /** The approval policy's decision (journaled), or else the durable promise that `decide` resolves. */
-  #decision(key: string, call: ToolCall, work: () => Promise<LoopAnswer>): PendingStep {
+  /** The answer at hand (an approval policy's, journaled), or else the durable promise named by the key, which `decide` resolves. */
+  #promise(key: string, performance: PromisePerformance): PendingStep {
+    const { request, first, settle } = performance;
     const wait = (): PendingStep => {
-      const decided = this.#ctx.promise<DecisionRecord>(key).get();
-      const outcome = decided.map((record, failure) => decidedAnswer(key, call, settled(record, failure)));
-      return { key, running: null, deciding: call, outcome };
+      const given = this.#ctx.promise<PromisedRecord>(key).get();
+      const outcome = given.map((record, failure): Taken => {
+        const { at, ...value } = settled(record, failure);
+        return { key, at, answer: settle(value) };
+      });
+      return { key, running: null, deciding: request.call, outcome };
     };
-    if (this.#ports.approve === undefined) return wait();
-    const policy = this.#ctx.run(`${key} policy`, async (): Promise<DecisionRecord | null> => {
-      const answer = await policyAnswer(work);
-      if (answer.type !== "decided") return null;
-      const { approved, reason } = answer.decision;
-      return reason === undefined ? { approved, at: now() } : { approved, reason, at: now() };
+    if (first === null) return wait();
+    const policy = this.#ctx.run(`${key} policy`, async (): Promise<Journaled | null> => {
+      const answer = await terminalOnMisuse(first);
+      return answer === null ? null : { answer: journaledAnswer(answer, false), at: now() };
     });
     const outcome = policy.map((value, failure): Taken => {
-      const record = settled(value, failure);
-      return record === null ? { key, at: "", answer: null, next: wait } : decidedAnswer(key, call, record);
+      const journaled = settled(value, failure);
+      if (journaled === null) return { key, at: "", answer: null, next: wait };
+      return { key, at: journaled.at, answer: revivedAnswer(journaled.answer) };
+    });
+    return { key, running: null, outcome };
+  }
+
+  /** A durable sleep of the wait the performance chooses with Restate's deterministic randomness, then a journaled wake-up time. */
+  #sleep(key: string, performance: SleepPerformance): PendingStep {
+    const delayMs = performance.delayOf(() => this.#ctx.rand.random());
+    const woke = (): PendingStep => {
+      const at = this.#ctx.run(`${key} woke`, () => now());
+      const outcome = at.map(
+        (value, failure): Taken => ({ key, at: settled(value, failure), answer: performance.woke(delayMs) }),
+      );
+      return { key, running: null, outcome };
+    };
+    const outcome = this.#ctx.sleep(delayMs, key).map((_value, failure): Taken => {
+      settled(null, failure);
+      return { key, at: "", answer: null, next: woke };
     });
     return { key, running: null, outcome };
   }
 }
 
-/** The policy's answer; a decision core refuses fails the run (retrying would not change it), logging nothing. */
-async function policyAnswer(work: () => Promise<LoopAnswer>): Promise<LoopAnswer> {
+/** Work that fails on what retrying cannot change (an option not given again, a bad decision) fails the run, logging nothing. */
+async function terminalOnMisuse<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof TypeError) throw new TerminalError(error.message);
+    if (error instanceof TypeError || error instanceof RangeError) throw new TerminalError(error.message);
     throw error;
   }
-}
-
-function decidedAnswer(key: string, call: ToolCall, { approved, reason, at }: DecisionRecord): Taken {
-  const event = { type: "approval.decided", callId: call.id, approved } as const;
-  const answer: LoopAnswer =
-    reason === undefined
-      ? { type: "decided", call, event, decision: { approved } }
-      : { type: "decided", call, event: { ...event, reason }, decision: { approved, reason } };
-  return { key, at, answer };
 }
 
 function cancelledAnswer({ reason, at }: CancelRecord): Taken {

@@ -1,4 +1,4 @@
-import { ToolRegistry } from "@agentloop/core";
+import { agentTool, ToolRegistry } from "@agentloop/core";
 import { describe, expect, it } from "vitest";
 import { agentWorkflow } from "./agent-workflow.js";
 
@@ -7,19 +7,29 @@ const registry = new ToolRegistry();
 const schema = { type: "object", properties: { ssn: { type: "string" } } } as const;
 const guardrails = { input: [{ name: "no-ssn", check: () => ({ tripped: true, reason: "an SSN" }) }] };
 
+/** A registry with an agent tool: its calls would be child runs. */
+function withAgentTool(): ToolRegistry {
+  return new ToolRegistry([agentTool({ name: "helper", description: "Helps.", model, registry: new ToolRegistry() })]);
+}
+
 /** The options a JavaScript caller (or a spread of `runAgent`'s options) may give that Restate does not run. */
 const refused: readonly [string, Record<string, unknown>][] = [
-  ["output", { output: schema }],
-  ["outputRetries", { outputRetries: 1 }],
-  ["guardrails", { guardrails }],
-  ["retry", { retry: { attempts: 2 } }],
-  ["fallbackModels", { fallbackModels: [model] }],
-  ["compaction.summarizer", { compaction: { triggerTokens: 100, summarizer: model } }],
   ["signal", { signal: new AbortController().signal }],
   ["onEvent", { onEvent: () => {} }],
   ["onLogged", { onLogged: () => {} }],
   ["runId", { runId: "r" }],
   ["toolTimeout", { toolTimeout: 5 }],
+  ["agent tools", { registry: withAgentTool() }],
+];
+
+/** The options of `runAgent` a Restate run applies as it does (each is run on the real server in `test/parity.test.ts`). */
+const taken: readonly [string, Record<string, unknown>][] = [
+  ["output", { output: schema }],
+  ["outputRetries", { output: schema, outputRetries: 1 }],
+  ["guardrails", { guardrails }],
+  ["retry", { retry: { attempts: 2 } }],
+  ["fallbackModels", { fallbackModels: [model] }],
+  ["compaction.summarizer", { compaction: { triggerTokens: 100, summarizer: model } }],
 ];
 
 describe("options agentWorkflow does not run", () => {
@@ -39,9 +49,15 @@ describe("options agentWorkflow does not run", () => {
   });
 
   it("names every refused option at once", () => {
+    const onEvent = () => {};
     expect(() =>
-      agentWorkflow({ model, registry, output: schema, guardrails } as Parameters<typeof agentWorkflow>[0]),
-    ).toThrow(/^agentWorkflow cannot take output, guardrails: /);
+      agentWorkflow({ model, registry, runId: "r", onEvent } as Parameters<typeof agentWorkflow>[0]),
+    ).toThrow(/^agentWorkflow cannot take runId, onEvent: /);
+  });
+
+  it.each(taken)("%s is taken now: a Restate run applies it", (_name, extra) => {
+    const definition = agentWorkflow({ model, registry, ...extra } as Parameters<typeof agentWorkflow>[0]);
+    expect(definition.name).toBe("agent");
   });
 
   it("takes every option it runs", () => {

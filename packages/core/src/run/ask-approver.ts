@@ -23,7 +23,15 @@ export type ApproverAnswer =
 export async function askApprover(approve: Approver | undefined, call: ToolCall): Promise<ApproverAnswer> {
   const decision: unknown = await approve?.(call);
   if (decision === undefined || decision === null) return { type: "undecided", call };
-  const { approved, reason } = (typeof decision === "object" ? decision : {}) as Record<string, unknown>;
+  return decidedAnswer(call, decision);
+}
+
+/** The answer a decision given for `call` makes; throws a `TypeError` for one that is not `{ approved: boolean, reason?: string }`. */
+export function decidedAnswer(call: ToolCall, decision: unknown): Extract<ApproverAnswer, { type: "decided" }> {
+  const { approved, reason } = (typeof decision === "object" && decision !== null ? decision : {}) as Record<
+    string,
+    unknown
+  >;
   if (typeof approved !== "boolean" || !(reason === undefined || typeof reason === "string")) {
     throw new TypeError(
       `the approver's decision on call '${call.id}' must be { approved: boolean, reason?: string }; got ${JSON.stringify(decision) ?? String(decision)}`,

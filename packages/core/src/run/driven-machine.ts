@@ -1,6 +1,7 @@
 import type { Actor } from "xstate";
 import type { AgentRequest } from "../data/index.js";
 import type { agentMachine } from "../decide/index.js";
+import { REQUEST_KINDS } from "./request-table.js";
 import type { DrivenMachine } from "./run-loop.js";
 
 const NONE: readonly AgentRequest[] = Object.freeze([]);
@@ -23,15 +24,7 @@ export function drivenMachine(
     requests.push(request);
     onRequest?.();
   };
-  const subscriptions = [
-    actor.on("callModel", keep),
-    actor.on("compactContext", keep),
-    actor.on("waitRetry", keep),
-    actor.on("runTool", keep),
-    actor.on("requestDecision", keep),
-    actor.on("checkOutput", keep),
-    actor.on("checkGuardrail", keep),
-  ];
+  const subscriptions = REQUEST_KINDS.map((kind) => actor.on(kind, keep));
   return {
     takeRequests: () => {
       if (requests.length === 0) return NONE;

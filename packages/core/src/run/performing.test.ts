@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
-import type { AgentRequest, RunEvent } from "../data/index.js";
+import type { RunEvent } from "../data/index.js";
 import { agentMachine } from "../decide/index.js";
-import { drivenMachine, InProcess, type LoopAnswer, lostResult, type Performing, RunLoop } from "../driver.js";
+import {
+  drivenMachine,
+  InProcess,
+  type LoopAnswer,
+  lostResult,
+  type Performance,
+  type Performing,
+  RunLoop,
+} from "../driver.js";
 import { ToolRegistry } from "../tools/index.js";
 import { asks, final, scriptedModel, toolCall } from "./scripted-model.js";
 import { resolveSettings } from "./settings.js";
@@ -14,9 +22,9 @@ class Noting implements Performing {
   get idle(): boolean {
     return this.inner.idle;
   }
-  perform(request: AgentRequest, work: () => Promise<LoopAnswer>): void {
-    this.handed.push(request.type);
-    this.inner.perform(request, work);
+  perform(performance: Performance): void {
+    this.handed.push(performance.request.type);
+    this.inner.perform(performance);
   }
   push(answer: LoopAnswer): void {
     this.inner.push(answer);

@@ -1,9 +1,10 @@
-import type { AgentEvent, AgentRequest } from "../data/index.js";
+import type { AgentEvent } from "../data/index.js";
 import { AnswerInbox } from "./answer-inbox.js";
 import type { ApproverAnswer } from "./ask-approver.js";
 import type { ModelAnswer } from "./ask-model.js";
 import type { ChildPaused } from "./child-calls.js";
 import type { CompactionAnswer } from "./compact-context.js";
+import type { RequestInForm } from "./request-table.js";
 import type { ToolAnswer } from "./run-tool.js";
 import type { CheckAnswer } from "./turn-checks.js";
 import type { RetryWaited } from "./wait-retry.js";
@@ -22,13 +23,53 @@ export type LoopAnswer =
   | { readonly type: "stopped" };
 
 /**
+ * A request handed over to be performed, in the durable form its kind has (`REQUEST_TABLE`), with
+ * what that form needs. `work` performs it in this process; its answer, or its rejection as a
+ * `failed` answer, is what `next` gives.
+ */
+export type Performance = OncePerformance | PromisePerformance | SleepPerformance;
+
+/** Work whose answer a durable engine journals once (a model call, a compaction, a tool, a check). */
+export interface OncePerformance {
+  readonly form: "once";
+  readonly request: RequestInForm<"once">;
+  readonly work: () => Promise<LoopAnswer>;
+  /** Whether the run takes the work's failure as an answer and retries it itself (else an engine may retry the work). */
+  readonly retriesItself: boolean;
+}
+
+/** An answer given from outside (a decision), unless `first` gives one at once (an approval policy). */
+export interface PromisePerformance {
+  readonly form: "promise";
+  readonly request: RequestInForm<"promise">;
+  /** Waits in this process: `first`'s answer, or else one that comes later (a pause, then a resume). */
+  readonly work: () => Promise<LoopAnswer>;
+  /** Gives the answer at hand, to be journaled once, or `null` for none; absent (`null`), the value from outside is waited for at once. */
+  readonly first: (() => Promise<LoopAnswer | null>) | null;
+  /** The answer a value given from outside makes; throws a `TypeError` for a value of the wrong shape. */
+  readonly settle: (value: unknown) => LoopAnswer;
+}
+
+/** A wait (a retry's): the answer comes once the wait has passed. */
+export interface SleepPerformance {
+  readonly form: "sleep";
+  readonly request: RequestInForm<"sleep">;
+  /** Waits in this process, as long as the loop chose with `Math.random`. */
+  readonly work: () => Promise<LoopAnswer>;
+  /** The wait in milliseconds, chosen with `random` (an engine gives its own, replayed alike). */
+  readonly delayOf: (random: () => number) => number;
+  /** The answer once a wait of `delayMs` has passed. */
+  readonly woke: (delayMs: number) => LoopAnswer;
+}
+
+/**
  * Where the run loop's work runs and its answers wait to be taken: in this process by default; a
- * durable engine brings its own, to journal each performance and to hand the answers back in the
- * order its journal fixed.
+ * durable engine brings its own, to journal each performance in its form and to hand the answers
+ * back in the order its journal fixed.
  */
 export interface Performing {
-  /** Starts `work`, the performer that answers `request`; its answer comes from `next` (a rejection as a `failed` answer). */
-  perform(request: AgentRequest, work: () => Promise<LoopAnswer>): void;
+  /** Starts the performance; its answer comes from `next` (a rejection as a `failed` answer). */
+  perform(performance: Performance): void;
   /** Queues an answer that no work gave: the cancellation, the stop, a listener's failure. */
   push(answer: LoopAnswer): void;
   /** Whether no work is in flight and no answer waits. */
@@ -54,9 +95,9 @@ export class InProcess implements Performing {
     return this.#inFlight === 0 && this.#inbox.size === 0;
   }
 
-  perform(_request: AgentRequest, work: () => Promise<LoopAnswer>): void {
+  perform(performance: Performance): void {
     this.#inFlight++;
-    work().then(this.#answered, this.#failed);
+    performance.work().then(this.#answered, this.#failed);
   }
 
   push(answer: LoopAnswer): void {

@@ -4,7 +4,7 @@ import type { AgentSnapshot } from "../decide/index.js";
 import type { Journal } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
-import { type Approver, askApprover } from "./ask-approver.js";
+import { type Approver, askApprover, decidedAnswer } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
 import type { ChildCalls } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
@@ -13,7 +13,7 @@ import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
 import { type RunToolOptions, runTool } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { performCheck, type TurnPorts } from "./turn-checks.js";
-import { jitteredDelay, waitRetry } from "./wait-retry.js";
+import { jitteredDelay, retryWaited, waitRetry } from "./wait-retry.js";
 
 /** The ports the performers reach, and the limits they apply. */
 export interface EffectPorts {
@@ -192,31 +192,46 @@ export class RunLoop {
       // Set before the work starts: a durable engine may answer from its journal without running it.
       this.#modelRequest = request;
       this.#tell({ type: "step-started", step: request.step });
-      this.#inbox.perform(request, () => this.#askModel(request));
+      const retriesItself = this.#machine.snapshot().context.retry !== null;
+      this.#inbox.perform({ form: "once", request, work: () => this.#askModel(request), retriesItself });
       return;
     }
     if (request.type === "compactContext") {
       const { summarizer = this.#ports.model } = this.#ports;
-      this.#inbox.perform(request, () => compactContext(summarizer, request, { signal: this.#end.signal }));
+      const work = () => compactContext(summarizer, request, { signal: this.#end.signal });
+      this.#inbox.perform({ form: "once", request, work, retriesItself: false });
       return;
     }
     if (request.type === "waitRetry") {
       const delayMs = jitteredDelay(request);
       // The wait is for the step's next attempt; a run resumed in its wait has made no model request yet.
       this.#tell({ type: "retry-waiting", step: this.#machine.snapshot().context.steps + 1, delayMs });
-      this.#inbox.perform(request, () => waitRetry(delayMs, this.#end.signal));
+      const work = () => waitRetry(delayMs, this.#end.signal);
+      const delayOf = (random: () => number) => jitteredDelay(request, random);
+      this.#inbox.perform({ form: "sleep", request, work, delayOf, woke: retryWaited });
       return;
     }
     if (request.type === "requestDecision") {
       this.#tell({ type: "decision-requested", call: request.call });
-      this.#inbox.perform(request, () => askApprover(this.#ports.approve, request.call));
+      const { call } = request;
+      const { approve } = this.#ports;
+      const work = () => askApprover(approve, call);
+      const first =
+        approve === undefined
+          ? null
+          : async () => {
+              const answer = await work();
+              return answer.type === "decided" ? answer : null;
+            };
+      this.#inbox.perform({ form: "promise", request, work, first, settle: (value) => decidedAnswer(call, value) });
       return;
     }
     if (request.type === "checkOutput" || request.type === "checkGuardrail") {
       if (request.type === "checkGuardrail") {
         this.#tell({ type: "guardrail-started", stage: request.stage, name: request.name });
       }
-      this.#inbox.perform(request, () => performCheck(request, this.#ports.checks, () => this.#end.signal));
+      const work = () => performCheck(request, this.#ports.checks, () => this.#end.signal);
+      this.#inbox.perform({ form: "once", request, work, retriesItself: false });
       return;
     }
     const { call } = request;
@@ -250,11 +265,13 @@ export class RunLoop {
     const { children } = this.#ports;
     // A child cut off is resumed from its own log, never lost: nothing it logged is done again.
     if (children?.runsChild(call) === true) {
-      this.#inbox.perform(request, () => children.perform(call, this.#end.signal));
+      const work = () => children.perform(call, this.#end.signal);
+      this.#inbox.perform({ form: "once", request, work, retriesItself: false });
       return undefined;
     }
     const options = interrupted ? this.#interruptedOptions : this.#toolOptions;
-    this.#inbox.perform(request, () => runTool(this.#ports.registry, call, options));
+    const work = () => runTool(this.#ports.registry, call, options);
+    this.#inbox.perform({ form: "once", request, work, retriesItself: false });
     return undefined;
   }
 

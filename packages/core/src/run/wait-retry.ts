@@ -21,6 +21,11 @@ export function jitteredDelay(request: RetryWaitRequest, random: () => number = 
   return Math.min(MAX_TIMER_MS, Math.max(0, Math.round(wait)));
 }
 
+/** The answer once a wait of `delayMs` has passed. */
+export function retryWaited(delayMs: number): RetryWaited {
+  return { type: "retry-waited", event: { type: "retry.waited", delayMs } };
+}
+
 /**
  * Waits `delayMs` milliseconds (see `jitteredDelay`) before the next attempt, and answers with
  * `retry.waited`. The run's signal ends the wait at once: the answer then never comes, and the
@@ -31,7 +36,7 @@ export function waitRetry(delayMs: number, signal: AbortSignal): Promise<RetryWa
     if (signal.aborted) return;
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", stop);
-      resolve({ type: "retry-waited", event: { type: "retry.waited", delayMs } });
+      resolve(retryWaited(delayMs));
     }, delayMs);
     const stop = () => clearTimeout(timer);
     signal.addEventListener("abort", stop, { once: true });
