@@ -61,7 +61,7 @@ describe("a JSONL log over 512 MiB", () => {
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
   it("is written, read, listed, resumed and repaired line by line; a broken neighbour spoils only itself", {
-    timeout: 90_000,
+    timeout: 300_000,
   }, async () => {
     const { bavail, bsize } = statfsSync(directory);
     // The log, and the repair's copy of it beside it.

@@ -87,7 +87,7 @@ describe("repair killed at any point loses no intact event", () => {
 
   it(`${TRIALS} children SIGKILLed across a repair of ${EVENTS.toLocaleString("en")} events: the file is always the old or the repaired log`, {
     // 30 processes each loading core and a 60,000-event log: minutes' worth of CPU on a loaded 2-core machine.
-    timeout: 90_000,
+    timeout: 300_000,
   }, async () => {
     const trial = (index: number) => {
       const directory = join(root, `trial-${index}`);
