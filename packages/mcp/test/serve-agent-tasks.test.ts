@@ -164,9 +164,7 @@ describe.each([
     expect(client.getServerCapabilities()?.tasks?.requests?.tools?.call).toEqual({});
   });
 
-  it("follows a task through input_required: the run id is the task id, the approval is answered through the task", {
-    timeout: 30_000,
-  }, async () => {
+  it("follows a task through input_required: the run id is the task id, the approval is answered through the task", async () => {
     const { serve, sent, store } = emailAgent([
       asks(toolCall("e1", "send_email", { to: "ana" })),
       final("Sent to ana."),
@@ -183,7 +181,7 @@ describe.each([
     expect((await store.read("t1")).at(-1)).toMatchObject({ type: "run.finished", outcome: { status: "done" } });
   });
 
-  it("a declined form denies the call; the task completes with the answer", { timeout: 30_000 }, async () => {
+  it("a declined form denies the call; the task completes with the answer", async () => {
     const { serve, sent } = emailAgent([
       asks(toolCall("e1", "send_email", { to: "ana" })),
       final("I did not email ana."),
@@ -196,7 +194,7 @@ describe.each([
 });
 
 describe("serveAgent's tasks: results, reconnecting, cancelling, bad input", () => {
-  it("tasks/result gives the typed output as structuredContent", { timeout: 30_000 }, async () => {
+  it("tasks/result gives the typed output as structuredContent", async () => {
     const output = z.object({ city: z.string(), celsius: z.number() });
     const { serve } = emailAgent([final('{"city":"Pune","celsius":31}')], { output });
     const { client } = await inMemory(serve, null);
@@ -205,9 +203,7 @@ describe("serveAgent's tasks: results, reconnecting, cancelling, bad input", () 
     expect(text(followed.result)).toBe('{"city":"Pune","celsius":31}');
   });
 
-  it("a client that comes back on a new connection is asked there, and a later one reads the result from the log", {
-    timeout: 30_000,
-  }, async () => {
+  it("a client that comes back on a new connection is asked there, and a later one reads the result from the log", async () => {
     const { serve, sent, store } = emailAgent([asks(toolCall("e1", "send_email", { to: "ana" })), final("Sent.")]);
     const first = await overHttp(serve, null);
     const created = await first.client.callTool(
