@@ -1,9 +1,11 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { asks, final, MemoryEventStore, type ModelReply, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
 import type { AgentOptions } from "@agentloop/core/machine";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -190,6 +192,20 @@ describe.each([
     const followed = await followTask(client, { task: "Email ana." });
     expect(sent).toEqual([]);
     expect(text(followed.result)).toBe("I did not email ana.");
+  });
+});
+
+describe("serveAgent's tasks over stdio", () => {
+  it("a child process serving the agent: the task goes through input_required to the answer", async () => {
+    const { client, asked } = taskClient({ action: "accept", content: { approved: true } });
+    const script = fileURLToPath(new URL("./fixtures/mailer-stdio.mjs", import.meta.url));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [script], stderr: "pipe" }));
+    closers.push(() => client.close());
+    const followed = await followTask(client, { task: "Email ana.", runId: "s1" });
+    expect(followed.taskId).toBe("s1");
+    expect(followed.statuses.at(-1)).toBe("input_required");
+    expect(asked).toEqual([{ message: 'Approve send_email with {"to":"ana"}?', taskId: "s1" }]);
+    expect(text(followed.result)).toBe("Sent to ana.");
   });
 });
 
