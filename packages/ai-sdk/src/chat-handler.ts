@@ -3,6 +3,7 @@ import { continueAgent, EventLogError, resumeAgent, runAgent } from "@agentloop/
 import type { AgentOptions } from "@agentloop/core/machine";
 import type { UIMessageChunk } from "ai";
 import { ChatRequestError, type ChatTurn, readChatTurn } from "./chat-request.js";
+import { loadChat } from "./load-chat.js";
 import { runEvents } from "./run-events.js";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
 import { TurnFeed } from "./turn-feed.js";
@@ -24,7 +25,8 @@ export interface ServeOptions {
  * the last message is read: the conversation is what the store holds. The answer is the UI message
  * stream over SSE. A GET of `<api>/<chat id>/stream` replays the assistant message of a turn still
  * going from its start and follows it (204 when none is); a client that leaves stops reading, not
- * the run, which goes on to its end in the store.
+ * the run, which goes on to its end in the store. A GET of `<api>/<chat id>/messages` answers the
+ * chat's `UIMessage[]` as JSON, built from the log (`loadChat`): what a reloaded page starts from.
  *
  * Errors are plain-text responses before any stream starts: 400 for a body that is not a chat
  * request, 404 for decisions on a chat the store does not hold, 409 for a turn while another of
@@ -35,8 +37,10 @@ export function chatHandler(serve: ServeOptions): (request: Request) => Promise<
   const going = new Map<string, TurnFeed>();
   const paused = new Map<string, TurnFeed>();
   return async (request) => {
-    if (request.method === "GET") return reconnect(going, request);
-    if (request.method !== "POST") return text(405, "a chat takes POST (a turn) or GET <api>/<chat id>/stream");
+    if (request.method === "GET") return get(serve.store, going, request);
+    if (request.method !== "POST") {
+      return text(405, "a chat takes POST (a turn), GET <api>/<chat id>/stream or GET <api>/<chat id>/messages");
+    }
     let turn: ChatTurn;
     try {
       turn = readChatTurn(await request.json());
@@ -114,10 +118,12 @@ async function pump(
   }
 }
 
-function reconnect(going: ReadonlyMap<string, TurnFeed>, request: Request): Response {
-  const match = /\/([^/]+)\/stream$/.exec(new URL(request.url).pathname);
-  if (match === null) return text(404, "a GET names a chat's stream: <api>/<chat id>/stream");
-  const feed = going.get(decodeURIComponent(match[1] as string));
+async function get(store: EventStore, going: ReadonlyMap<string, TurnFeed>, request: Request): Promise<Response> {
+  const match = /\/([^/]+)\/(stream|messages)$/.exec(new URL(request.url).pathname);
+  if (match === null) return text(404, "a GET names a chat's stream or messages: <api>/<chat id>/stream|messages");
+  const chatId = decodeURIComponent(match[1] as string);
+  if (match[2] === "messages") return Response.json(await loadChat({ store, chatId }));
+  const feed = going.get(chatId);
   if (feed === undefined) return new Response(null, { status: 204 });
   return uiMessageStreamResponse(feed.read(0));
 }

@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 describe("the chat page (Vite + React + useChat) against chatHandler, in Chromium", () => {
-  it("asks, shows the tool call, takes the approval on the page, and after a reload mid-answer shows the rest arrive", async () => {
+  it("asks, shows the tool call, takes the approval on the page, after a reload mid-answer shows the rest arrive, and after a later reload the earlier turn", async () => {
     const url = vite.resolvedUrls?.local[0];
     expect(url).toBeDefined();
     const page = await browser.newPage({ viewport: { width: 760, height: 640 } });
@@ -81,6 +81,17 @@ describe("the chat page (Vite + React + useChat) against chatHandler, in Chromiu
     await page.screenshot({ path: join(RESULTS, "chat-page-resumed.png"), fullPage: true });
     expect(await page.locator(".message.assistant").count()).toBe(1);
     expect(await page.getByRole("alert").count()).toBe(0);
+
+    // A reload after the turn: the page starts from the chat the store holds (GET <api>/<chat id>/messages).
+    await page.reload();
+    await page.getByText("It is 30 °C (86 °F) in Pune right now.").waitFor();
+    await page.getByText("How hot is Pune?").waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(
+      await page.locator(".message").evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-role"))),
+    ).toEqual(["user", "assistant"]);
+    expect(await page.locator(".tool").textContent()).toContain('get_weather({"city":"Pune"}) — output-available');
+    await page.screenshot({ path: join(RESULTS, "chat-page-reloaded.png"), fullPage: true });
     await page.close();
   }, 120_000);
 });

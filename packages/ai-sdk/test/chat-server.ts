@@ -76,10 +76,16 @@ class ArrayState implements ChatState<UIMessage> {
 
 /** The AI SDK's own chat (what `useChat` wraps) in Node: `DefaultChatTransport` against `api`. */
 export class NodeChat extends AbstractChat<UIMessage> {
-  constructor(id: string, api: string, options: { autoSend?: boolean; onError?: (error: Error) => void } = {}) {
+  constructor(
+    id: string,
+    api: string,
+    options: { autoSend?: boolean; onError?: (error: Error) => void; messages?: UIMessage[] } = {},
+  ) {
+    const state = new ArrayState();
+    state.messages = structuredClone(options.messages ?? []);
     super({
       id,
-      state: new ArrayState(),
+      state,
       transport: new DefaultChatTransport({ api }),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
       ...(options.autoSend === true

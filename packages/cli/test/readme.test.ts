@@ -88,6 +88,7 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
   "pnpm --filter @agentloop/bench bench:evals [--tiny]":
     "a benchmark run by hand: its script is checked below, and evals-bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:ui-stream [--tiny]": "a benchmark run by hand: its script is checked below",
+  "pnpm --filter @agentloop/bench bench:ag-ui [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm chat-page":
     "a dev server that runs until Ctrl-C: ai-sdk's chat-page.test.ts starts the same page and drives it in Chromium",
   "agentloop serve --ag-ui --tools ./tools.mjs --model openai:gpt-4.1-mini":

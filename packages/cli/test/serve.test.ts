@@ -2,6 +2,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as TaskClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TaskTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { fixture, startCli } from "./cli.js";
 
@@ -95,6 +98,49 @@ describe("agentloop serve", () => {
       expect(tools.map((tool) => tool.name)).toEqual(["weather"]);
       const result = await client.callTool({ name: "weather", arguments: { task: "How hot is Pune in Fahrenheit?" } });
       expect((result.content as { text: string }[])[0]?.text).toBe("It is 86 F in Pune.");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("--mcp: a client that asks for a task follows it through input_required and approves through the task", async () => {
+    const url = await serve([
+      "--mcp",
+      "--port",
+      "0",
+      "--tools",
+      fixture("tools.mjs"),
+      "--script",
+      fixture("approval-full.json"),
+      "--store",
+      store(),
+    ]);
+    // The MCP SDK 1.x client: the published client with a task runtime, on a 2025-era session.
+    const client = new TaskClient({ name: "agentloop-test", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { approved: true } };
+    });
+    await client.connect(new TaskTransport(new URL(url)));
+    try {
+      const seen: string[] = [];
+      let answer = "";
+      for await (const message of client.experimental.tasks.callToolStream(
+        { name: "agent", arguments: { task: "Report Delhi's weather.", runId: "delhi" } },
+        CallToolResultSchema,
+        { task: { ttl: 60_000 } },
+      )) {
+        if (message.type === "taskCreated") seen.push(`created ${message.task.taskId}`);
+        if (message.type === "taskStatus") seen.push(message.task.status);
+        if (message.type === "result") answer = (message.result.content as { text: string }[])[0]?.text ?? "";
+        if (message.type === "error") throw message.error;
+      }
+      expect(seen[0]).toBe("created delhi");
+      expect(seen.at(-1)).toBe("input_required");
+      expect(asked).toHaveLength(1);
+      expect(answer).toBe("It is 35 C in Delhi; the report went out.");
+      expect((await client.experimental.tasks.getTask("delhi")).status).toBe("completed");
     } finally {
       await client.close();
     }

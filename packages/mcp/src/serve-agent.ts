@@ -1,32 +1,29 @@
 import { randomUUID } from "node:crypto";
+import { type AgentResult, continueAgent, type Decision, resumeAgent, runAgent } from "@agentloop/core";
 import {
-  type AgentResult,
-  continueAgent,
-  type Decision,
-  type EventStore,
-  type Model,
-  resumeAgent,
-  runAgent,
-  type ToolCall,
-  type ToolRegistry,
-} from "@agentloop/core";
-import type { AgentOptions } from "@agentloop/core/machine";
-import {
+  type CallToolRequest,
   type CallToolResult,
   fromJsonSchema,
   type InputRequiredResult,
   inputRequired,
   inputResponse,
+  isInputRequiredResult,
   McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
 } from "@modelcontextprotocol/server";
+import {
+  approvalPrompt,
+  createTask,
+  DECISION_SCHEMA,
+  serveTasks,
+  TASK_CAPABILITIES,
+  toolResultOf,
+} from "./agent-tasks.js";
+import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
 
-/** What a served agent runs with: its model and tools, the store that keeps its runs, and its limits and policies. */
-export interface ServeOptions {
-  readonly model: Model;
-  readonly registry: ToolRegistry;
-  readonly store: EventStore;
-  readonly options?: AgentOptions;
-}
+export type { ServeOptions } from "./serve-options.js";
 
 /** The served tool's arguments: a task for a new run, or a `runId` to take further (with a task) or to read back (without). */
 interface AgentCallArgs {
@@ -35,11 +32,21 @@ interface AgentCallArgs {
 }
 
 const RUN_ID = /^[A-Za-z0-9_.-]+$/;
-const DECISION_SCHEMA = {
+const INPUT_SCHEMA = {
   type: "object" as const,
-  properties: { approved: { type: "boolean" as const }, reason: { type: "string" as const } },
-  required: ["approved"],
+  properties: {
+    task: {
+      type: "string" as const,
+      description: "What the agent is asked to do, or the next message of a conversation.",
+    },
+    runId: {
+      type: "string" as const,
+      description: "A run to take further with `task`, or to read the result of (without `task`).",
+    },
+  },
+  additionalProperties: false,
 };
+const ARGS = fromJsonSchema<AgentCallArgs>(INPUT_SCHEMA);
 /** Where the run's id is told in a result's `_meta`. */
 export const RUN_ID_META = "agentloop/runId";
 
@@ -53,48 +60,94 @@ export const RUN_ID_META = "agentloop/runId";
  * keyed by call id (`{ approved, reason? }`), with the run id as `requestState`; the client's retry
  * decides the calls (a declined or cancelled form denies) and the run goes on. Only the store is
  * trusted: a decision for a call that does not wait in that run is refused as a tool error.
- * Connect it with `StdioServerTransport`, or serve it over Streamable HTTP with `createMcpHandler`.
+ *
+ * A client that asks for a task (a task-augmented `tools/call`, MCP Tasks of protocol revision
+ * 2025-11-25) gets one at once: the run's id is the task's id, its status follows the run
+ * (`working`, `input_required` while a call waits for approval, `completed`, `failed`,
+ * `cancelled`), `tasks/result` asks for the waiting approvals on its own stream and answers with
+ * the run's result, and `tasks/cancel` cancels the run. Every answer is read from the log, so a
+ * client that comes back on a new connection follows the same task.
+ * Connect it with `StdioServerTransport`, or serve it over Streamable HTTP with `serveAgentHttp`.
  */
 export function serveAgent(options: ServeOptions & { name: string; description: string }): McpServer {
   const server = new McpServer({ name: options.name, version: "1.0.0" });
-  const inputSchema = fromJsonSchema<AgentCallArgs>({
-    type: "object",
-    properties: {
-      task: { type: "string", description: "What the agent is asked to do, or the next message of a conversation." },
-      runId: {
-        type: "string",
-        description: "A run to take further with `task`, or to read the result of (without `task`).",
+  const low = server.server;
+  low.registerCapabilities({ tools: {}, ...TASK_CAPABILITIES });
+  low.setRequestHandler("tools/list", () => ({
+    tools: [
+      {
+        name: options.name,
+        description: options.description,
+        inputSchema: INPUT_SCHEMA,
+        execution: { taskSupport: "optional" as const },
       },
-    },
-    additionalProperties: false,
-  });
-  server.registerTool(options.name, { description: options.description, inputSchema }, async (args, ctx) => {
+    ],
+  }));
+  low.setRequestHandler("tools/call", async (request, ctx) => {
+    if (request.params.name !== options.name) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    }
     try {
-      const state = ctx.mcpReq.requestState<string>();
-      if (typeof state === "string") return answer(await decide(options, state, ctx.mcpReq.inputResponses ?? {}));
-      return answer(await start(options, args));
+      const result = await call(options, request, ctx);
+      return isInputRequiredResult(result) || "task" in result ? result : low.projectCallToolResult(result, undefined);
     } catch (error) {
       return failure(error instanceof Error ? error.message : String(error));
     }
   });
+  serveTasks(low, options);
   return server;
+}
+
+async function call(
+  serve: ServeOptions,
+  request: CallToolRequest,
+  ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  const checked = await ARGS["~standard"].validate(request.params.arguments ?? {});
+  if (checked.issues !== undefined) {
+    const problems = checked.issues.map((issue) => issue.message).join("; ");
+    return failure(`Input validation error: Invalid arguments for tool ${request.params.name}: ${problems}`);
+  }
+  const args = checked.value;
+  if ("task" in request.params && request.params.task !== undefined) return startTask(serve, args);
+  const state = ctx.mcpReq.requestState<string>();
+  if (typeof state === "string") return answer(await decide(serve, state, ctx.mcpReq.inputResponses ?? {}));
+  return answer(await start(serve, args));
+}
+
+/** A task-augmented call: a new run, answered at once with its task (MCP Tasks). */
+async function startTask(serve: ServeOptions, args: AgentCallArgs): Promise<CallToolResult> {
+  const { task } = args;
+  if (task === undefined || task.trim() === "") throw new RangeError("a task-augmented call needs a task");
+  const runId = args.runId ?? randomUUID();
+  checkRunId(runId);
+  if ((await serve.store.read(runId)).length > 0) {
+    throw new RangeError(`run '${runId}' is already known: a task starts a new run (follow that one with tasks/get)`);
+  }
+  // A CreateTaskResult; the empty `content` lets it through the SDK's tools/call result check.
+  const created: CallToolResult = { content: [] };
+  return Object.assign(created, { task: createTask(serve, runId, task) });
+}
+
+function checkRunId(runId: string): void {
+  if (!RUN_ID.test(runId)) {
+    throw new RangeError(`runId '${runId}' cannot name a run: use letters, digits, '_', '-' and '.'`);
+  }
 }
 
 async function start(serve: ServeOptions, args: AgentCallArgs): Promise<AgentResult> {
   const { model, registry, store } = serve;
   const { task, runId } = args;
   if (task !== undefined && task.trim() === "") throw new RangeError("task must not be empty");
-  if (runId !== undefined && !RUN_ID.test(runId)) {
-    throw new RangeError(`runId '${runId}' cannot name a run: use letters, digits, '_', '-' and '.'`);
-  }
+  if (runId !== undefined) checkRunId(runId);
   const known = runId !== undefined && (await store.read(runId)).length > 0;
   if (task === undefined) {
     if (runId === undefined) throw new RangeError("give a task, or the runId of a run to read back");
     if (!known) throw new RangeError(`run '${runId}' is not known`);
     // A finished run's result comes back as logged; a paused one tells what it waits for; a run still going is waited for.
-    return resumeAgent(runId, model, registry, { store });
+    return resumeAgent(runId, model, registry, { ...turnOptionsOf(serve), store });
   }
-  if (known) return continueAgent(runId, task, model, registry, { store });
+  if (known) return continueAgent(runId, task, model, registry, { ...turnOptionsOf(serve), store });
   return runAgent(task, model, registry, { ...serve.options, store, runId: runId ?? randomUUID() });
 }
 
@@ -113,7 +166,7 @@ async function decide(serve: ServeOptions, runId: string, responses: Record<stri
             ...(typeof content.reason === "string" ? { reason: content.reason } : {}),
           };
   }
-  return resumeAgent(runId, serve.model, serve.registry, { store: serve.store, decisions });
+  return resumeAgent(runId, serve.model, serve.registry, { ...turnOptionsOf(serve), store: serve.store, decisions });
 }
 
 function answer(result: AgentResult): CallToolResult | InputRequiredResult {
@@ -127,21 +180,7 @@ function answer(result: AgentResult): CallToolResult | InputRequiredResult {
     );
     return inputRequired({ inputRequests, requestState: runId });
   }
-  const _meta = { [RUN_ID_META]: runId };
-  if (result.status !== "done") {
-    const why = result.guardrail === undefined ? "" : ` (${result.guardrail.name}: ${result.guardrail.reason})`;
-    return { content: [{ type: "text", text: `The run ended ${result.status}${why}.` }], isError: true, _meta };
-  }
-  const output = result.output;
-  const structured =
-    typeof output === "object" && output !== null && !Array.isArray(output)
-      ? { structuredContent: output as Record<string, unknown> }
-      : {};
-  return { content: [{ type: "text", text: result.answer ?? "" }], ...structured, _meta };
-}
-
-function approvalPrompt(call: ToolCall): string {
-  return `Approve ${call.name} with ${JSON.stringify(call.args)}?`;
+  return toolResultOf(result, { [RUN_ID_META]: runId });
 }
 
 function failure(message: string): CallToolResult {

@@ -125,9 +125,9 @@ async function handlerFor(
     return agUi.agUiHandler(options);
   }
   if (protocol === "mcp") {
-    const { createMcpHandler } = await import("@modelcontextprotocol/server");
-    const { serveAgent } = await import("@agentloop/mcp");
-    const mcp = createMcpHandler(() => serveAgent({ ...options, name, description }));
+    const { serveAgentHttp } = await import("@agentloop/mcp");
+    // 2025-era clients get a session, so a task's tasks/result can ask them for an approval.
+    const mcp = serveAgentHttp({ ...options, name, description });
     return (request) => mcp.fetch(request);
   }
   const aiSdk = await importOptional<AiSdkModule>("@agentloop/ai-sdk", "agentloop serve --ui-stream", [

@@ -7,11 +7,15 @@ import {
 } from "ai";
 import { type FormEvent, useState } from "react";
 
-/** The chat: `useChat` against the agentloop handler at /api/chat, resuming a turn in progress after a reload. */
-export function ChatPage({ chatId }: { chatId: string }) {
+/**
+ * The chat: `useChat` against the agentloop handler at /api/chat, starting from the turns the store
+ * holds (`initial`, loaded before the first render) and resuming a turn in progress after a reload.
+ */
+export function ChatPage({ chatId, initial }: { chatId: string; initial: UIMessage[] }) {
   const [input, setInput] = useState("");
   const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
     id: chatId,
+    messages: initial,
     resume: true,
     transport: new DefaultChatTransport({ api: "/api/chat" }),
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,

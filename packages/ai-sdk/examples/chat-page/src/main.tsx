@@ -1,3 +1,4 @@
+import type { UIMessage } from "ai";
 import { createRoot } from "react-dom/client";
 import { ChatPage } from "./chat-page.js";
 
@@ -9,4 +10,9 @@ if (!url.searchParams.has("chat")) {
   window.history.replaceState(null, "", url);
 }
 
-createRoot(document.getElementById("root") as HTMLElement).render(<ChatPage chatId={chatId} />);
+// The earlier turns come from the store's log (chatHandler's GET <api>/<chat id>/messages, `loadChat`).
+void fetch(`/api/chat/${encodeURIComponent(chatId)}/messages`)
+  .then(async (loaded): Promise<UIMessage[]> => (loaded.ok ? await loaded.json() : []))
+  .then((initial) => {
+    createRoot(document.getElementById("root") as HTMLElement).render(<ChatPage chatId={chatId} initial={initial} />);
+  });

@@ -1,0 +1,111 @@
+import type { AgentResult, AgentStreamEvent, EventStore, ToolCall } from "@agentloop/core";
+import { replayRun } from "@agentloop/core";
+import { pendingRequests } from "@agentloop/core/machine";
+import type { StoredEvent } from "@agentloop/core/store";
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
+import { toUIMessageStream } from "./to-ui-message-stream.js";
+
+/** Which chat to load, and from where. */
+export interface LoadChatOptions {
+  readonly store: EventStore;
+  readonly chatId: string;
+}
+
+/** One turn of a chat's log: the user's message and the events that answer it, up to the turn's end. */
+interface Turn {
+  readonly text: string;
+  readonly events: StoredEvent[];
+  ended: boolean;
+}
+
+/**
+ * The `UIMessage[]` a page shows for chat `chatId`, built from the store's log only (what a page
+ * passes to `useChat({ messages })` after a reload): per turn the user's message and the assistant's
+ * message as the UI message stream wrote it — text, reasoning, tool parts with their input, output,
+ * error or denial, a call still waiting in `approval-requested`. The assistant message of a turn
+ * still going is left out: `useChat`'s `resume` replays it from the handler. Ids are stable
+ * (`<chatId>-<turn>-user`, `<chatId>-<turn>-assistant`), so a decision taken on a loaded message
+ * continues it. An agent tool shows its answer, not its child's calls. An unknown chat is `[]`.
+ */
+export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMessage[]> {
+  const events = await store.read(chatId);
+  if (events.length === 0) return [];
+  const turns = turnsOf(events);
+  const last = turns.at(-1) as Turn;
+  const waiting = last.ended
+    ? []
+    : pendingRequests(replayRun(events, { runId: chatId }).snapshot).flatMap((request) =>
+        request.type === "requestDecision" ? [request.call] : [],
+      );
+  const messages: UIMessage[] = [];
+  for (const [index, turn] of turns.entries()) {
+    messages.push({ id: `${chatId}-${index}-user`, role: "user", parts: [{ type: "text", text: turn.text }] });
+    const going = turn === last && !turn.ended && waiting.length === 0;
+    if (going) break;
+    const streamEvents = streamEventsOf(chatId, turn, turn === last ? waiting : []);
+    const stream = toUIMessageStream(fromList(streamEvents), { messageId: `${chatId}-${index}-assistant` });
+    messages.push(await lastMessageOf(stream));
+  }
+  return messages;
+}
+
+function turnsOf(events: readonly StoredEvent[]): Turn[] {
+  const turns: Turn[] = [];
+  for (const event of events) {
+    if (event.type === "run.started") turns.push({ text: String(event.settings.task), events: [], ended: false });
+    else if (event.type === "user.messaged") turns.push({ text: String(event.content), events: [], ended: false });
+    const turn = turns.at(-1);
+    if (turn === undefined) continue;
+    turn.events.push(event);
+    if (event.type === "run.finished") turn.ended = true;
+  }
+  return turns;
+}
+
+/** The stream events a turn's logged events stand for, as the live run sent them (its failed attempts left out). */
+function streamEventsOf(chatId: string, turn: Turn, waiting: readonly ToolCall[]): AgentStreamEvent[] {
+  const calls = new Map<string, ToolCall>();
+  const out: AgentStreamEvent[] = [];
+  let step = 0;
+  let output: unknown;
+  for (const event of turn.events) {
+    if (event.type === "model.replied") {
+      step += 1;
+      for (const call of event.reply.toolCalls) calls.set(call.id, call);
+      out.push({ type: "step-started", step }, { type: "step-finished", step, reply: event.reply });
+    } else if (event.type === "approval.decided") {
+      const call = calls.get(event.callId);
+      if (call === undefined) continue;
+      const { approved, reason } = event;
+      out.push({ type: "decision-requested", call });
+      out.push({ type: "decision-given", call, decision: reason === undefined ? { approved } : { approved, reason } });
+    } else if (event.type === "tool.finished") {
+      const call = calls.get(event.callId);
+      if (call !== undefined)
+        out.push({ type: "tool-finished", call, content: event.content, isError: event.isError === true });
+    } else if (event.type === "output.checked" && event.valid) {
+      output = event.value;
+    } else if (event.type === "run.finished") {
+      const { status, answer, steps, tokens } = event.outcome;
+      const result: AgentResult = { status, answer, steps, tokens, messages: [], runId: chatId };
+      out.push({ type: "finished", result: output === undefined ? result : { ...result, output } });
+    }
+  }
+  for (const call of waiting) out.push({ type: "decision-requested", call });
+  if (waiting.length > 0) {
+    const paused: AgentResult = { status: "awaiting_approval", answer: null, steps: step, tokens: 0, messages: [] };
+    out.push({ type: "finished", result: { ...paused, runId: chatId, pendingApprovals: waiting } });
+  }
+  return out;
+}
+
+async function* fromList<T>(items: readonly T[]): AsyncIterable<T> {
+  yield* items;
+}
+
+async function lastMessageOf(stream: ReadableStream<UIMessageChunk>): Promise<UIMessage> {
+  let last: UIMessage | undefined;
+  for await (const snapshot of readUIMessageStream({ stream })) last = snapshot;
+  if (last === undefined) throw new Error("the logged turn wrote no message");
+  return structuredClone(last);
+}

@@ -1,0 +1,202 @@
+import { type AgentResult, type Decision, EventLogError, resumeAgent, runAgent, type ToolCall } from "@agentloop/core";
+import {
+  type CallToolResult,
+  fromJsonSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  RELATED_TASK_META_KEY,
+  type Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { type AgentTask, runStateOf, taskOf } from "./run-task.js";
+import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
+import { drive, drivenRun, failureOf } from "./task-runs.js";
+
+/** Milliseconds a client is asked to wait between two `tasks/get`. */
+export const TASK_POLL_INTERVAL_MS = 200;
+/** The form a waiting call is asked with: `{ approved, reason? }`. */
+export const DECISION_SCHEMA = {
+  type: "object" as const,
+  properties: { approved: { type: "boolean" as const }, reason: { type: "string" as const } },
+  required: ["approved"],
+};
+const TASK_ID = fromJsonSchema<{ taskId: string }>({
+  type: "object",
+  properties: { taskId: { type: "string" } },
+  required: ["taskId"],
+});
+
+/** A question to the client that it did not answer (no form support, gone, refused): no failure of the run. */
+class UnansweredError extends Error {}
+
+/** What the server's capabilities say of tasks: task-augmented `tools/call` and `tasks/cancel`. */
+export const TASK_CAPABILITIES = { tasks: { cancel: {}, requests: { tools: { call: {} } } } };
+
+/** Starts run `runId` on `task` for a task-augmented `tools/call`; answers with the task at once. */
+export function createTask(serve: ServeOptions, runId: string, task: string): AgentTask {
+  const { model, registry, store } = serve;
+  const run = drive(store, runId, (signal) =>
+    runAgent(task, model, registry, { ...serve.options, store, runId, signal }),
+  );
+  return taskOf(runId, [], { pollInterval: TASK_POLL_INTERVAL_MS, startedAt: run.startedAt });
+}
+
+/** Serves `tasks/get`, `tasks/result` and `tasks/cancel` for the runs of `serve.store`, by run id. */
+export function serveTasks(server: Server, serve: ServeOptions): void {
+  server.setRequestHandler("tasks/get", { params: TASK_ID }, async ({ taskId }) => ({
+    ...(await current(serve, taskId)),
+  }));
+  server.setRequestHandler("tasks/result", { params: TASK_ID }, async ({ taskId }, ctx) => {
+    const result = await resultOf(serve, taskId, ctx as ServerContext);
+    return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
+  });
+  server.setRequestHandler("tasks/cancel", { params: TASK_ID }, async ({ taskId }) => ({
+    ...(await cancel(serve, taskId)),
+  }));
+}
+
+async function current(serve: ServeOptions, runId: string): Promise<AgentTask> {
+  const events = await serve.store.read(runId);
+  const run = drivenRun(serve.store, runId);
+  if (events.length === 0 && run === undefined) throw notFound(runId);
+  const failure = failureOf(serve.store, runId);
+  const startedAt = run?.startedAt ?? new Date().toISOString();
+  return taskOf(runId, events, {
+    pollInterval: TASK_POLL_INTERVAL_MS,
+    startedAt,
+    ...(failure === undefined ? {} : { failure }),
+  });
+}
+
+/**
+ * What `tasks/result` answers: waits for the run's end, and while the run waits for approval asks
+ * this client (one form per waiting call, on this request's stream, related to the task) and goes
+ * on with its answers. A run no process drives is taken up from its log.
+ */
+async function resultOf(serve: ServeOptions, runId: string, ctx: ServerContext): Promise<CallToolResult> {
+  const { store, model, registry } = serve;
+  for (;;) {
+    const run = drivenRun(store, runId);
+    if (run !== undefined) {
+      await run.done.catch(() => undefined);
+      continue;
+    }
+    const failure = failureOf(store, runId);
+    if (failure !== undefined) return { content: [{ type: "text", text: failure }], isError: true };
+    const events = await store.read(runId);
+    if (events.length === 0) throw notFound(runId);
+    const state = runStateOf(runId, events);
+    if (state.kind === "ended") return toolResultOf(state.result);
+    const asked =
+      state.kind === "waiting"
+        ? drive(
+            store,
+            runId,
+            async (signal) => {
+              const decisions = await ask(ctx, runId, state.calls, signal);
+              return resumeAgent(runId, model, registry, { ...turnOptionsOf(serve), store, decisions, signal });
+            },
+            (error) => !(error instanceof UnansweredError),
+          )
+        : drive(
+            store,
+            runId,
+            (signal) => resumeAgent(runId, model, registry, { ...turnOptionsOf(serve), store, signal }),
+            (error) => !(error instanceof EventLogError),
+          );
+    const outcome = await asked.done.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // Another process holds the run: wait for its writes instead of taking it up.
+    if (outcome instanceof EventLogError) await new Promise((resolve) => setTimeout(resolve, TASK_POLL_INTERVAL_MS));
+    if (outcome instanceof UnansweredError && !asked.controller.signal.aborted) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, outcome.message);
+    }
+  }
+}
+
+async function ask(
+  ctx: ServerContext,
+  runId: string,
+  calls: readonly ToolCall[],
+  signal: AbortSignal,
+): Promise<Record<string, Decision>> {
+  const decisions: Record<string, Decision> = {};
+  const both = AbortSignal.any([signal, ctx.mcpReq.signal]);
+  for (const call of calls) {
+    let answer: Awaited<ReturnType<ServerContext["mcpReq"]["elicitInput"]>>;
+    try {
+      answer = await ctx.mcpReq.elicitInput(
+        {
+          mode: "form",
+          message: approvalPrompt(call),
+          requestedSchema: DECISION_SCHEMA,
+          _meta: { [RELATED_TASK_META_KEY]: { taskId: runId } },
+        },
+        { signal: both },
+      );
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new UnansweredError(`Cannot ask for the approval of '${call.id}' (${call.name}): ${why}`);
+    }
+    const content = answer.action === "accept" ? answer.content : undefined;
+    decisions[call.id] =
+      content === undefined
+        ? { approved: false, reason: "the client declined the call" }
+        : {
+            approved: content.approved === true,
+            ...(typeof content.reason === "string" ? { reason: content.reason } : {}),
+          };
+  }
+  return decisions;
+}
+
+/** Cancels the run: one this process drives is stopped; a paused one is ended `cancelled` in its log. */
+async function cancel(serve: ServeOptions, runId: string): Promise<AgentTask> {
+  const { store, model, registry } = serve;
+  const task = await current(serve, runId);
+  if (task.status === "completed" || task.status === "failed" || task.status === "cancelled") {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task '${runId}': it is ${task.status}`);
+  }
+  const run = drivenRun(store, runId);
+  if (run !== undefined) {
+    run.controller.abort(new Error("the client cancelled the task"));
+    await run.done.catch(() => undefined);
+  }
+  const events = await store.read(runId);
+  if (events.length > 0 && runStateOf(runId, events).kind !== "ended") {
+    const stopped = AbortSignal.abort(new Error("the client cancelled the task"));
+    await drive(store, runId, (signal) =>
+      resumeAgent(runId, model, registry, {
+        ...turnOptionsOf(serve),
+        store,
+        signal: AbortSignal.any([signal, stopped]),
+      }),
+    ).done.catch(() => undefined);
+  }
+  return current(serve, runId);
+}
+
+/** A run's result as a tool result: the answer (a typed output as `structuredContent`), or an error naming how it ended. */
+export function toolResultOf(result: AgentResult, meta: Record<string, unknown> = {}): CallToolResult {
+  if (result.status !== "done") {
+    const why = result.guardrail === undefined ? "" : ` (${result.guardrail.name}: ${result.guardrail.reason})`;
+    return { content: [{ type: "text", text: `The run ended ${result.status}${why}.` }], isError: true, _meta: meta };
+  }
+  const output = result.output;
+  const structured =
+    typeof output === "object" && output !== null && !Array.isArray(output)
+      ? { structuredContent: output as Record<string, unknown> }
+      : {};
+  return { content: [{ type: "text", text: result.answer ?? "" }], ...structured, _meta: meta };
+}
+
+/** The question a waiting call is asked with. */
+export function approvalPrompt(call: ToolCall): string {
+  return `Approve ${call.name} with ${JSON.stringify(call.args)}?`;
+}
+
+function notFound(runId: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found: '${runId}' names no run`);
+}

@@ -1,0 +1,73 @@
+import { type AgentResult, replayRun, type ToolCall } from "@agentloop/core";
+import { pendingRequests } from "@agentloop/core/machine";
+import type { StoredEvent } from "@agentloop/core/store";
+
+/** A task's status, as the MCP Tasks extension (protocol revision 2025-11-25) names them. */
+export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/** A task as `tasks/get` answers it: the run's id is the task's id. */
+export interface AgentTask {
+  readonly taskId: string;
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  /** When the run started (ISO 8601). */
+  readonly createdAt: string;
+  /** When the run's last event was logged (ISO 8601). */
+  readonly lastUpdatedAt: string;
+  /** Milliseconds the task is kept after it ends; `null`: as long as the store keeps the run. */
+  readonly ttl: null;
+  /** Milliseconds a client is asked to wait between two `tasks/get`. */
+  readonly pollInterval: number;
+}
+
+/** Where a run stands, read from its log: going, waiting for decisions on `calls`, or ended with `result`. */
+export type RunState =
+  | { readonly kind: "going" }
+  | { readonly kind: "waiting"; readonly calls: readonly ToolCall[] }
+  | { readonly kind: "ended"; readonly result: AgentResult };
+
+/** Where the run of `events` stands (pure: the log is folded, nothing runs). `events` must not be empty. */
+export function runStateOf(runId: string, events: readonly StoredEvent[]): RunState {
+  const replay = replayRun(events, { runId });
+  if (replay.result !== null) return { kind: "ended", result: replay.result };
+  const calls = pendingRequests(replay.snapshot).flatMap((request) =>
+    request.type === "requestDecision" ? [request.call] : [],
+  );
+  return calls.length > 0 ? { kind: "waiting", calls } : { kind: "going" };
+}
+
+/** The task status a run's state shows: a run that ended other than `done` or `cancelled` has `failed`. */
+export function taskStatusOf(state: RunState): TaskStatus {
+  if (state.kind === "going") return "working";
+  if (state.kind === "waiting") return "input_required";
+  if (state.result.status === "done") return "completed";
+  return state.result.status === "cancelled" ? "cancelled" : "failed";
+}
+
+/** What a task's view needs beside the log: when it was asked for, and an error its run threw that the log cannot show. */
+export interface TaskExtras {
+  readonly pollInterval: number;
+  /** Used while the run has logged nothing yet (ISO 8601). */
+  readonly startedAt: string;
+  readonly failure?: string;
+}
+
+/** The task of run `runId` from its log (pure). */
+export function taskOf(runId: string, events: readonly StoredEvent[], extras: TaskExtras): AgentTask {
+  const { pollInterval, startedAt, failure } = extras;
+  const createdAt = events[0]?.at ?? startedAt;
+  const lastUpdatedAt = events.at(-1)?.at ?? createdAt;
+  const base = { taskId: runId, createdAt, lastUpdatedAt, ttl: null, pollInterval };
+  if (failure !== undefined) return { ...base, status: "failed", statusMessage: failure };
+  if (events.length === 0) return { ...base, status: "working" };
+  const state = runStateOf(runId, events);
+  const status = taskStatusOf(state);
+  if (state.kind === "waiting") {
+    const names = state.calls.map((call) => call.name).join(", ");
+    return { ...base, status, statusMessage: `waiting for approval of ${names}` };
+  }
+  if (state.kind === "ended" && status === "failed") {
+    return { ...base, status, statusMessage: `the run ended ${state.result.status}` };
+  }
+  return { ...base, status };
+}
