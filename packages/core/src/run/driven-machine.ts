@@ -23,15 +23,8 @@ export function drivenMachine(
     requests.push(request);
     onRequest?.();
   };
-  const subscriptions = [
-    actor.on("callModel", keep),
-    actor.on("compactContext", keep),
-    actor.on("waitRetry", keep),
-    actor.on("runTool", keep),
-    actor.on("requestDecision", keep),
-    actor.on("checkOutput", keep),
-    actor.on("checkGuardrail", keep),
-  ];
+  // Everything the machine emits is a request: one listener for all of them, not one per kind.
+  const subscription = actor.on("*", keep);
   return {
     takeRequests: () => {
       if (requests.length === 0) return NONE;
@@ -42,7 +35,7 @@ export function drivenMachine(
     snapshot: () => actor.getSnapshot(),
     send: (event) => actor.send(event),
     stop: () => {
-      for (const subscription of subscriptions) subscription.unsubscribe();
+      subscription.unsubscribe();
     },
   };
 }
