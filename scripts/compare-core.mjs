@@ -93,9 +93,15 @@ for (let round = 0; round < rounds; round++) {
 }
 const [a, b] = builds.map((build) => build.name);
 process.stdout.write(`CPU µs per step, median of ${rounds} interleaved rounds: ${a} → ${b}\n`);
+// Beside the ratio of the medians, the median of each round's own ratio: the two samples of a
+// round are taken one after the other, so a machine whose load moves between rounds moves both.
 for (const steps of lengths) {
-  const [x, y] = [0, 1].map((index) => median(samples.get(`${index}:${steps}`)));
-  process.stdout.write(`  ${String(steps).padStart(5)} steps: ${x.toFixed(1)} → ${y.toFixed(1)} (${ratio(y, x)})\n`);
+  const [xs, ys] = [0, 1].map((index) => samples.get(`${index}:${steps}`));
+  const [x, y] = [median(xs), median(ys)];
+  const paired = median(xs.map((value, round) => ys[round] / value));
+  process.stdout.write(
+    `  ${String(steps).padStart(5)} steps: ${x.toFixed(1)} → ${y.toFixed(1)} (${ratio(y, x)}; per round ${paired.toFixed(2)}×)\n`,
+  );
 }
 
 const store = new cores[0].MemoryEventStore();

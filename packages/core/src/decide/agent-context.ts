@@ -120,11 +120,12 @@ export function initialContext({
     ...(settings.history ?? []),
     { role: "user", content: settings.task },
   ]);
+  const flags = logFlags(schemaVersion);
   const context: AgentContext = {
     maxSteps: settings.maxSteps,
     tokenBudget: settings.tokenBudget,
     replyReserve: settings.replyReserve ?? 0,
-    fallbackReserves: settings.fallbackReserves ?? [],
+    fallbackReserves: settings.fallbackReserves ?? NO_RESERVES,
     summaryReserve: settings.summaryReserve ?? settings.replyReserve ?? 0,
     repeatLimit: settings.repeatLimit ?? Number.POSITIVE_INFINITY,
     countUsage: settings.countUsage ?? false,
@@ -134,11 +135,11 @@ export function initialContext({
     repeatableTools: settings.repeatableTools ?? [],
     toolConcurrency: settings.toolConcurrency ?? 1,
     schemaVersion,
-    flags: logFlags(schemaVersion),
+    flags,
     specs: settings.tools,
     specsTokens: countTokens(settings.tools),
     transcript,
-    compaction: initialCompaction(settings, logFlags(schemaVersion)),
+    compaction: initialCompaction(settings, flags),
     steps: 0,
     tokens: 0,
     turnStart: { steps: 0, tokens: 0 },
@@ -159,6 +160,7 @@ export function initialContext({
 }
 
 const NO_GUARDRAILS = { input: [], output: [] } as const;
+const NO_RESERVES: readonly number[] = Object.freeze([]);
 
 /** A turn's output check and guardrails, from its logged checks: absent ones are off. */
 function turnChecks(

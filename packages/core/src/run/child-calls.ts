@@ -48,10 +48,13 @@ export interface ChildPaused {
 }
 
 const childTools = new WeakMap<object, ChildTool>();
+/** Whether any agent tool was made in this process: until one is, no registry can hold one, and no run looks. */
+let anyChildTool = false;
 
 /** Marks `fn` (an agent tool's function) as running `child`, so that a run finds it through its registry. */
 export function markChildTool(fn: object, child: ChildTool): void {
   childTools.set(fn, child);
+  anyChildTool = true;
 }
 
 /** The child tool registered under `name`, or undefined for a plain tool. */
@@ -62,7 +65,7 @@ export function childToolOf(registry: ToolRegistry, name: string): ChildTool | u
 
 /** Whether any tool of `registry` runs a child agent. */
 export function hasChildTools(registry: ToolRegistry): boolean {
-  return registry.specs().some((spec) => childToolOf(registry, spec.name) !== undefined);
+  return anyChildTool && registry.specs().some((spec) => childToolOf(registry, spec.name) !== undefined);
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]+$/;

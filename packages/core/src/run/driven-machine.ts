@@ -24,7 +24,12 @@ export function drivenMachine(
     requests.push(request);
     onRequest?.();
   };
-  const subscriptions = REQUEST_KINDS.map((kind) => actor.on(kind, keep));
+  // One listener for everything the machine emits, not one per kind; what it keeps is what the
+  // request table names.
+  const kinds: ReadonlySet<string> = new Set(REQUEST_KINDS);
+  const subscription = actor.on("*", (emitted) => {
+    if (kinds.has(emitted.type)) keep(emitted as AgentRequest);
+  });
   return {
     takeRequests: () => {
       if (requests.length === 0) return NONE;
@@ -35,7 +40,7 @@ export function drivenMachine(
     snapshot: () => actor.getSnapshot(),
     send: (event) => actor.send(event),
     stop: () => {
-      for (const subscription of subscriptions) subscription.unsubscribe();
+      subscription.unsubscribe();
     },
   };
 }

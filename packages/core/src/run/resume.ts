@@ -121,7 +121,8 @@ async function resumeHeld(
     return approve?.(call);
   };
   return runLive({
-    ...portsOf({ ...options, approve: decide }),
+    ...portsOf(options, options.summarizer),
+    approve: decide,
     model,
     registry,
     journal,
@@ -229,7 +230,7 @@ async function continueHeld(
     });
   }
   return runLive({
-    ...portsOf({ ...options, summarizer: options.summarizer ?? options.compaction?.summarizer }),
+    ...portsOf(options, options.summarizer ?? options.compaction?.summarizer),
     model,
     registry,
     journal,

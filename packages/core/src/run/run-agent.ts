@@ -18,7 +18,7 @@ import type { Resumption } from "./run-effects.js";
 import { type EffectPorts, RunLoop } from "./run-loop.js";
 import { type AgentOptions, describe, type ModelWithLimits, resolveSettings } from "./settings.js";
 import type { AgentStreamEvent } from "./stream-events.js";
-import { type OutputOf, resolveTurn, type TurnOptions } from "./turn-checks.js";
+import { NO_CHECKS, type OutputOf, resolveTurn, type TurnOptions } from "./turn-checks.js";
 
 /** Options of `runAgent`: limits and policies, safeguards, where to keep the run's event log, and who listens. */
 export interface RunOptions<Output extends ToolSchema = ToolSchema>
@@ -61,7 +61,7 @@ export interface RunOptions<Output extends ToolSchema = ToolSchema>
  * `runId`. Rejects with `ModelError` when the model fails (the log stays resumable), and with a
  * `TypeError` or `RangeError` for options that make no sense, before anything is logged.
  */
-export async function runAgent<Output extends ToolSchema = never>(
+export function runAgent<Output extends ToolSchema = never>(
   task: string,
   model: ModelWithLimits,
   registry: ToolRegistry,
@@ -81,14 +81,11 @@ export async function startRun(
 ): Promise<AgentResult> {
   checkRunOptions(options);
   const turn = resolveTurn(options);
-  const settings = { ...resolveSettings(task, model, registry, options), ...turn.checks };
+  const resolved = resolveSettings(task, model, registry, options);
+  // A run without checks logs the settings as resolved: no copy made for nothing to add.
+  const settings = turn.checks === NO_CHECKS ? resolved : { ...resolved, ...turn.checks };
   const { store, runId = globalThis.crypto.randomUUID() } = options;
-  const ports = {
-    ...portsOf({ ...options, summarizer: options.compaction?.summarizer }),
-    model,
-    registry,
-    checks: turn.ports,
-  };
+  const ports = { ...portsOf(options, options.compaction?.summarizer), model, registry, checks: turn.ports };
   if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
   const link = parent === undefined ? {} : { parent };
   // One writer per run: the run is held before it is looked for, and until it returns.
@@ -105,15 +102,19 @@ export async function startRun(
   });
 }
 
-/** The options a live run is driven with, taken from the caller's. */
+/**
+ * The options a live run is driven with, taken from the caller's, and the model that writes its
+ * summaries. (Taken as a second argument rather than spread into a copy of the caller's options:
+ * that copy cost more than the rest of the run's setup together.)
+ */
 export function portsOf(
   options: Pick<
     RunOptions,
     "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "fallbackModels"
-  > &
-    Pick<EffectPorts, "summarizer">,
+  >,
+  summarizer?: EffectPorts["summarizer"],
 ): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
-  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels, summarizer } = options;
+  const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels } = options;
   return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels, summarizer };
 }
 

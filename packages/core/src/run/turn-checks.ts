@@ -28,6 +28,10 @@ export interface TurnPorts {
   readonly guardrails?: Guardrails | undefined;
 }
 
+/** The checks of a turn that has none: nothing logged, nothing to perform. */
+export const NO_CHECKS: TurnChecks = Object.freeze({});
+const UNCHECKED = Object.freeze({ checks: NO_CHECKS, ports: Object.freeze({}) });
+
 /** A check's answer: the event it logs. */
 export type CheckAnswer =
   | { readonly type: "output-checked"; readonly event: OutputChecked }
@@ -40,6 +44,7 @@ export type CheckAnswer =
  */
 export function resolveTurn(options: TurnOptions): { checks: TurnChecks; ports: TurnPorts } {
   const { outputRetries, guardrails } = options;
+  if (options.output === undefined && outputRetries === undefined && guardrails === undefined) return UNCHECKED;
   if (outputRetries !== undefined && !(Number.isSafeInteger(outputRetries) && outputRetries >= 0)) {
     throw new RangeError(`outputRetries must be a whole number, 0 or more; got ${describe(outputRetries)}`);
   }
