@@ -1,4 +1,4 @@
-import { messageOf } from "../cli-error.js";
+import { messageOf } from "../../cli-error.js";
 import {
   type AgentStreamEvent,
   continueAgent,
@@ -9,12 +9,12 @@ import {
   resumeAgent,
   runAgent,
   type StoredEvent,
-} from "../core-api.js";
-import type { Io } from "../io.js";
-import { chooseModel } from "../setup/choose-model.js";
-import { newRunId } from "../setup/run-ids.js";
-import { CLI_RUN_DEFAULTS } from "../setup/run-options.js";
-import type { ToolSources } from "../setup/tool-sources.js";
+} from "../../core-api.js";
+import type { Io } from "../../io.js";
+import { chooseModel } from "../../setup/choose-model.js";
+import { newRunId } from "../../setup/run-ids.js";
+import { CLI_RUN_DEFAULTS } from "../../setup/run-options.js";
+import type { ToolSources } from "../../setup/tool-sources.js";
 
 /** What the studio was given to act with: the store, and (when started with them) the tools and the model flags. */
 export interface ActionSetup {
