@@ -77,6 +77,7 @@ svg .edge-label.focus text, svg .edge.internal.focus text { fill: var(--focus); 
 .chip.ok { background: #f0fdf4; } .chip.bad { background: var(--error-bg); } .chip.end { background: #dcfce7; font-weight: 600; }
 .prompt-section h2, .conversation-section h2 { margin-top: 4px; }
 .prompt li { padding: .25rem .4rem; border-bottom: 1px solid #e2e8f0; overflow-wrap: anywhere; font-size: 13px; }
+.prompt li.msg { margin: 0; } .prompt li.gap { color: var(--muted); font-style: italic; }
 .prompt li b { display: inline-block; min-width: 5.5rem; color: #4b5563; }
 @media (max-width: 760px) {
   .run-columns { grid-template-columns: minmax(0, 1fr); }

@@ -7,6 +7,9 @@ import type { MessageData, ReportData, RowData, RunUpdate } from "./page-data.js
 import { shownAt } from "./prompt.js";
 
 const ROLES = ["system", "user", "assistant", "tool"] as const;
+/** Messages "what the model was shown" lists from the start and from the end of a long list. */
+const PROMPT_HEAD = 4;
+const PROMPT_TAIL = 30;
 
 /** The element of the page with this id, of this type; the page is made with every one of them. */
 export function byId<T extends HTMLElement>(id: string): T {
@@ -198,7 +201,10 @@ export class ReportView {
       timeline.push(this.#entry(index, row));
       conversation.push(conversationEntry(data, index));
     }
-    if (end === rows) timeline.push(this.#notes(rows));
+    if (end === rows) {
+      timeline.push(this.#notes(rows));
+      conversation.push(this.#notes(rows));
+    }
     this.#timeline.innerHTML = html`${timeline}`.text;
     this.#conversation.innerHTML = html`${conversation}`.text;
     byId("shown").textContent = rows === 0 ? "" : `events ${this.#start + 1}–${end} of ${rows}`;
@@ -209,7 +215,17 @@ export class ReportView {
   #prompt(): void {
     const shown = shownAt(this.data, this.#selected);
     byId("prompt-note").textContent = shown.note;
-    byId("prompt").innerHTML = html`${shown.messages.map(promptMessage)}`.text;
+    const { messages } = shown;
+    // A long run's call was shown thousands of messages: the first ones and the last ones are listed, so that the page stays small.
+    const listed =
+      messages.length <= PROMPT_HEAD + PROMPT_TAIL + 1
+        ? messages.map(promptMessage)
+        : [
+            ...messages.slice(0, PROMPT_HEAD).map(promptMessage),
+            html`<li class="gap">… ${messages.length - PROMPT_HEAD - PROMPT_TAIL} more messages …</li>`,
+            ...messages.slice(-PROMPT_TAIL).map(promptMessage),
+          ];
+    byId("prompt").innerHTML = html`${listed}`.text;
   }
 
   #drawMarks(): void {
