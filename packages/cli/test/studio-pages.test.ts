@@ -59,7 +59,14 @@ async function expectNoOverlaps(selectors: readonly string[]): Promise<void> {
 /** Whether the page is wider than the window (a phone would scroll sideways). */
 const overflows = () => page.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1");
 
-const RUN_PARTS = [".studio-bar > *", "header > *", ".player > *", "#conversation > li", "#prompt > li", ".said-entry > *"];
+const RUN_PARTS = [
+  ".studio-bar > *",
+  "header > *",
+  ".player > *",
+  "#conversation > li",
+  "#prompt > li",
+  ".said-entry > *",
+];
 
 describe("the studio as a person uses it", { timeout: 90_000 }, () => {
   it("a run opens on its conversation, the last event selected and what the model was shown filled", async () => {
@@ -82,6 +89,7 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
       expect(await page.locator("#prompt > li").count()).toBeGreaterThan(3);
       expect(await overflows()).toBe(false);
       await expectNoOverlaps(RUN_PARTS);
+      expect(await narrowest("#timeline .msg, #conversation .bubble")).toBeGreaterThan(viewport.width / 2);
       await keepScreenshot(page, `studio-run-${name}`);
     }
     // Opened, the chart is drawn at its own size: its labels at least 11 px at 100% zoom.
@@ -110,7 +118,9 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
     for (let presses = 0; presses < 20 && focused !== "decide 1"; presses++) {
       await page.keyboard.press("Tab");
       focused = String(
-        await page.evaluate("(document.activeElement.dataset.act || '') + ' ' + (document.activeElement.dataset.approved || '')"),
+        await page.evaluate(
+          "(document.activeElement.dataset.act || '') + ' ' + (document.activeElement.dataset.approved || '')",
+        ),
       );
     }
     expect(focused).toBe("decide 1");
@@ -151,7 +161,9 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
     expect(await page.locator("#cases tbody tr").count()).toBe(3);
     expect(await page.locator("#eval-summary").textContent()).toContain("3 passed, 0 failed of 3 cases");
     await keepScreenshot(page, "studio-eval-report");
-    const report = JSON.parse(readFileSync(join(evals, "1-good.json"), "utf8")) as { cases: { id: string; runId: string }[] };
+    const report = JSON.parse(readFileSync(join(evals, "1-good.json"), "utf8")) as {
+      cases: { id: string; runId: string }[];
+    };
     const peru = report.cases.find((c) => c.id === "peru");
     await page.click(`#cases tr[data-case="peru"] a`);
     await page.waitForSelector("body[data-ready]");
@@ -184,12 +196,25 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
       header: { status: string };
     };
     expect(all.header.status).toBe("done");
-    const rest = (await (await studio.get(`/api/runs/weather/update?rows=${all.rows.length - 2}&ids=0&moves=0`)).json()) as {
+    const rest = (await (
+      await studio.get(`/api/runs/weather/update?rows=${all.rows.length - 2}&ids=0&moves=0`)
+    ).json()) as {
       rows: unknown[];
     };
     expect(rest.rows).toHaveLength(2);
     expect((await studio.get("/api/runs/weather/update?rows=-1")).status).toBe(400);
     expect((await studio.get("/api/runs/weather/update?rows=1.5")).status).toBe(400);
     expect((await studio.get("/api/runs/nobody/update")).status).toBe(404);
+  });
+
+  it("serves the pages' scripts it names, and no other", async () => {
+    const page = await (await studio.get("/runs/weather")).text();
+    const src = /<script src="(\/scripts\/run\.js\?v=[0-9a-f]{16})"><\/script>/.exec(page)?.[1];
+    expect(src).toBeDefined();
+    const script = await studio.get(src ?? "");
+    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(await script.text()).toContain("studio-panel");
+    expect((await studio.get("/scripts/..%2Fmain.js")).status).toBe(404);
+    expect((await studio.get("/scripts/other.js")).status).toBe(404);
   });
 });

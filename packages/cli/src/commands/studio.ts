@@ -12,13 +12,13 @@ import {
   TOOL_SOURCE_OPTIONS,
   type ToolSourceValues,
 } from "../setup/tool-sources.js";
+import { EvalReports } from "../studio/server/eval-reports.js";
+import { StudioActions } from "../studio/server/studio-actions.js";
+import { createStudioServer } from "../studio/server/studio-server.js";
 import { foldWhileIdle } from "../studio/watch/idle-fold.js";
 import { JsonlWatcher } from "../studio/watch/jsonl-watcher.js";
 import type { StoreWatcher } from "../studio/watch/run-set.js";
 import { SqliteWatcher } from "../studio/watch/sqlite-watcher.js";
-import { EvalReports } from "../studio/server/eval-reports.js";
-import { StudioActions } from "../studio/server/studio-actions.js";
-import { createStudioServer } from "../studio/server/studio-server.js";
 import { DEFAULT_STORE } from "./run.js";
 
 export const STUDIO_HELP = `Usage: agentloop studio [--store <path>] [--evals <dir>] [--port <n>] [--host <address>]

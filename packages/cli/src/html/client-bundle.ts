@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,7 +32,8 @@ function bundleOf(entry: string): string {
   const sources = new Map<string, string>();
   const visit = (path: string, trail: readonly string[]) => {
     if (sources.has(path)) return;
-    if (trail.includes(path)) throw new Error(`browser modules import each other in a loop: ${[...trail, path].join(" → ")}`);
+    if (trail.includes(path))
+      throw new Error(`browser modules import each other in a loop: ${[...trail, path].join(" → ")}`);
     const source = readFileSync(join(DIST, path), "utf8");
     for (const match of source.matchAll(IMPORT)) visit(resolved(path, match[2] ?? ""), [...trail, path]);
     sources.set(path, source);
@@ -54,7 +56,8 @@ function bundleOf(entry: string): string {
       .replace(/^export\s+\{\s*\};?\s*$/gm, "")
       .replace(/^export\s+/gm, "")
       .replace(/^\/\/# sourceMappingURL=.*$/gm, "");
-    if (BARE_IMPORT.test(code) || /^export\b/m.test(code)) throw new Error(`${path}: only named imports and exports are bundled`);
+    if (BARE_IMPORT.test(code) || /^export\b/m.test(code))
+      throw new Error(`${path}: only named imports and exports are bundled`);
     return `const ${names.get(path)} = (() => {\n${code}\nreturn { ${exported.join(", ")} };\n})();`;
   });
   // Inside a <script> element nothing may read as its end.
@@ -63,4 +66,10 @@ function bundleOf(entry: string): string {
 
 function resolved(from: string, specifier: string): string {
   return relative(DIST, join(DIST, dirname(from), specifier));
+}
+
+/** Where a page finds a bundle the studio serves: its path, with a hash of its content so that a browser's copy is never stale. */
+export function bundleAddress(path: string, entry: string): string {
+  const hash = createHash("sha256").update(clientBundle(entry)).digest("hex").slice(0, 16);
+  return `${path}?v=${hash}`;
 }

@@ -79,14 +79,6 @@ svg .edge-label.focus text, svg .edge.internal.focus text { fill: var(--focus); 
 .prompt li { padding: .25rem .4rem; border-bottom: 1px solid #e2e8f0; overflow-wrap: anywhere; font-size: 13px; }
 .prompt li.msg { margin: 0; } .prompt li.gap { color: var(--muted); font-style: italic; }
 .prompt li b { display: inline-block; min-width: 5.5rem; color: #4b5563; }
-@media (max-width: 760px) {
-  .run-columns { grid-template-columns: minmax(0, 1fr); }
-  header { grid-template-columns: minmax(0, 1fr); } .outcome { white-space: normal; justify-self: start; }
-  header, section, footer, details.chart-section, .player, .pager, #children-place { padding-left: 10px; padding-right: 10px; }
-  .head { grid-template-columns: 7ch 6ch minmax(0, 1fr); } .head .detail { grid-column: 1 / -1; }
-  .msg, .moves { margin-left: 0; }
-  .conversation, .prompt, .timeline { max-height: none; }
-}
 .timeline { list-style: none; margin: 0; padding: 0 4px 0 0; max-height: 78vh; overflow-y: auto; position: relative; }
 .entry { background: white; border: 1px solid #e2e8f0; border-left: 4px solid var(--line); border-radius: 8px; padding: 6px 10px; margin: 6px 0; cursor: pointer; }
 .entry.current { border-left-color: var(--focus); box-shadow: 0 0 0 2px #ede9fe; }
@@ -113,4 +105,13 @@ svg .edge-label.focus text, svg .edge.internal.focus text { fill: var(--focus); 
 .child [class^="status-"] { border-radius: 6px; padding: 0 6px; background: #fef9c3; color: #854d0e; }
 .child .status-done { background: #dcfce7; color: #166534; }
 footer { color: var(--muted); font-size: 12px; }
+/* A phone: one column, the timeline's messages under their event. */
+@media (max-width: 760px) {
+  .run-columns { grid-template-columns: minmax(0, 1fr); }
+  header { grid-template-columns: minmax(0, 1fr); } .outcome { white-space: normal; justify-self: start; }
+  header, section, footer, details.chart-section, .player, .pager, #children-place { padding-left: 10px; padding-right: 10px; }
+  .head { grid-template-columns: 7ch 6ch minmax(0, 1fr); } .head .detail { grid-column: 1 / -1; }
+  .msg, .moves { margin-left: 0; }
+  .conversation, .prompt, .timeline { max-height: none; }
+}
 `;

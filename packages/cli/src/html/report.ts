@@ -122,8 +122,13 @@ export function pageOf(parts: {
   readonly head?: Html;
   readonly bodyAttributes?: Html;
   readonly body: Html;
-  readonly script: string;
+  /** The script, inline; or (the studio's pages) the address it is served at. */
+  readonly script: string | { readonly src: string };
 }): string {
+  const script =
+    typeof parts.script === "string"
+      ? html`<script>${raw(parts.script)}</script>`
+      : html`<script src="${parts.script.src}"></script>`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -134,7 +139,7 @@ export function pageOf(parts: {
 ${parts.head ?? null}</head>
 <body${parts.bodyAttributes ?? null}>
 ${parts.body}
-<script>${raw(parts.script)}</script>
+${script}
 </body>
 </html>
 `.text;

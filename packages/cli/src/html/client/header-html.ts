@@ -21,6 +21,6 @@ export function headerHtml(header: RunHeader): Html {
 <p class="task"><strong>Task</strong> ${header.task}</p>
 <p class="answer"><strong>Answer</strong> ${header.answer ?? "(none)"}</p>
 ${header.output === undefined ? null : line("output", "output", "Output", header.output)}${
-    header.outputProblem === undefined ? null : line("output-problem", "output", "Output refused", header.outputProblem)
-  }${header.tripped === undefined ? null : line("tripped", "tripped", "Tripped", header.tripped)}${waits}`;
+  header.outputProblem === undefined ? null : line("output-problem", "output", "Output refused", header.outputProblem)
+}${header.tripped === undefined ? null : line("tripped", "tripped", "Tripped", header.tripped)}${waits}`;
 }

@@ -39,8 +39,7 @@ function timelineMessage(m: MessageData): Html {
 /** A message as "what the model was shown" lists it. */
 function promptMessage(m: MessageData): Html {
   const text = m[1].length > 400 ? `${m[1].slice(0, 400)}…` : m[1];
-  const calls =
-    m[0] === 2 && m[2].length > 0 ? html` <i>${m[2].map((c) => `${c[0]}(${c[1]})`).join(", ")}</i>` : null;
+  const calls = m[0] === 2 && m[2].length > 0 ? html` <i>${m[2].map((c) => `${c[0]}(${c[1]})`).join(", ")}</i>` : null;
   return html`<li class="msg ${ROLES[m[0]]}"><b>${ROLES[m[0]]}</b> ${m[0] === 3 ? `[${m[2]}] ` : ""}${text}${calls}</li>`;
 }
 
@@ -110,7 +109,8 @@ export class ReportView {
     byId("step-label").textContent =
       `#${index} ${data.types[row[0]]} · +${row[1]} · ${this.#stateName(data.ids[row[2]] ?? "")}`;
     this.#slider.value = String(index);
-    if (this.#start < 0 || index < this.#start || index >= this.#start + data.window) this.#render(index - Math.floor(data.window / 2));
+    if (this.#start < 0 || index < this.#start || index >= this.#start + data.window)
+      this.#render(index - Math.floor(data.window / 2));
     for (const list of [this.#timeline, this.#conversation]) {
       for (const current of list.querySelectorAll(".current")) current.classList.remove("current");
       const item = list.querySelector<HTMLElement>(`[data-index="${index}"]`);

@@ -18,7 +18,8 @@ interface Row {
 
 const link = (id: string): Html => html`<a href="/runs/${encodeURIComponent(id)}">${id}</a>`;
 const seconds = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
-const links = (ids: readonly string[]): Html => html`${ids.map((id, index) => html`${index > 0 ? ", " : ""}${link(id)}`)}`;
+const links = (ids: readonly string[]): Html =>
+  html`${ids.map((id, index) => html`${index > 0 ? ", " : ""}${link(id)}`)}`;
 
 const body = byId<HTMLTableSectionElement>("runs");
 const filter = byId<HTMLInputElement>("filter");
@@ -50,22 +51,28 @@ function render(): void {
     return html`${parts.map((part, index) => html`${index > 0 ? " · " : ""}${part}`)}`;
   };
   body.innerHTML = html`${shown.map(
-    (r) => html`<tr data-run="${r.runId}"><td><input type="checkbox" class="pick" value="${r.runId}" aria-label="pick ${r.runId} for comparison"></td><td class="id">${link(r.runId)}</td><td><span class="badge ${r.status}">${r.status}</span>${
-      r.refused ? html`<div class="reason">${r.refused}</div>` : null
-    }</td><td class="task">${r.task}</td><td class="num">${r.steps}</td><td class="num">${r.tokens}</td><td class="when">${r.startedAt.slice(0, 19).replace("T", " ")}</td><td class="num">${seconds(r.durationMs)}</td><td class="lineage">${lineage(r)}</td></tr>`,
+    (r) =>
+      html`<tr data-run="${r.runId}"><td><input type="checkbox" class="pick" value="${r.runId}" aria-label="pick ${r.runId} for comparison"></td><td class="id">${link(r.runId)}</td><td><span class="badge ${r.status}">${r.status}</span>${
+        r.refused ? html`<div class="reason">${r.refused}</div>` : null
+      }</td><td class="task">${r.task}</td><td class="num">${r.steps}</td><td class="num">${r.tokens}</td><td class="when">${r.startedAt.slice(0, 19).replace("T", " ")}</td><td class="num">${seconds(r.durationMs)}</td><td class="lineage">${lineage(r)}</td></tr>`,
   )}`.text;
   byId("count").textContent = `${shown.length} of ${runs.length} runs`;
 }
 
-let timer: ReturnType<typeof setTimeout> | null = null;
+/** A load is waited for at most once at a time: changes heard meanwhile are in it. */
+let pending = false;
 async function load(): Promise<void> {
-  timer = null;
   runs = (await (await fetch("/api/runs")).json()) as Row[];
   render();
   document.body.dataset.ready = "true";
 }
 const later = (ms: number) => {
-  timer ??= setTimeout(() => void load(), ms);
+  if (pending) return;
+  pending = true;
+  setTimeout(() => {
+    pending = false;
+    void load();
+  }, ms);
 };
 
 filter.addEventListener("input", render);

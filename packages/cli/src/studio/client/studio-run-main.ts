@@ -1,6 +1,6 @@
-import { byId, pageData, ReportView } from "../../html/client/report-view.js";
 import type { RunUpdate } from "../../html/client/page-data.js";
 import { panelHtml } from "../../html/client/panel-html.js";
+import { byId, pageData, ReportView } from "../../html/client/report-view.js";
 import { post, studioEvents } from "./studio-fetch.js";
 
 /**
@@ -20,10 +20,10 @@ document.addEventListener("click", (event) => {
   if (button === null) return;
   const act = button.dataset.act;
   if (act === "decide") {
-    void post(base + "/decisions", { callId: button.dataset.call, approved: button.dataset.approved === "1" }, failure);
+    void post(`${base}/decisions`, { callId: button.dataset.call, approved: button.dataset.approved === "1" }, failure);
   }
   if (act === "fork") {
-    void post(base + "/fork", { keep: view.selected + 1 }, failure).then((answer) => {
+    void post(`${base}/fork`, { keep: view.selected + 1 }, failure).then((answer) => {
       if (answer !== null) {
         location.href = `/compare?a=${encodeURIComponent(runId)}&b=${encodeURIComponent(answer.runId)}`;
       }
@@ -33,8 +33,23 @@ document.addEventListener("click", (event) => {
 document.addEventListener("submit", (event) => {
   if ((event.target as Element).id !== "chat") return;
   event.preventDefault();
-  void post(base + "/messages", { message: byId<HTMLInputElement>("message").value }, failure);
+  void post(`${base}/messages`, { message: byId<HTMLInputElement>("message").value }, failure);
 });
+
+/** The bar as last drawn: it is drawn again only when it changes, so what the user types or focuses stays. */
+let panelDrawn: string | null = null;
+function drawPanel(next: string): void {
+  if (next === panelDrawn) return;
+  panelDrawn = next;
+  const focused = document.activeElement?.id;
+  const typed = document.querySelector<HTMLInputElement>("#message")?.value;
+  const streaming = byId("streaming").textContent ?? "";
+  byId("studio-panel").innerHTML = next;
+  byId("streaming").textContent = streaming;
+  const message = document.querySelector<HTMLInputElement>("#message");
+  if (message !== null && typed !== undefined) message.value = typed;
+  if (focused) document.getElementById(focused)?.focus();
+}
 
 let updating: Promise<void> | null = null;
 let again = false;
@@ -43,14 +58,10 @@ async function update(): Promise<void> {
   const answer = await fetch(`${base}/update?rows=${rows.length}&ids=${ids.length}&moves=${moves.length}`);
   if (!answer.ok) return;
   const next = (await answer.json()) as RunUpdate;
-  const focused = document.activeElement?.id;
   view.fold(next);
-  const panel = byId("studio-panel");
-  const streaming = byId("streaming").textContent ?? "";
-  panel.innerHTML = panelHtml(next.studio, next.header.waiting).text;
-  // The text the model streams stays until its reply is logged.
-  if (next.rows.length === 0) byId("streaming").textContent = streaming;
-  if (focused) document.getElementById(focused)?.focus();
+  drawPanel(panelHtml(next.studio, next.header.waiting).text);
+  // The text the model streamed is in the log once its reply is.
+  if (next.rows.length > 0) byId("streaming").textContent = "";
   document.body.dataset.updates = String(Number(document.body.dataset.updates ?? 0) + 1);
   document.dispatchEvent(new Event("studio:updated"));
 }

@@ -1,8 +1,8 @@
-import { clientBundle } from "../../html/client-bundle.js";
 import { html } from "../../html/client/html.js";
 import { pageOf } from "../../html/report.js";
 import { REPORT_CSS } from "../../html/report-style.js";
 import { VIEW_STATUSES } from "../../trace/run-status.js";
+import { STUDIO_SCRIPTS, scriptAddress } from "./studio-scripts.js";
 import { STUDIO_CSS } from "./studio-style.js";
 
 /** The page that lists a store's runs: filterable, live, with a form to start a run when the studio has a model. */
@@ -26,6 +26,6 @@ export function renderListPage(storeLabel: string, token: string, canStart: bool
 <div class="table-scroll"><table><thead><tr><th></th><th>run</th><th>status</th><th>task</th><th>steps</th><th>tokens</th><th>started (UTC)</th><th>duration</th><th>forks and children</th></tr></thead>
 <tbody id="runs"></tbody></table></div>
 </main>`,
-    script: clientBundle("studio/client/studio-list-main.js"),
+    script: { src: scriptAddress(STUDIO_SCRIPTS.list) },
   });
 }

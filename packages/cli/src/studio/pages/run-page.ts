@@ -1,5 +1,4 @@
 import { chainCallId, type ToolCall } from "../../core-api.js";
-import { clientBundle } from "../../html/client-bundle.js";
 import { type Html, html } from "../../html/client/html.js";
 import type { ReportData, RunUpdate, StudioView } from "../../html/client/page-data.js";
 import { panelHtml } from "../../html/client/panel-html.js";
@@ -7,6 +6,7 @@ import { childData, dataScript, pageOf, reportParts, runHeader } from "../../htm
 import { reportData } from "../../html/report-data.js";
 import type { ChildRun } from "../../trace/child-runs.js";
 import type { RunTrace } from "../../trace/run-trace.js";
+import { STUDIO_SCRIPTS, scriptAddress } from "./studio-scripts.js";
 import { STUDIO_CSS } from "./studio-style.js";
 
 /** What the run page offers besides the report. */
@@ -52,7 +52,7 @@ export async function renderRunPage(trace: RunTrace, runId: string, options: Run
     head: html`<meta name="studio-token" content="${options.token}">\n`,
     bodyAttributes: html` data-run="${runId}"`,
     body: html`<nav class="studio-bar" id="studio-panel">${panel}</nav>\n${parts.body}\n${dataScript(parts.data)}`,
-    script: clientBundle("studio/client/studio-run-main.js"),
+    script: { src: scriptAddress(STUDIO_SCRIPTS.run) },
   });
 }
 

@@ -32,4 +32,4 @@ export const STUDIO_CSS = `
 .badge.regressed{background:#fee2e2}.badge.improved{background:#dcfce7}.badge.new{background:#dbeafe}
 .evals .summary{font-size:15px}
 @media (max-width:760px){.studio-bar{padding:.5rem .6rem;gap:.4rem .6rem}.studio-list{margin:.6rem}.compare{grid-template-columns:minmax(0,1fr)}.compare .summary{grid-column:auto}.studio-list .when,.studio-list .lineage{display:none}}
-`
+`;

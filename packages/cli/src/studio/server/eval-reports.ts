@@ -60,7 +60,9 @@ export class EvalReports {
         return [];
       }
     });
-    return files.sort((a, b) => b.at - a.at || a.file.localeCompare(b.file)).map(({ file, report }) => ({ file, report }));
+    return files
+      .sort((a, b) => b.at - a.at || a.file.localeCompare(b.file))
+      .map(({ file, report }) => ({ file, report }));
   }
 
   /** One report, by its file's name: 400 for a name that is not one, 404 for none, 409 for a file that is not a report. */
@@ -76,11 +78,17 @@ export class EvalReports {
 
   #read(file: string): EvalReportData {
     const value: unknown = JSON.parse(readFileSync(join(this.directory, file), "utf8"));
-    if (!isRecord(value) || typeof value.name !== "string" || !Array.isArray(value.cases) || !value.cases.every(isCase)) {
+    if (
+      !isRecord(value) ||
+      typeof value.name !== "string" ||
+      !Array.isArray(value.cases) ||
+      !value.cases.every(isCase)
+    ) {
       throw new ActionError(409, `'${file}' is not an eval report (agentloop eval --json writes one)`);
     }
     const cases = value.cases as EvalCaseData[];
-    const count = (key: string, fallback: number) => (typeof value[key] === "number" ? (value[key] as number) : fallback);
+    const count = (key: string, fallback: number) =>
+      typeof value[key] === "number" ? (value[key] as number) : fallback;
     return {
       name: value.name,
       cases,

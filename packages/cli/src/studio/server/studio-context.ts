@@ -3,9 +3,9 @@ import { isRunId, type ToolCall } from "../../core-api.js";
 import { type ChildRun, childRunsOf, treeWaiting } from "../../trace/child-runs.js";
 import type { RunTrace } from "../../trace/run-trace.js";
 import type { StoreWatcher } from "../watch/run-set.js";
+import type { WatchedRun } from "../watch/watched-run.js";
 import type { EvalReports } from "./eval-reports.js";
 import { ActionError, type StudioActions } from "./studio-actions.js";
-import type { WatchedRun } from "../watch/watched-run.js";
 
 /** What the server serves: the watched store, what it can do, and the start's token. */
 export interface StudioContext {

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { clientBundle } from "../../html/client-bundle.js";
+import { withTreePauses } from "../../trace/run-status.js";
 import { renderComparePage } from "../pages/compare-page.js";
 import { renderEvalCompare, renderEvalList, renderEvalReport } from "../pages/eval-pages.js";
 import { renderListPage } from "../pages/list-page.js";
 import { type Known, type RunPageOptions, renderRefusedPage, renderRunPage, runUpdate } from "../pages/run-page.js";
-import { withTreePauses } from "../../trace/run-status.js";
+import { STUDIO_SCRIPTS } from "../pages/studio-scripts.js";
 import type { RunRow } from "../watch/watched-run.js";
 import type { EvalReports } from "./eval-reports.js";
 import type { PageCache } from "./page-cache.js";
@@ -32,11 +34,16 @@ export const GET_ROUTES: readonly Route[] = [
   { path: "/api/runs", serve: ({ context, response }) => sendJson(response, 200, runRows(context)) },
   { path: "/api/runs/:id/update", serve: runUpdateJson },
   { path: "/events", serve: streamEvents },
+  { path: "/scripts/:name", serve: script },
   { path: "/runs/:id", serve: runPage },
   { path: "/compare", serve: comparePage },
   { path: "/evals", serve: ({ context, response }) => sendHtml(response, renderEvalList(evalsOf(context).all())) },
   { path: "/evals/compare", serve: evalCompare },
-  { path: "/evals/:file", serve: ({ context, response, params }) => sendHtml(response, renderEvalReport(evalsOf(context).get(params.file ?? ""))) },
+  {
+    path: "/evals/:file",
+    serve: ({ context, response, params }) =>
+      sendHtml(response, renderEvalReport(evalsOf(context).get(params.file ?? ""))),
+  },
 ];
 
 function listPage({ context, response }: Request): void {
@@ -71,6 +78,17 @@ async function runUpdateJson({ context, response, params, url }: Request): Promi
   sendJson(response, 200, runUpdate(trace, runId, await runPageOptions(context, runId), known));
 }
 
+/** A page's script: one of the studio's own, compiled with the package (its address holds a hash of it, so it may be kept). */
+function script({ response, params }: Request): void {
+  const known = Object.values(STUDIO_SCRIPTS).find((script) => script.name === params.name);
+  if (known === undefined) throw new ActionError(404, `no script '${(params.name ?? "").slice(0, 200)}'`);
+  response.writeHead(200, {
+    "content-type": "text/javascript; charset=utf-8",
+    "cache-control": "private, max-age=31536000, immutable",
+  });
+  response.end(clientBundle(known.entry));
+}
+
 function comparePage({ context, response, url }: Request): void {
   const ids = [runIdOf(url.searchParams.get("a") ?? ""), runIdOf(url.searchParams.get("b") ?? "")] as const;
   // The comparison does not follow the runs: it is drawn from the store as it is now, not from the
@@ -87,7 +105,8 @@ function evalCompare({ context, response, url }: Request): void {
 }
 
 function evalsOf(context: StudioContext): EvalReports {
-  if (context.evals === undefined || context.evals === null) throw new ActionError(404, "start the studio with --evals <directory> to show eval reports");
+  if (context.evals === undefined || context.evals === null)
+    throw new ActionError(404, "start the studio with --evals <directory> to show eval reports");
   return context.evals;
 }
 
@@ -121,12 +140,15 @@ function streamEvents({ context, request, response }: Request): void {
     connection: "keep-alive",
   });
   response.write(": watching\n\n");
-  const stop = context.watcher.runs.listen((runId) => response.write(`data: ${runId}\n\n`));
+  const changed = (runId: string) => response.write(`data: ${runId}\n\n`);
+  const stop = context.watcher.runs.listen(changed);
+  context.actions.failed.add(changed);
   const delta = (runId: string, text: string) =>
     response.write(`event: delta\ndata: ${JSON.stringify({ runId, text })}\n\n`);
   context.actions.deltas.add(delta);
   request.on("close", () => {
     stop();
+    context.actions.failed.delete(changed);
     context.actions.deltas.delete(delta);
   });
 }

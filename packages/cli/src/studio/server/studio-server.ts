@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { messageOf } from "../../cli-error.js";
+import { PageCache } from "./page-cache.js";
 import { ActionError } from "./studio-actions.js";
 import { allowed, readToken, sameToken, TOKEN_COOKIE } from "./studio-auth.js";
-import { sendJson } from "./studio-context.js";
 import type { StudioContext } from "./studio-context.js";
+import { sendJson } from "./studio-context.js";
 import { postAction } from "./studio-posts.js";
 import { GET_ROUTES, type Request } from "./studio-routes.js";
-import { PageCache } from "./page-cache.js";
 
 /** The studio's HTTP server (`node:http`): pages, the runs as JSON, server-sent events, and the actions. */
 export function createStudioServer(context: StudioContext): Server {
