@@ -66,7 +66,15 @@ const RUN_PARTS = [
   "#conversation > li",
   "#prompt > li",
   ".said-entry > *",
+  "#timeline > li",
+  "#timeline .head > *",
 ];
+
+/** The narrowest box of text among `selector`'s, in pixels: text squeezed into a sliver is unreadable. */
+const narrowest = (selector: string) =>
+  page.evaluate(
+    `Math.min(...[...document.querySelectorAll(${JSON.stringify(selector)})].map((e) => e.getBoundingClientRect().width))`,
+  );
 
 describe("the studio as a person uses it", { timeout: 90_000 }, () => {
   it("a run opens on its conversation, the last event selected and what the model was shown filled", async () => {

@@ -10,6 +10,9 @@ const ROLES = ["system", "user", "assistant", "tool"] as const;
 /** Messages "what the model was shown" lists from the start and from the end of a long list. */
 const PROMPT_HEAD = 4;
 const PROMPT_TAIL = 30;
+/** Events the conversation shows around the selected one (fewer than the timeline: its entries are larger). */
+const CONVERSATION_BEFORE = 20;
+const CONVERSATION_AFTER = 10;
 
 /** The element of the page with this id, of this type; the page is made with every one of them. */
 export function byId<T extends HTMLElement>(id: string): T {
@@ -61,6 +64,8 @@ export class ReportView {
   #lit: Element[] = [];
   #start = -1;
   #selected = 0;
+  /** The events the conversation shows: `[from, to)`. */
+  #said: readonly [number, number] = [0, 0];
 
   constructor(data: ReportData) {
     this.data = { ...data, rows: [...data.rows], ids: [...data.ids], moves: [...data.moves] };
@@ -111,6 +116,7 @@ export class ReportView {
     this.#slider.value = String(index);
     if (this.#start < 0 || index < this.#start || index >= this.#start + data.window)
       this.#render(index - Math.floor(data.window / 2));
+    if (index < this.#said[0] || index >= this.#said[1]) this.#renderConversation(index);
     for (const list of [this.#timeline, this.#conversation]) {
       for (const current of list.querySelectorAll(".current")) current.classList.remove("current");
       const item = list.querySelector<HTMLElement>(`[data-index="${index}"]`);
@@ -194,22 +200,30 @@ export class ReportView {
     this.#start = Math.max(0, Math.min(from, Math.max(0, rows - data.window)));
     const end = Math.min(rows, this.#start + data.window);
     const timeline: Html[] = [];
-    const conversation: Html[] = [];
     for (let index = this.#start; index < end; index++) {
       const row = data.rows[index];
-      if (row === undefined) continue;
-      timeline.push(this.#entry(index, row));
-      conversation.push(conversationEntry(data, index));
+      if (row !== undefined) timeline.push(this.#entry(index, row));
     }
-    if (end === rows) {
-      timeline.push(this.#notes(rows));
-      conversation.push(this.#notes(rows));
-    }
+    if (end === rows) timeline.push(this.#notes(rows));
     this.#timeline.innerHTML = html`${timeline}`.text;
-    this.#conversation.innerHTML = html`${conversation}`.text;
+    const selected = this.#selected;
+    this.#renderConversation(selected >= this.#start && selected < end ? selected : this.#start + CONVERSATION_BEFORE);
     byId("shown").textContent = rows === 0 ? "" : `events ${this.#start + 1}–${end} of ${rows}`;
     byId<HTMLButtonElement>("earlier").disabled = this.#start === 0;
     byId<HTMLButtonElement>("later").disabled = end >= rows;
+  }
+
+  /** The conversation around event `index`: what led to it and what came next. */
+  #renderConversation(index: number): void {
+    const { data } = this;
+    const rows = data.rows.length;
+    const from = Math.max(0, Math.min(index - CONVERSATION_BEFORE, rows - CONVERSATION_BEFORE - CONVERSATION_AFTER));
+    const to = Math.min(rows, from + CONVERSATION_BEFORE + CONVERSATION_AFTER);
+    this.#said = [from, to];
+    const said: Html[] = [];
+    for (let at = from; at < to; at++) said.push(conversationEntry(data, at));
+    if (to === rows) said.push(this.#notes(rows));
+    this.#conversation.innerHTML = html`${said}`.text;
   }
 
   #prompt(): void {
