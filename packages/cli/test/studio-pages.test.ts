@@ -135,11 +135,13 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
     await keepScreenshot(page, "studio-keyboard-focus");
     await page.keyboard.press("Enter");
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 30_000,
+      timeout: 45_000,
     });
     // Folded in from the studio's JSON: the same page, never reloaded.
     expect(Number(await page.locator("body").getAttribute("data-updates"))).toBeGreaterThan(0);
-    await expect.poll(() => page.locator("#conversation").textContent()).toContain("approved send_report [m1]");
+    await expect
+      .poll(() => page.locator("#conversation").textContent(), { timeout: 45_000 })
+      .toContain("approved send_report [m1]");
     expect(await page.locator("#conversation").textContent()).toContain("the report went out");
     expect(await page.locator("#step").inputValue()).toBe(await page.locator("#step").getAttribute("max"));
     await expectNoOverlaps(RUN_PARTS);
