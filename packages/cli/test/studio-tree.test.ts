@@ -44,6 +44,8 @@ describe("agentloop studio: a tree of runs", () => {
   it("offers the child's waiting call on the parent's page, by its chained id, and only there", async () => {
     const parent = await (await studio.get("/runs/tree")).text();
     expect(parent).toContain('data-call="r1/e1" data-approved="1"');
+    // The child run is a link to its page, under the call that ran it.
+    expect(parent).toContain('→ child run <a href="/runs/tree.r1">tree.r1</a>');
     const child = await (await studio.get(`/runs/${encodeURIComponent("tree.r1")}`)).text();
     expect(child).not.toContain('data-act="decide"');
     expect(child).toContain("send_email [r1/e1] waits: decide it from");

@@ -1,10 +1,10 @@
 import { appendFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { foldWhileIdle } from "../src/studio/idle-fold.js";
-import { JsonlWatcher } from "../src/studio/jsonl-watcher.js";
-import type { StoreWatcher } from "../src/studio/run-set.js";
-import { SqliteWatcher } from "../src/studio/sqlite-watcher.js";
+import { foldWhileIdle } from "../src/studio/watch/idle-fold.js";
+import { JsonlWatcher } from "../src/studio/watch/jsonl-watcher.js";
+import type { StoreWatcher } from "../src/studio/watch/run-set.js";
+import { SqliteWatcher } from "../src/studio/watch/sqlite-watcher.js";
 import { fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
 import { readEvents, sealedFor } from "./logs.js";

@@ -12,27 +12,31 @@ import {
   TOOL_SOURCE_OPTIONS,
   type ToolSourceValues,
 } from "../setup/tool-sources.js";
-import { foldWhileIdle } from "../studio/idle-fold.js";
-import { JsonlWatcher } from "../studio/jsonl-watcher.js";
-import type { StoreWatcher } from "../studio/run-set.js";
-import { SqliteWatcher } from "../studio/sqlite-watcher.js";
-import { StudioActions } from "../studio/studio-actions.js";
-import { createStudioServer } from "../studio/studio-server.js";
+import { EvalReports } from "../studio/server/eval-reports.js";
+import { StudioActions } from "../studio/server/studio-actions.js";
+import { createStudioServer } from "../studio/server/studio-server.js";
+import { foldWhileIdle } from "../studio/watch/idle-fold.js";
+import { JsonlWatcher } from "../studio/watch/jsonl-watcher.js";
+import type { StoreWatcher } from "../studio/watch/run-set.js";
+import { SqliteWatcher } from "../studio/watch/sqlite-watcher.js";
 import { DEFAULT_STORE } from "./run.js";
 
-export const STUDIO_HELP = `Usage: agentloop studio [--store <path>] [--port <n>] [--host <address>]
+export const STUDIO_HELP = `Usage: agentloop studio [--store <path>] [--evals <dir>] [--port <n>] [--host <address>]
                         [--tools <module>] [--mcp …] [--mcp-url …] [--model <provider:name> | --script <file.json>]
 
 Serves a local web page for the runs of a store: the list of runs (filterable), and each run's
 timeline, statechart with its path, messages, tool calls and results, updated live as runs are
 written by any process. From the page: approve or deny a waiting call, fork a run at any event,
-compare two runs; with a model, start a run and continue a finished one.
+compare two runs; with a model, start a run and continue a finished one. With --evals, the eval
+reports written by 'agentloop eval --json' as cases × scorers, each case one click from its run,
+and two reports side by side.
 
 It prints a URL holding a secret made for this start; every request needs it (the page keeps it
 in a cookie), and every request that changes something needs it in a header the page sends.
 
 Options:
   --store <path>           a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
+  --evals <dir>            a directory of eval reports (agentloop eval --json) to show
   --port <n>               the port (default 4477; 0 picks a free one)
   --host <address>         the address to listen on (default 127.0.0.1: only this machine)
 ${TOOL_SOURCE_HELP}
@@ -52,6 +56,7 @@ export async function studioCommand(args: string[], io: Io): Promise<number> {
       options: {
         ...TOOL_SOURCE_OPTIONS,
         store: { type: "string", default: DEFAULT_STORE },
+        evals: { type: "string" },
         port: { type: "string", default: "4477" },
         host: { type: "string", default: "127.0.0.1" },
         model: { type: "string" },
@@ -70,12 +75,16 @@ export async function studioCommand(args: string[], io: Io): Promise<number> {
     throw new UsageError("give --model or --script, not both; see 'agentloop studio --help'");
   }
   if (!existsSync(values.store)) throw new UsageError(`store '${values.store}' does not exist`);
+  if (values.evals !== undefined && !existsSync(values.evals)) {
+    throw new UsageError(`eval reports directory '${values.evals}' does not exist`);
+  }
   return serve(values, port, io);
 }
 
 type StudioValues = ToolSourceValues & {
   readonly store: string;
   readonly host: string;
+  readonly evals?: string | undefined;
   readonly model?: string | undefined;
   readonly script?: string | undefined;
 };
@@ -93,7 +102,14 @@ async function serve(values: StudioValues, port: number, io: Io): Promise<number
     const actions = new StudioActions({ store, sources, model: values, io });
     const token = randomBytes(24).toString("base64url");
     const hosts = new Set<string>();
-    const server = createStudioServer({ watcher, actions, token, storeLabel: values.store, hosts });
+    const server = createStudioServer({
+      watcher,
+      actions,
+      token,
+      storeLabel: values.store,
+      hosts,
+      evals: values.evals === undefined ? null : new EvalReports(values.evals),
+    });
     const address = await listen(server, port, values.host);
     for (const name of hostNames(values.host)) hosts.add(`${name}:${address}`);
     announce(io, values, address, token);

@@ -1,15 +1,4 @@
-const ENTITIES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Text made safe for HTML and SVG text and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ENTITIES[char] ?? char);
-}
+export { escapeHtml } from "./client/html.js";
 
 /** JSON made safe inside a `<script>` element: no `</script>` can end it early. */
 export function scriptJson(value: unknown): string {

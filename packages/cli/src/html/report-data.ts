@@ -3,56 +3,13 @@ import { formatDuration, offsetOf } from "../output/duration.js";
 import { callNames, compactionDetail, failedAttempt, overBudget } from "../output/timeline-text.js";
 import { endNotes, type Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
+import type { MessageData, ReportData, RowData } from "./client/page-data.js";
 import { movesHtml } from "./timeline-html.js";
+
+export type { MessageData, ReportData, RowData } from "./client/page-data.js";
 
 /** The event types, by the number a row carries: every type a log may hold, as core lists them. */
 export const EVENT_TYPES: readonly StoredEvent["type"][] = RUN_EVENT_TYPES;
-
-/** A message as the page gets it: `[0 system | 1 user, text]`, `[2, text, [[name, args, id], ...]]`, `[3, text, id, name, error?]`. */
-export type MessageData =
-  | readonly [0 | 1, string]
-  | readonly [2, string, readonly (readonly [string, string, string])[]]
-  | readonly [3, string, string, string]
-  | readonly [3, string, string, string, 1];
-
-/**
- * One event as the page gets it: its type (an index in `EVENT_TYPES`), its time from the run's
- * start (already formatted), the state it left the machine in and the moves it made (indexes in
- * `states` and `moves`), what the page writes beside its type, and the messages it added. Its
- * `seq` is its place in the list.
- */
-export type RowData = readonly [
-  type: number,
-  offset: string,
-  state: number,
-  moves: number,
-  detail: readonly (string | number)[],
-  messages: readonly MessageData[],
-];
-
-/** Everything the report's script needs, as compact as plain JSON allows: the page renders the rows it shows. */
-export interface ReportData {
-  readonly chartId: string;
-  /** `EVENT_TYPES`, for the rows' type numbers. */
-  readonly types: readonly string[];
-  /** Chart ids (states and transitions) the rows refer to. */
-  readonly ids: readonly string[];
-  /** Distinct move sequences: their HTML, and the ids they light on the chart. */
-  readonly moves: readonly (readonly [text: string, lit: readonly number[]])[];
-  readonly rows: readonly RowData[];
-  /** Notes before a row, by its index (`rows.length` for the end): `[kind, text]`. */
-  readonly notes: Readonly<Record<number, readonly (readonly [string, string])[]>>;
-  /** Marks on the slider's track: `[row, kind, text]`, at most a few hundred whatever the run's length. */
-  readonly marks: readonly (readonly [number, string, string])[];
-  /** Rows the page shows at once. */
-  readonly window: number;
-  /**
-   * The compactions, for what the model was shown: `[row, head, keptFrom, summary]`, where the
-   * messages after `head` (the task) and before `keptFrom` were hidden from that row on, and the
-   * summary message (null with `trim`) stood for them.
-   */
-  readonly compactions: readonly (readonly [row: number, head: number, keptFrom: number, summary: string | null])[];
-}
 
 /** Marks kept on the slider's track: more would sit on the same pixels. */
 const MARK_SLOTS = 400;

@@ -2,102 +2,163 @@ import { stateName } from "../chart/statechart.js";
 import { type ChildRun, treeWaiting } from "../trace/child-runs.js";
 import { traceStatus } from "../trace/run-status.js";
 import type { RunTrace } from "../trace/run-trace.js";
-import { childRunsHtml } from "./child-runs-html.js";
-import { escapeHtml, scriptJson } from "./escape.js";
+import { childRunsHtml } from "./client/children-html.js";
+import { headerHtml } from "./client/header-html.js";
+import { type Html, html, raw } from "./client/html.js";
+import type { ChildData, ReportData, RunHeader, WaitingCall } from "./client/page-data.js";
+import { clientBundle } from "./client-bundle.js";
+import { scriptJson } from "./escape.js";
 import { reportData } from "./report-data.js";
-import { REPORT_JS } from "./report-script.js";
 import { REPORT_CSS } from "./report-style.js";
 import { renderChartSvg } from "./svg-chart.js";
-
-/**
- * What the checks of the run's end said, for its header: the checked output's value, the
- * problem of the answer the output check refused last, and the guardrail that tripped, with why.
- */
-function checksHtml(trace: RunTrace): string {
-  const { result } = trace;
-  if (result === null) return "";
-  const lines: string[] = [];
-  if (result.output !== undefined) {
-    lines.push(`<p class="output" id="output">${label("Output", JSON.stringify(result.output))}</p>`);
-  }
-  if (result.status === "invalid_output") {
-    const refused = trace.entries.findLast(({ event }) => event.type === "output.checked" && !event.valid)?.event;
-    if (refused?.type === "output.checked" && !refused.valid) {
-      lines.push(`<p class="output" id="output-problem">${label("Output refused", refused.problem)}</p>`);
-    }
-  }
-  if (result.guardrail !== undefined) {
-    const { stage, name, reason } = result.guardrail;
-    lines.push(`<p class="tripped" id="tripped">${label("Tripped", `${stage} guardrail ${name}: ${reason}`)}</p>`);
-  }
-  return lines.map((line) => `${line}\n`).join("");
-}
-
-const label = (name: string, text: string): string => `<strong>${name}</strong> ${escapeHtml(text)}`;
 
 /** Timeline entries the page shows at once; the slider and the buttons move this window. */
 export const TIMELINE_WINDOW = 60;
 
+/** A run's page in parts: the studio adds its own to each before putting them together. */
+export interface ReportParts {
+  readonly title: string;
+  /** The stylesheet. */
+  readonly style: string;
+  /** The page's content, without the data and the script. */
+  readonly body: Html;
+  /** The data the script draws from, for its JSON script element. */
+  readonly data: ReportData;
+  readonly header: RunHeader;
+}
+
+/** What the run's header says, from its fold and the calls its tree waits on. */
+export function runHeader(runId: string, trace: RunTrace, waiting: readonly WaitingCall[]): RunHeader {
+  const { result } = trace;
+  const status = traceStatus(trace, waiting);
+  const where = result === null ? ` · in ${stateName(trace.chart, trace.state)}` : "";
+  const turns = trace.turns > 1 ? ` · ${trace.turns} turns` : "";
+  const events = trace.entries.length;
+  const refused =
+    result?.status === "invalid_output"
+      ? trace.entries.findLast(({ event }) => event.type === "output.checked" && !event.valid)?.event
+      : undefined;
+  const guardrail = result?.guardrail;
+  return {
+    runId,
+    status,
+    outcome: `${status} · ${trace.steps} steps · ${trace.tokens} tokens · ${events} events${turns}${where}`,
+    task: trace.settings.task,
+    answer: result?.answer ?? null,
+    ...(result?.output !== undefined ? { output: JSON.stringify(result.output) } : {}),
+    ...(refused?.type === "output.checked" && !refused.valid ? { outputProblem: refused.problem } : {}),
+    ...(guardrail !== undefined
+      ? { tripped: `${guardrail.stage} guardrail ${guardrail.name}: ${guardrail.reason}` }
+      : {}),
+    waiting: waiting.map((call) => ({ id: call.id, name: call.name })),
+  };
+}
+
+/** The child runs as the page lists them: with `program`, each names the command that writes its report; without, it is a link. */
+export function childData(children: readonly ChildRun[], program: string | null): ChildData[] {
+  return children.map((child) => ({
+    callId: child.callId,
+    name: child.name,
+    runId: child.runId,
+    status: child.status,
+    steps: child.steps,
+    tokens: child.tokens,
+    task: child.task,
+    answer: child.answer,
+    command: program === null ? null : `${program} show ${child.label} --html ${child.runId}.html`,
+    children: childData(child.children, program),
+  }));
+}
+
 /**
- * One self-contained HTML page for a run: the statechart drawn as inline SVG with the run's path
- * marked, a slider through the run that lights the states and transitions of each event, and the
- * timeline, shown a window at a time so that a run of any length opens fast. Pauses for a
- * decision, interruptions and long gaps are marked on the timeline and on the slider's track.
- * The child runs of agent tool calls are listed under their calls. Styles and script are inline;
- * nothing is fetched, so it works offline.
+ * A run's page in parts: the header, the slider through the run, the conversation beside what
+ * the model was shown for the selected event, the child runs, the statechart with the path the
+ * run took (open with `chartOpen`, else folded away), and the timeline of events with the moves
+ * each made. The script draws the conversation and the timeline from the data, a window at a
+ * time, so that a run of any length opens fast.
+ */
+export async function reportParts(
+  trace: RunTrace,
+  log: { readonly runId: string; readonly label: string },
+  children: readonly ChildRun[],
+  options: { readonly program: string | null; readonly chartOpen: boolean },
+): Promise<ReportParts> {
+  const waiting = treeWaiting(trace, children);
+  const header = runHeader(log.runId, trace, waiting);
+  const svg = await renderChartSvg(trace.chart, { visits: trace.visits, taken: trace.taken, end: trace.state });
+  const data = reportData(trace, TIMELINE_WINDOW, waiting);
+  const events = data.rows.length;
+  const body = html`<header id="header">${headerHtml(header)}</header>
+<div class="player" id="player"><label for="step">event</label><div class="track"><div class="marks" id="marks"></div><input type="range" id="step" min="0" max="${Math.max(0, events - 1)}" value="${Math.max(0, events - 1)}"></div><span id="step-label"></span></div>
+<div class="pager"><button type="button" id="earlier">◀ earlier</button><span id="shown"></span><button type="button" id="later">later ▶</button></div>
+<main class="run-columns">
+<section class="conversation-section"><h2>Conversation</h2><ol class="conversation" id="conversation"></ol></section>
+<section class="prompt-section"><h2>What the model was shown</h2><p id="prompt-note"></p><ol class="prompt" id="prompt"></ol></section>
+</main>
+<div id="children-place">${childRunsHtml(childData(children, options.program))}</div>
+<details class="chart-section" id="chart"${raw(options.chartOpen ? " open" : "")}>
+<summary><h2>Statechart of <code>${trace.chart.id}</code>, with the path this run took</h2></summary>
+<div class="legend"><span><i class="key visited"></i>entered (×times)</span><span><i class="key end"></i>where the run ended</span><span><i class="key taken"></i>transition taken (×times)</span><span><i class="key focus"></i>what the selected event touched</span><span>dashed: eventless (guarded) transition</span><span>double border: final state</span></div>
+<div class="card"><div class="chart-scroll">${raw(svg)}</div></div>
+</details>
+<section class="timeline-section">
+<h2>Timeline <span class="count" id="events-count">${events} events</span></h2>
+<ol class="timeline" id="timeline"></ol>
+<noscript>The page needs JavaScript; 'agentloop show' prints the run as text.</noscript>
+</section>
+<footer>agentloop · replayed from ${log.label} through the machine, calling no model and running no tool</footer>`;
+  return { title: `agentloop run ${log.runId}`, style: REPORT_CSS, body, data, header };
+}
+
+/** The data's JSON script element. */
+export function dataScript(data: ReportData): Html {
+  return raw(`<script type="application/json" id="run-data">${scriptJson(data)}</script>`);
+}
+
+/** A page from its parts: one file, style and script inline. */
+export function pageOf(parts: {
+  readonly title: string;
+  readonly style: string;
+  readonly head?: Html;
+  readonly bodyAttributes?: Html;
+  readonly body: Html;
+  /** The script, inline; or (the studio's pages) the address it is served at. */
+  readonly script: string | { readonly src: string };
+}): string {
+  const script =
+    typeof parts.script === "string"
+      ? html`<script>${raw(parts.script)}</script>`
+      : html`<script src="${parts.script.src}"></script>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${parts.title}</title>
+<style>${raw(parts.style)}</style>
+${parts.head ?? null}</head>
+<body${parts.bodyAttributes ?? null}>
+${parts.body}
+${script}
+</body>
+</html>
+`.text;
+}
+
+/**
+ * One self-contained HTML page for a run (`show --html`): its parts, the data, and the report's
+ * script inline; nothing is fetched, so it works offline. The chart is open.
  */
 export async function renderReport(
   trace: RunTrace,
   log: { readonly runId: string; readonly label: string },
   children: readonly ChildRun[] = [],
-  program?: string,
+  program = "agentloop",
 ): Promise<string> {
-  const { result } = trace;
-  const waiting = treeWaiting(trace, children);
-  const status = traceStatus(trace, waiting);
-  const where = result === null ? ` · in ${stateName(trace.chart, trace.state)}` : "";
-  const waits =
-    waiting.length === 0
-      ? ""
-      : `<p class="waits"><strong>Waiting</strong> for a decision on ${waiting.map((call) => `<code>${escapeHtml(call.id)}</code> (${escapeHtml(call.name)})`).join(", ")}</p>`;
-  const svg = await renderChartSvg(trace.chart, { visits: trace.visits, taken: trace.taken, end: trace.state });
-  const data = reportData(trace, TIMELINE_WINDOW, waiting);
-  const events = data.rows.length;
-  const turns = trace.turns > 1 ? ` · ${trace.turns} turns` : "";
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>agentloop run ${escapeHtml(log.runId)}</title>
-<style>${REPORT_CSS}</style>
-</head>
-<body>
-<header>
-<h1>Run <code>${escapeHtml(log.runId)}</code></h1>
-<div class="outcome status-${escapeHtml(status)}" id="outcome">${escapeHtml(`${status} · ${trace.steps} steps · ${trace.tokens} tokens · ${events} events${turns}${where}`)}</div>
-<p class="task"><strong>Task</strong> ${escapeHtml(trace.settings.task)}</p>
-<p class="answer"><strong>Answer</strong> ${escapeHtml(result?.answer ?? "(none)")}</p>
-${checksHtml(trace)}${waits}
-</header>
-<section class="chart-section">
-<h2>Statechart of <code>${escapeHtml(trace.chart.id)}</code>, with the path this run took</h2>
-<div class="legend"><span><i class="key visited"></i>entered (×times)</span><span><i class="key end"></i>where the run ended</span><span><i class="key taken"></i>transition taken (×times)</span><span><i class="key focus"></i>what the selected event touched</span><span>dashed: eventless (guarded) transition</span><span>double border: final state</span></div>
-<div class="card"><div class="chart-scroll">${svg}</div>
-<div class="player"><label for="step">event</label><div class="track"><div class="marks" id="marks"></div><input type="range" id="step" min="0" max="${Math.max(0, events - 1)}" value="0"></div><span id="step-label"></span></div>
-</div>
-</section>
-${childRunsHtml(children, program)}
-<section class="timeline-section">
-<h2>Timeline <span class="count">${events} events</span></h2>
-<div class="pager"><button type="button" id="earlier">◀ earlier</button><span id="shown"></span><button type="button" id="later">later ▶</button></div>
-<ol class="timeline" id="timeline"></ol>
-<noscript>The timeline needs JavaScript; 'agentloop show' prints it as text.</noscript>
-</section>
-<footer>agentloop · replayed from ${escapeHtml(log.label)} through the machine, calling no model and running no tool</footer>
-<script type="application/json" id="run-data">${scriptJson(data)}</script>
-<script>${REPORT_JS}</script>
-</body>
-</html>
-`;
+  const parts = await reportParts(trace, log, children, { program, chartOpen: true });
+  return pageOf({
+    ...parts,
+    body: html`${parts.body}\n${dataScript(parts.data)}`,
+    script: clientBundle("html/client/report-main.js"),
+  });
 }

@@ -1,10 +1,11 @@
 import type { ServerResponse } from "node:http";
-import { isRunId, type ToolCall } from "../core-api.js";
-import { type ChildRun, childRunsOf, treeWaiting } from "../trace/child-runs.js";
-import type { RunTrace } from "../trace/run-trace.js";
-import type { StoreWatcher } from "./run-set.js";
+import { isRunId, type ToolCall } from "../../core-api.js";
+import { type ChildRun, childRunsOf, treeWaiting } from "../../trace/child-runs.js";
+import type { RunTrace } from "../../trace/run-trace.js";
+import type { StoreWatcher } from "../watch/run-set.js";
+import type { WatchedRun } from "../watch/watched-run.js";
+import type { EvalReports } from "./eval-reports.js";
 import { ActionError, type StudioActions } from "./studio-actions.js";
-import type { WatchedRun } from "./watched-run.js";
 
 /** What the server serves: the watched store, what it can do, and the start's token. */
 export interface StudioContext {
@@ -14,6 +15,8 @@ export interface StudioContext {
   readonly storeLabel: string;
   /** `Host` headers the studio answers (its address and port, and `localhost` for 127.0.0.1). */
   readonly hosts: Set<string>;
+  /** The eval reports the studio shows (`--evals`), or `null`. */
+  readonly evals?: EvalReports | null;
 }
 
 /** A run id from the request, checked: never a path, so nothing outside the store can be named. */

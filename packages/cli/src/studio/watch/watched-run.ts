@@ -1,7 +1,7 @@
-import { messageOf } from "../cli-error.js";
-import type { StoredEvent } from "../core-api.js";
-import { type ViewStatus, viewStatus } from "../trace/run-status.js";
-import { type RunTrace, RunTracer } from "../trace/run-trace.js";
+import { messageOf } from "../../cli-error.js";
+import type { StoredEvent } from "../../core-api.js";
+import { type ViewStatus, viewStatus } from "../../trace/run-status.js";
+import { type RunTrace, RunTracer } from "../../trace/run-trace.js";
 import { EventChecker } from "./event-checker.js";
 
 /** One row of the studio's list of runs. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { chainCallId } from "../core-api.js";
+import { chainCallId } from "../../core-api.js";
 import { ActionError } from "./studio-actions.js";
 import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } from "./studio-context.js";
 

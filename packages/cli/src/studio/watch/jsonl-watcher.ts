@@ -1,7 +1,7 @@
 import { closeSync, constants, type FSWatcher, fstatSync, openSync, readdirSync, readSync, watch } from "node:fs";
 import { join } from "node:path";
-import { messageOf } from "../cli-error.js";
-import { isRunId } from "../core-api.js";
+import { messageOf } from "../../cli-error.js";
+import { isRunId } from "../../core-api.js";
 import { RunSet, type StoreWatcher } from "./run-set.js";
 
 /** Where the reading of one log stands: the bytes read, and a last line not yet ended by a newline. */

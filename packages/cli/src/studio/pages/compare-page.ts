@@ -1,7 +1,8 @@
-import { escapeHtml } from "../html/escape.js";
-import { REPORT_CSS } from "../html/report-style.js";
-import { traceStatus } from "../trace/run-status.js";
-import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
+import { type Html, html } from "../../html/client/html.js";
+import { pageOf } from "../../html/report.js";
+import { REPORT_CSS } from "../../html/report-style.js";
+import { traceStatus } from "../../trace/run-status.js";
+import type { RunTrace, TraceEntry } from "../../trace/run-trace.js";
 import { STUDIO_CSS } from "./studio-style.js";
 
 /** What an event did, for comparing two runs: its type and the messages it added (times and ids aside). */
@@ -23,20 +24,20 @@ export function divergenceOf(a: RunTrace, b: RunTrace): number | null {
   return a.entries.length === b.entries.length ? null : length;
 }
 
-function lineOf(entry: TraceEntry): string {
+function lineOf(entry: TraceEntry): Html {
   const message = entry.messages.at(-1);
   const text = message === undefined ? "" : message.content.slice(0, 160);
   const calls = message?.role === "assistant" ? message.toolCalls.map((call) => call.name).join(", ") : "";
-  return `<strong>${escapeHtml(entry.event.type)}</strong> ${escapeHtml(text)}${calls ? ` <em>${escapeHtml(calls)}</em>` : ""}`;
+  return html`<strong>${entry.event.type}</strong> ${text}${calls ? html` <em>${calls}</em>` : null}`;
 }
 
-function column(runId: string, trace: RunTrace, at: number | null): string {
+function column(runId: string, trace: RunTrace, at: number | null): Html {
   const items = trace.entries.map((entry, index) => {
     const kind = at === null || index < at ? "same" : index === at ? "diverges" : "after";
-    return `<li class="${kind}" data-seq="${index}">#${index} ${lineOf(entry)}</li>`;
+    return html`<li class="${kind}" data-seq="${index}">#${index} ${lineOf(entry)}</li>`;
   });
   const status = traceStatus(trace);
-  return `<section><h2><a href="/runs/${encodeURIComponent(runId)}">${escapeHtml(runId)}</a> · ${escapeHtml(status)} · ${trace.steps} steps · ${trace.tokens} tokens</h2><ol>${items.join("")}</ol></section>`;
+  return html`<section><h2><a href="/runs/${encodeURIComponent(runId)}">${runId}</a> · ${status} · ${trace.steps} steps · ${trace.tokens} tokens</h2><ol>${items}</ol></section>`;
 }
 
 /** Two runs side by side, event by event, with the first event where they differ marked. */
@@ -46,21 +47,15 @@ export function renderComparePage(ids: readonly [string, string], traces: readon
     at === null
       ? "The two runs did the same, event for event."
       : `The runs agree on their first ${at} events and diverge at event #${at}.`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>agentloop studio · ${escapeHtml(ids[0])} vs ${escapeHtml(ids[1])}</title>
-<style>${REPORT_CSS}${STUDIO_CSS}</style>
-</head>
-<body data-ready="true">
-<nav class="studio-bar"><a href="/">all runs</a><strong>comparison</strong></nav>
+  return pageOf({
+    title: `agentloop studio · ${ids[0]} vs ${ids[1]}`,
+    style: REPORT_CSS + STUDIO_CSS,
+    bodyAttributes: html` data-ready="true"`,
+    body: html`<nav class="studio-bar"><a href="/">all runs</a><strong>comparison</strong></nav>
 <main class="compare"><p class="summary" id="divergence" data-at="${at ?? ""}">${summary}</p>
 ${column(ids[0], traces[0], at)}
 ${column(ids[1], traces[1], at)}
-</main>
-</body>
-</html>
-`;
+</main>`,
+    script: "",
+  });
 }

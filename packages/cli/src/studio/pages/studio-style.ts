@@ -23,9 +23,13 @@ export const STUDIO_CSS = `
 .compare li.diverges{background:#fee2e2;border-left:3px solid #b91c1c}
 .compare li.after{background:#fff7ed}
 .compare .summary{grid-column:1 / span 2;margin-bottom:.8rem;font-size:14px}
-.prompt-section{margin:1rem 1.2rem;font:13px system-ui,sans-serif}
-.prompt-section h2{font-size:15px}
-.prompt{list-style:none;margin:0;padding:0;max-height:24rem;overflow:auto}
-.prompt li{padding:.25rem .4rem;border-bottom:1px solid #e5e7eb;overflow-wrap:anywhere}
-.prompt li b{display:inline-block;min-width:5.5rem;color:#4b5563}
+.studio-bar{position:relative;z-index:3}
+.studio-bar .wait{display:inline-flex;flex-wrap:wrap;gap:.3rem;align-items:center}
+.studio-bar button:focus-visible,.studio-bar a:focus-visible{outline:3px solid #fbbf24;outline-offset:2px}
+.table-scroll{overflow-x:auto}
+.evals tr.regressed,.evals tr.fail{background:#fee2e2}.evals tr.improved{background:#dcfce7}
+.evals td.fell{color:#b91c1c;font-weight:600}.evals td.rose{color:#15803d;font-weight:600}
+.badge.regressed{background:#fee2e2}.badge.improved{background:#dcfce7}.badge.new{background:#dbeafe}
+.evals .summary{font-size:15px}
+@media (max-width:760px){.studio-bar{padding:.5rem .6rem;gap:.4rem .6rem}.studio-list{margin:.6rem}.compare{grid-template-columns:minmax(0,1fr)}.compare .summary{grid-column:auto}.studio-list .when,.studio-list .lineage{display:none}}
 `;

@@ -7,7 +7,7 @@ import {
   parseEventLog,
   runHashSeed,
   type StoredEvent,
-} from "../core-api.js";
+} from "../../core-api.js";
 
 /**
  * Checks a run's events one at a time as they are appended, with what core's `parseEventLog`

@@ -1,4 +1,4 @@
-import { messageOf } from "../cli-error.js";
+import { messageOf } from "../../cli-error.js";
 import {
   type AgentStreamEvent,
   continueAgent,
@@ -9,12 +9,12 @@ import {
   resumeAgent,
   runAgent,
   type StoredEvent,
-} from "../core-api.js";
-import type { Io } from "../io.js";
-import { chooseModel } from "../setup/choose-model.js";
-import { newRunId } from "../setup/run-ids.js";
-import { CLI_RUN_DEFAULTS } from "../setup/run-options.js";
-import type { ToolSources } from "../setup/tool-sources.js";
+} from "../../core-api.js";
+import type { Io } from "../../io.js";
+import { chooseModel } from "../../setup/choose-model.js";
+import { newRunId } from "../../setup/run-ids.js";
+import { CLI_RUN_DEFAULTS } from "../../setup/run-options.js";
+import type { ToolSources } from "../../setup/tool-sources.js";
 
 /** What the studio was given to act with: the store, and (when started with them) the tools and the model flags. */
 export interface ActionSetup {
@@ -47,6 +47,8 @@ export class StudioActions {
   readonly failures = new Map<string, string>();
   /** Hear the text the model streams in the runs the studio drives, as it comes. */
   readonly deltas = new Set<(runId: string, text: string) => void>();
+  /** Hear that a run the studio drives failed (its page shows why), though its log may not have changed. */
+  readonly failed = new Set<(runId: string) => void>();
 
   constructor(setup: ActionSetup) {
     this.#setup = setup;
@@ -128,7 +130,10 @@ export class StudioActions {
       }
     };
     go(onEvent)
-      .catch((error: unknown) => this.failures.set(runId, messageOf(error)))
+      .catch((error: unknown) => {
+        this.failures.set(runId, messageOf(error));
+        for (const listener of this.failed) listener(runId);
+      })
       .finally(() => this.#busy.delete(runId));
   }
 }

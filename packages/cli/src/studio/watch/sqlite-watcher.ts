@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { messageOf } from "../cli-error.js";
+import { messageOf } from "../../cli-error.js";
 import { RunSet, type StoreWatcher } from "./run-set.js";
 
 interface Statement {

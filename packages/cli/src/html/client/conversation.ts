@@ -1,0 +1,88 @@
+import { eventDetail } from "./event-detail.js";
+import { type Html, html } from "./html.js";
+import type { MessageData, ReportData, RowData } from "./page-data.js";
+
+/** One event of the run, as the conversation shows it; `null` leaves it out of the conversation. */
+type Turn = (row: RowData, data: ReportData) => Html | null;
+
+const bubble = (role: string, label: string, body: Html | string, extra: Html | null = null): Html =>
+  html`<div class="bubble ${role}"><span class="who">${label}</span><div class="said">${body}</div>${extra}</div>`;
+
+const chip = (kind: string, label: string, body: Html | string): Html =>
+  html`<div class="chip ${kind}"><span class="who">${label}</span> ${body}</div>`;
+
+const messagesOf = (row: RowData, role: MessageData[0]): MessageData[] => row[5].filter((m) => m[0] === role);
+
+/** An assistant's reply: its text, and each tool call with its arguments. */
+function reply(row: RowData): Html {
+  const said = messagesOf(row, 2).map((message) => {
+    const calls = message[0] === 2 ? message[2] : [];
+    const text = message[1] === "" ? null : html`<p>${message[1]}</p>`;
+    const list =
+      calls.length === 0
+        ? null
+        : html`<ul class="calls">${calls.map(
+            ([name, args, id]) =>
+              html`<li><span class="tool-name">${name}</span><code class="args">${args}</code> <span class="call-id">[${id}]</span></li>`,
+          )}</ul>`;
+    return html`${text}${list}`;
+  });
+  return bubble("assistant", `model · step ${String(row[4][0] ?? "")}`, html`${said}`);
+}
+
+/** A tool's result, under the call it answers. */
+function result(row: RowData): Html {
+  return html`${messagesOf(row, 3).map((message) =>
+    message[0] === 3
+      ? bubble(
+          `tool${message[4] === 1 ? " error" : ""}`,
+          `${message[3]} [${message[2]}]`,
+          html`<code class="result">${message[1]}</code>`,
+        )
+      : null,
+  )}`;
+}
+
+/** What the user said: the task at the start, each later message. */
+function user(label: string): Turn {
+  return (row) => {
+    const said = messagesOf(row, 1).map((message) => message[1]);
+    return said.length === 0 ? null : bubble("user", label, html`${said.map((text) => html`<p>${text}</p>`)}`);
+  };
+}
+
+const detailChip =
+  (kind: (row: RowData) => string, label: string): Turn =>
+  (row, data) =>
+    chip(kind(row), label, eventDetail(data.types[row[0]] ?? "", row[4]));
+
+/**
+ * How each kind of event reads in the conversation, by event type. A kind of event the run's log
+ * gains later gets its line here; one without a line is shown with its type and detail.
+ */
+export const CONVERSATION: Readonly<Record<string, Turn>> = {
+  "run.started": user("task"),
+  "user.messaged": user("you"),
+  "model.replied": reply,
+  "tool.started": () => null,
+  "tool.finished": result,
+  "approval.decided": detailChip((row) => (row[4][2] ? "ok" : "bad"), "decision"),
+  "guardrail.checked": detailChip((row) => (row[4][0] === 1 ? "bad" : "ok"), "guardrail"),
+  "output.checked": detailChip((row) => (row[4][0] === 1 ? "ok" : "bad"), "output"),
+  "context.compacted": detailChip(() => "info", "compacted"),
+  "model.failed": detailChip(() => "bad", "model failed"),
+  "retry.waited": detailChip(() => "info", "retry"),
+  "run.cancelled": detailChip(() => "bad", "cancelled"),
+  "run.finished": detailChip(() => "end", "finished"),
+};
+
+/** The conversation's entry for row `index`: its turn (or a chip for an unknown type), marked with its index. */
+export function conversationEntry(data: ReportData, index: number): Html {
+  const row = data.rows[index];
+  if (row === undefined) return html``;
+  const type = data.types[row[0]] ?? "";
+  const turn = CONVERSATION[type] ?? detailChip(() => "info", type);
+  const shown = turn(row, data);
+  if (shown === null) return html``;
+  return html`<li class="said-entry" data-index="${index}"><span class="seq">#${index}</span>${shown}</li>`;
+}

@@ -1,0 +1,96 @@
+import { type Html, html } from "../../html/client/html.js";
+import { byId } from "../../html/client/report-view.js";
+import { post, studioEvents } from "./studio-fetch.js";
+
+/** A row of `GET /api/runs` (the server's `RunRow`). */
+interface Row {
+  readonly runId: string;
+  readonly status: string;
+  readonly task: string;
+  readonly steps: number;
+  readonly tokens: number;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly parent: string | null;
+  readonly calledBy: { readonly runId: string; readonly callId: string } | null;
+  readonly refused: string | null;
+}
+
+const link = (id: string): Html => html`<a href="/runs/${encodeURIComponent(id)}">${id}</a>`;
+const seconds = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+const links = (ids: readonly string[]): Html =>
+  html`${ids.map((id, index) => html`${index > 0 ? ", " : ""}${link(id)}`)}`;
+
+const body = byId<HTMLTableSectionElement>("runs");
+const filter = byId<HTMLInputElement>("filter");
+const status = byId<HTMLSelectElement>("status");
+let runs: Row[] = [];
+
+function render(): void {
+  const query = filter.value.toLowerCase();
+  const shown = runs.filter(
+    (r) =>
+      (status.value === "" || r.status === status.value) &&
+      (query === "" || `${r.runId} ${r.task}`.toLowerCase().includes(query)),
+  );
+  const forks = new Map<string, string[]>();
+  const called = new Map<string, string[]>();
+  const add = (map: Map<string, string[]>, key: string, id: string) => map.set(key, [...(map.get(key) ?? []), id]);
+  for (const r of runs) {
+    if (r.parent) add(forks, r.parent, r.runId);
+    if (r.calledBy) add(called, r.calledBy.runId, r.runId);
+  }
+  const lineage = (r: Row): Html => {
+    const parts: Html[] = [];
+    if (r.parent) parts.push(html`fork of ${link(r.parent)}`);
+    if (r.calledBy) parts.push(html`child of ${link(r.calledBy.runId)} (call ${r.calledBy.callId})`);
+    const own = forks.get(r.runId) ?? [];
+    if (own.length > 0) parts.push(html`forks: ${links(own)}`);
+    const children = called.get(r.runId) ?? [];
+    if (children.length > 0) parts.push(html`children: ${links(children)}`);
+    return html`${parts.map((part, index) => html`${index > 0 ? " · " : ""}${part}`)}`;
+  };
+  body.innerHTML = html`${shown.map(
+    (r) =>
+      html`<tr data-run="${r.runId}"><td><input type="checkbox" class="pick" value="${r.runId}" aria-label="pick ${r.runId} for comparison"></td><td class="id">${link(r.runId)}</td><td><span class="badge ${r.status}">${r.status}</span>${
+        r.refused ? html`<div class="reason">${r.refused}</div>` : null
+      }</td><td class="task">${r.task}</td><td class="num">${r.steps}</td><td class="num">${r.tokens}</td><td class="when">${r.startedAt.slice(0, 19).replace("T", " ")}</td><td class="num">${seconds(r.durationMs)}</td><td class="lineage">${lineage(r)}</td></tr>`,
+  )}`.text;
+  byId("count").textContent = `${shown.length} of ${runs.length} runs`;
+}
+
+/** A load is waited for at most once at a time: changes heard meanwhile are in it. */
+let pending = false;
+async function load(): Promise<void> {
+  runs = (await (await fetch("/api/runs")).json()) as Row[];
+  render();
+  document.body.dataset.ready = "true";
+}
+const later = (ms: number) => {
+  if (pending) return;
+  pending = true;
+  setTimeout(() => {
+    pending = false;
+    void load();
+  }, ms);
+};
+
+filter.addEventListener("input", render);
+status.addEventListener("change", render);
+byId("compare").addEventListener("click", () => {
+  const picked = [...document.querySelectorAll<HTMLInputElement>(".pick:checked")].map((box) => box.value);
+  if (picked.length === 2) {
+    location.href = `/compare?a=${encodeURIComponent(picked[0] ?? "")}&b=${encodeURIComponent(picked[1] ?? "")}`;
+  }
+});
+document.getElementById("start")?.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const task = byId<HTMLInputElement>("task").value;
+  void post("/api/runs", { task }, (text) => {
+    byId("failure").textContent = text;
+  }).then((answer) => {
+    if (answer !== null) location.href = `/runs/${encodeURIComponent(answer.runId)}`;
+  });
+});
+// The first load waits for the stream: nothing written in between is missed.
+studioEvents({ open: () => later(0), run: () => later(100) });

@@ -1,0 +1,163 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { clientBundle } from "../../html/client-bundle.js";
+import { withTreePauses } from "../../trace/run-status.js";
+import { renderComparePage } from "../pages/compare-page.js";
+import { renderEvalCompare, renderEvalList, renderEvalReport } from "../pages/eval-pages.js";
+import { renderListPage } from "../pages/list-page.js";
+import { type Known, type RunPageOptions, renderRefusedPage, renderRunPage, runUpdate } from "../pages/run-page.js";
+import { STUDIO_SCRIPTS } from "../pages/studio-scripts.js";
+import type { RunRow } from "../watch/watched-run.js";
+import type { EvalReports } from "./eval-reports.js";
+import type { PageCache } from "./page-cache.js";
+import { ActionError } from "./studio-actions.js";
+import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } from "./studio-context.js";
+
+/** A GET request as a route gets it: what the server serves, the URL and the path's parameters. */
+export interface Request {
+  readonly context: StudioContext;
+  readonly pages: PageCache;
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly url: URL;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/** A route: a path whose `:name` segments are parameters, and what answers it. */
+export interface Route {
+  readonly path: string;
+  readonly serve: (request: Request) => void | Promise<void>;
+}
+
+/** Every page and read the studio serves, first match wins; the POSTs are `studio-posts.ts`'s. */
+export const GET_ROUTES: readonly Route[] = [
+  { path: "/", serve: listPage },
+  { path: "/api/runs", serve: ({ context, response }) => sendJson(response, 200, runRows(context)) },
+  { path: "/api/runs/:id/update", serve: runUpdateJson },
+  { path: "/events", serve: streamEvents },
+  { path: "/scripts/:name", serve: script },
+  { path: "/runs/:id", serve: runPage },
+  { path: "/compare", serve: comparePage },
+  { path: "/evals", serve: ({ context, response }) => sendHtml(response, renderEvalList(evalsOf(context).all())) },
+  { path: "/evals/compare", serve: evalCompare },
+  {
+    path: "/evals/:file",
+    serve: ({ context, response, params }) =>
+      sendHtml(response, renderEvalReport(evalsOf(context).get(params.file ?? ""))),
+  },
+];
+
+function listPage({ context, response }: Request): void {
+  const canStart = context.actions.canDrive && context.actions.hasModel;
+  sendHtml(response, renderListPage(context.storeLabel, context.token, canStart, (context.evals ?? null) !== null));
+}
+
+async function runPage({ context, pages, response, params }: Request): Promise<void> {
+  const runId = runIdOf(params.id ?? "");
+  const run = watchedRun(context, runId);
+  run?.fold();
+  const refused = run?.refused;
+  if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
+  const options = await runPageOptions(context, runId);
+  const waits = options.waiting.map((call) => call.id).join(" ");
+  const children = options.children.map((child) => `${child.runId}:${child.status}:${child.steps}`).join(" ");
+  const key = `${runId}\n${run?.length}\n${options.failure}\n${waits}\n${children}`;
+  const page = await pages.get(key, () => renderRunPage(traceOf(context, runId), runId, options));
+  sendHtml(response, page);
+}
+
+/** What changed in a run since what the page has (`?rows=&ids=&moves=`), as JSON the page folds in. */
+async function runUpdateJson({ context, response, params, url }: Request): Promise<void> {
+  const runId = runIdOf(params.id ?? "");
+  const count = (name: string) => {
+    const value = Number(url.searchParams.get(name) ?? "0");
+    if (!Number.isSafeInteger(value) || value < 0) throw new ActionError(400, `${name} must be a whole number`);
+    return value;
+  };
+  const known: Known = { rows: count("rows"), ids: count("ids"), moves: count("moves") };
+  const trace = traceOf(context, runId);
+  sendJson(response, 200, runUpdate(trace, runId, await runPageOptions(context, runId), known));
+}
+
+/** A page's script: one of the studio's own, compiled with the package (its address holds a hash of it, so it may be kept). */
+function script({ response, params }: Request): void {
+  const known = Object.values(STUDIO_SCRIPTS).find((script) => script.name === params.name);
+  if (known === undefined) throw new ActionError(404, `no script '${(params.name ?? "").slice(0, 200)}'`);
+  response.writeHead(200, {
+    "content-type": "text/javascript; charset=utf-8",
+    "cache-control": "private, max-age=31536000, immutable",
+  });
+  response.end(clientBundle(known.entry));
+}
+
+function comparePage({ context, response, url }: Request): void {
+  const ids = [runIdOf(url.searchParams.get("a") ?? ""), runIdOf(url.searchParams.get("b") ?? "")] as const;
+  // The comparison does not follow the runs: it is drawn from the store as it is now, not from the
+  // watcher's last look, which may have caught a log (a fork just made) half written.
+  context.watcher.poke();
+  sendHtml(response, renderComparePage(ids, [traceOf(context, ids[0]), traceOf(context, ids[1])]));
+}
+
+function evalCompare({ context, response, url }: Request): void {
+  const evals = evalsOf(context);
+  const before = evals.get(url.searchParams.get("a") ?? "");
+  const after = evals.get(url.searchParams.get("b") ?? "");
+  sendHtml(response, renderEvalCompare(before, after));
+}
+
+function evalsOf(context: StudioContext): EvalReports {
+  if (context.evals === undefined || context.evals === null)
+    throw new ActionError(404, "start the studio with --evals <directory> to show eval reports");
+  return context.evals;
+}
+
+function runRows(context: StudioContext): RunRow[] {
+  const rows = context.watcher.runs
+    .all()
+    .map((run) => run.row())
+    .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || a.runId.localeCompare(b.runId));
+  return withTreePauses(rows, (row) => row.calledBy?.runId);
+}
+
+async function runPageOptions(context: StudioContext, runId: string): Promise<RunPageOptions> {
+  const { children, waiting } = await treeOf(context, runId, traceOf(context, runId));
+  return {
+    token: context.token,
+    storeLabel: context.storeLabel,
+    canDrive: context.actions.canDrive,
+    hasModel: context.actions.hasModel,
+    failure: context.actions.failures.get(runId),
+    waiting,
+    calledBy: watchedRun(context, runId)?.calledBy ?? null,
+    children,
+  };
+}
+
+/** Server-sent events: the run id each time a run of the store changes, and (`delta`) the text a run the studio drives streams. */
+function streamEvents({ context, request, response }: Request): void {
+  response.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-store",
+    connection: "keep-alive",
+  });
+  response.write(": watching\n\n");
+  const changed = (runId: string) => response.write(`data: ${runId}\n\n`);
+  const stop = context.watcher.runs.listen(changed);
+  context.actions.failed.add(changed);
+  const delta = (runId: string, text: string) =>
+    response.write(`event: delta\ndata: ${JSON.stringify({ runId, text })}\n\n`);
+  context.actions.deltas.add(delta);
+  request.on("close", () => {
+    stop();
+    context.actions.failed.delete(changed);
+    context.actions.deltas.delete(delta);
+  });
+}
+
+function sendHtml(response: ServerResponse, html: string, status = 200): void {
+  response.writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "x-frame-options": "DENY",
+  });
+  response.end(html);
+}
