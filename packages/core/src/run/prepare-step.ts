@@ -1,5 +1,5 @@
 import type { AgentRequest, Message, Model, StepPrepared, ToolChoice, ToolSpec } from "../data/index.js";
-import { messagesOf } from "../data/index.js";
+import { listView } from "../data/index.js";
 
 type ModelWithLimits = Model & { readonly maxReplyTokens?: number };
 
@@ -62,7 +62,7 @@ export async function prepareStepAnswer(
   signal: AbortSignal,
 ): Promise<StepPreparedAnswer> {
   const { step, transcript, tokens } = request;
-  const settings: unknown = await prepare({ step, messages: messagesOf(transcript), tokens, signal });
+  const settings: unknown = await prepare({ step, messages: listView(transcript), tokens, signal });
   const event: StepPrepared = { type: "step.prepared", step };
   if (settings === undefined || settings === null) return { type: "step-prepared", event };
   if (typeof settings !== "object" || Array.isArray(settings)) {
