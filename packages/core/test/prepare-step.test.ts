@@ -132,7 +132,7 @@ describe("prepareStep: each model call's settings, decided before it and logged"
     let failures = 0;
     const flaky: Model = () => {
       failures++;
-      throw new ModelError("overloaded", { retryable: true });
+      throw new ModelError("overloaded", { messages: [], step: 1, retryable: true });
     };
     const fallback = scriptedModel([final("From the fallback.")]);
     const result = await runAgent(WEATHER_TASK, scriptedModel([]), registry, {

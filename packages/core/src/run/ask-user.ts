@@ -103,6 +103,10 @@ export async function askPerson(
 ): Promise<QuestionAnswer> {
   const { call } = request;
   const given = answers?.(call);
-  if (given === undefined) return { type: "unanswered", call };
-  return { type: "answered", call, event: { type: "question.answered", callId: call.id, answer: given.answer } };
+  return given === undefined ? { type: "unanswered", call } : answeredWith(call, given.answer);
+}
+
+/** The answer a value given from outside makes for the question of `call`. */
+export function answeredWith(call: ToolCall, answer: unknown): Extract<QuestionAnswer, { type: "answered" }> {
+  return { type: "answered", call, event: { type: "question.answered", callId: call.id, answer } };
 }

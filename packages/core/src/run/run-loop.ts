@@ -4,12 +4,8 @@ import type { AgentSnapshot } from "../decide/index.js";
 import type { Journal } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
-<<<<<<< HEAD
 import { type Approver, askApprover, decidedAnswer } from "./ask-approver.js";
-=======
-import { type Approver, askApprover } from "./ask-approver.js";
-import { type AnswerPort, askPerson } from "./ask-user.js";
->>>>>>> f07bc78 (core: askUserTool pauses a run awaiting_input with its pendingQuestions, and resumeAgent's answers (checked against the tool's answer schema before anything is logged) become the calls' observations; prepareStep decides each model call's tools, tool choice, model and system text, logged as step.prepared so replay never asks again)
+import { type AnswerPort, answeredWith, askPerson } from "./ask-user.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
 import type { ChildCalls } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
@@ -225,11 +221,20 @@ export class RunLoop {
       return;
     }
     if (request.type === "prepareStep") {
-      this.#inbox.perform(request, () => this.#prepareStep(request));
+      this.#inbox.perform({ form: "once", request, work: () => this.#prepareStep(request), retriesItself: false });
       return;
     }
     if (request.type === "askUser") {
-      this.#inbox.perform(request, () => askPerson(this.#ports.answers, request));
+      const { answers } = this.#ports;
+      const work = () => askPerson(answers, request);
+      const first =
+        answers === undefined
+          ? null
+          : async () => {
+              const answer = await work();
+              return answer.type === "answered" ? answer : null;
+            };
+      this.#inbox.perform({ form: "promise", request, work, first, settle: (value) => answeredWith(request.call, value) });
       return;
     }
     if (request.type === "requestDecision") {
