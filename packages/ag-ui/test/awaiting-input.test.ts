@@ -1,4 +1,4 @@
-import { askUserTool, type AgentStreamEvent, streamAgent, ToolRegistry } from "@agentloop/core";
+import { type AgentStreamEvent, askUserTool, streamAgent, ToolRegistry } from "@agentloop/core";
 import { asks, scriptedModel, toolCall } from "@agentloop/core/testing";
 import { describe, expect, it } from "vitest";
 import { toAgUiEvents } from "../src/index.js";

@@ -1,6 +1,11 @@
 import type { Message, ToolSpec } from "@agentloop/core";
 import type { ToolChoice } from "@agentloop/core/adapter";
-import type { ContentBlockParam, MessageParam, Tool, ToolChoice as ToolChoiceParam } from "@anthropic-ai/sdk/resources/messages";
+import type {
+  ContentBlockParam,
+  MessageParam,
+  Tool,
+  ToolChoice as ToolChoiceParam,
+} from "@anthropic-ai/sdk/resources/messages";
 import { assistantBlocks, isErrorObservation } from "./assistant-blocks.js";
 
 /** The agent's message list in the Messages API's terms: the system prompt apart, then alternating turns. */

@@ -37,9 +37,9 @@ describe("prepareStep's settings over the Messages API", () => {
     expect(bodies[0]?.tool_choice).toEqual({ type: "tool", name: "get_weather" });
     expect(bodies[1]?.tool_choice).toEqual({ type: "none" });
     await runAgent("Weather in Pune?", model, registry, { prepareStep: () => ({ toolChoice: "required" }) });
-    expect((server.requests[2]?.body as Body).tool_choice).toEqual({ type: "any" });
+    expect(((server.requests[2] as { body: unknown }).body as Body).tool_choice).toEqual({ type: "any" });
     await runAgent("Weather in Pune?", model, registry);
-    expect((server.requests[3]?.body as Body).tool_choice).toBeUndefined();
-    expect((server.requests[3]?.body as Body).tools).toHaveLength(2);
+    expect(((server.requests[3] as { body: unknown }).body as Body).tool_choice).toBeUndefined();
+    expect(((server.requests[3] as { body: unknown }).body as Body).tools).toHaveLength(2);
   });
 });

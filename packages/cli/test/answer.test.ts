@@ -23,7 +23,9 @@ describe("a run paused for the user's answer, from the command line", () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("awaiting_input");
     expect(shown.stdout).toMatch(/^question q1: Which city\?$/m);
-    expect(shown.stdout).toMatch(/^shape {4}\{"type":"object","properties":\{"city":\{"type":"string"\}\},"required":\["city"\]\}$/m);
+    expect(shown.stdout).toMatch(
+      /^shape {4}\{"type":"object","properties":\{"city":\{"type":"string"\}\},"required":\["city"\]\}$/m,
+    );
     const line = /^answer {3}(.*)$/m.exec(shown.stdout)?.[1];
     expect(line).toBe(`agentloop resume ${log} --tools '<module>' --model '<provider:name>' --answer 'q1=<answer>'`);
   });

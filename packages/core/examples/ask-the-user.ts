@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {
-  askUserTool,
   asks,
+  askUserTool,
   final,
   MemoryEventStore,
   resumeAgent,

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   agentTool,
-  askUserTool,
   asks,
+  askUserTool,
   final,
   MemoryEventStore,
   replayRun,
@@ -27,7 +27,10 @@ describe("askUserTool: the run asks a person and waits", () => {
     const registry = weather();
     const store = new MemoryEventStore();
     const paused = await runAgent("Weather?", model, registry, { store, runId: "r" });
-    expect(paused).toMatchObject({ status: "awaiting_input", pendingQuestions: [{ id: "q1", question: "Which city?" }] });
+    expect(paused).toMatchObject({
+      status: "awaiting_input",
+      pendingQuestions: [{ id: "q1", question: "Which city?" }],
+    });
     expect(paused.pendingApprovals).toEqual([]);
     expect(model.seen).toHaveLength(1);
     expect(replayRun(await store.read("r")).snapshot.value).toEqual({ executingTools: "awaitingInput" });
@@ -155,7 +158,10 @@ describe("askUserTool: the run asks a person and waits", () => {
     const parent = scriptedModel([asks(toolCall("r1", "research", { task: "find the mail" })), final("Found.")]);
     const store = new MemoryEventStore();
     const paused = await runAgent("Find.", parent, registry, { store, runId: "p" });
-    expect(paused).toMatchObject({ status: "awaiting_input", pendingQuestions: [{ id: "r1/q1", question: "Which inbox?" }] });
+    expect(paused).toMatchObject({
+      status: "awaiting_input",
+      pendingQuestions: [{ id: "r1/q1", question: "Which inbox?" }],
+    });
     await expect(resumeAgent("p", parent, registry, { store, answers: { "r1/q9": "x" } })).rejects.toThrow(
       /waits for no answer \(questions that wait: 'r1\/q1'\)/,
     );

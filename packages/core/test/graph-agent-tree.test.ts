@@ -6,8 +6,8 @@ import { AGENT_STATUSES, type AgentResult, type AgentStatus } from "../src/data/
 import {
   agentMachine,
   agentTool,
-  askUserTool,
   asks,
+  askUserTool,
   type Decision,
   final,
   MemoryEventStore,

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  askUserTool,
   asks,
+  askUserTool,
   final,
   MemoryEventStore,
   type ModelReply,
@@ -10,8 +10,8 @@ import {
   replayRun,
   resumeAgent,
   runAgent,
-  scriptedModel,
   type StepSettings,
+  scriptedModel,
   toolCall,
 } from "../src/index.js";
 import { makeWeatherRegistry } from "../src/testing.js";
@@ -29,7 +29,9 @@ const replyArb = (step: number): fc.Arbitrary<ModelReply> =>
   fc.oneof(
     fc.constant(final(`answer ${step}`)),
     fc.constant(asks(toolCall(`w${step}`, "get_weather", { city: "Pune" }))),
-    fc.constant(asks(toolCall(`c${step}`, "c_to_f", { celsius: 30 }), toolCall(`q${step}`, "ask_user", { question: "Sure?" }))),
+    fc.constant(
+      asks(toolCall(`c${step}`, "c_to_f", { celsius: 30 }), toolCall(`q${step}`, "ask_user", { question: "Sure?" })),
+    ),
   );
 
 const runArb = fc.record({

@@ -15,7 +15,7 @@ import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from
 import { toResponseFormat, withoutAnswerNulls } from "./response-format.js";
 import { streamCompletion } from "./stream-completion.js";
 import { withoutStrictNulls } from "./strict-schema.js";
-import { type ReasoningField, toOpenAIMessages, toOpenAITools, toOpenAIToolChoice } from "./to-openai-request.js";
+import { type ReasoningField, toOpenAIMessages, toOpenAIToolChoice, toOpenAITools } from "./to-openai-request.js";
 
 /** Request fields the adapter fills in itself, or that would break the one-reply contract (refused at run time too). */
 type OwnedParams =

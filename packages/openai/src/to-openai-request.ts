@@ -1,9 +1,9 @@
 import type { Message, ReasoningPart, ToolCall, ToolChoice, ToolSpec } from "@agentloop/core/adapter";
 import type {
   ChatCompletionFunctionTool,
-  ChatCompletionToolChoiceOption,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
+  ChatCompletionToolChoiceOption,
 } from "openai/resources/chat/completions";
 import { toStrictParameters } from "./strict-schema.js";
 

@@ -36,7 +36,7 @@ describe("prepareStep's settings over Chat Completions", () => {
     expect(bodies[0]?.tool_choice).toEqual({ type: "function", function: { name: "get_weather" } });
     expect(bodies[1]?.tool_choice).toBe("none");
     await runAgent("Weather in Pune?", model, registry);
-    expect((server.requests[2]?.body as Body).tool_choice).toBeUndefined();
-    expect((server.requests[2]?.body as Body).tools).toHaveLength(2);
+    expect(((server.requests[2] as { body: unknown }).body as Body).tool_choice).toBeUndefined();
+    expect(((server.requests[2] as { body: unknown }).body as Body).tools).toHaveLength(2);
   });
 });

@@ -66,7 +66,10 @@ export function questionLines(
   const tools = how.tools === undefined || how.tools.length === 0 ? ["--tools", "<module>"] : how.tools;
   const model = how.model === undefined || how.model.length === 0 ? ["--model", "<provider:name>"] : how.model;
   const answers = questions.flatMap((question) => ["--answer", `${question.id}=<answer>`]);
-  return [...lines, `${colors.dim("answer")}   ${commandLine(io, ["resume", how.log, ...tools, ...model, ...answers])}`];
+  return [
+    ...lines,
+    `${colors.dim("answer")}   ${commandLine(io, ["resume", how.log, ...tools, ...model, ...answers])}`,
+  ];
 }
 
 /** For a run paused for a decision: which calls wait, and the commands that go on (approving or denying them). */

@@ -65,5 +65,7 @@ export function checkAnswers(
     questions.length === 0
       ? "no question of this run waits for an answer"
       : `the questions that wait: ${questions.map((question) => question.id).join(", ")}`;
-  throw new UsageError(`${stray.map((id) => `'${id}'`).join(", ")} ${stray.length === 1 ? "is" : "are"} not waiting for an answer; ${waiting}`);
+  throw new UsageError(
+    `${stray.map((id) => `'${id}'`).join(", ")} ${stray.length === 1 ? "is" : "are"} not waiting for an answer; ${waiting}`,
+  );
 }

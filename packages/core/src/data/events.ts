@@ -2,16 +2,7 @@ import type { CompactedView } from "./compacted-view.js";
 import type { TurnChecks } from "./guardrail.js";
 import { isErrorObservation } from "./log-flags.js";
 import type { Transcript } from "./transcript.js";
-import type {
-  EndStatus,
-  GuardrailStage,
-  Message,
-  ModelReply,
-  ToolCall,
-  ToolChoice,
-  ToolSpec,
-  Usage,
-} from "./types.js";
+import type { EndStatus, GuardrailStage, Message, ModelReply, ToolCall, ToolChoice, ToolSpec, Usage } from "./types.js";
 
 /**
  * The run's vocabulary in one place: the settings a run is decided by, the events the machine

@@ -59,12 +59,7 @@ import {
   rejectOutput,
 } from "./output-decisions.js";
 import { isAnyDecisionAwaited, isAwaitedAnswer, isQuestion, questionRequest } from "./questions.js";
-import {
-  isPlannedPreparation,
-  needsPreparing,
-  preparationRequest,
-  recordPreparation,
-} from "./step-preparation.js";
+import { isPlannedPreparation, needsPreparing, preparationRequest, recordPreparation } from "./step-preparation.js";
 
 const DECIDED = { guard: "isAwaitedDecision", target: "nextCalls", actions: ["recordDecision", "enterCalls"] } as const;
 const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["recordAnswer", "enterCalls"] } as const;

@@ -248,7 +248,8 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (!isOptional(settings.prepareStep, (flag) => typeof flag === "boolean")) {
     return "needs settings.prepareStep to be a boolean";
   }
-  const isAskTool = (tool: unknown) => isPlainObject(tool) && isString(tool.name) && isOptional(tool.answer, isPlainObject);
+  const isAskTool = (tool: unknown) =>
+    isPlainObject(tool) && isString(tool.name) && isOptional(tool.answer, isPlainObject);
   if (!isOptional(settings.askTools, (list) => Array.isArray(list) && list.every(isAskTool))) {
     return "needs settings.askTools to be a list of { name, answer? }";
   }

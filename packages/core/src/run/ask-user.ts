@@ -47,7 +47,9 @@ function compileAnswer(name: string, answer: ToolSchema): CompiledParameters {
   try {
     return compileParameters(`${name}: answer`, answer);
   } catch (error) {
-    throw error instanceof ToolSchemaError ? error : new ToolSchemaError(`${name}: answer is not a schema`, { cause: error });
+    throw error instanceof ToolSchemaError
+      ? error
+      : new ToolSchemaError(`${name}: answer is not a schema`, { cause: error });
   }
 }
 
@@ -82,7 +84,9 @@ export async function checkAnswer(
     const checked = await compiled.check(copied.value);
     if (!checked.ok) return { ok: false, problem: checked.problem };
     const kept = copyJson(checked.args);
-    return kept.ok ? kept : { ok: false, problem: `the answer's schema made it something that is not JSON: ${kept.problem}` };
+    return kept.ok
+      ? kept
+      : { ok: false, problem: `the answer's schema made it something that is not JSON: ${kept.problem}` };
   } catch (error) {
     return { ok: false, problem: `the answer's schema could not check it: ${describeThrown(error)}` };
   }

@@ -1,8 +1,8 @@
 import type { AgentEvent } from "../data/index.js";
 import { AnswerInbox } from "./answer-inbox.js";
 import type { ApproverAnswer } from "./ask-approver.js";
-import type { QuestionAnswer } from "./ask-user.js";
 import type { ModelAnswer } from "./ask-model.js";
+import type { QuestionAnswer } from "./ask-user.js";
 import type { ChildPaused } from "./child-calls.js";
 import type { CompactionAnswer } from "./compact-context.js";
 import type { StepPreparedAnswer } from "./prepare-step.js";

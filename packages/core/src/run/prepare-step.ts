@@ -85,7 +85,9 @@ export async function prepareStepAnswer(
     ...(picked === undefined ? {} : { model: modelNameOf(picked), reserve: picked.maxReplyTokens ?? replyReserve }),
     ...(system === undefined ? {} : { system }),
   };
-  return picked === undefined ? { type: "step-prepared", event: prepared } : { type: "step-prepared", event: prepared, model: picked };
+  return picked === undefined
+    ? { type: "step-prepared", event: prepared }
+    : { type: "step-prepared", event: prepared, model: picked };
 }
 
 /** The name a picked model is logged by: its `modelName` (adapters set it), else `(unnamed)`. */
@@ -97,7 +99,9 @@ export function modelNameOf(model: Model): string {
 function checkActiveTools(step: number, value: unknown, specs: readonly ToolSpec[]): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) {
-    throw new TypeError(`prepareStep for step ${step}: activeTools must be a list of tool names; got ${describe(value)}`);
+    throw new TypeError(
+      `prepareStep for step ${step}: activeTools must be a list of tool names; got ${describe(value)}`,
+    );
   }
   const names = new Set(specs.map((spec) => spec.name));
   const unknown = value.filter((name) => !names.has(name));

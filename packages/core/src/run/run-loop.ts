@@ -5,8 +5,8 @@ import type { Journal } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { type Approver, askApprover, decidedAnswer } from "./ask-approver.js";
-import { type AnswerPort, answeredWith, askPerson } from "./ask-user.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
+import { type AnswerPort, answeredWith, askPerson } from "./ask-user.js";
 import type { ChildCalls } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
 import { attemptEvent, modelAt } from "./model-attempts.js";
@@ -188,7 +188,8 @@ export class RunLoop {
   #idle(): LoopOutcome {
     if (this.#end.ended) return { type: "stopped" };
     const snapshot = this.#machine.snapshot();
-    const waits = snapshot.matches({ executingTools: "awaitingDecision" }) || snapshot.matches({ executingTools: "awaitingInput" });
+    const waits =
+      snapshot.matches({ executingTools: "awaitingDecision" }) || snapshot.matches({ executingTools: "awaitingInput" });
     if (!waits && this.#ports.children?.paused !== true) {
       throw new Error("agentloop: the machine waits for nothing (a broken invariant)");
     }
@@ -234,7 +235,13 @@ export class RunLoop {
               const answer = await work();
               return answer.type === "answered" ? answer : null;
             };
-      this.#inbox.perform({ form: "promise", request, work, first, settle: (value) => answeredWith(request.call, value) });
+      this.#inbox.perform({
+        form: "promise",
+        request,
+        work,
+        first,
+        settle: (value) => answeredWith(request.call, value),
+      });
       return;
     }
     if (request.type === "requestDecision") {
@@ -306,7 +313,12 @@ export class RunLoop {
     const kept = this.#prepared.get(request.step);
     if (kept !== undefined) return kept;
     const prepared = request.prepared as NonNullable<ModelRequest["prepared"]>;
-    const again = await this.#prepareStep({ type: "prepareStep", step: request.step, transcript: request.transcript, tokens: this.#machine.snapshot().context.tokens });
+    const again = await this.#prepareStep({
+      type: "prepareStep",
+      step: request.step,
+      transcript: request.transcript,
+      tokens: this.#machine.snapshot().context.tokens,
+    });
     if (again.model === undefined || modelNameOf(again.model) !== prepared.model) {
       throw new RangeError(
         `prepareStep picked model '${prepared.model}' for step ${request.step} in the run's log, but ${again.model === undefined ? "no model" : `'${modelNameOf(again.model)}'`} now`,
