@@ -29,6 +29,10 @@ export async function* toAgUiEvents(
     for await (const event of events) {
       if (event.origin !== undefined) continue;
       yield* open.map(event);
+      if (event.type === "finished" && event.result.status === "awaiting_input") {
+        yield { type: EventType.RUN_ERROR, message: AWAITING_INPUT } as BaseEvent;
+        return;
+      }
       if (event.type === "finished") {
         yield { type: EventType.RUN_FINISHED, threadId, runId, ...finishing(event.result) } as BaseEvent;
         return;
@@ -41,6 +45,10 @@ export async function* toAgUiEvents(
     yield { type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error) } as BaseEvent;
   }
 }
+
+/** Why a run paused for a person's answer ends the stream: the protocol's interrupt does not carry questions here. */
+export const AWAITING_INPUT =
+  "the run waits for the user's answer to a question (awaiting_input), which this handler cannot take: resume it with resumeAgent's answers";
 
 /** The text and reasoning messages being streamed, named per step and attempt so that a retried call never reuses an id. */
 class OpenParts {

@@ -226,10 +226,16 @@ class ChunkMapper {
       ...(result.output === undefined ? {} : { output: result.output }),
       ...(result.guardrail === undefined ? {} : { guardrail: result.guardrail }),
     };
+    // A question for the user is no part this stream can carry: the page is told why the turn stopped.
+    if (result.status === "awaiting_input") chunks.push({ type: "error", errorText: AWAITING_INPUT });
     chunks.push({ type: "finish", finishReason: finishReasonOf(result.status), messageMetadata: metadata });
     return chunks;
   }
 }
+
+/** The error a turn that paused for a person's answer ends with. */
+export const AWAITING_INPUT =
+  "the run waits for the user's answer to a question (awaiting_input), which this chat cannot take: resume it with resumeAgent's answers";
 
 /** A child's call id as its root names it (`chainCallId` over the agent tool calls above it); the run's own call's id as it is. */
 function chainedId(path: readonly string[], id: string): string {

@@ -13,7 +13,7 @@ import { classifyAnthropicError } from "./classify-error.js";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
 import { streamMessage } from "./stream-message.js";
-import { toAnthropicPrompt, toAnthropicTools } from "./to-anthropic-request.js";
+import { toAnthropicPrompt, toAnthropicToolChoice, toAnthropicTools } from "./to-anthropic-request.js";
 
 /** Request fields the adapter fills in itself (refused at run time too). */
 type OwnedParams = "model" | "messages" | "system" | "tools" | "max_tokens" | "stream";
@@ -65,15 +65,17 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal, onDelta, harnessRetries, output }: ModelCallOptions,
+    { signal, onDelta, harnessRetries, output, toolChoice: stepChoice }: ModelCallOptions,
   ): Promise<ModelReply> => {
     refuseEmptyUserMessages(messages);
+    // The step's choice (from `prepareStep`) wins over the one the model was made with.
+    const chosen = stepChoice === undefined ? toolChoice(messages) : { tool_choice: toAnthropicToolChoice(stepChoice) };
     const body: MessageCreateParamsNonStreaming = {
       ...always,
       model,
       max_tokens: maxTokens,
       ...toAnthropicPrompt(messages),
-      ...(tools.length === 0 ? {} : { tools: toAnthropicTools(tools), ...toolChoice(messages) }),
+      ...(tools.length === 0 ? {} : { tools: toAnthropicTools(tools), ...chosen }),
       ...(output === undefined ? {} : { output_config: answerFormat(always.output_config, output) }),
     };
     const options = sdkRequestOptions({ maxRetries, timeout }, harnessRetries);

@@ -1,5 +1,11 @@
 import type { Message, ToolSpec } from "@agentloop/core";
-import type { ContentBlockParam, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
+import type { ToolChoice } from "@agentloop/core/adapter";
+import type {
+  ContentBlockParam,
+  MessageParam,
+  Tool,
+  ToolChoice as ToolChoiceParam,
+} from "@anthropic-ai/sdk/resources/messages";
 import { assistantBlocks, isErrorObservation } from "./assistant-blocks.js";
 
 /** The agent's message list in the Messages API's terms: the system prompt apart, then alternating turns. */
@@ -84,4 +90,12 @@ export function toAnthropicTools(tools: readonly ToolSpec[]): Tool[] {
       },
     };
   });
+}
+
+/** A step's tool choice in Anthropic's form: `required` is `any`, a named tool is `tool`. */
+export function toAnthropicToolChoice(choice: ToolChoice): ToolChoiceParam {
+  if (choice === "auto") return { type: "auto" };
+  if (choice === "required") return { type: "any" };
+  if (choice === "none") return { type: "none" };
+  return { type: "tool", name: choice.name };
 }

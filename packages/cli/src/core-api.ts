@@ -27,6 +27,7 @@ export {
   type Message,
   ModelError,
   type ModelReply,
+  type PendingQuestion,
   resumeAgent,
   runAgent,
   type ToolCall,

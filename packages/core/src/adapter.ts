@@ -10,6 +10,7 @@ export type {
   ModelReply,
   ReasoningPart,
   ToolCall,
+  ToolChoice,
   ToolSpec,
   Usage,
 } from "./data/index.js";

@@ -7,9 +7,11 @@ import {
   agentMachine,
   agentTool,
   asks,
+  askUserTool,
   type Decision,
   final,
   MemoryEventStore,
+  type Model,
   type ModelReply,
   replayRun,
   resumeAgent,
@@ -158,6 +160,7 @@ const CHILDREN: Record<AgentStatus, { replies: ModelReply[]; options?: Record<st
   awaiting_approval: { replies: [asks(toolCall("e1", "send_email", { to: "ana" })), final("Not sent.")] },
   invalid_output: { replies: [final("Lima?")], options: { output: city, outputRetries: 0 } },
   guardrail_tripped: { replies: [final("Lima.")], options: { guardrails: { output: [trips] } } },
+  awaiting_input: { replies: [asks(toolCall("q1", "ask_user", { question: "Which city?" })), final("Lima.")] },
 };
 
 describe("a child's exits as its parent's observations, through real runs", () => {
@@ -166,7 +169,8 @@ describe("a child's exits as its parent's observations, through real runs", () =
       const child = CHILDREN[status];
       const options = status === "cancelled" ? { timeoutMs: 1 } : {};
       const tree = searchTree(child.replies, { options: child.options ?? {} });
-      const registry = status === "cancelled" ? hangingTree() : tree.registry;
+      const registry =
+        status === "cancelled" ? hangingTree() : status === "awaiting_input" ? askingTree(tree.child) : tree.registry;
       const parent = scriptedModel([asks(toolCall("r1", "research", { task: "t" })), final("Answered.")]);
       const store = new MemoryEventStore();
       let result = await runAgent("Research.", parent, registry, { store, runId: "p", ...options });
@@ -176,8 +180,14 @@ describe("a child's exits as its parent's observations, through real runs", () =
         const decisions: Record<string, Decision> = { "r1/e1": { approved: false, reason: "no" } };
         result = await resumeAgent("p", parent, registry, { store, decisions });
       }
+      if (status === "awaiting_input") {
+        expect(result).toMatchObject({ status, pendingQuestions: [{ id: "r1/q1", question: "Which city?" }] });
+        expect(parent.seen).toHaveLength(1);
+        result = await resumeAgent("p", parent, registry, { store, answers: { "r1/q1": "Lima" } });
+      }
       const childResult = replayRun(await store.read("p.r1")).result as AgentResult;
-      expect(childResult.status).toBe(status === "awaiting_approval" ? "done" : status);
+      const paused = status === "awaiting_approval" || status === "awaiting_input";
+      expect(childResult.status).toBe(paused ? "done" : status);
       expect(result.status).toBe("done");
       expect(result.answer).toBe("Answered.");
       expect(result.messages[3]).toMatchObject({ toolCallId: "r1", content: observationOf("research", childResult) });
@@ -185,6 +195,12 @@ describe("a child's exits as its parent's observations, through real runs", () =
     });
   }
 });
+
+/** A `research` agent that can ask the user, run by `model`. */
+function askingTree(model: Model): ToolRegistry {
+  const registry = new ToolRegistry([askUserTool()]);
+  return new ToolRegistry([agentTool({ name: "research", description: "R.", model, registry })]);
+}
 
 /** A `research` agent whose model never answers and whose calls time out after 1 ms. */
 function hangingTree(): ToolRegistry {

@@ -77,6 +77,7 @@ describe("agentMachine structure", () => {
         "budgetCheck",
         "callingModel",
         "compacting",
+        "preparingStep",
         "retryWait",
         "executingTools",
         "checkingOutput",
@@ -88,7 +89,12 @@ describe("agentMachine structure", () => {
       ].sort(),
     );
     expect(Object.keys(root.states.compacting?.states ?? {}).sort()).toEqual(["awaitingView", "checkingSummary"]);
-    expect(Object.keys(tools?.states ?? {}).sort()).toEqual(["awaitingDecision", "nextCalls", "runningTools"]);
+    expect(Object.keys(tools?.states ?? {}).sort()).toEqual([
+      "awaitingDecision",
+      "awaitingInput",
+      "nextCalls",
+      "runningTools",
+    ]);
     expect(tools?.initial.target.map((n) => n.key)).toEqual(["nextCalls"]);
     const finals = nodes.filter((n) => n.type === "final").map((n) => n.key);
     expect(finals.sort()).toEqual([...FINAL_STATES, ...CHECK_EXITS].sort());
@@ -101,13 +107,14 @@ describe("agentMachine structure", () => {
     for (const t of intoCallingModel) expect(t.source.key).toBe("budgetCheck");
   });
 
-  it("budgetCheck decides with eventless transitions only: input guardrails, step limit, compaction, budget, then the call", () => {
+  it("budgetCheck decides with eventless transitions only: input guardrails, step limit, compaction, the step's settings, budget, then the call", () => {
     const budgetCheck = root.states.budgetCheck;
     expect([...(budgetCheck?.transitions.keys() ?? [])]).toEqual([]);
     expect((budgetCheck?.always ?? []).map((t) => [keys(t.target), t.guard])).toEqual([
       [["guardingInput"], "isInputUnguarded"],
       [["stepLimit"], "isStepLimitReached"],
       [["compacting"], "needsCompaction"],
+      [["preparingStep"], "needsPreparing"],
       [["tokenBudget"], "isOverBudget"],
       [["callingModel"], undefined],
     ]);
@@ -128,6 +135,16 @@ describe("agentMachine structure", () => {
     ]);
   });
 
+  it("preparingStep is entered only from budgetCheck and goes back to it with the step's settings", () => {
+    const all = [root, ...nodes].flatMap(transitionsOf);
+    const into = all.filter((t) => keys(t.target).includes("preparingStep"));
+    expect(into.map((t) => t.source.key)).toEqual(["budgetCheck"]);
+    const preparing = [...(root.states.preparingStep?.transitions.values() ?? [])].flat();
+    expect(preparing.map((t) => [t.eventType, keys(t.target), t.guard, names(t)])).toEqual([
+      ["step.prepared", ["budgetCheck"], "isPlannedPreparation", ["recordPreparation"]],
+    ]);
+  });
+
   it("nextCalls decides with eventless transitions only: all answered, a repeat that stops, then the wait", () => {
     const nextCalls = tools?.states.nextCalls;
     expect([...(nextCalls?.transitions.keys() ?? [])]).toEqual([]);
@@ -135,12 +152,13 @@ describe("agentMachine structure", () => {
       [["budgetCheck"], "allCallsAnswered", []],
       [["repeatedCall"], "isStoppedByRepeat", []],
       [["runningTools"], "isAnyCallRunning", []],
-      [["awaitingDecision"], undefined, []],
+      [["awaitingDecision"], "isAnyDecisionAwaited", []],
+      [["awaitingInput"], undefined, []],
     ]);
   });
 
-  it("runningTools takes a running call's result or a waiting call's decision; awaitingDecision only decisions", () => {
-    const on = (state: "runningTools" | "awaitingDecision") =>
+  it("runningTools takes a running call's result, a waiting call's decision or a question's answer; awaitingDecision decisions and answers; awaitingInput only answers", () => {
+    const on = (state: "runningTools" | "awaitingDecision" | "awaitingInput") =>
       [...(tools?.states[state]?.transitions.values() ?? [])]
         .flat()
         .map((t) => [t.eventType, keys(t.target), t.guard, names(t)]);
@@ -149,9 +167,14 @@ describe("agentMachine structure", () => {
       ["tool.finished", ["budgetCheck"], "isLastResult", ["recordResult"]],
       ["tool.finished", ["nextCalls"], "isRunningCall", ["recordResult", "enterCalls"]],
       ["approval.decided", ["nextCalls"], "isAwaitedDecision", ["recordDecision", "enterCalls"]],
+      ["question.answered", ["nextCalls"], "isAwaitedAnswer", ["recordAnswer", "enterCalls"]],
     ]);
     expect(on("awaitingDecision")).toEqual([
       ["approval.decided", ["nextCalls"], "isAwaitedDecision", ["recordDecision", "enterCalls"]],
+      ["question.answered", ["nextCalls"], "isAwaitedAnswer", ["recordAnswer", "enterCalls"]],
+    ]);
+    expect(on("awaitingInput")).toEqual([
+      ["question.answered", ["nextCalls"], "isAwaitedAnswer", ["recordAnswer", "enterCalls"]],
     ]);
   });
 
@@ -159,7 +182,7 @@ describe("agentMachine structure", () => {
     const acting = [root, ...nodes]
       .flatMap(transitionsOf)
       .flatMap((t) => names(t).map((name) => `${t.source.key} ${t.eventType}: ${name}`))
-      .filter((entry) => /enterCalls|recordDecision|recordResult/.test(entry))
+      .filter((entry) => /enterCalls|recordDecision|recordResult|recordAnswer/.test(entry))
       .sort();
     expect(acting).toEqual(
       [
@@ -171,6 +194,12 @@ describe("agentMachine structure", () => {
         "runningTools approval.decided: enterCalls",
         "awaitingDecision approval.decided: recordDecision",
         "awaitingDecision approval.decided: enterCalls",
+        "runningTools question.answered: recordAnswer",
+        "runningTools question.answered: enterCalls",
+        "awaitingDecision question.answered: recordAnswer",
+        "awaitingDecision question.answered: enterCalls",
+        "awaitingInput question.answered: recordAnswer",
+        "awaitingInput question.answered: enterCalls",
       ].sort(),
     );
   });

@@ -15,7 +15,7 @@ import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from
 import { toResponseFormat, withoutAnswerNulls } from "./response-format.js";
 import { streamCompletion } from "./stream-completion.js";
 import { withoutStrictNulls } from "./strict-schema.js";
-import { type ReasoningField, toOpenAIMessages, toOpenAITools } from "./to-openai-request.js";
+import { type ReasoningField, toOpenAIMessages, toOpenAIToolChoice, toOpenAITools } from "./to-openai-request.js";
 
 /** Request fields the adapter fills in itself, or that would break the one-reply contract (refused at run time too). */
 type OwnedParams =
@@ -109,14 +109,16 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
   const call = async (
     messages: readonly Message[],
     tools: readonly ToolSpec[],
-    { signal, onDelta, harnessRetries, output }: ModelCallOptions,
+    { signal, onDelta, harnessRetries, output, toolChoice }: ModelCallOptions,
   ): Promise<ModelReply> => {
     refuseEmptyUserMessages(messages);
+    // The step's choice (from `prepareStep`) wins over the one the model was made with.
+    const chosen = toolChoice === undefined ? {} : { tool_choice: toOpenAIToolChoice(toolChoice) };
     const body: ChatCompletionCreateParamsNonStreaming = {
       ...always,
       model,
       messages: toOpenAIMessages(messages, reasoningField),
-      ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools, strict), ...toolParams(messages) }),
+      ...(tools.length === 0 ? {} : { tools: toOpenAITools(tools, strict), ...toolParams(messages), ...chosen }),
       ...(maxTokens === undefined ? {} : { max_completion_tokens: maxTokens }),
       ...(output === undefined ? {} : { response_format: toResponseFormat(output, strict) }),
     };

@@ -1,8 +1,9 @@
-import type { Message, ReasoningPart, ToolCall, ToolSpec } from "@agentloop/core/adapter";
+import type { Message, ReasoningPart, ToolCall, ToolChoice, ToolSpec } from "@agentloop/core/adapter";
 import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
+  ChatCompletionToolChoiceOption,
 } from "openai/resources/chat/completions";
 import { toStrictParameters } from "./strict-schema.js";
 
@@ -81,4 +82,9 @@ export function toOpenAITools(tools: readonly ToolSpec[], strict = false): ChatC
       },
     };
   });
+}
+
+/** A step's tool choice in OpenAI's form: `auto`, `required` and `none` as they are, a named tool as a function choice. */
+export function toOpenAIToolChoice(choice: ToolChoice): ChatCompletionToolChoiceOption {
+  return typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } };
 }

@@ -6,9 +6,9 @@ import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { modelFlagsOf } from "../output/hints.js";
 import { limitLines } from "../output/limit-hints.js";
-import { formatOutcome, waitingLines } from "../output/outcome.js";
+import { formatOutcome, questionLines, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
-import { checkDecisions } from "../setup/pending-calls.js";
+import { answersOf, checkAnswers, checkDecisions } from "../setup/pending-calls.js";
 import { logPathOf } from "../setup/run-ids.js";
 import { openLog, readLog } from "../setup/stores.js";
 import { openToolSources, requireToolSource, TOOL_SOURCE_OPTIONS } from "../setup/tool-sources.js";
@@ -17,11 +17,13 @@ import { runWithProgress } from "../trace/live-run.js";
 import { RunTracer } from "../trace/run-trace.js";
 
 export const RESUME_HELP = `Usage: agentloop resume <log> --tools <module> [--mcp …] [--mcp-url …] [--model <provider:name> | --script <file.json>]
-                        [--approve <callId>]... [--deny <callId>]... [--reason <text>] [--json] [--no-color]
+                        [--approve <callId>]... [--deny <callId>]... [--reason <text>]
+                        [--answer <callId>=<answer>]... [--json] [--no-color]
 
 Continues a run from its log: logged model replies are not asked for again and logged tool
 results are not run again; then the run goes on live, logging as usual. A finished run's
-result comes back as it was. A run paused for approval goes on with your decisions.
+result comes back as it was. A run paused for approval goes on with your decisions; a run
+paused for input goes on with your answers.
 
 Arguments:
   <log>                    a <runId>.jsonl file, or <file.db>#<runId> in a SQLite store
@@ -36,6 +38,9 @@ Options:
   --approve <callId>       approve a call that waits for a decision (repeatable)
   --deny <callId>          deny it instead (repeatable); the model is told it was denied
   --reason <text>          the reason given to the model for the denials
+  --answer <callId>=<answer>
+                           answer a question that waits (repeatable): the answer as JSON
+                           ('{"day":"tue"}', '3', '"3"'), or as text when it is not JSON
 ${JSON_VIEW_HELP}
 
 ${EXIT_CODE_HELP}`;
@@ -48,6 +53,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
     approve: { type: "string", multiple: true, default: [] },
     deny: { type: "string", multiple: true, default: [] },
     reason: { type: "string" },
+    answer: { type: "string", multiple: true, default: [] },
     ...JSON_VIEW_OPTIONS,
   });
   if (values.help) {
@@ -56,6 +62,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   }
   const reference = onePositional("resume", "a log (<runId>.jsonl)", positionals);
   const decisions = decisionsOf(values.approve, values.deny, values.reason);
+  const answers = answersOf(values.answer);
   requireToolSource("resume", values);
   const log = await openLog(reference, { readonly: false });
   const history = await readLog(log);
@@ -73,9 +80,13 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
       `run '${log.runId}' is run by call '${callId}' of run '${runId}': resume ${logPathOf(log.storePath, runId)}${ids}, which resumes the whole tree`,
     );
   }
-  if (fold.result === null) checkDecisions(fold.position.waiting, decisions, fold.position.running);
-  else if (Object.keys(decisions).length > 0)
+  if (fold.result === null) {
+    checkDecisions(fold.position.waiting, decisions, fold.position.running);
+    checkAnswers(fold.position.questions, answers, fold.position.running);
+  } else if (Object.keys(decisions).length > 0)
     throw new UsageError(`run '${log.runId}' has finished: no call waits for a decision`);
+  else if (Object.keys(answers).length > 0)
+    throw new UsageError(`run '${log.runId}' has finished: no question waits for an answer`);
   const sources = await openToolSources("resume", values);
   const { registry } = sources;
   try {
@@ -84,7 +95,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
     const model = await chooseModel(values, io, "resume", "failWhenCalled", logged);
     const colors = palette(useColor(io.stdout, values["no-color"], io.env));
     const result = await runWithProgress(
-      (hooks) => resumeAgent(log.runId, model, registry, { ...hooks, store: log.store, decisions }),
+      (hooks) => resumeAgent(log.runId, model, registry, { ...hooks, store: log.store, decisions, answers }),
       { io, colors, quiet: values.json, tracer },
     ).catch((error: unknown) => {
       if (!ModelError.isInstance(error)) throw error;
@@ -97,6 +108,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
         "",
         ...formatOutcome(result, colors),
         ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
+        ...questionLines(io, colors, how, result.pendingQuestions ?? []),
         ...limitLines(io, colors, how, result, started.settings),
         colors.dim(`log      ${log.label}`),
       ]);

@@ -1,6 +1,6 @@
 import { isErrorMessage, type Message, RUN_EVENT_TYPES, type StoredEvent, summaryMessage } from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
-import { callNames, compactionDetail, failedAttempt, overBudget } from "../output/timeline-text.js";
+import { callNames, compactionDetail, failedAttempt, overBudget, preparedDetail } from "../output/timeline-text.js";
 import { endNotes, type Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
 import type { MessageData, ReportData, RowData } from "./client/page-data.js";
@@ -119,6 +119,10 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
         event.tripped ? 1 : 0,
         `${event.stage} ${event.name}: ${event.tripped ? `tripped (${event.reason ?? ""})` : "passed"}`,
       ];
+    case "step.prepared":
+      return [preparedDetail(event)];
+    case "question.answered":
+      return [names.get(event.callId) ?? "", event.callId, `answered ${JSON.stringify(event.answer)}`];
   }
 }
 

@@ -1,5 +1,5 @@
 import { stateName } from "../chart/statechart.js";
-import type { AgentResult, ToolCall } from "../core-api.js";
+import type { AgentResult, PendingQuestion, ToolCall } from "../core-api.js";
 import type { Io } from "../io.js";
 import { traceStatus } from "../trace/run-status.js";
 import type { RunTrace } from "../trace/run-trace.js";
@@ -47,6 +47,31 @@ export function resumeCommand(
   return commandLine(io, ["resume", how.log, ...tools, ...model, ...decisions]);
 }
 
+/**
+ * For a run paused for answers: each question, the shape its answer must have, and the command
+ * that goes on with an answer for each (`--answer <callId>=<answer>`, the answer as JSON, or as
+ * text when it is not JSON) to paste and fill in.
+ */
+export function questionLines(
+  io: Io,
+  colors: Palette,
+  how: ResumeWith,
+  questions: readonly PendingQuestion[],
+): string[] {
+  if (questions.length === 0) return [];
+  const lines = questions.flatMap((question) => [
+    `${colors.bold("question")} ${question.id}: ${question.question}`,
+    ...(question.schema === undefined ? [] : [`${colors.dim("shape")}    ${JSON.stringify(question.schema)}`]),
+  ]);
+  const tools = how.tools === undefined || how.tools.length === 0 ? ["--tools", "<module>"] : how.tools;
+  const model = how.model === undefined || how.model.length === 0 ? ["--model", "<provider:name>"] : how.model;
+  const answers = questions.flatMap((question) => ["--answer", `${question.id}=<answer>`]);
+  return [
+    ...lines,
+    `${colors.dim("answer")}   ${commandLine(io, ["resume", how.log, ...tools, ...model, ...answers])}`,
+  ];
+}
+
 /** For a run paused for a decision: which calls wait, and the commands that go on (approving or denying them). */
 export function waitingLines(io: Io, colors: Palette, how: ResumeWith, waiting: readonly ToolCall[]): string[] {
   if (waiting.length === 0) return [];
@@ -69,7 +94,9 @@ export function unfinishedNote(
   const state = stateName(trace.chart, trace.state);
   const status = traceStatus(trace, waiting);
   const head = `${colors.bold("result")}   ${colors.yellow(status)} · in ${state} · steps ${trace.steps} · tokens ${trace.tokens}`;
-  if (waiting.length > 0) return [head, ...waitingLines(io, colors, how, waiting)];
+  if (waiting.length > 0 || trace.questions.length > 0) {
+    return [head, ...waitingLines(io, colors, how, waiting), ...questionLines(io, colors, how, trace.questions)];
+  }
   const { last } = trace;
   const why =
     status === "model_failed" && last?.type === "model.failed"

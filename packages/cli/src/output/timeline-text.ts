@@ -148,7 +148,25 @@ function describeEvent(
       const verdict = event.tripped ? colors.red(`tripped: ${event.reason ?? ""}`) : colors.green("passed");
       return `${event.stage} ${colors.cyan(event.name)} ${verdict}`;
     }
+    case "step.prepared":
+      return colors.dim(preparedDetail(event));
+    case "question.answered":
+      return `${colors.green("answered")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${JSON.stringify(event.answer)}`;
   }
+}
+
+/** What `prepareStep` decided for a step, in a line: the tools offered, the tool choice, the model, the system text. */
+export function preparedDetail(event: Extract<StoredEvent, { type: "step.prepared" }>): string {
+  const parts = [`step ${event.step}`];
+  if (event.activeTools !== undefined) parts.push(`tools [${event.activeTools.join(", ")}]`);
+  if (event.toolChoice !== undefined) {
+    parts.push(`tool choice ${typeof event.toolChoice === "string" ? event.toolChoice : event.toolChoice.name}`);
+  }
+  if (event.model !== undefined) parts.push(`model ${event.model} (reserve ${event.reserve ?? 0})`);
+  if (event.system !== undefined) {
+    parts.push(`system + ${JSON.stringify(event.system.length > 60 ? `${event.system.slice(0, 59)}…` : event.system)}`);
+  }
+  return parts.length === 1 ? `${parts[0]} · as the run was set` : parts.join(" · ");
 }
 
 /** A failed model attempt in one line: which model, whether it is tried again, the provider's wait, the error. */

@@ -1,5 +1,5 @@
 import { UsageError } from "../cli-error.js";
-import { type Decisions, escapeCallId, type ToolCall } from "../core-api.js";
+import { type Decisions, escapeCallId, type PendingQuestion, type ToolCall } from "../core-api.js";
 
 /**
  * Refuses decisions for calls that do not wait for one, naming the calls that do: a decision for
@@ -23,5 +23,49 @@ export function checkDecisions(
       : `the calls that wait: ${undecided.map((call) => `${call.id} (${call.name})`).join(", ")}`;
   throw new UsageError(
     `${stray.length === 1 ? "call" : "calls"} ${list} ${stray.length === 1 ? "does" : "do"} not wait for a decision; ${waiting}`,
+  );
+}
+
+/**
+ * Answers by call id from `--answer <callId>=<answer>` flags: the answer is JSON when it parses as
+ * JSON, else the text as it is. Own properties only, as decisions are; a flag without `=` or an id
+ * answered twice is a usage error.
+ */
+export function answersOf(flags: readonly string[]): Record<string, unknown> {
+  const answers = new Map<string, unknown>();
+  for (const flag of flags) {
+    const at = flag.indexOf("=");
+    if (at <= 0) throw new UsageError(`--answer takes <callId>=<answer>; got '${flag}'`);
+    const id = flag.slice(0, at);
+    if (answers.has(id)) throw new UsageError(`question '${id}' is answered twice: give one --answer for it`);
+    answers.set(id, parsed(flag.slice(at + 1)));
+  }
+  return Object.fromEntries(answers);
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Refuses answers for questions that do not wait, naming those that do; a chained id under a running call is left to the resume. */
+export function checkAnswers(
+  questions: readonly PendingQuestion[],
+  answers: Readonly<Record<string, unknown>>,
+  running: readonly ToolCall[] = [],
+): void {
+  const ids = new Set(questions.map((question) => question.id));
+  const children = running.map((call) => `${escapeCallId(call.id)}/`);
+  const stray = Object.keys(answers).filter((id) => !ids.has(id) && !children.some((at) => id.startsWith(at)));
+  if (stray.length === 0) return;
+  const waiting =
+    questions.length === 0
+      ? "no question of this run waits for an answer"
+      : `the questions that wait: ${questions.map((question) => question.id).join(", ")}`;
+  throw new UsageError(
+    `${stray.map((id) => `'${id}'`).join(", ")} ${stray.length === 1 ? "is" : "are"} not waiting for an answer; ${waiting}`,
   );
 }

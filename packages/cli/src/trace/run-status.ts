@@ -3,7 +3,8 @@ import type { RunTrace } from "./run-trace.js";
 
 /**
  * What every view (`list`, `show`, the report, the studio) calls a run: core's statuses (the end
- * its log records, or `awaiting_approval` while a call of its tree waits for a decision), and three
+ * its log records, `awaiting_approval` while a call of its tree waits for a decision, or
+ * `awaiting_input` while only questions wait for answers), and three
  * of a log that records no end: `model_failed` when the run gave up on its model (the last
  * attempt failed with no retry and no fallback left: resuming asks the model again), `unfinished`
  * when it was interrupted or is still going, and `refused` when the log cannot be read as a run
@@ -24,6 +25,8 @@ export type StatusOf =
   | {
       readonly result: { readonly status: AgentStatus } | null;
       readonly waiting: readonly unknown[];
+      /** The questions it waits on answers for (none when absent). */
+      readonly questions?: readonly unknown[];
       readonly state: string;
       readonly settings: Pick<RunSettings, "fallbackModels">;
       /** The last event of the log. */
@@ -36,6 +39,7 @@ export function viewStatus(run: StatusOf): ViewStatus {
   if ("ended" in run) return run.ended;
   if (run.result !== null) return run.result.status;
   if (run.waiting.length > 0) return "awaiting_approval";
+  if ((run.questions?.length ?? 0) > 0) return "awaiting_input";
   if (gaveUpOnModel(run.last, run.state, run.settings)) return "model_failed";
   return "unfinished";
 }
@@ -76,10 +80,16 @@ export function withTreePauses<Row extends { readonly runId: string; readonly st
     const parent = parentOf(row);
     if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), row]);
   }
-  const waits = (row: Row, depth = 0): boolean =>
-    row.status === "awaiting_approval" ||
-    (row.status === "unfinished" &&
-      depth < DEEPEST &&
-      (children.get(row.runId) ?? []).some((child) => waits(child, depth + 1)));
-  return rows.map((row) => (row.status === "unfinished" && waits(row) ? { ...row, status: "awaiting_approval" } : row));
+  // The pause a row's tree is in: a decision anywhere in it wins over a question.
+  const pauseOf = (row: Row, depth = 0): ViewStatus | null => {
+    if (row.status === "awaiting_approval" || row.status === "awaiting_input") return row.status;
+    if (row.status !== "unfinished" || depth >= DEEPEST) return null;
+    const pauses = (children.get(row.runId) ?? []).map((child) => pauseOf(child, depth + 1));
+    if (pauses.includes("awaiting_approval")) return "awaiting_approval";
+    return pauses.includes("awaiting_input") ? "awaiting_input" : null;
+  };
+  return rows.map((row) => {
+    const pause = row.status === "unfinished" ? pauseOf(row) : null;
+    return pause === null ? row : { ...row, status: pause };
+  });
 }

@@ -1,5 +1,5 @@
 import type { Chart } from "../chart/statechart.js";
-import type { AgentResult, RunSettings, StoredEvent, ToolCall } from "../core-api.js";
+import type { AgentResult, PendingQuestion, RunSettings, StoredEvent, ToolCall } from "../core-api.js";
 import { type FoldStep, LogFold } from "./log-fold.js";
 import { type Note, notesOf } from "./notes.js";
 
@@ -24,6 +24,8 @@ export interface RunTrace {
   readonly result: AgentResult | null;
   /** The calls the run waits on a decision for, when the log ends. */
   readonly waiting: readonly ToolCall[];
+  /** The questions the run waits on an answer for, when the log ends. */
+  readonly questions: readonly PendingQuestion[];
   /** Turns of the conversation: 1, plus one per `user.messaged`. */
   readonly turns: number;
   /** Turns, pauses, gaps and interruptions, by the index of the entry they come before. */
@@ -75,6 +77,7 @@ export class RunTracer {
     const { fold } = this;
     const result = fold.result;
     const waiting = result === null ? fold.position.waiting : [];
+    const questions = result === null ? fold.position.questions : [];
     return {
       chart: fold.chart,
       settings: this.#settings,
@@ -86,6 +89,7 @@ export class RunTracer {
       tokens: this.#last?.tokens ?? 0,
       result,
       waiting,
+      questions,
       turns: fold.turn,
       notes: notesOf(this.#entries, waiting),
       last: this.#last?.event,

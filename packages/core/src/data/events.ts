@@ -2,7 +2,7 @@ import type { CompactedView } from "./compacted-view.js";
 import type { TurnChecks } from "./guardrail.js";
 import { isErrorObservation } from "./log-flags.js";
 import type { Transcript } from "./transcript.js";
-import type { EndStatus, GuardrailStage, Message, ModelReply, ToolCall, ToolSpec, Usage } from "./types.js";
+import type { EndStatus, GuardrailStage, Message, ModelReply, ToolCall, ToolChoice, ToolSpec, Usage } from "./types.js";
 
 /**
  * The run's vocabulary in one place: the settings a run is decided by, the events the machine
@@ -58,7 +58,43 @@ export interface RunSettings extends TurnChecks {
   readonly fallbackModels?: number;
   /** When and how the model is shown a compacted view of a long list (absent: never; see `CompactionSettings`). */
   readonly compaction?: CompactionSettings;
+  /** Whether `prepareStep` decides each model call's settings, logged as `step.prepared` before it (absent: false). */
+  readonly prepareStep?: boolean;
+  /** The ask-user tools: a call of one with a `question` pauses the run for a person's answer (absent: none). */
+  readonly askTools?: readonly AskToolSettings[];
 }
+
+/** An ask-user tool as logged: its name, and the JSON Schema its answers must fit (absent: any JSON value). */
+export interface AskToolSettings {
+  readonly name: string;
+  readonly answer?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What `prepareStep` decided for model call `step`, logged before the call (so that replay,
+ * resume and fork never ask it again). Every field is absent when it left that setting alone.
+ */
+export type StepPrepared = {
+  readonly type: "step.prepared";
+  readonly step: number;
+  /** The only tools offered in this call, by name. */
+  readonly activeTools?: readonly string[];
+  readonly toolChoice?: ToolChoice;
+  /** The model picked for this call, by its `modelName` (`"(unnamed)"` for a model without one). */
+  readonly model?: string;
+  /** Tokens reserved for the picked model's reply (its `maxReplyTokens`, else the run's `replyReserve`). */
+  readonly reserve?: number;
+  /** Text added to the system prompt for this call only. */
+  readonly system?: string;
+};
+
+/** A person's answer to a question the model asked through an ask-user tool: the call's observation is `answer` as JSON. */
+export type QuestionAnswered = {
+  readonly type: "question.answered";
+  readonly callId: string;
+  /** Plain JSON, checked against the tool's answer schema before it was logged. */
+  readonly answer: unknown;
+};
 
 /** Context compaction as logged: the trigger and the strategy, resolved (the summarizer is a model, not a setting). */
 export interface CompactionSettings {
@@ -128,7 +164,9 @@ export type AgentEvent =
   | { readonly type: "run.cancelled"; readonly reason?: string }
   | ContextCompacted
   | OutputChecked
-  | GuardrailChecked;
+  | GuardrailChecked
+  | StepPrepared
+  | QuestionAnswered;
 
 /**
  * The messages before `keptFrom` (after the task) are no longer shown to the model from model
@@ -170,8 +208,25 @@ export type AgentRequest =
       readonly specs: readonly ToolSpec[];
       /** What a compaction left the model to see (absent: the whole list). */
       readonly view?: CompactedView;
-      /** Which model to ask: 0 (or absent) the run's model, 1 the first of `fallbackModels`, and so on. */
+      /** Which model to ask: 0 (or absent) the run's model (or the one `prepareStep` picked), 1 the first of `fallbackModels`, and so on. */
       readonly model?: number;
+      /** What `prepareStep` decided for this call (absent: the run's settings). */
+      readonly prepared?: StepPrepared;
+    }
+  | {
+      readonly type: "prepareStep";
+      /** The model call about to be made, counting from 1 over the whole run. */
+      readonly step: number;
+      readonly transcript: Transcript;
+      /** Tokens spent so far over the run. */
+      readonly tokens: number;
+    }
+  | {
+      readonly type: "askUser";
+      readonly call: ToolCall;
+      readonly question: string;
+      /** The answer's JSON Schema, when the tool gives one. */
+      readonly schema?: Readonly<Record<string, unknown>>;
     }
   | {
       readonly type: "waitRetry";
@@ -252,6 +307,8 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "retry.waited",
   "output.checked",
   "guardrail.checked",
+  "step.prepared",
+  "question.answered",
 ];
 
 /** The `tool.finished` event for an observation the tool registry made, with `isError` only when it is an error. */

@@ -120,6 +120,8 @@ export interface ModelCallOptions {
   readonly harnessRetries?: boolean;
   /** Given when the run wants its answer as JSON of this JSON Schema: an adapter asks the provider for it. */
   readonly output?: { readonly schema: Readonly<Record<string, unknown>> };
+  /** Which tools the model may call in this call, when `prepareStep` set it: an adapter sends it in its provider's form. */
+  readonly toolChoice?: ToolChoice;
 }
 
 /**
@@ -138,7 +140,8 @@ export type Model = (
  * the model (`refused`); the same call repeated under the `stop` policy (`repeated_call`); the
  * caller's abort (`cancelled`); or a pause for a decision on a risky tool call
  * (`awaiting_approval`, which `resumeAgent` continues); answers that never matched the `output`
- * schema (`invalid_output`); a guardrail that tripped (`guardrail_tripped`).
+ * schema (`invalid_output`); a guardrail that tripped (`guardrail_tripped`); or a pause for a
+ * person's answer to a question the model asked (`awaiting_input`, which `resumeAgent` continues).
  */
 export const AGENT_STATUSES = [
   "done",
@@ -150,18 +153,34 @@ export const AGENT_STATUSES = [
   "awaiting_approval",
   "invalid_output",
   "guardrail_tripped",
+  "awaiting_input",
 ] as const;
 
 /** One of `AGENT_STATUSES`. */
 export type AgentStatus = (typeof AGENT_STATUSES)[number];
 
-/** The statuses a turn ends with, as `run.finished` records them: every status but the pause for a decision. */
-export type EndStatus = Exclude<AgentStatus, "awaiting_approval">;
+/** The statuses a run pauses with, to be resumed: a decision, or a person's answer. */
+export type PauseStatus = "awaiting_approval" | "awaiting_input";
 
-/** `AGENT_STATUSES` without the pause: what a log's `run.finished` may hold. */
+/** The statuses a turn ends with, as `run.finished` records them: every status but the pauses. */
+export type EndStatus = Exclude<AgentStatus, PauseStatus>;
+
+/** `AGENT_STATUSES` without the pauses: what a log's `run.finished` may hold. */
 export const END_STATUSES: readonly EndStatus[] = AGENT_STATUSES.filter(
-  (status): status is EndStatus => status !== "awaiting_approval",
+  (status): status is EndStatus => status !== "awaiting_approval" && status !== "awaiting_input",
 );
+
+/** A question the model asked a person through an ask-user tool, waiting for its answer. */
+export interface PendingQuestion {
+  /** The call's id (chained, `<parent call id>/<child call id>`, for a child's question): `answers` names it. */
+  readonly id: string;
+  readonly question: string;
+  /** The answer's JSON Schema, when the tool gives one; an answer that does not fit is refused. */
+  readonly schema?: Readonly<Record<string, unknown>>;
+}
+
+/** Which tools the model may call in a step: any or none (`auto`), at least one (`required`), none (`none`), or the one named. */
+export type ToolChoice = "auto" | "required" | "none" | { readonly name: string };
 
 /** A decision on a tool call that needs approval; `reason` is shown to the model when it is denied. */
 export interface Decision {
@@ -197,6 +216,8 @@ export interface AgentResult<Output = unknown> {
   readonly runId?: string;
   /** With `awaiting_approval`: the calls of the last reply that wait for a decision, in call order. */
   readonly pendingApprovals?: readonly ToolCall[];
+  /** With `awaiting_input` (and with `awaiting_approval` when questions wait too): the questions waiting for answers, in call order. */
+  readonly pendingQuestions?: readonly PendingQuestion[];
   /** With `output` and `done`: the answer parsed and checked (a Standard Schema's output, transforms applied). */
   readonly output?: Output;
   /** With `guardrail_tripped`: the guardrail that tripped, its stage and its reason. */

@@ -1,10 +1,12 @@
 import type {
   AgentResult,
   AgentStatus,
+  AskToolSettings,
   GuardrailChecked,
   GuardrailStage,
   GuardrailTrip,
   RunSettings,
+  StepPrepared,
   ToolSpec,
   TurnChecks,
 } from "../data/index.js";
@@ -43,6 +45,18 @@ export const DEFAULT_OUTPUT_RETRIES = 2;
 export interface GuardStage {
   readonly stage: GuardrailStage;
   readonly verdicts: readonly (GuardrailChecked | null)[];
+}
+
+/** What `prepareStep` decided for one model call, with what the budget check needs of it computed once. */
+export interface PreparedStep {
+  readonly event: StepPrepared;
+  /** The specs offered in that call: the active tools only, when it names them. */
+  readonly specs: readonly ToolSpec[];
+  readonly specsTokens: number;
+  /** Tokens the text added to the system prompt costs in that call. */
+  readonly systemTokens: number;
+  /** The names the model may call in that call; null when every tool may be called. */
+  readonly allowed: ReadonlySet<string> | null;
 }
 
 /** The machine's context: plain data, changed only by pure assigns. */
@@ -106,6 +120,12 @@ export interface AgentContext {
   readonly guard: GuardStage | null;
   /** The guardrail that tripped, once one did. */
   readonly guardrail: GuardrailTrip | null;
+  /** Whether `prepareStep` decides each model call's settings. */
+  readonly prepareSteps: boolean;
+  /** What it decided for the latest model call it was asked about; null before the first. */
+  readonly prepared: PreparedStep | null;
+  /** The ask-user tools: a call of one with a `question` waits for a person's answer. */
+  readonly askTools: readonly AskToolSettings[];
 }
 
 /** The context a run starts from: its settings, and the system message, any history and the task as the list. */
@@ -152,6 +172,9 @@ export function initialContext({
     ...turnChecks(settings),
     guard: null,
     guardrail: null,
+    prepareSteps: settings.prepareStep ?? false,
+    prepared: null,
+    askTools: settings.askTools ?? [],
   };
   // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
   // an object that way on its fast path only once an object of the same shape has been spread:
@@ -202,12 +225,17 @@ function withoutBlocked({ status, transcript }: AgentContext): Transcript {
   return status === "guardrail_tripped" ? withoutLast(transcript) : transcript;
 }
 
-/** Tokens of the next prompt: `countTokens(specs) + countTokens(messages shown)`, in O(1). */
+/** Tokens of the next prompt: `countTokens(specs offered) + countTokens(messages shown)` (plus what `prepareStep` added to the system prompt), in O(1). */
 export function promptTokens(context: AgentContext): number {
   const { compaction, transcript } = context;
-  return (
-    context.specsTokens + (compaction === null ? transcriptTokens(transcript) : shownTokens(transcript, compaction))
-  );
+  const prepared = currentPrepared(context);
+  const specs = prepared === null ? context.specsTokens : prepared.specsTokens + prepared.systemTokens;
+  return specs + (compaction === null ? transcriptTokens(transcript) : shownTokens(transcript, compaction));
+}
+
+/** What `prepareStep` decided for the next model call, or null when it decided nothing for it (yet). */
+export function currentPrepared({ prepared, steps }: Pick<AgentContext, "prepared" | "steps">): PreparedStep | null {
+  return prepared !== null && prepared.event.step === steps + 1 ? prepared : null;
 }
 
 /** Tokens spent past the budget in this turn (the provider counted more than the estimate allowed for), or 0. */

@@ -8,10 +8,12 @@ import {
   type Transcript,
   tokensOfLength,
 } from "../data/index.js";
-import { type AgentContext, promptTokens } from "./agent-context.js";
+import { type AgentContext, currentPrepared, promptTokens } from "./agent-context.js";
 import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
 import { currentAttempt } from "./model-retry.js";
+import { answerChange, isQuestion, questionRequest } from "./questions.js";
+import { allowedTools } from "./step-preparation.js";
 
 /**
  * The machine's decisions as plain functions of context (and event data): no clock, no
@@ -20,6 +22,7 @@ import { currentAttempt } from "./model-retry.js";
 
 type Decided = Extract<AgentEvent, { type: "approval.decided" }>;
 type Finished = Extract<AgentEvent, { type: "tool.finished" }>;
+type Answered = Extract<AgentEvent, { type: "question.answered" }>;
 
 /** Whether this turn has made `maxSteps` model calls. */
 export function isStepLimitReached(context: AgentContext): boolean {
@@ -32,10 +35,11 @@ export function isOverBudget(context: AgentContext): boolean {
   return spent + promptTokens(context) + reserveOf(context) > context.tokenBudget;
 }
 
-/** The reply reserve of the model the next call goes to: the run's, or the fallback's the step has come to. */
+/** The reply reserve of the model the next call goes to: the run's (or the one `prepareStep` picked), or the fallback's the step has come to. */
 function reserveOf(context: AgentContext): number {
   const { model } = currentAttempt(context);
-  return model === 0 ? context.replyReserve : (context.fallbackReserves[model - 1] ?? context.replyReserve);
+  if (model !== 0) return context.fallbackReserves[model - 1] ?? context.replyReserve;
+  return currentPrepared(context)?.event.reserve ?? context.replyReserve;
 }
 
 /**
@@ -71,14 +75,17 @@ function planCalls(
   context: AgentContext,
   calls: readonly ToolCall[],
 ): { batch: CallBatch; lastCall: AgentContext["lastCall"] } {
+  const allowed = allowedTools(context);
   // With the guard off (the default) no call is a repeat, and the row is not kept.
   if (context.repeatLimit === Number.POSITIVE_INFINITY) {
-    return { batch: CallBatch.of(calls, NO_REFUSALS, calls.length), lastCall: null };
+    const refusals = allowed === null ? NO_REFUSALS : notOffered(calls, allowed);
+    return { batch: CallBatch.of(calls, refusals, calls.length), lastCall: null };
   }
-  const refusals = new Map<number, string>();
+  const refusals = allowed === null ? new Map<number, string>() : notOffered(calls, allowed);
   let stopAt = calls.length;
   let last = context.lastCall;
   for (const [index, call] of calls.entries()) {
+    if (refusals.has(index)) continue;
     const key = callKey(call);
     const count = last?.key === key ? last.count + 1 : 1;
     last = { key, count };
@@ -93,6 +100,17 @@ function planCalls(
 }
 
 const NO_REFUSALS: ReadonlyMap<number, string> = new Map();
+
+/** The calls of tools `prepareStep` did not offer in this step, each with the unknown-tool observation naming the tools offered. */
+function notOffered(calls: readonly ToolCall[], allowed: ReadonlySet<string>): Map<number, string> {
+  const refusals = new Map<number, string>();
+  for (const [index, call] of calls.entries()) {
+    if (allowed.has(call.name)) continue;
+    const name = JSON.stringify(call.name).slice(1, -1);
+    refusals.set(index, `ERROR: unknown tool '${name}'. Available tools: [${[...allowed].join(", ")}]`);
+  }
+  return refusals;
+}
 
 /** The observation of a call that is not run because it repeats. */
 function repeatedCallObservation(context: AgentContext, call: ToolCall): string {
@@ -137,9 +155,10 @@ export function enterCalls(context: AgentContext): { changes: Partial<AgentConte
   let inProgress = batch.inProgress;
   while (next < batch.stopAt && inProgress < context.toolConcurrency) {
     const call = batch.calls[next] as ToolCall;
-    const deciding = context.approvalRequired.includes(call.name);
+    const asking = isQuestion(context, call);
+    const deciding = asking || context.approvalRequired.includes(call.name);
     changes.push({ kind: "enter", index: next, deciding });
-    requests.push({ type: deciding ? "requestDecision" : "runTool", call });
+    requests.push(asking ? questionRequest(context, call) : { type: deciding ? "requestDecision" : "runTool", call });
     inProgress += 1;
     next = batch.skipFrom(next + 1);
   }
@@ -161,9 +180,20 @@ export function isLastResult(context: AgentContext, event: Finished): boolean {
   return batch.nextToEnter() === batch.calls.length && batch.find(event.callId, "running") >= 0;
 }
 
-/** Whether `approval.decided` is for a call that waits for a decision. */
-export function isAwaitedDecision({ batch }: AgentContext, event: Decided): boolean {
-  return batch !== null && batch.find(event.callId, "deciding") >= 0;
+/** Whether `approval.decided` is for a call that waits for a decision (a question waits for an answer, not a decision). */
+export function isAwaitedDecision(context: AgentContext, event: Decided): boolean {
+  const { batch } = context;
+  if (batch === null) return false;
+  const index = batch.find(event.callId, "deciding");
+  return index >= 0 && !isQuestion(context, batch.calls[index] as ToolCall);
+}
+
+/** Records a person's answer to a waiting question as its call's observation, and appends the tool messages now due. */
+export function recordAnswer(context: AgentContext, event: Answered): Partial<AgentContext> {
+  const batch = context.batch as CallBatch;
+  const { index, content } = answerChange(batch, event);
+  const answered = batch.apply([{ kind: "answer", index, content }]);
+  return appendAnswered(context.flags, context.transcript, answered);
 }
 
 /** Records a running call's observation, and appends every tool message now due, in call order. */
@@ -239,8 +269,10 @@ function toolMessage(flags: LogFlags, call: ToolCall, content: string, isError: 
   return isError && flags.errorFlagOnMessages ? { ...message, isError: true } : message;
 }
 
-/** The calls of the last reply that wait for a decision, in call order, for an `awaiting_approval` result. */
-export function pendingApprovals({ batch }: AgentContext): ToolCall[] {
+/** The calls of the last reply that wait for a decision, in call order, for an `awaiting_approval` result (questions are `pendingQuestions`). */
+export function pendingApprovals(context: AgentContext): ToolCall[] {
+  const { batch } = context;
   if (batch === null) return [];
-  return batch.indexesIn("deciding").map((index) => batch.calls[index] as ToolCall);
+  const calls = batch.indexesIn("deciding").map((index) => batch.calls[index] as ToolCall);
+  return context.askTools.length === 0 ? calls : calls.filter((call) => !isQuestion(context, call));
 }

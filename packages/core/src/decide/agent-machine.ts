@@ -1,6 +1,12 @@
 import { assertEvent, assign, emit, enqueueActions, type SnapshotFrom, setup } from "xstate";
 import type { AgentEvent, AgentRequest, AgentResult, AgentStatus, GuardrailStage, ToolCall } from "../data/index.js";
-import { type AgentContext, type AgentMachineInput, initialContext, resultOf } from "./agent-context.js";
+import {
+  type AgentContext,
+  type AgentMachineInput,
+  currentPrepared,
+  initialContext,
+  resultOf,
+} from "./agent-context.js";
 import {
   allCallsAnswered,
   appendReply,
@@ -14,6 +20,7 @@ import {
   isRunningCall,
   isStepLimitReached,
   isStoppedByRepeat,
+  recordAnswer,
   recordDecision,
   recordResult,
 } from "./agent-decisions.js";
@@ -51,6 +58,11 @@ import {
   needsOutputCheck,
   rejectOutput,
 } from "./output-decisions.js";
+import { isAnyDecisionAwaited, isAwaitedAnswer, isQuestion, questionRequest } from "./questions.js";
+import { isPlannedPreparation, needsPreparing, preparationRequest, recordPreparation } from "./step-preparation.js";
+
+const DECIDED = { guard: "isAwaitedDecision", target: "nextCalls", actions: ["recordDecision", "enterCalls"] } as const;
+const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["recordAnswer", "enterCalls"] } as const;
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
@@ -69,6 +81,10 @@ import {
  * With `retry` or `fallbackModels`, a failed call (`model.failed`) waits in `retryWait` and goes
  * back through `budgetCheck` to the same model while it has attempts left, then to the next
  * fallback model; when none is left the step's attempts are cleared and the driver rejects.
+ * With `prepareStep`, `preparingStep` asks for each model call's settings before the budget check
+ * (which then counts the tools offered and reserves for the model picked). A call of an ask-user
+ * tool waits for a person's answer (`question.answered`): in `awaitingInput` when nothing else is
+ * in progress, or with the decisions in `awaitingDecision`.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -114,6 +130,16 @@ export const agentMachine = setup({
     isAwaitedDecision: ({ context, event }) => {
       assertEvent(event, "approval.decided");
       return isAwaitedDecision(context, event);
+    },
+    isAnyDecisionAwaited: ({ context }) => isAnyDecisionAwaited(context),
+    isAwaitedAnswer: ({ context, event }) => {
+      assertEvent(event, "question.answered");
+      return isAwaitedAnswer(context, event);
+    },
+    needsPreparing: ({ context }) => needsPreparing(context),
+    isPlannedPreparation: ({ context, event }) => {
+      assertEvent(event, "step.prepared");
+      return isPlannedPreparation(context, event);
     },
     mayRetry: ({ context, event }) => {
       assertEvent(event, "model.failed");
@@ -161,6 +187,15 @@ export const agentMachine = setup({
       enqueue.assign(changes);
       for (const request of requests) enqueue.emit(request);
     }),
+    recordAnswer: assign(({ context, event }) => {
+      assertEvent(event, "question.answered");
+      return recordAnswer(context, event);
+    }),
+    requestPreparation: emit(({ context }) => preparationRequest(context)),
+    recordPreparation: assign(({ context, event }) => {
+      assertEvent(event, "step.prepared");
+      return recordPreparation(context, event);
+    }),
     closeCalls: assign(({ context }, params: { why: string }) => closeCalls(context, params.why)),
     finish: assign((_, params: { status: AgentStatus }) => ({ status: params.status })),
     recordFailure: assign(({ context, event }) => {
@@ -203,6 +238,7 @@ export const agentMachine = setup({
         { guard: "isInputUnguarded", target: "guardingInput" },
         { guard: "isStepLimitReached", target: "stepLimit" },
         { guard: "needsCompaction", target: "compacting" },
+        { guard: "needsPreparing", target: "preparingStep" },
         { guard: "isOverBudget", target: "tokenBudget" },
         { target: "callingModel" },
       ],
@@ -225,6 +261,13 @@ export const agentMachine = setup({
             },
           },
         },
+      },
+    },
+    preparingStep: {
+      entry: "requestPreparation",
+      on: {
+        // Back to the budget check, which now counts what the step offers and reserves for the model it calls.
+        "step.prepared": { guard: "isPlannedPreparation", target: "budgetCheck", actions: "recordPreparation" },
       },
     },
     callingModel: {
@@ -271,7 +314,8 @@ export const agentMachine = setup({
             { guard: "allCallsAnswered", target: "#agent.budgetCheck" },
             { guard: "isStoppedByRepeat", target: "#agent.repeatedCall" },
             { guard: "isAnyCallRunning", target: "runningTools" },
-            { target: "awaitingDecision" },
+            { guard: "isAnyDecisionAwaited", target: "awaitingDecision" },
+            { target: "awaitingInput" },
           ],
         },
         runningTools: {
@@ -280,22 +324,12 @@ export const agentMachine = setup({
               { guard: "isLastResult", target: "#agent.budgetCheck", actions: "recordResult" },
               { guard: "isRunningCall", target: "nextCalls", actions: ["recordResult", "enterCalls"] },
             ],
-            "approval.decided": {
-              guard: "isAwaitedDecision",
-              target: "nextCalls",
-              actions: ["recordDecision", "enterCalls"],
-            },
+            "approval.decided": DECIDED,
+            "question.answered": ANSWERED,
           },
         },
-        awaitingDecision: {
-          on: {
-            "approval.decided": {
-              guard: "isAwaitedDecision",
-              target: "nextCalls",
-              actions: ["recordDecision", "enterCalls"],
-            },
-          },
-        },
+        awaitingDecision: { on: { "approval.decided": DECIDED, "question.answered": ANSWERED } },
+        awaitingInput: { on: { "question.answered": ANSWERED } },
       },
     },
     done: { type: "final", entry: { type: "finish", params: { status: "done" } } },
@@ -369,6 +403,7 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   const { context } = snapshot;
   if (snapshot.matches("callingModel")) return [modelRequest(context)];
   if (snapshot.matches({ compacting: "awaitingView" })) return [compactionRequest(context)];
+  if (snapshot.matches("preparingStep")) return [preparationRequest(context)];
   if (snapshot.matches("retryWait")) return [waitRequest(context)];
   if (snapshot.matches("checkingOutput")) return [{ type: "checkOutput", text: context.answer ?? "" }];
   if (snapshot.matches("guardingInput") || snapshot.matches("guardingOutput")) return pendingChecks(context);
@@ -379,7 +414,8 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
     const state = batch.stateOf(index);
     const call = batch.calls[index] as ToolCall;
     if (state === "running") requests.push({ type: "runTool", call });
-    if (state === "deciding") requests.push({ type: "requestDecision", call });
+    if (state !== "deciding") continue;
+    requests.push(isQuestion(context, call) ? questionRequest(context, call) : { type: "requestDecision", call });
   }
   return requests;
 }
@@ -401,5 +437,7 @@ function modelRequest(context: AgentContext): AgentRequest {
   } as const;
   const view = context.compaction === null ? undefined : shownView(context);
   const shown = view === undefined ? request : { ...request, view };
-  return context.retry === null ? shown : { ...shown, model: currentAttempt(context).model };
+  const prepared = currentPrepared(context);
+  const steered = prepared === null ? shown : { ...shown, specs: prepared.specs, prepared: prepared.event };
+  return context.retry === null ? steered : { ...steered, model: currentAttempt(context).model };
 }

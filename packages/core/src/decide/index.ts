@@ -11,3 +11,5 @@ export * from "./compaction-state.js";
 export * from "./guardrail-decisions.js";
 export * from "./model-retry.js";
 export * from "./output-decisions.js";
+export * from "./questions.js";
+export * from "./step-preparation.js";

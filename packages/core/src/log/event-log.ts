@@ -135,9 +135,30 @@ function eventProblem(value: unknown, position: number): string | null {
         isOptional(value.reason, isString)
         ? null
         : "needs a stage ('input' or 'output'), a whole index, a name, a tripped boolean and an optional reason string";
+    case "step.prepared":
+      return stepPreparedProblem(value);
+    case "question.answered":
+      return isString(value.callId) && "answer" in value ? null : "needs a callId string and an answer";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }
+}
+
+function stepPreparedProblem(value: Record<string, unknown>): string | null {
+  if (!isCount(value.step)) return "needs a whole step";
+  if (!isOptional(value.activeTools, isNames)) return "has activeTools that are not a list of tool names";
+  if (!isOptional(value.toolChoice, isToolChoice)) {
+    return "has a toolChoice that is not 'auto', 'required', 'none' or { name }";
+  }
+  if (!isOptional(value.model, isString) || !isOptional(value.system, isString)) {
+    return "has a model or system that is not a string";
+  }
+  return isOptional(value.reserve, isTokens) ? null : "has a reserve that is not a number of tokens";
+}
+
+function isToolChoice(value: unknown): boolean {
+  if (value === "auto" || value === "required" || value === "none") return true;
+  return isPlainObject(value) && isString(value.name);
 }
 
 /** Whether an event links runs of a tree (a child's start, a call that ran a child). */
@@ -224,6 +245,14 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
     return "needs settings.retry to hold whole attempts, initialDelayMs and maxDelayMs";
   }
   if (!isOptional(fallbackModels, isCount)) return "needs settings.fallbackModels to be a whole number";
+  if (!isOptional(settings.prepareStep, (flag) => typeof flag === "boolean")) {
+    return "needs settings.prepareStep to be a boolean";
+  }
+  const isAskTool = (tool: unknown) =>
+    isPlainObject(tool) && isString(tool.name) && isOptional(tool.answer, isPlainObject);
+  if (!isOptional(settings.askTools, (list) => Array.isArray(list) && list.every(isAskTool))) {
+    return "needs settings.askTools to be a list of { name, answer? }";
+  }
   const checks = turnProblem(settings, "settings.");
   if (checks !== null) return checks;
   if (settings.history !== undefined) {

@@ -1,6 +1,6 @@
-import type { Message, ToolCall } from "../data/index.js";
+import type { Message, PendingQuestion, ToolCall } from "../data/index.js";
 import { listView } from "../data/index.js";
-import type { AgentSnapshot } from "../decide/index.js";
+import { type AgentSnapshot, pendingApprovals, pendingQuestions } from "../decide/index.js";
 
 /** Where a run stands, read from a snapshot of its machine: for status pages, progress and traces. */
 export interface RunPosition {
@@ -18,6 +18,8 @@ export interface RunPosition {
   readonly calls: readonly ToolCall[];
   /** Calls that wait for a decision, in call order. */
   readonly waiting: readonly ToolCall[];
+  /** Questions of ask-user tools that wait for a person's answer, in call order. */
+  readonly questions: readonly PendingQuestion[];
   /** Calls that run (or are about to), in call order. */
   readonly running: readonly ToolCall[];
   /** The message list so far, as a read-only view made in O(1): later events never show in it. */
@@ -25,6 +27,7 @@ export interface RunPosition {
 }
 
 const NONE: readonly ToolCall[] = Object.freeze([]);
+const NO_QUESTIONS: readonly PendingQuestion[] = Object.freeze([]);
 
 /** Reads where the run stands from `snapshot`, without changing or keeping it. */
 export function positionOf(snapshot: AgentSnapshot): RunPosition {
@@ -41,7 +44,8 @@ export function positionOf(snapshot: AgentSnapshot): RunPosition {
     turnSteps: steps - turnStart.steps,
     turnTokens: tokens - turnStart.tokens,
     calls: batch === null ? NONE : batch.calls,
-    waiting: callsOf("deciding"),
+    waiting: context.askTools.length === 0 ? callsOf("deciding") : pendingApprovals(context),
+    questions: context.askTools.length === 0 ? NO_QUESTIONS : pendingQuestions(context),
     running: callsOf("running"),
     messages: listView(context.transcript),
   };

@@ -85,7 +85,7 @@ async function performChild(
   start: ChildStart,
 ): Promise<AgentResult> {
   const { model, registry, options = {} } = child;
-  const { store, childRunId, parentRunId, approve, signal, decisions, onEvent } = start;
+  const { store, childRunId, parentRunId, approve, signal, decisions, answers, onEvent } = start;
   const ports = { approve, signal, onEvent, fallbackModels: options.fallbackModels };
   const logged = store === undefined || childRunId === undefined ? [] : await store.read(childRunId);
   if (store !== undefined && childRunId !== undefined && logged.length > 0) {
@@ -93,7 +93,7 @@ async function performChild(
     const turn = { output: options.output, guardrails: options.guardrails };
     const summarizer = options.compaction?.summarizer;
     const resumeOptions = { ...ports, ...turn, store, ...(summarizer === undefined ? {} : { summarizer }) };
-    return resumeChild(childRunId, model, registry, resumeOptions, decisions);
+    return resumeChild(childRunId, model, registry, resumeOptions, decisions, answers);
   }
   const link =
     childRunId === undefined || parentRunId === undefined ? undefined : { runId: parentRunId, callId: start.call.id };

@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentRequest, Model, ModelDelta, ModelReply } from "../data/index.js";
+import type { AgentEvent, AgentRequest, Message, Model, ModelDelta, ModelReply } from "../data/index.js";
 import {
   claimCallIds,
   copyReply,
@@ -51,7 +51,9 @@ export async function askModel(
   try {
     const { onDelta, output } = options;
     const { view } = request;
-    const messages = view === undefined ? listView(request.transcript) : viewMessages(request.transcript, view);
+    const shown = view === undefined ? listView(request.transcript) : viewMessages(request.transcript, view);
+    const { prepared } = request;
+    const messages = prepared?.system === undefined ? shown : withSystem(shown, prepared.system);
     raw = await model(messages, request.specs, {
       get signal() {
         return options.signal ?? neverAborted();
@@ -59,6 +61,7 @@ export async function askModel(
       ...(onDelta === undefined ? {} : { onDelta }),
       ...(options.harnessRetries === true ? { harnessRetries: true } : {}),
       ...(output === undefined ? {} : { output }),
+      ...(prepared?.toolChoice === undefined ? {} : { toolChoice: prepared.toolChoice }),
     });
   } catch (error) {
     return failed(request, describeThrown(error, { byClass: true }), error, failureOf(error));
@@ -67,6 +70,13 @@ export async function askModel(
   if (typeof reply === "string") return failed(request, `the model returned an invalid reply: ${reply}`);
   const unique = withUniqueIds(reply, request.transcript, options.usedIds);
   return { type: "model-replied", step: request.step, event: { type: "model.replied", reply: unique } };
+}
+
+/** The list as one call shows it: `prepareStep`'s text added to the system message (the list itself keeps it as it was). */
+function withSystem(messages: readonly Message[], system: string): readonly Message[] {
+  const [first, ...rest] = messages;
+  if (first?.role !== "system") return [{ role: "system", content: system }, ...messages];
+  return [{ role: "system", content: first.content === "" ? system : `${first.content}\n\n${system}` }, ...rest];
 }
 
 function neverAborted(): AbortSignal {

@@ -1,4 +1,4 @@
-import type { AgentResult, Decision, ToolCall } from "../data/index.js";
+import type { AgentResult, Decision, PendingQuestion, ToolCall } from "../data/index.js";
 import { chainCallId, escapeCallId, toolFinished } from "../data/index.js";
 import { type AgentContext, promptTokens } from "../decide/index.js";
 import type { EventStore } from "../log/index.js";
@@ -21,6 +21,8 @@ export interface ChildStart {
   readonly approve?: Approver | undefined;
   /** Decisions for the child's waiting calls: its own calls' by their escaped ids, its children's by chained id. */
   readonly decisions: Readonly<Record<string, Decision>>;
+  /** Answers for the child's waiting questions, named as `decisions` are. */
+  readonly answers: Readonly<Record<string, unknown>>;
   /** The parent's signal: aborting it cancels the child. */
   readonly signal: AbortSignal;
   /** The parent's listener, told each of the child's events with its `origin` (absent when the parent has none). */
@@ -40,11 +42,12 @@ export interface ChildTool {
   perform(start: ChildStart): Promise<AgentResult>;
 }
 
-/** A child call that paused for decisions: the parent pauses too, listing them with chained ids. */
+/** A child call that paused for decisions or answers: the parent pauses too, listing them with chained ids. */
 export interface ChildPaused {
   readonly type: "child-paused";
   readonly call: ToolCall;
   readonly pending: readonly ToolCall[];
+  readonly questions: readonly PendingQuestion[];
 }
 
 const childTools = new WeakMap<object, ChildTool>();
@@ -129,6 +132,8 @@ export interface ChildCallsOptions {
   readonly approve?: Approver | undefined;
   /** Decisions given to resume the parent, for calls of its children, by chained id. */
   readonly decisions?: Readonly<Record<string, Decision>> | undefined;
+  /** Answers given to resume the parent, for questions of its children, by chained id. */
+  readonly answers?: Readonly<Record<string, unknown>> | undefined;
   /** The parent's listener: it hears its children's events too, tagged with their origin. */
   readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
   /** The parent's context now: what it has left is read from it when a child starts. */
@@ -146,6 +151,7 @@ export class ChildCalls {
   #reserved = 0;
   readonly #reservations = new Map<string, number>();
   readonly #paused = new Map<string, readonly ToolCall[]>();
+  readonly #questions = new Map<string, readonly PendingQuestion[]>();
   readonly #inFlight = new Set<Promise<unknown>>();
 
   constructor(options: ChildCallsOptions) {
@@ -198,7 +204,8 @@ export class ChildCalls {
       parentRunId: runId,
       tokenBudget,
       approve: approve === undefined ? undefined : (inner) => approve(chainedCall(call.id, inner)),
-      decisions: this.#decisionsFor(call.id),
+      decisions: routedTo(call.id, this.#options.decisions),
+      answers: routedTo(call.id, this.#options.answers),
       signal: timed(signal, child.timeoutMs),
       onEvent: onEvent === undefined ? undefined : originTagging(onEvent, call.id, childRunId),
     };
@@ -233,20 +240,16 @@ export class ChildCalls {
     return [...this.#paused.values()].flat();
   }
 
+  /** The waiting questions of the paused children, with chained ids, in the order the children paused. */
+  questions(): PendingQuestion[] {
+    return [...this.#questions.values()].flat();
+  }
+
   /** The agent tool calls of the reply after `call`: they start later, and each gets its share of what is left. */
   #laterChildCalls(call: ToolCall): number {
     const calls = this.#options.context().batch?.calls ?? [];
     const index = calls.findIndex((each) => each.id === call.id);
     return index < 0 ? 0 : calls.slice(index + 1).filter((each) => this.runsChild(each)).length;
-  }
-
-  #decisionsFor(callId: string): Record<string, Decision> {
-    const prefix = `${escapeCallId(callId)}/`;
-    const given = Object.entries(this.#options.decisions ?? {});
-    // Own properties even for ids such as `__proto__`: a call id is the model's data.
-    return Object.fromEntries(
-      given.filter(([id]) => id.startsWith(prefix)).map(([id, decision]) => [id.slice(prefix.length), decision]),
-    );
   }
 
   #answer(
@@ -255,17 +258,40 @@ export class ChildCalls {
     childRunId: string | undefined,
     result: AgentResult,
   ): ToolAnswer | ChildPaused {
-    if (result.status === "awaiting_approval") {
+    if (result.status === "awaiting_approval" || result.status === "awaiting_input") {
       this.settle(call.id);
       const pending = (result.pendingApprovals ?? []).map((waiting) => chainedCall(call.id, waiting));
+      const questions = (result.pendingQuestions ?? []).map((waiting) => chainedQuestion(call.id, waiting));
       this.#paused.set(call.id, pending);
-      return { type: "child-paused", call, pending };
+      this.#questions.set(call.id, questions);
+      return { type: "child-paused", call, pending, questions };
     }
     const content = cutResult(observationOf(child.name, result), child.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
     const event = { ...toolFinished(call.id, content), ...linkOf(childRunId), tokens: result.tokens };
     return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
   }
 }
+
+/** What was given for the calls of the child of call `callId`: its calls' by their escaped ids, its children's by chained ids. */
+function routedTo<T>(callId: string, given: Readonly<Record<string, T>> | undefined): Record<string, T> {
+  const prefix = `${escapeCallId(callId)}/`;
+  // Own properties even for ids such as `__proto__`: a call id is the model's data.
+  return Object.fromEntries(
+    Object.entries(given ?? {})
+      .filter(([id]) => id.startsWith(prefix))
+      .map(([id, value]) => [id.slice(prefix.length), value]),
+  );
+}
+
+/** A child's waiting question as its parent lists it: its id chained as `chainedCall` chains a call's. */
+function chainedQuestion(parentCallId: string, question: PendingQuestion): PendingQuestion {
+  const chained = { ...question, id: chainCallId(parentCallId, question.id, chainedQuestions.has(question)) };
+  chainedQuestions.add(chained);
+  return chained;
+}
+
+/** The questions `chainedQuestion` made: their ids are chained already. */
+const chainedQuestions = new WeakSet<PendingQuestion>();
 
 /** The parent's signal, cut after `timeoutMs` when the tool sets one: a child out of time ends `cancelled`. */
 function timed(signal: AbortSignal, timeoutMs: number | undefined): AbortSignal {

@@ -2,8 +2,10 @@ import type { AgentEvent } from "../data/index.js";
 import { AnswerInbox } from "./answer-inbox.js";
 import type { ApproverAnswer } from "./ask-approver.js";
 import type { ModelAnswer } from "./ask-model.js";
+import type { QuestionAnswer } from "./ask-user.js";
 import type { ChildPaused } from "./child-calls.js";
 import type { CompactionAnswer } from "./compact-context.js";
+import type { StepPreparedAnswer } from "./prepare-step.js";
 import type { RequestInForm } from "./request-table.js";
 import type { ToolAnswer } from "./run-tool.js";
 import type { CheckAnswer } from "./turn-checks.js";
@@ -16,6 +18,8 @@ export type LoopAnswer =
   | ToolAnswer
   | ChildPaused
   | ApproverAnswer
+  | QuestionAnswer
+  | StepPreparedAnswer
   | RetryWaited
   | CheckAnswer
   | { readonly type: "cancelled"; readonly event: Extract<AgentEvent, { type: "run.cancelled" }> }

@@ -22,6 +22,8 @@ describe("the request table", () => {
       checkGuardrail: "once",
       requestDecision: "promise",
       waitRetry: "sleep",
+      prepareStep: "once",
+      askUser: "promise",
     });
   });
 
@@ -37,6 +39,8 @@ describe("the request table", () => {
         "guardrail 2 output.1",
       ],
       [{ type: "waitRetry", delayMs: 5, jitter: false }, "retry wait 2"],
+      [{ type: "prepareStep", step: 3, transcript: { items: [], length: 0 } as never, tokens: 0 }, "prepare 3"],
+      [{ type: "askUser", call, question: "Which city?" }, "question 2.0 c1"],
     ];
     for (const [request, key] of requests) expect(requestKey(request, at)).toBe(key);
   });

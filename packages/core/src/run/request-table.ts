@@ -41,6 +41,8 @@ export const REQUEST_TABLE = {
   checkGuardrail: { form: "once", key: (request, at) => `guardrail ${at.steps} ${request.stage}.${request.index}` },
   requestDecision: { form: "promise", key: (request, at) => `decision ${at.place(request.call.id)}` },
   waitRetry: { form: "sleep", key: (_request, at) => `retry wait ${at.steps}` },
+  prepareStep: { form: "once", key: (request) => `prepare ${request.step}` },
+  askUser: { form: "promise", key: (request, at) => `question ${at.place(request.call.id)}` },
 } as const satisfies { readonly [K in RequestKind]: RequestEntry<K> };
 
 /** The durable form of a kind of request. */

@@ -4,6 +4,8 @@ import type { Model } from "../data/index.js";
 const TAKEN = new Set([
   "store",
   "decisions",
+  "answers",
+  "prepareStep",
   "approve",
   "toolTimeoutMs",
   "maxResultChars",
@@ -47,7 +49,7 @@ export function checkResumeOptions(options: object, entry = "resumeAgent"): void
   }
   if (refused.length === 0) return;
   throw new TypeError(
-    `${entry} cannot take ${refused.join(", ")}: a resumed run keeps the settings its log started with (give only the store, decisions, approve, the safeguards, the models, output, guardrails and the listeners)`,
+    `${entry} cannot take ${refused.join(", ")}: a resumed run keeps the settings its log started with (give only the store, decisions, answers, approve, prepareStep, the safeguards, the models, output, guardrails and the listeners)`,
   );
 }
 

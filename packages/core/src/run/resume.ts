@@ -1,6 +1,6 @@
 import type { AgentResult, Decision, Model, RunEvent, RunSettings, StoredEvent, TurnChecks } from "../data/index.js";
 import { escapeCallId, logFlags, type ToolCall, unescapeCallId } from "../data/index.js";
-import { canonicalJson, pendingApprovals } from "../decide/index.js";
+import { canonicalJson, pendingApprovals, pendingQuestions } from "../decide/index.js";
 import {
   EventLogError,
   type EventStore,
@@ -12,11 +12,12 @@ import {
   replayRun,
 } from "../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
+import { type AnswerPort, checkAnswer } from "./ask-user.js";
 import { treeListing } from "./child-calls.js";
 import { checkResumeOptions } from "./resume-options.js";
 import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
 import { describe, resolveLimits } from "./settings.js";
-import { childrenPending } from "./tree-pending.js";
+import { childrenPending, childrenQuestions } from "./tree-pending.js";
 import { type OutputOf, resolveTurn, type TurnOptions } from "./turn-checks.js";
 
 /**
@@ -27,7 +28,15 @@ import { type OutputOf, resolveTurn, type TurnOptions } from "./turn-checks.js";
 export interface ResumeOptions<Output extends ToolSchema = ToolSchema>
   extends Pick<
       RunOptions,
-      "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "onLogged" | "fallbackModels"
+      | "approve"
+      | "toolTimeoutMs"
+      | "maxResultChars"
+      | "signal"
+      | "inspect"
+      | "onEvent"
+      | "onLogged"
+      | "fallbackModels"
+      | "prepareStep"
     >,
     Pick<TurnOptions<Output>, "output" | "guardrails"> {
   readonly store: EventStore;
@@ -39,6 +48,12 @@ export interface ResumeOptions<Output extends ToolSchema = ToolSchema>
    * writes it (`%2F` for `/`, `%25` for `%`) where its plain id is also a child call's chained id.
    */
   readonly decisions?: Readonly<Record<string, Decision>>;
+  /**
+   * Answers by call id for the questions a paused run waits on (`pendingQuestions`): each becomes
+   * its call's observation, as JSON. An id that names no waiting question, or an answer that does
+   * not fit the tool's answer schema, is refused in one line before anything is logged.
+   */
+  readonly answers?: Readonly<Record<string, unknown>>;
   /** Writes the summaries when the run compacts with `summarize` (default: `model`); logged summaries are never asked for again. */
   readonly summarizer?: Model;
   /** Only its `summarizer` (as `runAgent` takes it); the rest of `compaction` is the log's. */
@@ -63,13 +78,20 @@ export async function resumeAgent<Output extends ToolSchema = never>(
   checkResumeOptions(options);
   checkRunOptions(options);
   const decisions = options.decisions ?? {};
-  const { compaction, ...rest } = options;
+  checkAnswersShape(options.answers);
+  const answers = options.answers ?? {};
+  const { compaction, answers: _answers, ...rest } = options;
   const summarizer = options.summarizer ?? compaction?.summarizer;
   const taken = summarizer === undefined ? rest : { ...rest, summarizer };
   // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
   const held = holding(options.store, runId, () =>
-    resumeHeld(runId, model, registry, taken, (replay, own) =>
-      routeDecisions(options.store, runId, replay, decisions, own),
+    resumeHeld(
+      runId,
+      model,
+      registry,
+      taken,
+      (replay, own) => routeDecisions(options.store, runId, replay, decisions, own),
+      (replay) => takeAnswers(runId, registry, replay, answers, options.store),
     ),
   );
   // A cut-off turn's answer is checked against `output` before it is logged: its type is the schema's.
@@ -84,8 +106,9 @@ export function resumeChild(
   runId: string,
   model: Model,
   registry: ToolRegistry,
-  options: Omit<ResumeOptions, "decisions">,
+  options: Omit<ResumeOptions, "decisions" | "answers">,
   decisions: Readonly<Record<string, Decision>>,
+  answers: Readonly<Record<string, unknown>> = {},
 ): Promise<AgentResult> {
   checkRunOptions(options);
   const routed: Routed = { own: new Map(), chained: {} };
@@ -93,7 +116,8 @@ export function resumeChild(
     if (id.includes("/")) routed.chained[id] = decision;
     else routed.own.set(unescapeCallId(id), decision);
   }
-  return holding(options.store, runId, () => resumeHeld(runId, model, registry, options, async () => routed));
+  const take = (replay: Replay) => takeAnswers(runId, registry, replay, answers, options.store);
+  return holding(options.store, runId, () => resumeHeld(runId, model, registry, options, async () => routed, take));
 }
 
 /** Decisions split by whom they are for: the run's own calls, by call id; its children's calls, by chained id. */
@@ -108,10 +132,12 @@ async function resumeHeld(
   registry: ToolRegistry,
   options: Omit<ResumeOptions, "decisions">,
   route: (replay: Replay, own: ReadonlyMap<string, ToolCall>) => Promise<Routed>,
+  take: (replay: Replay) => Promise<TakenAnswers>,
 ): Promise<AgentResult> {
   const { store, approve } = options;
   const { events, replay, journal } = await reopen(store, runId, registry, options.onLogged);
   if (replay.result !== null) return { ...replay.result, runId };
+  const { port: answers, chained: childAnswers } = await take(replay);
   const pending = new Map(pendingApprovals(replay.context).map((call) => [call.id, call]));
   const { own, chained } = await route(replay, pending);
   // A given decision answers the call that waits now, once: a later call reusing its id is asked anew.
@@ -121,7 +147,7 @@ async function resumeHeld(
     return approve?.(call);
   };
   return runLive({
-    ...portsOf(options, options.summarizer),
+    ...portsOf({ ...options, answers }, options.summarizer),
     approve: decide,
     model,
     registry,
@@ -133,7 +159,65 @@ async function resumeHeld(
     from: { snapshot: replay.snapshot, interrupted: replay.interrupted },
     store,
     childDecisions: chained,
+    childAnswers,
   });
+}
+
+/** Answers split as decisions are: the run's own questions' as the port that gives each once, its children's by chained id. */
+interface TakenAnswers {
+  readonly port: AnswerPort | undefined;
+  readonly chained: Readonly<Record<string, unknown>>;
+}
+
+function checkAnswersShape(answers: unknown): void {
+  if (answers !== undefined && (typeof answers !== "object" || answers === null || Array.isArray(answers))) {
+    throw new TypeError(`answers must be an object of answers by call id; got ${describe(answers)}`);
+  }
+}
+
+/**
+ * Checks that every answer names a question the run waits on and fits its tool's answer schema,
+ * and gives them as the port that answers each question once. Throws a `RangeError` in one line
+ * for the first that does not; nothing is logged then.
+ */
+async function takeAnswers(
+  runId: string,
+  registry: ToolRegistry,
+  replay: Replay,
+  answers: Readonly<Record<string, unknown>>,
+  store: EventStore,
+): Promise<TakenAnswers> {
+  const entries = Object.entries(answers);
+  if (entries.length === 0) return { port: undefined, chained: {} };
+  const waiting = pendingQuestions(replay.context);
+  const calls = new Map((replay.context.batch?.calls ?? []).map((call) => [call.id, call]));
+  const given = new Map<string, unknown>();
+  // A child's question is checked against its own tool when the child resumes: here only that it waits.
+  const tree = entries.some(([id]) => id.includes("/") && !waiting.some((each) => each.id === id))
+    ? await childrenQuestions(store, runId, replay)
+    : [];
+  const chained: Record<string, unknown> = {};
+  for (const [id, answer] of entries) {
+    if (tree.some((each) => each.id === id)) {
+      chained[id] = answer;
+      continue;
+    }
+    const question = waiting.find((each) => each.id === id || escapeCallId(each.id) === id);
+    if (question === undefined) {
+      const listed = [...waiting, ...tree].map((each) => `'${each.id}'`).join(", ") || "none";
+      throw new RangeError(`run '${runId}': call '${id}' waits for no answer (questions that wait: ${listed})`);
+    }
+    const checked = await checkAnswer(registry, (calls.get(question.id) as ToolCall).name, answer);
+    if (!checked.ok) throw new RangeError(`run '${runId}': the answer to '${id}' does not fit: ${checked.problem}`);
+    given.set(question.id, checked.value);
+  }
+  const port: AnswerPort = (call) => {
+    if (!given.has(call.id)) return undefined;
+    const answer = given.get(call.id);
+    given.delete(call.id);
+    return { answer };
+  };
+  return { port, chained };
 }
 
 /**
@@ -205,7 +289,7 @@ export async function continueAgent<Output extends ToolSchema = never>(
 
 /** Options of `continueAgent`: those of `resumeAgent` but the decisions, and the new turn's output schema and guardrails. */
 export interface ContinueOptions<Output extends ToolSchema = ToolSchema>
-  extends Omit<ResumeOptions, "decisions" | "output" | "guardrails">,
+  extends Omit<ResumeOptions, "decisions" | "answers" | "output" | "guardrails">,
     TurnOptions<Output> {}
 
 async function continueHeld(

@@ -1,5 +1,5 @@
 import { createActor, type InspectionEvent, type Observer } from "xstate";
-import type { AgentResult, Decision, ToolCall } from "../data/index.js";
+import type { AgentResult, Decision, PendingQuestion, ToolCall } from "../data/index.js";
 import {
   EVENT_LOG_SCHEMA_VERSION,
   messagesOf,
@@ -8,7 +8,7 @@ import {
   type StoredEvent,
 } from "../data/index.js";
 import type { AgentContext, AgentMachineInput } from "../decide/index.js";
-import { agentMachine, pendingApprovals, pendingRequests } from "../decide/index.js";
+import { agentMachine, pendingApprovals, pendingQuestions, pendingRequests } from "../decide/index.js";
 import { EventLogError, type EventStore, holding, Journal, outcomeOf } from "../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { isCharLimit, isTimeout, MAX_TIMER_MS } from "../tools/index.js";
@@ -110,12 +110,25 @@ export async function startRun(
 export function portsOf(
   options: Pick<
     RunOptions,
-    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "fallbackModels"
-  >,
+    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "fallbackModels" | "prepareStep"
+  > &
+    Pick<EffectPorts, "answers">,
   summarizer?: EffectPorts["summarizer"],
 ): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
   const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels } = options;
-  return { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels, summarizer };
+  const { prepareStep, answers } = options;
+  return {
+    approve,
+    toolTimeoutMs,
+    maxResultChars,
+    signal,
+    inspect,
+    onEvent,
+    fallbackModels,
+    summarizer,
+    prepareStep,
+    answers,
+  };
 }
 
 /** One live stretch of a run: its settings and ports, and where it starts. */
@@ -133,6 +146,8 @@ export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
   readonly store?: EventStore | undefined;
   /** Decisions for calls of paused children, by chained id (`<call id>/<child call id>`). */
   readonly childDecisions?: Readonly<Record<string, Decision>> | undefined;
+  /** Answers for questions of paused children, by chained id. */
+  readonly childAnswers?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
@@ -162,7 +177,8 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
       await loop.log({ type: "run.finished", outcome: outcomeOf(outcome.result, schemaVersion) });
       result = { ...outcome.result, ...runId };
     } else {
-      result = { ...pausedResult(actor.getSnapshot().context, children?.pending() ?? []), ...runId };
+      const context = actor.getSnapshot().context;
+      result = { ...pausedResult(context, children?.pending() ?? [], children?.questions() ?? []), ...runId };
     }
     run.onEvent?.({ type: "finished", result });
     return result;
@@ -179,21 +195,33 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
 /** The children of a run whose registry has agent tools (none for any other run). */
 function childCallsOf(run: LiveRun, context: () => AgentContext): ChildCalls | undefined {
   if (!hasChildTools(run.registry)) return undefined;
-  const { registry, store, journal, approve, childDecisions, onEvent } = run;
+  const { registry, store, journal, approve, childDecisions, childAnswers, onEvent } = run;
   const runId = journal?.runId;
-  return new ChildCalls({ registry, store, runId, approve, decisions: childDecisions, onEvent, context });
+  const given = { decisions: childDecisions, answers: childAnswers };
+  return new ChildCalls({ registry, store, runId, approve, ...given, onEvent, context });
 }
 
-/** The result of a run paused for decisions: the list so far and the calls that wait, its children's after its own. */
-function pausedResult(context: AgentContext, children: readonly ToolCall[]): AgentResult {
+/**
+ * The result of a run paused for decisions or answers: the list so far and the calls that wait,
+ * its children's after its own. It is `awaiting_approval` while any decision waits (with the
+ * questions waiting too, if any), else `awaiting_input`.
+ */
+export function pausedResult(
+  context: AgentContext,
+  children: readonly ToolCall[],
+  childQuestions: readonly PendingQuestion[] = [],
+): AgentResult {
   const { steps, tokens } = context;
+  const approvals = treeListing(pendingApprovals(context), children);
+  const questions = [...pendingQuestions(context), ...childQuestions];
   return {
-    status: "awaiting_approval",
+    status: approvals.length > 0 || questions.length === 0 ? "awaiting_approval" : "awaiting_input",
     answer: null,
     steps,
     tokens,
     messages: messagesOf(context.transcript),
-    pendingApprovals: treeListing(pendingApprovals(context), children),
+    pendingApprovals: approvals,
+    ...(questions.length > 0 ? { pendingQuestions: questions } : {}),
   };
 }
 

@@ -6,10 +6,12 @@ import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { type Approver, askApprover, decidedAnswer } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
+import { type AnswerPort, answeredWith, askPerson } from "./ask-user.js";
 import type { ChildCalls } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
 import { attemptEvent, modelAt } from "./model-attempts.js";
 import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
+import { modelNameOf, type PrepareStep, prepareStepAnswer } from "./prepare-step.js";
 import { type RunToolOptions, runTool } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { performCheck, type TurnPorts } from "./turn-checks.js";
@@ -27,6 +29,10 @@ export interface EffectPorts {
   readonly journal?: Pick<Journal, "commit"> | undefined;
   /** Decides on calls to tools registered with `needsApproval`. */
   readonly approve?: Approver | undefined;
+  /** Decides each model call's settings, for a run started with it. */
+  readonly prepareStep?: PrepareStep | undefined;
+  /** Answers the questions of ask-user tools (checked before the run started); none: the run pauses for them. */
+  readonly answers?: AnswerPort | undefined;
   /** Milliseconds a tool may take unless it sets its own `timeoutMs` (default 60,000). */
   readonly toolTimeoutMs?: number | undefined;
   /** Observations longer than this are cut unless the tool sets its own limit (default 8,000). */
@@ -78,6 +84,8 @@ export class RunLoop {
   #ids: Set<string> | null = null;
   /** The model call in flight (the machine asks for one at a time): its deltas are told with its step. */
   #modelRequest: ModelRequest | null = null;
+  /** The models `prepareStep` picked, by step, until the step's reply comes. */
+  readonly #prepared = new Map<number, Model>();
   /** The failure the run rejects with once its `model.failed` is logged: the step's last attempt failed. */
   #givesUp: unknown = null;
   // The performers' options and callbacks are made once per run, not per call: an object with a
@@ -180,7 +188,9 @@ export class RunLoop {
   #idle(): LoopOutcome {
     if (this.#end.ended) return { type: "stopped" };
     const snapshot = this.#machine.snapshot();
-    if (!snapshot.matches({ executingTools: "awaitingDecision" }) && this.#ports.children?.paused !== true) {
+    const waits =
+      snapshot.matches({ executingTools: "awaitingDecision" }) || snapshot.matches({ executingTools: "awaitingInput" });
+    if (!waits && this.#ports.children?.paused !== true) {
       throw new Error("agentloop: the machine waits for nothing (a broken invariant)");
     }
     return { type: "paused", snapshot };
@@ -209,6 +219,29 @@ export class RunLoop {
       const work = () => waitRetry(delayMs, this.#end.signal);
       const delayOf = (random: () => number) => jitteredDelay(request, random);
       this.#inbox.perform({ form: "sleep", request, work, delayOf, woke: retryWaited });
+      return;
+    }
+    if (request.type === "prepareStep") {
+      this.#inbox.perform({ form: "once", request, work: () => this.#prepareStep(request), retriesItself: false });
+      return;
+    }
+    if (request.type === "askUser") {
+      const { answers } = this.#ports;
+      const work = () => askPerson(answers, request);
+      const first =
+        answers === undefined
+          ? null
+          : async () => {
+              const answer = await work();
+              return answer.type === "answered" ? answer : null;
+            };
+      this.#inbox.perform({
+        form: "promise",
+        request,
+        work,
+        first,
+        settle: (value) => answeredWith(request.call, value),
+      });
       return;
     }
     if (request.type === "requestDecision") {
@@ -248,14 +281,51 @@ export class RunLoop {
     });
   }
 
-  #askModel(request: ModelRequest): Promise<ModelAnswer> {
-    const model = modelAt(this.#ports.model, this.#ports.fallbackModels, request.model);
+  #prepareStep(request: Extract<AgentRequest, { type: "prepareStep" }>) {
+    const { prepareStep } = this.#ports;
+    if (prepareStep === undefined) {
+      throw new TypeError("the run was started with prepareStep: give it again to go on with the run");
+    }
+    const { specs, replyReserve } = this.#machine.snapshot().context;
+    return prepareStepAnswer(prepareStep, request, specs, replyReserve, this.#end.signal);
+  }
+
+  async #askModel(request: ModelRequest): Promise<ModelAnswer> {
+    const picked = request.prepared?.model === undefined ? undefined : await this.#preparedModel(request);
+    const model =
+      picked !== undefined && (request.model ?? 0) === 0
+        ? picked
+        : modelAt(this.#ports.model, this.#ports.fallbackModels, request.model);
     if (model === undefined) {
       throw new RangeError(
         `the run's log asks fallback model ${request.model}, but only ${this.#ports.fallbackModels?.length ?? 0} fallbackModels were given`,
       );
     }
     return askModel(model, request, this.#modelOptions);
+  }
+
+  /**
+   * The model `prepareStep` picked for the request's step. A run resumed in that very call finds
+   * only the model's name in its log: `prepareStep` is asked again for the model alone, and must
+   * pick one of the same name.
+   */
+  async #preparedModel(request: ModelRequest): Promise<Model> {
+    const kept = this.#prepared.get(request.step);
+    if (kept !== undefined) return kept;
+    const prepared = request.prepared as NonNullable<ModelRequest["prepared"]>;
+    const again = await this.#prepareStep({
+      type: "prepareStep",
+      step: request.step,
+      transcript: request.transcript,
+      tokens: this.#machine.snapshot().context.tokens,
+    });
+    if (again.model === undefined || modelNameOf(again.model) !== prepared.model) {
+      throw new RangeError(
+        `prepareStep picked model '${prepared.model}' for step ${request.step} in the run's log, but ${again.model === undefined ? "no model" : `'${modelNameOf(again.model)}'`} now`,
+      );
+    }
+    this.#prepared.set(request.step, again.model);
+    return again.model;
   }
 
   /** A call the log shows cut off runs (or is lost) without a second start; any other is told as started first. */
@@ -290,6 +360,11 @@ export class RunLoop {
       case "cancelled":
       case "output-checked":
       case "guardrail-checked":
+      case "answered":
+        return answer.event;
+      case "step-prepared":
+        this.#prepared.clear();
+        if (answer.model !== undefined) this.#prepared.set(answer.event.step, answer.model);
         return answer.event;
       // A summarizer that failed fails the run as a model call without retries does: a compaction is not retried.
       case "child-paused":

@@ -1,6 +1,8 @@
 import type { CompactionSettings, Message, Model, RunSettings } from "../data/index.js";
 import { checkHistory } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
+import { askToolsOf } from "./ask-user.js";
+import type { PrepareStep } from "./prepare-step.js";
 import { type RetryOptions, resolveRetry } from "./retry-options.js";
 
 /** The system prompt used when none is given. */
@@ -65,6 +67,11 @@ export interface AgentOptions {
   readonly retry?: RetryOptions;
   /** Models asked in turn, each with the same retries, once the run's model has failed the call. */
   readonly fallbackModels?: readonly Model[];
+  /**
+   * Decides each model call's settings before it is made: the tools offered, the tool choice, the
+   * model, text added to the system prompt. What it decides is logged (`step.prepared`).
+   */
+  readonly prepareStep?: PrepareStep;
 }
 
 /** A model that says how long its replies can be (adapters set it), so the budget can reserve room. */
@@ -90,6 +97,10 @@ export function resolveSettings(
   if (onRepeatedCall !== "refuse" && onRepeatedCall !== "stop") {
     throw new RangeError(`onRepeatedCall must be 'refuse' or 'stop'; got ${describe(onRepeatedCall)}`);
   }
+  if (options.prepareStep !== undefined && typeof options.prepareStep !== "function") {
+    throw new TypeError(`prepareStep must be a function; got ${describe(options.prepareStep)}`);
+  }
+  const askTools = askToolsOf(registry);
   return {
     task,
     system,
@@ -106,6 +117,8 @@ export function resolveSettings(
     toolConcurrency: count("toolConcurrency", options.toolConcurrency ?? Number.POSITIVE_INFINITY, 1, true),
     ...(options.compaction === undefined ? {} : { compaction: resolveCompaction(options.compaction) }),
     ...resolveRetry(options.retry, options.fallbackModels),
+    ...(options.prepareStep === undefined ? {} : { prepareStep: true }),
+    ...(askTools.length === 0 ? {} : { askTools }),
   };
 }
 

@@ -1,6 +1,6 @@
-import type { ToolCall } from "../data/index.js";
+import type { PendingQuestion, ToolCall } from "../data/index.js";
 import { chainCallId } from "../data/index.js";
-import { pendingApprovals } from "../decide/index.js";
+import { pendingApprovals, pendingQuestions } from "../decide/index.js";
 import { type EventStore, type Replay, replayRun } from "../log/index.js";
 import { childRunIdOf, treeListing } from "./child-calls.js";
 
@@ -26,6 +26,26 @@ export async function childrenPending(store: EventStore, runId: string, replay: 
     for (const call of pendingApprovals(child.context)) waiting.push({ ...call, id: chainCallId(callId, call.id) });
     for (const call of await childrenPending(store, childRunId, child)) {
       waiting.push({ ...call, id: chainCallId(callId, call.id, true) });
+    }
+  }
+  return waiting;
+}
+
+/** The questions a paused run's children wait on (read from their logs, at any depth), with ids chained under the run's calls. */
+export async function childrenQuestions(store: EventStore, runId: string, replay: Replay): Promise<PendingQuestion[]> {
+  const waiting: PendingQuestion[] = [];
+  for (const callId of replay.interrupted) {
+    const childRunId = childRunIdOf(runId, callId);
+    const events = await store.read(childRunId);
+    const [started] = events;
+    if (started?.type !== "run.started" || started.parent?.runId !== runId) continue;
+    const child = replayRun(events, { runId: childRunId });
+    if (child.result !== null) continue;
+    for (const question of pendingQuestions(child.context)) {
+      waiting.push({ ...question, id: chainCallId(callId, question.id) });
+    }
+    for (const question of await childrenQuestions(store, childRunId, child)) {
+      waiting.push({ ...question, id: chainCallId(callId, question.id, true) });
     }
   }
   return waiting;

@@ -1,0 +1,116 @@
+import type { AgentRequest, AskToolSettings, QuestionAnswered, ToolCall } from "../data/index.js";
+import { copyJson, describeThrown, ToolSchemaError } from "../data/index.js";
+import type { CompiledParameters, Tool, ToolRegistry, ToolSchema } from "../tools/index.js";
+import { compileParameters, tool } from "../tools/index.js";
+
+/** What `askUserTool` takes: the tool's name and description, and the shape its answers must have. */
+export interface AskUserToolDefinition {
+  /** 1-64 letters, digits, `_` or `-` (default `ask_user`). */
+  readonly name?: string;
+  readonly description?: string;
+  /** The answer's shape: a Standard Schema (zod), `jsonSchema(...)`, or JSON Schema with an object root (default: any JSON value). */
+  readonly answer?: ToolSchema;
+}
+
+/** The name of an ask-user tool that gives none. */
+export const DEFAULT_ASK_USER_NAME = "ask_user";
+
+const DEFAULT_DESCRIPTION =
+  "Ask the user a question and wait for the answer. Use it only when you cannot go on without something only the user knows.";
+
+const QUESTION_PARAMETERS = {
+  type: "object",
+  properties: { question: { type: "string", description: "The question, in full: the user sees nothing else." } },
+  required: ["question"],
+} as const;
+
+/** The answer schemas of ask-user tools, by the tool's function (how a registry's tool is recognised). */
+const askTools = new WeakMap<object, { readonly answer?: CompiledParameters }>();
+
+/**
+ * A tool the model calls with `{ question: string }` to ask a person: the run pauses with status
+ * `awaiting_input` and the question in `pendingQuestions`, and `resumeAgent(..., { answers: {
+ * [callId]: answer } })` goes on with the answer (as JSON) as the call's observation. An answer
+ * that does not fit `answer` is refused before anything is logged. Throws `ToolSchemaError` now
+ * for a bad name or an answer schema that cannot be enforced.
+ */
+export function askUserTool(definition: AskUserToolDefinition = {}): Tool<{ question: string }> {
+  const { name = DEFAULT_ASK_USER_NAME, description = DEFAULT_DESCRIPTION, answer } = definition;
+  const compiled = answer === undefined ? undefined : compileAnswer(name, answer);
+  // Reached only for a call the run could not pause for (its arguments were refused first otherwise).
+  const execute = (): string => `ERROR: ${name} could not ask the user: the question must be a string.`;
+  askTools.set(execute, compiled === undefined ? {} : { answer: compiled });
+  return tool({ name, description, parameters: QUESTION_PARAMETERS, execute });
+}
+
+function compileAnswer(name: string, answer: ToolSchema): CompiledParameters {
+  try {
+    return compileParameters(`${name}: answer`, answer);
+  } catch (error) {
+    throw error instanceof ToolSchemaError
+      ? error
+      : new ToolSchemaError(`${name}: answer is not a schema`, { cause: error });
+  }
+}
+
+/** The ask-user tools of `registry`, as `run.started` logs them, in registration order. */
+export function askToolsOf(registry: ToolRegistry): AskToolSettings[] {
+  const found: AskToolSettings[] = [];
+  for (const { name } of registry.specs()) {
+    const fn = registry.functionOf(name);
+    const ask = fn === undefined ? undefined : askTools.get(fn);
+    if (ask === undefined) continue;
+    found.push(ask.answer === undefined ? { name } : { name, answer: ask.answer.schema });
+  }
+  return found;
+}
+
+/**
+ * Checks `answer` for the question of tool `toolName`: plain JSON, and of the tool's answer shape
+ * (a Standard Schema's output, transforms applied, is what is kept). Never rejects: a refusal is
+ * one sentence.
+ */
+export async function checkAnswer(
+  registry: ToolRegistry,
+  toolName: string,
+  answer: unknown,
+): Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string }> {
+  const copied = copyJson(answer);
+  if (!copied.ok) return { ok: false, problem: `the answer is not JSON: ${copied.problem}` };
+  const fn = registry.functionOf(toolName);
+  const compiled = fn === undefined ? undefined : askTools.get(fn)?.answer;
+  if (compiled === undefined) return copied;
+  try {
+    const checked = await compiled.check(copied.value);
+    if (!checked.ok) return { ok: false, problem: checked.problem };
+    const kept = copyJson(checked.args);
+    return kept.ok
+      ? kept
+      : { ok: false, problem: `the answer's schema made it something that is not JSON: ${kept.problem}` };
+  } catch (error) {
+    return { ok: false, problem: `the answer's schema could not check it: ${describeThrown(error)}` };
+  }
+}
+
+/** Gives the answer to a question, or none (the run pauses for it). */
+export type AnswerPort = (call: ToolCall) => { readonly answer: unknown } | undefined;
+
+/** What asking a person came to: the answer as the event that gives it, or none yet (the call waits). */
+export type QuestionAnswer =
+  | { readonly type: "answered"; readonly call: ToolCall; readonly event: QuestionAnswered }
+  | { readonly type: "unanswered"; readonly call: ToolCall };
+
+/** Answers an `askUser` request from the answers given (checked before the run started), or leaves it waiting. */
+export async function askPerson(
+  answers: AnswerPort | undefined,
+  request: Extract<AgentRequest, { type: "askUser" }>,
+): Promise<QuestionAnswer> {
+  const { call } = request;
+  const given = answers?.(call);
+  return given === undefined ? { type: "unanswered", call } : answeredWith(call, given.answer);
+}
+
+/** The answer a value given from outside makes for the question of `call`. */
+export function answeredWith(call: ToolCall, answer: unknown): Extract<QuestionAnswer, { type: "answered" }> {
+  return { type: "answered", call, event: { type: "question.answered", callId: call.id, answer } };
+}
