@@ -158,6 +158,10 @@ const CHILDREN: Record<AgentStatus, { replies: ModelReply[]; options?: Record<st
   awaiting_approval: { replies: [asks(toolCall("e1", "send_email", { to: "ana" })), final("Not sent.")] },
   invalid_output: { replies: [final("Lima?")], options: { output: city, outputRetries: 0 } },
   guardrail_tripped: { replies: [final("Lima.")], options: { guardrails: { output: [trips] } } },
+  cost_budget: {
+    replies: [search("s1"), final("Lima.")],
+    options: { pricing: { default: { input: 1000, output: 1000 } }, costBudget: 0.001 },
+  },
 };
 
 describe("a child's exits as its parent's observations, through real runs", () => {

@@ -12,6 +12,7 @@ export const STATE_OF: Readonly<Record<AgentStatus, unknown>> = {
   awaiting_approval: { executingTools: "awaitingDecision" },
   invalid_output: "invalidOutput",
   guardrail_tripped: "guardrailTripped",
+  cost_budget: "costBudget",
 };
 
 type ToolMessage = Extract<Message, { role: "tool" }>;

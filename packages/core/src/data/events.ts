@@ -2,7 +2,17 @@ import type { CompactedView } from "./compacted-view.js";
 import type { TurnChecks } from "./guardrail.js";
 import { isErrorObservation } from "./log-flags.js";
 import type { Transcript } from "./transcript.js";
-import type { EndStatus, GuardrailStage, Message, ModelReply, ToolCall, ToolSpec, Usage } from "./types.js";
+import type {
+  EndStatus,
+  GuardrailStage,
+  Message,
+  ModelPrice,
+  ModelReply,
+  Pricing,
+  ToolCall,
+  ToolSpec,
+  Usage,
+} from "./types.js";
 
 /**
  * The run's vocabulary in one place: the settings a run is decided by, the events the machine
@@ -58,6 +68,25 @@ export interface RunSettings extends TurnChecks {
   readonly fallbackModels?: number;
   /** When and how the model is shown a compacted view of a long list (absent: never; see `CompactionSettings`). */
   readonly compaction?: CompactionSettings;
+  /** Prices by model name as given, which the run's agent tools inherit (absent: no pricing, no cost). */
+  readonly pricing?: Pricing;
+  /** The price of each model the run may call, resolved from `pricing` (absent: no pricing, no cost). */
+  readonly prices?: RunPrices;
+  /** USD allowed per turn, checked before each call (absent: no limit; only with `prices`). */
+  readonly costBudget?: number;
+}
+
+/** A model as priced: its name (null when it has none) and its price (null when `pricing` has none for it). */
+export interface PricedModel {
+  readonly name: string | null;
+  readonly price: ModelPrice | null;
+}
+
+/** The prices a run decides by: the run's model first, then each fallback model in order; and the summarizer's. */
+export interface RunPrices {
+  readonly models: readonly PricedModel[];
+  /** The summarizer's, when the run compacts by summary (absent: it does not). */
+  readonly summarizer?: PricedModel;
 }
 
 /** Context compaction as logged: the trigger and the strategy, resolved (the summarizer is a model, not a setting). */
@@ -97,6 +126,8 @@ export interface RunOutcome {
   readonly tokens: number;
   /** Tokens spent past the budget, when the provider counted more than the estimate allowed for (absent: none). */
   readonly tokensOverBudget?: number;
+  /** USD spent over the run, when it was priced and every model called had a price (absent: unknown). */
+  readonly cost?: number;
 }
 
 /** The events the machine takes: a reply, a call's observation, a decision, the caller's abort. */
@@ -123,6 +154,10 @@ export type AgentEvent =
       readonly childRunId?: string;
       /** Tokens the child run spent, counted in this run's `tokens` (from schema 4 on; absent: none). */
       readonly tokens?: number;
+      /** USD the child run spent, counted in this run's cost (absent: none, or unknown). */
+      readonly cost?: number;
+      /** Models the child called without a price: the run's cost is unknown (absent: none). */
+      readonly unpriced?: readonly string[];
     }
   | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
   | { readonly type: "run.cancelled"; readonly reason?: string }

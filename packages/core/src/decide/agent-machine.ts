@@ -10,6 +10,7 @@ import {
   isAwaitedDecision,
   isLastResult,
   isOverBudget,
+  isOverCostBudget,
   isRefusal,
   isRunningCall,
   isStepLimitReached,
@@ -21,6 +22,7 @@ import {
   compactionRequest,
   isPlannedCompaction,
   isSummaryOverBudget,
+  isSummaryOverCostBudget,
   needsCompaction,
   recordCompaction,
   shownView,
@@ -54,7 +56,7 @@ import {
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
- * limit or the token budget ends the run, or whether the prompt calls for a compacted view first
+ * limit, the token budget or the cost budget ends the run, or whether the prompt calls for a compacted view first
  * (`compacting` asks for it with `compactContext`, checks the summarizer's call against the budget
  * first, and goes back to `budgetCheck`, which then finds nothing more to hide); `callingModel` waits for `model.replied`; a refusal ends
  * it in `refused`, a reply without tool calls is the answer (`done`), otherwise `executingTools`
@@ -88,6 +90,8 @@ export const agentMachine = setup({
     isOverBudget: ({ context }) => isOverBudget(context),
     needsCompaction: ({ context }) => needsCompaction(context),
     isSummaryOverBudget: ({ context }) => isSummaryOverBudget(context),
+    isOverCostBudget: ({ context }) => isOverCostBudget(context),
+    isSummaryOverCostBudget: ({ context }) => isSummaryOverCostBudget(context),
     isPlannedCompaction: ({ context, event }) => {
       assertEvent(event, "context.compacted");
       return isPlannedCompaction(context, event);
@@ -204,6 +208,7 @@ export const agentMachine = setup({
         { guard: "isStepLimitReached", target: "stepLimit" },
         { guard: "needsCompaction", target: "compacting" },
         { guard: "isOverBudget", target: "tokenBudget" },
+        { guard: "isOverCostBudget", target: "costBudget" },
         { target: "callingModel" },
       ],
     },
@@ -211,7 +216,11 @@ export const agentMachine = setup({
       initial: "checkingSummary",
       states: {
         checkingSummary: {
-          always: [{ guard: "isSummaryOverBudget", target: "#agent.tokenBudget" }, { target: "awaitingView" }],
+          always: [
+            { guard: "isSummaryOverBudget", target: "#agent.tokenBudget" },
+            { guard: "isSummaryOverCostBudget", target: "#agent.costBudget" },
+            { target: "awaitingView" },
+          ],
         },
         awaitingView: {
           entry: "requestCompaction",
@@ -301,6 +310,7 @@ export const agentMachine = setup({
     done: { type: "final", entry: { type: "finish", params: { status: "done" } } },
     stepLimit: { type: "final", entry: { type: "finish", params: { status: "step_limit" } } },
     tokenBudget: { type: "final", entry: { type: "finish", params: { status: "token_budget" } } },
+    costBudget: { type: "final", entry: { type: "finish", params: { status: "cost_budget" } } },
     invalidOutput: { type: "final", entry: { type: "finish", params: { status: "invalid_output" } } },
     guardrailTripped: {
       type: "final",

@@ -1,6 +1,7 @@
-import type { CompactionSettings, Message, Model, RunSettings } from "../data/index.js";
+import type { CompactionSettings, Message, Model, Pricing, RunSettings } from "../data/index.js";
 import { checkHistory } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
+import { resolvePrices } from "./pricing.js";
 import { type RetryOptions, resolveRetry } from "./retry-options.js";
 
 /** The system prompt used when none is given. */
@@ -65,10 +66,25 @@ export interface AgentOptions {
   readonly retry?: RetryOptions;
   /** Models asked in turn, each with the same retries, once the run's model has failed the call. */
   readonly fallbackModels?: readonly Model[];
+  /**
+   * USD per 1M tokens by model name (a model's `modelName`; the key `default` prices any other):
+   * gives each call a cost and the result its total `cost`. A model called with no price makes
+   * the cost unknown (the result lists it in `unpriced`). Off by default.
+   */
+  readonly pricing?: Pricing;
+  /**
+   * USD allowed per turn: checked before every model call as `tokenBudget` is, pricing the prompt
+   * at the model's dearest input rate and its longest reply at the output rate; the run ends with
+   * `cost_budget`. Needs a price for every model the run may call, or the run does not start.
+   */
+  readonly costBudget?: number;
 }
 
-/** A model that says how long its replies can be (adapters set it), so the budget can reserve room. */
-export type ModelWithLimits = Model & { readonly maxReplyTokens?: number };
+/**
+ * A model that says how long its replies can be, so the budget can reserve room, and its name,
+ * so `pricing` can price it (adapters set both).
+ */
+export type ModelWithLimits = Model & { readonly maxReplyTokens?: number; readonly modelName?: string };
 
 /**
  * The settings a run starts with: defaults filled in and every value checked, so that what is
@@ -106,6 +122,7 @@ export function resolveSettings(
     toolConcurrency: count("toolConcurrency", options.toolConcurrency ?? Number.POSITIVE_INFINITY, 1, true),
     ...(options.compaction === undefined ? {} : { compaction: resolveCompaction(options.compaction) }),
     ...resolveRetry(options.retry, options.fallbackModels),
+    ...resolvePrices(options, model),
   };
 }
 
