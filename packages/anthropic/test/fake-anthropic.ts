@@ -26,7 +26,13 @@ export interface WireReply {
   readonly content: readonly WireBlock[];
   readonly stopReason?: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal" | "pause_turn";
   readonly stopDetails?: Record<string, unknown>;
-  readonly usage?: { readonly input: number; readonly output: number } | null;
+  readonly usage?: {
+    readonly input: number;
+    readonly output: number;
+    /** Prompt tokens read from the cache and written to it (default 0). */
+    readonly cacheRead?: number;
+    readonly cacheWrite?: number;
+  } | null;
 }
 
 export const MODEL = "claude-sonnet-4-5";
@@ -62,9 +68,9 @@ export function message(reply: WireReply): FakeResponse {
             usage: {
               input_tokens: usage.input,
               output_tokens: usage.output,
-              cache_creation_input_tokens: 0,
-              cache_read_input_tokens: 0,
-              cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+              cache_creation_input_tokens: usage.cacheWrite ?? 0,
+              cache_read_input_tokens: usage.cacheRead ?? 0,
+              cache_creation: { ephemeral_5m_input_tokens: usage.cacheWrite ?? 0, ephemeral_1h_input_tokens: 0 },
               server_tool_use: null,
               service_tier: "standard",
             },
