@@ -16,6 +16,7 @@ export const EXIT_CODES = {
   refused: 7,
   invalid_output: 8,
   guardrail_tripped: 10,
+  cost_budget: 11,
   /** A status this table does not know yet (from a newer core). */
   other: 9,
   cancelled: 130,
@@ -37,6 +38,7 @@ const STATUS_CODES: Readonly<Record<AgentStatus, number>> = {
   cancelled: EXIT_CODES.cancelled,
   invalid_output: EXIT_CODES.invalid_output,
   guardrail_tripped: EXIT_CODES.guardrail_tripped,
+  cost_budget: EXIT_CODES.cost_budget,
 };
 
 /** The table for help texts and docs: `  0  done`, one line per code. */
@@ -51,6 +53,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   7    refused: the run was refused
   8    invalid_output: the answers never matched the output schema
   10   guardrail_tripped: a guardrail stopped the run
+  11   cost_budget: the next call would not have fit in --cost-budget
   9    another status, from a newer agentloop
   130  cancelled (Ctrl-C); the log stays valid
 `;
