@@ -30,8 +30,9 @@ const use = (id: string, name: string, input: unknown) => ({ type: "tool_use" as
 function marksOf(body: Record<string, unknown>): string[] {
   const paths: string[] = [];
   const walk = (value: unknown, path: string): void => {
-    if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${path}[${index}]`));
-    else if (typeof value === "object" && value !== null) {
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) walk(item, `${path}[${index}]`);
+    } else if (typeof value === "object" && value !== null) {
       for (const [key, item] of Object.entries(value)) {
         if (key === "cache_control") paths.push(path);
         else if (key !== "input_schema") walk(item, `${path}.${key}`);
@@ -72,7 +73,7 @@ describe("prompt caching", () => {
       expect(result.status).toBe("done");
       const [first, second, third] = fake.requests.map(bodyOf);
       expect(first?.system).toEqual([{ type: "text", text: "Use the tools.", cache_control: EPHEMERAL }]);
-      expect((first?.tools as { cache_control?: unknown }[]).map((tool) => tool.cache_control)).toEqual([
+      expect(((first?.tools ?? []) as { cache_control?: unknown }[]).map((tool) => tool.cache_control)).toEqual([
         undefined,
         EPHEMERAL,
       ]);
