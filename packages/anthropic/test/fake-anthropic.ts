@@ -92,8 +92,15 @@ export function messageOf(reply: ModelReply): FakeResponse {
       ...(reply.content === "" ? [] : [{ type: "text" as const, text: reply.content }]),
       ...reply.toolCalls.map((call) => ({ type: "tool_use" as const, id: call.id, name: call.name, input: call.args })),
     ],
-    usage: reply.usage === undefined ? null : { input: reply.usage.inputTokens, output: reply.usage.outputTokens },
+    usage: reply.usage === undefined ? null : wireUsage(reply.usage),
   });
+}
+
+/** A core usage as the API reports it: `input_tokens` without the cache reads and writes, which come apart. */
+function wireUsage(usage: NonNullable<ModelReply["usage"]>): NonNullable<WireReply["usage"]> {
+  const cacheRead = usage.cachedInputTokens ?? 0;
+  const cacheWrite = usage.cacheWriteTokens ?? 0;
+  return { input: usage.inputTokens - cacheRead - cacheWrite, output: usage.outputTokens, cacheRead, cacheWrite };
 }
 
 /** A fake Anthropic server that validates every request and answers with `steps`, and a real SDK client for it. */
