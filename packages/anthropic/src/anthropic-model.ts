@@ -9,6 +9,7 @@ import {
 } from "@agentloop/core/adapter";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import { withCacheBreakpoints } from "./cache-breakpoints.js";
 import { classifyAnthropicError } from "./classify-error.js";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
@@ -32,10 +33,16 @@ export interface AnthropicModelOptions extends AnthropicRequestParams {
   readonly maxRetries?: number;
   /** Milliseconds one request may take; without it the SDK derives one from `maxTokens` and refuses more than 10 minutes unless streaming. */
   readonly timeout?: number;
+  /**
+   * Marks the stable prefix of each request (the tools, the system prompt, the conversation so
+   * far) for the prompt cache, so that each call reads what the last one wrote (default true);
+   * `false` sends no `cache_control` at all.
+   */
+  readonly promptCache?: boolean;
 }
 
-/** A `Model` on Anthropic Messages that also tells how long its replies may be, in tokens. */
-export type AnthropicModel = Model & { readonly maxReplyTokens: number };
+/** A `Model` on Anthropic Messages that also tells how long its replies may be, in tokens, and its model name (for `pricing`). */
+export type AnthropicModel = Model & { readonly maxReplyTokens: number; readonly modelName: string };
 
 /**
  * A `Model` on the Anthropic Messages API through the official `@anthropic-ai/sdk`. Each call
@@ -49,10 +56,11 @@ export type AnthropicModel = Model & { readonly maxReplyTokens: number };
  * marked retryable or not for the run's `retry` and `fallbackModels` (`ModelError.retryable`).
  */
 export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
-  const { client, model, maxTokens, maxRetries, timeout, ...params } = options;
+  const { client, model, maxTokens, maxRetries, timeout, promptCache = true, ...params } = options;
   if (!(Number.isSafeInteger(maxTokens) && maxTokens > 0)) {
     throw new RangeError(`maxTokens must be a positive whole number, got ${maxTokens}`);
   }
+  if (typeof promptCache !== "boolean") throw new TypeError(`promptCache must be a boolean, got ${typeof promptCache}`);
   refuseUnsupportedOptions(params, maxTokens);
   const { tool_choice, ...always } = params;
   // The API refuses tool_choice in a request without tools; a forced choice holds only until tool
@@ -70,7 +78,7 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
     refuseEmptyUserMessages(messages);
     // The step's choice (from `prepareStep`) wins over the one the model was made with.
     const chosen = stepChoice === undefined ? toolChoice(messages) : { tool_choice: toAnthropicToolChoice(stepChoice) };
-    const body: MessageCreateParamsNonStreaming = {
+    const request: MessageCreateParamsNonStreaming = {
       ...always,
       model,
       max_tokens: maxTokens,
@@ -78,6 +86,7 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
       ...(tools.length === 0 ? {} : { tools: toAnthropicTools(tools), ...chosen }),
       ...(output === undefined ? {} : { output_config: answerFormat(always.output_config, output) }),
     };
+    const body = promptCache ? withCacheBreakpoints(request) : request;
     const options = sdkRequestOptions({ maxRetries, timeout }, harnessRetries);
     const failed = (error: unknown) => {
       throw classifyAnthropicError(error);
@@ -96,7 +105,7 @@ export function anthropicModel(options: AnthropicModelOptions): AnthropicModel {
     tally.settle(reply.content);
     return reply;
   };
-  return Object.assign(call, { maxReplyTokens: maxTokens });
+  return Object.assign(call, { maxReplyTokens: maxTokens, modelName: model });
 }
 
 /**

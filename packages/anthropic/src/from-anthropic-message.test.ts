@@ -49,7 +49,7 @@ describe("fromAnthropicMessage", () => {
     });
   });
 
-  it("joins text blocks, keeps thinking blocks as reasoning, and counts cached input tokens as input", () => {
+  it("joins text blocks, keeps thinking blocks as reasoning, and counts cached input tokens as input, reported apart too", () => {
     const mapped = fromAnthropicMessage(
       reply(
         [
@@ -66,7 +66,7 @@ describe("fromAnthropicMessage", () => {
     expect(mapped).toEqual({
       content: "It is 86 F.",
       toolCalls: [],
-      usage: { inputTokens: 125, outputTokens: 3 },
+      usage: { inputTokens: 125, outputTokens: 3, cachedInputTokens: 20, cacheWriteTokens: 100 },
       reasoning: [{ type: "reasoning", text: "hmm", signature: "s" }],
     });
   });

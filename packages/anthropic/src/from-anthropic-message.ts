@@ -31,7 +31,8 @@ const ORDINARY = new Set(["end_turn", "stop_sequence", "tool_use"]);
  * `"length"`, `pause_turn` and unknown reasons `"other"`. Model mistakes never throw: an `input`
  * that is not an object is kept as JSON in `rawArgs`, and missing, malformed or repeated ids get
  * stable positional ones (see `assignCallIds`). `usage` becomes `{ inputTokens, outputTokens }`,
- * input counting cache writes and reads too. `messages` is the list the model was shown. Throws
+ * input counting cache writes and reads too, with `cachedInputTokens` (`cache_read_input_tokens`)
+ * and `cacheWriteTokens` (`cache_creation_input_tokens`) when there were any. `messages` is the list the model was shown. Throws
  * `AnthropicResponseError` when the body has no `content` array.
  */
 export function fromAnthropicMessage(reply: AnthropicMessage, messages: readonly Message[]): ModelReply {
@@ -106,10 +107,14 @@ function toUsage(usage: unknown): Usage | undefined {
     unknown
   >;
   if (!isCount(input_tokens) || !isCount(output_tokens)) return undefined;
-  const cached =
-    (isCount(cache_creation_input_tokens) ? cache_creation_input_tokens : 0) +
-    (isCount(cache_read_input_tokens) ? cache_read_input_tokens : 0);
-  return { inputTokens: input_tokens + cached, outputTokens: output_tokens };
+  const written = isCount(cache_creation_input_tokens) ? cache_creation_input_tokens : 0;
+  const read = isCount(cache_read_input_tokens) ? cache_read_input_tokens : 0;
+  return {
+    inputTokens: input_tokens + written + read,
+    outputTokens: output_tokens,
+    ...(read > 0 ? { cachedInputTokens: read } : {}),
+    ...(written > 0 ? { cacheWriteTokens: written } : {}),
+  };
 }
 
 function isCount(value: unknown): value is number {

@@ -41,7 +41,7 @@ describe("anthropicModel over HTTP", () => {
   it("runs the happy path: system prompt apart, tool_use and tool_result blocks in the documented shape", async () => {
     const fake = await serve(...happyScript().map(messageOf));
     const { registry, runs } = makeWeatherRegistry();
-    const model = anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 1024 });
+    const model = anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 1024, promptCache: false });
 
     const result = await runAgent(WEATHER_TASK, model, registry, { system: "Use the tools." });
 
@@ -99,7 +99,11 @@ describe("anthropicModel over HTTP", () => {
       message({ content: [text("Pune is at 30 C.")] }),
     );
     const { registry } = makeWeatherRegistry();
-    await runAgent(WEATHER_TASK, anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 256 }), registry);
+    await runAgent(
+      WEATHER_TASK,
+      anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 256, promptCache: false }),
+      registry,
+    );
     expect((bodyOf(fake.requests[1]).messages as unknown[])[2]).toEqual({
       role: "user",
       content: [

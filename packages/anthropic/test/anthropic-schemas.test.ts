@@ -34,7 +34,13 @@ describe("JSON Schema tools over the wire", () => {
     const { $schema: _dialect, ...sent } = SEARCH;
     expect((fake.requests[0]?.body as { tools: unknown } | undefined)?.tools).toEqual([
       { name: "search", description: "Searches the archive.", input_schema: sent },
-      { name: "ping", description: "Health check.", input_schema: { type: "object", properties: {} } },
+      {
+        name: "ping",
+        description: "Health check.",
+        input_schema: { type: "object", properties: {} },
+        // The last tool marks the tool list for the prompt cache.
+        cache_control: { type: "ephemeral" },
+      },
     ]);
   });
 

@@ -54,11 +54,53 @@ export function checkMessagesRequest(request: RecordedRequest): string[] {
   check.string(body.model, "model", true);
   check.positiveInteger(body.max_tokens, "max_tokens");
   if ("stream" in body) check.oneOf(body.stream, "stream", [false, true]);
-  if ("system" in body) check.string(body.system, "system", true);
+  if ("system" in body) checkSystem(check, body.system);
+  checkCacheMarks(check, body);
   if ("tools" in body) checkTools(check, body.tools);
   else if ("tool_choice" in body) check.fail("tool_choice", "is only allowed with tools");
   if (check.array(body.messages, "messages", true)) checkTurns(check, body.messages);
   return check.problems;
+}
+
+/** The system prompt: a string, or text blocks (the form that takes a cache mark). */
+function checkSystem(check: WireChecker, system: unknown): void {
+  if (typeof system === "string" || !Array.isArray(system)) {
+    check.string(system, "system", true);
+    return;
+  }
+  if (system.length === 0) check.fail("system", "must not be an empty list");
+  for (const [index, block] of system.entries()) {
+    const at = `system[${index}]`;
+    if (!check.object(block, at)) continue;
+    check.keys(block, at, ["type", "text"], ["cache_control", "citations"]);
+    if (block.type !== "text") check.fail(`${at}.type`, `must be "text", got ${JSON.stringify(block.type)}`);
+    checkText(check, block);
+  }
+}
+
+/** The API takes at most four cache marks in one request, each `{ type: "ephemeral" }` with an optional ttl. */
+function checkCacheMarks(check: WireChecker, body: Record<string, unknown>): void {
+  const marks: unknown[] = [];
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) for (const item of value) collect(item);
+    else if (typeof value === "object" && value !== null) {
+      const record = value as Record<string, unknown>;
+      if ("cache_control" in record) marks.push(record.cache_control);
+      for (const [key, item] of Object.entries(record)) if (key !== "input_schema" && key !== "input") collect(item);
+    }
+  };
+  collect({ tools: body.tools, system: body.system, messages: body.messages });
+  if (marks.length > 4) {
+    check.fail("cache_control", `A maximum of 4 blocks with cache_control may be provided. Found ${marks.length}.`);
+  }
+  for (const mark of marks) {
+    const ok =
+      typeof mark === "object" &&
+      mark !== null &&
+      (mark as { type?: unknown }).type === "ephemeral" &&
+      Object.keys(mark).every((key) => key === "type" || key === "ttl");
+    if (!ok) check.fail("cache_control", `must be { type: "ephemeral", ttl? }, got ${JSON.stringify(mark)}`);
+  }
 }
 
 function checkTools(check: WireChecker, tools: unknown): void {
@@ -182,7 +224,7 @@ function checkAssistantBlocks(
   for (const [index, block] of blocks.entries()) {
     const at = `${path}.content[${index}]`;
     if (block.type === "text") {
-      check.keys(block, at, ["type", "text"], ["citations"]);
+      check.keys(block, at, ["type", "text"], ["cache_control", "citations"]);
       checkText(check, block);
     } else if (block.type === "thinking") {
       check.keys(block, at, ["type", "thinking", "signature"]);

@@ -15,5 +15,5 @@ describeConformance(
       close: server.close,
     };
   },
-  { reasoning: "signed" },
+  { reasoning: "signed", cacheWrites: true },
 );

@@ -26,7 +26,13 @@ export interface WireReply {
   readonly content: readonly WireBlock[];
   readonly stopReason?: "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal" | "pause_turn";
   readonly stopDetails?: Record<string, unknown>;
-  readonly usage?: { readonly input: number; readonly output: number } | null;
+  readonly usage?: {
+    readonly input: number;
+    readonly output: number;
+    /** Prompt tokens read from the cache and written to it (default 0). */
+    readonly cacheRead?: number;
+    readonly cacheWrite?: number;
+  } | null;
 }
 
 export const MODEL = "claude-sonnet-4-5";
@@ -62,9 +68,9 @@ export function message(reply: WireReply): FakeResponse {
             usage: {
               input_tokens: usage.input,
               output_tokens: usage.output,
-              cache_creation_input_tokens: 0,
-              cache_read_input_tokens: 0,
-              cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+              cache_creation_input_tokens: usage.cacheWrite ?? 0,
+              cache_read_input_tokens: usage.cacheRead ?? 0,
+              cache_creation: { ephemeral_5m_input_tokens: usage.cacheWrite ?? 0, ephemeral_1h_input_tokens: 0 },
               server_tool_use: null,
               service_tier: "standard",
             },
@@ -86,8 +92,15 @@ export function messageOf(reply: ModelReply): FakeResponse {
       ...(reply.content === "" ? [] : [{ type: "text" as const, text: reply.content }]),
       ...reply.toolCalls.map((call) => ({ type: "tool_use" as const, id: call.id, name: call.name, input: call.args })),
     ],
-    usage: reply.usage === undefined ? null : { input: reply.usage.inputTokens, output: reply.usage.outputTokens },
+    usage: reply.usage === undefined ? null : wireUsage(reply.usage),
   });
+}
+
+/** A core usage as the API reports it: `input_tokens` without the cache reads and writes, which come apart. */
+function wireUsage(usage: NonNullable<ModelReply["usage"]>): NonNullable<WireReply["usage"]> {
+  const cacheRead = usage.cachedInputTokens ?? 0;
+  const cacheWrite = usage.cacheWriteTokens ?? 0;
+  return { input: usage.inputTokens - cacheRead - cacheWrite, output: usage.outputTokens, cacheRead, cacheWrite };
 }
 
 /** A fake Anthropic server that validates every request and answers with `steps`, and a real SDK client for it. */

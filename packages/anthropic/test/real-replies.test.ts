@@ -135,7 +135,9 @@ describe("refusals and stop reasons", () => {
       { role: "assistant", content: "", toolCalls: [] },
       { role: "user", content: "Still there?" },
     ];
-    await anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 256 })(history, [], { signal });
+    await anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 256, promptCache: false })(history, [], {
+      signal,
+    });
     expect(turnsOf(fake.requests[0])).toEqual([
       {
         role: "user",

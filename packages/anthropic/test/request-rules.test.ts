@@ -111,7 +111,9 @@ describe("what goes out with each call", () => {
       { role: "assistant", content: "", toolCalls: [{ id: "toolu_1", name: "get_weather", args: { city: "Pune" } }] },
       { role: "tool", toolCallId: "toolu_1", name: "get_weather", content: "denied", isError: true },
     ];
-    await anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 256 })(history, [], { signal });
+    await anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 256, promptCache: false })(history, [], {
+      signal,
+    });
     const turns = bodyOf(fake, 0).messages as { content: unknown }[];
     expect(turns[2]?.content).toEqual([
       { type: "tool_result", tool_use_id: "toolu_1", content: "denied", is_error: true },

@@ -17,6 +17,7 @@ export {
   agentMachine,
   agentTool,
   chainCallId,
+  checkPricing,
   continueAgent,
   type Decision,
   EventLogError,

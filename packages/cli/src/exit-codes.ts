@@ -17,6 +17,7 @@ export const EXIT_CODES = {
   invalid_output: 8,
   guardrail_tripped: 10,
   awaiting_input: 11,
+  cost_budget: 12,
   /** A status this table does not know yet (from a newer core). */
   other: 9,
   cancelled: 130,
@@ -39,6 +40,7 @@ const STATUS_CODES: Readonly<Record<AgentStatus, number>> = {
   invalid_output: EXIT_CODES.invalid_output,
   guardrail_tripped: EXIT_CODES.guardrail_tripped,
   awaiting_input: EXIT_CODES.awaiting_input,
+  cost_budget: EXIT_CODES.cost_budget,
 };
 
 /** The table for help texts and docs: `  0  done`, one line per code. */
@@ -54,6 +56,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   8    invalid_output: the answers never matched the output schema
   10   guardrail_tripped: a guardrail stopped the run
   11   awaiting_input: a question waits for --answer (resume it)
+  12   cost_budget: the next call would not have fit in --cost-budget
   9    another status, from a newer agentloop
   130  cancelled (Ctrl-C); the log stays valid
 `;

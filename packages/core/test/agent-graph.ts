@@ -55,7 +55,12 @@ export interface Setup {
   /** `serial` replies ask for one lookup, or for `send` and an unknown tool; `parallel` also asks for two lookups at once. */
   readonly menu?: "serial" | "parallel";
   readonly ids?: Ids;
+  /** USD per turn, with every model priced at `GRAPH_PRICE` (absent: no pricing). */
+  readonly costBudget?: number;
 }
+
+/** The graphs' price: a million USD per 1M tokens, so that a run's cost is its tokens, in whole numbers. */
+export const GRAPH_PRICE = { input: 1_000_000, output: 1_000_000 } as const;
 
 function graphRegistry(): ToolRegistry {
   const registry = new ToolRegistry();
@@ -71,7 +76,15 @@ function graphRegistry(): ToolRegistry {
 }
 
 /** The machine's input for a setup: settings as `runAgent` resolves them; a `shared`-ids graph decides as a log of schema 1. */
-export function inputOf({ maxSteps, tokenBudget, policy = "off", repeatLimit, toolConcurrency, ids }: Setup) {
+export function inputOf({
+  maxSteps,
+  tokenBudget,
+  policy = "off",
+  repeatLimit,
+  toolConcurrency,
+  ids,
+  costBudget,
+}: Setup) {
   const model = () => {
     throw new Error("graph traversal must not call the model");
   };
@@ -81,6 +94,7 @@ export function inputOf({ maxSteps, tokenBudget, policy = "off", repeatLimit, to
     ...(policy === "off" ? {} : { onRepeatedCall: policy }),
     ...(repeatLimit === undefined ? {} : { repeatLimit }),
     ...(toolConcurrency === undefined ? {} : { toolConcurrency }),
+    ...(costBudget === undefined ? {} : { costBudget, pricing: { default: GRAPH_PRICE } }),
   };
   const settings = resolveSettings("How hot is Pune?", model, graphRegistry(), options);
   return ids === "shared" ? { settings, schemaVersion: 1 } : { settings };
@@ -176,13 +190,13 @@ export function keyOf(snapshot: AgentSnapshot, withCost: boolean): string {
   const cache = withCost ? costKeys : keys;
   const known = cache.get(snapshot);
   if (known !== undefined) return known;
-  const { steps, batch, lastCall, tokens, transcript } = snapshot.context;
+  const { steps, batch, lastCall, tokens, transcript, cost } = snapshot.context;
   const calls =
     batch !== null && snapshot.matches("executingTools")
       ? batch.calls.map((call, index) => [call.id, call.name, batch.stateOf(index)])
       : null;
   const parts: unknown[] = [snapshot.value, steps, calls, batch?.appended, lastCall];
-  if (withCost) parts.push(tokens, transcript.chars, transcript.length);
+  if (withCost) parts.push(tokens, transcript.chars, transcript.length, cost);
   const key = JSON.stringify(parts);
   cache.set(snapshot, key);
   return key;
@@ -205,7 +219,7 @@ export function explore(setup: Setup): Graph {
   const known = graphs.get(key);
   if (known !== undefined) return known;
   const input = inputOf(setup);
-  const withCost = setup.tokenBudget !== HUGE_BUDGET;
+  const withCost = setup.tokenBudget !== HUGE_BUDGET || setup.costBudget !== undefined;
   const serializeState = (snapshot: AgentSnapshot) => keyOf(snapshot, withCost);
   const events = eventsFor(setup);
   const adjacency = getAdjacencyMap(graphLogic, { input, events, serializeState, limit: 50_000 });

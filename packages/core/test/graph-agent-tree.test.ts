@@ -161,6 +161,10 @@ const CHILDREN: Record<AgentStatus, { replies: ModelReply[]; options?: Record<st
   invalid_output: { replies: [final("Lima?")], options: { output: city, outputRetries: 0 } },
   guardrail_tripped: { replies: [final("Lima.")], options: { guardrails: { output: [trips] } } },
   awaiting_input: { replies: [asks(toolCall("q1", "ask_user", { question: "Which city?" })), final("Lima.")] },
+  cost_budget: {
+    replies: [search("s1"), final("Lima.")],
+    options: { pricing: { default: { input: 1000, output: 1000 } }, costBudget: 0.001 },
+  },
 };
 
 describe("a child's exits as its parent's observations, through real runs", () => {

@@ -58,6 +58,8 @@ function callProblems(path: Path, maxSteps: number): string[] {
 
 /** The exits of the answer check and the guardrails, walked in graph-checks.test.ts. */
 const CHECK_EXITS = ["invalidOutput", "guardrailTripped"];
+/** The exit of the cost budget, walked in graph-cost-budget.test.ts. */
+const COST_EXITS = ["costBudget"];
 
 describe("agentMachine structure", () => {
   const root = agentMachine.root;
@@ -86,6 +88,7 @@ describe("agentMachine structure", () => {
         "guardingOutput",
         ...FINAL_STATES,
         ...CHECK_EXITS,
+        ...COST_EXITS,
       ].sort(),
     );
     expect(Object.keys(root.states.compacting?.states ?? {}).sort()).toEqual(["awaitingView", "checkingSummary"]);
@@ -97,7 +100,7 @@ describe("agentMachine structure", () => {
     ]);
     expect(tools?.initial.target.map((n) => n.key)).toEqual(["nextCalls"]);
     const finals = nodes.filter((n) => n.type === "final").map((n) => n.key);
-    expect(finals.sort()).toEqual([...FINAL_STATES, ...CHECK_EXITS].sort());
+    expect(finals.sort()).toEqual([...FINAL_STATES, ...CHECK_EXITS, ...COST_EXITS].sort());
   });
 
   it("enters callingModel only from budgetCheck", () => {
@@ -107,7 +110,7 @@ describe("agentMachine structure", () => {
     for (const t of intoCallingModel) expect(t.source.key).toBe("budgetCheck");
   });
 
-  it("budgetCheck decides with eventless transitions only: input guardrails, step limit, compaction, the step's settings, budget, then the call", () => {
+  it("budgetCheck decides with eventless transitions only: input guardrails, step limit, compaction, the step's settings, budgets, then the call", () => {
     const budgetCheck = root.states.budgetCheck;
     expect([...(budgetCheck?.transitions.keys() ?? [])]).toEqual([]);
     expect((budgetCheck?.always ?? []).map((t) => [keys(t.target), t.guard])).toEqual([
@@ -116,17 +119,19 @@ describe("agentMachine structure", () => {
       [["compacting"], "needsCompaction"],
       [["preparingStep"], "needsPreparing"],
       [["tokenBudget"], "isOverBudget"],
+      [["costBudget"], "isOverCostBudget"],
       [["callingModel"], undefined],
     ]);
   });
 
-  it("compacting is entered only from budgetCheck; it ends in tokenBudget or goes back to budgetCheck with the view", () => {
+  it("compacting is entered only from budgetCheck; it ends in tokenBudget, costBudget or goes back to budgetCheck with the view", () => {
     const all = [root, ...nodes].flatMap(transitionsOf);
     for (const t of all.filter((t) => keys(t.target).includes("compacting"))) expect(t.source.key).toBe("budgetCheck");
     const compacting = root.states.compacting;
     expect(compacting?.initial.target.map((n) => n.key)).toEqual(["checkingSummary"]);
     expect((compacting?.states.checkingSummary?.always ?? []).map((t) => [keys(t.target), t.guard])).toEqual([
       [["tokenBudget"], "isSummaryOverBudget"],
+      [["costBudget"], "isSummaryOverCostBudget"],
       [["awaitingView"], undefined],
     ]);
     const awaiting = [...(compacting?.states.awaitingView?.transitions.values() ?? [])].flat();

@@ -13,6 +13,7 @@ export const STATE_OF: Readonly<Record<AgentStatus, unknown>> = {
   invalid_output: "invalidOutput",
   guardrail_tripped: "guardrailTripped",
   awaiting_input: { executingTools: "awaitingInput" },
+  cost_budget: "costBudget",
 };
 
 type ToolMessage = Extract<Message, { role: "tool" }>;

@@ -101,6 +101,28 @@ describe("fromOpenAICompletion", () => {
     expect(reply.usage).toBeUndefined();
   });
 
+  it("reports prompt_tokens_details.cached_tokens as cachedInputTokens, counted in inputTokens as OpenAI bills it", () => {
+    const usage = (details: unknown) =>
+      fromOpenAICompletion(
+        completion(
+          { content: "x" },
+          {
+            usage: { prompt_tokens: 2006, completion_tokens: 300, total_tokens: 2306, prompt_tokens_details: details },
+          },
+        ),
+        shown,
+      ).usage;
+    expect(usage({ cached_tokens: 1920, audio_tokens: 0 })).toEqual({
+      inputTokens: 2006,
+      outputTokens: 300,
+      cachedInputTokens: 1920,
+    });
+    // None cached, no details, or a count that cannot be: the plain usage.
+    for (const details of [{ cached_tokens: 0 }, undefined, null, { cached_tokens: 5000 }, { cached_tokens: -1 }]) {
+      expect(usage(details)).toEqual({ inputTokens: 2006, outputTokens: 300 });
+    }
+  });
+
   it("throws OpenAIResponseError with the body as cause when there is no choice", () => {
     const body = { ...completion({ content: "x" }), choices: [] };
     expect(() => fromOpenAICompletion(body, shown)).toThrow(OpenAIResponseError);

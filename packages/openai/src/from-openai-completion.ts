@@ -92,10 +92,22 @@ function nonEmpty(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
+/**
+ * The usage as billed: `prompt_tokens` (which counts the cached ones) and `completion_tokens`, with
+ * `prompt_tokens_details.cached_tokens` as `cachedInputTokens` when the provider read any from its
+ * prompt cache (OpenAI writes its cache at no charge, so there are no cache writes to report).
+ */
 function toUsage(usage: unknown): Usage | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
-  const { prompt_tokens: input, completion_tokens: output } = usage as Record<string, unknown>;
-  return isCount(input) && isCount(output) ? { inputTokens: input, outputTokens: output } : undefined;
+  const { prompt_tokens: input, completion_tokens: output, prompt_tokens_details } = usage as Record<string, unknown>;
+  if (!isCount(input) || !isCount(output)) return undefined;
+  const details =
+    typeof prompt_tokens_details === "object" && prompt_tokens_details !== null ? prompt_tokens_details : {};
+  const cached = (details as Record<string, unknown>).cached_tokens;
+  // A server that counts more cached tokens than prompt tokens is not believed about the cache.
+  return isCount(cached) && cached > 0 && cached <= input
+    ? { inputTokens: input, outputTokens: output, cachedInputTokens: cached }
+    : { inputTokens: input, outputTokens: output };
 }
 
 function isCount(value: unknown): value is number {

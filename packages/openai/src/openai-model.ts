@@ -61,7 +61,7 @@ export interface OpenAIModelOptions extends OpenAIRequestParams {
 }
 
 /** A `Model` on Chat Completions that also tells how long its replies may be, in tokens (`undefined`: no limit was set). */
-export type OpenAIModel = Model & { readonly maxReplyTokens: number | undefined };
+export type OpenAIModel = Model & { readonly maxReplyTokens: number | undefined; readonly modelName: string };
 
 /**
  * A `Model` on the OpenAI Chat Completions API through the official `openai` SDK, for OpenAI or
@@ -134,5 +134,5 @@ export function openaiModel(options: OpenAIModelOptions): OpenAIModel {
     const answered = output === undefined ? reply : withoutAnswerNulls(reply, output);
     return { ...answered, toolCalls: answered.toolCalls.map((toolCall) => withoutStrictNulls(toolCall, tools)) };
   };
-  return Object.assign(call, { maxReplyTokens: maxTokens ?? params.max_tokens ?? undefined });
+  return Object.assign(call, { maxReplyTokens: maxTokens ?? params.max_tokens ?? undefined, modelName: model });
 }

@@ -28,7 +28,7 @@ export interface WireReply {
   readonly refusal?: string;
   readonly toolCalls?: readonly WireCall[];
   readonly finishReason?: "stop" | "length" | "tool_calls" | "content_filter";
-  readonly usage?: { readonly prompt: number; readonly completion: number } | null;
+  readonly usage?: { readonly prompt: number; readonly completion: number; readonly cached?: number } | null;
   /** Reasoning text, sent under `reasoningField`. */
   readonly reasoning?: string;
   readonly reasoningField?: "reasoning_content" | "reasoning";
@@ -81,7 +81,7 @@ export function completion(reply: WireReply): FakeResponse {
               prompt_tokens: usage.prompt,
               completion_tokens: usage.completion,
               total_tokens: usage.prompt + usage.completion,
-              prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+              prompt_tokens_details: { cached_tokens: usage.cached ?? 0, audio_tokens: 0 },
               completion_tokens_details: {
                 reasoning_tokens: 0,
                 audio_tokens: 0,
@@ -105,7 +105,14 @@ export function completionOf(
   return completion({
     content: reply.content === "" && reply.toolCalls.length > 0 ? null : reply.content,
     toolCalls: reply.toolCalls.map((call) => ({ id: call.id, name: call.name, arguments: JSON.stringify(call.args) })),
-    usage: reply.usage === undefined ? null : { prompt: reply.usage.inputTokens, completion: reply.usage.outputTokens },
+    usage:
+      reply.usage === undefined
+        ? null
+        : {
+            prompt: reply.usage.inputTokens,
+            completion: reply.usage.outputTokens,
+            ...(reply.usage.cachedInputTokens === undefined ? {} : { cached: reply.usage.cachedInputTokens }),
+          },
     ...(reasoning === undefined ? {} : { reasoning, reasoningField }),
   });
 }

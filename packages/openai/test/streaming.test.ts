@@ -66,13 +66,13 @@ describe("openaiModel streaming over recorded streams", () => {
     expect(fake.requests[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
-  it("DeepSeek's reasoning stream: reasoning deltas, usage on the finish chunk, and the same reply as its JSON", async () => {
+  it("DeepSeek's reasoning stream: reasoning deltas, usage on the finish chunk (its cache hits too), and the same reply as its JSON", async () => {
     const fake = await serve("deepseek", deepseekThinkingCall);
     const { reply, deltas } = await streamed(fake);
     expect(reply).toStrictEqual({
       content: "",
       toolCalls: [{ id: "call_00_IhCAliIHtM9gKpgfqbBV9873", name: "get_weather", args: { city: "Pune" } }],
-      usage: { inputTokens: 374, outputTokens: 61 },
+      usage: { inputTokens: 374, outputTokens: 61, cachedInputTokens: 256 },
       reasoning: [
         { type: "reasoning", text: "The user asks about the weather in Pune. I should use the weather tool." },
       ],

@@ -1,7 +1,7 @@
 import type { Usage } from "@agentloop/core";
 import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
 import { answerMessages } from "./content.js";
-import { ATTR, RETRY_WAIT_SPAN } from "./semconv.js";
+import { ATTR, RETRY_WAIT_SPAN, usageAttributes } from "./semconv.js";
 
 /**
  * The spans of a step's attempts beyond its reply: a failed model call, the backoff before it is
@@ -93,10 +93,7 @@ export function summarySpan(place: SpanPlace, summary: Summary, content: boolean
     [ATTR.compactionStep]: summary.step,
     [ATTR.keptFrom]: summary.keptFrom,
   };
-  if (summary.usage !== undefined) {
-    attributes[ATTR.inputTokens] = summary.usage.inputTokens;
-    attributes[ATTR.outputTokens] = summary.usage.outputTokens;
-  }
+  if (summary.usage !== undefined) Object.assign(attributes, usageAttributes(summary.usage));
   if (content) attributes[ATTR.outputMessages] = answerMessages(summary.summary);
   const name = typeof place.base[ATTR.requestModel] === "string" ? `chat ${place.base[ATTR.requestModel]}` : "chat";
   place.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes, startTime: start }, place.parent).end(end);

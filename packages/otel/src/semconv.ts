@@ -20,6 +20,8 @@ export const ATTR = {
   agentName: "gen_ai.agent.name",
   inputTokens: "gen_ai.usage.input_tokens",
   outputTokens: "gen_ai.usage.output_tokens",
+  cacheReadTokens: "gen_ai.usage.cache_read.input_tokens",
+  cacheWriteTokens: "gen_ai.usage.cache_creation.input_tokens",
   finishReasons: "gen_ai.response.finish_reasons",
   maxTokens: "gen_ai.request.max_tokens",
   stream: "gen_ai.request.stream",
@@ -44,6 +46,8 @@ export const ATTR = {
   steps: "agentloop.steps",
   /** Tokens spent, over the whole run (the `AgentResult`'s `tokens`). */
   tokens: "agentloop.tokens",
+  /** USD spent, over the whole run (the `AgentResult`'s `cost`), when the run was priced and every model had a price. */
+  cost: "agentloop.cost",
   approved: "agentloop.approval.approved",
   approvalReason: "agentloop.approval.reason",
   /** Which fallback model a model call went to: 1 the first of `fallbackModels`, absent for the run's own model. */
@@ -91,3 +95,18 @@ export const APPROVAL_EVENT = "agentloop.approval.decided";
 
 /** `error.type` of an `execute_tool` span whose observation is an `ERROR:` sentence. */
 export const TOOL_ERROR = "tool_error";
+
+/** The usage attributes of a `chat` span: input and output tokens, and the cache reads and writes when the provider reported them. */
+export function usageAttributes(usage: {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens?: number;
+  readonly cacheWriteTokens?: number;
+}): Record<string, number> {
+  return {
+    [ATTR.inputTokens]: usage.inputTokens,
+    [ATTR.outputTokens]: usage.outputTokens,
+    ...(usage.cachedInputTokens === undefined ? {} : { [ATTR.cacheReadTokens]: usage.cachedInputTokens }),
+    ...(usage.cacheWriteTokens === undefined ? {} : { [ATTR.cacheWriteTokens]: usage.cacheWriteTokens }),
+  };
+}

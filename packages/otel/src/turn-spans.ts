@@ -10,7 +10,7 @@ import {
   outputMessages,
   systemInstructions,
 } from "./content.js";
-import { APPROVAL_EVENT, ATTR, OPERATION, OUTPUT_JSON, TOOL_ERROR } from "./semconv.js";
+import { APPROVAL_EVENT, ATTR, OPERATION, OUTPUT_JSON, TOOL_ERROR, usageAttributes } from "./semconv.js";
 import type { SpanSettings } from "./span-settings.js";
 
 export type { SpanSettings } from "./span-settings.js";
@@ -40,6 +40,7 @@ export interface TurnOutcome {
   readonly answer: string | null;
   readonly steps: number;
   readonly tokens: number;
+  readonly cost?: number | undefined;
 }
 
 /**
@@ -204,7 +205,7 @@ export class TurnSpans {
     chat.setAttribute(ATTR.finishReasons, [this.#lastFinish]);
     if (reply.usage !== undefined) {
       const { inputTokens, outputTokens } = reply.usage;
-      chat.setAttributes({ [ATTR.inputTokens]: inputTokens, [ATTR.outputTokens]: outputTokens });
+      chat.setAttributes(usageAttributes(reply.usage));
       const usage = this.#usage ?? { input: 0, output: 0 };
       this.#usage = { input: usage.input + inputTokens, output: usage.output + outputTokens };
     }
@@ -285,6 +286,7 @@ export class TurnSpans {
     if (this.#ended) return;
     const { status, answer, steps, tokens } = outcome;
     this.#root.setAttributes({ [ATTR.status]: status, [ATTR.steps]: steps, [ATTR.tokens]: tokens });
+    if (outcome.cost !== undefined) this.#root.setAttribute(ATTR.cost, outcome.cost);
     if (this.#settings.captureContent && answer !== null)
       this.#root.setAttribute(ATTR.outputMessages, answerMessages(answer));
     this.#close(at);

@@ -23,7 +23,12 @@ export type ConnectModel = (replies: readonly ModelReply[], scenario: Conformanc
 /** How the provider hands out reasoning, which shapes the thinking-model and reasoning-model scenarios. */
 export interface ConformanceOptions {
   readonly reasoning: ReasoningStyle;
+  /** Whether the provider reports prompt-cache writes (Anthropic) besides cache reads (default false). */
+  readonly cacheWrites?: boolean;
 }
+
+/** The price the cache scenario is billed at: every rate different, so a token counted at the wrong one shows. */
+const CACHE_PRICING = { default: { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 } };
 
 interface Outcome {
   readonly result: AgentResult;
@@ -35,11 +40,12 @@ async function runScenario(
   model: Model,
   happyTokens: number,
   onEvent?: (event: AgentStreamEvent) => void,
+  priced = false,
 ): Promise<Outcome> {
   const { registry, runs } = makeWeatherRegistry();
   // No reply reserve: the adapters' maxReplyTokens would reserve room the scripted model does not
   // announce; that default has its own test. Here both must spend exactly the same.
-  const limits = { ...scenario.limits(happyTokens), replyReserve: 0 };
+  const limits = { ...scenario.limits(happyTokens), replyReserve: 0, ...(priced ? { pricing: CACHE_PRICING } : {}) };
   const result = await runAgent(
     scenario.task,
     model,
@@ -55,10 +61,11 @@ async function runConnected(
   replies: readonly ModelReply[],
   happyTokens: number,
   onEvent?: (event: AgentStreamEvent) => void,
+  priced = false,
 ): Promise<Outcome> {
   const connected = await connect(replies, scenario);
   try {
-    const outcome = await runScenario(scenario, connected.model, happyTokens, onEvent);
+    const outcome = await runScenario(scenario, connected.model, happyTokens, onEvent, priced);
     expect(connected.violations, "requests the fake server refused").toEqual([]);
     return outcome;
   } finally {
@@ -71,6 +78,19 @@ function withUsage(replies: readonly ModelReply[]): ModelReply[] {
   return replies.map((reply, index) => ({
     ...reply,
     usage: { inputTokens: 500 + 100 * index, outputTokens: 12 + index },
+  }));
+}
+
+/** The replies with usage that reads the prompt cache from the second call on (and writes it, where the provider says so). */
+function withCacheUsage(replies: readonly ModelReply[], writes: boolean): ModelReply[] {
+  return replies.map((reply, index) => ({
+    ...reply,
+    usage: {
+      inputTokens: 500 + 100 * index,
+      outputTokens: 12 + index,
+      ...(index > 0 ? { cachedInputTokens: 400 + 90 * (index - 1) } : {}),
+      ...(writes ? { cacheWriteTokens: 90 } : {}),
+    },
   }));
 }
 
@@ -123,5 +143,18 @@ export function describeConformance(label: string, connect: ConnectModel, option
         expect(problems, "deltas that do not add up to their reply").toEqual([]);
       });
     }
+
+    it("the happy path with prompt-cache usage, priced (streamed and not): the same usage, tokens and cost", async () => {
+      const scenario = CONFORMANCE_SCENARIOS[0] as ConformanceScenario;
+      const replies = withCacheUsage(scenario.replies(), options.cacheWrites ?? false);
+      const tokens = happyTokensWithUsage * 2;
+      const expected = await runScenario(scenario, scriptedModel(replies), tokens, undefined, true);
+      const plain = await runConnected(connect, scenario, replies, tokens, undefined, true);
+      const streamed = await runConnected(connect, scenario, replies, tokens, () => {}, true);
+      expect(expected.result.status).toBe(scenario.status);
+      expect(expected.result.cost).toBeGreaterThan(0);
+      expect(plain.result).toStrictEqual(expected.result);
+      expect(streamed.result).toStrictEqual(expected.result);
+    });
   });
 }

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { JSON_VIEW_OPTIONS, parseCommandLine } from "../args.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
+import { formatUsd } from "../output/outcome.js";
 import { listRuns } from "../setup/list-runs.js";
 import { logPathOf } from "../setup/run-ids.js";
 import { openStore } from "../setup/stores.js";
@@ -62,15 +63,18 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
   }
   const names = sorted.map((run) => (run.depth === 0 ? run.runId : `${"  ".repeat(run.depth)}↳ ${run.runId}`));
   const width = Math.max(6, ...names.map((name) => name.length));
+  // The cost column shows only in a store that holds priced runs.
+  const priced = sorted.some((run) => run.outcome?.cost !== undefined);
   const rows = sorted.flatMap((run, index) => {
     const word = run.status.padEnd(17);
     const status = run.status === "done" ? word : colors.yellow(word);
     const task = run.task.length > 60 ? `${run.task.slice(0, 59)}…` : run.task;
     const started = (run.startedAt === "" ? "-" : run.startedAt.slice(0, 19).replace("T", " ")).padEnd(19);
-    const line = `${(names[index] ?? run.runId).padEnd(width)}  ${started}  ${String(run.events).padStart(6)}  ${status}  ${task}`;
+    const cost = priced ? `${(run.outcome?.cost === undefined ? "-" : formatUsd(run.outcome.cost)).padStart(9)}  ` : "";
+    const line = `${(names[index] ?? run.runId).padEnd(width)}  ${started}  ${String(run.events).padStart(6)}  ${status}  ${cost}${task}`;
     return run.refused === undefined ? [line] : [line, colors.dim(`${" ".repeat(width + 2)}refused: ${run.refused}`)];
   });
-  const head = `${"run".padEnd(width)}  ${"started (UTC)".padEnd(19)}  ${"events"}  ${"status".padEnd(17)}  task`;
+  const head = `${"run".padEnd(width)}  ${"started (UTC)".padEnd(19)}  ${"events"}  ${"status".padEnd(17)}  ${priced ? `${"cost".padStart(9)}  ` : ""}task`;
   writeLines(io.stdout, [colors.bold(head), ...rows]);
   return 0;
 }

@@ -8,6 +8,7 @@ import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { limitLines } from "../output/limit-hints.js";
 import { formatOutcome, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
+import { MONEY_FLAGS, MONEY_HELP, moneyOptionsOf } from "../setup/money-flags.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
 import { CLI_RUN_DEFAULTS, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsOf } from "../setup/run-options.js";
 import { checkRunId, openStore } from "../setup/stores.js";
@@ -35,6 +36,7 @@ ${TOOL_SOURCE_HELP}
                            file (default ${DEFAULT_STORE})
   --run-id <id>            the run's id in the store (default run-<date>-<time>-<random>)
 ${RUN_OPTION_HELP}
+${MONEY_HELP}
 ${JSON_VIEW_HELP}
 
 ${EXIT_CODE_HELP}`;
@@ -47,6 +49,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     store: { type: "string", default: DEFAULT_STORE },
     "run-id": { type: "string" },
     ...RUN_OPTION_FLAGS,
+    ...MONEY_FLAGS,
     ...JSON_VIEW_OPTIONS,
   });
   if (values.help) {
@@ -62,7 +65,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
   const log = logPathOf(values.store, runId);
   try {
-    const options = { ...CLI_RUN_DEFAULTS, ...runOptionsOf(values, registry) };
+    const options = { ...CLI_RUN_DEFAULTS, ...runOptionsOf(values, registry), ...moneyOptionsOf(values) };
     const store = await openStore(values.store);
     const tracer = values.json ? null : new RunTracer(runId, { keep: false });
     const result = await runWithProgress(

@@ -1,6 +1,14 @@
 import { isErrorMessage, type Message, RUN_EVENT_TYPES, type StoredEvent, summaryMessage } from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
-import { callNames, compactionDetail, failedAttempt, overBudget, preparedDetail } from "../output/timeline-text.js";
+import {
+  cacheNote,
+  callNames,
+  compactionDetail,
+  costNote,
+  failedAttempt,
+  overBudget,
+  preparedDetail,
+} from "../output/timeline-text.js";
 import { endNotes, type Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
 import type { MessageData, ReportData, RowData } from "./client/page-data.js";
@@ -84,7 +92,7 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       const usage = event.reply.usage;
       return usage === undefined
         ? [entry.steps, entry.tokens]
-        : [entry.steps, entry.tokens, usage.inputTokens, usage.outputTokens];
+        : [entry.steps, entry.tokens, usage.inputTokens, usage.outputTokens, cacheNote(usage)];
     }
     case "tool.started":
       return [event.name, event.callId];
@@ -102,7 +110,9 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
     case "run.finished": {
       const turn = entry.turn > 1 ? `turn ${entry.turn} ` : "";
       const { status, steps, tokens } = event.outcome;
-      return [`${turn}${status} · steps ${steps} · tokens ${tokens}${overBudget(event.outcome)}`];
+      return [
+        `${turn}${status} · steps ${steps} · tokens ${tokens}${overBudget(event.outcome)}${costNote(event.outcome)}`,
+      ];
     }
     case "user.messaged":
       return [entry.turn];

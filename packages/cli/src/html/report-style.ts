@@ -18,7 +18,7 @@ code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, monospace; }
 .outcome { font-weight: 600; padding: 3px 12px; border-radius: 999px; background: #e2e8f0; white-space: nowrap; }
 .outcome.status-done { background: #dcfce7; color: #166534; }
 .outcome.status-unfinished, .outcome.status-awaiting_approval { background: #fef9c3; color: #854d0e; }
-.outcome.status-step_limit, .outcome.status-token_budget, .outcome.status-repeated_call, .outcome.status-cancelled, .outcome.status-refused, .outcome.status-invalid_output, .outcome.status-guardrail_tripped, .outcome.status-model_failed { background: #ffedd5; color: #9a3412; }
+.outcome.status-step_limit, .outcome.status-token_budget, .outcome.status-cost_budget, .outcome.status-repeated_call, .outcome.status-cancelled, .outcome.status-refused, .outcome.status-invalid_output, .outcome.status-guardrail_tripped, .outcome.status-model_failed { background: #ffedd5; color: #9a3412; }
 .card { background: white; border: 1px solid #e2e8f0; border-radius: 12px; padding: 12px 14px; }
 .chart-scroll { overflow-x: auto; }
 /* Drawn at its own size, scrolled sideways when wider than the page: labels stay legible at 100% zoom. */

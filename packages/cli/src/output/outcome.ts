@@ -15,6 +15,10 @@ export function formatOutcome(result: AgentResult, colors: Palette): string[] {
     `${colors.bold("result")}   ${status} · steps ${result.steps} · tokens ${result.tokens}${over} · messages ${result.messages.length}`,
     `${colors.bold("answer")}   ${result.answer ?? colors.dim("(none)")}`,
   ];
+  if (result.cost !== undefined) lines.push(`${colors.bold("cost")}     ${formatUsd(result.cost)}`);
+  if (result.unpriced !== undefined) {
+    lines.push(`${colors.bold("cost")}     ${colors.yellow(`unknown: no price for ${result.unpriced.join(", ")}`)}`);
+  }
   if (result.output !== undefined) lines.push(`${colors.bold("output")}   ${JSON.stringify(result.output)}`);
   if (result.guardrail !== undefined) {
     const { stage, name, reason } = result.guardrail;
@@ -25,6 +29,13 @@ export function formatOutcome(result: AgentResult, colors: Palette): string[] {
     lines.push(`${colors.bold("refusal")}  ${last.content === "" ? colors.dim("(no words)") : last.content}`);
   }
   return lines;
+}
+
+/** USD as people read it: cents for a dollar or more, else four significant digits. */
+export function formatUsd(usd: number): string {
+  if (usd >= 1) return `$${usd.toFixed(2)}`;
+  if (usd === 0) return "$0";
+  return `$${Number(usd.toPrecision(4))}`;
 }
 
 /** How to go on with a run: its log, and the tool-source and model flags to resume it with (placeholders when unknown). */

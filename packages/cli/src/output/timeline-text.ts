@@ -8,7 +8,7 @@ import type { Palette } from "./colors.js";
 import { formatDuration, offsetOf } from "./duration.js";
 import { formatMessage } from "./format-message.js";
 import { commandLine } from "./hints.js";
-import { formatOutcome, unfinishedNote } from "./outcome.js";
+import { formatOutcome, formatUsd, unfinishedNote } from "./outcome.js";
 
 const TIME_WIDTH = 9;
 const INDENT = " ".repeat(TIME_WIDTH + 7);
@@ -38,7 +38,7 @@ export function formatTimeline(
   const lines = [
     `${colors.bold(`run ${log.runId}`)}  ${colors.dim(log.label)}`,
     `${colors.dim("log")}      schema ${schema} · ${trace.entries.length} events · ${sealed}`,
-    `${colors.dim("limits")}   ${settings.maxSteps} steps, ${budget} tokens${trace.turns > 1 ? " a turn" : ""}   ${colors.dim("tools")} ${tools}${turns}`,
+    `${colors.dim("limits")}   ${settings.maxSteps} steps, ${budget} tokens${costLimit(settings)}${trace.turns > 1 ? " a turn" : ""}   ${colors.dim("tools")} ${tools}${turns}`,
     "",
   ];
   const start = Date.parse(trace.entries[0]?.event.at ?? "");
@@ -114,7 +114,10 @@ function describeEvent(
       return colors.dim(event.forkedFrom ? `forked from ${event.forkedFrom.runId} at #${event.forkedFrom.seq}` : "");
     case "model.replied": {
       const usage = event.reply.usage;
-      const used = usage === undefined ? "estimated" : `usage ${usage.inputTokens} in / ${usage.outputTokens} out`;
+      const used =
+        usage === undefined
+          ? "estimated"
+          : `usage ${usage.inputTokens} in / ${usage.outputTokens} out${cacheNote(usage)}`;
       return colors.dim(`step ${entry.steps} · ${entry.tokens} tokens so far (${used})`);
     }
     case "tool.started":
@@ -130,7 +133,7 @@ function describeEvent(
       return colors.yellow(event.reason ?? "cancelled");
     case "run.finished":
       return colors.dim(
-        `${entry.turn > 1 ? `turn ${entry.turn} ` : ""}${event.outcome.status} · steps ${event.outcome.steps} · tokens ${event.outcome.tokens}${overBudget(event.outcome)}`,
+        `${entry.turn > 1 ? `turn ${entry.turn} ` : ""}${event.outcome.status} · steps ${event.outcome.steps} · tokens ${event.outcome.tokens}${overBudget(event.outcome)}${costNote(event.outcome)}`,
       );
     case "user.messaged":
       return colors.dim(`turn ${entry.turn}`);
@@ -186,6 +189,24 @@ export function compactionDetail(event: Extract<StoredEvent, { type: "context.co
   if (event.summary === undefined) return `${hidden} (trim)`;
   const summary = event.summary.length > 60 ? `${event.summary.slice(0, 59)}…` : event.summary;
   return `${hidden} · summary ${JSON.stringify(summary)}`;
+}
+
+/** `, $0.50` for a run with a cost budget, `, priced` for one priced without a budget. */
+function costLimit(settings: { readonly costBudget?: number; readonly prices?: unknown }): string {
+  if (settings.costBudget !== undefined) return `, ${formatUsd(settings.costBudget)}`;
+  return settings.prices === undefined ? "" : ", priced";
+}
+
+/** `, 800 cached, 60 written to the cache` when the provider read or wrote its prompt cache. */
+export function cacheNote(usage: { readonly cachedInputTokens?: number; readonly cacheWriteTokens?: number }): string {
+  const cached = usage.cachedInputTokens === undefined ? "" : `, ${usage.cachedInputTokens} cached`;
+  const written = usage.cacheWriteTokens === undefined ? "" : `, ${usage.cacheWriteTokens} written to the cache`;
+  return `${cached}${written}`;
+}
+
+/** ` · cost $0.0123` for a priced run. */
+export function costNote(outcome: { readonly cost?: number }): string {
+  return outcome.cost === undefined ? "" : ` · cost ${formatUsd(outcome.cost)}`;
 }
 
 /** `, 120 tokens over budget` when the provider counted more than the budget allowed for. */

@@ -7,6 +7,7 @@ export type AgentInputData = Readonly<Record<string, unknown>>;
 const LIMIT_KEYS: ReadonlySet<string> = new Set([
   "maxSteps",
   "tokenBudget",
+  "costBudget",
   "replyReserve",
   "repeatLimit",
   "toolConcurrency",

@@ -117,11 +117,30 @@ function checkCall(call: unknown, isJson: boolean): ToolCall | string {
 
 function checkUsage(usage: unknown): Usage | string {
   if (!isPlainObject(usage)) return `reply.usage must be an object { inputTokens, outputTokens }, got ${kindOf(usage)}`;
-  const { inputTokens, outputTokens } = usage;
+  const { inputTokens, outputTokens, cachedInputTokens, cacheWriteTokens } = usage;
   if (!isCount(inputTokens) || !isCount(outputTokens)) {
     return "reply.usage.inputTokens and outputTokens must be whole numbers of tokens, 0 or more";
   }
-  return { inputTokens, outputTokens };
+  if (cachedInputTokens === undefined && cacheWriteTokens === undefined) return { inputTokens, outputTokens };
+  for (const [name, value] of [
+    ["cachedInputTokens", cachedInputTokens],
+    ["cacheWriteTokens", cacheWriteTokens],
+  ] as const) {
+    if (value !== undefined && !isCount(value)) {
+      return `reply.usage.${name} must be a whole number of tokens, 0 or more (or absent), got ${kindOf(value)}`;
+    }
+  }
+  const cached = (cachedInputTokens as number | undefined) ?? 0;
+  const written = (cacheWriteTokens as number | undefined) ?? 0;
+  if (cached + written > inputTokens) {
+    return `reply.usage.inputTokens (${inputTokens}) must count the cached (${cached}) and cache-write (${written}) tokens it includes`;
+  }
+  return {
+    inputTokens,
+    outputTokens,
+    ...(cachedInputTokens === undefined ? {} : { cachedInputTokens: cached }),
+    ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens: written }),
+  };
 }
 
 function isCount(value: unknown): value is number {

@@ -2,7 +2,18 @@ import type { CompactedView } from "./compacted-view.js";
 import type { TurnChecks } from "./guardrail.js";
 import { isErrorObservation } from "./log-flags.js";
 import type { Transcript } from "./transcript.js";
-import type { EndStatus, GuardrailStage, Message, ModelReply, ToolCall, ToolChoice, ToolSpec, Usage } from "./types.js";
+import type {
+  EndStatus,
+  GuardrailStage,
+  Message,
+  ModelPrice,
+  ModelReply,
+  Pricing,
+  ToolCall,
+  ToolChoice,
+  ToolSpec,
+  Usage,
+} from "./types.js";
 
 /**
  * The run's vocabulary in one place: the settings a run is decided by, the events the machine
@@ -62,6 +73,25 @@ export interface RunSettings extends TurnChecks {
   readonly prepareStep?: boolean;
   /** The ask-user tools: a call of one with a `question` pauses the run for a person's answer (absent: none). */
   readonly askTools?: readonly AskToolSettings[];
+  /** Prices by model name as given, which the run's agent tools inherit (absent: no pricing, no cost). */
+  readonly pricing?: Pricing;
+  /** The price of each model the run may call, resolved from `pricing` (absent: no pricing, no cost). */
+  readonly prices?: RunPrices;
+  /** USD allowed per turn, checked before each call (absent: no limit; only with `prices`). */
+  readonly costBudget?: number;
+}
+
+/** A model as priced: its name (null when it has none) and its price (null when `pricing` has none for it). */
+export interface PricedModel {
+  readonly name: string | null;
+  readonly price: ModelPrice | null;
+}
+
+/** The prices a run decides by: the run's model first, then each fallback model in order; and the summarizer's. */
+export interface RunPrices {
+  readonly models: readonly PricedModel[];
+  /** The summarizer's, when the run compacts by summary (absent: it does not). */
+  readonly summarizer?: PricedModel;
 }
 
 /** An ask-user tool as logged: its name, and the JSON Schema its answers must fit (absent: any JSON value). */
@@ -133,6 +163,8 @@ export interface RunOutcome {
   readonly tokens: number;
   /** Tokens spent past the budget, when the provider counted more than the estimate allowed for (absent: none). */
   readonly tokensOverBudget?: number;
+  /** USD spent over the run, when it was priced and every model called had a price (absent: unknown). */
+  readonly cost?: number;
 }
 
 /** The events the machine takes: a reply, a call's observation, a decision, the caller's abort. */
@@ -159,6 +191,10 @@ export type AgentEvent =
       readonly childRunId?: string;
       /** Tokens the child run spent, counted in this run's `tokens` (from schema 4 on; absent: none). */
       readonly tokens?: number;
+      /** USD the child run spent, counted in this run's cost (absent: none, or unknown). */
+      readonly cost?: number;
+      /** Models the child called without a price: the run's cost is unknown (absent: none). */
+      readonly unpriced?: readonly string[];
     }
   | { readonly type: "approval.decided"; readonly callId: string; readonly approved: boolean; readonly reason?: string }
   | { readonly type: "run.cancelled"; readonly reason?: string }

@@ -10,11 +10,34 @@ export interface ToolCall {
   readonly rawArgs?: string;
 }
 
-/** Token counts as the provider reports them for one call. */
+/**
+ * Token counts as the provider reports them for one call. `inputTokens` counts every token of the
+ * prompt, those read from the provider's prompt cache (`cachedInputTokens`) and those written to it
+ * (`cacheWriteTokens`) included; each of the two is absent when the provider does not say.
+ */
 export interface Usage {
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Prompt tokens read from the provider's cache (billed at its cached rate). */
+  readonly cachedInputTokens?: number;
+  /** Prompt tokens written to the provider's cache (billed at its cache-write rate). */
+  readonly cacheWriteTokens?: number;
 }
+
+/**
+ * A model's price in USD per 1M tokens: prompt tokens (`input`), reply tokens (`output`), prompt
+ * tokens read from the cache (`cachedInput`, absent: the `input` rate) and written to it
+ * (`cacheWrite`, absent: the `input` rate).
+ */
+export interface ModelPrice {
+  readonly input: number;
+  readonly output: number;
+  readonly cachedInput?: number;
+  readonly cacheWrite?: number;
+}
+
+/** Prices by model name (a model's `modelName`); the key `default` prices a model with no name or none listed. */
+export type Pricing = Readonly<Record<string, ModelPrice>>;
 
 /**
  * One part of a model's reasoning, kept so that it goes back to the provider unchanged: thinking
@@ -140,8 +163,9 @@ export type Model = (
  * the model (`refused`); the same call repeated under the `stop` policy (`repeated_call`); the
  * caller's abort (`cancelled`); or a pause for a decision on a risky tool call
  * (`awaiting_approval`, which `resumeAgent` continues); answers that never matched the `output`
- * schema (`invalid_output`); a guardrail that tripped (`guardrail_tripped`); or a pause for a
- * person's answer to a question the model asked (`awaiting_input`, which `resumeAgent` continues).
+ * schema (`invalid_output`); a guardrail that tripped (`guardrail_tripped`); a pause for a
+ * person's answer to a question the model asked (`awaiting_input`, which `resumeAgent` continues);
+ * or a prompt that would overspend `costBudget` (`cost_budget`).
  */
 export const AGENT_STATUSES = [
   "done",
@@ -154,6 +178,7 @@ export const AGENT_STATUSES = [
   "invalid_output",
   "guardrail_tripped",
   "awaiting_input",
+  "cost_budget",
 ] as const;
 
 /** One of `AGENT_STATUSES`. */
@@ -222,4 +247,11 @@ export interface AgentResult<Output = unknown> {
   readonly output?: Output;
   /** With `guardrail_tripped`: the guardrail that tripped, its stage and its reason. */
   readonly guardrail?: GuardrailTrip;
+  /**
+   * USD spent over the whole run (its agent tools' children and its summarizer included), with
+   * `pricing`; absent without it, or when a model called has no price (see `unpriced`).
+   */
+  readonly cost?: number;
+  /** With `pricing`: the names of the models called that it has no price for, so the cost is unknown (absent: none). */
+  readonly unpriced?: readonly string[];
 }

@@ -5,6 +5,7 @@ import type {
   GuardrailChecked,
   GuardrailStage,
   GuardrailTrip,
+  RunPrices,
   RunSettings,
   StepPrepared,
   ToolSpec,
@@ -92,8 +93,16 @@ export interface AgentContext {
   readonly steps: number;
   /** Tokens spent over the whole run: every prompt plus every reply, or the provider's counts when it gives them. */
   readonly tokens: number;
-  /** Model calls and tokens when the current turn began: the limits count from there. */
-  readonly turnStart: { readonly steps: number; readonly tokens: number };
+  /** Model calls, tokens and USD when the current turn began: the limits count from there. */
+  readonly turnStart: { readonly steps: number; readonly tokens: number; readonly cost: number };
+  /** The price of each model the run may call; null when the run is not priced (it has no cost). */
+  readonly prices: RunPrices | null;
+  /** USD allowed per turn; `Infinity` for no limit. */
+  readonly costBudget: number;
+  /** USD spent over the whole run (0 when it is not priced). */
+  readonly cost: number;
+  /** Names of the models called without a price: the run's cost is unknown. */
+  readonly unpriced: readonly string[];
   /** The calls of the last reply and where each stands; null before the first reply with calls. */
   readonly batch: CallBatch | null;
   /** The last call answered (tool name and canonical arguments) and how many times in a row it came. */
@@ -162,7 +171,11 @@ export function initialContext({
     compaction: initialCompaction(settings, flags),
     steps: 0,
     tokens: 0,
-    turnStart: { steps: 0, tokens: 0 },
+    turnStart: { steps: 0, tokens: 0, cost: 0 },
+    prices: settings.prices ?? null,
+    costBudget: settings.costBudget ?? Number.POSITIVE_INFINITY,
+    cost: 0,
+    unpriced: NONE_UNPRICED,
     batch: null,
     lastCall: null,
     status: null,
@@ -184,6 +197,7 @@ export function initialContext({
 
 const NO_GUARDRAILS = { input: [], output: [] } as const;
 const NO_RESERVES: readonly number[] = Object.freeze([]);
+const NONE_UNPRICED: readonly string[] = [];
 
 /** A turn's output check and guardrails, from its logged checks: absent ones are off. */
 function turnChecks(
@@ -207,7 +221,7 @@ function nextTurn(context: AgentContext, message: string, turn: TurnChecks | und
     guard: null,
     guardrail: null,
     transcript: appendMessage(withoutBlocked(context), { role: "user", content: message }),
-    turnStart: { steps: context.steps, tokens: context.tokens },
+    turnStart: { steps: context.steps, tokens: context.tokens, cost: context.cost },
     batch: null,
     // A user's message breaks any row of repeated calls.
     lastCall: null,
@@ -267,5 +281,14 @@ export function resultOf(context: AgentContext): AgentResult {
     ...(over > 0 ? { tokensOverBudget: over } : {}),
     ...(status === "done" && outputValue !== null ? { output: outputValue.value } : {}),
     ...(status === "guardrail_tripped" && guardrail !== null ? { guardrail } : {}),
+    ...costOf(context),
   };
+}
+
+/** The result's cost: the total when every model called had a price, else the ones that had none; nothing for a run not priced. */
+export function costOf(
+  context: Pick<AgentContext, "prices" | "cost" | "unpriced">,
+): Pick<AgentResult, "cost" | "unpriced"> {
+  if (context.prices === null) return {};
+  return context.unpriced.length === 0 ? { cost: context.cost } : { unpriced: context.unpriced };
 }

@@ -11,6 +11,7 @@ import {
 import { type AgentContext, currentPrepared, promptTokens } from "./agent-context.js";
 import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
+import { charge, chargeChild, pricedModel, wouldOverspend } from "./cost.js";
 import { currentAttempt } from "./model-retry.js";
 import { answerChange, isQuestion, questionRequest } from "./questions.js";
 import { allowedTools } from "./step-preparation.js";
@@ -35,6 +36,14 @@ export function isOverBudget(context: AgentContext): boolean {
   return spent + promptTokens(context) + reserveOf(context) > context.tokenBudget;
 }
 
+/** Whether the next prompt at the called model's input rate, plus its longest reply at its output rate, would push this turn's cost past `costBudget`. */
+export function isOverCostBudget(context: AgentContext): boolean {
+  if (context.costBudget === Number.POSITIVE_INFINITY) return false;
+  const priced = pricedModel(context.prices, currentAttempt(context).model);
+  const spent = context.cost - context.turnStart.cost;
+  return wouldOverspend(priced?.price ?? null, spent, promptTokens(context), reserveOf(context), context.costBudget);
+}
+
 /** The reply reserve of the model the next call goes to: the run's (or the one `prepareStep` picked), or the fallback's the step has come to. */
 function reserveOf(context: AgentContext): number {
   const { model } = currentAttempt(context);
@@ -57,13 +66,22 @@ export function appendReply(context: AgentContext, reply: ModelReply): Partial<A
     ...(finishReason === undefined ? {} : { finishReason }),
   });
   const assistant = lastMessage(transcript) as Extract<Message, { role: "assistant" }>;
-  const estimate = promptTokens(context) + tokensOfLength(transcript.chars - context.transcript.chars);
-  const spent = usage === undefined || !context.countUsage ? estimate : usage.inputTokens + usage.outputTokens;
+  const prompt = promptTokens(context);
+  const replyTokens = tokensOfLength(transcript.chars - context.transcript.chars);
+  const counted = usage !== undefined && context.countUsage;
+  const spent = counted ? usage.inputTokens + usage.outputTokens : prompt + replyTokens;
   const next = {
     transcript,
     steps: context.steps + 1,
     tokens: context.tokens + spent,
     answer: toolCalls.length === 0 && finishReason !== "refusal" ? content : null,
+    ...(context.prices === null
+      ? {}
+      : charge(
+          context,
+          pricedModel(context.prices, currentAttempt(context).model),
+          counted ? usage : { inputTokens: prompt, outputTokens: replyTokens },
+        )),
   };
   if (assistant.toolCalls.length === 0) return { ...next, batch: null };
   const { batch, lastCall } = planCalls(context, assistant.toolCalls);
@@ -203,8 +221,10 @@ export function recordResult(context: AgentContext, event: Finished): Partial<Ag
   const isError = isErrorResult(event, context.flags);
   const answered = batch.apply([{ kind: "answer", index, content: event.content, isError }]);
   const changes = appendAnswered(context.flags, context.transcript, answered);
-  // A child run's tokens are the parent's: every budget check after this one counts them.
-  return event.tokens === undefined ? changes : { ...changes, tokens: context.tokens + event.tokens };
+  // A child run's tokens (and cost) are the parent's: every budget check after this one counts them.
+  const spent = event.tokens === undefined ? changes : { ...changes, tokens: context.tokens + event.tokens };
+  if (event.cost === undefined && event.unpriced === undefined) return spent;
+  return { ...spent, ...chargeChild(context, event.cost, event.unpriced) };
 }
 
 /** Records a decision on a waiting call: approved, it runs (the request is returned); denied, it is answered with why. */

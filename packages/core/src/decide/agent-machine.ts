@@ -16,6 +16,7 @@ import {
   isAwaitedDecision,
   isLastResult,
   isOverBudget,
+  isOverCostBudget,
   isRefusal,
   isRunningCall,
   isStepLimitReached,
@@ -28,6 +29,7 @@ import {
   compactionRequest,
   isPlannedCompaction,
   isSummaryOverBudget,
+  isSummaryOverCostBudget,
   needsCompaction,
   recordCompaction,
   shownView,
@@ -66,7 +68,7 @@ const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["rec
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
- * limit or the token budget ends the run, or whether the prompt calls for a compacted view first
+ * limit, the token budget or the cost budget ends the run, or whether the prompt calls for a compacted view first
  * (`compacting` asks for it with `compactContext`, checks the summarizer's call against the budget
  * first, and goes back to `budgetCheck`, which then finds nothing more to hide); `callingModel` waits for `model.replied`; a refusal ends
  * it in `refused`, a reply without tool calls is the answer (`done`), otherwise `executingTools`
@@ -104,6 +106,8 @@ export const agentMachine = setup({
     isOverBudget: ({ context }) => isOverBudget(context),
     needsCompaction: ({ context }) => needsCompaction(context),
     isSummaryOverBudget: ({ context }) => isSummaryOverBudget(context),
+    isOverCostBudget: ({ context }) => isOverCostBudget(context),
+    isSummaryOverCostBudget: ({ context }) => isSummaryOverCostBudget(context),
     isPlannedCompaction: ({ context, event }) => {
       assertEvent(event, "context.compacted");
       return isPlannedCompaction(context, event);
@@ -240,6 +244,7 @@ export const agentMachine = setup({
         { guard: "needsCompaction", target: "compacting" },
         { guard: "needsPreparing", target: "preparingStep" },
         { guard: "isOverBudget", target: "tokenBudget" },
+        { guard: "isOverCostBudget", target: "costBudget" },
         { target: "callingModel" },
       ],
     },
@@ -247,7 +252,11 @@ export const agentMachine = setup({
       initial: "checkingSummary",
       states: {
         checkingSummary: {
-          always: [{ guard: "isSummaryOverBudget", target: "#agent.tokenBudget" }, { target: "awaitingView" }],
+          always: [
+            { guard: "isSummaryOverBudget", target: "#agent.tokenBudget" },
+            { guard: "isSummaryOverCostBudget", target: "#agent.costBudget" },
+            { target: "awaitingView" },
+          ],
         },
         awaitingView: {
           entry: "requestCompaction",
@@ -335,6 +344,7 @@ export const agentMachine = setup({
     done: { type: "final", entry: { type: "finish", params: { status: "done" } } },
     stepLimit: { type: "final", entry: { type: "finish", params: { status: "step_limit" } } },
     tokenBudget: { type: "final", entry: { type: "finish", params: { status: "token_budget" } } },
+    costBudget: { type: "final", entry: { type: "finish", params: { status: "cost_budget" } } },
     invalidOutput: { type: "final", entry: { type: "finish", params: { status: "invalid_output" } } },
     guardrailTripped: {
       type: "final",

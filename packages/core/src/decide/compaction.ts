@@ -1,7 +1,8 @@
-import type { AgentRequest, CompactedView, ContextCompacted, Message } from "../data/index.js";
+import type { AgentRequest, CompactedView, ContextCompacted, Message, Usage } from "../data/index.js";
 import { countTokens, messagesOf, summaryMessage, viewMessages } from "../data/index.js";
 import { type AgentContext, promptTokens } from "./agent-context.js";
 import { type CompactionState, isCompacted } from "./compaction-state.js";
+import { charge, wouldOverspend } from "./cost.js";
 
 /**
  * Context compaction's decisions, pure functions of context and event: whether the next prompt
@@ -70,6 +71,18 @@ export function isSummaryOverBudget(context: AgentContext): boolean {
   return spent + countTokens(summaryPrompt(context, keptFrom)) + context.summaryReserve > context.tokenBudget;
 }
 
+/** Whether the summarizer's call, priced at its input rate with its longest reply at its output rate, would push this turn's cost past `costBudget`. */
+export function isSummaryOverCostBudget(context: AgentContext): boolean {
+  const { compaction } = context;
+  if (context.costBudget === Number.POSITIVE_INFINITY || compaction?.strategy !== "summarize") return false;
+  const keptFrom = compactionBoundary(context);
+  if (keptFrom === null) return false;
+  const price = context.prices?.summarizer?.price ?? null;
+  const prompt = countTokens(summaryPrompt(context, keptFrom));
+  const spent = context.cost - context.turnStart.cost;
+  return wouldOverspend(price, spent, prompt, context.summaryReserve, context.costBudget);
+}
+
 /** The request for a compacted view before the next model call. */
 export function compactionRequest(context: AgentContext): AgentRequest {
   const { strategy } = context.compaction as CompactionState;
@@ -102,11 +115,13 @@ export function recordCompaction(context: AgentContext, event: ContextCompacted)
   const next = { ...compaction, keptFrom: event.keptFrom, summary, hiddenChars, summaryChars };
   if (summary === null) return { compaction: next };
   const { usage } = event;
-  const spent =
+  const counted: Usage =
     usage !== undefined && context.countUsage
-      ? usage.inputTokens + usage.outputTokens
-      : countTokens(summaryPrompt(context, event.keptFrom)) + countTokens(summary);
-  return { compaction: next, tokens: context.tokens + spent };
+      ? usage
+      : { inputTokens: countTokens(summaryPrompt(context, event.keptFrom)), outputTokens: countTokens(summary) };
+  const tokens = context.tokens + counted.inputTokens + counted.outputTokens;
+  if (context.prices === null) return { compaction: next, tokens };
+  return { compaction: next, tokens, ...charge(context, context.prices.summarizer, counted) };
 }
 
 /** What the model is shown besides the whole list, for a `callModel` request; undefined when it is shown the whole list. */

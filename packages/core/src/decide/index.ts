@@ -8,6 +8,7 @@ export * from "./call-batch.js";
 export * from "./call-key.js";
 export * from "./compaction.js";
 export * from "./compaction-state.js";
+export * from "./cost.js";
 export * from "./guardrail-decisions.js";
 export * from "./model-retry.js";
 export * from "./output-decisions.js";

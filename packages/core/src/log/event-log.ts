@@ -108,6 +108,9 @@ function eventProblem(value: unknown, position: number): string | null {
       if (!isOptional(value.childRunId, isString) || !isOptional(value.tokens, isCount)) {
         return "has a childRunId that is not a string or tokens that are not a whole number";
       }
+      if (!isOptional(value.cost, isUsd) || !isOptional(value.unpriced, isNames)) {
+        return "has a cost that is not a number of USD, 0 or more, or unpriced that is not a list of names";
+      }
       return isOptional(value.isError, (flag) => flag === true) ? null : "has an isError that is not true";
     case "approval.decided":
       return isString(value.callId) && typeof value.approved === "boolean" && isOptional(value.reason, isString)
@@ -171,9 +174,7 @@ function compactedProblem(value: Record<string, unknown>): string | null {
   if (!isCount(value.step) || !isCount(value.keptFrom)) return "needs whole step and keptFrom";
   if (!isOptional(value.summary, isString)) return "has a summary that is not a string";
   const usage = value.usage;
-  return isOptional(usage, (it) => isPlainObject(it) && isCount(it.inputTokens) && isCount(it.outputTokens))
-    ? null
-    : "has a usage without whole inputTokens and outputTokens";
+  return isOptional(usage, isUsage) ? null : "has a usage without whole inputTokens and outputTokens";
 }
 
 function outcomeProblem(outcome: unknown): string | null {
@@ -185,6 +186,7 @@ function outcomeProblem(outcome: unknown): string | null {
   if (!(answer === null || isString(answer)) || !isCount(steps) || !isCount(tokens)) {
     return "needs an outcome with an answer (string or null) and whole steps and tokens";
   }
+  if (!isOptional(outcome.cost, isUsd)) return "has an outcome whose cost is not a number of USD, 0 or more";
   return isOptional(tokensOverBudget, isCount) ? null : "has an outcome whose tokensOverBudget is not a whole number";
 }
 
@@ -253,6 +255,13 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (!isOptional(settings.askTools, (list) => Array.isArray(list) && list.every(isAskTool))) {
     return "needs settings.askTools to be a list of { name, answer? }";
   }
+  if (!isOptional(settings.pricing, (map) => isPlainObject(map) && Object.values(map).every(isPrice))) {
+    return "needs settings.pricing to map model names to prices in USD, 0 or more";
+  }
+  if (!isOptional(settings.prices, isRunPrices)) {
+    return "needs settings.prices to be { models, summarizer? } of { name, price } with prices in USD, 0 or more";
+  }
+  if (!isOptional(settings.costBudget, isUsd)) return "needs settings.costBudget to be a number of USD, 0 or more";
   const checks = turnProblem(settings, "settings.");
   if (checks !== null) return checks;
   if (settings.history !== undefined) {
@@ -284,6 +293,45 @@ function isCount(value: unknown): value is number {
 
 function isTokens(value: unknown): boolean {
   return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
+
+function isUsd(value: unknown): boolean {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
+
+function isUsage(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    isCount(value.inputTokens) &&
+    isCount(value.outputTokens) &&
+    isOptional(value.cachedInputTokens, isCount) &&
+    isOptional(value.cacheWriteTokens, isCount)
+  );
+}
+
+function isPricedModel(value: unknown): boolean {
+  if (!isPlainObject(value) || !(value.name === null || isString(value.name))) return false;
+  return value.price === null || isPrice(value.price);
+}
+
+function isPrice(price: unknown): boolean {
+  return (
+    isPlainObject(price) &&
+    isUsd(price.input) &&
+    isUsd(price.output) &&
+    isOptional(price.cachedInput, isUsd) &&
+    isOptional(price.cacheWrite, isUsd)
+  );
+}
+
+function isRunPrices(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    Array.isArray(value.models) &&
+    value.models.length > 0 &&
+    value.models.every(isPricedModel) &&
+    isOptional(value.summarizer, isPricedModel)
+  );
 }
 
 function isNames(value: unknown): boolean {

@@ -237,9 +237,8 @@ function answerWithheldSince(logged: RunOutcome, expected: RunOutcome): boolean 
 
 /** The outcome `run.finished` records for a turn's result. */
 export function outcomeOf(result: AgentResult, schemaVersion = EVENT_LOG_SCHEMA_VERSION): RunOutcome {
-  const { status, answer, steps, tokens, tokensOverBudget } = result;
+  const { status, answer, steps, tokens, tokensOverBudget, cost } = result;
   const outcome = { status: status as RunOutcome["status"], answer, steps, tokens };
-  return logFlags(schemaVersion).tokensOverBudget && tokensOverBudget !== undefined
-    ? { ...outcome, tokensOverBudget }
-    : outcome;
+  const over = logFlags(schemaVersion).tokensOverBudget && tokensOverBudget !== undefined ? { tokensOverBudget } : {};
+  return { ...outcome, ...over, ...(cost === undefined ? {} : { cost }) };
 }

@@ -14,6 +14,8 @@ const TAKEN = new Set([
   "compaction",
   "retry",
   "fallbackModels",
+  "pricing",
+  "costBudget",
   "output",
   "outputRetries",
   "guardrails",

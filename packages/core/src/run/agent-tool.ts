@@ -1,8 +1,9 @@
-import type { AgentResult, StoredEvent, ToolCall } from "../data/index.js";
+import type { AgentResult, Pricing, StoredEvent, ToolCall } from "../data/index.js";
 import { EventLogError } from "../log/index.js";
 import type { ArgsOf, Tool, ToolOptions, ToolSchema } from "../tools/index.js";
 import { describeSafely, type ToolRegistry, tool } from "../tools/index.js";
-import { type ChildStart, markChildTool } from "./child-calls.js";
+import { type ChildStart, childToolOf, markChildTool } from "./child-calls.js";
+import { resolvePrices, unpricedNames } from "./pricing.js";
 import { resumeChild } from "./resume.js";
 import { startRun } from "./run-agent.js";
 import { type AgentOptions, type ModelWithLimits, resolveLimits, resolveSettings } from "./settings.js";
@@ -73,8 +74,26 @@ export function agentTool<const P extends ToolSchema = typeof AGENT_TASK_PARAMET
     ...toolOptions,
   });
   const { tokenBudget } = resolveLimits(options);
+  const costBudget = options.costBudget ?? Number.POSITIVE_INFINITY;
   const { maxResultChars, timeoutMs } = toolOptions;
-  markChildTool(made.execute, { name, tokenBudget, maxResultChars, timeoutMs, problem, perform: run });
+  const unpriced = (inherited: Pricing | undefined): string[] => {
+    const pricing = options.pricing ?? inherited;
+    if (pricing === undefined) return [];
+    const { prices } = resolvePrices({ ...options, pricing, costBudget: undefined }, model);
+    const own = prices === undefined ? [] : [...prices.models, ...(prices.summarizer ? [prices.summarizer] : [])];
+    const children = registry.specs().flatMap((spec) => childToolOf(registry, spec.name)?.unpriced(pricing) ?? []);
+    return [...unpricedNames(own), ...children];
+  };
+  markChildTool(made.execute, {
+    name,
+    tokenBudget,
+    costBudget,
+    unpriced,
+    maxResultChars,
+    timeoutMs,
+    problem,
+    perform: run,
+  });
   return made;
 }
 
@@ -98,7 +117,13 @@ async function performChild(
   const link =
     childRunId === undefined || parentRunId === undefined ? undefined : { runId: parentRunId, callId: start.call.id };
   const where = childRunId === undefined ? {} : { store, runId: childRunId };
-  return startRun(task, model, registry, { ...options, ...ports, ...where, tokenBudget: start.tokenBudget }, link);
+  const pricing = options.pricing ?? start.pricing;
+  const money = {
+    ...(pricing === undefined ? {} : { pricing }),
+    ...(start.costBudget === Number.POSITIVE_INFINITY ? {} : { costBudget: start.costBudget }),
+  };
+  const limits = { tokenBudget: start.tokenBudget, ...money };
+  return startRun(task, model, registry, { ...options, ...ports, ...where, ...limits }, link);
 }
 
 /**

@@ -1,15 +1,16 @@
-import type { AgentResult, Decision, PendingQuestion, ToolCall } from "../data/index.js";
+import type { AgentResult, Decision, PendingQuestion, Pricing, ToolCall } from "../data/index.js";
 import { chainCallId, escapeCallId, toolFinished } from "../data/index.js";
 import { type AgentContext, promptTokens } from "../decide/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
 import type { Approver } from "./ask-approver.js";
+import { type ChildMoney, childSpending, costLeft } from "./child-cost.js";
 import type { ToolAnswer } from "./run-tool.js";
 import { type AgentStreamEvent, originTagging } from "./stream-events.js";
 
 /** What a child run is started or resumed with: the parent's call, and what the parent hands down. */
-export interface ChildStart {
+export interface ChildStart extends ChildMoney {
   readonly call: ToolCall;
   /** The parent's store and the child's run id in it (both absent for a run without a store). */
   readonly store?: EventStore | undefined;
@@ -33,6 +34,10 @@ export interface ChildStart {
 export interface ChildTool {
   readonly name: string;
   readonly tokenBudget: number;
+  /** USD the child may spend per turn by its own options (`Infinity`: no limit of its own). */
+  readonly costBudget: number;
+  /** The models of the child's tree with no price under its own pricing, else `inherited`. */
+  unpriced(inherited: Pricing | undefined): string[];
   readonly maxResultChars?: number | undefined;
   /** Milliseconds the child may run, from the tool's own `timeoutMs` (the run's `toolTimeoutMs` does not apply to children). */
   readonly timeoutMs?: number | undefined;
@@ -138,6 +143,8 @@ export interface ChildCallsOptions {
   readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
   /** The parent's context now: what it has left is read from it when a child starts. */
   readonly context: () => AgentContext;
+  /** The parent's pricing, for children that have none of their own. */
+  readonly pricing?: Pricing | undefined;
 }
 
 /**
@@ -149,7 +156,8 @@ export interface ChildCallsOptions {
 export class ChildCalls {
   readonly #options: ChildCallsOptions;
   #reserved = 0;
-  readonly #reservations = new Map<string, number>();
+  #reservedCost = 0;
+  readonly #reservations = new Map<string, { tokens: number; cost: number }>();
   readonly #paused = new Map<string, readonly ToolCall[]>();
   readonly #questions = new Map<string, readonly PendingQuestion[]>();
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -193,8 +201,12 @@ export class ChildCalls {
     const tokenBudget = Math.min(child.tokenBudget, Math.floor(this.left() / (1 + this.#laterChildCalls(call))));
     // An unlimited parent has nothing to share out; only a finite budget is reserved.
     const reserved = Number.isFinite(tokenBudget) ? tokenBudget : 0;
+    const later = 1 + this.#laterChildCalls(call);
+    const costBudget = Math.min(child.costBudget, costLeft(this.#options.context(), this.#reservedCost) / later);
+    const reservedCost = Number.isFinite(costBudget) ? costBudget : 0;
     this.#reserved += reserved;
-    this.#reservations.set(call.id, reserved);
+    this.#reservedCost += reservedCost;
+    this.#reservations.set(call.id, { tokens: reserved, cost: reservedCost });
     const { store, runId, approve, onEvent } = this.#options;
     const childRunId = this.childRunIdOf(call);
     const start: ChildStart = {
@@ -203,6 +215,8 @@ export class ChildCalls {
       childRunId,
       parentRunId: runId,
       tokenBudget,
+      costBudget,
+      pricing: this.#options.pricing,
       approve: approve === undefined ? undefined : (inner) => approve(chainedCall(call.id, inner)),
       decisions: routedTo(call.id, this.#options.decisions),
       answers: routedTo(call.id, this.#options.answers),
@@ -227,7 +241,8 @@ export class ChildCalls {
     const reserved = this.#reservations.get(callId);
     if (reserved === undefined) return;
     this.#reservations.delete(callId);
-    this.#reserved -= reserved;
+    this.#reserved -= reserved.tokens;
+    this.#reservedCost -= reserved.cost;
   }
 
   /** Whether a child paused for decisions. */
@@ -267,7 +282,12 @@ export class ChildCalls {
       return { type: "child-paused", call, pending, questions };
     }
     const content = cutResult(observationOf(child.name, result), child.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
-    const event = { ...toolFinished(call.id, content), ...linkOf(childRunId), tokens: result.tokens };
+    const event = {
+      ...toolFinished(call.id, content),
+      ...linkOf(childRunId),
+      tokens: result.tokens,
+      ...childSpending(result),
+    };
     return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
   }
 }

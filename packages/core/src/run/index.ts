@@ -16,6 +16,7 @@ export * from "./driven-machine.js";
 export * from "./mail-fixture.js";
 export * from "./performing.js";
 export * from "./prepare-step.js";
+export * from "./pricing.js";
 export * from "./request-table.js";
 export * from "./resume.js";
 export * from "./retry-options.js";

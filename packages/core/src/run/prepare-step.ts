@@ -82,7 +82,7 @@ export async function prepareStepAnswer(
     ...event,
     ...(offered === undefined ? {} : { activeTools: offered }),
     ...(choice === undefined ? {} : { toolChoice: choice }),
-    ...(picked === undefined ? {} : { model: modelNameOf(picked), reserve: picked.maxReplyTokens ?? replyReserve }),
+    ...(picked === undefined ? {} : { model: pickedModelName(picked), reserve: picked.maxReplyTokens ?? replyReserve }),
     ...(system === undefined ? {} : { system }),
   };
   return picked === undefined
@@ -91,7 +91,7 @@ export async function prepareStepAnswer(
 }
 
 /** The name a picked model is logged by: its `modelName` (adapters set it), else `(unnamed)`. */
-export function modelNameOf(model: Model): string {
+export function pickedModelName(model: Model): string {
   const name = (model as { readonly modelName?: unknown }).modelName;
   return typeof name === "string" && name !== "" ? name : "(unnamed)";
 }

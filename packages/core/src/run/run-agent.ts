@@ -12,8 +12,9 @@ import { agentMachine, pendingApprovals, pendingQuestions, pendingRequests } fro
 import { EventLogError, type EventStore, holding, Journal, outcomeOf } from "../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { isCharLimit, isTimeout, MAX_TIMER_MS } from "../tools/index.js";
-import { ChildCalls, hasChildTools, treeListing } from "./child-calls.js";
+import { ChildCalls, childToolOf, hasChildTools, treeListing } from "./child-calls.js";
 import { drivenMachine } from "./driven-machine.js";
+import { costBudgetRefusal } from "./pricing.js";
 import type { Resumption } from "./run-effects.js";
 import { type EffectPorts, RunLoop } from "./run-loop.js";
 import { type AgentOptions, describe, type ModelWithLimits, resolveSettings } from "./settings.js";
@@ -84,6 +85,7 @@ export async function startRun(
   const resolved = resolveSettings(task, model, registry, options);
   // A run without checks logs the settings as resolved: no copy made for nothing to add.
   const settings = turn.checks === NO_CHECKS ? resolved : { ...resolved, ...turn.checks };
+  checkChildPrices(settings, registry);
   const { store, runId = globalThis.crypto.randomUUID() } = options;
   const ports = { ...portsOf(options, options.compaction?.summarizer), model, registry, checks: turn.ports };
   if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
@@ -192,13 +194,21 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
   }
 }
 
+/** With a cost budget, refuses (before the run) agent tools whose models have no price: their share would be a guess. */
+function checkChildPrices(settings: RunSettings, registry: ToolRegistry): void {
+  if (settings.costBudget === undefined || !hasChildTools(registry)) return;
+  const names = registry.specs().flatMap((spec) => childToolOf(registry, spec.name)?.unpriced(settings.pricing) ?? []);
+  if (names.length > 0) throw new RangeError(costBudgetRefusal([...new Set(names)]));
+}
+
 /** The children of a run whose registry has agent tools (none for any other run). */
 function childCallsOf(run: LiveRun, context: () => AgentContext): ChildCalls | undefined {
   if (!hasChildTools(run.registry)) return undefined;
   const { registry, store, journal, approve, childDecisions, childAnswers, onEvent } = run;
   const runId = journal?.runId;
   const given = { decisions: childDecisions, answers: childAnswers };
-  return new ChildCalls({ registry, store, runId, approve, ...given, onEvent, context });
+  const { pricing } = run.settings;
+  return new ChildCalls({ registry, store, runId, approve, ...given, onEvent, context, pricing });
 }
 
 /**

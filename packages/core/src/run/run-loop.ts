@@ -11,7 +11,7 @@ import type { ChildCalls } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
 import { attemptEvent, modelAt } from "./model-attempts.js";
 import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
-import { modelNameOf, type PrepareStep, prepareStepAnswer } from "./prepare-step.js";
+import { type PrepareStep, pickedModelName, prepareStepAnswer } from "./prepare-step.js";
 import { type RunToolOptions, runTool } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { performCheck, type TurnPorts } from "./turn-checks.js";
@@ -281,13 +281,22 @@ export class RunLoop {
     });
   }
 
-  #prepareStep(request: Extract<AgentRequest, { type: "prepareStep" }>) {
+  async #prepareStep(request: Extract<AgentRequest, { type: "prepareStep" }>) {
     const { prepareStep } = this.#ports;
     if (prepareStep === undefined) {
       throw new TypeError("the run was started with prepareStep: give it again to go on with the run");
     }
-    const { specs, replyReserve } = this.#machine.snapshot().context;
-    return prepareStepAnswer(prepareStep, request, specs, replyReserve, this.#end.signal);
+    const { specs, replyReserve, costBudget, prices } = this.#machine.snapshot().context;
+    const answer = await prepareStepAnswer(prepareStep, request, specs, replyReserve, this.#end.signal);
+    // The cost check prices a call at the run's model: under a costBudget another model would be
+    // priced wrongly, so it is refused before the call rather than guessed at.
+    const priced = prices?.models[0]?.name ?? "(unnamed)";
+    if (answer.event.model !== undefined && costBudget !== Number.POSITIVE_INFINITY && answer.event.model !== priced) {
+      throw new TypeError(
+        `prepareStep picked model '${answer.event.model}' for step ${request.step}, but a run with costBudget calls only the model it was priced for ('${priced}')`,
+      );
+    }
+    return answer;
   }
 
   async #askModel(request: ModelRequest): Promise<ModelAnswer> {
@@ -319,9 +328,9 @@ export class RunLoop {
       transcript: request.transcript,
       tokens: this.#machine.snapshot().context.tokens,
     });
-    if (again.model === undefined || modelNameOf(again.model) !== prepared.model) {
+    if (again.model === undefined || pickedModelName(again.model) !== prepared.model) {
       throw new RangeError(
-        `prepareStep picked model '${prepared.model}' for step ${request.step} in the run's log, but ${again.model === undefined ? "no model" : `'${modelNameOf(again.model)}'`} now`,
+        `prepareStep picked model '${prepared.model}' for step ${request.step} in the run's log, but ${again.model === undefined ? "no model" : `'${pickedModelName(again.model)}'`} now`,
       );
     }
     this.#prepared.set(request.step, again.model);

@@ -1,8 +1,9 @@
-import type { CompactionSettings, Message, Model, RunSettings } from "../data/index.js";
+import type { CompactionSettings, Message, Model, Pricing, RunSettings } from "../data/index.js";
 import { checkHistory } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { askToolsOf } from "./ask-user.js";
 import type { PrepareStep } from "./prepare-step.js";
+import { resolvePrices } from "./pricing.js";
 import { type RetryOptions, resolveRetry } from "./retry-options.js";
 
 /** The system prompt used when none is given. */
@@ -72,10 +73,25 @@ export interface AgentOptions {
    * model, text added to the system prompt. What it decides is logged (`step.prepared`).
    */
   readonly prepareStep?: PrepareStep;
+  /**
+   * USD per 1M tokens by model name (a model's `modelName`; the key `default` prices any other):
+   * gives each call a cost and the result its total `cost`. A model called with no price makes
+   * the cost unknown (the result lists it in `unpriced`). Off by default.
+   */
+  readonly pricing?: Pricing;
+  /**
+   * USD allowed per turn: checked before every model call as `tokenBudget` is, pricing the prompt
+   * at the model's dearest input rate and its longest reply at the output rate; the run ends with
+   * `cost_budget`. Needs a price for every model the run may call, or the run does not start.
+   */
+  readonly costBudget?: number;
 }
 
-/** A model that says how long its replies can be (adapters set it), so the budget can reserve room. */
-export type ModelWithLimits = Model & { readonly maxReplyTokens?: number };
+/**
+ * A model that says how long its replies can be, so the budget can reserve room, and its name,
+ * so `pricing` can price it (adapters set both).
+ */
+export type ModelWithLimits = Model & { readonly maxReplyTokens?: number; readonly modelName?: string };
 
 /**
  * The settings a run starts with: defaults filled in and every value checked, so that what is
@@ -119,6 +135,7 @@ export function resolveSettings(
     ...resolveRetry(options.retry, options.fallbackModels),
     ...(options.prepareStep === undefined ? {} : { prepareStep: true }),
     ...(askTools.length === 0 ? {} : { askTools }),
+    ...resolvePrices(options, model),
   };
 }
 
