@@ -92,7 +92,13 @@ describe("examples/two-provider-fallback.ts, offline", () => {
       expect(anthropicServer.requests.map((request) => request.path)).toEqual(["/v1/messages"]);
       expect(anthropicServer.requests[0]?.body).toMatchObject({
         model: "claude-sonnet-4-5",
-        messages: [{ role: "user", content: "What is the capital of France?" }],
+        // The prompt-cache marks are on by default: the conversation's last block carries one.
+        messages: [
+          {
+            role: "user",
+            content: [{ type: "text", text: "What is the capital of France?", cache_control: { type: "ephemeral" } }],
+          },
+        ],
         stream: true,
       });
       // The provider's retry-after-ms (1) wins over the 1 s backoff.
