@@ -1,6 +1,6 @@
 import type { AgentResult, AgentStreamEvent, EventStore, ToolCall } from "@agentloop/core";
 import { replayRun } from "@agentloop/core";
-import { pendingRequests } from "@agentloop/core/machine";
+import { positionOf } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
@@ -32,11 +32,7 @@ export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMe
   if (events.length === 0) return [];
   const turns = turnsOf(events);
   const last = turns.at(-1) as Turn;
-  const waiting = last.ended
-    ? []
-    : pendingRequests(replayRun(events, { runId: chatId }).snapshot).flatMap((request) =>
-        request.type === "requestDecision" ? [request.call] : [],
-      );
+  const waiting = last.ended ? [] : positionOf(replayRun(events, { runId: chatId }).snapshot).waiting;
   const messages: UIMessage[] = [];
   for (const [index, turn] of turns.entries()) {
     messages.push({ id: `${chatId}-${index}-user`, role: "user", parts: [{ type: "text", text: turn.text }] });

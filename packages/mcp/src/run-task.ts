@@ -1,5 +1,5 @@
 import { type AgentResult, replayRun, type ToolCall } from "@agentloop/core";
-import { pendingRequests } from "@agentloop/core/machine";
+import { positionOf } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
 
 /** A task's status, as the MCP Tasks extension (protocol revision 2025-11-25) names them. */
@@ -30,9 +30,7 @@ export type RunState =
 export function runStateOf(runId: string, events: readonly StoredEvent[]): RunState {
   const replay = replayRun(events, { runId });
   if (replay.result !== null) return { kind: "ended", result: replay.result };
-  const calls = pendingRequests(replay.snapshot).flatMap((request) =>
-    request.type === "requestDecision" ? [request.call] : [],
-  );
+  const calls = positionOf(replay.snapshot).waiting;
   return calls.length > 0 ? { kind: "waiting", calls } : { kind: "going" };
 }
 

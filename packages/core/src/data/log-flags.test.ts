@@ -86,8 +86,8 @@ describe("log flags", () => {
 });
 
 describe("statuses", () => {
-  it("are listed once: the log's run.finished takes every status but the pause, and refuses the pause", () => {
-    expect([...END_STATUSES, "awaiting_approval"].sort()).toEqual([...AGENT_STATUSES].sort());
+  it("are listed once: the log's run.finished takes every status but the pauses, and refuses the pauses", () => {
+    expect([...END_STATUSES, "awaiting_approval", "awaiting_input"].sort()).toEqual([...AGENT_STATUSES].sort());
     const at = "2026-12-03T00:00:00.000Z";
     // Schema 1 has no hashes: the shapes alone are checked.
     const endedWith = (status: string) => [
@@ -96,5 +96,6 @@ describe("statuses", () => {
     ];
     for (const status of END_STATUSES) expect(parseEventLog("r", endedWith(status))).toHaveLength(2);
     expect(() => parseEventLog("r", endedWith("awaiting_approval"))).toThrow(/unknown status "awaiting_approval"/);
+    expect(() => parseEventLog("r", endedWith("awaiting_input"))).toThrow(/unknown status "awaiting_input"/);
   });
 });
