@@ -14,26 +14,26 @@ export async function treePending(store: EventStore, runId: string, replay: Repl
 }
 
 /** The calls a paused run's children wait on, with ids chained under the run's calls. */
-export async function childrenPending(store: EventStore, runId: string, replay: Replay): Promise<ToolCall[]> {
-  const waiting: ToolCall[] = [];
-  for (const callId of replay.interrupted) {
-    const childRunId = childRunIdOf(runId, callId);
-    const events = await store.read(childRunId);
-    const [started] = events;
-    if (started?.type !== "run.started" || started.parent?.runId !== runId) continue;
-    const child = replayRun(events, { runId: childRunId });
-    if (child.result !== null) continue;
-    for (const call of pendingApprovals(child.context)) waiting.push({ ...call, id: chainCallId(callId, call.id) });
-    for (const call of await childrenPending(store, childRunId, child)) {
-      waiting.push({ ...call, id: chainCallId(callId, call.id, true) });
-    }
-  }
-  return waiting;
+export function childrenPending(store: EventStore, runId: string, replay: Replay): Promise<ToolCall[]> {
+  return childrenWaiting(store, runId, replay, (child) => pendingApprovals(child.context));
 }
 
 /** The questions a paused run's children wait on (read from their logs, at any depth), with ids chained under the run's calls. */
-export async function childrenQuestions(store: EventStore, runId: string, replay: Replay): Promise<PendingQuestion[]> {
-  const waiting: PendingQuestion[] = [];
+export function childrenQuestions(store: EventStore, runId: string, replay: Replay): Promise<PendingQuestion[]> {
+  return childrenWaiting(store, runId, replay, (child) => pendingQuestions(child.context));
+}
+
+/**
+ * What `own` lists for each child its log shows cut off in a call and still unfinished, and for
+ * their children at any depth, with ids chained under the run's calls.
+ */
+async function childrenWaiting<T extends { readonly id: string }>(
+  store: EventStore,
+  runId: string,
+  replay: Replay,
+  own: (child: Replay) => readonly T[],
+): Promise<T[]> {
+  const waiting: T[] = [];
   for (const callId of replay.interrupted) {
     const childRunId = childRunIdOf(runId, callId);
     const events = await store.read(childRunId);
@@ -41,11 +41,9 @@ export async function childrenQuestions(store: EventStore, runId: string, replay
     if (started?.type !== "run.started" || started.parent?.runId !== runId) continue;
     const child = replayRun(events, { runId: childRunId });
     if (child.result !== null) continue;
-    for (const question of pendingQuestions(child.context)) {
-      waiting.push({ ...question, id: chainCallId(callId, question.id) });
-    }
-    for (const question of await childrenQuestions(store, childRunId, child)) {
-      waiting.push({ ...question, id: chainCallId(callId, question.id, true) });
+    for (const item of own(child)) waiting.push({ ...item, id: chainCallId(callId, item.id) });
+    for (const item of await childrenWaiting(store, childRunId, child, own)) {
+      waiting.push({ ...item, id: chainCallId(callId, item.id, true) });
     }
   }
   return waiting;
