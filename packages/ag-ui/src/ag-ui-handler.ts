@@ -48,7 +48,7 @@ export function agUiHandler(options: ServeOptions): (request: Request) => Promis
     }
     const start = await planRun(input, options);
     if (start instanceof Refusal) return refuse(start.status, start.error);
-    return streamed(toAgUiEvents(eventFeed(start), { threadId: input.threadId, runId: input.runId }));
+    return agUiEventStreamResponse(toAgUiEvents(eventFeed(start), { threadId: input.threadId, runId: input.runId }));
   };
 }
 
@@ -149,7 +149,11 @@ function refuse(status: number, error: string): Response {
   return Response.json({ error }, { status });
 }
 
-function streamed(events: AsyncIterable<BaseEvent>): Response {
+/**
+ * AG-UI events as the SSE response `agUiHandler` answers with: one `data:` line of JSON each. A
+ * client that goes away stops the stream, not the run behind it.
+ */
+export function agUiEventStreamResponse(events: AsyncIterable<BaseEvent>): Response {
   const encoder = new TextEncoder();
   const iterator = events[Symbol.asyncIterator]();
   const body = new ReadableStream<Uint8Array>({

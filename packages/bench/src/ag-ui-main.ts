@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { agUiHandler, toAgUiEvents } from "@agentloop/ag-ui";
+import { agUiEventStreamResponse, agUiHandler, toAgUiEvents } from "@agentloop/ag-ui";
 import { MemoryEventStore, type Model, type ModelReply, streamAgent, ToolRegistry } from "@agentloop/core";
 
 // The AG-UI handler's costs (`pnpm --filter @agentloop/bench bench:ag-ui`, after a build): the first
@@ -77,19 +77,6 @@ async function drain(stream: ReadableStream<unknown>): Promise<void> {
   while (!(await reader.read()).done) {}
 }
 
-/** AG-UI events as the handler writes them: one SSE `data:` line of JSON each. */
-function sseBytes(events: AsyncIterable<unknown>): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  const iterator = events[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await iterator.next();
-      if (next.done === true) controller.close();
-      else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
-    },
-  });
-}
-
 async function drainIterable(events: AsyncIterable<unknown>): Promise<void> {
   for await (const _ of events) {
   }
@@ -124,7 +111,7 @@ async function perDeltaUs(): Promise<{ alone: number; chunks: number; sse: numbe
     await drainIterable(toAgUiEvents(streamAgent("Hi", model, registry), IDS));
     const chunks = performance.now() - start;
     start = performance.now();
-    await drain(sseBytes(toAgUiEvents(streamAgent("Hi", model, registry), IDS)));
+    await drain(agUiEventStreamResponse(toAgUiEvents(streamAgent("Hi", model, registry), IDS)).body as ReadableStream);
     const sse = performance.now() - start;
     // The first round warms up.
     if (round === 0) continue;
