@@ -28,7 +28,10 @@ describe(`${RUNS} runs at once over two deployments, one process SIGKILLed mid-r
     const env = { MODEL_DELAY_MS: "20" };
     const ports = [await freePort(), await freePort()] as const;
     const started = performance.now();
-    killed = await harness.service(ports[0], env);
+    // A fifth of the first half waits at its last model call in the first process, so the kill
+    // always finds runs under way however fast the others go.
+    const held = ids.slice(0, HALF).filter((id) => /[05]$/.test(id));
+    killed = await harness.service(ports[0], { ...env, BLOCK: "model:3", BLOCK_REFS: "[05]$" });
     await harness.server.register(`http://127.0.0.1:${ports[0]}`);
     await Promise.all(ids.slice(0, HALF).map((id) => harness.run(id).workflowSubmit({ task: task(id, "pay") })));
     // Every run of the first half has begun on the first deployment before the second is registered.
@@ -42,6 +45,13 @@ describe(`${RUNS} runs at once over two deployments, one process SIGKILLed mid-r
       what: "a third of the first half's model calls",
       timeoutMs: 60_000,
     });
+    const waiting = () =>
+      new Set(
+        ofPid(harness, killed.pid, "model-start")
+          .filter((e) => e.key === "step 3")
+          .map((e) => e.ref),
+      );
+    await waitUntil(() => held.every((id) => waiting().has(id)), { what: "the held runs to wait", timeoutMs: 60_000 });
     await killed.kill();
     restarted = await harness.service(ports[0], env);
     results = await Promise.all(ids.map((id) => harness.run(id).workflowAttach()));
@@ -79,6 +89,8 @@ describe(`${RUNS} runs at once over two deployments, one process SIGKILLed mid-r
     for (const id of second) expect([...(pidsOf.get(id) ?? [])], id).toEqual([other.pid]);
     const resumed = first.filter((id) => pidsOf.get(id)?.has(killed.pid) && pidsOf.get(id)?.has(restarted.pid));
     expect(resumed.length).toBeGreaterThan(0);
+    // The held runs were cut off at their last model call, which the process started in its place made.
+    for (const id of first.filter((ref) => /[05]$/.test(ref))) expect(resumed, id).toContain(id);
   });
 
   it("no tool ran twice but an idempotent one the kill cut off, and a charge never started twice", () => {
