@@ -90,7 +90,7 @@ const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["rec
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
- * whoever drives it answers with events (`runAgent` does, through `driveEffects`). So the same
+ * whoever drives it answers with events (`runAgent` and Restate do, through `RunLoop`). So the same
  * events folded through `transition()` rebuild a run, and a run has no actor but its own.
  */
 export const agentMachine = setup({
