@@ -1,4 +1,12 @@
-import type { AgentEvent, AgentRequest, AgentResult, Model, ModelDelta, RunEvent } from "../data/index.js";
+import type {
+  AgentEvent,
+  AgentRequest,
+  AgentResult,
+  Model,
+  ModelDelta,
+  RunEvent,
+  StepPrepared,
+} from "../data/index.js";
 import { messagesOf, RunEnd, usedCallIds } from "../data/index.js";
 import type { AgentSnapshot } from "../decide/index.js";
 import type { Journal } from "../log/index.js";
@@ -201,8 +209,13 @@ export class RunLoop {
     if (request.type === "callModel") {
       // Set before the work starts: a durable engine may answer from its journal without running it.
       this.#modelRequest = request;
-      this.#tell({ type: "step-started", step: request.step });
       const retriesItself = this.#machine.snapshot().context.retry !== null;
+      if (request.prepare === true) {
+        const work = () => this.#prepareAndAsk(request);
+        this.#inbox.perform({ form: "once", request, work, retriesItself });
+        return;
+      }
+      this.#tell({ type: "step-started", step: request.step });
       this.#inbox.perform({ form: "once", request, work: () => this.#askModel(request), retriesItself });
       return;
     }
@@ -297,6 +310,20 @@ export class RunLoop {
       );
     }
     return answer;
+  }
+
+  /**
+   * A model call that asks `prepareStep` first: settings that change something are the answer
+   * (`step.prepared`, logged before the call the machine then asks for); none, and the model is
+   * asked at once with the run's settings, with nothing logged for the preparation.
+   */
+  async #prepareAndAsk(request: ModelRequest): Promise<LoopAnswer> {
+    const { step, transcript } = request;
+    const tokens = this.#machine.snapshot().context.tokens;
+    const prepared = await this.#prepareStep({ type: "prepareStep", step, transcript, tokens });
+    if (decidesAnything(prepared.event)) return prepared;
+    this.#tell({ type: "step-started", step });
+    return this.#askModel(request);
   }
 
   async #askModel(request: ModelRequest): Promise<ModelAnswer> {
@@ -459,4 +486,14 @@ function toolOptions(
     maxResultChars,
     interrupted,
   };
+}
+
+/** Whether `prepareStep` decided anything for its step: a field beside the step's number. */
+function decidesAnything(event: StepPrepared): boolean {
+  return (
+    event.activeTools !== undefined ||
+    event.toolChoice !== undefined ||
+    event.model !== undefined ||
+    event.system !== undefined
+  );
 }
