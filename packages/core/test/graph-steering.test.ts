@@ -46,14 +46,22 @@ function repliesAt(step: number): ModelReply[] {
   ];
 }
 
+function preparedAt(step: number, settings: (typeof STEP_SETTINGS)[number]): AgentEvent {
+  return { type: "step.prepared", step, ...settings } as AgentEvent;
+}
+
 function events(snapshot: AgentSnapshot): AgentEvent[] {
   if (snapshot.status !== "active") return [];
   const step = snapshot.context.steps + 1;
   if (snapshot.matches("preparingStep")) {
-    return [...STEP_SETTINGS.map((settings) => ({ type: "step.prepared", step, ...settings }) as AgentEvent), CANCEL];
+    return [...STEP_SETTINGS.map((settings) => preparedAt(step, settings)), CANCEL];
   }
   if (snapshot.matches("callingModel")) {
-    return [...repliesAt(step).map((reply): AgentEvent => ({ type: "model.replied", reply })), CANCEL];
+    const replies = repliesAt(step).map((reply): AgentEvent => ({ type: "model.replied", reply }));
+    // A call not yet prepared asks prepareStep first: its answer is the reply, or settings that change something.
+    const { prepared, attempt } = snapshot.context;
+    const asks = attempt === null && prepared?.event.step !== step;
+    return [...(asks ? STEP_SETTINGS.map((settings) => preparedAt(step, settings)) : []), ...replies, CANCEL];
   }
   const { batch } = snapshot.context;
   if (batch === null) return [];
@@ -86,7 +94,7 @@ function allowedAt(snapshot: AgentSnapshot, step: number): readonly string[] | n
 describe("prepareStep and askUserTool on the graph", () => {
   const paths = pathsOf(2, HUGE_BUDGET);
 
-  it("reaches every exit and both pauses; every model call is prepared first, and never more than maxSteps", () => {
+  it("reaches every exit and both pauses; a step is prepared at most once, before its call, and never more than maxSteps calls", () => {
     const values = new Set(paths.map((path) => JSON.stringify(path.state.value)));
     for (const exit of ["done", "refused", "stepLimit", "cancelled"]) expect(values).toContain(JSON.stringify(exit));
     expect(values).toContain(JSON.stringify({ executingTools: "awaitingInput" }));
@@ -95,9 +103,17 @@ describe("prepareStep and askUserTool on the graph", () => {
       const along = eventsAlong(path);
       const replies = along.filter((event) => event.type === "model.replied").length;
       expect(replies).toBeLessThanOrEqual(2);
-      const prepared = along.filter((event) => event.type === "step.prepared");
-      expect(prepared.length === replies || prepared.length === replies + 1).toBe(true);
-      expect(prepared.map((event) => (event as { step: number }).step)).toEqual(prepared.map((_, index) => index + 1));
+      // Each step's settings come before its reply, once at most, for the call about to be made.
+      let made = 0;
+      const preparedSteps: number[] = [];
+      for (const event of along) {
+        if (event.type === "model.replied") made += 1;
+        if (event.type === "step.prepared") {
+          expect(event.step).toBe(made + 1);
+          preparedSteps.push(event.step);
+        }
+      }
+      expect(new Set(preparedSteps).size).toBe(preparedSteps.length);
     }
   });
 

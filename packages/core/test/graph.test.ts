@@ -117,7 +117,7 @@ describe("agentMachine structure", () => {
       [["guardingInput"], "isInputUnguarded"],
       [["stepLimit"], "isStepLimitReached"],
       [["compacting"], "needsCompaction"],
-      [["preparingStep"], "needsPreparing"],
+      [["preparingStep"], "needsPreparingFirst"],
       [["tokenBudget"], "isOverBudget"],
       [["costBudget"], "isOverCostBudget"],
       [["callingModel"], undefined],

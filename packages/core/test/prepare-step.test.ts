@@ -31,7 +31,7 @@ function recording(replies: readonly ModelReply[]) {
   return { model: wrapped, calls, seen: model.seen };
 }
 
-describe("prepareStep: each model call's settings, decided before it and logged", () => {
+describe("prepareStep: each model call's settings, decided before it and logged when it decides any", () => {
   it("is asked before each call with the step, the list and the tokens so far; what it decides is offered, sent and logged before the call", async () => {
     const { registry } = makeWeatherRegistry();
     const { model, calls } = recording(weatherScript());
@@ -74,6 +74,63 @@ describe("prepareStep: each model call's settings, decided before it and logged"
     expect(log[0]).toMatchObject({ settings: { prepareStep: true } });
     // Replay reads the decisions from the log and never asks.
     expect(replayRun(log).result).toMatchObject({ status: "done", tokens: result.tokens, steps: 3 });
+  });
+
+  it("logs nothing for a step it leaves alone (nothing or an empty object): the model is asked at once, each step told started once", async () => {
+    const { registry } = makeWeatherRegistry();
+    const asked: number[] = [];
+    const prepareStep: PrepareStep = ({ step }) => {
+      asked.push(step);
+      return step === 2 ? { system: "Be brief." } : step === 1 ? {} : undefined;
+    };
+    const started: number[] = [];
+    const store = new MemoryEventStore();
+    const result = await runAgent(WEATHER_TASK, scriptedModel(weatherScript()), registry, {
+      store,
+      runId: "r",
+      prepareStep,
+      onEvent: (event) => {
+        if (event.type === "step-started") started.push(event.step);
+      },
+    });
+    expect(result).toMatchObject({ status: "done", steps: 3 });
+    expect(asked).toEqual([1, 2, 3]);
+    expect(started).toEqual([1, 2, 3]);
+    const log = await store.read("r");
+    const prepared = log.filter((event) => event.type === "step.prepared");
+    expect(prepared).toHaveLength(1);
+    expect(prepared[0]).toMatchObject({ type: "step.prepared", step: 2, system: "Be brief." });
+    expect(replayRun(log).result).toMatchObject({ status: "done", steps: 3, tokens: result.tokens });
+  });
+
+  it("asks first for a step the run's settings put over the budget: offering fewer tools brings it under", async () => {
+    const { registry } = makeWeatherRegistry();
+    const model = () => scriptedModel([final("Hot.")]);
+    // The smallest budget the first call fits with every tool offered.
+    let fits = 1;
+    while ((await runAgent(WEATHER_TASK, model(), registry, { tokenBudget: fits })).status === "token_budget")
+      fits += 5;
+    const tokenBudget = fits - 5;
+    expect(await runAgent(WEATHER_TASK, model(), registry, { tokenBudget })).toMatchObject({ status: "token_budget" });
+    const store = new MemoryEventStore();
+    const none = await runAgent(WEATHER_TASK, model(), registry, {
+      tokenBudget,
+      store,
+      runId: "alone",
+      prepareStep: () => undefined,
+    });
+    // Asked first, it left the step alone: the budget stops it, its empty decision logged.
+    expect(none).toMatchObject({ status: "token_budget", steps: 0 });
+    expect((await store.read("alone")).map((event) => event.type)).toEqual([
+      "run.started",
+      "step.prepared",
+      "run.finished",
+    ]);
+    const fewer = await runAgent(WEATHER_TASK, model(), registry, {
+      tokenBudget,
+      prepareStep: () => ({ activeTools: [] }),
+    });
+    expect(fewer).toMatchObject({ status: "done", answer: "Hot.", steps: 1 });
   });
 
   it("tells a model that calls a tool it was not offered in that step the unknown-tool error, naming the tools offered; nothing runs", async () => {

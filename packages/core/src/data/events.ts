@@ -102,7 +102,9 @@ export interface AskToolSettings {
 
 /**
  * What `prepareStep` decided for model call `step`, logged before the call (so that replay,
- * resume and fork never ask it again). Every field is absent when it left that setting alone.
+ * resume and fork never ask it again). Every field is absent when it left that setting alone; a
+ * step it left wholly alone is not logged (a resume cut off in that step's call asks it again).
+ * Logs written before may hold such an event with no field: it replays as the step it was.
  */
 export type StepPrepared = {
   readonly type: "step.prepared";
@@ -248,6 +250,13 @@ export type AgentRequest =
       readonly model?: number;
       /** What `prepareStep` decided for this call (absent: the run's settings). */
       readonly prepared?: StepPrepared;
+      /**
+       * Asks `prepareStep` first, in the same performance: when it decides nothing the model is
+       * called with the run's settings and nothing more is logged; when it decides something, the
+       * answer is `step.prepared` instead of the reply, and the machine checks the budget again
+       * and asks for the call it prepared.
+       */
+      readonly prepare?: true;
     }
   | {
       readonly type: "prepareStep";

@@ -61,7 +61,13 @@ import {
   rejectOutput,
 } from "./output-decisions.js";
 import { isAnyDecisionAwaited, isAwaitedAnswer, isQuestion, questionRequest } from "./questions.js";
-import { isPlannedPreparation, needsPreparing, preparationRequest, recordPreparation } from "./step-preparation.js";
+import {
+  isPlannedPreparation,
+  needsPreparing,
+  preparationRequest,
+  preparesInCall,
+  recordPreparation,
+} from "./step-preparation.js";
 
 const DECIDED = { guard: "isAwaitedDecision", target: "nextCalls", actions: ["recordDecision", "enterCalls"] } as const;
 const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["recordAnswer", "enterCalls"] } as const;
@@ -83,8 +89,11 @@ const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["rec
  * With `retry` or `fallbackModels`, a failed call (`model.failed`) waits in `retryWait` and goes
  * back through `budgetCheck` to the same model while it has attempts left, then to the next
  * fallback model; when none is left the step's attempts are cleared and the driver rejects.
- * With `prepareStep`, `preparingStep` asks for each model call's settings before the budget check
- * (which then counts the tools offered and reserves for the model picked). A call of an ask-user
+ * With `prepareStep`, each model call's settings are asked for before it: within the call's own
+ * request, whose answer is the reply when they change nothing, or `step.prepared` when they do
+ * (back to the budget check, which then counts the tools offered and reserves for the model
+ * picked); a step over the budget at the run's settings waits in `preparingStep` for them
+ * first, since fewer tools or a smaller model may bring it under. A call of an ask-user
  * tool waits for a person's answer (`question.answered`): in `awaitingInput` when nothing else is
  * in progress, or with the decisions in `awaitingDecision`.
  *
@@ -140,7 +149,8 @@ export const agentMachine = setup({
       assertEvent(event, "question.answered");
       return isAwaitedAnswer(context, event);
     },
-    needsPreparing: ({ context }) => needsPreparing(context),
+    needsPreparingFirst: ({ context }) =>
+      needsPreparing(context) && (isOverBudget(context) || isOverCostBudget(context)),
     isPlannedPreparation: ({ context, event }) => {
       assertEvent(event, "step.prepared");
       return isPlannedPreparation(context, event);
@@ -242,7 +252,7 @@ export const agentMachine = setup({
         { guard: "isInputUnguarded", target: "guardingInput" },
         { guard: "isStepLimitReached", target: "stepLimit" },
         { guard: "needsCompaction", target: "compacting" },
-        { guard: "needsPreparing", target: "preparingStep" },
+        { guard: "needsPreparingFirst", target: "preparingStep" },
         { guard: "isOverBudget", target: "tokenBudget" },
         { guard: "isOverCostBudget", target: "costBudget" },
         { target: "callingModel" },
@@ -282,6 +292,8 @@ export const agentMachine = setup({
     callingModel: {
       entry: "requestModelReply",
       on: {
+        // What `prepareStep`, asked in the call's own performance, decided: checked like any step's settings.
+        "step.prepared": { guard: "isPlannedPreparation", target: "budgetCheck", actions: "recordPreparation" },
         "model.replied": [
           { guard: "isRefusal", target: "refused", actions: "appendReply" },
           { guard: "hasToolCalls", target: "executingTools", actions: ["appendReply", "enterCalls"] },
@@ -448,6 +460,11 @@ function modelRequest(context: AgentContext): AgentRequest {
   const view = context.compaction === null ? undefined : shownView(context);
   const shown = view === undefined ? request : { ...request, view };
   const prepared = currentPrepared(context);
-  const steered = prepared === null ? shown : { ...shown, specs: prepared.specs, prepared: prepared.event };
+  const steered =
+    prepared !== null
+      ? { ...shown, specs: prepared.specs, prepared: prepared.event }
+      : preparesInCall(context)
+        ? { ...shown, prepare: true as const }
+        : shown;
   return context.retry === null ? steered : { ...steered, model: currentAttempt(context).model };
 }

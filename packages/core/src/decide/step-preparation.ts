@@ -19,9 +19,18 @@ export function preparationRequest(context: AgentContext): AgentRequest {
   return { type: "prepareStep", step: context.steps + 1, transcript: context.transcript, tokens: context.tokens };
 }
 
-/** Whether `step.prepared` is for the model call about to be made. */
+/** Whether `step.prepared` is for the model call about to be made, which waits for it. */
 export function isPlannedPreparation(context: AgentContext, event: StepPrepared): boolean {
-  return event.step === context.steps + 1;
+  return event.step === context.steps + 1 && needsPreparing(context);
+}
+
+/**
+ * Whether the next model call asks `prepareStep` first, in its own performance: its first
+ * attempt, not yet prepared. A step over the budget at the run's settings waits in
+ * `preparingStep` instead, since what the step offers may bring it under.
+ */
+export function preparesInCall(context: AgentContext): boolean {
+  return context.attempt === null && needsPreparing(context);
 }
 
 /** Keeps the decision, with the offered specs and their tokens computed once. */

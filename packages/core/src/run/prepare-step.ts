@@ -63,6 +63,24 @@ export async function prepareStepAnswer(
 ): Promise<StepPreparedAnswer> {
   const { step, transcript, tokens } = request;
   const settings: unknown = await prepare({ step, messages: listView(transcript), tokens, signal });
+  return checkedSettings(step, settings, specs, replyReserve);
+}
+
+/** Whether `prepareStep`'s value leaves the step as it is: nothing, or an object with no field set. */
+export function leavesAlone(settings: unknown): boolean {
+  if (settings === undefined || settings === null) return true;
+  if (typeof settings !== "object" || Array.isArray(settings)) return false;
+  const { activeTools, toolChoice, model, system } = settings as Record<string, unknown>;
+  return activeTools === undefined && toolChoice === undefined && model === undefined && system === undefined;
+}
+
+/** `prepareStep`'s value for `step`, checked against the run's tools, as the answer to log. */
+export function checkedSettings(
+  step: number,
+  settings: unknown,
+  specs: readonly ToolSpec[],
+  replyReserve: number,
+): StepPreparedAnswer {
   const event: StepPrepared = { type: "step.prepared", step };
   if (settings === undefined || settings === null) return { type: "step-prepared", event };
   if (typeof settings !== "object" || Array.isArray(settings)) {

@@ -34,7 +34,8 @@ export interface RequestEntry<K extends RequestKind> {
  * three forms, never the kinds: a new kind is a new row here, with one of the forms.
  */
 export const REQUEST_TABLE = {
-  callModel: { form: "once", key: (request) => `model ${request.step}` },
+  // A call that asks `prepareStep` first may answer with its settings: the call it then prepared has a key of its own.
+  callModel: { form: "once", key: (request) => `model ${request.step}${request.prepare === true ? " prepare" : ""}` },
   compactContext: { form: "once", key: (request) => `compaction ${request.step}` },
   runTool: { form: "once", key: (request, at) => `tool ${at.place(request.call.id)}` },
   checkOutput: { form: "once", key: (_request, at) => `output ${at.steps}` },

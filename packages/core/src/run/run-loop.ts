@@ -1,5 +1,5 @@
 import type { AgentEvent, AgentRequest, AgentResult, Model, ModelDelta, RunEvent } from "../data/index.js";
-import { messagesOf, RunEnd, usedCallIds } from "../data/index.js";
+import { listView, messagesOf, RunEnd, usedCallIds } from "../data/index.js";
 import type { AgentSnapshot } from "../decide/index.js";
 import type { Journal } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
@@ -11,7 +11,14 @@ import type { ChildCalls } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
 import { attemptEvent, modelAt } from "./model-attempts.js";
 import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
-import { type PrepareStep, pickedModelName, prepareStepAnswer } from "./prepare-step.js";
+import {
+  checkedSettings,
+  leavesAlone,
+  type PrepareStep,
+  pickedModelName,
+  prepareStepAnswer,
+  type StepPreparedAnswer,
+} from "./prepare-step.js";
 import { type RunToolOptions, runTool } from "./run-tool.js";
 import type { AgentStreamEvent } from "./stream-events.js";
 import { performCheck, type TurnPorts } from "./turn-checks.js";
@@ -201,8 +208,13 @@ export class RunLoop {
     if (request.type === "callModel") {
       // Set before the work starts: a durable engine may answer from its journal without running it.
       this.#modelRequest = request;
-      this.#tell({ type: "step-started", step: request.step });
       const retriesItself = this.#machine.snapshot().context.retry !== null;
+      if (request.prepare === true) {
+        const work = () => this.#prepareAndAsk(request);
+        this.#inbox.perform({ form: "once", request, work, retriesItself });
+        return;
+      }
+      this.#tell({ type: "step-started", step: request.step });
       this.#inbox.perform({ form: "once", request, work: () => this.#askModel(request), retriesItself });
       return;
     }
@@ -286,17 +298,46 @@ export class RunLoop {
     if (prepareStep === undefined) {
       throw new TypeError("the run was started with prepareStep: give it again to go on with the run");
     }
-    const { specs, replyReserve, costBudget, prices } = this.#machine.snapshot().context;
-    const answer = await prepareStepAnswer(prepareStep, request, specs, replyReserve, this.#end.signal);
+    const { specs, replyReserve } = this.#machine.snapshot().context;
+    return this.#checkedPrepared(
+      request.step,
+      await prepareStepAnswer(prepareStep, request, specs, replyReserve, this.#end.signal),
+    );
+  }
+
+  /** Refuses a model `prepareStep` picked that the run's cost budget cannot price. */
+  #checkedPrepared(step: number, answer: StepPreparedAnswer): StepPreparedAnswer {
+    const { costBudget, prices } = this.#machine.snapshot().context;
     // The cost check prices a call at the run's model: under a costBudget another model would be
     // priced wrongly, so it is refused before the call rather than guessed at.
     const priced = prices?.models[0]?.name ?? "(unnamed)";
     if (answer.event.model !== undefined && costBudget !== Number.POSITIVE_INFINITY && answer.event.model !== priced) {
       throw new TypeError(
-        `prepareStep picked model '${answer.event.model}' for step ${request.step}, but a run with costBudget calls only the model it was priced for ('${priced}')`,
+        `prepareStep picked model '${answer.event.model}' for step ${step}, but a run with costBudget calls only the model it was priced for ('${priced}')`,
       );
     }
     return answer;
+  }
+
+  /**
+   * A model call that asks `prepareStep` first: settings that change something are the answer
+   * (`step.prepared`, logged before the call the machine then asks for); none, and the model is
+   * asked at once with the run's settings, with nothing logged for the preparation.
+   */
+  async #prepareAndAsk(request: ModelRequest): Promise<LoopAnswer> {
+    const { prepareStep } = this.#ports;
+    if (prepareStep === undefined) {
+      throw new TypeError("the run was started with prepareStep: give it again to go on with the run");
+    }
+    const { step, transcript } = request;
+    const { tokens, specs, replyReserve } = this.#machine.snapshot().context;
+    const given = prepareStep({ step, messages: listView(transcript), tokens, signal: this.#end.signal });
+    // Most steps are left alone, and most prepareSteps answer at once: then the model is asked without a wait.
+    const settings: unknown = given instanceof Promise ? await given : given;
+    if (!leavesAlone(settings))
+      return this.#checkedPrepared(step, checkedSettings(step, settings, specs, replyReserve));
+    this.#tell({ type: "step-started", step });
+    return this.#askModel(request);
   }
 
   async #askModel(request: ModelRequest): Promise<ModelAnswer> {
