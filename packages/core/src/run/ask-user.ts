@@ -110,6 +110,19 @@ export async function askPerson(
   return given === undefined ? { type: "unanswered", call } : answeredWith(call, given.answer);
 }
 
+/**
+ * The answer a record given from outside makes for the question of `call`: a durable engine keeps
+ * it as `{ answer }` (checked when it was given). Throws a `TypeError` for a record of another shape.
+ */
+export function answeredFrom(call: ToolCall, record: unknown): Extract<QuestionAnswer, { type: "answered" }> {
+  if (typeof record !== "object" || record === null || !Object.hasOwn(record, "answer")) {
+    throw new TypeError(
+      `the answer to question '${call.id}' must be kept as { answer }; got ${JSON.stringify(record) ?? String(record)}`,
+    );
+  }
+  return answeredWith(call, (record as { readonly answer: unknown }).answer);
+}
+
 /** The answer a value given from outside makes for the question of `call`. */
 export function answeredWith(call: ToolCall, answer: unknown): Extract<QuestionAnswer, { type: "answered" }> {
   return { type: "answered", call, event: { type: "question.answered", callId: call.id, answer } };
