@@ -203,6 +203,8 @@ async function takeAnswers(
       continue;
     }
     const question = waiting.find((each) => each.id === id || escapeCallId(each.id) === id);
+    // The same answer given again, once its question was answered (a resume that died after it logged it): nothing to do.
+    if (question === undefined && (await isAnsweredWith(registry, replay, id, answer))) continue;
     if (question === undefined) {
       const listed = [...waiting, ...tree].map((each) => `'${each.id}'`).join(", ") || "none";
       throw new RangeError(`run '${runId}': call '${id}' waits for no answer (questions that wait: ${listed})`);
@@ -218,6 +220,18 @@ async function takeAnswers(
     return { answer };
   };
   return { port, chained };
+}
+
+/** Whether the question of call `id` in the last reply was answered, and with this very answer. */
+async function isAnsweredWith(registry: ToolRegistry, replay: Replay, id: string, answer: unknown): Promise<boolean> {
+  const batch = replay.context.batch;
+  const index = batch === null ? -1 : batch.find(id, "answered");
+  const call = batch?.calls[index];
+  if (batch === null || call === undefined || !replay.context.askTools.some((tool) => tool.name === call.name)) {
+    return false;
+  }
+  const checked = await checkAnswer(registry, call.name, answer);
+  return checked.ok && batch.contentOf(index) === (JSON.stringify(checked.value) ?? "null");
 }
 
 /**
