@@ -92,8 +92,10 @@ export async function checkAnswer(
   }
 }
 
-/** Gives the answer to a question, or none (the run pauses for it). */
-export type AnswerPort = (call: ToolCall) => { readonly answer: unknown } | undefined;
+/** Gives the answer to a question (checked already), at once or once it comes, or none (the run pauses for it). */
+export type AnswerPort = (
+  call: ToolCall,
+) => { readonly answer: unknown } | undefined | Promise<{ readonly answer: unknown } | undefined>;
 
 /** What asking a person came to: the answer as the event that gives it, or none yet (the call waits). */
 export type QuestionAnswer =
@@ -106,7 +108,7 @@ export async function askPerson(
   request: Extract<AgentRequest, { type: "askUser" }>,
 ): Promise<QuestionAnswer> {
   const { call } = request;
-  const given = answers?.(call);
+  const given = await answers?.(call);
   return given === undefined ? { type: "unanswered", call } : answeredWith(call, given.answer);
 }
 

@@ -75,6 +75,21 @@ export async function resumeAgent<Output extends ToolSchema = never>(
   registry: ToolRegistry,
   options: ResumeOptions<Output>,
 ): Promise<AgentResult<OutputOf<Output>>> {
+  // A cut-off turn's answer is checked against `output` before it is logged: its type is the schema's.
+  return resumeWith(runId, model, registry, options) as Promise<AgentResult<OutputOf<Output>>>;
+}
+
+/**
+ * Resumes as `resumeAgent` does; questions that no answer given here answers are asked through
+ * `asked` (an embedded run's parent), when given.
+ */
+export async function resumeWith(
+  runId: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: ResumeOptions,
+  asked?: AnswerPort,
+): Promise<AgentResult> {
   checkResumeOptions(options);
   checkRunOptions(options);
   const decisions = options.decisions ?? {};
@@ -84,18 +99,25 @@ export async function resumeAgent<Output extends ToolSchema = never>(
   const summarizer = options.summarizer ?? compaction?.summarizer;
   const taken = summarizer === undefined ? rest : { ...rest, summarizer };
   // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
-  const held = holding(options.store, runId, () =>
+  return holding(options.store, runId, () =>
     resumeHeld(
       runId,
       model,
       registry,
       taken,
       (replay, own) => routeDecisions(options.store, runId, replay, decisions, own),
-      (replay) => takeAnswers(runId, registry, replay, answers, options.store),
+      async (replay) => {
+        const took = await takeAnswers(runId, registry, replay, answers, options.store);
+        return asked === undefined ? took : { ...took, port: firstAnswer(took.port, asked) };
+      },
     ),
   );
-  // A cut-off turn's answer is checked against `output` before it is logged: its type is the schema's.
-  return held as Promise<AgentResult<OutputOf<Output>>>;
+}
+
+/** The answer `given` has for a question, else the one `asked` gets. */
+function firstAnswer(given: AnswerPort | undefined, asked: AnswerPort): AnswerPort {
+  if (given === undefined) return asked;
+  return async (call) => (await given(call)) ?? asked(call);
 }
 
 /**
