@@ -227,7 +227,8 @@ async function statusHandler(ctx: WorkflowSharedContext): Promise<RunStatus> {
   const kept = await readStatus(ctx);
   if (kept === null) return unknownStatus(ctx.key);
   const { decisionKeys: _keys, questionKeys: _questions, chunks: _chunks, ...status } = kept;
-  return status;
+  // A status kept before questions were kept lists none.
+  return { ...status, pendingQuestions: status.pendingQuestions ?? [] };
 }
 
 /** The status of a run id under which nothing has started. */
