@@ -1,5 +1,6 @@
 import "./polyfill.js";
-import type { AgentResult } from "@agentloop/core";
+import type { AgentResult, ToolRegistry } from "@agentloop/core";
+import { checkAnswer } from "@agentloop/core/driver";
 import { resolveTurn } from "@agentloop/core/machine";
 import {
   CancelledError,
@@ -22,8 +23,17 @@ import { driveRun } from "./drive-run.js";
 import { CANCEL_PROMISE } from "./journaled-steps.js";
 import { checkApplied } from "./refused-options.js";
 import { RunLog, readEvents, readStatus } from "./run-log.js";
-import { badRequest, readCancelRequest, readDecideRequest, readRunRequest } from "./run-request.js";
-import type { CancelRecord, CancelRequest, DecideRequest, DecisionRecord, RunRequest, RunStatus } from "./types.js";
+import { badRequest, readAnswerRequest, readCancelRequest, readDecideRequest, readRunRequest } from "./run-request.js";
+import type {
+  AnswerRecord,
+  AnswerRequest,
+  CancelRecord,
+  CancelRequest,
+  DecideRequest,
+  DecisionRecord,
+  RunRequest,
+  RunStatus,
+} from "./types.js";
 import type { AgentWorkflowOptions } from "./workflow-options.js";
 
 export type { AgentWorkflowOptions } from "./workflow-options.js";
@@ -38,6 +48,11 @@ export type AgentHandlers = {
   run(ctx: WorkflowContext, request: RunRequest): Promise<AgentResult>;
   /** Decides on a call that waits for a decision; refuses a call that does not wait, or was decided already. */
   decide(ctx: WorkflowSharedContext, request: DecideRequest): Promise<void>;
+  /**
+   * Answers a question that waits for one, once the answer fits the question's shape; refuses an
+   * answer that does not fit, a question that does not wait, or one answered already.
+   */
+  answer(ctx: WorkflowSharedContext, request: AnswerRequest): Promise<void>;
   /** Ends the run as `cancelled` (a second cancel does nothing). */
   cancel(ctx: WorkflowSharedContext, request?: CancelRequest): Promise<void>;
   /** Where the run stands and which calls wait. */
@@ -51,9 +66,9 @@ export type AgentWorkflow = WorkflowDefinition<string, AgentHandlers>;
 
 /**
  * An agent as a Restate workflow keyed by run id: `run` (submitted once per id; a second
- * submission attaches to the first), and the shared handlers `decide`, `cancel`, `status` and
- * `events`. Inside `run`, `agentMachine` decides exactly as in `runAgent`; every model call, tool
- * run and decision is a journaled step. Throws a `RangeError` for limits that make no sense, and a
+ * submission attaches to the first), and the shared handlers `decide`, `answer`, `cancel`, `status`
+ * and `events`. Inside `run`, `agentMachine` decides exactly as in `runAgent`; every model call,
+ * tool run, decision and answer is a journaled step. Throws a `RangeError` for limits that make no sense, and a
  * `TypeError` naming every option given that a durable run does not apply (see `checkApplied`).
  */
 export function agentWorkflow(options: AgentWorkflowOptions): AgentWorkflow {
@@ -63,6 +78,7 @@ export function agentWorkflow(options: AgentWorkflowOptions): AgentWorkflow {
   const handlers: AgentHandlers = {
     run: (ctx, request) => runHandler(ctx, request, options, turn),
     decide: decideHandler,
+    answer: (ctx, request) => answerHandler(ctx, request, options.registry),
     cancel: cancelHandler,
     status: statusHandler,
     events: readEvents,
@@ -93,7 +109,7 @@ async function runHandler(
       const result = { ...ended.result, runId: ctx.key };
       await log.append(finishedEvent(result), ended.at);
       const state = machine.position().state;
-      log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state }), {}, true);
+      log.setStatus(endStatus(ctx.key, log.length, { phase: "finished", result, state }), undefined, true);
       return result;
     } finally {
       machine.stop();
@@ -101,7 +117,7 @@ async function runHandler(
   } catch (error) {
     if (error instanceof TerminalError && !(error instanceof CancelledError)) {
       await log.logStart(() => ctx.date.toJSON());
-      log.setStatus(endStatus(ctx.key, log.length, { phase: "failed", error: error.message }), {}, true);
+      log.setStatus(endStatus(ctx.key, log.length, { phase: "failed", error: error.message }), undefined, true);
     }
     throw error;
   }
@@ -163,6 +179,39 @@ async function decideHandler(ctx: WorkflowSharedContext, input: DecideRequest): 
   }
 }
 
+async function answerHandler(ctx: WorkflowSharedContext, input: AnswerRequest, registry: ToolRegistry): Promise<void> {
+  const { callId, answer } = readAnswerRequest(input);
+  const status = await readStatus(ctx);
+  // A status kept before questions were kept has no keys of them.
+  const keys = status?.questionKeys ?? {};
+  const asked = Object.hasOwn(keys, callId) ? keys[callId] : undefined;
+  if (asked === undefined) {
+    // A question of the current reply stays known after its answer, so that a second one is told so.
+    const waiting = status?.pendingQuestions?.map((question) => `'${question.id}'`).join(", ") || "none";
+    throw new TerminalError(
+      `run '${ctx.key}': call '${callId}' waits for no answer (questions that wait: ${waiting})`,
+      {
+        errorCode: 404,
+      },
+    );
+  }
+  const checked = await checkAnswer(registry, asked.tool, answer);
+  if (!checked.ok) {
+    throw new TerminalError(`run '${ctx.key}': the answer to '${callId}' does not fit: ${checked.problem}`, {
+      errorCode: 400,
+    });
+  }
+  const record: AnswerRecord = { answer: checked.value, at: await ctx.date.toJSON() };
+  try {
+    await ctx.promise<AnswerRecord>(asked.key).resolve(record);
+  } catch (error) {
+    if (error instanceof TerminalError && error.code === 409) {
+      throw new TerminalError(`run '${ctx.key}': call '${callId}' was already answered`, { errorCode: 409 });
+    }
+    throw error;
+  }
+}
+
 async function cancelHandler(ctx: WorkflowSharedContext, input?: CancelRequest): Promise<void> {
   const { reason } = readCancelRequest(input);
   const record: CancelRecord = { at: await ctx.date.toJSON(), ...(reason === undefined ? {} : { reason }) };
@@ -177,8 +226,9 @@ async function cancelHandler(ctx: WorkflowSharedContext, input?: CancelRequest):
 async function statusHandler(ctx: WorkflowSharedContext): Promise<RunStatus> {
   const kept = await readStatus(ctx);
   if (kept === null) return unknownStatus(ctx.key);
-  const { decisionKeys: _keys, chunks: _chunks, ...status } = kept;
-  return status;
+  const { decisionKeys: _keys, questionKeys: _questions, chunks: _chunks, ...status } = kept;
+  // A status kept before questions were kept lists none.
+  return { ...status, pendingQuestions: status.pendingQuestions ?? [] };
 }
 
 /** The status of a run id under which nothing has started. */
@@ -191,6 +241,7 @@ function unknownStatus(runId: string): RunStatus {
     tokens: 0,
     events: 0,
     awaitingDecision: [],
+    pendingQuestions: [],
     runningTools: [],
     result: null,
     error: null,

@@ -1,4 +1,4 @@
-import type { AgentResult, ToolCall, ToolRegistry } from "@agentloop/core";
+import type { AgentResult, PendingQuestion, ToolCall, ToolRegistry } from "@agentloop/core";
 import { type DrivenMachine, drivenMachine, type RunToolOptions, requestKey } from "@agentloop/core/driver";
 import {
   type AgentEvent,
@@ -43,12 +43,22 @@ export interface MachinePosition {
   readonly state: string;
   readonly steps: number;
   readonly tokens: number;
-  /** Whether the machine is waiting for a decision (and so for nothing else). */
+  /** Whether the machine waits for decisions or answers (and so for nothing else). */
   readonly waitsForDecision: boolean;
   /** Calls of the current reply that need a decision and have none yet, in call order. */
   readonly awaitingDecision: readonly ToolCall[];
   /** The key of the decision of every call of the current reply that needs one (decided or not), by call id. */
   readonly decisionKeys: Readonly<Record<string, string>>;
+  /** Questions of the current reply that wait for an answer, in call order. */
+  readonly questions: readonly PendingQuestion[];
+  /** The key of the answer and the ask-user tool of every question of the current reply (answered or not), by call id. */
+  readonly questionKeys: Readonly<Record<string, QuestionKey>>;
+}
+
+/** Where the answer to a question is kept, and the tool that asked it (whose shape the answer must fit). */
+export interface QuestionKey {
+  readonly key: string;
+  readonly tool: string;
 }
 
 /** A live `agentMachine` as core's run loop drives it, with the name of the journaled step that answers each of its requests. */
@@ -120,7 +130,7 @@ export function startMachine(settings: RunSettings): KeyedMachine {
     driven,
     keyOf: (request) => requestKey(request, at),
     toolRequest: (callId) => tools.get(callId) as Extract<AgentRequest, { type: "runTool" }>,
-    position: () => machinePosition(positionOf(actor.getSnapshot()), settings.approvalRequired ?? []),
+    position: () => machinePosition(positionOf(actor.getSnapshot()), settings),
     stop: () => {
       machine.stop();
       actor.stop();
@@ -128,12 +138,20 @@ export function startMachine(settings: RunSettings): KeyedMachine {
   };
 }
 
-function machinePosition(position: RunPosition, approvalRequired: readonly string[]): MachinePosition {
+function machinePosition(position: RunPosition, settings: RunSettings): MachinePosition {
+  const approvalRequired = settings.approvalRequired ?? [];
+  const askTools = new Set((settings.askTools ?? []).map((tool) => tool.name));
   const decisionKeys: Record<string, string> = {};
+  const questionKeys: Record<string, QuestionKey> = {};
   for (const [index, call] of position.calls.entries()) {
-    if (approvalRequired.includes(call.name)) decisionKeys[call.id] = `decision ${position.steps}.${index} ${call.id}`;
+    const place = `${position.steps}.${index} ${call.id}`;
+    if (approvalRequired.includes(call.name)) decisionKeys[call.id] = `decision ${place}`;
+    // A call of an ask-user tool is a question when its `question` is a string (else it runs as a tool).
+    if (askTools.has(call.name) && call.rawArgs === undefined && typeof call.args.question === "string") {
+      questionKeys[call.id] = { key: `question ${place}`, tool: call.name };
+    }
   }
-  const { state, steps, tokens, waiting } = position;
-  const waitsForDecision = state === "executingTools.awaitingDecision";
-  return { state, steps, tokens, waitsForDecision, awaitingDecision: waiting, decisionKeys };
+  const { state, steps, tokens, waiting, questions } = position;
+  const waitsForDecision = state === "executingTools.awaitingDecision" || state === "executingTools.awaitingInput";
+  return { state, steps, tokens, waitsForDecision, awaitingDecision: waiting, decisionKeys, questions, questionKeys };
 }

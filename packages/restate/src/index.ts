@@ -11,4 +11,4 @@ export {
 export { DEMO_SCRIPT, DEMO_TASK, demoTools, demoWorkflow } from "./demo/weather-agent.js";
 export type { StepRetry } from "./journaled-steps.js";
 export { stepScriptedModel } from "./step-scripted-model.js";
-export type { CancelRequest, DecideRequest, RunRequest, RunStatus } from "./types.js";
+export type { AnswerRequest, CancelRequest, DecideRequest, RunRequest, RunStatus } from "./types.js";

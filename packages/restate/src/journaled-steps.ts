@@ -34,7 +34,7 @@ export interface StepPorts {
   readonly modelRetry?: StepRetry | undefined;
 }
 
-/** A journaled step the run waits for; `status` lists its call as running, or as waiting for `decide`. */
+/** A journaled step the run waits for; `status` lists its call as running, or as waiting for `decide` or `answer`. */
 export interface PendingStep {
   readonly key: string;
   readonly running: ToolCall | null;
@@ -49,7 +49,7 @@ interface Journaled {
   readonly startedAt?: string;
 }
 
-/** A value given from outside (`decide`'s decision), stamped where it was given. */
+/** A value given from outside (`decide`'s decision, `answer`'s answer), stamped where it was given. */
 type PromisedRecord = Readonly<Record<string, unknown>> & { readonly at: string };
 
 /** What a journaled step came to: the loop's answer (none while a decision is still to wait for), stamped as journaled. */
@@ -132,7 +132,9 @@ export class JournaledSteps implements Performing {
       if (this.#log.statusDue || this.#deciding()) {
         const position = this.#machine.position();
         const status = statusOf(this.#ctx.key, position, this.#pending.values(), this.#log.length);
-        this.#log.setStatus(status, position.decisionKeys, status.awaitingDecision.length > 0);
+        const { decisionKeys, questionKeys } = position;
+        const waits = status.awaitingDecision.length > 0 || status.pendingQuestions.length > 0;
+        this.#log.setStatus(status, { decisionKeys, questionKeys }, waits);
       }
       const taken = await this.#race();
       if (taken === null) continue;
@@ -144,7 +146,7 @@ export class JournaledSteps implements Performing {
     }
   }
 
-  /** Whether a step waits for `decide`: the status then lists its call (only then does the phase change mid-run). */
+  /** Whether a step waits for `decide` or `answer`: the status then lists its call (only then does the phase change mid-run). */
   #deciding(): boolean {
     for (const step of this.#pending.values()) if (step.deciding !== undefined) return true;
     return false;
@@ -221,7 +223,7 @@ export class JournaledSteps implements Performing {
     return true;
   }
 
-  /** The answer at hand (an approval policy's, journaled), or else the durable promise named by the key, which `decide` resolves. */
+  /** The answer at hand (an approval policy's, journaled), or else the durable promise named by the key, which `decide` or `answer` resolves. */
   #promise(key: string, performance: PromisePerformance): PendingStep {
     const { request, first, settle } = performance;
     const wait = (): PendingStep => {

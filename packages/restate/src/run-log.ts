@@ -1,6 +1,6 @@
 import type { EventStore } from "@agentloop/core";
 import { TerminalError, type WorkflowContext, type WorkflowSharedContext } from "@restatedev/restate-sdk";
-import { LogStamps, type RunEvent, type StoredEvent } from "./core-port.js";
+import { LogStamps, type QuestionKey, type RunEvent, type StoredEvent } from "./core-port.js";
 import type { RunStatus } from "./types.js";
 
 const STATUS_KEY = "status";
@@ -21,7 +21,7 @@ export class RunLog {
   readonly #mirror: Mirror | null;
   readonly #stamps: LogStamps;
   #waits = "";
-  /** Whether the last status written listed calls waiting for a decision. */
+  /** Whether the last status written listed calls waiting for a decision or an answer. */
   #waited = false;
   #start: RunEvent | null = null;
   #unsaved: StoredEvent[] = [];
@@ -77,18 +77,19 @@ export class RunLog {
 
   /**
    * Keeps `status` for the `status` handler, with the durable promise each call of the current
-   * reply that needs a decision has it in (by call id) for `decide`. A state write is a journal
-   * entry the server stores durably, so the status is written only when what clients act on
-   * changes (the phase, the calls waiting for a decision) or events are saved (`save`, or
+   * reply that needs a decision or an answer has it in (by call id) for `decide` and `answer`. A
+   * state write is a journal entry the server stores durably, so the status is written only when
+   * what clients act on changes (the phase, the calls waiting) or events are saved (`save`, or
    * `saveEvery` waiting): between, its state, steps, tokens and running tools are those of the last write.
    */
-  setStatus(status: RunStatus, decisionKeys: Readonly<Record<string, string>> = {}, save = false): void {
+  setStatus(status: RunStatus, keys: WaitKeys = NO_KEYS, save = false): void {
     const saved = (save || this.#unsaved.length >= this.#saveEvery) && this.#save();
-    const waits = JSON.stringify([status.phase, status.awaitingDecision.map((call) => call.id), decisionKeys]);
+    const waiting = [...status.awaitingDecision.map((call) => call.id), ...status.pendingQuestions.map((q) => q.id)];
+    const waits = JSON.stringify([status.phase, waiting, keys.decisionKeys, keys.questionKeys]);
     if (!saved && waits === this.#waits) return;
     this.#waits = waits;
-    this.#waited = status.awaitingDecision.length > 0;
-    this.#ctx.set(STATUS_KEY, { ...status, events: this.#saved, chunks: this.#chunks, decisionKeys });
+    this.#waited = waiting.length > 0;
+    this.#ctx.set(STATUS_KEY, { ...status, events: this.#saved, chunks: this.#chunks, ...keys });
   }
 
   /** Saves the events logged since the last save as a chunk of their own; `false` if there were none. */
@@ -101,10 +102,17 @@ export class RunLog {
   }
 }
 
-/** The status as the `run` handler keeps it: with the chunks of saved events, and the decisions' keys. */
-export interface KeptStatus extends RunStatus {
-  readonly chunks: number;
+/** The keys of the durable promises the calls of the current reply wait in: decisions' and answers', by call id. */
+export interface WaitKeys {
   readonly decisionKeys: Readonly<Record<string, string>>;
+  readonly questionKeys: Readonly<Record<string, QuestionKey>>;
+}
+
+const NO_KEYS: WaitKeys = { decisionKeys: {}, questionKeys: {} };
+
+/** The status as the `run` handler keeps it: with the chunks of saved events, and the decisions' and answers' keys. */
+export interface KeptStatus extends RunStatus, WaitKeys {
+  readonly chunks: number;
 }
 
 /** The status kept by the `run` handler, or `null` before it first wrote one. */

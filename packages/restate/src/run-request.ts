@@ -1,6 +1,6 @@
 import { TerminalError } from "@restatedev/restate-sdk";
 import type { AgentOptions } from "./core-port.js";
-import type { CancelRequest, DecideRequest, RunRequest } from "./types.js";
+import type { AnswerRequest, CancelRequest, DecideRequest, RunRequest } from "./types.js";
 
 const RUN_KEYS = new Set([
   "task",
@@ -49,6 +49,16 @@ export function readDecideRequest(value: unknown): DecideRequest {
   if (reason !== undefined && typeof reason !== "string")
     throw badRequest(`reason must be a string, got ${kindOf(reason)}`);
   return reason === undefined ? { callId, approved } : { callId, approved, reason };
+}
+
+/** An answer as `answer` takes it, checked for its form (its fit to the question's shape is checked against the question). */
+export function readAnswerRequest(value: unknown): AnswerRequest {
+  if (!isObject(value)) throw badRequest(`answer takes an object { callId, answer }, got ${kindOf(value)}`);
+  const { callId } = value;
+  if (typeof callId !== "string") throw badRequest(`callId must be a string, got ${kindOf(callId)}`);
+  if (!Object.hasOwn(value, "answer"))
+    throw badRequest(`the answer to '${callId}' is missing: give { callId, answer }`);
+  return { callId, answer: value.answer };
 }
 
 /** A cancellation as `cancel` takes it (nothing, or `{ reason }`), checked. */

@@ -1,4 +1,4 @@
-import type { AgentResult, ToolCall } from "@agentloop/core";
+import type { AgentResult, PendingQuestion, ToolCall } from "@agentloop/core";
 import type { AgentOptions } from "./core-port.js";
 
 /**
@@ -22,23 +22,31 @@ export interface DecideRequest {
   readonly reason?: string;
 }
 
+/** An answer to one question that waits for one (`status().pendingQuestions`), checked against the question's shape. */
+export interface AnswerRequest {
+  readonly callId: string;
+  /** Any JSON value that fits the question's `schema`, when it has one. */
+  readonly answer: unknown;
+}
+
 /** Why a run is cancelled, for its `run.cancelled` event. */
 export interface CancelRequest {
   readonly reason?: string;
 }
 
 /**
- * Where a run stands, as `status` tells it: `phase` and `awaitingDecision` are current; while the
+ * Where a run stands, as `status` tells it: `phase`, `awaitingDecision` and `pendingQuestions` are current; while the
  * run goes from step to step, the rest is as of the last write (when events were last saved).
  */
 export interface RunStatus {
   readonly runId: string;
   /**
    * `unknown`: no run has started under this id (never submitted, or not started yet);
-   * `running`; `awaiting_approval`: the run waits for `decide` on a call; `finished`: it ended
+   * `running`; `awaiting_approval`: the run waits for `decide` on a call (and maybe for answers
+   * too); `awaiting_input`: it waits for `answer` to questions only; `finished`: it ended
    * (its `result` is set); `failed`: the model could not be used after its retries (`error`).
    */
-  readonly phase: "unknown" | "running" | "awaiting_approval" | "finished" | "failed";
+  readonly phase: "unknown" | "running" | "awaiting_approval" | "awaiting_input" | "finished" | "failed";
   /** The machine's state, e.g. `callingModel` or `executingTools.runningTools`; `null` when unknown. */
   readonly state: string | null;
   /** Model calls made. */
@@ -48,6 +56,8 @@ export interface RunStatus {
   readonly events: number;
   /** Calls of the current reply that need a decision and have none yet, in call order: answer them with `decide`. */
   readonly awaitingDecision: readonly ToolCall[];
+  /** Questions of ask-user tools that wait for an answer, in call order: answer them with `answer`. */
+  readonly pendingQuestions: readonly PendingQuestion[];
   /** Tools running now. */
   readonly runningTools: readonly ToolCall[];
   readonly result: AgentResult | null;
@@ -59,6 +69,13 @@ export interface DecisionRecord {
   readonly approved: boolean;
   readonly reason?: string;
   /** When it was made (ISO 8601). */
+  readonly at: string;
+}
+
+/** An answer as the durable promise carries it (checked against the question's shape), stamped where it was given. */
+export interface AnswerRecord {
+  readonly answer: unknown;
+  /** When it was given (ISO 8601). */
   readonly at: string;
 }
 

@@ -123,6 +123,39 @@ describe("a service process killed with SIGKILL and started again", () => {
     expect((await run.status()).phase).toBe("finished");
     await second.kill();
   });
+
+  it("a question across a restart: the run waits durably, an answer sent while the service is down is taken once it is back", async () => {
+    const { ledger } = harness;
+    const first = await harness.service(port);
+    const run = harness.run("ask-restart");
+    await run.workflowSubmit({ task: task("ask-restart", "ask") });
+    const waiting = await waitUntil(
+      async () => {
+        const status = await run.status();
+        return status.phase === "awaiting_input" ? status : null;
+      },
+      { what: "the run to wait for an answer", failIf: () => deadService(first) },
+    );
+    expect(waiting.pendingQuestions).toMatchObject([{ id: "q1", question: "Which city?" }]);
+    await first.kill();
+
+    // The answer is checked and kept by the server's shared handler: it needs the service, so it waits for it.
+    const answered = run.answer({ callId: "q1", answer: { city: "Pune" } });
+    const second = await harness.service(port);
+    await answered;
+    const result = await run.workflowAttach();
+
+    expect(result).toMatchObject({ status: "done", answer: "Asked.", steps: 3 });
+    expect([1, 2, 3].map((step) => ledger.count("ask-restart", "model-start", `step ${step}`))).toEqual([1, 1, 1]);
+    expect(ledger.count("ask-restart", "tool-start", "get_weather Pune")).toBe(1);
+    const observation = result.messages.find((message) => message.role === "tool" && message.toolCallId === "q1");
+    expect(observation?.content).toBe('{"city":"Pune"}');
+    const log = await expectLogReplays(harness, "ask-restart", result);
+    expect(log.filter((event) => event.type === "question.answered")).toMatchObject([{ callId: "q1" }]);
+    // The run has ended: no question of it waits any more.
+    await expect(run.answer({ callId: "q1", answer: { city: "Goa" } })).rejects.toThrow(/questions that wait: none/);
+    await second.kill();
+  });
 });
 
 /** Why waiting on a service is pointless: it is gone. */

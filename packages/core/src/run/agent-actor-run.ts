@@ -4,9 +4,10 @@ import type { AgentSnapshot } from "../decide/index.js";
 import type { EventStore, RunLock } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
-import { resumeAgent } from "./resume.js";
+import type { AnswerPort } from "./ask-user.js";
+import { resumeWith } from "./resume.js";
 import { resumableOptions } from "./resume-options.js";
-import { type RunOptions, runAgent } from "./run-agent.js";
+import { type RunOptions, startRun } from "./run-agent.js";
 import type { Approver } from "./run-effects.js";
 import type { ModelWithLimits } from "./settings.js";
 
@@ -18,6 +19,8 @@ export interface EmbeddedRun extends Omit<RunOptions, "signal" | "approve" | "ru
   readonly runId: string | null;
   readonly store: DetachableStore | undefined;
   readonly approve: Approver;
+  /** Asks the parent the run's questions. */
+  readonly answers: AnswerPort;
   readonly signal: AbortSignal;
   /** Hears each snapshot of the run's machine, with the event that led to it. */
   readonly onSnapshot: (snapshot: AgentSnapshot, event: { readonly type: string }) => void;
@@ -28,11 +31,11 @@ const detaching = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
 
 /**
  * Starts the run, or continues it when its log already exists in the store (the actor was
- * restored): a finished run gives its logged result, a paused one waits for its decisions again,
- * and an unfinished one goes on as `resumeAgent` resumes it. Resolves to the run's result.
+ * restored): a finished run gives its logged result, a paused one waits for its decisions and
+ * answers again, and an unfinished one goes on as `resumeAgent` resumes it. Resolves to the run's result.
  */
 export async function startOrContinue(run: EmbeddedRun): Promise<AgentResult> {
-  const { task, model, registry, runId, onSnapshot, store, ...options } = run;
+  const { task, model, registry, runId, onSnapshot, store, answers, ...options } = run;
   const inspect = (event: InspectionEvent) => {
     const given = run.inspect;
     if (typeof given === "function") given(event);
@@ -42,12 +45,12 @@ export async function startOrContinue(run: EmbeddedRun): Promise<AgentResult> {
       onSnapshot(event.snapshot as AgentSnapshot, event.event);
     }
   };
-  if (store === undefined || runId === null) return runAgent(task, model, registry, { ...options, inspect });
+  if (store === undefined || runId === null) return startRun(task, model, registry, { ...options, inspect, answers });
   await detaching.get(store.store)?.get(runId);
   const started = (await store.read(runId)).length > 0;
-  if (!started) return runAgent(task, model, registry, { ...options, store, runId, inspect });
+  if (!started) return startRun(task, model, registry, { ...options, store, runId, inspect, answers });
   // The log holds the run's limits and policies: the resume takes the rest.
-  return resumeAgent(runId, model, registry, { ...resumableOptions(options), store, inspect });
+  return resumeWith(runId, model, registry, { ...resumableOptions(options), store, inspect }, answers);
 }
 
 /**

@@ -1,10 +1,11 @@
 import type { ActorLogic, AnyActorRef, StateValue } from "xstate";
-import type { AgentEvent, AgentResult, Decision, ToolCall } from "../data/index.js";
+import type { AgentEvent, AgentResult, Decision, PendingQuestion, ToolCall } from "../data/index.js";
 import { type AgentInputData, reviveData, splitInput } from "../data/index.js";
 import { type AgentSnapshot, type AgentView, agentMachine, isNewView, viewOf } from "../decide/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { checkActorOptions } from "./agent-actor-options.js";
 import { DetachableStore, startOrContinue } from "./agent-actor-run.js";
+import { AnswerDesk } from "./answer-desk.js";
 import { ApprovalDesk } from "./approval-desk.js";
 import type { RunOptions } from "./run-agent.js";
 import type { ModelWithLimits } from "./settings.js";
@@ -28,7 +29,8 @@ export type AgentTaskInput = Omit<AgentActorInput, "model" | "registry"> &
 /**
  * The agent actor's snapshot: its status and, once it ends, its `AgentResult` (`output`) or its
  * error; the agent machine's state `value` (`null` until the run is up); the `context` a parent
- * sees (run id, steps, tokens, calls waiting for a decision); and the data of its input.
+ * sees (run id, steps, tokens, calls waiting for a decision, questions waiting for an answer); and
+ * the data of its input.
  */
 export type AgentActorSnapshot = (
   | { readonly status: "active"; readonly output: undefined; readonly error: undefined }
@@ -43,13 +45,16 @@ export type AgentActorSnapshot = (
 };
 
 /**
- * What a parent sends the agent actor: decisions by call id for the calls that wait for one; a
- * pause (the calls waiting stay undecided and the run ends `awaiting_approval`); or a cancel (the
- * run ends `cancelled`). The machine's own events, which the actor sends itself to show each step,
+ * What a parent sends the agent actor: decisions by call id for the calls that wait for one;
+ * answers by call id for the questions that wait for one (each checked against its question's
+ * shape: one that does not fit is refused with `agent.answerRefused`, and the question waits on);
+ * a pause (what waits stays undecided and unanswered, and the run ends `awaiting_approval` or
+ * `awaiting_input`); or a cancel (the run ends `cancelled`). The machine's own events, which the actor sends itself to show each step,
  * are ignored when anyone else sends them.
  */
 export type AgentActorEvent =
   | { readonly type: "agent.decide"; readonly decisions: Readonly<Record<string, Decision>> }
+  | { readonly type: "agent.answer"; readonly answers: Readonly<Record<string, unknown>> }
   | { readonly type: "agent.pause" }
   | { readonly type: "agent.cancel"; readonly reason?: string }
   | AgentEvent
@@ -57,7 +62,10 @@ export type AgentActorEvent =
   | { readonly type: "agent.ended"; readonly output: AgentResult }
   | { readonly type: "agent.failed"; readonly error: unknown };
 
-/** What the agent actor sends its parent: its state on each change, and the calls that wait for the parent's decision. */
+/**
+ * What the agent actor sends its parent: its state on each change, the calls that wait for the
+ * parent's decision, the questions that wait for its answer, and an answer refused (one sentence).
+ */
 export type AgentParentEvent =
   | ({ readonly type: "agent.state"; readonly id: string; readonly value: StateValue } & AgentView)
   | {
@@ -65,15 +73,29 @@ export type AgentParentEvent =
       readonly id: string;
       readonly runId: string | null;
       readonly calls: readonly ToolCall[];
+    }
+  | {
+      readonly type: "agent.inputRequested";
+      readonly id: string;
+      readonly runId: string | null;
+      readonly questions: readonly PendingQuestion[];
+    }
+  | {
+      readonly type: "agent.answerRefused";
+      readonly id: string;
+      readonly runId: string | null;
+      readonly callId: string;
+      readonly problem: string;
     };
 
 /** The logic of an agent actor, taking input `TInput`. */
 export type AgentActorLogic<TInput> = ActorLogic<AgentActorSnapshot, AgentActorEvent, TInput>;
 
-/** A running actor's live parts: the abort of its run, the calls waiting for the parent, its store. */
+/** A running actor's live parts: the abort of its run, the calls and questions waiting for the parent, its store. */
 interface Instance {
   readonly controller: AbortController;
   readonly desk: ApprovalDesk;
+  readonly questions: AnswerDesk | undefined;
   readonly store: DetachableStore | undefined;
   readonly ended: Promise<AgentResult>;
 }
@@ -103,7 +125,8 @@ export function createAgentActor(provided: AgentActorProvided): AgentActorLogic<
  * A whole run as an actor, to invoke from a larger workflow. Its snapshot shows the agent machine's
  * state value, steps, tokens and waiting calls, and the parent hears `agent.state` on each change;
  * a call that needs approval (and that the input's `approve` leaves undecided) is sent to the
- * parent as `agent.approvalRequested` and waits for its `agent.decide`. Its output is the
+ * parent as `agent.approvalRequested` and waits for its `agent.decide`, and a question of an
+ * `askUserTool` is sent as `agent.inputRequested` and waits for its `agent.answer`. Its output is the
  * `AgentResult` (each status can be a transition of the parent's own), a failure (the model's
  * `ModelError`) is the parent's `onError`, and the parent leaving the invoking state cancels the
  * run. With a `store`, a parent restored from a persisted snapshot continues the same run from its
@@ -120,7 +143,7 @@ function agentLogic<TInput extends AgentTaskInput>(provided: AgentActorProvided)
       checkActorOptions(input);
       const whole: AgentActorProvided & AgentTaskInput = { ...provided, ...input };
       const runId = whole.store === undefined ? null : (whole.runId ?? globalThis.crypto.randomUUID());
-      const context = { runId, steps: 0, tokens: 0, pendingApprovals: [] };
+      const context = { runId, steps: 0, tokens: 0, pendingApprovals: [], pendingQuestions: [] };
       const { data, code } = splitInput(whole);
       const snapshot: AgentActorSnapshot & WithCode = {
         ...{ status: "active", output: undefined, error: undefined, value: null, context, input: data },
@@ -162,8 +185,12 @@ function transition(
     case "agent.decide":
       instance?.desk.decide(event.decisions);
       break;
+    case "agent.answer":
+      instance?.questions?.answer(event.answers);
+      break;
     case "agent.pause":
       instance?.desk.pause();
+      instance?.questions?.pause();
       break;
     case "agent.cancel":
       instance?.controller.abort(new Error(event.reason ?? "the workflow cancelled the run"));
@@ -186,6 +213,17 @@ function start(
     }
   };
   const desk = new ApprovalDesk(announce);
+  const tell = (event: AgentParentEvent) => {
+    if (self.getSnapshot().status === "active") self._parent?.send(event);
+  };
+  const questions =
+    input.registry === undefined
+      ? undefined
+      : new AnswerDesk(
+          input.registry,
+          (asked) => tell({ type: "agent.inputRequested", id: self.id, runId, questions: asked }),
+          (callId, problem) => tell({ type: "agent.answerRefused", id: self.id, runId, callId, problem }),
+        );
   const store = input.store === undefined || runId === null ? undefined : new DetachableStore(input.store, runId);
   const controller = new AbortController();
   const onSnapshot = (inner: AgentSnapshot, event: { readonly type: string }) => {
@@ -199,10 +237,11 @@ function start(
     if (isNewView(current, view))
       self._parent?.send({ type: "agent.state", id: self.id, value: view.value, ...view.context });
   };
-  const added = { store, approve: desk.approver(input.approve), signal: controller.signal, onSnapshot };
+  const answers = questions?.port ?? (() => undefined);
+  const added = { store, approve: desk.approver(input.approve), answers, signal: controller.signal, onSnapshot };
   // After the start: the run's first snapshot is sent to a parent that may still be starting itself.
   const ended = Promise.resolve().then(() => run(input, snapshot, added, restored));
-  instances.set(self, { controller, desk, store, ended });
+  instances.set(self, { controller, desk, questions, store, ended });
   ended.then(
     (output) => settle(self, { type: "agent.ended", output }),
     (error: unknown) => settle(self, { type: "agent.failed", error }),
@@ -212,7 +251,7 @@ function start(
 async function run(
   input: AgentActorProvided & AgentTaskInput,
   snapshot: AgentActorSnapshot,
-  added: Pick<Parameters<typeof startOrContinue>[0], "store" | "approve" | "signal" | "onSnapshot">,
+  added: Pick<Parameters<typeof startOrContinue>[0], "store" | "approve" | "answers" | "signal" | "onSnapshot">,
   restored: boolean,
 ): Promise<AgentResult> {
   const { model, registry, store: _store, runId: _runId, approve: _approve, ...options } = input;
@@ -251,4 +290,5 @@ function stop(self: AnyActorRef, instance: Instance): void {
   if (wholeWorkflow && instance.store !== undefined) instance.store.detach(instance.ended);
   instance.controller.abort(new Error("the workflow left the state that runs the agent"));
   instance.desk.pause();
+  instance.questions?.pause();
 }

@@ -92,8 +92,10 @@ export async function checkAnswer(
   }
 }
 
-/** Gives the answer to a question, or none (the run pauses for it). */
-export type AnswerPort = (call: ToolCall) => { readonly answer: unknown } | undefined;
+/** Gives the answer to a question (checked already), at once or once it comes, or none (the run pauses for it). */
+export type AnswerPort = (
+  call: ToolCall,
+) => { readonly answer: unknown } | undefined | Promise<{ readonly answer: unknown } | undefined>;
 
 /** What asking a person came to: the answer as the event that gives it, or none yet (the call waits). */
 export type QuestionAnswer =
@@ -106,8 +108,21 @@ export async function askPerson(
   request: Extract<AgentRequest, { type: "askUser" }>,
 ): Promise<QuestionAnswer> {
   const { call } = request;
-  const given = answers?.(call);
+  const given = await answers?.(call);
   return given === undefined ? { type: "unanswered", call } : answeredWith(call, given.answer);
+}
+
+/**
+ * The answer a record given from outside makes for the question of `call`: a durable engine keeps
+ * it as `{ answer }` (checked when it was given). Throws a `TypeError` for a record of another shape.
+ */
+export function answeredFrom(call: ToolCall, record: unknown): Extract<QuestionAnswer, { type: "answered" }> {
+  if (typeof record !== "object" || record === null || !Object.hasOwn(record, "answer")) {
+    throw new TypeError(
+      `the answer to question '${call.id}' must be kept as { answer }; got ${JSON.stringify(record) ?? String(record)}`,
+    );
+  }
+  return answeredWith(call, (record as { readonly answer: unknown }).answer);
 }
 
 /** The answer a value given from outside makes for the question of `call`. */

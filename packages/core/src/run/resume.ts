@@ -75,6 +75,21 @@ export async function resumeAgent<Output extends ToolSchema = never>(
   registry: ToolRegistry,
   options: ResumeOptions<Output>,
 ): Promise<AgentResult<OutputOf<Output>>> {
+  // A cut-off turn's answer is checked against `output` before it is logged: its type is the schema's.
+  return resumeWith(runId, model, registry, options) as Promise<AgentResult<OutputOf<Output>>>;
+}
+
+/**
+ * Resumes as `resumeAgent` does; questions that no answer given here answers are asked through
+ * `asked` (an embedded run's parent), when given.
+ */
+export async function resumeWith(
+  runId: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: ResumeOptions,
+  asked?: AnswerPort,
+): Promise<AgentResult> {
   checkResumeOptions(options);
   checkRunOptions(options);
   const decisions = options.decisions ?? {};
@@ -84,18 +99,25 @@ export async function resumeAgent<Output extends ToolSchema = never>(
   const summarizer = options.summarizer ?? compaction?.summarizer;
   const taken = summarizer === undefined ? rest : { ...rest, summarizer };
   // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
-  const held = holding(options.store, runId, () =>
+  return holding(options.store, runId, () =>
     resumeHeld(
       runId,
       model,
       registry,
       taken,
       (replay, own) => routeDecisions(options.store, runId, replay, decisions, own),
-      (replay) => takeAnswers(runId, registry, replay, answers, options.store),
+      async (replay) => {
+        const took = await takeAnswers(runId, registry, replay, answers, options.store);
+        return asked === undefined ? took : { ...took, port: firstAnswer(took.port, asked) };
+      },
     ),
   );
-  // A cut-off turn's answer is checked against `output` before it is logged: its type is the schema's.
-  return held as Promise<AgentResult<OutputOf<Output>>>;
+}
+
+/** The answer `given` has for a question, else the one `asked` gets. */
+function firstAnswer(given: AnswerPort | undefined, asked: AnswerPort): AnswerPort {
+  if (given === undefined) return asked;
+  return async (call) => (await given(call)) ?? asked(call);
 }
 
 /**
@@ -203,6 +225,8 @@ async function takeAnswers(
       continue;
     }
     const question = waiting.find((each) => each.id === id || escapeCallId(each.id) === id);
+    // The same answer given again, once its question was answered (a resume that died after it logged it): nothing to do.
+    if (question === undefined && (await isAnsweredWith(registry, replay, id, answer))) continue;
     if (question === undefined) {
       const listed = [...waiting, ...tree].map((each) => `'${each.id}'`).join(", ") || "none";
       throw new RangeError(`run '${runId}': call '${id}' waits for no answer (questions that wait: ${listed})`);
@@ -218,6 +242,18 @@ async function takeAnswers(
     return { answer };
   };
   return { port, chained };
+}
+
+/** Whether the question of call `id` in the last reply was answered, and with this very answer. */
+async function isAnsweredWith(registry: ToolRegistry, replay: Replay, id: string, answer: unknown): Promise<boolean> {
+  const batch = replay.context.batch;
+  const index = batch === null ? -1 : batch.find(id, "answered");
+  const call = batch?.calls[index];
+  if (batch === null || call === undefined || !replay.context.askTools.some((tool) => tool.name === call.name)) {
+    return false;
+  }
+  const checked = await checkAnswer(registry, call.name, answer);
+  return checked.ok && batch.contentOf(index) === (JSON.stringify(checked.value) ?? "null");
 }
 
 /**

@@ -77,7 +77,7 @@ export async function startRun(
   task: string,
   model: ModelWithLimits,
   registry: ToolRegistry,
-  options: RunOptions,
+  options: RunOptions & Pick<EffectPorts, "answers">,
   parent?: { readonly runId: string; readonly callId: string },
 ): Promise<AgentResult> {
   checkRunOptions(options);

@@ -6,7 +6,7 @@ import { EventLogError } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { type Approver, askApprover, decidedAnswer } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
-import { type AnswerPort, answeredWith, askPerson } from "./ask-user.js";
+import { type AnswerPort, answeredFrom, askPerson } from "./ask-user.js";
 import type { ChildCalls } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
 import { attemptEvent, modelAt } from "./model-attempts.js";
@@ -252,7 +252,7 @@ export class RunLoop {
         request,
         work,
         first,
-        settle: (value) => answeredWith(request.call, value),
+        settle: (value) => answeredFrom(request.call, value),
       });
       return;
     }
