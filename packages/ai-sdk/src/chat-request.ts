@@ -65,7 +65,7 @@ export function readChatTurn(body: unknown): ChatTurn {
     return { kind: "decisions", chatId: id, messageId, decisions, outputs };
   }
   throw new ChatRequestError(
-    "the last message must be the user's, or the assistant's with approval responses or answers",
+    "the last message must be the user's or the assistant's with approval responses or answers",
   );
 }
 
