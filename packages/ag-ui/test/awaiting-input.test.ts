@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 const TRIP = {
-  type: "object",
+  type: "object" as const,
   properties: { city: { type: "string" }, days: { type: "integer", minimum: 1 } },
   required: ["city", "days"],
   additionalProperties: false,
