@@ -81,11 +81,12 @@ export function chatHandler(serve: ServeOptions): (request: Request) => Promise<
     }
     paused.delete(turn.chatId);
     const from = feed.length;
-    // The run logs the answers without a stream event: the parts they answer are shown answered here.
-    for (const [toolCallId, output] of Object.entries(answers))
-      feed.push({ type: "tool-output-available", toolCallId, output });
     const messageId = turn.kind === "decisions" ? turn.messageId : crypto.randomUUID();
-    void pump(toUIMessageStream(events, { messageId }), feed, async () => {
+    // The run logs the answers without a stream event: the parts they answer are shown answered after `start`.
+    const answered = Object.entries(answers).map(
+      ([toolCallId, output]): UIMessageChunk => ({ type: "tool-output-available", toolCallId, output }),
+    );
+    void pump(toUIMessageStream(events, { messageId }), feed, answered, async () => {
       // Before the readers see the end: a client that posts again as soon as it has read the turn finds the chat free.
       const result = await events.result.catch(() => null);
       if (result?.status === "awaiting_approval" || result?.status === "awaiting_input") paused.set(turn.chatId, feed);
@@ -154,6 +155,7 @@ function start(
 async function pump(
   stream: ReadableStream<UIMessageChunk>,
   feed: TurnFeed,
+  afterStart: readonly UIMessageChunk[],
   settle: () => Promise<void>,
 ): Promise<void> {
   const reader = stream.getReader();
@@ -162,6 +164,7 @@ async function pump(
       const { done, value } = await reader.read();
       if (done) break;
       feed.push(value);
+      if (value.type === "start") for (const chunk of afterStart) feed.push(chunk);
     }
   } finally {
     await settle();
