@@ -1,5 +1,5 @@
 import { chatHandler } from "@agentloop/ai-sdk";
-import { askUserTool, MemoryEventStore, ToolRegistry } from "@agentloop/core";
+import { agentTool, askUserTool, MemoryEventStore, ToolRegistry } from "@agentloop/core";
 import { asks, final, scriptedModel, toolCall } from "@agentloop/core/testing";
 import { lastAssistantMessageIsCompleteWithToolCalls, type UIMessage } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -132,6 +132,34 @@ describe("a question of askUserTool on the UI stream, answered with addToolOutpu
     await Promise.all([a.text(), b.text()]);
     await until(async () => (await store.read("race")).at(-1)?.type === "run.finished");
     expect(await answersLogged(store, "race")).toHaveLength(1);
+  });
+
+  it("a child agent's question shows under its chained id and is answered by it", async () => {
+    const store = new MemoryEventStore();
+    const child = scriptedModel([
+      asks(toolCall("q1", "ask_user", { question: "Which inbox?" })),
+      final("Found it in work."),
+    ]);
+    const registry = new ToolRegistry([
+      agentTool({ name: "research", description: "R.", model: child, registry: new ToolRegistry([askUserTool()]) }),
+    ]);
+    const model = scriptedModel([asks(toolCall("r1", "research", { task: "find the mail" })), final("Found.")]);
+    const server = await listen(chatHandler({ model, registry, store }));
+    servers.push(server);
+    const chat = new NodeChat("tree", server.url);
+    await chat.sendMessage({ text: "Find the mail." });
+    expect(partsOf(reply(chat.messages))).toContainEqual(
+      expect.objectContaining({ type: "tool-ask_user", toolCallId: "r1/q1", state: "input-available" }),
+    );
+    await chat.addToolOutput({ tool: "ask_user", toolCallId: "r1/q1", output: "work" });
+    // The agent tool's own part waits too, so lastAssistantMessageIsCompleteWithToolCalls does not
+    // hold: the page posts the answer itself.
+    await chat.sendMessage();
+    await until(() => chat.status === "ready" && reply(chat.messages).parts.some((part) => part.type === "text"));
+    expect(partsOf(reply(chat.messages)).at(-1)).toMatchObject({ type: "text", text: "Found." });
+    expect((await store.read("tree.r1")).find((event) => event.type === "question.answered")).toMatchObject({
+      answer: "work",
+    });
   });
 
   it("a page reloaded while the question waits shows it again from the store, and answering there resumes the run", async () => {
