@@ -1,15 +1,16 @@
-import type { BaseEvent, ResumeEntry, RunAgentInput } from "@ag-ui/core";
+import { type BaseEvent, EventType, type ResumeEntry, type RunAgentInput } from "@ag-ui/core";
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
 import {
   type AgentResult,
   type AgentStreamEvent,
   continueAgent,
   type Decision,
+  EventLogError,
   replayRun,
   resumeAgent,
   runAgent,
 } from "@agentloop/core";
-import { treePending } from "@agentloop/core/driver";
+import { treePending, treeQuestions } from "@agentloop/core/driver";
 import { eventFeed } from "./event-feed.js";
 import type { ServeOptions } from "./serve-options.js";
 import { toAgUiEvents } from "./to-ag-ui-events.js";
@@ -23,12 +24,16 @@ const RUN_ID = /^[A-Za-z0-9_.-]+$/;
  * continues it with its last user message (`continueAgent`). A run waiting for approval ends with an
  * interrupt outcome; the next input's `resume[]` decides each waiting call (`resolved` approves
  * unless its payload says `approved: false`; `cancelled` denies) and the run goes on (`resumeAgent`).
+ * A question of an ask-user tool is an interrupt too (reason `user_input`, the question as its
+ * message, the answer's JSON Schema as `responseSchema`): a `resolved` entry's payload is the
+ * answer, checked against that shape.
  * Only what the store holds is trusted: earlier messages the client sends are not taken over the log.
  *
  * Refused before any event, with a JSON `{ error }`: a method other than POST (405), a body that is
  * not a `RunAgentInput` or a thread id that cannot name a run (400), a resume for a thread the store
- * does not hold (404), a resume that does not answer exactly the waiting calls, a new message for a
- * thread that waits for decisions (409). A client that goes away mid-stream does not stop the run:
+ * does not hold (404), a resume that does not answer exactly the open interrupts, an answer that
+ * does not fit its question or comes without a payload, a resume another request took first, a new
+ * message for a thread that waits (409). A client that goes away mid-stream does not stop the run:
  * it goes on to its next pause or end, and everything it does is in the log.
  */
 export function agUiHandler(options: ServeOptions): (request: Request) => Promise<Response> {
@@ -46,13 +51,30 @@ export function agUiHandler(options: ServeOptions): (request: Request) => Promis
     if (!RUN_ID.test(input.threadId)) {
       return refuse(400, `thread id '${input.threadId}' cannot name a run: use letters, digits, '_', '-' and '.'`);
     }
-    const start = await planRun(input, options);
-    if (start instanceof Refusal) return refuse(start.status, start.error);
-    return agUiEventStreamResponse(toAgUiEvents(eventFeed(start), { threadId: input.threadId, runId: input.runId }));
+    const planned = await planRun(input, options);
+    if (planned instanceof Refusal) return refuse(planned.status, planned.error);
+    const feed = eventFeed(planned.start);
+    // A resume refused by the run itself (an answer that does not fit, a thread another request
+    // took first) is refused before any event, as the handler's own checks are.
+    if ((input.resume ?? []).length > 0) {
+      try {
+        await feed.started;
+      } catch (error) {
+        if (error instanceof RangeError || error instanceof EventLogError) return refuse(409, error.message);
+        throw error;
+      }
+    }
+    const events = toAgUiEvents(feed, { threadId: input.threadId, runId: input.runId });
+    return agUiEventStreamResponse(withAnswers(events, planned.answers, input.runId));
   };
 }
 
 type Start = (onEvent: (event: AgentStreamEvent) => void) => Promise<AgentResult>;
+/** How the run starts, and the answers the resume gives (shown as their questions' results). */
+interface Planned {
+  readonly start: Start;
+  readonly answers: Readonly<Record<string, unknown>>;
+}
 /** Why a request is turned away before any event, and with which HTTP status. */
 class Refusal {
   constructor(
@@ -61,64 +83,99 @@ class Refusal {
   ) {}
 }
 
-async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Start | Refusal> {
+async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Planned | Refusal> {
   const { model, registry, store } = serve;
   const threadId = input.threadId;
   const logged = await store.read(threadId);
   const resume = input.resume ?? [];
-  const waiting = logged.length === 0 ? null : await waitingCalls(serve, threadId, logged);
+  const open = logged.length === 0 ? NOTHING_OPEN : await openInterrupts(serve, threadId, logged);
   if (resume.length > 0) {
     if (logged.length === 0) return new Refusal(404, `thread '${threadId}' is not known: there is nothing to resume`);
-    const decisions = decisionsFor(threadId, resume, waiting ?? []);
-    if (decisions instanceof Refusal) return decisions;
-    return (onEvent) => resumeAgent(threadId, model, registry, { store, decisions, onEvent });
+    const given = resumeFor(threadId, resume, open);
+    if (given instanceof Refusal) return given;
+    const { decisions, answers } = given;
+    return {
+      start: (onEvent) => resumeAgent(threadId, model, registry, { store, decisions, answers, onEvent }),
+      answers,
+    };
   }
-  if (waiting !== null && waiting.length > 0) {
-    return new Refusal(
-      409,
-      `thread '${threadId}' waits for decisions on ${waiting.join(", ")}: answer them with resume[]`,
-    );
+  if (open.calls.length > 0 || open.questions.length > 0) {
+    return new Refusal(409, `thread '${threadId}' waits for ${waitsFor(open)}: answer them with resume[]`);
   }
   const message = lastUserText(input);
   if (message === null)
     return new Refusal(400, "the input has no user message to run: the last message must be the user's, with text");
   if (logged.length === 0) {
-    return (onEvent) => runAgent(message, model, registry, { ...serve.options, store, runId: threadId, onEvent });
+    const start: Start = (onEvent) =>
+      runAgent(message, model, registry, { ...serve.options, store, runId: threadId, onEvent });
+    return { start, answers: {} };
   }
-  return (onEvent) => continueAgent(threadId, message, model, registry, { store, onEvent });
+  return { start: (onEvent) => continueAgent(threadId, message, model, registry, { store, onEvent }), answers: {} };
 }
 
-/** The ids of the calls the thread's run waits on a decision for; empty when it waits for none. */
-async function waitingCalls(
+/** The interrupts a thread's run has open: calls waiting for decisions and questions waiting for answers, by id. */
+interface Open {
+  readonly calls: readonly string[];
+  readonly questions: readonly string[];
+}
+const NOTHING_OPEN: Open = { calls: [], questions: [] };
+
+/** What the thread's run waits on, read from its log (a child's by chained id); nothing when it waits for nothing. */
+async function openInterrupts(
   serve: ServeOptions,
   threadId: string,
   logged: Parameters<typeof replayRun>[0],
-): Promise<string[]> {
+): Promise<Open> {
   const replay = replayRun(logged, { runId: threadId });
-  if (replay.finished) return [];
-  return (await treePending(serve.store, threadId, replay)).map((call) => call.id);
+  if (replay.finished) return NOTHING_OPEN;
+  const calls = (await treePending(serve.store, threadId, replay)).map((call) => call.id);
+  const questions = (await treeQuestions(serve.store, threadId, replay)).map((question) => question.id);
+  return { calls, questions };
 }
 
-function decisionsFor(
+function waitsFor(open: Open): string {
+  const parts = [];
+  if (open.calls.length > 0) parts.push(`decisions on ${open.calls.join(", ")}`);
+  if (open.questions.length > 0) parts.push(`answers to ${open.questions.join(", ")}`);
+  return parts.length === 0 ? "no decision" : parts.join(" and ");
+}
+
+/**
+ * The decisions and answers `resume` gives: every open interrupt once, an approval's as a
+ * decision, a question's `resolved` payload as its answer (checked against the question's shape
+ * when the run resumes). Anything else is refused.
+ */
+function resumeFor(
   threadId: string,
   resume: readonly ResumeEntry[],
-  waiting: readonly string[],
-): Record<string, Decision> | Refusal {
+  open: Open,
+): { decisions: Record<string, Decision>; answers: Record<string, unknown> } | Refusal {
   const decisions: Record<string, Decision> = {};
+  const answers: Record<string, unknown> = {};
   for (const entry of resume) {
-    if (!waiting.includes(entry.interruptId)) {
-      const now = waiting.length === 0 ? "waits for no decision" : `waits for decisions on ${waiting.join(", ")} only`;
-      return new Refusal(409, `thread '${threadId}' has no interrupt '${entry.interruptId}': it ${now}`);
+    const id = entry.interruptId;
+    const asks = open.questions.includes(id);
+    if (!asks && !open.calls.includes(id)) {
+      const now = waitsFor(open);
+      return new Refusal(
+        409,
+        `thread '${threadId}' has no interrupt '${id}': it waits for ${now}${now === "no decision" ? "" : " only"}`,
+      );
     }
-    if (Object.hasOwn(decisions, entry.interruptId))
-      return new Refusal(409, `interrupt '${entry.interruptId}' is answered twice`);
-    decisions[entry.interruptId] = decisionOf(entry);
+    if (Object.hasOwn(decisions, id) || Object.hasOwn(answers, id))
+      return new Refusal(409, `interrupt '${id}' is answered twice`);
+    if (!asks) decisions[id] = decisionOf(entry);
+    else if (entry.status === "resolved" && entry.payload !== undefined) answers[id] = entry.payload;
+    else
+      return new Refusal(409, `interrupt '${id}' asks the user a question: resolve it with the answer as its payload`);
   }
-  const unanswered = waiting.filter((id) => !Object.hasOwn(decisions, id));
+  const unanswered = [...open.calls, ...open.questions].filter(
+    (id) => !Object.hasOwn(decisions, id) && !Object.hasOwn(answers, id),
+  );
   if (unanswered.length > 0) {
     return new Refusal(409, `resume[] must answer every open interrupt; unanswered: ${unanswered.join(", ")}`);
   }
-  return decisions;
+  return { decisions, answers };
 }
 
 function decisionOf(entry: ResumeEntry): Decision {
@@ -143,6 +200,23 @@ function lastUserText(input: RunAgentInput): string | null {
     .map((part) => part.text)
     .join("\n");
   return text.trim() === "" ? null : text;
+}
+
+/** The run's events with each answer shown as its question's result just after `RUN_STARTED`: the run logs an answer without a stream event. */
+async function* withAnswers(
+  events: AsyncIterable<BaseEvent>,
+  answers: Readonly<Record<string, unknown>>,
+  runId: string,
+): AsyncIterable<BaseEvent> {
+  for await (const event of events) {
+    yield event;
+    if (event.type !== EventType.RUN_STARTED) continue;
+    for (const [toolCallId, answer] of Object.entries(answers)) {
+      const content = JSON.stringify(answer) ?? "null";
+      const messageId = `${runId}-result-${toolCallId}`;
+      yield { type: EventType.TOOL_CALL_RESULT, messageId, toolCallId, content, role: "tool" } as BaseEvent;
+    }
+  }
 }
 
 function refuse(status: number, error: string): Response {

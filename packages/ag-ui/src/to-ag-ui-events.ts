@@ -1,8 +1,10 @@
 import { type BaseEvent, EventType, type Interrupt, type RunFinishedOutcome } from "@ag-ui/core";
-import type { AgentResult, AgentStreamEvent, ToolCall } from "@agentloop/core";
+import type { AgentResult, AgentStreamEvent, PendingQuestion, ToolCall } from "@agentloop/core";
 
 /** The reason an interrupt for a tool call waiting for approval gives. */
 export const APPROVAL_REASON = "tool_approval";
+/** The reason an interrupt for a question of an ask-user tool gives: the resume entry's payload is the answer. */
+export const QUESTION_REASON = "user_input";
 
 /** What a resume entry's `payload` answers an approval interrupt with (`resolved` without one approves). */
 const DECISION_SCHEMA = {
@@ -14,7 +16,8 @@ const DECISION_SCHEMA = {
 /**
  * A run's stream as AG-UI events: `RUN_STARTED`, each model call as a step with its reasoning and
  * text as streamed messages and its tool calls, each tool's result, and `RUN_FINISHED` whose outcome
- * is `interrupt` (one interrupt per call waiting for approval, its id the call id), `cancelled`, or
+ * is `interrupt` (one interrupt per call waiting for approval and one per question waiting for an
+ * answer, with its `responseSchema`, each with the call id as its id), `cancelled`, or
  * `success` with `{ status, answer, output }` as the result. A run that fails ends with `RUN_ERROR`.
  * Events of agent tools' children are left out: their calls show as the parent's tool calls.
  */
@@ -29,10 +32,6 @@ export async function* toAgUiEvents(
     for await (const event of events) {
       if (event.origin !== undefined) continue;
       yield* open.map(event);
-      if (event.type === "finished" && event.result.status === "awaiting_input") {
-        yield { type: EventType.RUN_ERROR, message: AWAITING_INPUT } as BaseEvent;
-        return;
-      }
       if (event.type === "finished") {
         yield { type: EventType.RUN_FINISHED, threadId, runId, ...finishing(event.result) } as BaseEvent;
         return;
@@ -45,10 +44,6 @@ export async function* toAgUiEvents(
     yield { type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error) } as BaseEvent;
   }
 }
-
-/** Why a run paused for a person's answer ends the stream: the protocol's interrupt does not carry questions here. */
-export const AWAITING_INPUT =
-  "the run waits for the user's answer to a question (awaiting_input), which this handler cannot take: resume it with resumeAgent's answers";
 
 /** The text and reasoning messages being streamed, named per step and attempt so that a retried call never reuses an id. */
 class OpenParts {
@@ -149,8 +144,11 @@ function* toolCallEvents(call: ToolCall, parentMessageId: string): Iterable<Base
 }
 
 function finishing(result: AgentResult): { outcome: RunFinishedOutcome; result?: unknown } {
-  if (result.status === "awaiting_approval") {
-    const interrupts = (result.pendingApprovals ?? []).map(interruptFor);
+  if (result.status === "awaiting_approval" || result.status === "awaiting_input") {
+    const interrupts = [
+      ...(result.pendingApprovals ?? []).map(interruptFor),
+      ...(result.pendingQuestions ?? []).map(questionInterrupt),
+    ];
     return { outcome: { type: "interrupt", interrupts } };
   }
   if (result.status === "cancelled") return { outcome: { type: "cancelled" } };
@@ -169,4 +167,10 @@ function interruptFor(call: ToolCall): Interrupt {
     responseSchema: DECISION_SCHEMA,
     metadata: { toolName: call.name, args: call.args },
   };
+}
+
+function questionInterrupt(question: PendingQuestion): Interrupt {
+  const { id, schema } = question;
+  const shape = schema === undefined ? {} : { responseSchema: { ...schema } };
+  return { id, reason: QUESTION_REASON, message: question.question, toolCallId: id, ...shape };
 }

@@ -1,5 +1,6 @@
 import type { AgentStreamEvent, EventStore, Model, RunOptions, ToolRegistry } from "@agentloop/core";
-import { continueAgent, EventLogError, resumeAgent, runAgent } from "@agentloop/core";
+import { continueAgent, EventLogError, replayRun, resumeAgent, runAgent } from "@agentloop/core";
+import { treeQuestions } from "@agentloop/core/driver";
 import type { AgentOptions } from "@agentloop/core/machine";
 import type { UIMessageChunk } from "ai";
 import { ChatRequestError, type ChatTurn, readChatTurn } from "./chat-request.js";
@@ -21,7 +22,10 @@ export interface ServeOptions {
  * A web-standard handler for `useChat` (`DefaultChatTransport`): a POST of `{ id, messages }` runs
  * the chat's next turn, the run's id in the store being the chat id — the first message starts the
  * run, a later one continues it (`continueAgent`), and an assistant message whose tool parts are in
- * `approval-responded` resumes the run paused on them with those decisions (`resumeAgent`). Only
+ * `approval-responded` resumes the run paused on them with those decisions (`resumeAgent`). A
+ * question of an ask-user tool is a tool part left in `input-available` (a client-side tool's
+ * call); the message that comes back with its output (`addToolOutput`) resumes the run with that
+ * answer (`answers`), checked against the question's shape. Only
  * the last message is read: the conversation is what the store holds. The answer is the UI message
  * stream over SSE. A GET of `<api>/<chat id>/stream` replays the assistant message of a turn still
  * going from its start and follows it (204 when none is); a client that leaves stops reading, not
@@ -30,8 +34,10 @@ export interface ServeOptions {
  *
  * Errors are plain-text responses before any stream starts: 400 for a body that is not a chat
  * request, 404 for decisions on a chat the store does not hold, 409 for a turn while another of
- * the same chat is going, decisions for calls that wait for none (another chat's, or already
- * decided) and a message for a chat that waits for a decision; 405 for other methods.
+ * the same chat is going (so of two answers at once one is taken), decisions for calls that wait
+ * for none (another chat's, or already decided), a message that answers no waiting question, an
+ * answer that does not fit its question's shape, and a message for a chat that waits for a
+ * decision or an answer; 405 for other methods.
  */
 export function chatHandler(serve: ServeOptions): (request: Request) => Promise<Response> {
   const going = new Map<string, TurnFeed>();
@@ -51,12 +57,22 @@ export function chatHandler(serve: ServeOptions): (request: Request) => Promise<
     }
     if (going.has(turn.chatId))
       return text(409, `a turn of chat '${turn.chatId}' is still going: GET its stream to follow it`);
-    const logged = await serve.store.read(turn.chatId);
-    if (turn.kind === "decisions" && logged.length === 0) return text(404, `no chat '${turn.chatId}' is held`);
     const feed = turn.kind === "decisions" ? TurnFeed.continuing(paused.get(turn.chatId)) : new TurnFeed();
-    // Claimed before the first await of the run, so that a second request for the chat is refused.
+    // Claimed before the first await, so that a second request for the chat (two answers at once) is refused.
     going.set(turn.chatId, feed);
-    const events = runEvents((onEvent) => start(serve, turn, logged.length > 0, onEvent));
+    let planned: Planned | Response;
+    try {
+      planned = await plan(serve.store, turn);
+    } catch (error) {
+      going.delete(turn.chatId);
+      throw error;
+    }
+    if (planned instanceof Response) {
+      going.delete(turn.chatId);
+      return planned;
+    }
+    const { held, answers } = planned;
+    const events = runEvents((onEvent) => start(serve, turn, held, answers, onEvent));
     try {
       await events.started;
     } catch (error) {
@@ -66,20 +82,55 @@ export function chatHandler(serve: ServeOptions): (request: Request) => Promise<
     paused.delete(turn.chatId);
     const from = feed.length;
     const messageId = turn.kind === "decisions" ? turn.messageId : crypto.randomUUID();
-    void pump(toUIMessageStream(events, { messageId }), feed, async () => {
+    // The run logs the answers without a stream event: the parts they answer are shown answered after `start`.
+    const answered = Object.entries(answers).map(
+      ([toolCallId, output]): UIMessageChunk => ({ type: "tool-output-available", toolCallId, output }),
+    );
+    void pump(toUIMessageStream(events, { messageId }), feed, answered, async () => {
       // Before the readers see the end: a client that posts again as soon as it has read the turn finds the chat free.
       const result = await events.result.catch(() => null);
-      if (result?.status === "awaiting_approval") paused.set(turn.chatId, feed);
+      if (result?.status === "awaiting_approval" || result?.status === "awaiting_input") paused.set(turn.chatId, feed);
       going.delete(turn.chatId);
     });
     return uiMessageStreamResponse(feed.read(from));
   };
 }
 
+/** What a turn runs with: whether the store holds the chat, and the answers it gives. */
+interface Planned {
+  readonly held: boolean;
+  readonly answers: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Reads what the turn runs with from the log: the answers are the outputs of the message's parts
+ * for the questions the chat's run waits on. Decisions or outputs for a chat the store does not
+ * hold are refused (404), and so is a message that gives neither a decision nor an answer to a
+ * waiting question (409).
+ */
+async function plan(store: EventStore, turn: ChatTurn): Promise<Planned | Response> {
+  const logged = await store.read(turn.chatId);
+  if (turn.kind === "message") return { held: logged.length > 0, answers: {} };
+  if (logged.length === 0) return text(404, `no chat '${turn.chatId}' is held`);
+  const replay = replayRun(logged, { runId: turn.chatId });
+  const waiting = replay.result === null ? await treeQuestions(store, turn.chatId, replay) : [];
+  const answers: Record<string, unknown> = {};
+  for (const { id } of waiting) if (Object.hasOwn(turn.outputs, id)) answers[id] = turn.outputs[id];
+  if (Object.keys(answers).length > 0 || Object.keys(turn.decisions).length > 0) return { held: true, answers };
+  const listed = waiting.map(({ id }) => `'${id}'`).join(", ");
+  return text(
+    409,
+    waiting.length === 0
+      ? `chat '${turn.chatId}' waits for no answer: no question of it is open`
+      : `chat '${turn.chatId}' waits for answers to ${listed}, and the message answers none of them`,
+  );
+}
+
 function start(
   serve: ServeOptions,
   turn: ChatTurn,
   held: boolean,
+  answers: Readonly<Record<string, unknown>>,
   onEvent: (event: AgentStreamEvent) => void,
 ): ReturnType<typeof runAgent> {
   const { model, registry, store } = serve;
@@ -89,6 +140,7 @@ function start(
     return resumeAgent(turn.chatId, model, registry, {
       store,
       decisions: turn.decisions,
+      answers,
       onEvent,
       ...(output === undefined ? {} : { output }),
       ...(guardrails === undefined ? {} : { guardrails }),
@@ -103,6 +155,7 @@ function start(
 async function pump(
   stream: ReadableStream<UIMessageChunk>,
   feed: TurnFeed,
+  afterStart: readonly UIMessageChunk[],
   settle: () => Promise<void>,
 ): Promise<void> {
   const reader = stream.getReader();
@@ -111,6 +164,7 @@ async function pump(
       const { done, value } = await reader.read();
       if (done) break;
       feed.push(value);
+      if (value.type === "start") for (const chunk of afterStart) feed.push(chunk);
     }
   } finally {
     await settle();

@@ -1,6 +1,11 @@
 import type { Decision } from "@agentloop/core";
 
-/** What a chat request asks for: a new message for the conversation, or decisions for the calls it waits on. */
+/**
+ * What a chat request asks for: a new message for the conversation, or decisions and answers for
+ * the calls it waits on. `outputs` holds every tool part of the message in `output-available` by
+ * call id: the answers given with `addToolOutput` are among them, beside the results of tools that
+ * ran on the server; the handler takes those for the questions the run waits on.
+ */
 export type ChatTurn =
   | { readonly kind: "message"; readonly chatId: string; readonly text: string }
   | {
@@ -8,6 +13,7 @@ export type ChatTurn =
       readonly chatId: string;
       readonly messageId: string;
       readonly decisions: Readonly<Record<string, Decision>>;
+      readonly outputs: Readonly<Record<string, unknown>>;
     };
 
 /** A request body that is not what `DefaultChatTransport` sends; `message` says what is wrong. */
@@ -23,7 +29,8 @@ const isObject = (value: unknown): value is Json =>
 /**
  * Reads the turn from the body `DefaultChatTransport` POSTs (`{ id, messages, trigger, messageId }`).
  * Only the last message counts: the text of a user message, or the decisions of the tool parts in
- * `approval-responded` of an assistant message; what the client holds of earlier turns is not
+ * `approval-responded` of an assistant message and the outputs of its parts in `output-available`
+ * (a question answered with `addToolOutput` is one); what the client holds of earlier turns is not
  * read, as the store keeps the conversation. Throws `ChatRequestError` for anything else.
  */
 export function readChatTurn(body: unknown): ChatTurn {
@@ -48,15 +55,18 @@ export function readChatTurn(body: unknown): ChatTurn {
   }
   if (last.role === "assistant") {
     const decisions = decisionsOf(parts);
-    if (Object.keys(decisions).length === 0) {
+    const outputs = outputsOf(parts);
+    if (Object.keys(decisions).length === 0 && Object.keys(outputs).length === 0) {
       throw new ChatRequestError(
-        "the last message is the assistant's but answers no approval (no part in `approval-responded`)",
+        "the last message is the assistant's but answers no approval or question (no part in `approval-responded` or `output-available`)",
       );
     }
     const messageId = typeof last.id === "string" ? last.id : "";
-    return { kind: "decisions", chatId: id, messageId, decisions };
+    return { kind: "decisions", chatId: id, messageId, decisions, outputs };
   }
-  throw new ChatRequestError("the last message must be the user's or the assistant's with approval responses");
+  throw new ChatRequestError(
+    "the last message must be the user's or the assistant's with approval responses or answers",
+  );
 }
 
 function decisionsOf(parts: readonly Json[]): Record<string, Decision> {
@@ -72,4 +82,13 @@ function decisionsOf(parts: readonly Json[]): Record<string, Decision> {
     decisions[id] = typeof reason === "string" ? { approved, reason } : { approved };
   }
   return decisions;
+}
+
+function outputsOf(parts: readonly Json[]): Record<string, unknown> {
+  const outputs: Record<string, unknown> = {};
+  for (const part of parts) {
+    if (part.state !== "output-available" || typeof part.toolCallId !== "string") continue;
+    if (part.output !== undefined) outputs[part.toolCallId] = part.output;
+  }
+  return outputs;
 }

@@ -1,4 +1,4 @@
-import type { AgentResult, AgentStreamEvent, EventStore, ToolCall } from "@agentloop/core";
+import type { AgentResult, AgentStreamEvent, EventStore, PendingQuestion, ToolCall } from "@agentloop/core";
 import { replayRun } from "@agentloop/core";
 import { positionOf } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
@@ -22,7 +22,8 @@ interface Turn {
  * The `UIMessage[]` a page shows for chat `chatId`, built from the store's log only (what a page
  * passes to `useChat({ messages })` after a reload): per turn the user's message and the assistant's
  * message as the UI message stream wrote it — text, reasoning, tool parts with their input, output,
- * error or denial, a call still waiting in `approval-requested`. The assistant message of a turn
+ * error or denial, a call still waiting in `approval-requested`, a question still waiting in
+ * `input-available` (answered with `addToolOutput`), an answered one with its answer as output. The assistant message of a turn
  * still going is left out: `useChat`'s `resume` replays it from the handler. Ids are stable
  * (`<chatId>-<turn>-user`, `<chatId>-<turn>-assistant`), so a decision taken on a loaded message
  * continues it. An agent tool shows its answer, not its child's calls. An unknown chat is `[]`.
@@ -32,13 +33,14 @@ export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMe
   if (events.length === 0) return [];
   const turns = turnsOf(events);
   const last = turns.at(-1) as Turn;
-  const waiting = last.ended ? [] : positionOf(replayRun(events, { runId: chatId }).snapshot).waiting;
+  const position = last.ended ? null : positionOf(replayRun(events, { runId: chatId }).snapshot);
+  const paused: Paused = { calls: position?.waiting ?? [], questions: position?.questions ?? [] };
   const messages: UIMessage[] = [];
   for (const [index, turn] of turns.entries()) {
     messages.push({ id: `${chatId}-${index}-user`, role: "user", parts: [{ type: "text", text: turn.text }] });
-    const going = turn === last && !turn.ended && waiting.length === 0;
+    const going = turn === last && !turn.ended && paused.calls.length === 0 && paused.questions.length === 0;
     if (going) break;
-    const streamEvents = streamEventsOf(chatId, turn, turn === last ? waiting : []);
+    const streamEvents = streamEventsOf(chatId, turn, turn === last ? paused : NOT_PAUSED);
     const stream = toUIMessageStream(fromList(streamEvents), { messageId: `${chatId}-${index}-assistant` });
     messages.push(await lastMessageOf(stream));
   }
@@ -58,8 +60,15 @@ function turnsOf(events: readonly StoredEvent[]): Turn[] {
   return turns;
 }
 
+/** What the last turn waits on: calls for decisions, questions for answers. */
+interface Paused {
+  readonly calls: readonly ToolCall[];
+  readonly questions: readonly PendingQuestion[];
+}
+const NOT_PAUSED: Paused = { calls: [], questions: [] };
+
 /** The stream events a turn's logged events stand for, as the live run sent them (its failed attempts left out). */
-function streamEventsOf(chatId: string, turn: Turn, waiting: readonly ToolCall[]): AgentStreamEvent[] {
+function streamEventsOf(chatId: string, turn: Turn, paused: Paused): AgentStreamEvent[] {
   const calls = new Map<string, ToolCall>();
   const out: AgentStreamEvent[] = [];
   let step = 0;
@@ -79,6 +88,11 @@ function streamEventsOf(chatId: string, turn: Turn, waiting: readonly ToolCall[]
       const call = calls.get(event.callId);
       if (call !== undefined)
         out.push({ type: "tool-finished", call, content: event.content, isError: event.isError === true });
+    } else if (event.type === "question.answered") {
+      // An answer is its question's result, as the page showed it once given.
+      const call = calls.get(event.callId);
+      const content = JSON.stringify(event.answer) ?? "null";
+      if (call !== undefined) out.push({ type: "tool-finished", call, content, isError: false });
     } else if (event.type === "output.checked" && event.valid) {
       output = event.value;
     } else if (event.type === "run.finished") {
@@ -87,10 +101,19 @@ function streamEventsOf(chatId: string, turn: Turn, waiting: readonly ToolCall[]
       out.push({ type: "finished", result: output === undefined ? result : { ...result, output } });
     }
   }
+  const { calls: waiting, questions } = paused;
   for (const call of waiting) out.push({ type: "decision-requested", call });
-  if (waiting.length > 0) {
-    const paused: AgentResult = { status: "awaiting_approval", answer: null, steps: step, tokens: 0, messages: [] };
-    out.push({ type: "finished", result: { ...paused, runId: chatId, pendingApprovals: waiting } });
+  if (waiting.length > 0 || questions.length > 0) {
+    const status = waiting.length > 0 ? "awaiting_approval" : "awaiting_input";
+    const result: AgentResult = { status, answer: null, steps: step, tokens: 0, messages: [], runId: chatId };
+    out.push({
+      type: "finished",
+      result: {
+        ...result,
+        ...(waiting.length > 0 ? { pendingApprovals: waiting } : {}),
+        ...(questions.length > 0 ? { pendingQuestions: questions } : {}),
+      },
+    });
   }
   return out;
 }

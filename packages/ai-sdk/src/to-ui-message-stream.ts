@@ -24,7 +24,9 @@ export interface UIMessageStreamOptions {
  * `finish-step` once the step's tools have answered; a failed attempt that is retried ends with
  * `reset-step` (its streamed parts are dropped, the retry writes them again); a call that waits for
  * a decision becomes `tool-approval-request` (approval id = the call id, chained for a child's
- * call); a decision, `tool-approval-response` (and `tool-output-denied` when refused); last
+ * call); a decision, `tool-approval-response` (and `tool-output-denied` when refused); a question
+ * of an ask-user tool stays a tool part in `input-available`, as a client-side tool's call does,
+ * for the page to answer with `addToolOutput`; last
  * `finish` with `RunMetadata`, or `error` when the run rejects. An agent tool's child shows its tool
  * calls, approvals and results (ids chained under the agent tool's call), not its text: its answer
  * is the agent tool's output. Never throws: every failure is an `error` chunk.
@@ -226,16 +228,10 @@ class ChunkMapper {
       ...(result.output === undefined ? {} : { output: result.output }),
       ...(result.guardrail === undefined ? {} : { guardrail: result.guardrail }),
     };
-    // A question for the user is no part this stream can carry: the page is told why the turn stopped.
-    if (result.status === "awaiting_input") chunks.push({ type: "error", errorText: AWAITING_INPUT });
     chunks.push({ type: "finish", finishReason: finishReasonOf(result.status), messageMetadata: metadata });
     return chunks;
   }
 }
-
-/** The error a turn that paused for a person's answer ends with. */
-export const AWAITING_INPUT =
-  "the run waits for the user's answer to a question (awaiting_input), which this chat cannot take: resume it with resumeAgent's answers";
 
 /** A child's call id as its root names it (`chainCallId` over the agent tool calls above it); the run's own call's id as it is. */
 function chainedId(path: readonly string[], id: string): string {
@@ -263,6 +259,7 @@ function finishReasonOf(status: AgentResult["status"]): FinishReason {
     case "done":
       return "stop";
     case "awaiting_approval":
+    case "awaiting_input":
       return "tool-calls";
     case "guardrail_tripped":
     case "refused":

@@ -94,4 +94,32 @@ describe("the chat page (Vite + React + useChat) against chatHandler, in Chromiu
     await page.screenshot({ path: join(RESULTS, "chat-page-reloaded.png"), fullPage: true });
     await page.close();
   }, 120_000);
+
+  it("asks which city when none is named, shows the question again after a reload, takes the answer on the page with addToolOutput, and goes on to the answer", async () => {
+    release();
+    const page = await browser.newPage({ viewport: { width: 760, height: 640 } });
+    await page.goto(vite.resolvedUrls?.local[0] as string);
+    await page.getByLabel("Message").fill("How hot is it?");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByText("Which city?").waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+
+    // A reload while the question waits: the page shows it again from the store.
+    await page.reload();
+    await page.getByText("Which city?").waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    await page.screenshot({ path: join(RESULTS, "chat-page-question.png"), fullPage: true });
+    await page.getByLabel("Answer").fill("Lima");
+    await page.getByRole("button", { name: "Answer" }).click();
+
+    await page.locator('.tool[data-state="approval-requested"]').waitFor();
+    await page.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("It is 19 °C (66.2 °F) in Lima right now.").waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(await page.locator(".tool").first().textContent()).toContain(
+      'ask_user({"question":"Which city?"}) — output-available',
+    );
+    expect(await page.getByRole("alert").count()).toBe(0);
+    await page.close();
+  }, 120_000);
 });

@@ -79,7 +79,13 @@ export class NodeChat extends AbstractChat<UIMessage> {
   constructor(
     id: string,
     api: string,
-    options: { autoSend?: boolean; onError?: (error: Error) => void; messages?: UIMessage[] } = {},
+    options: {
+      autoSend?: boolean;
+      onError?: (error: Error) => void;
+      messages?: UIMessage[];
+      /** Sends on its own when this holds (`autoSend`: once every approval has a response). */
+      sendWhen?: (options: { messages: UIMessage[] }) => boolean | PromiseLike<boolean>;
+    } = {},
   ) {
     const state = new ArrayState();
     state.messages = structuredClone(options.messages ?? []);
@@ -91,6 +97,7 @@ export class NodeChat extends AbstractChat<UIMessage> {
       ...(options.autoSend === true
         ? { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses }
         : {}),
+      ...(options.sendWhen === undefined ? {} : { sendAutomaticallyWhen: options.sendWhen }),
     });
   }
 }

@@ -46,4 +46,5 @@ export {
   type ToolAnswer,
   type ToolFinished,
   treePending,
+  treeQuestions,
 } from "./run/index.js";

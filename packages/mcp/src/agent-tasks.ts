@@ -1,4 +1,12 @@
-import { type AgentResult, type Decision, EventLogError, resumeAgent, runAgent, type ToolCall } from "@agentloop/core";
+import {
+  type AgentResult,
+  type Decision,
+  EventLogError,
+  type PendingQuestion,
+  resumeAgent,
+  runAgent,
+  type ToolCall,
+} from "@agentloop/core";
 import {
   type CallToolResult,
   fromJsonSchema,
@@ -8,6 +16,7 @@ import {
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { questionForm } from "./question-form.js";
 import { type AgentTask, runStateOf, taskOf } from "./run-task.js";
 import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
 import { drive, drivenRun, failureOf } from "./task-runs.js";
@@ -69,9 +78,11 @@ async function current(serve: ServeOptions, runId: string): Promise<AgentTask> {
 }
 
 /**
- * What `tasks/result` answers: waits for the run's end, and while the run waits for approval asks
- * this client (one form per waiting call, on this request's stream, related to the task) and goes
- * on with its answers. A run no process drives is taken up from its log.
+ * What `tasks/result` answers: waits for the run's end, and while the run waits for approval or for
+ * answers asks this client (one form per waiting call and per question, on this request's stream,
+ * related to the task) and goes on with its answers. A question left unanswered, or answered off
+ * its shape, is told to the client as an error and keeps waiting. A run no process drives is taken
+ * up from its log.
  */
 async function resultOf(serve: ServeOptions, runId: string, ctx: ServerContext): Promise<CallToolResult> {
   const { store, model, registry } = serve;
@@ -85,6 +96,8 @@ async function resultOf(serve: ServeOptions, runId: string, ctx: ServerContext):
     if (failure !== undefined) return { content: [{ type: "text", text: failure }], isError: true };
     const events = await store.read(runId);
     if (events.length === 0) throw notFound(runId);
+    // Another request of this process took the run up while the log was read: follow that one.
+    if (drivenRun(store, runId) !== undefined) continue;
     const state = runStateOf(runId, events);
     if (state.kind === "ended") return toolResultOf(state.result);
     const asked =
@@ -94,9 +107,13 @@ async function resultOf(serve: ServeOptions, runId: string, ctx: ServerContext):
             runId,
             async (signal) => {
               const decisions = await ask(ctx, runId, state.calls, signal);
-              return resumeAgent(runId, model, registry, { ...turnOptionsOf(serve), store, decisions, signal });
+              const answers = await askQuestions(ctx, runId, state.questions, signal);
+              const options = { ...turnOptionsOf(serve), store, decisions, answers, signal };
+              return resumeAgent(runId, model, registry, options);
             },
-            (error) => !(error instanceof UnansweredError),
+            // Unanswered, or answered off its question's shape: the run still waits, and the client is told.
+            (error) =>
+              !(error instanceof UnansweredError || error instanceof RangeError || error instanceof EventLogError),
           )
         : drive(
             store,
@@ -110,7 +127,7 @@ async function resultOf(serve: ServeOptions, runId: string, ctx: ServerContext):
     );
     // Another process holds the run: wait for its writes instead of taking it up.
     if (outcome instanceof EventLogError) await new Promise((resolve) => setTimeout(resolve, TASK_POLL_INTERVAL_MS));
-    if (outcome instanceof UnansweredError && !asked.controller.signal.aborted) {
+    if ((outcome instanceof UnansweredError || outcome instanceof RangeError) && !asked.controller.signal.aborted) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, outcome.message);
     }
   }
@@ -150,6 +167,45 @@ async function ask(
           };
   }
   return decisions;
+}
+
+/**
+ * Asks this client each question the run waits on, one form each (related to the task): an accepted
+ * form is the answer; a declined or cancelled one leaves the question waiting (`UnansweredError`).
+ */
+async function askQuestions(
+  ctx: ServerContext,
+  runId: string,
+  questions: readonly PendingQuestion[],
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const answers: Record<string, unknown> = {};
+  const both = AbortSignal.any([signal, ctx.mcpReq.signal]);
+  for (const question of questions) {
+    const form = questionForm(question);
+    let answer: Awaited<ReturnType<ServerContext["mcpReq"]["elicitInput"]>>;
+    try {
+      answer = await ctx.mcpReq.elicitInput(
+        {
+          mode: "form",
+          message: form.message,
+          requestedSchema: form.requestedSchema,
+          _meta: { [RELATED_TASK_META_KEY]: { taskId: runId } },
+        },
+        { signal: both },
+      );
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new UnansweredError(`Cannot ask question '${question.id}': ${why}`);
+    }
+    if (answer.action !== "accept" || answer.content === undefined) {
+      throw new UnansweredError(
+        `Question '${question.id}' was not answered (the client's form was ${answer.action}ed); it still waits`,
+      );
+    }
+    answers[question.id] = form.answerOf(answer.content);
+  }
+  return answers;
 }
 
 /** Cancels the run: one this process drives is stopped; a paused one is ended `cancelled` in its log. */

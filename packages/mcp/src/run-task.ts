@@ -1,4 +1,4 @@
-import { type AgentResult, replayRun, type ToolCall } from "@agentloop/core";
+import { type AgentResult, type PendingQuestion, replayRun, type ToolCall } from "@agentloop/core";
 import { positionOf } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
 
@@ -20,18 +20,18 @@ export interface AgentTask {
   readonly pollInterval: number;
 }
 
-/** Where a run stands, read from its log: going, waiting for decisions on `calls`, or ended with `result`. */
+/** Where a run stands, read from its log: going, waiting for decisions on `calls` and answers to `questions`, or ended with `result`. */
 export type RunState =
   | { readonly kind: "going" }
-  | { readonly kind: "waiting"; readonly calls: readonly ToolCall[] }
+  | { readonly kind: "waiting"; readonly calls: readonly ToolCall[]; readonly questions: readonly PendingQuestion[] }
   | { readonly kind: "ended"; readonly result: AgentResult };
 
 /** Where the run of `events` stands (pure: the log is folded, nothing runs). `events` must not be empty. */
 export function runStateOf(runId: string, events: readonly StoredEvent[]): RunState {
   const replay = replayRun(events, { runId });
   if (replay.result !== null) return { kind: "ended", result: replay.result };
-  const calls = positionOf(replay.snapshot).waiting;
-  return calls.length > 0 ? { kind: "waiting", calls } : { kind: "going" };
+  const { waiting: calls, questions } = positionOf(replay.snapshot);
+  return calls.length > 0 || questions.length > 0 ? { kind: "waiting", calls, questions } : { kind: "going" };
 }
 
 /** The task status a run's state shows: a run that ended other than `done` or `cancelled` has `failed`. */
@@ -60,12 +60,17 @@ export function taskOf(runId: string, events: readonly StoredEvent[], extras: Ta
   if (events.length === 0) return { ...base, status: "working" };
   const state = runStateOf(runId, events);
   const status = taskStatusOf(state);
-  if (state.kind === "waiting") {
-    const names = state.calls.map((call) => call.name).join(", ");
-    return { ...base, status, statusMessage: `waiting for approval of ${names}` };
-  }
+  if (state.kind === "waiting") return { ...base, status, statusMessage: waitingFor(state) };
   if (state.kind === "ended" && status === "failed") {
     return { ...base, status, statusMessage: `the run ended ${state.result.status}` };
   }
   return { ...base, status };
+}
+
+/** What a waiting task's status message says: the calls waiting for approval, then each question asked. */
+function waitingFor(state: Extract<RunState, { kind: "waiting" }>): string {
+  const parts = [];
+  if (state.calls.length > 0) parts.push(`waiting for approval of ${state.calls.map((call) => call.name).join(", ")}`);
+  for (const { question } of state.questions) parts.push(`waiting for an answer to: ${question}`);
+  return parts.join("; ");
 }

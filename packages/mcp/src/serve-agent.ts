@@ -21,6 +21,8 @@ import {
   TASK_CAPABILITIES,
   toolResultOf,
 } from "./agent-tasks.js";
+import { questionForm } from "./question-form.js";
+import { runStateOf } from "./run-task.js";
 import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
 
 export type { ServeOptions } from "./serve-options.js";
@@ -58,13 +60,16 @@ export const RUN_ID_META = "agentloop/runId";
  * its connection gets the result without running anything again. A run that waits for approval
  * answers `input_required` (MCP's multi-round-trip requests): one form elicitation per waiting call,
  * keyed by call id (`{ approved, reason? }`), with the run id as `requestState`; the client's retry
- * decides the calls (a declined or cancelled form denies) and the run goes on. Only the store is
+ * decides the calls (a declined or cancelled form denies) and the run goes on. A run that waits
+ * for a person's answer (an ask-user tool's question) asks the same way, one form per question
+ * (see `questionForm`); the accepted form is the answer, checked against the question's shape. Only the store is
  * trusted: a decision for a call that does not wait in that run is refused as a tool error.
  *
  * A client that asks for a task (a task-augmented `tools/call`, MCP Tasks of protocol revision
  * 2025-11-25) gets one at once: the run's id is the task's id, its status follows the run
- * (`working`, `input_required` while a call waits for approval, `completed`, `failed`,
- * `cancelled`), `tasks/result` asks for the waiting approvals on its own stream and answers with
+ * (`working`, `input_required` while a call waits for approval or a question for its answer,
+ * `completed`, `failed`, `cancelled`), `tasks/result` asks for the waiting approvals and answers
+ * on its own stream (elicitation requests related to the task) and answers with
  * the run's result, and `tasks/cancel` cancels the run. Every answer is read from the log, so a
  * client that comes back on a new connection follows the same task.
  * Connect it with `StdioServerTransport`, or serve it over Streamable HTTP with `serveAgentHttp`.
@@ -152,12 +157,22 @@ async function start(serve: ServeOptions, args: AgentCallArgs): Promise<AgentRes
 }
 
 async function decide(serve: ServeOptions, runId: string, responses: Record<string, unknown>): Promise<AgentResult> {
-  if (!RUN_ID.test(runId) || (await serve.store.read(runId)).length === 0)
-    throw new RangeError(`run '${runId}' is not known`);
+  const events = RUN_ID.test(runId) ? await serve.store.read(runId) : [];
+  if (events.length === 0) throw new RangeError(`run '${runId}' is not known`);
+  const state = runStateOf(runId, events);
+  const questions = state.kind === "waiting" ? state.questions : [];
   const decisions: Record<string, Decision> = {};
+  const answers: Record<string, unknown> = {};
   for (const callId of Object.keys(responses)) {
     const view = inputResponse(responses, callId);
     const content = view.kind === "elicit" && view.action === "accept" ? view.content : undefined;
+    const question = questions.find((each) => each.id === callId);
+    if (question !== undefined) {
+      if (content === undefined)
+        throw new RangeError(`question '${callId}' was not answered: the client's form was not accepted`);
+      answers[callId] = questionForm(question).answerOf(content);
+      continue;
+    }
     decisions[callId] =
       content === undefined
         ? { approved: false, reason: "the client declined the call" }
@@ -166,19 +181,22 @@ async function decide(serve: ServeOptions, runId: string, responses: Record<stri
             ...(typeof content.reason === "string" ? { reason: content.reason } : {}),
           };
   }
-  return resumeAgent(runId, serve.model, serve.registry, { ...turnOptionsOf(serve), store: serve.store, decisions });
+  const options = { ...turnOptionsOf(serve), store: serve.store, decisions, answers };
+  return resumeAgent(runId, serve.model, serve.registry, options);
 }
 
 function answer(result: AgentResult): CallToolResult | InputRequiredResult {
   const runId = result.runId ?? "";
-  if (result.status === "awaiting_approval") {
-    const inputRequests = Object.fromEntries(
-      (result.pendingApprovals ?? []).map((call) => [
-        call.id,
-        inputRequired.elicit({ message: approvalPrompt(call), requestedSchema: DECISION_SCHEMA }),
-      ]),
-    );
-    return inputRequired({ inputRequests, requestState: runId });
+  if (result.status === "awaiting_approval" || result.status === "awaiting_input") {
+    const approvals = (result.pendingApprovals ?? []).map((call) => [
+      call.id,
+      inputRequired.elicit({ message: approvalPrompt(call), requestedSchema: DECISION_SCHEMA }),
+    ]);
+    const questions = (result.pendingQuestions ?? []).map((question) => {
+      const { message, requestedSchema } = questionForm(question);
+      return [question.id, inputRequired.elicit({ message, requestedSchema })];
+    });
+    return inputRequired({ inputRequests: Object.fromEntries([...approvals, ...questions]), requestState: runId });
   }
   return toolResultOf(result, { [RUN_ID_META]: runId });
 }

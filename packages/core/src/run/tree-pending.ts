@@ -13,6 +13,14 @@ export async function treePending(store: EventStore, runId: string, replay: Repl
   return treeListing(pendingApprovals(replay.context), await childrenPending(store, runId, replay));
 }
 
+/**
+ * The questions a paused run's tree waits on: its own, then those of its children (read from their
+ * logs, at any depth), with chained ids; what `resumeAgent`'s `answers` names. Reads logs only.
+ */
+export async function treeQuestions(store: EventStore, runId: string, replay: Replay): Promise<PendingQuestion[]> {
+  return [...pendingQuestions(replay.context), ...(await childrenQuestions(store, runId, replay))];
+}
+
 /** The calls a paused run's children wait on, with ids chained under the run's calls. */
 export function childrenPending(store: EventStore, runId: string, replay: Replay): Promise<ToolCall[]> {
   return childrenWaiting(store, runId, replay, (child) => pendingApprovals(child.context));

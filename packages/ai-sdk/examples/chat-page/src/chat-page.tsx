@@ -3,6 +3,7 @@ import {
   DefaultChatTransport,
   isToolUIPart,
   lastAssistantMessageIsCompleteWithApprovalResponses,
+  lastAssistantMessageIsCompleteWithToolCalls,
   type UIMessage,
 } from "ai";
 import { type FormEvent, useState } from "react";
@@ -13,12 +14,15 @@ import { type FormEvent, useState } from "react";
  */
 export function ChatPage({ chatId, initial }: { chatId: string; initial: UIMessage[] }) {
   const [input, setInput] = useState("");
-  const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
+  const { messages, sendMessage, addToolApprovalResponse, addToolOutput, status, error } = useChat({
     id: chatId,
     messages: initial,
     resume: true,
     transport: new DefaultChatTransport({ api: "/api/chat" }),
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    // An approval given, or a question answered (`ask_user` is a client-side tool's call): post it.
+    sendAutomaticallyWhen: (options) =>
+      lastAssistantMessageIsCompleteWithApprovalResponses(options) ||
+      lastAssistantMessageIsCompleteWithToolCalls(options),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -34,6 +38,7 @@ export function ChatPage({ chatId, initial }: { chatId: string; initial: UIMessa
           key={message.id}
           message={message}
           onDecide={(id, approved) => void addToolApprovalResponse({ id, approved })}
+          onAnswer={(toolCallId, output) => void addToolOutput({ tool: "ask_user", toolCallId, output })}
         />
       ))}
       {error && <p role="alert">{error.message}</p>}
@@ -55,7 +60,13 @@ export function ChatPage({ chatId, initial }: { chatId: string; initial: UIMessa
   );
 }
 
-function Message({ message, onDecide }: { message: UIMessage; onDecide: (id: string, approved: boolean) => void }) {
+interface MessageProps {
+  message: UIMessage;
+  onDecide: (id: string, approved: boolean) => void;
+  onAnswer: (toolCallId: string, answer: string) => void;
+}
+
+function Message({ message, onDecide, onAnswer }: MessageProps) {
   return (
     <div className={`message ${message.role}`} data-role={message.role}>
       <div className="role">{message.role}</div>
@@ -63,6 +74,10 @@ function Message({ message, onDecide }: { message: UIMessage; onDecide: (id: str
         const key = `${message.id}-${index}`;
         if (part.type === "text") return <p key={key}>{part.text}</p>;
         if (!isToolUIPart(part)) return null;
+        if (part.type === "tool-ask_user" && part.state === "input-available") {
+          const { question } = part.input as { question: string };
+          return <Question key={key} question={question} onAnswer={(answer) => onAnswer(part.toolCallId, answer)} />;
+        }
         return (
           <div key={key} className="tool" data-state={part.state}>
             {part.type.replace(/^tool-/, "")}({JSON.stringify(part.input)}) — {part.state}
@@ -81,5 +96,22 @@ function Message({ message, onDecide }: { message: UIMessage; onDecide: (id: str
         );
       })}
     </div>
+  );
+}
+
+/** A question the agent asks: answered on the page, the answer goes back as the tool's output. */
+function Question({ question, onAnswer }: { question: string; onAnswer: (answer: string) => void }) {
+  const [answer, setAnswer] = useState("");
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (answer.trim() !== "") onAnswer(answer);
+  };
+  return (
+    <form className="question" onSubmit={submit}>
+      <label>
+        {question} <input aria-label="Answer" value={answer} onChange={(event) => setAnswer(event.target.value)} />
+      </label>
+      <button type="submit">Answer</button>
+    </form>
   );
 }
