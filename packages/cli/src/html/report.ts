@@ -81,12 +81,12 @@ export async function reportParts(
   trace: RunTrace,
   log: { readonly runId: string; readonly label: string },
   children: readonly ChildRun[],
-  options: { readonly program: string | null; readonly chartOpen: boolean },
+  options: { readonly program: string | null; readonly chartOpen: boolean; readonly data?: ReportData },
 ): Promise<ReportParts> {
   const waiting = treeWaiting(trace, children);
   const header = runHeader(log.runId, trace, waiting);
   const svg = await renderChartSvg(trace.chart, { visits: trace.visits, taken: trace.taken, end: trace.state });
-  const data = reportData(trace, TIMELINE_WINDOW, waiting);
+  const data = options.data ?? reportData(trace, TIMELINE_WINDOW, waiting);
   const events = data.rows.length;
   const body = html`<header id="header">${headerHtml(header)}</header>
 <div class="player" id="player"><label for="step">event</label><div class="track"><div class="marks" id="marks"></div><input type="range" id="step" min="0" max="${Math.max(0, events - 1)}" value="${Math.max(0, events - 1)}"></div><span id="step-label"></span></div>

@@ -2,7 +2,7 @@ import { chainCallId, type ToolCall } from "../../core-api.js";
 import { type Html, html } from "../../html/client/html.js";
 import type { ReportData, RunUpdate, StudioView } from "../../html/client/page-data.js";
 import { panelHtml } from "../../html/client/panel-html.js";
-import { childData, dataScript, pageOf, reportParts, runHeader } from "../../html/report.js";
+import { childData, dataScript, pageOf, reportParts, runHeader, TIMELINE_WINDOW } from "../../html/report.js";
 import { reportData } from "../../html/report-data.js";
 import type { ChildRun } from "../../trace/child-runs.js";
 import type { RunTrace } from "../../trace/run-trace.js";
@@ -42,9 +42,14 @@ export function studioView(trace: RunTrace, options: RunPageOptions): StudioView
 }
 
 /** The run page: the report's parts with the studio's bar on top, kept live by the studio's script. */
-export async function renderRunPage(trace: RunTrace, runId: string, options: RunPageOptions): Promise<string> {
+export async function renderRunPage(
+  trace: RunTrace,
+  runId: string,
+  options: RunPageOptions,
+  data: ReportData = runData(trace, options),
+): Promise<string> {
   const label = `${options.storeLabel} · ${runId}`;
-  const parts = await reportParts(trace, { runId, label }, options.children, { program: null, chartOpen: false });
+  const parts = await reportParts(trace, { runId, label }, options.children, { program: null, chartOpen: false, data });
   const panel = panelHtml(studioView(trace, options), parts.header.waiting);
   return pageOf({
     title: `agentloop studio · ${runId}`,
@@ -63,9 +68,19 @@ export interface Known {
   readonly moves: number;
 }
 
-/** What changed in a run since the page's `known` data, as JSON the page folds in. */
-export function runUpdate(trace: RunTrace, runId: string, options: RunPageOptions, known: Known): RunUpdate {
-  const data: ReportData = reportData(trace, 0, options.waiting);
+/** The data a run's page draws from: one pass over its whole fold, so the studio keeps it with the page. */
+export function runData(trace: RunTrace, options: RunPageOptions): ReportData {
+  return reportData(trace, TIMELINE_WINDOW, options.waiting);
+}
+
+/** What changed in a run since the page's `known` data (`data` is the run's, as `runData` gives it), as JSON the page folds in. */
+export function runUpdate(
+  trace: RunTrace,
+  runId: string,
+  options: RunPageOptions,
+  known: Known,
+  data: ReportData = runData(trace, options),
+): RunUpdate {
   // Rows only ever grow; a page that has more than the run (its log was cut) gets every row again.
   const from = known.rows > data.rows.length ? { rows: 0, ids: 0, moves: 0 } : known;
   return {

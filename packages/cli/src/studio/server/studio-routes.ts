@@ -1,10 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { clientBundle } from "../../html/client-bundle.js";
+import type { ReportData } from "../../html/report-data.js";
 import { withTreePauses } from "../../trace/run-status.js";
+import type { RunTrace } from "../../trace/run-trace.js";
 import { renderComparePage } from "../pages/compare-page.js";
 import { renderEvalCompare, renderEvalList, renderEvalReport } from "../pages/eval-pages.js";
 import { renderListPage } from "../pages/list-page.js";
-import { type Known, type RunPageOptions, renderRefusedPage, renderRunPage, runUpdate } from "../pages/run-page.js";
+import {
+  type Known,
+  type RunPageOptions,
+  renderRefusedPage,
+  renderRunPage,
+  runData,
+  runUpdate,
+} from "../pages/run-page.js";
 import { STUDIO_SCRIPTS } from "../pages/studio-scripts.js";
 import type { RunRow } from "../watch/watched-run.js";
 import type { EvalReports } from "./eval-reports.js";
@@ -16,6 +25,8 @@ import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } fr
 export interface Request {
   readonly context: StudioContext;
   readonly pages: PageCache;
+  /** The data of the run pages made, by the same keys: a page's updates start from it. */
+  readonly views: PageCache<ReportData>;
   readonly request: IncomingMessage;
   readonly response: ServerResponse;
   readonly url: URL;
@@ -51,22 +62,36 @@ function listPage({ context, response }: Request): void {
   sendHtml(response, renderListPage(context.storeLabel, context.token, canStart, (context.evals ?? null) !== null));
 }
 
-async function runPage({ context, pages, response, params }: Request): Promise<void> {
+async function runPage({ context, pages, views, response, params }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
   const run = watchedRun(context, runId);
   run?.fold();
   const refused = run?.refused;
   if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
-  const options = await runPageOptions(context, runId);
-  const waits = options.waiting.map((call) => call.id).join(" ");
-  const children = options.children.map((child) => `${child.runId}:${child.status}:${child.steps}`).join(" ");
-  const key = `${runId}\n${run?.length}\n${options.failure}\n${waits}\n${children}`;
-  const page = await pages.get(key, () => renderRunPage(traceOf(context, runId), runId, options));
+  const { trace, options, key } = await runState(context, runId);
+  const data = await views.get(key, () => runData(trace, options));
+  const page = await pages.get(key, () => renderRunPage(trace, runId, options, data));
   sendHtml(response, page);
 }
 
+/**
+ * A run as its page shows it, and the key that changes whenever that does (its length, its
+ * failure, the calls its tree waits on, its children): the page and its data are kept by it.
+ */
+async function runState(
+  context: StudioContext,
+  runId: string,
+): Promise<{ readonly trace: RunTrace; readonly options: RunPageOptions; readonly key: string }> {
+  const trace = traceOf(context, runId);
+  const options = await runPageOptions(context, runId, trace);
+  const waits = options.waiting.map((call) => call.id).join(" ");
+  const children = options.children.map((child) => `${child.runId}:${child.status}:${child.steps}`).join(" ");
+  const key = `${runId}\n${trace.entries.length}\n${options.failure}\n${waits}\n${children}`;
+  return { trace, options, key };
+}
+
 /** What changed in a run since what the page has (`?rows=&ids=&moves=`), as JSON the page folds in. */
-async function runUpdateJson({ context, response, params, url }: Request): Promise<void> {
+async function runUpdateJson({ context, views, response, params, url }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
   const count = (name: string) => {
     const value = Number(url.searchParams.get(name) ?? "0");
@@ -74,8 +99,9 @@ async function runUpdateJson({ context, response, params, url }: Request): Promi
     return value;
   };
   const known: Known = { rows: count("rows"), ids: count("ids"), moves: count("moves") };
-  const trace = traceOf(context, runId);
-  sendJson(response, 200, runUpdate(trace, runId, await runPageOptions(context, runId), known));
+  const { trace, options, key } = await runState(context, runId);
+  const data = await views.get(key, () => runData(trace, options));
+  sendJson(response, 200, runUpdate(trace, runId, options, known, data));
 }
 
 /** A page's script: one of the studio's own, compiled with the package (its address holds a hash of it, so it may be kept). */
@@ -118,8 +144,8 @@ function runRows(context: StudioContext): RunRow[] {
   return withTreePauses(rows, (row) => row.calledBy?.runId);
 }
 
-async function runPageOptions(context: StudioContext, runId: string): Promise<RunPageOptions> {
-  const { children, waiting } = await treeOf(context, runId, traceOf(context, runId));
+async function runPageOptions(context: StudioContext, runId: string, trace: RunTrace): Promise<RunPageOptions> {
+  const { children, waiting } = await treeOf(context, runId, trace);
   return {
     token: context.token,
     storeLabel: context.storeLabel,
