@@ -144,6 +144,15 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
       .toContain("approved send_report [m1]");
     expect(await page.locator("#conversation").textContent()).toContain("the report went out");
     expect(await page.locator("#step").inputValue()).toBe(await page.locator("#step").getAttribute("max"));
+    // A state the run entered first while the page was open is counted on the chart, as after a reload.
+    await expect
+      .poll(() => page.locator("svg.chart g.state.end > text.count").textContent(), { timeout: 45_000 })
+      .toBe("entered ×1");
+    const uncounted = await page.evaluate(
+      "[...document.querySelectorAll('svg.chart g.state.visited')].filter((g) => !g.querySelector(':scope > text.count')).map((g) => g.dataset.id)",
+    );
+    expect(uncounted).toEqual([]);
+    expect(Number(await page.locator("body").getAttribute("data-charts"))).toBeGreaterThan(0);
     await expectNoOverlaps(RUN_PARTS);
     await keepScreenshot(page, "studio-keyboard-approved");
   });

@@ -99,7 +99,7 @@ export async function reportParts(
 <details class="chart-section" id="chart"${raw(options.chartOpen ? " open" : "")}>
 <summary><h2>Statechart of <code>${trace.chart.id}</code>, with the path this run took</h2></summary>
 <div class="legend"><span><i class="key visited"></i>entered (×times)</span><span><i class="key end"></i>where the run ended</span><span><i class="key taken"></i>transition taken (×times)</span><span><i class="key focus"></i>what the selected event touched</span><span>dashed: eventless (guarded) transition</span><span>double border: final state</span></div>
-<div class="card"><div class="chart-scroll">${raw(svg)}</div></div>
+<div class="card"><div class="chart-scroll" id="chart-place">${raw(svg)}</div></div>
 </details>
 <section class="timeline-section">
 <h2>Timeline <span class="count" id="events-count">${events} events</span></h2>

@@ -59,6 +59,13 @@ async function update(): Promise<void> {
   if (!answer.ok) return;
   const next = (await answer.json()) as RunUpdate;
   view.fold(next);
+  if (view.chartStale) {
+    const chart = await fetch(`${base}/chart`);
+    if (chart.ok) {
+      view.replaceChart(((await chart.json()) as { chart: string }).chart);
+      document.body.dataset.charts = String(Number(document.body.dataset.charts ?? 0) + 1);
+    }
+  }
   drawPanel(panelHtml(next.studio, next.header.waiting).text);
   // The text the model streamed is in the log once its reply is.
   if (next.rows.length > 0) byId("streaming").textContent = "";

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { clientBundle } from "../../html/client-bundle.js";
 import type { ReportData } from "../../html/report-data.js";
+import { renderChartSvg } from "../../html/svg-chart.js";
 import { withTreePauses } from "../../trace/run-status.js";
 import type { RunTrace } from "../../trace/run-trace.js";
 import { renderComparePage } from "../pages/compare-page.js";
@@ -44,6 +45,7 @@ export const GET_ROUTES: readonly Route[] = [
   { path: "/", serve: listPage },
   { path: "/api/runs", serve: ({ context, response }) => sendJson(response, 200, runRows(context)) },
   { path: "/api/runs/:id/update", serve: runUpdateJson },
+  { path: "/api/runs/:id/chart", serve: runChartJson },
   { path: "/events", serve: streamEvents },
   { path: "/scripts/:name", serve: script },
   { path: "/runs/:id", serve: runPage },
@@ -102,6 +104,18 @@ async function runUpdateJson({ context, views, response, params, url }: Request)
   const { trace, options, key } = await runState(context, runId);
   const data = await views.get(key, () => runData(trace, options));
   sendJson(response, 200, runUpdate(trace, runId, options, known, data));
+}
+
+/**
+ * The run's chart drawn again with its counts (`{ "chart": "<svg …>" }`): a page asks for it when the
+ * run entered a state its chart has no count for yet, which the chart's layout makes room for.
+ */
+async function runChartJson({ context, pages, response, params }: Request): Promise<void> {
+  const runId = runIdOf(params.id ?? "");
+  const { trace, key } = await runState(context, runId);
+  const path = { visits: trace.visits, taken: trace.taken, end: trace.state };
+  const chart = await pages.get(`chart\n${key}`, () => renderChartSvg(trace.chart, path));
+  sendJson(response, 200, { chart });
 }
 
 /** A page's script: one of the studio's own, compiled with the package (its address holds a hash of it, so it may be kept). */
