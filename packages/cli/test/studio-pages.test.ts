@@ -228,7 +228,7 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
 
   it("serves the pages' scripts it names, and no other", async () => {
     const page = await (await studio.get("/runs/weather")).text();
-    const src = /<script src="(\/scripts\/run\.js\?v=[0-9a-f]{16})"><\/script>/.exec(page)?.[1];
+    const src = /<script defer src="(\/scripts\/run\.js\?v=[0-9a-f]{16})"><\/script>/.exec(page)?.[1];
     expect(src).toBeDefined();
     const script = await studio.get(src ?? "");
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");

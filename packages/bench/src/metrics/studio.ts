@@ -152,8 +152,8 @@ async function measureOnce(browser: Browser, cli: string, store: string, rounds:
     const base = new URL(studio.url).origin;
     const load = async (path: string) => {
       const start = performance.now();
-      await page.goto(base + path);
-      await page.waitForSelector("body[data-ready]", { timeout: 120_000 });
+      await page.goto(base + path, { timeout: 180_000 });
+      await page.waitForSelector("body[data-ready]", { timeout: 180_000 });
       return { ready: performance.now() - start, paint: Number(await page.evaluate(PAINT)) } satisfies PageCost;
     };
     const list: PageCost[] = [];

@@ -31,7 +31,14 @@ document.addEventListener("click", (event) => {
   }
 });
 document.addEventListener("submit", (event) => {
-  if ((event.target as Element).id !== "chat") return;
+  const form = event.target as HTMLFormElement;
+  if (form.classList.contains("answer")) {
+    event.preventDefault();
+    const answer = form.querySelector<HTMLInputElement>("input[name=answer]")?.value ?? "";
+    void post(`${base}/answers`, { callId: form.dataset.call, answer }, failure);
+    return;
+  }
+  if (form.id !== "chat") return;
   event.preventDefault();
   void post(`${base}/messages`, { message: byId<HTMLInputElement>("message").value }, failure);
 });
@@ -59,6 +66,7 @@ async function update(): Promise<void> {
   if (!answer.ok) return;
   const next = (await answer.json()) as RunUpdate;
   view.fold(next);
+  drawPanel(panelHtml(next.studio, next.header.waiting, next.header.questions).text);
   if (view.chartStale) {
     const chart = await fetch(`${base}/chart`);
     if (chart.ok) {
@@ -66,7 +74,6 @@ async function update(): Promise<void> {
       document.body.dataset.charts = String(Number(document.body.dataset.charts ?? 0) + 1);
     }
   }
-  drawPanel(panelHtml(next.studio, next.header.waiting).text);
   // The text the model streamed is in the log once its reply is.
   if (next.rows.length > 0) byId("streaming").textContent = "";
   document.body.dataset.updates = String(Number(document.body.dataset.updates ?? 0) + 1);

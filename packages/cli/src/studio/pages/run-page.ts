@@ -1,4 +1,4 @@
-import { chainCallId, type ToolCall } from "../../core-api.js";
+import { chainCallId, type PendingQuestion, type ToolCall } from "../../core-api.js";
 import { type Html, html } from "../../html/client/html.js";
 import type { ReportData, RunUpdate, StudioView } from "../../html/client/page-data.js";
 import { panelHtml } from "../../html/client/panel-html.js";
@@ -19,6 +19,8 @@ export interface RunPageOptions {
   readonly failure: string | undefined;
   /** The calls the run's tree waits on, with chained ids (its children's under their calls). */
   readonly waiting: readonly ToolCall[];
+  /** The questions the run's tree waits on, with chained ids the same way. */
+  readonly questions: readonly PendingQuestion[];
   /** For an agent tool's child run: the run that called it, and the call; its calls are decided from there. */
   readonly calledBy: { readonly runId: string; readonly callId: string } | null;
   /** The child runs of its agent tool calls, each a link to its page. */
@@ -38,6 +40,7 @@ export function studioView(trace: RunTrace, options: RunPageOptions): StudioView
       calledBy === null
         ? []
         : trace.waiting.map((call) => ({ id: chainCallId(calledBy.callId, call.id), name: call.name })),
+    ownQuestions: calledBy === null ? [] : trace.questions.map((question) => chainCallId(calledBy.callId, question.id)),
   };
 }
 
@@ -50,7 +53,7 @@ export async function renderRunPage(
 ): Promise<string> {
   const label = `${options.storeLabel} · ${runId}`;
   const parts = await reportParts(trace, { runId, label }, options.children, { program: null, chartOpen: false, data });
-  const panel = panelHtml(studioView(trace, options), parts.header.waiting);
+  const panel = panelHtml(studioView(trace, options), parts.header.waiting, parts.header.questions);
   return pageOf({
     title: `agentloop studio · ${runId}`,
     style: parts.style + STUDIO_CSS,
@@ -70,7 +73,7 @@ export interface Known {
 
 /** The data a run's page draws from: one pass over its whole fold, so the studio keeps it with the page. */
 export function runData(trace: RunTrace, options: RunPageOptions): ReportData {
-  return reportData(trace, TIMELINE_WINDOW, options.waiting);
+  return reportData(trace, TIMELINE_WINDOW, options.waiting, options.questions);
 }
 
 /** What changed in a run since the page's `known` data (`data` is the run's, as `runData` gives it), as JSON the page folds in. */
@@ -91,7 +94,7 @@ export function runUpdate(
     notes: data.notes,
     marks: data.marks,
     compactions: data.compactions,
-    header: runHeader(runId, trace, options.waiting),
+    header: runHeader(runId, trace, options.waiting, options.questions),
     visits: Object.fromEntries(trace.visits),
     taken: Object.fromEntries(trace.taken),
     end: trace.state,

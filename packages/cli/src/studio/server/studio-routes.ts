@@ -86,7 +86,7 @@ async function runState(
 ): Promise<{ readonly trace: RunTrace; readonly options: RunPageOptions; readonly key: string }> {
   const trace = traceOf(context, runId);
   const options = await runPageOptions(context, runId, trace);
-  const waits = options.waiting.map((call) => call.id).join(" ");
+  const waits = [...options.waiting, ...options.questions].map((call) => call.id).join(" ");
   const children = options.children.map((child) => `${child.runId}:${child.status}:${child.steps}`).join(" ");
   const key = `${runId}\n${trace.entries.length}\n${options.failure}\n${waits}\n${children}`;
   return { trace, options, key };
@@ -159,7 +159,7 @@ function runRows(context: StudioContext): RunRow[] {
 }
 
 async function runPageOptions(context: StudioContext, runId: string, trace: RunTrace): Promise<RunPageOptions> {
-  const { children, waiting } = await treeOf(context, runId, trace);
+  const { children, waiting, questions } = await treeOf(context, runId, trace);
   return {
     token: context.token,
     storeLabel: context.storeLabel,
@@ -167,6 +167,7 @@ async function runPageOptions(context: StudioContext, runId: string, trace: RunT
     hasModel: context.actions.hasModel,
     failure: context.actions.failures.get(runId),
     waiting,
+    questions,
     calledBy: watchedRun(context, runId)?.calledBy ?? null,
     children,
   };
