@@ -102,6 +102,8 @@ export interface ChildData {
  * small), the header, the chart's counts and the child runs.
  */
 export interface RunUpdate {
+  /** What the page now shows, as the studio names it: asked again with it, the studio answers 204 until the run changes. */
+  readonly version: string;
   readonly from: { readonly rows: number; readonly ids: number; readonly moves: number };
   readonly rows: ReportData["rows"];
   readonly ids: ReportData["ids"];

@@ -62,9 +62,14 @@ let updating: Promise<void> | null = null;
 let again = false;
 async function update(): Promise<void> {
   const { rows, ids, moves } = view.data;
-  const answer = await fetch(`${base}/update?rows=${rows.length}&ids=${ids.length}&moves=${moves.length}`);
-  if (!answer.ok) return;
+  const version = encodeURIComponent(document.body.dataset.version ?? "");
+  const answer = await fetch(
+    `${base}/update?rows=${rows.length}&ids=${ids.length}&moves=${moves.length}&version=${version}`,
+  );
+  // 204: the page shows the run as it is; nothing to fold in.
+  if (!answer.ok || answer.status === 204) return;
   const next = (await answer.json()) as RunUpdate;
+  document.body.dataset.version = next.version;
   view.fold(next);
   drawPanel(panelHtml(next.studio, next.header.waiting, next.header.questions).text);
   if (view.chartStale) {

@@ -50,6 +50,7 @@ export async function renderRunPage(
   runId: string,
   options: RunPageOptions,
   data: ReportData = runData(trace, options),
+  version = "",
 ): Promise<string> {
   const label = `${options.storeLabel} · ${runId}`;
   const parts = await reportParts(trace, { runId, label }, options.children, { program: null, chartOpen: false, data });
@@ -58,7 +59,7 @@ export async function renderRunPage(
     title: `agentloop studio · ${runId}`,
     style: parts.style + STUDIO_CSS,
     head: html`<meta name="studio-token" content="${options.token}">\n`,
-    bodyAttributes: html` data-run="${runId}"`,
+    bodyAttributes: html` data-run="${runId}" data-version="${version}"`,
     body: html`<nav class="studio-bar" id="studio-panel">${panel}</nav>\n${parts.body}\n${dataScript(parts.data)}`,
     script: { src: scriptAddress(STUDIO_SCRIPTS.run) },
   });
@@ -83,10 +84,12 @@ export function runUpdate(
   options: RunPageOptions,
   known: Known,
   data: ReportData = runData(trace, options),
+  version = "",
 ): RunUpdate {
   // Rows only ever grow; a page that has more than the run (its log was cut) gets every row again.
   const from = known.rows > data.rows.length ? { rows: 0, ids: 0, moves: 0 } : known;
   return {
+    version,
     from,
     rows: data.rows.slice(from.rows),
     ids: data.ids.slice(from.ids),

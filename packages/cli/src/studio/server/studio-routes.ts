@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { clientBundle } from "../../html/client-bundle.js";
 import type { ReportData } from "../../html/report-data.js";
@@ -72,7 +73,7 @@ async function runPage({ context, pages, views, response, params }: Request): Pr
   if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
   const { trace, options, key } = await runState(context, runId);
   const data = await views.get(key, () => runData(trace, options));
-  const page = await pages.get(key, () => renderRunPage(trace, runId, options, data));
+  const page = await pages.get(key, () => renderRunPage(trace, runId, options, data, versionOf(key)));
   sendHtml(response, page);
 }
 
@@ -92,7 +93,12 @@ async function runState(
   return { trace, options, key };
 }
 
-/** What changed in a run since what the page has (`?rows=&ids=&moves=`), as JSON the page folds in. */
+/** A short name for what a run's page shows (its key's hash). */
+function versionOf(key: string): string {
+  return createHash("sha256").update(key).digest("hex").slice(0, 16);
+}
+
+/** What changed in a run since what the page has (`?rows=&ids=&moves=&version=`), as JSON the page folds in; 204 when its version is the run's. */
 async function runUpdateJson({ context, views, response, params, url }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
   const count = (name: string) => {
@@ -102,8 +108,15 @@ async function runUpdateJson({ context, views, response, params, url }: Request)
   };
   const known: Known = { rows: count("rows"), ids: count("ids"), moves: count("moves") };
   const { trace, options, key } = await runState(context, runId);
+  const version = versionOf(key);
+  if (url.searchParams.get("version") === version) {
+    // Nothing changed since what the page shows: it has nothing to fold in, nor to draw again.
+    response.writeHead(204, { "cache-control": "no-store" });
+    response.end();
+    return;
+  }
   const data = await views.get(key, () => runData(trace, options));
-  sendJson(response, 200, runUpdate(trace, runId, options, known, data));
+  sendJson(response, 200, runUpdate(trace, runId, options, known, data, version));
 }
 
 /**
