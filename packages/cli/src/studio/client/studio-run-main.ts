@@ -72,6 +72,11 @@ async function update(): Promise<void> {
   document.body.dataset.version = next.version;
   view.fold(next);
   drawPanel(panelHtml(next.studio, next.header.waiting, next.header.questions).text);
+  // The text the model streamed is in the log once its reply is.
+  if (next.rows.length > 0) byId("streaming").textContent = "";
+  document.body.dataset.updates = String(Number(document.body.dataset.updates ?? 0) + 1);
+  document.dispatchEvent(new Event("studio:updated"));
+  // Drawn again after the update is counted: the chart is the slow part, and the rest is on the page.
   if (view.chartStale) {
     const chart = await fetch(`${base}/chart`);
     if (chart.ok) {
@@ -79,10 +84,6 @@ async function update(): Promise<void> {
       document.body.dataset.charts = String(Number(document.body.dataset.charts ?? 0) + 1);
     }
   }
-  // The text the model streamed is in the log once its reply is.
-  if (next.rows.length > 0) byId("streaming").textContent = "";
-  document.body.dataset.updates = String(Number(document.body.dataset.updates ?? 0) + 1);
-  document.dispatchEvent(new Event("studio:updated"));
 }
 /** One update at a time; a change heard during one is fetched once it is done. */
 function changed(): void {
