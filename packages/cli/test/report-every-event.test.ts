@@ -25,7 +25,7 @@ let page: Page;
 
 beforeAll(async () => {
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 }, 60_000);
 
 afterAll(async () => {

@@ -34,7 +34,7 @@ beforeAll(async () => {
   await run("paused", fixture("approval-script.json"));
   studio = await startStudio(["--store", store, "--tools", tools, "--script", fixture("approval-rest.json")]);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(studio.url);
 }, 60_000);
 

@@ -25,7 +25,7 @@ beforeAll(async () => {
   mkdirSync(store);
   studio = await startStudio(["--store", store, "--tools", fixture("tools.mjs"), "--script", script]);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(studio.url);
 }, 60_000);
 

@@ -144,6 +144,15 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
       .toContain("approved send_report [m1]");
     expect(await page.locator("#conversation").textContent()).toContain("the report went out");
     expect(await page.locator("#step").inputValue()).toBe(await page.locator("#step").getAttribute("max"));
+    // A state the run entered first while the page was open is counted on the chart, as after a reload.
+    await expect
+      .poll(() => page.locator("svg.chart g.state.end > text.count").textContent(), { timeout: 45_000 })
+      .toBe("entered ×1");
+    const uncounted = await page.evaluate(
+      "[...document.querySelectorAll('svg.chart g.state.visited')].filter((g) => !g.querySelector(':scope > text.count')).map((g) => g.dataset.id)",
+    );
+    expect(uncounted).toEqual([]);
+    expect(Number(await page.locator("body").getAttribute("data-charts"))).toBeGreaterThan(0);
     await expectNoOverlaps(RUN_PARTS);
     await keepScreenshot(page, "studio-keyboard-approved");
   });
@@ -219,7 +228,7 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
 
   it("serves the pages' scripts it names, and no other", async () => {
     const page = await (await studio.get("/runs/weather")).text();
-    const src = /<script src="(\/scripts\/run\.js\?v=[0-9a-f]{16})"><\/script>/.exec(page)?.[1];
+    const src = /<script defer src="(\/scripts\/run\.js\?v=[0-9a-f]{16})"><\/script>/.exec(page)?.[1];
     expect(src).toBeDefined();
     const script = await studio.get(src ?? "");
     expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");

@@ -67,7 +67,7 @@ describe("agentloop studio: a tree of runs", () => {
 
   it("resumes the whole tree from the parent's page in Chromium: the child's call runs once and both runs end", async () => {
     browser = await launchChromium();
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(studio.url);
     await page.waitForSelector("body[data-ready]");
     expect(await page.locator("#runs").textContent()).toContain("child of tree (call r1)");

@@ -31,6 +31,7 @@ export function reportData(
   trace: RunTrace,
   window: number,
   waiting: readonly { id: string; name: string }[] = [],
+  questions: readonly { id: string }[] = trace.result === null ? trace.questions : [],
 ): ReportData {
   const ids = new Indexer<string>();
   const moves = new Indexer<string>();
@@ -55,7 +56,7 @@ export function reportData(
   });
   const notes: Record<number, (readonly [string, string])[]> = {};
   const end = trace.entries.length;
-  const all = new Map(trace.notes).set(end, endNotes(trace.notes.get(end), waiting));
+  const all = new Map(trace.notes).set(end, endNotes(trace.notes.get(end), waiting, questions));
   for (const [at, list] of all) if (list.length > 0) notes[at] = list.map((note) => [note.kind, note.text] as const);
   return {
     chartId: trace.chart.id,

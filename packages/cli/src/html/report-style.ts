@@ -20,6 +20,8 @@ code { font: 12.5px ui-monospace, SFMono-Regular, Menlo, monospace; }
 .outcome.status-unfinished, .outcome.status-awaiting_approval { background: #fef9c3; color: #854d0e; }
 .outcome.status-step_limit, .outcome.status-token_budget, .outcome.status-cost_budget, .outcome.status-repeated_call, .outcome.status-cancelled, .outcome.status-refused, .outcome.status-invalid_output, .outcome.status-guardrail_tripped, .outcome.status-model_failed { background: #ffedd5; color: #9a3412; }
 .card { background: white; border: 1px solid #e2e8f0; border-radius: 12px; padding: 12px 14px; }
+.questions .shape { font-size: 13px; color: #4b5563; }
+.questions code { overflow-wrap: anywhere; }
 .chart-scroll { overflow-x: auto; }
 /* Drawn at its own size, scrolled sideways when wider than the page: labels stay legible at 100% zoom. */
 svg.chart { display: block; margin: 0 auto; height: auto; font-family: system-ui, sans-serif; }

@@ -1,5 +1,7 @@
 import { stateName } from "../chart/statechart.js";
-import { type ChildRun, treeWaiting } from "../trace/child-runs.js";
+import type { PendingQuestion } from "../core-api.js";
+import { shellQuote } from "../output/hints.js";
+import { type ChildRun, treeQuestions, treeWaiting } from "../trace/child-runs.js";
 import { traceStatus } from "../trace/run-status.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import { childRunsHtml } from "./client/children-html.js";
@@ -28,9 +30,15 @@ export interface ReportParts {
 }
 
 /** What the run's header says, from its fold and the calls its tree waits on. */
-export function runHeader(runId: string, trace: RunTrace, waiting: readonly WaitingCall[]): RunHeader {
+export function runHeader(
+  runId: string,
+  trace: RunTrace,
+  waiting: readonly WaitingCall[],
+  questions: readonly PendingQuestion[] = trace.questions,
+  answerCommand: string | null = null,
+): RunHeader {
   const { result } = trace;
-  const status = traceStatus(trace, waiting);
+  const status = traceStatus(trace, waiting, questions);
   const where = result === null ? ` · in ${stateName(trace.chart, trace.state)}` : "";
   const turns = trace.turns > 1 ? ` · ${trace.turns} turns` : "";
   const events = trace.entries.length;
@@ -51,6 +59,12 @@ export function runHeader(runId: string, trace: RunTrace, waiting: readonly Wait
       ? { tripped: `${guardrail.stage} guardrail ${guardrail.name}: ${guardrail.reason}` }
       : {}),
     waiting: waiting.map((call) => ({ id: call.id, name: call.name })),
+    questions: questions.map((question) => ({
+      id: question.id,
+      question: question.question,
+      shape: question.schema === undefined ? null : JSON.stringify(question.schema),
+    })),
+    answerCommand: questions.length === 0 ? null : answerCommand,
   };
 }
 
@@ -81,12 +95,21 @@ export async function reportParts(
   trace: RunTrace,
   log: { readonly runId: string; readonly label: string },
   children: readonly ChildRun[],
-  options: { readonly program: string | null; readonly chartOpen: boolean },
+  options: { readonly program: string | null; readonly chartOpen: boolean; readonly data?: ReportData },
 ): Promise<ReportParts> {
   const waiting = treeWaiting(trace, children);
-  const header = runHeader(log.runId, trace, waiting);
+  const questions = treeQuestions(trace, children);
+  const answer =
+    options.program === null
+      ? null
+      : [
+          options.program,
+          ...["resume", log.label, "--tools", "<module>", "--model", "<provider:name>"].map(shellQuote),
+          ...questions.flatMap((question) => ["--answer", shellQuote(`${question.id}=<answer>`)]),
+        ].join(" ");
+  const header = runHeader(log.runId, trace, waiting, questions, answer);
   const svg = await renderChartSvg(trace.chart, { visits: trace.visits, taken: trace.taken, end: trace.state });
-  const data = reportData(trace, TIMELINE_WINDOW, waiting);
+  const data = options.data ?? reportData(trace, TIMELINE_WINDOW, waiting, questions);
   const events = data.rows.length;
   const body = html`<header id="header">${headerHtml(header)}</header>
 <div class="player" id="player"><label for="step">event</label><div class="track"><div class="marks" id="marks"></div><input type="range" id="step" min="0" max="${Math.max(0, events - 1)}" value="${Math.max(0, events - 1)}"></div><span id="step-label"></span></div>
@@ -99,7 +122,7 @@ export async function reportParts(
 <details class="chart-section" id="chart"${raw(options.chartOpen ? " open" : "")}>
 <summary><h2>Statechart of <code>${trace.chart.id}</code>, with the path this run took</h2></summary>
 <div class="legend"><span><i class="key visited"></i>entered (×times)</span><span><i class="key end"></i>where the run ended</span><span><i class="key taken"></i>transition taken (×times)</span><span><i class="key focus"></i>what the selected event touched</span><span>dashed: eventless (guarded) transition</span><span>double border: final state</span></div>
-<div class="card"><div class="chart-scroll">${raw(svg)}</div></div>
+<div class="card"><div class="chart-scroll" id="chart-place">${raw(svg)}</div></div>
 </details>
 <section class="timeline-section">
 <h2>Timeline <span class="count" id="events-count">${events} events</span></h2>
@@ -128,7 +151,7 @@ export function pageOf(parts: {
   const script =
     typeof parts.script === "string"
       ? html`<script>${raw(parts.script)}</script>`
-      : html`<script src="${parts.script.src}"></script>`;
+      : html`<script defer src="${parts.script.src}"></script>`;
   return html`<!doctype html>
 <html lang="en">
 <head>

@@ -1,4 +1,4 @@
-import { chainCallId, type ToolCall, treeListing } from "../core-api.js";
+import { chainCallId, type PendingQuestion, type ToolCall, treeListing } from "../core-api.js";
 import { logPathOf } from "../setup/run-ids.js";
 import type { LogRef } from "../setup/stores.js";
 import { traceStatus } from "./run-status.js";
@@ -22,6 +22,8 @@ export interface ChildRun {
   readonly tokens: number;
   /** The calls its tree waits on, with ids chained under the parent's call (`<call id>/<child call id>`, see `chainCallId`). */
   readonly waiting: readonly ToolCall[];
+  /** The questions its tree waits on an answer for, with ids chained the same way. */
+  readonly questions: readonly PendingQuestion[];
   /** Its own children, by the same rules. */
   readonly children: readonly ChildRun[];
 }
@@ -49,6 +51,12 @@ export function treeWaiting(trace: RunTrace, children: readonly ChildRun[]): Too
   );
 }
 
+/** The questions a run's tree waits on: its own, then each unfinished child's, with chained ids (as `resumeAgent` takes answers). */
+export function treeQuestions(trace: RunTrace, children: readonly ChildRun[]): PendingQuestion[] {
+  if (trace.result !== null) return [];
+  return [...trace.questions, ...children.flatMap((child) => child.questions)];
+}
+
 async function readChild(
   parent: LogRef,
   callId: string,
@@ -59,7 +67,7 @@ async function readChild(
   const label = logPathOf(parent.storePath, runId);
   const events = await parent.store.read(runId).catch(() => []);
   const [started] = events;
-  const none = { task: "", answer: null, steps: 0, tokens: 0, waiting: [], children: [] };
+  const none = { task: "", answer: null, steps: 0, tokens: 0, waiting: [], questions: [], children: [] };
   if (started?.type !== "run.started" || started.parent?.runId !== parent.runId) {
     return { callId, name, runId, label, status: "missing", ...none };
   }
@@ -76,8 +84,13 @@ async function readChild(
     ...own.map((call) => ({ ...call, id: chainCallId(callId, call.id) })),
     ...children.flatMap((child) => child.waiting).map((call) => ({ ...call, id: chainCallId(callId, call.id, true) })),
   ];
-  const status = traceStatus(trace, waiting);
+  const questions = [
+    ...(trace.result === null ? trace.questions : []).map((q) => ({ ...q, id: chainCallId(callId, q.id) })),
+    ...children.flatMap((child) => child.questions).map((q) => ({ ...q, id: chainCallId(callId, q.id, true) })),
+  ];
+  const status = traceStatus(trace, waiting, questions);
   const { steps, tokens } = trace.result ?? trace;
   const answer = trace.result?.answer ?? null;
-  return { callId, name, runId, label, task: started.settings.task, answer, status, steps, tokens, waiting, children };
+  const task = started.settings.task;
+  return { callId, name, runId, label, task, answer, status, steps, tokens, waiting, questions, children };
 }

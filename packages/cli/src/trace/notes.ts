@@ -88,8 +88,15 @@ function median(values: readonly number[]): number {
 }
 
 /** The notes after the last event, where a log that ends while a child run waits says so rather than "interrupted". */
-export function endNotes(notes: readonly Note[] | undefined, waiting: readonly { id: string; name: string }[]): Note[] {
-  if (waiting.length === 0) return [...(notes ?? [])];
-  const text = `waiting for a decision on ${waiting.map((call) => `${call.id} (${call.name})`).join(", ")}`;
+export function endNotes(
+  notes: readonly Note[] | undefined,
+  waiting: readonly { id: string; name: string }[],
+  questions: readonly { id: string }[] = [],
+): Note[] {
+  if (waiting.length === 0 && questions.length === 0) return [...(notes ?? [])];
+  const decisions =
+    waiting.length === 0 ? [] : [`a decision on ${waiting.map((call) => `${call.id} (${call.name})`).join(", ")}`];
+  const answers = questions.length === 0 ? [] : [`an answer to ${questions.map((question) => question.id).join(", ")}`];
+  const text = `waiting for ${[...decisions, ...answers].join(" and ")}`;
   return (notes ?? []).map((note) => (note.kind === "unfinished" ? { kind: "waiting", text } : note));
 }

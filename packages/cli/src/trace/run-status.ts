@@ -45,8 +45,12 @@ export function viewStatus(run: StatusOf): ViewStatus {
 }
 
 /** The status of a folded run, with the calls its tree waits on (its own calls by default). */
-export function traceStatus(trace: RunTrace, waiting: readonly unknown[] = trace.waiting): ViewStatus {
-  return viewStatus({ ...trace, waiting });
+export function traceStatus(
+  trace: RunTrace,
+  waiting: readonly unknown[] = trace.waiting,
+  questions: readonly unknown[] = trace.questions,
+): ViewStatus {
+  return viewStatus({ ...trace, waiting, questions });
 }
 
 /**

@@ -68,6 +68,17 @@ export interface RunHeader {
   /** The guardrail that tripped: `stage guardrail name: reason`. */
   readonly tripped?: string;
   readonly waiting: readonly WaitingCall[];
+  /** The questions the run's tree waits on an answer for (chained ids for a child's). */
+  readonly questions: readonly QuestionData[];
+  /** The offline report's line that goes on with an answer for each question, to paste and fill in; `null` in the studio, which answers on the page. */
+  readonly answerCommand: string | null;
+}
+
+/** A question the run waits on: the call's id, the question, and the answer's shape (its JSON Schema, as text) when the tool gives one. */
+export interface QuestionData {
+  readonly id: string;
+  readonly question: string;
+  readonly shape: string | null;
 }
 
 /** A child run of an agent tool call, as the page lists it: a link in the studio, a command in the offline report. */
@@ -91,6 +102,8 @@ export interface ChildData {
  * small), the header, the chart's counts and the child runs.
  */
 export interface RunUpdate {
+  /** What the page now shows, as the studio names it: asked again with it, the studio answers 204 until the run changes. */
+  readonly version: string;
   readonly from: { readonly rows: number; readonly ids: number; readonly moves: number };
   readonly rows: ReportData["rows"];
   readonly ids: ReportData["ids"];
@@ -118,4 +131,6 @@ export interface StudioView {
   readonly open: boolean;
   /** A child's own waiting calls, their ids chained under its caller's call (`r1/e1`). */
   readonly ownWaiting: readonly WaitingCall[];
+  /** A child's own waiting questions, their ids chained the same way: they are answered from the root. */
+  readonly ownQuestions: readonly string[];
 }

@@ -62,6 +62,7 @@ export class ReportView {
   readonly #timeline = byId<HTMLOListElement>("timeline");
   readonly #conversation = byId<HTMLOListElement>("conversation");
   #lit: Element[] = [];
+  #stale = false;
   #start = -1;
   #selected = 0;
   /** The events the conversation shows: `[from, to)`. */
@@ -69,10 +70,7 @@ export class ReportView {
 
   constructor(data: ReportData) {
     this.data = { ...data, rows: [...data.rows], ids: [...data.ids], moves: [...data.moves] };
-    for (const element of document.querySelectorAll<SVGElement>("svg.chart [data-id]")) {
-      const id = element.dataset.id ?? "";
-      this.#byId.set(id, [...(this.#byId.get(id) ?? []), element]);
-    }
+    this.#findChart();
     this.#slider.addEventListener("input", () => this.select(Number(this.#slider.value), true));
     for (const list of [this.#timeline, this.#conversation]) {
       list.addEventListener("click", (event) => {
@@ -85,6 +83,29 @@ export class ReportView {
     this.#drawMarks();
     this.select(Math.max(0, this.data.rows.length - 1), true);
     document.body.dataset.ready = "true";
+  }
+
+  /** Whether the run entered a state the chart has no count for: its layout has no room for one, so it is drawn again. */
+  get chartStale(): boolean {
+    return this.#stale;
+  }
+
+  /** Puts the chart drawn again (by the studio, with the run's counts) in place of the one the page has. */
+  replaceChart(svg: string): void {
+    // The chart is the studio's own SVG, made from the machine's names and escaped there.
+    byId("chart-place").innerHTML = svg;
+    this.#findChart();
+    this.#stale = false;
+    this.#lit = [];
+    this.select(this.#selected, false);
+  }
+
+  #findChart(): void {
+    this.#byId.clear();
+    for (const element of document.querySelectorAll<SVGElement>("svg.chart [data-id]")) {
+      const id = element.dataset.id ?? "";
+      this.#byId.set(id, [...(this.#byId.get(id) ?? []), element]);
+    }
   }
 
   /** The selected event's index. */
@@ -165,7 +186,9 @@ export class ReportView {
           element.classList.toggle("end", id === update.end);
           const count = element.querySelector(":scope > text.count");
           const visits = update.visits[id];
-          if (count !== null && visits !== undefined) count.textContent = `entered ×${visits}`;
+          if (visits === undefined) continue;
+          if (count === null) this.#stale = true;
+          else count.textContent = `entered ×${visits}`;
         } else {
           element.classList.toggle("taken", (update.taken[id] ?? 0) > 0);
         }

@@ -31,7 +31,14 @@ document.addEventListener("click", (event) => {
   }
 });
 document.addEventListener("submit", (event) => {
-  if ((event.target as Element).id !== "chat") return;
+  const form = event.target as HTMLFormElement;
+  if (form.classList.contains("answer")) {
+    event.preventDefault();
+    const answer = form.querySelector<HTMLInputElement>("input[name=answer]")?.value ?? "";
+    void post(`${base}/answers`, { callId: form.dataset.call, answer }, failure);
+    return;
+  }
+  if (form.id !== "chat") return;
   event.preventDefault();
   void post(`${base}/messages`, { message: byId<HTMLInputElement>("message").value }, failure);
 });
@@ -55,15 +62,28 @@ let updating: Promise<void> | null = null;
 let again = false;
 async function update(): Promise<void> {
   const { rows, ids, moves } = view.data;
-  const answer = await fetch(`${base}/update?rows=${rows.length}&ids=${ids.length}&moves=${moves.length}`);
-  if (!answer.ok) return;
+  const version = encodeURIComponent(document.body.dataset.version ?? "");
+  const answer = await fetch(
+    `${base}/update?rows=${rows.length}&ids=${ids.length}&moves=${moves.length}&version=${version}`,
+  );
+  // 204: the page shows the run as it is; nothing to fold in.
+  if (!answer.ok || answer.status === 204) return;
   const next = (await answer.json()) as RunUpdate;
+  document.body.dataset.version = next.version;
   view.fold(next);
-  drawPanel(panelHtml(next.studio, next.header.waiting).text);
+  drawPanel(panelHtml(next.studio, next.header.waiting, next.header.questions).text);
   // The text the model streamed is in the log once its reply is.
   if (next.rows.length > 0) byId("streaming").textContent = "";
   document.body.dataset.updates = String(Number(document.body.dataset.updates ?? 0) + 1);
   document.dispatchEvent(new Event("studio:updated"));
+  // Drawn again after the update is counted: the chart is the slow part, and the rest is on the page.
+  if (view.chartStale) {
+    const chart = await fetch(`${base}/chart`);
+    if (chart.ok) {
+      view.replaceChart(((await chart.json()) as { chart: string }).chart);
+      document.body.dataset.charts = String(Number(document.body.dataset.charts ?? 0) + 1);
+    }
+  }
 }
 /** One update at a time; a change heard during one is fetched once it is done. */
 function changed(): void {

@@ -1,8 +1,8 @@
-import { chainCallId, type ToolCall } from "../../core-api.js";
+import { chainCallId, type PendingQuestion, type ToolCall } from "../../core-api.js";
 import { type Html, html } from "../../html/client/html.js";
 import type { ReportData, RunUpdate, StudioView } from "../../html/client/page-data.js";
 import { panelHtml } from "../../html/client/panel-html.js";
-import { childData, dataScript, pageOf, reportParts, runHeader } from "../../html/report.js";
+import { childData, dataScript, pageOf, reportParts, runHeader, TIMELINE_WINDOW } from "../../html/report.js";
 import { reportData } from "../../html/report-data.js";
 import type { ChildRun } from "../../trace/child-runs.js";
 import type { RunTrace } from "../../trace/run-trace.js";
@@ -19,6 +19,8 @@ export interface RunPageOptions {
   readonly failure: string | undefined;
   /** The calls the run's tree waits on, with chained ids (its children's under their calls). */
   readonly waiting: readonly ToolCall[];
+  /** The questions the run's tree waits on, with chained ids the same way. */
+  readonly questions: readonly PendingQuestion[];
   /** For an agent tool's child run: the run that called it, and the call; its calls are decided from there. */
   readonly calledBy: { readonly runId: string; readonly callId: string } | null;
   /** The child runs of its agent tool calls, each a link to its page. */
@@ -38,19 +40,26 @@ export function studioView(trace: RunTrace, options: RunPageOptions): StudioView
       calledBy === null
         ? []
         : trace.waiting.map((call) => ({ id: chainCallId(calledBy.callId, call.id), name: call.name })),
+    ownQuestions: calledBy === null ? [] : trace.questions.map((question) => chainCallId(calledBy.callId, question.id)),
   };
 }
 
 /** The run page: the report's parts with the studio's bar on top, kept live by the studio's script. */
-export async function renderRunPage(trace: RunTrace, runId: string, options: RunPageOptions): Promise<string> {
+export async function renderRunPage(
+  trace: RunTrace,
+  runId: string,
+  options: RunPageOptions,
+  data: ReportData = runData(trace, options),
+  version = "",
+): Promise<string> {
   const label = `${options.storeLabel} · ${runId}`;
-  const parts = await reportParts(trace, { runId, label }, options.children, { program: null, chartOpen: false });
-  const panel = panelHtml(studioView(trace, options), parts.header.waiting);
+  const parts = await reportParts(trace, { runId, label }, options.children, { program: null, chartOpen: false, data });
+  const panel = panelHtml(studioView(trace, options), parts.header.waiting, parts.header.questions);
   return pageOf({
     title: `agentloop studio · ${runId}`,
     style: parts.style + STUDIO_CSS,
     head: html`<meta name="studio-token" content="${options.token}">\n`,
-    bodyAttributes: html` data-run="${runId}"`,
+    bodyAttributes: html` data-run="${runId}" data-version="${version}"`,
     body: html`<nav class="studio-bar" id="studio-panel">${panel}</nav>\n${parts.body}\n${dataScript(parts.data)}`,
     script: { src: scriptAddress(STUDIO_SCRIPTS.run) },
   });
@@ -63,12 +72,24 @@ export interface Known {
   readonly moves: number;
 }
 
-/** What changed in a run since the page's `known` data, as JSON the page folds in. */
-export function runUpdate(trace: RunTrace, runId: string, options: RunPageOptions, known: Known): RunUpdate {
-  const data: ReportData = reportData(trace, 0, options.waiting);
+/** The data a run's page draws from: one pass over its whole fold, so the studio keeps it with the page. */
+export function runData(trace: RunTrace, options: RunPageOptions): ReportData {
+  return reportData(trace, TIMELINE_WINDOW, options.waiting, options.questions);
+}
+
+/** What changed in a run since the page's `known` data (`data` is the run's, as `runData` gives it), as JSON the page folds in. */
+export function runUpdate(
+  trace: RunTrace,
+  runId: string,
+  options: RunPageOptions,
+  known: Known,
+  data: ReportData = runData(trace, options),
+  version = "",
+): RunUpdate {
   // Rows only ever grow; a page that has more than the run (its log was cut) gets every row again.
   const from = known.rows > data.rows.length ? { rows: 0, ids: 0, moves: 0 } : known;
   return {
+    version,
     from,
     rows: data.rows.slice(from.rows),
     ids: data.ids.slice(from.ids),
@@ -76,7 +97,7 @@ export function runUpdate(trace: RunTrace, runId: string, options: RunPageOption
     notes: data.notes,
     marks: data.marks,
     compactions: data.compactions,
-    header: runHeader(runId, trace, options.waiting),
+    header: runHeader(runId, trace, options.waiting, options.questions),
     visits: Object.fromEntries(trace.visits),
     taken: Object.fromEntries(trace.taken),
     end: trace.state,

@@ -27,6 +27,8 @@ export const STUDIO_CSS = `
 .studio-bar .wait{display:inline-flex;flex-wrap:wrap;gap:.3rem;align-items:center}
 .studio-bar button:focus-visible,.studio-bar a:focus-visible{outline:3px solid #fbbf24;outline-offset:2px}
 .table-scroll{overflow-x:auto}
+.studio-bar form.answer label{color:#e5e7eb;font-size:13px}
+.studio-bar form.answer input{min-width:0;max-width:16rem}
 .evals tr.regressed,.evals tr.fail{background:#fee2e2}.evals tr.improved{background:#dcfce7}
 .evals td.fell{color:#b91c1c;font-weight:600}.evals td.rose{color:#15803d;font-weight:600}
 .badge.regressed{background:#fee2e2}.badge.improved{background:#dcfce7}.badge.new{background:#dbeafe}

@@ -73,9 +73,39 @@ export class StudioActions {
   async decide(runId: string, decisions: Decisions, events: readonly StoredEvent[]): Promise<void> {
     const registry = this.#registry();
     const model = await this.#model(events, "failWhenCalled");
-    this.#drive(runId, (onEvent) =>
+    void this.#drive(runId, (onEvent) =>
       resumeAgent(runId, model, registry, { store: this.#setup.store, decisions, onEvent }),
     );
+  }
+
+  /**
+   * Resumes a run paused on questions with `answers`; resolves once it is under way (its first
+   * event is logged). An answer the run refuses (one that does not fit its question's shape) is
+   * refused here, in one line, and nothing is logged.
+   */
+  async answer(
+    runId: string,
+    answers: Readonly<Record<string, unknown>>,
+    events: readonly StoredEvent[],
+  ): Promise<void> {
+    const registry = this.#registry();
+    const model = await this.#model(events, "failWhenCalled");
+    let started: () => void = () => {};
+    const underWay = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const run = this.#drive(runId, (onEvent) =>
+      resumeAgent(runId, model, registry, {
+        store: this.#setup.store,
+        answers,
+        onEvent: (event) => {
+          started();
+          onEvent(event);
+        },
+      }),
+    );
+    const refused = await Promise.race([underWay.then(() => null), run]);
+    if (refused !== null) throw new ActionError(400, refused);
   }
 
   /** Starts a new run of `task`; resolves with its id once it is under way. */
@@ -84,7 +114,7 @@ export class StudioActions {
     const model = await this.#model([], "refuse");
     const runId = newRunId("run");
     const options = { ...CLI_RUN_DEFAULTS, store: this.#setup.store, runId };
-    this.#drive(runId, (onEvent) => runAgent(task, model, registry, { ...options, onEvent }));
+    void this.#drive(runId, (onEvent) => runAgent(task, model, registry, { ...options, onEvent }));
     return runId;
   }
 
@@ -92,7 +122,7 @@ export class StudioActions {
   async chat(runId: string, message: string, events: readonly StoredEvent[]): Promise<void> {
     const registry = this.#registry();
     const model = await this.#model(events, "refuse");
-    this.#drive(runId, (onEvent) =>
+    void this.#drive(runId, (onEvent) =>
       continueAgent(runId, message, model, registry, { store: this.#setup.store, onEvent }),
     );
   }
@@ -118,7 +148,8 @@ export class StudioActions {
     });
   }
 
-  #drive(runId: string, go: (onEvent: (event: AgentStreamEvent) => void) => Promise<unknown>): void {
+  /** Drives a run in the background; resolves with its failure's message when it fails, else with `null` once it is over. */
+  #drive(runId: string, go: (onEvent: (event: AgentStreamEvent) => void) => Promise<unknown>): Promise<string | null> {
     if (this.#busy.has(runId)) throw new ActionError(409, `run '${runId}' is already going on from this studio`);
     this.#busy.add(runId);
     this.failures.delete(runId);
@@ -129,10 +160,12 @@ export class StudioActions {
         for (const listener of this.deltas) listener(to, event.text);
       }
     };
-    go(onEvent)
+    return go(onEvent)
+      .then(() => null)
       .catch((error: unknown) => {
         this.failures.set(runId, messageOf(error));
         for (const listener of this.failed) listener(runId);
+        return messageOf(error);
       })
       .finally(() => this.#busy.delete(runId));
   }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { isRunId, type ToolCall } from "../../core-api.js";
-import { type ChildRun, childRunsOf, treeWaiting } from "../../trace/child-runs.js";
+import { isRunId, type PendingQuestion, type ToolCall } from "../../core-api.js";
+import { type ChildRun, childRunsOf, treeQuestions, treeWaiting } from "../../trace/child-runs.js";
 import type { RunTrace } from "../../trace/run-trace.js";
 import type { StoreWatcher } from "../watch/run-set.js";
 import type { WatchedRun } from "../watch/watched-run.js";
@@ -49,13 +49,17 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
   response.end(JSON.stringify(value));
 }
 
-/** A run's child runs (its agent tool calls') read from the store, and the calls its tree waits on, with chained ids. */
+/** A run's child runs (its agent tool calls') read from the store, and the calls and questions its tree waits on, with chained ids. */
 export async function treeOf(
   context: StudioContext,
   runId: string,
   trace: RunTrace,
-): Promise<{ readonly children: readonly ChildRun[]; readonly waiting: readonly ToolCall[] }> {
+): Promise<{
+  readonly children: readonly ChildRun[];
+  readonly waiting: readonly ToolCall[];
+  readonly questions: readonly PendingQuestion[];
+}> {
   const log = { store: context.actions.store, runId, label: runId, storePath: context.storeLabel };
   const children = await childRunsOf(log, trace);
-  return { children, waiting: treeWaiting(trace, children) };
+  return { children, waiting: treeWaiting(trace, children), questions: treeQuestions(trace, children) };
 }

@@ -6,7 +6,7 @@ import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } fr
 /** Bytes a request body may hold. */
 const MAX_BODY = 64 * 1024;
 
-/** Answers a POST: a decision on a waiting call, a fork, a new run, a next message. */
+/** Answers a POST: a decision on a waiting call, an answer to a waiting question, a fork, a new run, a next message. */
 export async function postAction(
   context: StudioContext,
   request: IncomingMessage,
@@ -44,6 +44,26 @@ export async function postAction(
     await actions.decide(runId, { [callId]: { approved: body.approved === true, ...reason } }, events);
     return sendJson(response, 202, { runId });
   }
+  if (action === "answers") {
+    const callId = text(body, "callId");
+    const calledBy = watchedRun(context, runId)?.calledBy ?? null;
+    if (calledBy !== null) {
+      throw new ActionError(
+        409,
+        `run '${runId}' is run by call '${calledBy.callId}' of run '${calledBy.runId}': answer '${chainCallId(calledBy.callId, callId)}' from there, which resumes the whole tree`,
+      );
+    }
+    const { questions } = await treeOf(context, runId, trace);
+    if (!questions.some((question) => question.id === callId)) {
+      const which =
+        questions.length === 0
+          ? "no question waits"
+          : `the questions that wait: ${questions.map((q) => q.id).join(", ")}`;
+      throw new ActionError(409, `run '${runId}' does not wait for an answer to '${callId}'; ${which}`);
+    }
+    await actions.answer(runId, { [callId]: answerOf(text(body, "answer")) }, events);
+    return sendJson(response, 202, { runId });
+  }
   if (action === "fork") {
     const keep = body.keep;
     if (typeof keep !== "number" || !Number.isSafeInteger(keep) || keep < 1 || keep > events.length) {
@@ -71,6 +91,15 @@ async function untilWatched(context: StudioContext, runId: string): Promise<void
     if (failure !== undefined) throw new ActionError(409, failure);
     await new Promise((resolve) => setTimeout(resolve, 20));
     context.watcher.poke();
+  }
+}
+
+/** An answer as the page's box gives it: JSON when it parses as JSON, else the text as it is (as `resume --answer` takes it). */
+function answerOf(typed: string): unknown {
+  try {
+    return JSON.parse(typed);
+  } catch {
+    return typed;
   }
 }
 

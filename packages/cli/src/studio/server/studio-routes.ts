@@ -1,10 +1,21 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { clientBundle } from "../../html/client-bundle.js";
+import type { ReportData } from "../../html/report-data.js";
+import { renderChartSvg } from "../../html/svg-chart.js";
 import { withTreePauses } from "../../trace/run-status.js";
+import type { RunTrace } from "../../trace/run-trace.js";
 import { renderComparePage } from "../pages/compare-page.js";
 import { renderEvalCompare, renderEvalList, renderEvalReport } from "../pages/eval-pages.js";
 import { renderListPage } from "../pages/list-page.js";
-import { type Known, type RunPageOptions, renderRefusedPage, renderRunPage, runUpdate } from "../pages/run-page.js";
+import {
+  type Known,
+  type RunPageOptions,
+  renderRefusedPage,
+  renderRunPage,
+  runData,
+  runUpdate,
+} from "../pages/run-page.js";
 import { STUDIO_SCRIPTS } from "../pages/studio-scripts.js";
 import type { RunRow } from "../watch/watched-run.js";
 import type { EvalReports } from "./eval-reports.js";
@@ -16,6 +27,8 @@ import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } fr
 export interface Request {
   readonly context: StudioContext;
   readonly pages: PageCache;
+  /** The data of the run pages made, by the same keys: a page's updates start from it. */
+  readonly views: PageCache<ReportData>;
   readonly request: IncomingMessage;
   readonly response: ServerResponse;
   readonly url: URL;
@@ -33,6 +46,7 @@ export const GET_ROUTES: readonly Route[] = [
   { path: "/", serve: listPage },
   { path: "/api/runs", serve: ({ context, response }) => sendJson(response, 200, runRows(context)) },
   { path: "/api/runs/:id/update", serve: runUpdateJson },
+  { path: "/api/runs/:id/chart", serve: runChartJson },
   { path: "/events", serve: streamEvents },
   { path: "/scripts/:name", serve: script },
   { path: "/runs/:id", serve: runPage },
@@ -51,22 +65,41 @@ function listPage({ context, response }: Request): void {
   sendHtml(response, renderListPage(context.storeLabel, context.token, canStart, (context.evals ?? null) !== null));
 }
 
-async function runPage({ context, pages, response, params }: Request): Promise<void> {
+async function runPage({ context, pages, views, response, params }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
   const run = watchedRun(context, runId);
   run?.fold();
   const refused = run?.refused;
   if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
-  const options = await runPageOptions(context, runId);
-  const waits = options.waiting.map((call) => call.id).join(" ");
-  const children = options.children.map((child) => `${child.runId}:${child.status}:${child.steps}`).join(" ");
-  const key = `${runId}\n${run?.length}\n${options.failure}\n${waits}\n${children}`;
-  const page = await pages.get(key, () => renderRunPage(traceOf(context, runId), runId, options));
+  const { trace, options, key } = await runState(context, runId);
+  const data = await views.get(key, () => runData(trace, options));
+  const page = await pages.get(key, () => renderRunPage(trace, runId, options, data, versionOf(key)));
   sendHtml(response, page);
 }
 
-/** What changed in a run since what the page has (`?rows=&ids=&moves=`), as JSON the page folds in. */
-async function runUpdateJson({ context, response, params, url }: Request): Promise<void> {
+/**
+ * A run as its page shows it, and the key that changes whenever that does (its length, its
+ * failure, the calls its tree waits on, its children): the page and its data are kept by it.
+ */
+async function runState(
+  context: StudioContext,
+  runId: string,
+): Promise<{ readonly trace: RunTrace; readonly options: RunPageOptions; readonly key: string }> {
+  const trace = traceOf(context, runId);
+  const options = await runPageOptions(context, runId, trace);
+  const waits = [...options.waiting, ...options.questions].map((call) => call.id).join(" ");
+  const children = options.children.map((child) => `${child.runId}:${child.status}:${child.steps}`).join(" ");
+  const key = `${runId}\n${trace.entries.length}\n${options.failure}\n${waits}\n${children}`;
+  return { trace, options, key };
+}
+
+/** A short name for what a run's page shows (its key's hash). */
+function versionOf(key: string): string {
+  return createHash("sha256").update(key).digest("hex").slice(0, 16);
+}
+
+/** What changed in a run since what the page has (`?rows=&ids=&moves=&version=`), as JSON the page folds in; 204 when its version is the run's. */
+async function runUpdateJson({ context, views, response, params, url }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
   const count = (name: string) => {
     const value = Number(url.searchParams.get(name) ?? "0");
@@ -74,8 +107,28 @@ async function runUpdateJson({ context, response, params, url }: Request): Promi
     return value;
   };
   const known: Known = { rows: count("rows"), ids: count("ids"), moves: count("moves") };
-  const trace = traceOf(context, runId);
-  sendJson(response, 200, runUpdate(trace, runId, await runPageOptions(context, runId), known));
+  const { trace, options, key } = await runState(context, runId);
+  const version = versionOf(key);
+  if (url.searchParams.get("version") === version) {
+    // Nothing changed since what the page shows: it has nothing to fold in, nor to draw again.
+    response.writeHead(204, { "cache-control": "no-store" });
+    response.end();
+    return;
+  }
+  const data = await views.get(key, () => runData(trace, options));
+  sendJson(response, 200, runUpdate(trace, runId, options, known, data, version));
+}
+
+/**
+ * The run's chart drawn again with its counts (`{ "chart": "<svg …>" }`): a page asks for it when the
+ * run entered a state its chart has no count for yet, which the chart's layout makes room for.
+ */
+async function runChartJson({ context, pages, response, params }: Request): Promise<void> {
+  const runId = runIdOf(params.id ?? "");
+  const { trace, key } = await runState(context, runId);
+  const path = { visits: trace.visits, taken: trace.taken, end: trace.state };
+  const chart = await pages.get(`chart\n${key}`, () => renderChartSvg(trace.chart, path));
+  sendJson(response, 200, { chart });
 }
 
 /** A page's script: one of the studio's own, compiled with the package (its address holds a hash of it, so it may be kept). */
@@ -118,8 +171,8 @@ function runRows(context: StudioContext): RunRow[] {
   return withTreePauses(rows, (row) => row.calledBy?.runId);
 }
 
-async function runPageOptions(context: StudioContext, runId: string): Promise<RunPageOptions> {
-  const { children, waiting } = await treeOf(context, runId, traceOf(context, runId));
+async function runPageOptions(context: StudioContext, runId: string, trace: RunTrace): Promise<RunPageOptions> {
+  const { children, waiting, questions } = await treeOf(context, runId, trace);
   return {
     token: context.token,
     storeLabel: context.storeLabel,
@@ -127,6 +180,7 @@ async function runPageOptions(context: StudioContext, runId: string): Promise<Ru
     hasModel: context.actions.hasModel,
     failure: context.actions.failures.get(runId),
     waiting,
+    questions,
     calledBy: watchedRun(context, runId)?.calledBy ?? null,
     children,
   };

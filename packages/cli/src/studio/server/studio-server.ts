@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { messageOf } from "../../cli-error.js";
+import type { ReportData } from "../../html/report-data.js";
 import { PageCache } from "./page-cache.js";
 import { ActionError } from "./studio-actions.js";
 import { allowed, readToken, sameToken, TOKEN_COOKIE } from "./studio-auth.js";
@@ -10,9 +11,9 @@ import { GET_ROUTES, type Request } from "./studio-routes.js";
 
 /** The studio's HTTP server (`node:http`): pages, the runs as JSON, server-sent events, and the actions. */
 export function createStudioServer(context: StudioContext): Server {
-  const pages = new PageCache();
+  const caches = { pages: new PageCache(), views: new PageCache<ReportData>() };
   return createServer((request, response) => {
-    handle(context, pages, request, response).catch((error: unknown) => {
+    handle(context, caches, request, response).catch((error: unknown) => {
       const status = error instanceof ActionError ? error.status : 500;
       if (!response.headersSent) sendJson(response, status, { error: messageOf(error) });
       else response.end();
@@ -22,7 +23,7 @@ export function createStudioServer(context: StudioContext): Server {
 
 async function handle(
   context: StudioContext,
-  pages: PageCache,
+  caches: Pick<Request, "pages" | "views">,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
@@ -45,7 +46,7 @@ async function handle(
   for (const route of GET_ROUTES) {
     const params = matchOf(route.path, segments);
     if (params === null) continue;
-    const got: Request = { context, pages, request, response, url, params };
+    const got: Request = { context, ...caches, request, response, url, params };
     return route.serve(got);
   }
   sendJson(response, 404, { error: `nothing at ${url.pathname}` });
