@@ -38,7 +38,11 @@ export function scriptedWeatherModel(beforeAnswer?: () => Promise<void>): Model 
     const last = messages.at(-1);
     // The question names a city, or the user answered which: look its weather up.
     const city =
-      last?.role === "user" ? cityIn(contentText(last.content)) : last?.role === "tool" ? answeredCity(contentText(last.content)) : null;
+      last?.role === "user"
+        ? cityIn(contentText(last.content))
+        : last?.role === "tool"
+          ? answeredCity(contentText(last.content))
+          : null;
     if (city !== null) {
       const content = `Let me look up ${city}.`;
       options?.onDelta?.({ type: "text-delta", text: content });
