@@ -1,5 +1,5 @@
 import type { AgentResult, AgentStreamEvent, EventStore, PendingQuestion, ToolCall } from "@agentloop/core";
-import { replayRun } from "@agentloop/core";
+import { contentText, replayRun } from "@agentloop/core";
 import { positionOf } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
@@ -87,7 +87,7 @@ function streamEventsOf(chatId: string, turn: Turn, paused: Paused): AgentStream
     } else if (event.type === "tool.finished") {
       const call = calls.get(event.callId);
       if (call !== undefined)
-        out.push({ type: "tool-finished", call, content: event.content, isError: event.isError === true });
+        out.push({ type: "tool-finished", call, content: contentText(event.content), isError: event.isError === true });
     } else if (event.type === "question.answered") {
       // An answer is its question's result, as the page showed it once given.
       const call = calls.get(event.callId);

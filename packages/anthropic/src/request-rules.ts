@@ -1,4 +1,5 @@
 import type { Message } from "@agentloop/core";
+import { contentText } from "@agentloop/core/adapter";
 import { AnthropicRequestError } from "./errors.js";
 
 type Rule = (value: unknown, params: Readonly<Record<string, unknown>>, maxTokens: number) => string | undefined;
@@ -56,7 +57,7 @@ export function refuseUnsupportedOptions(params: Readonly<Record<string, unknown
  * a 400 ("all messages must have non-empty content..."): the caller can fix it, nothing is sent.
  */
 export function refuseEmptyUserMessages(messages: readonly Message[]): void {
-  const index = messages.findIndex((message) => message.role === "user" && message.content.trim() === "");
+  const index = messages.findIndex((message) => message.role === "user" && contentText(message.content).trim() === "");
   if (index >= 0) {
     throw new AnthropicRequestError(
       `message ${index} (user) is empty: the Messages API refuses empty content; give the run a task with some text`,

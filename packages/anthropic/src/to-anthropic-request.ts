@@ -7,6 +7,7 @@ import type {
   ToolChoice as ToolChoiceParam,
 } from "@anthropic-ai/sdk/resources/messages";
 import { assistantBlocks, isErrorObservation } from "./assistant-blocks.js";
+import { contentBlocks } from "./content-blocks.js";
 
 /** The agent's message list in the Messages API's terms: the system prompt apart, then alternating turns. */
 export interface AnthropicPrompt {
@@ -24,7 +25,8 @@ interface Turn {
  * `system` prompt. An assistant message becomes one turn: its thinking blocks first and unchanged,
  * its text (when not blank), one `tool_use` block per call (see `assistantBlocks`); the tool
  * messages after it become `tool_result` blocks, all in one user turn and in call order, marked
- * `is_error` for an error observation. Consecutive blocks of the same role share one turn, so
+ * `is_error` for an error observation. Content parts become text, `image` and `document` blocks
+ * (see `contentBlocks`), in a user turn or inside the tool result. Consecutive blocks of the same role share one turn, so
  * roles always alternate.
  */
 export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt {
@@ -41,7 +43,7 @@ export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt
         system.push(message.content);
         break;
       case "user":
-        push("user", [{ type: "text", text: message.content }]);
+        push("user", contentBlocks(message.content));
         break;
       case "assistant": {
         // A reply with nothing to send back (an empty answer) is left out: the API refuses empty turns.
@@ -54,7 +56,7 @@ export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt
           {
             type: "tool_result",
             tool_use_id: message.toolCallId,
-            content: message.content,
+            content: typeof message.content === "string" ? message.content : contentBlocks(message.content),
             ...(isErrorObservation(message) ? { is_error: true } : {}),
           },
         ]);

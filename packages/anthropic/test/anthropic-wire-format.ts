@@ -165,6 +165,37 @@ function unanswered(ids: readonly string[]): string {
   return `\`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
 }
 
+/**
+ * An `image` block (source `base64` of JPEG, PNG, GIF or WebP, or `url`) or a `document` block
+ * (source `base64` of a PDF, `url`, or `text` of plain text; optional `title`), as the Messages API takes them.
+ */
+function checkMedia(check: WireChecker, block: Record<string, unknown>, at: string): void {
+  check.keys(block, at, ["type", "source"], block.type === "document" ? ["title", "cache_control"] : ["cache_control"]);
+  const source = block.source;
+  if (!check.object(source, `${at}.source`)) return;
+  if (source.type === "url") {
+    check.keys(source, `${at}.source`, ["type", "url"]);
+    if (check.string(source.url, `${at}.source.url`, true) && !/^https?:/.test(source.url)) {
+      check.fail(`${at}.source.url`, "must be an http(s) URL");
+    }
+    return;
+  }
+  const media = block.type === "image" ? ["image/jpeg", "image/png", "image/gif", "image/webp"] : ["application/pdf"];
+  if (source.type === "base64") {
+    check.keys(source, `${at}.source`, ["type", "media_type", "data"]);
+    check.oneOf(source.media_type, `${at}.source.media_type`, media);
+    if (check.string(source.data, `${at}.source.data`, true) && !/^[A-Za-z0-9+/]+={0,2}$/.test(source.data)) {
+      check.fail(`${at}.source.data`, "must be base64");
+    }
+  } else if (source.type === "text" && block.type === "document") {
+    check.keys(source, `${at}.source`, ["type", "media_type", "data"]);
+    check.oneOf(source.media_type, `${at}.source.media_type`, ["text/plain"]);
+    check.string(source.data, `${at}.source.data`);
+  } else {
+    check.fail(`${at}.source.type`, `unknown source type ${JSON.stringify(source.type)}`);
+  }
+}
+
 /** The API's refusal of text blocks that are empty or only whitespace. */
 function checkText(check: WireChecker, block: Record<string, unknown>): void {
   if (typeof block.text !== "string")
@@ -190,11 +221,29 @@ function checkUserBlocks(
     } else if (block.type === "tool_result") {
       check.keys(block, at, ["type", "tool_use_id"], ["content", "is_error", "cache_control"]);
       if (textSeen) check.fail(at, "tool_result blocks must come before any text in the user turn");
-      if ("content" in block) check.string(block.content, `${at}.content`);
+      if ("content" in block && typeof block.content !== "string" && check.array(block.content, `${at}.content`)) {
+        for (const [inner, part] of block.content.entries()) {
+          const partAt = `${at}.content[${inner}]`;
+          if (!check.object(part, partAt)) continue;
+          if (part.type === "text") checkText(check, part);
+          else if (part.type === "image" || part.type === "document") checkMedia(check, part, partAt);
+          else
+            check.fail(
+              `${partAt}.type`,
+              `a tool result takes text, image or document blocks, got ${JSON.stringify(part.type)}`,
+            );
+        }
+      } else if ("content" in block) check.string(block.content, `${at}.content`);
       if ("is_error" in block) check.oneOf(block.is_error, `${at}.is_error`, [true, false]);
       if (check.string(block.tool_use_id, `${at}.tool_use_id`, true)) answered.push(block.tool_use_id);
+    } else if (block.type === "image" || block.type === "document") {
+      checkMedia(check, block, at);
+      textSeen = true;
     } else {
-      check.fail(`${at}.type`, `a user turn takes text or tool_result blocks, got ${JSON.stringify(block.type)}`);
+      check.fail(
+        `${at}.type`,
+        `a user turn takes text, image, document or tool_result blocks, got ${JSON.stringify(block.type)}`,
+      );
     }
   }
   const missing = open.filter((id) => !answered.includes(id));

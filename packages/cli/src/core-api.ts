@@ -18,6 +18,7 @@ export {
   agentTool,
   chainCallId,
   checkPricing,
+  contentText,
   continueAgent,
   type Decision,
   EventLogError,

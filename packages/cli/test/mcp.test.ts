@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import type { AgentResult } from "@agentloop/core";
+import { type AgentResult, contentText } from "@agentloop/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The MCP package's test server, written with the official SDK: run as a child over stdio, or served over HTTP here.
 import { startHttpServer } from "../../mcp/test/fixtures/servers.mjs";
@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => http.close());
 
 function observations(result: AgentResult): string[] {
-  return result.messages.flatMap((message) => (message.role === "tool" ? [message.content] : []));
+  return result.messages.flatMap((message) => (message.role === "tool" ? [contentText(message.content)] : []));
 }
 
 describe("agentloop run with MCP servers", () => {

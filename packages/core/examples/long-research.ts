@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   asks,
+  contentText,
   final,
   MemoryEventStore,
   type Model,
@@ -26,7 +27,7 @@ const model = scriptedModel([...script, final("Six pages read; the report holds 
 
 // The summarizer is any model, called without tools; here a cheap one that is scripted too.
 const summarizer: Model = (messages) => {
-  const pages = messages.at(-1)?.content.match(/page \d+/g) ?? [];
+  const pages = contentText(messages.at(-1)?.content ?? "").match(/page \d+/g) ?? [];
   return { content: `Read so far: ${pages.join(", ")}.`, toolCalls: [] };
 };
 
@@ -49,7 +50,7 @@ assert.deepEqual(
   last.slice(0, 3).map((m) => m.role),
   ["system", "user", "user"],
 );
-assert.match(last[2]?.content ?? "", /Read so far: page 1, page 2/);
+assert.match(contentText(last[2]?.content ?? ""), /Read so far: page 1, page 2/);
 assert.ok(last.length < result.messages.length - 1);
 
 // Each summary is logged before the next model call, so the view at any step comes from the log,

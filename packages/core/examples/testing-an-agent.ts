@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { asks, final, runAgent, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
+import { asks, contentText, final, runAgent, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
 
 // Test the harness, not the model: a scripted model replays fixed replies and records what it saw.
 const ran: string[] = [];
@@ -27,5 +27,5 @@ assert.deepEqual(
   [2, 4, 6],
 ); // the whole list, every call
 const lastShown = model.seen[1]?.at(-1); // what the model saw on its second call: the observation
-assert.ok(lastShown?.role === "tool" && lastShown.content.includes("must be of type number"));
+assert.ok(lastShown?.role === "tool" && contentText(lastShown.content).includes("must be of type number"));
 assert.deepEqual(ran, ["c_to_f(30)"]); // nothing ran for the invalid call

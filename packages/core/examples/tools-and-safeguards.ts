@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { asks, final, runAgent, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
+import { asks, contentText, final, runAgent, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
 
 const registry = new ToolRegistry();
 
@@ -54,7 +54,9 @@ const result = await runAgent("Tidy up.", model, registry, {
 });
 
 // Every mistake comes back to the model as an observation that says how to fix the call.
-const observations = result.messages.flatMap((message) => (message.role === "tool" ? [message.content] : []));
+const observations = result.messages.flatMap((message) =>
+  message.role === "tool" ? [contentText(message.content)] : [],
+);
 assert.equal(result.status, "done");
 assert.match(observations[0] ?? "", /^ERROR: unknown tool 'get_wether'\. Available tools: \['delete_file', /);
 assert.match(observations[1] ?? "", /^ERROR: missing required argument 'city'\. get_weather expects/);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { asks, final, runAgent, scriptedModel, ToolRegistry, tool, toolCall } from "@agentloop/core";
+import { asks, contentText, final, runAgent, scriptedModel, ToolRegistry, tool, toolCall } from "@agentloop/core";
 import { z } from "zod";
 
 // A tool is a name, a description, parameters and a function. With a zod schema (or any Standard
@@ -45,7 +45,9 @@ const model = scriptedModel([
 const result = await runAgent("Find my invoices.", model, registry);
 
 // A bad call runs nothing: the model is told which argument, by its path, and what would be valid.
-const observations = result.messages.flatMap((message) => (message.role === "tool" ? [message.content] : []));
+const observations = result.messages.flatMap((message) =>
+  message.role === "tool" ? [contentText(message.content)] : [],
+);
 assert.match(
   observations[0] ?? "",
   /^ERROR: argument 'filters\[0\]\.field' must be one of "from", "subject" \(got "date"\)/,

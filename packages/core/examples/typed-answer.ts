@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   asks,
+  contentText,
   final,
   jsonSchema,
   MemoryEventStore,
@@ -51,7 +52,7 @@ assert.equal(result.steps, 3); // the refused answer was a step
 
 // The refused answer came back to the model as a user message naming the path, in the words a
 // tool's arguments are refused in.
-const told = result.messages.filter((message) => message.role === "user").at(-1)?.content ?? "";
+const told = contentText(result.messages.filter((message) => message.role === "user").at(-1)?.content ?? "");
 assert.match(told, /^ERROR: your answer does not match the output schema: argument 'celsius' must be of type number/);
 
 // Each verdict is logged, so a replay rebuilds the value without running the schema again.

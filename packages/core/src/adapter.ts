@@ -2,8 +2,11 @@
 // JSON Pointers into a tool's schema (a `$ref`'s target), for adapters that adapt schemas on the wire.
 
 export type {
+  ContentPart,
   FinishReason,
+  MediaPart,
   Message,
+  MessageContent,
   Model,
   ModelCallOptions,
   ModelDelta,
@@ -18,7 +21,9 @@ export {
   type AdapterErrorClass,
   adapterErrorClass,
   assignCallIds,
+  base64Bytes,
   checkReply,
+  contentText,
   copyReply,
   countTokens,
   describeThrown,
@@ -27,6 +32,7 @@ export {
   MAX_ARGS_DEPTH,
   markFailure,
   type ProviderFailure,
+  partUrl,
   pointerSegments,
   readModelStream,
   retryAfterMs,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  contentText,
   forkRun,
   MemoryEventStore,
   type Message,
@@ -87,7 +88,9 @@ describe("a fork of a compacted run", () => {
     const result = await resumeAgent(fork, model, bigResults(), { store, summarizer: again });
     expect(result.status).toBe("done");
     expect(model.seen[0]?.[2]?.content).toContain("summary 1");
-    expect(again.prompts.every((prompt) => prompt[1]?.content.includes("The summary so far:"))).toBe(true);
+    expect(again.prompts.every((prompt) => contentText(prompt[1]?.content ?? "").includes("The summary so far:"))).toBe(
+      true,
+    );
   });
 });
 

@@ -1,6 +1,6 @@
 import { getShortestPaths } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
-import { agentMachine, type Message } from "../src/index.js";
+import { agentMachine, contentText, type Message } from "../src/index.js";
 import type { AgentSnapshot } from "../src/machine.js";
 import {
   CANCEL,
@@ -164,7 +164,7 @@ describe("repeated calls in the graph", () => {
         for (const path of graph.paths.filter((p) => p.state.status === "done")) {
           expect(repeatProblems(s, path)).toEqual([]);
           const tools = messagesOf(path.state).filter((m) => m.role === "tool");
-          const refusals = tools.filter((m) => m.content.includes("with the same arguments"));
+          const refusals = tools.filter((m) => contentText(m.content).includes("with the same arguments"));
           for (const m of refusals) {
             expect(m.content).toBe(
               "ERROR: lookup was asked for with the same arguments 3 times in a row, so it was not run again: the result would not change. Use the result you already have, call it with different arguments, or answer.",
@@ -224,7 +224,9 @@ describe("cancellation and final states in the graph", () => {
               content:
                 batch?.contentOf((batch?.appended ?? 0) + i) ??
                 `ERROR: ${c.name} was not run to completion: the run was cancelled.`,
-              ...(batch?.contentOf((batch?.appended ?? 0) + i)?.startsWith("{") ? {} : { isError: true }),
+              ...(contentText(batch?.contentOf((batch?.appended ?? 0) + i) ?? "").startsWith("{")
+                ? {}
+                : { isError: true }),
             })),
           );
           expect(traceProblem(after)).toBeNull();

@@ -161,14 +161,14 @@ describe("results JSON cannot carry", () => {
 
   it("a BigInt is an error observation", async () => {
     const out = await oneTool(() => 10n).execute("t", {});
-    expect(out.startsWith("ERROR: t returned a value that cannot be sent as JSON: TypeError:")).toBe(true);
+    expect(String(out).startsWith("ERROR: t returned a value that cannot be sent as JSON: TypeError:")).toBe(true);
   });
 
   it("a circular object is an error observation", async () => {
     const loop: Record<string, unknown> = { a: 1 };
     loop.self = loop;
     const out = await oneTool(() => loop).execute("t", {});
-    expect(out.startsWith("ERROR: t returned a value that cannot be sent as JSON: TypeError:")).toBe(true);
+    expect(String(out).startsWith("ERROR: t returned a value that cannot be sent as JSON: TypeError:")).toBe(true);
   });
 
   it("a function or a symbol still gives a string", async () => {
@@ -224,7 +224,7 @@ describe("tools that fail in odd ways", () => {
       const out = await oneTool(() => {
         throw thrown;
       }).execute("t", {});
-      expect(out.startsWith("ERROR: t failed:")).toBe(true);
+      expect(String(out).startsWith("ERROR: t failed:")).toBe(true);
     }
   });
 
@@ -238,7 +238,7 @@ describe("tools that fail in odd ways", () => {
     const out = await oneTool(() => {
       throw nasty;
     }).execute("t", {});
-    expect(out.startsWith("ERROR: t failed:")).toBe(true);
+    expect(String(out).startsWith("ERROR: t failed:")).toBe(true);
   });
 });
 

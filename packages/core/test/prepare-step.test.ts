@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   asks,
+  contentText,
   final,
   MemoryEventStore,
   type Model,
@@ -24,7 +25,7 @@ function recording(replies: readonly ModelReply[]) {
     calls.push({
       tools: tools.map((spec: ToolSpec) => spec.name),
       toolChoice: options.toolChoice,
-      system: messages[0]?.content ?? "",
+      system: contentText(messages[0]?.content ?? ""),
     });
     return model(messages, tools, options);
   };

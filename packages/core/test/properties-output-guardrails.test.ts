@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   type AgentResult,
+  contentText,
   forkRun,
   type Guardrail,
   MemoryEventStore,
@@ -162,7 +163,7 @@ describe("typed answers and guardrails, over random runs", () => {
         expect(result.steps).toBeLessThanOrEqual(plan.maxSteps);
         expect(model.seen).toHaveLength(expected.steps);
         expect(result.guardrail).toEqual(expected.tripped);
-        const errors = result.messages.filter((m) => m.role === "user" && m.content.startsWith("ERROR:"));
+        const errors = result.messages.filter((m) => m.role === "user" && contentText(m.content).startsWith("ERROR:"));
         expect(errors.length).toBeLessThanOrEqual(plan.outputRetries);
         if (result.status === "done") expect(result.output).toEqual({ celsius: result.steps });
         else expect(result.output).toBeUndefined();

@@ -4,6 +4,7 @@ import type { InspectionEvent } from "xstate";
 import {
   type AgentResult,
   type Approver,
+  contentText,
   countTokens,
   type Decision,
   MemoryEventStore,
@@ -364,7 +365,7 @@ async function checkLog(o: Outcome): Promise<void> {
   const decided = log.flatMap((e) => (e.type === "approval.decided" ? [e.callId] : []));
   expect(new Set(decided).size).toBe(decided.length);
   for (const m of result.messages) {
-    if (m.role !== "tool" || m.name !== "risky" || m.content.includes("not run to completion")) continue;
+    if (m.role !== "tool" || m.name !== "risky" || contentText(m.content).includes("not run to completion")) continue;
     expect(decided).toContain(m.toolCallId);
   }
   // The tools whose functions run were started in the log in the order their functions were invoked.

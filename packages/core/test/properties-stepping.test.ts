@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { initialTransition, transition } from "xstate";
-import { type AgentResult, agentMachine, final, type Message, type ToolCall } from "../src/index.js";
+import { type AgentResult, agentMachine, contentText, final, type Message, type ToolCall } from "../src/index.js";
 import { type AgentEvent, type AgentSnapshot, messagesOf } from "../src/machine.js";
 import { assistantOf, inputOf, makeRegistry, planArb, run } from "./spec-plans.js";
 import { STATE_OF } from "./trace.js";
@@ -71,7 +71,7 @@ function dueMessages(
 function afterEvent(open: Open, event: AgentEvent): Open {
   if (event.type === "model.replied") return { calls: event.reply.toolCalls, finished: new Map() };
   if (event.type !== "tool.finished") return open;
-  return { calls: open.calls, finished: new Map([...open.finished, [event.callId, event.content]]) };
+  return { calls: open.calls, finished: new Map([...open.finished, [event.callId, contentText(event.content)]]) };
 }
 
 /** The messages `event` adds to the list, by the rules: a reply's message; a result's, once the calls before it have theirs. */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createActor, toPromise } from "xstate";
-import { agentMachine, countTokens, final, runAgent, scriptedModel } from "../src/index.js";
+import { agentMachine, contentText, countTokens, final, runAgent, scriptedModel } from "../src/index.js";
 import { DEFAULT_SYSTEM, driveEffects } from "../src/machine.js";
 import {
   assignedIds,
@@ -56,7 +56,7 @@ describe("runAgent over random model scripts", () => {
               toolCallId: ids[i]?.[j],
               name: call.name,
               content: expect.any(String),
-              ...(content.startsWith("ERROR:") ? { isError: true } : {}),
+              ...(contentText(content).startsWith("ERROR:") ? { isError: true } : {}),
             });
             // With the spec's defaults nothing is refused as a repeat: the same call again runs again.
             if (kind === "returns") {

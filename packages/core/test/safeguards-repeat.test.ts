@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   asks,
+  contentText,
   final,
   MemoryEventStore,
   type ModelReply,
@@ -79,7 +80,7 @@ function oneByOne(...calls: ToolCall[]): ModelReply[] {
 }
 
 function contents(messages: Parameters<typeof toolMessages>[0]): string[] {
-  return toolMessages(messages).map((m) => m.content);
+  return toolMessages(messages).map((m) => contentText(m.content));
 }
 
 describe("repeated calls: the guard is off by default", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   asks,
+  contentText,
   countTokens,
   final,
   type Message,
@@ -27,7 +28,7 @@ function toolMessages(messages: readonly Message[]): Extract<Message, { role: "t
 }
 
 function toolContents(messages: readonly Message[]): string[] {
-  return toolMessages(messages).map((m) => m.content);
+  return toolMessages(messages).map((m) => contentText(m.content));
 }
 
 /** The full cost of the happy path, for the budget scenarios. */
@@ -68,9 +69,9 @@ describe("seed scenarios", () => {
     expect(r.messages[2]).toMatchObject({ role: "assistant", content: "I will look up Pune first." });
     const [first, second] = toolMessages(r.messages);
     expect(first).toMatchObject({ toolCallId: "c1", name: "get_weather" });
-    expect(JSON.parse(first?.content ?? "")).toEqual({ city: "Pune", celsius: 30 });
+    expect(JSON.parse(contentText(first?.content ?? ""))).toEqual({ city: "Pune", celsius: 30 });
     expect(second).toMatchObject({ toolCallId: "c2", name: "c_to_f" });
-    expect(JSON.parse(second?.content ?? "")).toBe(86);
+    expect(JSON.parse(contentText(second?.content ?? ""))).toBe(86);
     expect(runs).toEqual([
       ["get_weather", "Pune"],
       ["c_to_f", 30],
@@ -117,8 +118,8 @@ describe("seed scenarios", () => {
     const tools = toolMessages(r.messages);
     expect(tools).toHaveLength(2);
     expect(tools.map((m) => m.toolCallId)).toEqual(["a", "b"]);
-    expect(JSON.parse(tools[0]?.content ?? "")).toEqual({ city: "Pune", celsius: 30 });
-    expect(JSON.parse(tools[1]?.content ?? "")).toEqual({ city: "Delhi", celsius: 35 });
+    expect(JSON.parse(contentText(tools[0]?.content ?? ""))).toEqual({ city: "Pune", celsius: 30 });
+    expect(JSON.parse(contentText(tools[1]?.content ?? ""))).toEqual({ city: "Delhi", celsius: 35 });
     expect(r.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool", "assistant"]);
     expect(runs).toEqual([
       ["get_weather", "Pune"],
@@ -248,7 +249,7 @@ describe("seed scenarios", () => {
     expect(observations.map((m) => m.toolCallId)).toEqual(["c1", "c2", "c3", "c4", "c5"]);
     // The spec's defaults refuse nothing: the tool ran on each of the five calls.
     expect(runs).toHaveLength(5);
-    expect(observations.every((m) => JSON.parse(m.content).celsius === 30)).toBe(true);
+    expect(observations.every((m) => JSON.parse(contentText(m.content)).celsius === 30)).toBe(true);
   });
 
   it("step limit: with a repeat limit that is never reached, every call runs", async () => {

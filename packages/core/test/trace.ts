@@ -1,4 +1,5 @@
 import type { AgentResult, AgentStatus, Message } from "../src/index.js";
+import { contentText } from "../src/index.js";
 import { type RunEvent, runHashSeed, type StoredEvent, stampEvent } from "../src/store.js";
 
 /** The machine's final state for each status; `awaiting_approval` is a wait inside `executingTools`, not a final state. */
@@ -24,7 +25,8 @@ export function toolMessages(messages: readonly Message[]): ToolMessage[] {
 
 /** The content of the tool message for call `id` (the first one), or undefined. */
 export function observationOf(messages: readonly Message[], id: string): string | undefined {
-  return toolMessages(messages).find((m) => m.toolCallId === id)?.content;
+  const content = toolMessages(messages).find((m) => m.toolCallId === id)?.content;
+  return content === undefined ? undefined : contentText(content);
 }
 
 /**

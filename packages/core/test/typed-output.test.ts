@@ -1,6 +1,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import {
+  contentText,
   continueAgent,
   jsonSchema,
   MemoryEventStore,
@@ -59,7 +60,7 @@ describe("structured output", () => {
     const result = await runAgent("q", model, registry, { output: schema });
     expect(result.status).toBe("done");
     expect(result.steps).toBe(3);
-    const errors = result.messages.filter((m) => m.role === "user" && m.content.startsWith("ERROR:"));
+    const errors = result.messages.filter((m) => m.role === "user" && contentText(m.content).startsWith("ERROR:"));
     expect(errors).toHaveLength(2);
     expect(errors[0]?.content).toMatch(/^ERROR: your answer does not match the output schema: the answer is not JSON/);
     expect(errors[1]?.content).toContain("place.celsius");

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   type AgentResult,
+  contentText,
   final,
   MemoryEventStore,
   type Message,
@@ -29,9 +30,9 @@ registry.register(
 );
 
 const model: Model = (messages: readonly Message[]) => {
-  const system = messages[0]?.content ?? "";
-  const city = /hot is (\w+)/.exec(messages[1]?.content ?? "")?.[1] ?? "";
-  const results = messages.filter((m) => m.role === "tool").map((m) => m.content);
+  const system = contentText(messages[0]?.content ?? "");
+  const city = /hot is (\w+)/.exec(contentText(messages[1]?.content ?? ""))?.[1] ?? "";
+  const results = messages.filter((m) => m.role === "tool").map((m) => contentText(m.content));
   if (!system.includes("Use the tools")) return final(`About 80 F in ${city}.`);
   if (results.length === 0) return { content: "", toolCalls: [toolCall("w", "get_weather", { city })] };
   if (results.length === 1) {

@@ -1,4 +1,4 @@
-import { type ToolCall, ToolRegistry } from "@agentloop/core";
+import { type MessageContent, type ToolCall, ToolRegistry } from "@agentloop/core";
 import type { RunEvent } from "@agentloop/core/store";
 
 /** A call's key: its tool name and its arguments as canonical JSON (keys sorted). */
@@ -26,7 +26,7 @@ function canonical(value: unknown): string {
  * `ERROR:` observation saying so.
  */
 export class RecordedTools extends ToolRegistry {
-  readonly #answers = new Map<string, string[]>();
+  readonly #answers = new Map<string, MessageContent[]>();
 
   constructor(events: readonly RunEvent[]) {
     super();
@@ -52,7 +52,7 @@ export class RecordedTools extends ToolRegistry {
   }
 
   /** The recorded observation of the next call of `name` with `args`, or an `ERROR:` observation when the recording has none left. */
-  override async execute(name: string, args: unknown): Promise<string> {
+  override async execute(name: string, args: unknown): Promise<MessageContent> {
     const answers = this.#answers.get(keyOf(name, args));
     const answer = answers?.shift();
     if (answer !== undefined) return answer;

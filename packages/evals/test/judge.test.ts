@@ -1,4 +1,4 @@
-import { final, MemoryEventStore, ModelError, replayRun } from "@agentloop/core";
+import { contentText, final, MemoryEventStore, type Message, ModelError, replayRun } from "@agentloop/core";
 import { describe, expect, it } from "vitest";
 import { type EvalCase, evaluate, judge, readVerdict } from "../src/index.js";
 import { scriptedRun } from "./helpers.js";
@@ -10,8 +10,8 @@ const rubric = "Full marks when the answer names the expected city.";
 /** A judge model that answers `text`, and counts its calls. */
 function judgeModel(text: string) {
   const seen: string[] = [];
-  const model = (messages: readonly { content: string }[]) => {
-    seen.push(messages.map((m) => m.content).join("\n---\n"));
+  const model = (messages: readonly Message[]) => {
+    seen.push(messages.map((m) => contentText(m.content)).join("\n---\n"));
     return final(text);
   };
   return Object.assign(model, { seen });

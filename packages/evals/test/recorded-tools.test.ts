@@ -11,7 +11,7 @@ async function recording() {
   return { events: await store.read("recorded"), runs };
 }
 
-function toolResults(messages: readonly { role: string; content: string }[]): string[] {
+function toolResults(messages: readonly { role: string; content: unknown }[]): unknown[] {
   return messages.filter((m) => m.role === "tool").map((m) => m.content);
 }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { asks, final, runAgent, scriptedModel, ToolRegistry, tool, toolCall } from "@agentloop/core";
+import { asks, contentText, final, runAgent, scriptedModel, ToolRegistry, tool, toolCall } from "@agentloop/core";
 import { mcpTools } from "@agentloop/mcp";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { McpServer } from "@modelcontextprotocol/server";
@@ -41,7 +41,9 @@ const model = scriptedModel([
 const result = await runAgent("How hot is Pune, in Fahrenheit?", model, registry);
 await client.close();
 
-const observations = result.messages.flatMap((message) => (message.role === "tool" ? [message.content] : []));
+const observations = result.messages.flatMap((message) =>
+  message.role === "tool" ? [contentText(message.content)] : [],
+);
 assert.equal(result.status, "done");
 assert.equal(observations[0], JSON.stringify('{"city":"Pune","celsius":30}'));
 assert.match(observations[1] ?? "", /^ERROR: argument 'celsius' must be of type number \(got "30"\)/);

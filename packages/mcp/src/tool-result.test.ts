@@ -1,3 +1,4 @@
+import { ContentParts } from "@agentloop/core";
 import { describe, expect, it } from "vitest";
 import { McpToolError, resultValue } from "./tool-result.js";
 
@@ -21,12 +22,29 @@ describe("resultValue", () => {
         { type: "audio", data: "AAAA", mimeType: "audio/wav" },
         { type: "resource_link", uri: "file:///a.txt", name: "a.txt" },
         { type: "resource", resource: { uri: "file:///b.txt", text: "inside b" } },
-        { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAA", mimeType: "application/octet-stream" } },
       ],
     });
-    expect(value).toBe(
-      "[audio audio/wav, 3 bytes]\n\n[resource file:///a.txt (a.txt)]\n\ninside b\n\n[resource file:///c.bin, application/octet-stream]",
-    );
+    expect(value).toBe("[audio audio/wav, 3 bytes]\n\n[resource file:///a.txt (a.txt)]\n\ninside b");
+  });
+
+  it("gives images and resources with a blob as parts, the other blocks as text parts", () => {
+    const value = resultValue({
+      content: [
+        { type: "text", text: "files:" },
+        { type: "resource", resource: { uri: "file:///c.bin", blob: "AAAA", mimeType: "application/octet-stream" } },
+        { type: "resource", resource: { uri: "urn:x", blob: "AAAA" } },
+        { type: "image", data: "AAAA", mimeType: "image/gif" },
+        { type: "audio", data: "AAAA", mimeType: "audio/wav" },
+      ],
+    });
+    expect(value).toBeInstanceOf(ContentParts);
+    expect((value as ContentParts).parts).toEqual([
+      { type: "text", text: "files:" },
+      { type: "file", mediaType: "application/octet-stream", data: "AAAA", filename: "c.bin" },
+      { type: "file", mediaType: "application/octet-stream", data: "AAAA", filename: "urn:x" },
+      { type: "image", mediaType: "image/gif", data: "AAAA" },
+      { type: "text", text: "[audio audio/wav, 3 bytes]" },
+    ]);
   });
 
   it("describes media anywhere in structured content in a line, and keeps everything else as it is", () => {

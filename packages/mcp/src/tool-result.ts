@@ -1,3 +1,4 @@
+import { type ContentPart, contentParts } from "@agentloop/core";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 
 /** A tool result the server marked `isError`: its text, as the observation's reason. */
@@ -8,9 +9,12 @@ export class McpToolError extends Error {
 type ContentBlock = CallToolResult["content"][number];
 
 /**
- * What an MCP tool result becomes for the model: `structuredContent` when the server gave it, else
- * the text of its content; images, audio and resources are described in a line each, in both. A
- * result with `isError` throws `McpToolError` with its text, which the registry turns into `ERROR:`.
+ * What an MCP tool result becomes for the model: `structuredContent` when the server gave it
+ * (media in it described in a line each); else, when its content holds an image or an embedded
+ * resource with a blob, the content as parts (`contentParts`: text, each image as an image part,
+ * each blob as a file part, the rest described in a line each); else the text of its content,
+ * audio and links described. A result with `isError` throws `McpToolError` with its text, which
+ * the registry turns into `ERROR:`.
  */
 export function resultValue(result: CallToolResult): unknown {
   const content = Array.isArray(result.content) ? result.content : [];
@@ -18,7 +22,26 @@ export function resultValue(result: CallToolResult): unknown {
     throw new McpToolError(textOf(content) || "the server reported an error and gave no text");
   }
   if (result.structuredContent !== undefined) return withoutMedia(result.structuredContent);
+  if (content.some(isPart)) return contentParts(content.map(partOf));
   return textOf(content);
+}
+
+/** Whether a block becomes a part of its own: an image, or an embedded resource with a blob. */
+function isPart(block: ContentBlock): boolean {
+  if (block.type === "image") return block.mimeType.startsWith("image/");
+  return block.type === "resource" && "blob" in block.resource && typeof block.resource.blob === "string";
+}
+
+function partOf(block: ContentBlock): ContentPart {
+  if (!isPart(block)) return { type: "text", text: describe(block) };
+  if (block.type === "image") return { type: "image", mediaType: block.mimeType, data: block.data };
+  const resource = (block as Extract<ContentBlock, { type: "resource" }>).resource as {
+    uri: string;
+    mimeType?: string;
+    blob: string;
+  };
+  const filename = resource.uri.split(/[/\\]/).pop() || resource.uri;
+  return { type: "file", mediaType: resource.mimeType ?? "application/octet-stream", data: resource.blob, filename };
 }
 
 /**

@@ -44,7 +44,10 @@ describe("mcpTools over an in-process server", () => {
       JSON.stringify(JSON.stringify({ city: "Pune", celsius: 30 })),
     );
     await expect(registry.execute("add", { a: 2, b: 3 })).resolves.toBe('{"sum":5}');
-    await expect(registry.execute("picture", {})).resolves.toBe('"here it is\\n\\n[image image/png, 8 bytes]"');
+    await expect(registry.execute("picture", {})).resolves.toEqual([
+      { type: "text", text: "here it is" },
+      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
+    ]);
     expect(calls).toEqual([{ name: "get_weather", args: { city: "Pune" } }]);
   });
 

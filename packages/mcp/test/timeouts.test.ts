@@ -28,7 +28,7 @@ async function spiedClient(): Promise<{ client: McpClient; seen: CallOptions[] }
   return { client, seen };
 }
 
-async function runAdd(client: McpClient, options: RunOptions = {}, overrides = {}): Promise<string | undefined> {
+async function runAdd(client: McpClient, options: RunOptions = {}, overrides = {}): Promise<unknown> {
   const registry = new ToolRegistry(await mcpTools(client, { include: ["add"], overrides }));
   const model = scriptedModel([asks(toolCall("c1", "add", { a: 1, b: 2 })), final("3")]);
   const result = await runAgent("Add.", model, registry, options);

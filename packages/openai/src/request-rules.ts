@@ -1,4 +1,5 @@
 import type { Message } from "@agentloop/core";
+import { contentText } from "@agentloop/core/adapter";
 import { OpenAIRequestError } from "./errors.js";
 
 /** Why a request field given to the adapter cannot be honoured, or `undefined` when it can. */
@@ -52,7 +53,7 @@ export function refuseUnsupportedOptions(params: Readonly<Record<string, unknown
  * the caller can fix, and some servers refuse it after the request is billed or queued.
  */
 export function refuseEmptyUserMessages(messages: readonly Message[]): void {
-  const index = messages.findIndex((message) => message.role === "user" && message.content.trim() === "");
+  const index = messages.findIndex((message) => message.role === "user" && contentText(message.content).trim() === "");
   if (index >= 0) {
     throw new OpenAIRequestError(
       `message ${index} (user) is empty: give the run a task, or the user's message, with some text`,

@@ -5,6 +5,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionToolChoiceOption,
 } from "openai/resources/chat/completions";
+import { toolContent, toolMedia, userContent } from "./content-parts.js";
 import { toStrictParameters } from "./strict-schema.js";
 
 /** The assistant-message field reasoning text goes back in, or `"none"` to send none back. */
@@ -15,7 +16,9 @@ export type ReasoningField = "reasoning_content" | "reasoning" | "none";
  * calls carry their arguments as JSON text: always a valid JSON object, `{}` for arguments the
  * model sent cut off or malformed (servers such as Ollama refuse anything else; the model learns
  * what it sent from the `ERROR:` observation). Each tool result refers to its call by
- * `tool_call_id`. Reasoning without a signature (the kind compatible servers send) goes back on
+ * `tool_call_id`; the images and files of tool results follow the tool messages in one user
+ * message (Chat Completions takes none in a tool message). User messages' parts are sent as
+ * `text`, `image_url` and `file` parts (see `userContent`). Reasoning without a signature (the kind compatible servers send) goes back on
  * its assistant message under `reasoningField`; signed or redacted parts are another provider's
  * and are left out.
  */
@@ -23,12 +26,28 @@ export function toOpenAIMessages(
   messages: readonly Message[],
   reasoningField: ReasoningField = "reasoning_content",
 ): ChatCompletionMessageParam[] {
-  return messages.map((message) => toOpenAIMessage(message, reasoningField));
+  const sent: ChatCompletionMessageParam[] = [];
+  let tools: Extract<Message, { role: "tool" }>[] = [];
+  for (const message of messages) {
+    if (message.role !== "tool" && tools.length > 0) {
+      const media = toolMedia(tools);
+      if (media !== null) sent.push(media);
+      tools = [];
+    }
+    if (message.role === "tool") tools.push(message);
+    sent.push(toOpenAIMessage(message, reasoningField));
+  }
+  const media = toolMedia(tools);
+  if (media !== null) sent.push(media);
+  return sent;
 }
 
 function toOpenAIMessage(message: Message, reasoningField: ReasoningField): ChatCompletionMessageParam {
-  if (message.role === "tool") return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
-  if (message.role !== "assistant") return { role: message.role, content: message.content };
+  if (message.role === "tool") {
+    return { role: "tool", tool_call_id: message.toolCallId, content: toolContent(message.content) };
+  }
+  if (message.role === "user") return { role: "user", content: userContent(message.content) };
+  if (message.role === "system") return { role: "system", content: message.content };
   const base: ChatCompletionMessageParam =
     message.toolCalls.length === 0
       ? { role: "assistant", content: message.content }

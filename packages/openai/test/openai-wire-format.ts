@@ -122,12 +122,12 @@ function checkMessages(check: WireChecker, messages: unknown[], reasoningField: 
       check.string(message.content, `${path}.content`);
     } else if (role === "user") {
       check.keys(message, path, ["role", "content"], ["name"]);
-      check.string(message.content, `${path}.content`);
+      checkContent(check, message.content, `${path}.content`, ["text", "image_url", "file"]);
     } else if (role === "assistant") {
       pending = checkAssistant(check, message, path, seenIds, reasoningField);
     } else if (role === "tool") {
       check.keys(message, path, ["role", "tool_call_id", "content"]);
-      check.string(message.content, `${path}.content`);
+      checkContent(check, message.content, `${path}.content`, ["text"]);
       const id = message.tool_call_id;
       if (!check.string(id, `${path}.tool_call_id`, true)) continue;
       if (!pending.includes(id)) {
@@ -142,6 +142,42 @@ function checkMessages(check: WireChecker, messages: unknown[], reasoningField: 
     }
   }
   if (pending.length > 0) check.fail("messages", unansweredCalls(pending));
+}
+
+/**
+ * A message's content as Chat Completions takes it: a string, or a non-empty list of parts of the
+ * allowed types: `text`, `image_url` (`{ url }`, an http(s) or base64 `data:` URL, optional
+ * `detail`), `file` (`{ file_data }` as a base64 `data:` URL, or `{ file_id }`, optional `filename`).
+ */
+function checkContent(check: WireChecker, content: unknown, path: string, types: readonly string[]): void {
+  if (typeof content === "string") return;
+  if (!check.array(content, path, true)) return;
+  for (const [index, part] of content.entries()) {
+    const at = `${path}[${index}]`;
+    if (!check.object(part, at) || !check.oneOf(part.type, `${at}.type`, types)) continue;
+    if (part.type === "text") {
+      check.keys(part, at, ["type", "text"]);
+      check.string(part.text, `${at}.text`);
+    } else if (part.type === "image_url") {
+      check.keys(part, at, ["type", "image_url"]);
+      if (!check.object(part.image_url, `${at}.image_url`)) continue;
+      check.keys(part.image_url, `${at}.image_url`, ["url"], ["detail"]);
+      if (
+        check.string(part.image_url.url, `${at}.image_url.url`, true) &&
+        !/^(https?:|data:image\/[\w.+-]+;base64,)/.test(part.image_url.url)
+      ) {
+        check.fail(`${at}.image_url.url`, "must be an http(s) URL or a base64 data: URL of an image");
+      }
+    } else {
+      check.keys(part, at, ["type", "file"]);
+      if (!check.object(part.file, `${at}.file`)) continue;
+      check.keys(part.file, `${at}.file`, [], ["file_data", "file_id", "filename"]);
+      const data = part.file.file_data;
+      if (data !== undefined && (typeof data !== "string" || !/^data:[\w.+-]+\/[\w.+-]+;base64,/.test(data))) {
+        check.fail(`${at}.file.file_data`, "must be a base64 data: URL");
+      }
+    }
+  }
 }
 
 /** OpenAI's own words for tool calls left without results. */

@@ -1,4 +1,4 @@
-import type { Message, ModelReply, ToolCall } from "@agentloop/core";
+import { contentText, type Message, type ModelReply, type ToolCall } from "@agentloop/core";
 
 /**
  * Messages and replies in the shape of the GenAI conventions' input and output message schemas
@@ -72,11 +72,11 @@ function toGenAI(message: Message): GenAIMessage {
   switch (message.role) {
     case "system":
     case "user":
-      return { role: message.role, parts: [{ type: "text", content: message.content }] };
+      return { role: message.role, parts: [{ type: "text", content: contentText(message.content) }] };
     case "tool":
       return {
         role: "tool",
-        parts: [{ type: "tool_call_response", id: message.toolCallId, response: message.content }],
+        parts: [{ type: "tool_call_response", id: message.toolCallId, response: contentText(message.content) }],
       };
     case "assistant": {
       // Redacted reasoning is opaque data for the provider, not content anyone can read.

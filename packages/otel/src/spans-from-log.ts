@@ -1,4 +1,4 @@
-import { EventLogError, type Message, shownAtStep, type ToolCall } from "@agentloop/core";
+import { contentText, EventLogError, type Message, shownAtStep, type ToolCall } from "@agentloop/core";
 import { RunFold } from "@agentloop/core/machine";
 import {
   EVENT_LOG_SCHEMA_VERSION,
@@ -128,7 +128,12 @@ class LogTrace {
         if (event.childRunId !== undefined) this.#child(event.callId, event.name, event.childRunId);
         break;
       case "tool.finished":
-        this.#turn?.endTool(this.#call(event.callId), event.content, isErrorResult(event, this.#flags), at);
+        this.#turn?.endTool(
+          this.#call(event.callId),
+          contentText(event.content),
+          isErrorResult(event, this.#flags),
+          at,
+        );
         break;
       case "approval.decided": {
         const { approved, reason } = event;

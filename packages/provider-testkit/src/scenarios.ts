@@ -1,4 +1,4 @@
-import { type AgentStatus, asks, final, type ModelReply, toolCall } from "@agentloop/core";
+import { type AgentStatus, asks, final, type MessageContent, type ModelReply, toolCall } from "@agentloop/core";
 import { WEATHER_TASK } from "@agentloop/core/testing";
 
 /** The limits of one scenario's run; `happyTokens` is what the happy path costs with the core's estimate. */
@@ -7,7 +7,8 @@ export type ScenarioLimits = (happyTokens: number) => { readonly maxSteps: numbe
 /** One of the spec's scenarios as data: the task, the model's replies, the limits and the exit it must reach. */
 export interface ConformanceScenario {
   readonly name: string;
-  readonly task: string;
+  /** Text, or content parts (the scenario with an image and a PDF). */
+  readonly task: MessageContent;
   /** A fresh copy of the script each time. */
   readonly replies: () => ModelReply[];
   readonly limits: ScenarioLimits;
@@ -30,6 +31,19 @@ export function happyScript(): ModelReply[] {
 /** The spec's scenarios in the order it lists them: every exit and every error path the model can cause. */
 export const CONFORMANCE_SCENARIOS: readonly ConformanceScenario[] = [
   { name: "happy path", task: WEATHER_TASK, replies: happyScript, limits: roomy, status: "done" },
+  {
+    name: "an image and a PDF in the task",
+    task: [
+      { type: "text", text: WEATHER_TASK },
+      // A PNG's signature, and a PDF's first bytes: each adapter sends them in its provider's form.
+      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
+      { type: "image", mediaType: "image/jpeg", data: "https://example.com/pune.jpg" },
+      { type: "file", mediaType: "application/pdf", data: "JVBERi0xLjc=", filename: "forecast.pdf" },
+    ],
+    replies: happyScript,
+    limits: roomy,
+    status: "done",
+  },
   {
     name: "two calls in one reply",
     task: "Which is hotter, Pune or Delhi?",

@@ -1,4 +1,4 @@
-import type { AgentResult } from "@agentloop/core";
+import { type AgentResult, contentText } from "@agentloop/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Balancer, freePort, startBalancer } from "../src/testing/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -73,7 +73,9 @@ describe("runs spread over two service processes, one killed mid-batch", () => {
     // tool began (the kill came after its "started" step was journaled): then it has no attempt.
     const neverBegun = results.filter((result) => {
       const charge = result.messages.find((message) => message.role === "tool" && message.toolCallId === "p1");
-      const lost = charge?.content.startsWith("ERROR: the result of charge was lost") === true;
+      const lost =
+        (charge === undefined ? "" : contentText(charge.content)).startsWith("ERROR: the result of charge was lost") ===
+        true;
       return lost && !attempts.has(`${result.runId} charge`);
     }).length;
     expect(attempts.size).toBe(RUNS * 6 - neverBegun);
@@ -89,7 +91,9 @@ describe("runs spread over two service processes, one killed mid-batch", () => {
     for (const result of results) {
       const ref = result.runId as string;
       const charge = result.messages.find((message) => message.role === "tool" && message.toolCallId === "p1");
-      const lost = charge?.content.startsWith("ERROR: the result of charge was lost") === true;
+      const lost =
+        (charge === undefined ? "" : contentText(charge.content)).startsWith("ERROR: the result of charge was lost") ===
+        true;
       if (!lost) expect(charge?.content, ref).toBe('{"charged":10}');
       // A lost charge began in the killed process, if it began at all; a charge that ended in the
       // survivor was never reported lost.

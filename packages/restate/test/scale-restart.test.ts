@@ -1,4 +1,4 @@
-import type { AgentResult } from "@agentloop/core";
+import { type AgentResult, contentText } from "@agentloop/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/testing/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -118,7 +118,9 @@ describe(`${RUNS} runs at once over two deployments, one process SIGKILLed mid-r
     for (const result of results) {
       const ref = result.runId as string;
       const charge = result.messages.find((message) => message.role === "tool" && message.toolCallId === "p1");
-      const lost = charge?.content.startsWith("ERROR: the result of charge was lost") === true;
+      const lost =
+        (charge === undefined ? "" : contentText(charge.content)).startsWith("ERROR: the result of charge was lost") ===
+        true;
       if (!lost) expect(charge?.content, ref).toBe('{"charged":10}');
       const began = attempts.get(`${ref} charge`)?.[0];
       if (lost && began !== undefined) expect(began.pid, ref).toBe(killed.pid);

@@ -1,5 +1,6 @@
 import {
   asks,
+  contentText,
   final,
   MemoryEventStore,
   replayRun,
@@ -58,8 +59,8 @@ const flaky = agentWorkflow({
   modelRetry: { initialRetryInterval: 10 },
   model: (messages, tools, options) => {
     const step = messages.filter((message) => message.role === "assistant").length + 1;
-    if (step === 2 && !failedOnce.has(messages[1]?.content ?? "")) {
-      failedOnce.add(messages[1]?.content ?? "");
+    if (step === 2 && !failedOnce.has(contentText(messages[1]?.content ?? ""))) {
+      failedOnce.add(contentText(messages[1]?.content ?? ""));
       throw new Error("the provider is busy");
     }
     return weatherModel(messages, tools, options);

@@ -3,7 +3,7 @@ import type { Message, Model, ModelReply } from "@agentloop/core";
 type ModelCallOptions = Parameters<Model>[2];
 
 import type { ServeOptions } from "@agentloop/ai-sdk";
-import { askUserTool, MemoryEventStore, ToolRegistry } from "@agentloop/core";
+import { askUserTool, contentText, MemoryEventStore, ToolRegistry } from "@agentloop/core";
 
 const CELSIUS: Readonly<Record<string, number>> = { Pune: 30, Delhi: 35, Lima: 19, Oslo: 4 };
 
@@ -38,7 +38,11 @@ export function scriptedWeatherModel(beforeAnswer?: () => Promise<void>): Model 
     const last = messages.at(-1);
     // The question names a city, or the user answered which: look its weather up.
     const city =
-      last?.role === "user" ? cityIn(last.content) : last?.role === "tool" ? answeredCity(last.content) : null;
+      last?.role === "user"
+        ? cityIn(contentText(last.content))
+        : last?.role === "tool"
+          ? answeredCity(contentText(last.content))
+          : null;
     if (city !== null) {
       const content = `Let me look up ${city}.`;
       options?.onDelta?.({ type: "text-delta", text: content });
@@ -48,7 +52,7 @@ export function scriptedWeatherModel(beforeAnswer?: () => Promise<void>): Model 
       const question = { question: "Which city?" };
       return { content: "", toolCalls: [{ id: `q-${messages.length}`, name: "ask_user", args: question }] };
     }
-    const answer = last?.role === "tool" ? answerFrom(last.content) : "I could not get the weather.";
+    const answer = last?.role === "tool" ? answerFrom(contentText(last.content)) : "I could not get the weather.";
     const words = answer.split(" ");
     for (const [i, word] of words.entries()) {
       options?.onDelta?.({ type: "text-delta", text: i === 0 ? word : ` ${word}` });

@@ -1,4 +1,4 @@
-import { type Model, type ModelReply, runAgent, ToolRegistry } from "@agentloop/core";
+import { contentText, type Model, type ModelReply, runAgent, ToolRegistry } from "@agentloop/core";
 import type { Harness, Outcome } from "../harness.js";
 import { ANSWER, C_TO_F_TOOL, decide, SYSTEM, TASK, WEATHER_TOOL } from "../scenario.js";
 import { packageVersion } from "../versions.js";
@@ -32,7 +32,7 @@ export function weatherModel(steps: number, delayMs: number): Model {
 /** An agentloop result, or the floor's (the same type), in the bench's terms. */
 export function outcomeOf(result: Awaited<ReturnType<typeof runAgent>>): Outcome {
   const toolOutputs: string[] = [];
-  for (const message of result.messages) if (message.role === "tool") toolOutputs.push(message.content);
+  for (const message of result.messages) if (message.role === "tool") toolOutputs.push(contentText(message.content));
   return {
     finished: result.status === "done",
     answer: result.answer ?? "",

@@ -3,7 +3,7 @@
 // served over HTTP/2 on 127.0.0.1:$PORT. A run's task is JSON { steps, delayMs }: its length and
 // how long each model call waits. Prints "listening <port>" once up.
 import { createServer } from "node:http2";
-import type { Model, ModelReply } from "@agentloop/core";
+import { contentText, type Model, type ModelReply } from "@agentloop/core";
 import { agentWorkflow } from "@agentloop/restate";
 import * as restate from "@restatedev/restate-sdk";
 import { weatherRegistry } from "../harnesses/agentloop.js";
@@ -11,7 +11,10 @@ import { ANSWER, decide } from "../scenario.js";
 import { bareWorkflow } from "./bare-workflow.js";
 
 const model: Model = async (messages): Promise<ModelReply> => {
-  const { steps, delayMs } = JSON.parse(messages[1]?.content ?? "{}") as { steps: number; delayMs: number };
+  const { steps, delayMs } = JSON.parse(contentText(messages[1]?.content ?? "{}")) as {
+    steps: number;
+    delayMs: number;
+  };
   const call = await decide((messages.length - 2) / 2, steps, delayMs);
   if (call === null) return { content: ANSWER, toolCalls: [] };
   return { content: "", toolCalls: [{ id: call.id, name: call.name, args: call.args }] };

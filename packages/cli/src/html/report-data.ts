@@ -1,4 +1,11 @@
-import { isErrorMessage, type Message, RUN_EVENT_TYPES, type StoredEvent, summaryMessage } from "../core-api.js";
+import {
+  contentText,
+  isErrorMessage,
+  type Message,
+  RUN_EVENT_TYPES,
+  type StoredEvent,
+  summaryMessage,
+} from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
 import {
   cacheNote,
@@ -78,7 +85,7 @@ function compactionsOf(trace: RunTrace): ReportData["compactions"] {
   return trace.entries.flatMap((entry, row) => {
     const { event } = entry;
     if (event.type !== "context.compacted") return [];
-    const summary = event.summary === undefined ? null : summaryMessage(event.summary).content;
+    const summary = event.summary === undefined ? null : contentText(summaryMessage(event.summary).content);
     return [[row, head, event.keptFrom, summary] as const];
   });
 }
@@ -152,7 +159,7 @@ function messageData(message: Message): MessageData {
     case "system":
       return [0, message.content];
     case "user":
-      return [1, message.content];
+      return [1, contentText(message.content)];
     case "assistant":
       return [
         2,
@@ -161,8 +168,8 @@ function messageData(message: Message): MessageData {
       ];
     case "tool": {
       return isErrorMessage(message)
-        ? [3, message.content, message.toolCallId, message.name, 1]
-        : [3, message.content, message.toolCallId, message.name];
+        ? [3, contentText(message.content), message.toolCallId, message.name, 1]
+        : [3, contentText(message.content), message.toolCallId, message.name];
     }
   }
 }

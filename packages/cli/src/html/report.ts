@@ -1,5 +1,5 @@
 import { stateName } from "../chart/statechart.js";
-import type { PendingQuestion } from "../core-api.js";
+import { contentText, type PendingQuestion } from "../core-api.js";
 import { shellQuote } from "../output/hints.js";
 import { type ChildRun, treeQuestions, treeWaiting } from "../trace/child-runs.js";
 import { traceStatus } from "../trace/run-status.js";
@@ -51,7 +51,7 @@ export function runHeader(
     runId,
     status,
     outcome: `${status} · ${trace.steps} steps · ${trace.tokens} tokens · ${events} events${turns}${where}`,
-    task: trace.settings.task,
+    task: contentText(trace.settings.task),
     answer: result?.answer ?? null,
     ...(result?.output !== undefined ? { output: JSON.stringify(result.output) } : {}),
     ...(refused?.type === "output.checked" && !refused.valid ? { outputProblem: refused.problem } : {}),

@@ -1,4 +1,4 @@
-import { isErrorMessage, type Message } from "../core-api.js";
+import { contentText, isErrorMessage, type Message } from "../core-api.js";
 import type { Palette } from "./colors.js";
 
 /** Observations longer than this are shortened in the timeline; the log keeps them whole. */
@@ -9,7 +9,7 @@ export function formatMessage(message: Message, colors: Palette): string {
   switch (message.role) {
     case "system":
     case "user":
-      return `${colors.dim(message.role.padEnd(9))} ${shorten(message.content)}`;
+      return `${colors.dim(message.role.padEnd(9))} ${shorten(contentText(message.content))}`;
     case "assistant": {
       const calls = message.toolCalls.map(
         (call) =>
@@ -19,7 +19,7 @@ export function formatMessage(message: Message, colors: Palette): string {
       return `${colors.magenta("assistant")} ${[text, ...calls].filter(Boolean).join("  →  ")}`;
     }
     case "tool": {
-      const content = shorten(message.content);
+      const content = shorten(contentText(message.content));
       const shown = isErrorMessage(message) ? colors.red(colors.bold(content)) : content;
       return `${colors.blue("tool".padEnd(9))} ${colors.dim(`[${message.toolCallId}]`)} ${message.name} = ${shown}`;
     }

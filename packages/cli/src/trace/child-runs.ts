@@ -1,4 +1,4 @@
-import { chainCallId, type PendingQuestion, type ToolCall, treeListing } from "../core-api.js";
+import { chainCallId, contentText, type PendingQuestion, type ToolCall, treeListing } from "../core-api.js";
 import { logPathOf } from "../setup/run-ids.js";
 import type { LogRef } from "../setup/stores.js";
 import { traceStatus } from "./run-status.js";
@@ -91,6 +91,6 @@ async function readChild(
   const status = traceStatus(trace, waiting, questions);
   const { steps, tokens } = trace.result ?? trace;
   const answer = trace.result?.answer ?? null;
-  const task = started.settings.task;
+  const task = contentText(started.settings.task);
   return { callId, name, runId, label, task, answer, status, steps, tokens, waiting, questions, children };
 }

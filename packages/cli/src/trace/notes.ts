@@ -1,3 +1,4 @@
+import { contentText } from "../core-api.js";
 import { formatDuration } from "../output/duration.js";
 import type { FoldStep } from "./log-fold.js";
 
@@ -33,7 +34,7 @@ export function notesOf(
     const { event } = entry;
     const previous = entries[index - 1];
     const gap = (times[index] ?? 0) - (times[index - 1] ?? times[index] ?? 0);
-    const lost = event.type === "tool.finished" ? LOST.exec(event.content) : null;
+    const lost = event.type === "tool.finished" ? LOST.exec(contentText(event.content)) : null;
     if (lost === null) beforeResume = index;
     const sinceStop = (times[index] ?? 0) - (times[beforeResume] ?? times[index] ?? 0);
     if (event.type === "user.messaged") {

@@ -1,4 +1,5 @@
 import type { CompactedView } from "./compacted-view.js";
+import type { MessageContent } from "./content-part.js";
 import type { TurnChecks } from "./guardrail.js";
 import { isErrorObservation } from "./log-flags.js";
 import type { Transcript } from "./transcript.js";
@@ -30,7 +31,8 @@ export { EVENT_LOG_SCHEMA_VERSION } from "./log-flags.js";
  * versions; each then means the behaviour of that version, so old logs replay exactly.
  */
 export interface RunSettings extends TurnChecks {
-  readonly task: string;
+  /** The user's first message: text, or a list of parts (normalized: see `normalizeContent`). */
+  readonly task: MessageContent;
   readonly system: string;
   /** Messages between the system message and the task: a conversation carried over from elsewhere (absent: none). */
   readonly history?: readonly Message[];
@@ -186,7 +188,7 @@ export type AgentEvent =
   | {
       readonly type: "tool.finished";
       readonly callId: string;
-      readonly content: string;
+      readonly content: MessageContent;
       /** The observation is an error (from schema 3 on; absent: a result). */
       readonly isError?: true;
       /** The child run an agent tool's call ran (from schema 4 on; absent: a plain tool). */
@@ -323,7 +325,7 @@ export type LifecycleEvent =
   | { readonly type: "run.finished"; readonly outcome: RunOutcome }
   | {
       readonly type: "user.messaged";
-      readonly content: string;
+      readonly content: MessageContent;
       /** The new turn's output schema and guardrails (absent: none). */
       readonly turn?: TurnChecks;
     };
@@ -357,7 +359,7 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
 ];
 
 /** The `tool.finished` event for an observation the tool registry made, with `isError` only when it is an error. */
-export function toolFinished(callId: string, content: string): Extract<AgentEvent, { type: "tool.finished" }> {
+export function toolFinished(callId: string, content: MessageContent): Extract<AgentEvent, { type: "tool.finished" }> {
   const event = { type: "tool.finished", callId, content } as const;
-  return isErrorObservation(content) ? { ...event, isError: true } : event;
+  return typeof content === "string" && isErrorObservation(content) ? { ...event, isError: true } : event;
 }

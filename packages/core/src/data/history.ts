@@ -1,4 +1,5 @@
 import { checkReply } from "./check-reply.js";
+import { type MessageContent, normalizeContent } from "./content-part.js";
 import { isPlainObject } from "./is-plain-object.js";
 import type { Message } from "./types.js";
 
@@ -43,9 +44,7 @@ function checkMessage(raw: unknown, at: string): Message | string {
   if (!isPlainObject(raw)) return `${at} must be a message object`;
   switch (raw.role) {
     case "user":
-      return typeof raw.content === "string"
-        ? { role: "user", content: raw.content }
-        : `${at}.content must be a string`;
+      return contentOf(raw.content, `${at}.content`, (content) => ({ role: "user", content }));
     case "assistant": {
       const { role: _role, ...reply } = raw;
       const checked = checkReply({ ...reply, toolCalls: reply.toolCalls });
@@ -55,15 +54,36 @@ function checkMessage(raw: unknown, at: string): Message | string {
     }
     case "tool": {
       const { toolCallId, name, content, isError } = raw;
-      if (typeof toolCallId !== "string" || typeof name !== "string" || typeof content !== "string") {
+      if (
+        typeof toolCallId !== "string" ||
+        typeof name !== "string" ||
+        (typeof content !== "string" && !Array.isArray(content))
+      ) {
         return `${at} must have toolCallId, name and content strings`;
       }
       if (isError !== undefined && typeof isError !== "boolean") return `${at}.isError must be a boolean`;
-      return { role: "tool", toolCallId, name, content, ...(isError === undefined ? {} : { isError }) };
+      return contentOf(content, `${at}.content`, (checked) => ({
+        role: "tool",
+        toolCallId,
+        name,
+        content: checked,
+        ...(isError === undefined ? {} : { isError }),
+      }));
     }
     case "system":
       return `${at} is a system message: give the system prompt as the 'system' option`;
     default:
       return `${at}.role must be 'user', 'assistant' or 'tool'`;
+  }
+}
+
+/** The message `make` builds from the content normalized, or the one-line reason the content is refused. */
+function contentOf(raw: unknown, at: string, make: (content: MessageContent) => Message): Message | string {
+  if (typeof raw === "string") return make(raw);
+  if (!Array.isArray(raw)) return `${at} must be a string or a list of content parts`;
+  try {
+    return make(normalizeContent(raw, at));
+  } catch (error) {
+    return (error as Error).message;
   }
 }

@@ -115,19 +115,22 @@ export function isReadableSchema(schemaVersion: number): boolean {
  * error starts `ERROR:` and a result is JSON (which never does). Read where the observation is
  * made, and for logs and messages of older versions, which carry no flag.
  */
-export function isErrorObservation(content: string): boolean {
-  return content.startsWith("ERROR:");
+export function isErrorObservation(content: string | readonly unknown[]): boolean {
+  return typeof content === "string" && content.startsWith("ERROR:");
 }
 
 /** Whether a logged tool result is an error: its `isError` when the log carries it, else its text, as older versions decided. */
 export function isErrorResult(
-  event: { readonly content: string; readonly isError?: boolean },
+  event: { readonly content: string | readonly unknown[]; readonly isError?: boolean },
   flags: LogFlags,
 ): boolean {
   return flags.toolErrorLogged ? event.isError === true : isErrorObservation(event.content);
 }
 
 /** Whether a tool message is an error: its `isError`, or for a message without one (schema-1 logs, hand-made histories) its text. */
-export function isErrorMessage(message: { readonly content: string; readonly isError?: boolean }): boolean {
+export function isErrorMessage(message: {
+  readonly content: string | readonly unknown[];
+  readonly isError?: boolean;
+}): boolean {
   return message.isError ?? isErrorObservation(message.content);
 }

@@ -1,4 +1,4 @@
-import { tokensOfLength } from "./count-tokens.js";
+import { jsonChars, tokensOfLength } from "./count-tokens.js";
 import { copyFrozenJson, deepFreeze } from "./frozen-json.js";
 import type { Message } from "./types.js";
 
@@ -16,7 +16,7 @@ export class Transcript {
   /** The shared backing array; only the first `length` items belong to this transcript. */
   readonly items: readonly Message[];
   readonly length: number;
-  /** Sum of `JSON.stringify(message).length` over the first `length` items. */
+  /** Sum of `messageChars(message)` over the first `length` items. */
   readonly chars: number;
 
   constructor(items: readonly Message[], length: number, chars: number) {
@@ -37,7 +37,7 @@ export function createTranscript(messages: readonly Message[]): Transcript {
 
 /** Returns the transcript with `message` (deep-frozen) appended; never changes what `transcript` shows. */
 export function appendMessage(transcript: Transcript, message: Message): Transcript {
-  return append(transcript, deepFreeze(message), JSON.stringify(message).length);
+  return append(transcript, deepFreeze(message), messageChars(message));
 }
 
 /**
@@ -49,8 +49,8 @@ export function appendCopy(transcript: Transcript, message: Message): Transcript
   // Plain JSON data (the usual reply) is copied directly, and parts the driver copied already are
   // kept as they are; anything JSON would change (undefined, NaN, a Date, a toJSON) takes the
   // round trip, so the copy is always what the log will hold.
-  const copy = copyFrozenJson(message, true) ?? deepFreeze(JSON.parse(json));
-  return append(transcript, copy as Message, json.length);
+  const copy = (copyFrozenJson(message, true) ?? deepFreeze(JSON.parse(json))) as Message;
+  return append(transcript, copy, typeof copy.content === "string" ? json.length : messageChars(copy));
 }
 
 function append(transcript: Transcript, message: Message, chars: number): Transcript {
@@ -63,7 +63,7 @@ function append(transcript: Transcript, message: Message, chars: number): Transc
 
 /** The transcript without its last message (of one that has one); the message stays in the backing array for the others. */
 export function withoutLast(transcript: Transcript): Transcript {
-  const chars = JSON.stringify(lastMessage(transcript)).length;
+  const chars = messageChars(lastMessage(transcript));
   return new Transcript(transcript.items, transcript.length - 1, transcript.chars - chars);
 }
 
@@ -126,6 +126,14 @@ function indexOf(key: string | symbol): number | null {
   if (typeof key !== "string" || key === "" || key.length > 15) return null;
   const n = Number(key);
   return Number.isSafeInteger(n) && n >= 0 && String(n) === key ? n : null;
+}
+
+/**
+ * What a message adds to the prompt estimate, in characters: its JSON's length, with each image or
+ * file part counted by its token estimate (`jsonChars`).
+ */
+export function messageChars(message: Message): number {
+  return typeof message.content === "string" ? JSON.stringify(message).length : jsonChars(message);
 }
 
 /** Equals `countTokens(messagesOf(transcript))`, computed from the kept length: JSON adds `[`, `]` and commas. */

@@ -1,3 +1,5 @@
+import type { MessageContent } from "./content-part.js";
+
 /** One tool call requested by the model; `id` pairs it with its tool message. */
 export interface ToolCall {
   readonly id: string;
@@ -70,7 +72,8 @@ export interface ModelReply {
 /** One entry of the append-only message list, which is also the run's trace. */
 export type Message =
   | { readonly role: "system"; readonly content: string }
-  | { readonly role: "user"; readonly content: string }
+  /** The user's message: text, or a list of parts (text, images, files). */
+  | { readonly role: "user"; readonly content: MessageContent }
   | {
       readonly role: "assistant";
       readonly content: string;
@@ -84,8 +87,8 @@ export type Message =
       readonly role: "tool";
       readonly toolCallId: string;
       readonly name: string;
-      /** The observation: the result as JSON, or a sentence starting `ERROR:`. */
-      readonly content: string;
+      /** The observation: the result as JSON, a sentence starting `ERROR:`, or the parts a tool returned (`contentParts`). */
+      readonly content: MessageContent;
       /** True when `content` is an `ERROR:` observation (absent otherwise). */
       readonly isError?: boolean;
     };

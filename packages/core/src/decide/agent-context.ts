@@ -5,6 +5,7 @@ import type {
   GuardrailChecked,
   GuardrailStage,
   GuardrailTrip,
+  MessageContent,
   RunPrices,
   RunSettings,
   StepPrepared,
@@ -36,7 +37,7 @@ export interface AgentMachineInput {
   /** The schema version of the log the settings come from (default: the current one); older logs decide as they did. */
   readonly schemaVersion?: number;
   /** The next turn of a finished run: its last context, and the user's next message. */
-  readonly continues?: { readonly context: AgentContext; readonly message: string; readonly turn?: TurnChecks };
+  readonly continues?: { readonly context: AgentContext; readonly message: MessageContent; readonly turn?: TurnChecks };
 }
 
 /** Invalid answers the model may correct in a turn when `outputRetries` is not given. */
@@ -214,7 +215,7 @@ function turnChecks(
 }
 
 /** The context of a conversation's next turn: the list goes on with the user's message, and the limits count afresh. */
-function nextTurn(context: AgentContext, message: string, turn: TurnChecks | undefined): AgentContext {
+function nextTurn(context: AgentContext, message: MessageContent, turn: TurnChecks | undefined): AgentContext {
   return {
     ...context,
     ...turnChecks(turn),

@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentRequest, Message, ModelReply, ToolCall } from "../data/index.js";
+import type { AgentEvent, AgentRequest, Message, MessageContent, ModelReply, ToolCall } from "../data/index.js";
 import {
   appendCopy,
   appendMessage,
@@ -284,7 +284,7 @@ function appendAnswered(flags: LogFlags, list: Transcript, batch: CallBatch): Pa
   return { transcript, batch: appended === batch.appended ? batch : batch.apply([], appended) };
 }
 
-function toolMessage(flags: LogFlags, call: ToolCall, content: string, isError: boolean): Message {
+function toolMessage(flags: LogFlags, call: ToolCall, content: MessageContent, isError: boolean): Message {
   const message = { role: "tool", toolCallId: call.id, name: call.name, content } as const;
   return isError && flags.errorFlagOnMessages ? { ...message, isError: true } : message;
 }

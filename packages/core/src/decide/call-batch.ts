@@ -1,4 +1,4 @@
-import type { ToolCall } from "../data/index.js";
+import type { MessageContent, ToolCall } from "../data/index.js";
 
 /** Where one call of a reply stands: not yet taken up, waiting for a decision, running, or answered. */
 export type CallState = "waiting" | "deciding" | "running" | "answered";
@@ -13,7 +13,7 @@ interface Progress {
   readonly enteredAt: number[];
   readonly runningAt: number[];
   readonly answeredAt: number[];
-  readonly contents: (string | undefined)[];
+  readonly contents: (MessageContent | undefined)[];
   /** Whether each answered call's observation is an error. */
   readonly errors: boolean[];
 }
@@ -28,7 +28,7 @@ interface Plan {
 export type CallChange =
   | { readonly kind: "enter"; readonly index: number; readonly deciding: boolean }
   | { readonly kind: "approve"; readonly index: number }
-  | { readonly kind: "answer"; readonly index: number; readonly content: string; readonly isError?: boolean };
+  | { readonly kind: "answer"; readonly index: number; readonly content: MessageContent; readonly isError?: boolean };
 
 /**
  * The calls of the last reply and where each stands, as an immutable value with O(1) reads and
@@ -80,7 +80,7 @@ export class CallBatch {
       enteredAt: new Array<number>(n).fill(Number.POSITIVE_INFINITY),
       runningAt: new Array<number>(n).fill(Number.POSITIVE_INFINITY),
       answeredAt: new Array<number>(n).fill(Number.POSITIVE_INFINITY),
-      contents: new Array<string | undefined>(n).fill(undefined),
+      contents: new Array<MessageContent | undefined>(n).fill(undefined),
       errors: new Array<boolean>(n).fill(false),
     };
     for (const [index, content] of refusals) {
@@ -124,7 +124,7 @@ export class CallBatch {
   }
 
   /** The observation of an answered call, else undefined. */
-  contentOf(index: number): string | undefined {
+  contentOf(index: number): MessageContent | undefined {
     return this.stateOf(index) === "answered" ? this.#progress.contents[index] : undefined;
   }
 

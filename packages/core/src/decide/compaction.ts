@@ -1,5 +1,5 @@
 import type { AgentRequest, CompactedView, ContextCompacted, Message, Usage } from "../data/index.js";
-import { countTokens, messagesOf, summaryMessage, viewMessages } from "../data/index.js";
+import { contentText, countTokens, messageChars, messagesOf, summaryMessage, viewMessages } from "../data/index.js";
 import { type AgentContext, promptTokens } from "./agent-context.js";
 import { type CompactionState, isCompacted } from "./compaction-state.js";
 import { charge, wouldOverspend } from "./cost.js";
@@ -54,8 +54,9 @@ export function summaryPrompt(context: AgentContext, keptFrom: number): Message[
 }
 
 function messageLines(message: Message): string[] {
-  if (message.role === "tool") return [`[tool ${message.name} answered call ${message.toolCallId}] ${message.content}`];
-  if (message.role !== "assistant") return [`[${message.role}] ${message.content}`];
+  if (message.role === "tool")
+    return [`[tool ${message.name} answered call ${message.toolCallId}] ${contentText(message.content)}`];
+  if (message.role !== "assistant") return [`[${message.role}] ${contentText(message.content)}`];
   const calls = message.toolCalls.map(
     (call) => `[assistant called ${call.name} as ${call.id}] ${JSON.stringify(call.args)}`,
   );
@@ -108,7 +109,7 @@ export function recordCompaction(context: AgentContext, event: ContextCompacted)
   const { items } = context.transcript;
   let hiddenChars = compaction.hiddenChars;
   for (let index = compaction.keptFrom; index < event.keptFrom; index++) {
-    hiddenChars += JSON.stringify(items[index]).length;
+    hiddenChars += messageChars(items[index] as Message);
   }
   const summary = event.summary ?? null;
   const summaryChars = summary === null ? 0 : JSON.stringify(summaryMessage(summary)).length;

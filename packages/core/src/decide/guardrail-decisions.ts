@@ -1,5 +1,5 @@
 import type { AgentRequest, GuardrailChecked, GuardrailStage, GuardrailTrip, Message } from "../data/index.js";
-import { lastMessage } from "../data/index.js";
+import { contentText, lastMessage } from "../data/index.js";
 import type { AgentContext, GuardStage } from "./agent-context.js";
 
 /**
@@ -25,7 +25,8 @@ export function startGuard(
   stage: GuardrailStage,
 ): { changes: Partial<AgentContext>; requests: AgentRequest[] } {
   const names = context.guardrails[stage];
-  const text = stage === "input" ? (lastMessage(context.transcript) as Message).content : (context.answer ?? "");
+  const text =
+    stage === "input" ? contentText((lastMessage(context.transcript) as Message).content) : (context.answer ?? "");
   const requests = names.map(
     (name, index): AgentRequest => ({
       type: "checkGuardrail",

@@ -4,6 +4,7 @@ import {
   END_STATUSES,
   type EndStatus,
   EVENT_LOG_SCHEMA_VERSION,
+  isHeldContent,
   isPlainObject,
   isReadableSchema,
   type LogFlags,
@@ -104,7 +105,9 @@ function eventProblem(value: unknown, position: number): string | null {
       if (!isString(value.callId) || !isString(value.name)) return "needs callId and name strings";
       return isOptional(value.childRunId, isString) ? null : "has a childRunId that is not a string";
     case "tool.finished":
-      if (!isString(value.callId) || !isString(value.content)) return "needs callId and content strings";
+      if (!isString(value.callId) || !isHeldContent(value.content)) {
+        return "needs a callId string and a content string or list of content parts";
+      }
       if (!isOptional(value.childRunId, isString) || !isOptional(value.tokens, isCount)) {
         return "has a childRunId that is not a string or tokens that are not a whole number";
       }
@@ -121,7 +124,7 @@ function eventProblem(value: unknown, position: number): string | null {
     case "run.finished":
       return outcomeProblem(value.outcome);
     case "user.messaged":
-      if (!isString(value.content)) return "needs a content string";
+      if (!isHeldContent(value.content)) return "needs a content string or list of content parts";
       return value.turn === undefined ? null : turnProblem(value.turn, "turn.");
     case "context.compacted":
       return compactedProblem(value);
@@ -208,7 +211,9 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   const settings = value.settings;
   if (!isPlainObject(settings)) return "has no settings";
   const { task, system, maxSteps, tokenBudget, tools } = settings;
-  if (!isString(task) || !isString(system)) return "needs settings.task and settings.system strings";
+  if (!isHeldContent(task) || !isString(system)) {
+    return "needs settings.task (a string or a list of content parts) and a settings.system string";
+  }
   if (!isCount(maxSteps)) return "needs a whole settings.maxSteps";
   // JSON has no Infinity: an unlimited budget is logged as null.
   if (tokenBudget !== null && !isTokens(tokenBudget)) return "needs settings.tokenBudget";

@@ -1,3 +1,4 @@
+import { contentText } from "../data/index.js";
 import { parseEventLog, type RunOutcome, type StoredEvent } from "./event-log.js";
 import { EventLogError } from "./event-log-error.js";
 
@@ -51,7 +52,7 @@ export function summarize(runId: string, events: readonly StoredEvent[]): RunSum
   const last = events.at(-1);
   return {
     runId,
-    task: started.settings.task,
+    task: contentText(started.settings.task),
     startedAt: started.at,
     events: events.length,
     outcome: last?.type === "run.finished" ? last.outcome : null,

@@ -1,5 +1,12 @@
 import type { AgentResult, Decision, Model, RunEvent, RunSettings, StoredEvent, TurnChecks } from "../data/index.js";
-import { escapeCallId, logFlags, type ToolCall, unescapeCallId } from "../data/index.js";
+import {
+  escapeCallId,
+  logFlags,
+  type MessageContent,
+  normalizeContent,
+  type ToolCall,
+  unescapeCallId,
+} from "../data/index.js";
 import { canonicalJson, pendingApprovals, pendingQuestions } from "../decide/index.js";
 import {
   EventLogError,
@@ -311,14 +318,14 @@ async function routeDecisions(
  */
 export async function continueAgent<Output extends ToolSchema = never>(
   runId: string,
-  message: string,
+  message: MessageContent,
   model: Model,
   registry: ToolRegistry,
   options: ContinueOptions<Output>,
 ): Promise<AgentResult<OutputOf<Output>>> {
   checkRunOptions(options);
-  if (typeof message !== "string") throw new TypeError(`message must be a string; got ${describe(message)}`);
-  const held = holding(options.store, runId, () => continueHeld(runId, message, model, registry, options));
+  const content = normalizeContent(message, "message");
+  const held = holding(options.store, runId, () => continueHeld(runId, content, model, registry, options));
   // The answer's value is checked against `output` before it is logged: its type is the schema's.
   return held as Promise<AgentResult<OutputOf<Output>>>;
 }
@@ -330,7 +337,7 @@ export interface ContinueOptions<Output extends ToolSchema = ToolSchema>
 
 async function continueHeld(
   runId: string,
-  message: string,
+  message: MessageContent,
   model: Model,
   registry: ToolRegistry,
   options: ContinueOptions,

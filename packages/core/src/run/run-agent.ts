@@ -1,5 +1,5 @@
 import { createActor, type InspectionEvent, type Observer } from "xstate";
-import type { AgentResult, Decision, PendingQuestion, ToolCall } from "../data/index.js";
+import type { AgentResult, Decision, MessageContent, PendingQuestion, ToolCall } from "../data/index.js";
 import {
   EVENT_LOG_SCHEMA_VERSION,
   messagesOf,
@@ -63,7 +63,7 @@ export interface RunOptions<Output extends ToolSchema = ToolSchema>
  * `TypeError` or `RangeError` for options that make no sense, before anything is logged.
  */
 export function runAgent<Output extends ToolSchema = never>(
-  task: string,
+  task: MessageContent,
   model: ModelWithLimits,
   registry: ToolRegistry,
   options: RunOptions<Output> = {},
@@ -74,7 +74,7 @@ export function runAgent<Output extends ToolSchema = never>(
 
 /** Starts a run as `runAgent` does; a child run's `run.started` names its `parent` run and call. */
 export async function startRun(
-  task: string,
+  task: MessageContent,
   model: ModelWithLimits,
   registry: ToolRegistry,
   options: RunOptions & Pick<EffectPorts, "answers">,

@@ -1,5 +1,5 @@
 import type { AgentEvent, AgentRequest, AgentResult, Model, ModelDelta, RunEvent } from "../data/index.js";
-import { listView, messagesOf, RunEnd, usedCallIds } from "../data/index.js";
+import { contentText, listView, messagesOf, RunEnd, usedCallIds } from "../data/index.js";
 import type { AgentSnapshot } from "../decide/index.js";
 import type { Journal } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
@@ -461,7 +461,13 @@ export class RunLoop {
       this.#tell({ type: "guardrail-checked", verdict: answer.event });
     } else if (answer.type === "tool-result" || answer.type === "tool-error" || answer.type === "tool-lost") {
       const { call, event } = answer;
-      this.#tell({ type: "tool-finished", call, content: event.content, isError: answer.type !== "tool-result" });
+      const isError = answer.type !== "tool-result";
+      const { content } = event;
+      this.#tell(
+        typeof content === "string"
+          ? { type: "tool-finished", call, content, isError }
+          : { type: "tool-finished", call, content: contentText(content), isError, parts: content },
+      );
     }
   }
 

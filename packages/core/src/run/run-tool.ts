@@ -1,4 +1,4 @@
-import type { ToolCall } from "../data/index.js";
+import type { MessageContent, ToolCall } from "../data/index.js";
 import { type AgentEvent, toolFinished } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
@@ -54,7 +54,7 @@ export async function runTool(
   return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
 }
 
-function finished(call: ToolCall, content: string): ToolFinished {
+function finished(call: ToolCall, content: MessageContent): ToolFinished {
   return toolFinished(call.id, content);
 }
 

@@ -1,5 +1,5 @@
 import type { CompactionSettings, Message, Model, Pricing, RunSettings } from "../data/index.js";
-import { checkHistory } from "../data/index.js";
+import { checkHistory, type MessageContent, normalizeContent } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { askToolsOf } from "./ask-user.js";
 import type { PrepareStep } from "./prepare-step.js";
@@ -99,12 +99,15 @@ export type ModelWithLimits = Model & { readonly maxReplyTokens?: number; readon
  * `TypeError` for a value of the wrong kind and a `RangeError` for one out of range.
  */
 export function resolveSettings(
-  task: string,
+  task: MessageContent,
   model: ModelWithLimits,
   registry: ToolRegistry,
   options: AgentOptions = {},
 ): RunSettings {
-  if (typeof task !== "string") throw new TypeError(`task must be a string; got ${describe(task)}`);
+  if (typeof task !== "string" && !Array.isArray(task)) {
+    throw new TypeError(`task must be a string or a list of content parts; got ${describe(task)}`);
+  }
+  const content = normalizeContent(task, "task");
   const system = options.system ?? DEFAULT_SYSTEM;
   if (typeof system !== "string") throw new TypeError(`system must be a string; got ${describe(system)}`);
   const history = options.history === undefined ? undefined : checkHistory(options.history);
@@ -118,7 +121,7 @@ export function resolveSettings(
   }
   const askTools = askToolsOf(registry);
   return {
-    task,
+    task: content,
     system,
     ...(history === undefined || history.length === 0 ? {} : { history }),
     ...resolveLimits(options),

@@ -1,4 +1,4 @@
-import type { AgentResult } from "../data/index.js";
+import type { AgentResult, MessageContent } from "../data/index.js";
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { type RunOptions, runAgent } from "./run-agent.js";
 import type { ModelWithLimits } from "./settings.js";
@@ -27,7 +27,7 @@ export interface AgentStream<Output = unknown> extends AsyncIterable<AgentStream
  * run (abort its `signal` for that).
  */
 export function streamAgent<Output extends ToolSchema = never>(
-  task: string,
+  task: MessageContent,
   model: ModelWithLimits,
   registry: ToolRegistry,
   options: RunOptions<Output> = {},

@@ -1,5 +1,6 @@
 import type {
   AgentResult,
+  ContentPart,
   Decision,
   GuardrailChecked,
   GuardrailStage,
@@ -46,7 +47,14 @@ type OwnStreamEvent =
   /** From model call `step` on, the messages before `keptFrom` (after the task) are hidden; `summary` stands for them. */
   | { readonly type: "compacted"; readonly step: number; readonly keptFrom: number; readonly summary?: string }
   | { readonly type: "tool-started"; readonly call: ToolCall }
-  | { readonly type: "tool-finished"; readonly call: ToolCall; readonly content: string; readonly isError: boolean }
+  /** A call's observation; when the tool returned parts, `content` is their text (`contentText`) and `parts` the parts. */
+  | {
+      readonly type: "tool-finished";
+      readonly call: ToolCall;
+      readonly content: string;
+      readonly isError: boolean;
+      readonly parts?: readonly ContentPart[];
+    }
   | { readonly type: "decision-requested"; readonly call: ToolCall }
   | { readonly type: "decision-given"; readonly call: ToolCall; readonly decision: Decision }
   | { readonly type: "output-checked"; readonly verdict: OutputChecked }

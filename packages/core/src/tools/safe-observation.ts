@@ -1,4 +1,4 @@
-import { describeThrown } from "../data/index.js";
+import { ContentParts, describeThrown, type MessageContent } from "../data/index.js";
 
 /** `describeThrown`, for anything at all: a value whose every trap or getter throws still gets a description. */
 export function describeSafely(value: unknown): string {
@@ -10,11 +10,12 @@ export function describeSafely(value: unknown): string {
 }
 
 /**
- * A tool's result as the observation: its JSON, `null` for `undefined`, or an `ERROR:` sentence
+ * A tool's result as the observation: the parts of a `ContentParts` result, its JSON, `null` for `undefined`, or an `ERROR:` sentence
  * for a value JSON cannot carry (a BigInt, a cycle, a getter, `toJSON` or Proxy trap that throws,
  * a function or a `toJSON` that gives nothing). Never throws.
  */
-export function encodeResult(name: string, result: unknown): string {
+export function encodeResult(name: string, result: unknown): MessageContent {
+  if (result instanceof ContentParts) return result.parts;
   let text: string | undefined;
   try {
     text = JSON.stringify(result);

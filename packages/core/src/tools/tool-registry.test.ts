@@ -188,7 +188,7 @@ describe("ToolRegistry.execute", () => {
     const registry = new ToolRegistry();
     registry.register("t", "Crashes.", NONE, () => (null as unknown as { x: { y: number } }).x.y);
     const out = await registry.execute("t", {});
-    expect(out.startsWith("ERROR: t failed: TypeError: ")).toBe(true);
+    expect(String(out).startsWith("ERROR: t failed: TypeError: ")).toBe(true);
     expect(out).not.toContain("    at ");
   });
 

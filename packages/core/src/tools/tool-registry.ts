@@ -1,4 +1,4 @@
-import type { ToolCall, ToolParameters, ToolSpec } from "../data/index.js";
+import type { MessageContent, ToolCall, ToolParameters, ToolSpec } from "../data/index.js";
 import { isPlainObject, ToolSchemaError } from "../data/index.js";
 import { cutResult } from "./cut-result.js";
 import { type Outcome, runGuarded } from "./run-guarded.js";
@@ -137,29 +137,31 @@ export class ToolRegistry {
   }
 
   /**
-   * Runs one call and returns its observation: the result as JSON, or a string starting `ERROR:`
-   * that says what was wrong and what a valid call looks like. Checks, in order, that the name is
+   * Runs one call and returns its observation: the result as JSON, the parts of a result the tool
+   * gave as `contentParts(...)`, or a string starting `ERROR:` that says what was wrong and what a
+   * valid call looks like. Checks, in order, that the name is
    * registered, that the arguments pass the schema, and that the function returns without
    * throwing; nothing runs for an invalid call. Never rejects, whatever the arguments, the
    * function or its result do.
    */
-  async execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<string> {
+  async execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<MessageContent> {
     const label = labelOf(name);
-    let observation: string;
+    let observation: MessageContent;
     let limit: number | undefined;
     try {
       limit = this.#tools.get(name)?.options.maxResultChars ?? options.maxResultChars;
       const outcome = this.#execute(label, args, options);
-      observation = typeof outcome === "string" ? outcome : await outcome;
+      observation = outcome instanceof Promise ? await outcome : outcome;
     } catch (error) {
       // Only hostile arguments or options (a throwing getter or Proxy) get here: the function itself is guarded.
       observation = `ERROR: ${label} could not be run: ${describeSafely(error)}`;
     }
-    return limit === undefined ? observation : cutResult(observation, limit);
+    // Parts are not cut: each is held to MAX_PART_BYTES when the tool makes them.
+    return limit === undefined || typeof observation !== "string" ? observation : cutResult(observation, limit);
   }
 
   /** Like `execute`, for a call as the model sent it: arguments that arrived as text that is not a JSON object (`rawArgs`) are refused with the parse problem. */
-  executeCall(call: ToolCall, options: ExecuteOptions = {}): Promise<string> {
+  executeCall(call: ToolCall, options: ExecuteOptions = {}): Promise<MessageContent> {
     try {
       if (call.rawArgs === undefined) return this.execute(call.name, call.args, options);
       const parsed = parseArgs(call.rawArgs);
@@ -180,7 +182,7 @@ export class ToolRegistry {
   }
 
   /** The observation, at once when the check and the function finish at once (most tools), else a promise of it. */
-  #execute(name: string, args: unknown, options: ExecuteOptions): string | Promise<string> {
+  #execute(name: string, args: unknown, options: ExecuteOptions): MessageContent | Promise<MessageContent> {
     const entry = this.#tools.get(name);
     if (entry === undefined) return this.#unknownTool(name);
     if (entry.subset !== undefined) {
@@ -193,7 +195,7 @@ export class ToolRegistry {
     return this.#runChecked(entry, checked, options);
   }
 
-  #runChecked(entry: Entry, checked: Checked, options: ExecuteOptions): string | Promise<string> {
+  #runChecked(entry: Entry, checked: Checked, options: ExecuteOptions): MessageContent | Promise<MessageContent> {
     if (!checked.ok) return `ERROR: ${checked.problem}. ${expects(entry.spec)}`;
     return this.#run(entry, checked.args, options);
   }
@@ -202,11 +204,11 @@ export class ToolRegistry {
     { spec, fn, options: own }: Entry,
     args: Record<string, unknown>,
     options: ExecuteOptions,
-  ): string | Promise<string> {
+  ): MessageContent | Promise<MessageContent> {
     const name = spec.name;
     const timeoutMs = own.timeoutMs ?? options.timeoutMs;
     const outcome = runGuarded(fn, args, timeoutMs, () => options.signal);
-    const observe = (ended: Outcome): string => {
+    const observe = (ended: Outcome): MessageContent => {
       switch (ended.kind) {
         case "returned":
           return encodeResult(name, ended.value);

@@ -1,3 +1,4 @@
+import { contentText } from "../../core-api.js";
 import { type Html, html } from "../../html/client/html.js";
 import { pageOf } from "../../html/report.js";
 import { REPORT_CSS } from "../../html/report-style.js";
@@ -26,7 +27,7 @@ export function divergenceOf(a: RunTrace, b: RunTrace): number | null {
 
 function lineOf(entry: TraceEntry): Html {
   const message = entry.messages.at(-1);
-  const text = message === undefined ? "" : message.content.slice(0, 160);
+  const text = message === undefined ? "" : contentText(message.content).slice(0, 160);
   const calls = message?.role === "assistant" ? message.toolCalls.map((call) => call.name).join(", ") : "";
   return html`<strong>${entry.event.type}</strong> ${text}${calls ? html` <em>${calls}</em>` : null}`;
 }

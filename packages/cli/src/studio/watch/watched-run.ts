@@ -1,5 +1,5 @@
 import { messageOf } from "../../cli-error.js";
-import type { StoredEvent } from "../../core-api.js";
+import { contentText, type StoredEvent } from "../../core-api.js";
 import { type ViewStatus, viewStatus } from "../../trace/run-status.js";
 import { type RunTrace, RunTracer } from "../../trace/run-trace.js";
 import { EventChecker } from "./event-checker.js";
@@ -129,7 +129,7 @@ export class WatchedRun {
     return {
       runId: this.runId,
       ...this.#state(last),
-      task: started?.settings.task ?? "",
+      task: started == null ? "" : contentText(started.settings.task),
       events: this.length,
       startedAt: first?.at ?? "",
       durationMs: Number.isFinite(span) ? span : 0,

@@ -102,7 +102,7 @@ describe("JSON Schema parameters: one sentence per failure, naming the argument 
     it(`${label}: the function never runs`, async () => {
       const { registry, runs } = searchRegistry();
       const out = await registry.execute("search", args);
-      expect(out.startsWith(`ERROR: ${sentence}. search expects {"to":`)).toBe(true);
+      expect(String(out).startsWith(`ERROR: ${sentence}. search expects {"to":`)).toBe(true);
       expect(out).toContain(sentence);
       expect(runs).toEqual([]);
     });
