@@ -293,11 +293,17 @@ export class RunLoop {
     });
   }
 
-  async #prepareStep(request: Extract<AgentRequest, { type: "prepareStep" }>) {
+  /** The run's `prepareStep`; a run started with it and resumed without it is refused. */
+  #preparer(): PrepareStep {
     const { prepareStep } = this.#ports;
     if (prepareStep === undefined) {
       throw new TypeError("the run was started with prepareStep: give it again to go on with the run");
     }
+    return prepareStep;
+  }
+
+  async #prepareStep(request: Extract<AgentRequest, { type: "prepareStep" }>) {
+    const prepareStep = this.#preparer();
     const { specs, replyReserve } = this.#machine.snapshot().context;
     return this.#checkedPrepared(
       request.step,
@@ -325,10 +331,7 @@ export class RunLoop {
    * asked at once with the run's settings, with nothing logged for the preparation.
    */
   async #prepareAndAsk(request: ModelRequest): Promise<LoopAnswer> {
-    const { prepareStep } = this.#ports;
-    if (prepareStep === undefined) {
-      throw new TypeError("the run was started with prepareStep: give it again to go on with the run");
-    }
+    const prepareStep = this.#preparer();
     const { step, transcript } = request;
     const { tokens, specs, replyReserve } = this.#machine.snapshot().context;
     const given = prepareStep({ step, messages: listView(transcript), tokens, signal: this.#end.signal });
