@@ -111,7 +111,7 @@ function eventProblem(value: unknown, position: number): string | null {
       if (!isOptional(value.childRunId, isString) || !isOptional(value.tokens, isCount)) {
         return "has a childRunId that is not a string or tokens that are not a whole number";
       }
-      if (!isOptional(value.cost, isUsd) || !isOptional(value.unpriced, isNames)) {
+      if (!isOptional(value.cost, isAmount) || !isOptional(value.unpriced, isNames)) {
         return "has a cost that is not a number of USD, 0 or more, or unpriced that is not a list of names";
       }
       return isOptional(value.isError, (flag) => flag === true) ? null : "has an isError that is not true";
@@ -159,7 +159,7 @@ function stepPreparedProblem(value: Record<string, unknown>): string | null {
   if (!isOptional(value.model, isString) || !isOptional(value.system, isString)) {
     return "has a model or system that is not a string";
   }
-  return isOptional(value.reserve, isTokens) ? null : "has a reserve that is not a number of tokens";
+  return isOptional(value.reserve, isAmount) ? null : "has a reserve that is not a number of tokens";
 }
 
 function isToolChoice(value: unknown): boolean {
@@ -189,7 +189,7 @@ function outcomeProblem(outcome: unknown): string | null {
   if (!(answer === null || isString(answer)) || !isCount(steps) || !isCount(tokens)) {
     return "needs an outcome with an answer (string or null) and whole steps and tokens";
   }
-  if (!isOptional(outcome.cost, isUsd)) return "has an outcome whose cost is not a number of USD, 0 or more";
+  if (!isOptional(outcome.cost, isAmount)) return "has an outcome whose cost is not a number of USD, 0 or more";
   return isOptional(tokensOverBudget, isCount) ? null : "has an outcome whose tokensOverBudget is not a whole number";
 }
 
@@ -216,7 +216,7 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   }
   if (!isCount(maxSteps)) return "needs a whole settings.maxSteps";
   // JSON has no Infinity: an unlimited budget is logged as null.
-  if (tokenBudget !== null && !isTokens(tokenBudget)) return "needs settings.tokenBudget";
+  if (tokenBudget !== null && !isAmount(tokenBudget)) return "needs settings.tokenBudget";
   if (!Array.isArray(tools) || !tools.every(isToolSpec)) return "needs settings.tools, a list of tool specs";
   const { approvalRequired, idempotentTools, repeatableTools, repeatLimit, onRepeatedCall, replyReserve } = settings;
   for (const [name, names] of Object.entries({ approvalRequired, idempotentTools, repeatableTools })) {
@@ -228,11 +228,11 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (!isOptional(onRepeatedCall, (policy) => policy === "refuse" || policy === "stop")) {
     return "needs settings.onRepeatedCall to be 'refuse' or 'stop'";
   }
-  if (!isOptional(replyReserve, isTokens)) return "needs settings.replyReserve to be a number of tokens";
-  if (!isOptional(settings.fallbackReserves, (list) => Array.isArray(list) && list.every(isTokens))) {
+  if (!isOptional(replyReserve, isAmount)) return "needs settings.replyReserve to be a number of tokens";
+  if (!isOptional(settings.fallbackReserves, (list) => Array.isArray(list) && list.every(isAmount))) {
     return "needs settings.fallbackReserves to be a list of numbers of tokens";
   }
-  if (!isOptional(settings.summaryReserve, isTokens)) return "needs settings.summaryReserve to be a number of tokens";
+  if (!isOptional(settings.summaryReserve, isAmount)) return "needs settings.summaryReserve to be a number of tokens";
   if (!isOptional(settings.countUsage, (flag) => typeof flag === "boolean")) {
     return "needs settings.countUsage to be a boolean";
   }
@@ -266,7 +266,7 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (!isOptional(settings.prices, isRunPrices)) {
     return "needs settings.prices to be { models, summarizer? } of { name, price } with prices in USD, 0 or more";
   }
-  if (!isOptional(settings.costBudget, isUsd)) return "needs settings.costBudget to be a number of USD, 0 or more";
+  if (!isOptional(settings.costBudget, isAmount)) return "needs settings.costBudget to be a number of USD, 0 or more";
   const checks = turnProblem(settings, "settings.");
   if (checks !== null) return checks;
   if (settings.history !== undefined) {
@@ -296,11 +296,8 @@ function isCount(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
-function isTokens(value: unknown): boolean {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
-}
-
-function isUsd(value: unknown): boolean {
+/** A finite number, 0 or more: a count of tokens (estimated, so not always whole) or an amount of USD. */
+function isAmount(value: unknown): boolean {
   return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
 
@@ -322,10 +319,10 @@ function isPricedModel(value: unknown): boolean {
 function isPrice(price: unknown): boolean {
   return (
     isPlainObject(price) &&
-    isUsd(price.input) &&
-    isUsd(price.output) &&
-    isOptional(price.cachedInput, isUsd) &&
-    isOptional(price.cacheWrite, isUsd)
+    isAmount(price.input) &&
+    isAmount(price.output) &&
+    isOptional(price.cachedInput, isAmount) &&
+    isOptional(price.cacheWrite, isAmount)
   );
 }
 
@@ -350,7 +347,7 @@ function isOptional(value: unknown, check: (value: unknown) => boolean): boolean
 function isCompactionSettings(value: unknown): boolean {
   if (!isPlainObject(value)) return false;
   const { triggerTokens, strategy, keepRecent } = value;
-  return isTokens(triggerTokens) && (strategy === "summarize" || strategy === "trim") && isCount(keepRecent);
+  return isAmount(triggerTokens) && (strategy === "summarize" || strategy === "trim") && isCount(keepRecent);
 }
 
 function isToolSpec(value: unknown): boolean {
