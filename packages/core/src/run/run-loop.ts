@@ -240,13 +240,7 @@ export class RunLoop {
     if (request.type === "askUser") {
       const { answers } = this.#ports;
       const work = () => askPerson(answers, request);
-      const first =
-        answers === undefined
-          ? null
-          : async () => {
-              const answer = await work();
-              return answer.type === "answered" ? answer : null;
-            };
+      const first = firstGiven(answers, work, "answered");
       this.#inbox.perform({
         form: "promise",
         request,
@@ -261,13 +255,7 @@ export class RunLoop {
       const { call } = request;
       const { approve } = this.#ports;
       const work = () => askApprover(approve, call);
-      const first =
-        approve === undefined
-          ? null
-          : async () => {
-              const answer = await work();
-              return answer.type === "decided" ? answer : null;
-            };
+      const first = firstGiven(approve, work, "decided");
       this.#inbox.perform({ form: "promise", request, work, first, settle: (value) => decidedAnswer(call, value) });
       return;
     }
@@ -508,5 +496,21 @@ function toolOptions(
     toolTimeoutMs,
     maxResultChars,
     interrupted,
+  };
+}
+
+/**
+ * A promise performance's answer at hand: with a port the run was given (an approver, answers),
+ * what it gives when that is the answer (`given`); without one, none, and the value comes from outside.
+ */
+function firstGiven<A extends LoopAnswer>(
+  port: unknown,
+  work: () => Promise<A>,
+  given: A["type"],
+): (() => Promise<A | null>) | null {
+  if (port === undefined) return null;
+  return async () => {
+    const answer = await work();
+    return answer.type === given ? answer : null;
   };
 }
