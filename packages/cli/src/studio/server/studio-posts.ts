@@ -29,13 +29,7 @@ export async function postAction(
   const events = trace.entries.map((entry) => entry.event);
   if (action === "decisions") {
     const callId = text(body, "callId");
-    const calledBy = watchedRun(context, runId)?.calledBy ?? null;
-    if (calledBy !== null) {
-      throw new ActionError(
-        409,
-        `run '${runId}' is run by call '${calledBy.callId}' of run '${calledBy.runId}': decide on '${chainCallId(calledBy.callId, callId)}' from there, which resumes the whole tree`,
-      );
-    }
+    refuseChild(context, runId, (chained) => `decide on '${chained(callId)}'`);
     const { waiting } = await treeOf(context, runId, trace);
     if (!waiting.some((call) => call.id === callId)) {
       throw new ActionError(409, `run '${runId}' does not wait for a decision on '${callId}'`);
@@ -46,13 +40,7 @@ export async function postAction(
   }
   if (action === "answers") {
     const callId = text(body, "callId");
-    const calledBy = watchedRun(context, runId)?.calledBy ?? null;
-    if (calledBy !== null) {
-      throw new ActionError(
-        409,
-        `run '${runId}' is run by call '${calledBy.callId}' of run '${calledBy.runId}': answer '${chainCallId(calledBy.callId, callId)}' from there, which resumes the whole tree`,
-      );
-    }
+    refuseChild(context, runId, (chained) => `answer '${chained(callId)}'`);
     const { questions } = await treeOf(context, runId, trace);
     if (!questions.some((question) => question.id === callId)) {
       const which =
@@ -83,6 +71,24 @@ export async function postAction(
 }
 
 /** Waits (a few seconds at most) until the watcher folded a new run's start, so that its page can open. */
+/**
+ * Refuses to act on an agent tool's child run, whose calls are decided and answered from the run
+ * that called it: `what` says what to do there, given the way to chain a call id under that call.
+ */
+function refuseChild(
+  context: StudioContext,
+  runId: string,
+  what: (chained: (callId: string) => string) => string,
+): void {
+  const calledBy = watchedRun(context, runId)?.calledBy ?? null;
+  if (calledBy === null) return;
+  const chained = (callId: string) => chainCallId(calledBy.callId, callId);
+  throw new ActionError(
+    409,
+    `run '${runId}' is run by call '${calledBy.callId}' of run '${calledBy.runId}': ${what(chained)} from there, which resumes the whole tree`,
+  );
+}
+
 async function untilWatched(context: StudioContext, runId: string): Promise<void> {
   const failed = () => context.actions.failures.get(runId);
   for (let waited = 0; waited < 5000; waited += 20) {
