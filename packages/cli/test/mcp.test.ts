@@ -1,11 +1,11 @@
 import { fileURLToPath } from "node:url";
 import { type AgentResult, contentText } from "@agentloop/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// The MCP package's test server, written with the official SDK: run as a child over stdio, or served over HTTP here.
-import { startHttpServer } from "../../mcp/test/fixtures/servers.mjs";
 import { cli, fixture, tempDir } from "./cli.js";
+// The CLI's MCP test server, written with the official SDK: run as a child over stdio, or served over HTTP here.
+import { startHttpServer } from "./fixtures/mcp-server.mjs";
 
-const serverFile = fileURLToPath(new URL("../../mcp/test/fixtures/servers.mjs", import.meta.url));
+const serverFile = fileURLToPath(new URL("./fixtures/mcp-server.mjs", import.meta.url));
 const stdioCommand = `"${process.execPath}" "${serverFile}"`;
 let http: Awaited<ReturnType<typeof startHttpServer>>;
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describeCrashTests } from "../../core/test/crash-suite.js";
+import { describeCrashTests } from "@agentloop/store-testkit/processes";
 import { SqliteEventStore } from "../src/index.js";
 import { openRaw } from "./raw-sqlite.js";
 
-// The crash tests (packages/core/test/crash-suite.ts) on the SQLite store. The child loads the BUILT
+// The crash tests (packages/store-testkit/src/processes/crash-suite.ts) on the SQLite store. The child loads the BUILT
 // core and the BUILT dist/index.js of this package by absolute path, so build both first.
 
 const PACKAGE = join(import.meta.dirname, "..");

@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { newLockRecord } from "@agentloop/core/lock-file";
-import { describeLockProcesses } from "../../core/test/lock-suite.js";
+import { describeLockProcesses } from "@agentloop/store-testkit/processes";
 import { SqliteEventStore } from "../src/index.js";
 import { openRaw } from "./raw-sqlite.js";
 
-// The lock tests with real processes (packages/core/test/lock-suite.ts) on the SQLite store. The
+// The lock tests with real processes (packages/store-testkit/src/processes/lock-suite.ts) on the SQLite store. The
 // child loads the BUILT core and the BUILT dist/index.js of this package, so build both first.
 
 const PACKAGE = join(import.meta.dirname, "..");

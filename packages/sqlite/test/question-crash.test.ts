@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describeQuestionCrash } from "../../core/test/question-crash.js";
+import { describeQuestionCrash } from "@agentloop/store-testkit/processes";
 import { SqliteEventStore } from "../src/index.js";
 
-// The waiting-question crash and race tests (packages/core/test/question-crash.ts) on the SQLite
+// The waiting-question crash and race tests (packages/store-testkit/src/processes/question-crash.ts) on the SQLite
 // store. The children load the BUILT core and the BUILT dist/index.js of this package, so build both first.
 
 const PACKAGE = join(import.meta.dirname, "..");

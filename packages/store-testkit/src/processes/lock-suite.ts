@@ -3,15 +3,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import type { EventStore } from "@agentloop/core";
 import { afterAll, describe, expect, it } from "vitest";
-import { logError } from "../../store-testkit/src/index.js";
-import type { EventStore } from "../src/index.js";
+import { logError } from "../store-contract.js";
 
 // One writer per run, across real processes: fixtures/lock-child.mjs holds a store's lock for the
 // parent, on the BUILT packages (build first). run-locks.test.ts runs the suite on the JSONL
 // store; packages/sqlite on SQLite.
 
-const CHILD = join(import.meta.dirname, "fixtures", "lock-child.mjs");
+const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "lock-child.mjs");
 
 /** The store under test, as the children and the parent open it. */
 export interface LockSuiteOptions {

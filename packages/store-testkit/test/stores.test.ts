@@ -11,17 +11,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { MemoryEventStore } from "@agentloop/core";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import type { StoredEvent } from "@agentloop/core/store";
 import { describe, expect, it, onTestFinished } from "vitest";
-import {
-  type DurableHarness,
-  describeDurableStore,
-  describeEventStore,
-  logError,
-  sampleLog,
-} from "../../store-testkit/src/index.js";
-import { MemoryEventStore } from "../src/index.js";
-import type { StoredEvent } from "../src/store.js";
-import { JsonlEventStore } from "../src/stores/jsonl-store.js";
+import { type DurableHarness, describeDurableStore, describeEventStore, logError, sampleLog } from "../src/index.js";
 
 describeEventStore("MemoryEventStore", async () => ({ store: new MemoryEventStore() }));
 

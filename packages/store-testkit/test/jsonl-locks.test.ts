@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { JsonlEventStore } from "../src/stores/jsonl-store.js";
-import { newLockRecord } from "../src/stores/lock-file.js";
-import { describeLockProcesses } from "./lock-suite.js";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { newLockRecord } from "@agentloop/core/lock-file";
+import { describeLockProcesses } from "../src/processes/index.js";
 
 // The lock tests with real processes (lock-suite.ts) on the JSONL store: the child runs the BUILT core.
 describeLockProcesses("JsonlEventStore", {

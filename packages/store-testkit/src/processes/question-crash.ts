@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { EventStore } from "@agentloop/core";
+import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventStore } from "../src/index.js";
-import type { StoredEvent } from "../src/store.js";
 
 // A question waiting across real processes (fixtures/question-child.mjs, on the BUILT packages):
 // the process that asked is SIGKILLed while the question waits, or while the step after the
@@ -14,7 +14,7 @@ import type { StoredEvent } from "../src/store.js";
 // answering the same waiting question at the same instant: one answer is taken, the other is
 // refused as a second writer. question-crash.test.ts runs it on the JSONL store; packages/sqlite on SQLite.
 
-const CHILD = join(import.meta.dirname, "fixtures", "question-child.mjs");
+const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "question-child.mjs");
 const TRIALS = 10;
 
 /** The store under test, as the children and the parent open it. */

@@ -3,14 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import type { EventStore } from "@agentloop/core";
 import { afterAll, describe, expect, it } from "vitest";
-import type { EventStore } from "../src/index.js";
 
 // Two real processes resume one paused run at the same instant (fixtures/race-child.mjs, on the
 // BUILT packages): one proceeds, the other is refused, and the non-idempotent tool runs once.
 // writer-race.test.ts runs it on the JSONL store; packages/sqlite on SQLite.
 
-const CHILD = join(import.meta.dirname, "fixtures", "race-child.mjs");
+const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "race-child.mjs");
 const TRIALS = 30;
 
 /** The store under test, as the children and the parent open it. */

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { AgentResult, EventStore, Message } from "@agentloop/core";
+import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentResult, EventStore, Message } from "../src/index.js";
-import type { StoredEvent } from "../src/store.js";
 
 // Crash tests with real processes, for any durable store: fixtures/crash-child.mjs runs the weather
 // agent on the BUILT core against the store under test, and dies by SIGKILL right after the log's
@@ -13,8 +14,9 @@ import type { StoredEvent } from "../src/store.js";
 // resumes each run. The child logs every real tool execution and model call to files, so that the
 // counts span processes. crash.test.ts runs the suite on the JSONL store; packages/sqlite on SQLite.
 
-const CHILD = join(import.meta.dirname, "fixtures", "crash-child.mjs");
-const CORE = join(import.meta.dirname, "..");
+const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "crash-child.mjs");
+/** Core's package directory (holding src/ and dist/), found as the child finds core: by its name. */
+const CORE = dirname(dirname(createRequire(import.meta.url).resolve("@agentloop/core")));
 const RUN_ID = "crash";
 
 /** A store the parent opens to read what the children wrote; closed after each read when it can be. */

@@ -1,14 +1,16 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { sampleLog } from "../../store-testkit/src/index.js";
+import { sampleLog } from "../src/index.js";
 
 // Files named like logs that are no regular files. A FIFO blocks the thread that opens it and
 // `/dev/zero` never ends, so the store runs in a child process (the BUILT core) with a deadline.
 
-const STORE = new URL("../dist/stores/jsonl-store.js", import.meta.url).href;
+const STORE = pathToFileURL(createRequire(import.meta.url).resolve("@agentloop/core/jsonl-store")).href;
 
 let directory = "";
 afterEach(() => rmSync(directory, { recursive: true, force: true }));

@@ -3,18 +3,18 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { MemoryEventStore } from "@agentloop/core";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { Journal } from "@agentloop/core/machine";
+import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sampleLog } from "../../store-testkit/src/index.js";
-import { MemoryEventStore } from "../src/index.js";
-import { Journal } from "../src/log/journal.js";
-import type { StoredEvent } from "../src/store.js";
-import { JsonlEventStore } from "../src/stores/jsonl-store.js";
+import { sampleLog } from "../src/index.js";
 
 // Repair is crash-safe: a child (fixtures/repair-child.mjs, on the BUILT core) repairs a large log
 // with a torn last line and is SIGKILLed at points spread over the whole repair. Whenever it died,
 // the file is the old log or the repaired one: no intact event is ever lost.
 
-const CHILD = join(import.meta.dirname, "fixtures", "repair-child.mjs");
+const CHILD = join(import.meta.dirname, "..", "fixtures", "repair-child.mjs");
 const EVENTS = 60_000;
 const TRIALS = 30;
 const RUN_ID = "large";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { JsonlEventStore } from "../src/stores/jsonl-store.js";
-import { describeWriterRace } from "./writer-race.js";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { describeWriterRace } from "../src/processes/index.js";
 
 // The two-process resume race (writer-race.ts) on the JSONL store: the children run the BUILT core.
 describeWriterRace("JsonlEventStore", {

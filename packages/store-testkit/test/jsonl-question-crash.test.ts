@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import { JsonlEventStore } from "../src/stores/jsonl-store.js";
-import { describeQuestionCrash } from "./question-crash.js";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { describeQuestionCrash } from "../src/processes/index.js";
 
 // The waiting-question crash and race tests (question-crash.ts) on the JSONL store: the children run the BUILT core.
 describeQuestionCrash("JsonlEventStore", {

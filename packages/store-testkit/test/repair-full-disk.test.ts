@@ -2,10 +2,10 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import type { StoredEvent } from "@agentloop/core/store";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { logError, sampleLog } from "../../store-testkit/src/index.js";
-import type { StoredEvent } from "../src/store.js";
-import { JsonlEventStore } from "../src/stores/jsonl-store.js";
+import { logError, sampleLog } from "../src/index.js";
 
 // Repair on the full disk that tore the log: a real 1 MiB tmpfs (mounting needs root), filled by
 // an append the store could not finish.

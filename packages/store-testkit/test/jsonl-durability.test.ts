@@ -1,9 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { sampleLog } from "../../store-testkit/src/index.js";
-import { JsonlEventStore } from "../src/stores/jsonl-store.js";
+import { sampleLog } from "../src/index.js";
 
 // What each durability does, seen from the system calls: the store's fsyncs are counted, and the
 // batch mode's are held back, to show that no append resolves before its line is synced.
