@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { createActor } from "xstate";
+import {
+  type AgentActorInput,
+  agentActor,
+  createAgentActor,
+  final,
+  scriptedModel,
+  ToolRegistry,
+} from "../../src/index.js";
+
+const registry = new ToolRegistry();
+
+/** The error an actor given `input` ends with before it runs anything, or undefined when it starts. */
+function refusal(input: Record<string, unknown>): unknown {
+  const model = scriptedModel([final("ok")]);
+  const actor = createActor(agentActor, { input: { task: "t", model, registry, ...input } as AgentActorInput });
+  const snapshot = actor.getSnapshot();
+  return snapshot.status === "error" ? snapshot.error : undefined;
+}
+
+describe("options agentActor does not apply", () => {
+  it.each([
+    ["signal", { signal: new AbortController().signal }],
+    ["maxStep", { maxStep: 3 }],
+  ])("%s is refused in one line where the actor is given its input, and no model is called", (name, extra) => {
+    const error = refusal(extra);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(new RegExp(`^agentActor cannot take ${name}: `));
+    expect((error as Error).message).not.toContain("\n");
+  });
+
+  it("every option of runAgent but the signal is taken", async () => {
+    expect(
+      refusal({
+        maxSteps: 2,
+        tokenBudget: 10_000,
+        retry: { attempts: 1 },
+        fallbackModels: [],
+        guardrails: { input: [] },
+        output: { type: "object" },
+        onEvent: () => {},
+        compaction: { triggerTokens: 1000 },
+      }),
+    ).toBeUndefined();
+  });
+
+  it("createAgentActor refuses code it would not give a restored actor", () => {
+    expect(() => createAgentActor({ signal: new AbortController().signal } as never)).toThrow(
+      /^agentActor cannot take signal: /,
+    );
+    expect(() => createAgentActor({ model: scriptedModel([]), registry })).not.toThrow();
+  });
+});
