@@ -4,6 +4,10 @@
 // the two builds interleaved round by round so that the machine's drift hits both alike.
 //
 //   node scripts/compare-core.mjs <git-ref-a> <git-ref-b> [--rounds N] [--lengths 3,10,100,1000]
+//                                 [--b-prepare-step]
+//
+// `--b-prepare-step` gives b's runs a `prepareStep` that returns nothing: `HEAD HEAD --b-prepare-step`
+// is what a step costs with it against without it, and `HEAD HEAD` alone the noise of the machine.
 //
 // Each ref's packages/core is compiled into packages/core/.compare/<ref>/ (ignored by git), next to
 // core's node_modules, so both builds load the same xstate. The scenario is the bench's, so build
@@ -20,10 +24,14 @@ const option = (name, fallback) => {
   const at = args.indexOf(name);
   return at === -1 ? fallback : args[at + 1];
 };
-const refs = args.filter((arg, index) => !arg.startsWith("--") && !args[index - 1]?.startsWith("--"));
+const FLAGS = new Set(["--b-prepare-step"]);
+const refs = args.filter(
+  (arg, index) => !arg.startsWith("--") && !(args[index - 1]?.startsWith("--") && !FLAGS.has(args[index - 1])),
+);
+const preparing = args.includes("--b-prepare-step");
 if (refs.length !== 2) {
   process.stderr.write(
-    "usage: node scripts/compare-core.mjs <git-ref-a> <git-ref-b> [--rounds N] [--lengths 3,10,100]\n",
+    "usage: node scripts/compare-core.mjs <git-ref-a> <git-ref-b> [--rounds N] [--lengths 3,10,100] [--b-prepare-step]\n",
   );
   process.exit(2);
 }
@@ -63,8 +71,16 @@ const cpuMicros = () => {
   return user + system;
 };
 const options = (steps) => ({ maxSteps: steps, tokenBudget: Number.POSITIVE_INFINITY });
+/** b's options: with an empty `prepareStep` under `--b-prepare-step`. */
+const optionsOf = (index, steps) =>
+  index === 1 && preparing ? { ...options(steps), prepareStep: () => undefined } : options(steps);
 async function run(index, steps) {
-  const result = await cores[index].runAgent("How hot is Pune?", model(steps, 0), registries[index], options(steps));
+  const result = await cores[index].runAgent(
+    "How hot is Pune?",
+    model(steps, 0),
+    registries[index],
+    optionsOf(index, steps),
+  );
   if (result.status !== "done" || result.steps !== steps) throw new Error(`${builds[index].name}: ${result.status}`);
 }
 /** CPU µs per step over runs back to back for `ms` milliseconds. */
@@ -91,7 +107,9 @@ for (let round = 0; round < rounds; round++) {
     }
   }
 }
-const [a, b] = builds.map((build) => build.name);
+const [a, b] = builds.map((build, index) =>
+  index === 1 && preparing ? `${build.name} with an empty prepareStep` : build.name,
+);
 process.stdout.write(`CPU µs per step, median of ${rounds} interleaved rounds: ${a} → ${b}\n`);
 // Beside the ratio of the medians, the median of each round's own ratio: the two samples of a
 // round are taken one after the other, so a machine whose load moves between rounds moves both.
