@@ -36,9 +36,17 @@ export {
   ToolRegistry,
   ToolSchemaError,
   type ToolSpec,
+  type TreeChild,
   treeListing,
 } from "@agentloop/core";
 export { checkReply, isErrorMessage } from "@agentloop/core/adapter";
+export {
+  childCallsOf,
+  readChildren,
+  TREE_DEPTH_LIMIT,
+  treeQuestionsOf,
+  treeWaitingOf,
+} from "@agentloop/core/driver";
 export { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
 export {
   type AgentEvent,

@@ -1,4 +1,13 @@
-import { chainCallId, contentText, type PendingQuestion, type ToolCall, treeListing } from "../core-api.js";
+import {
+  childCallsOf,
+  contentText,
+  type PendingQuestion,
+  readChildren,
+  type ToolCall,
+  type TreeChild,
+  treeQuestionsOf,
+  treeWaitingOf,
+} from "../core-api.js";
 import { logPathOf } from "../setup/run-ids.js";
 import type { LogRef } from "../setup/stores.js";
 import { traceStatus } from "./run-status.js";
@@ -28,69 +37,35 @@ export interface ChildRun {
   readonly children: readonly ChildRun[];
 }
 
-/** How deep a tree is read: logs written by hand could name each other in a loop. */
-const MAX_DEPTH = 32;
-
-/** Every child run a run's log links (`tool.started` naming a child run), read from the same store at any depth. */
-export async function childRunsOf(log: LogRef, trace: RunTrace, depth = 0): Promise<ChildRun[]> {
-  const children: ChildRun[] = [];
-  if (depth >= MAX_DEPTH) return children;
-  for (const { event } of trace.entries) {
-    if (event.type !== "tool.started" || event.childRunId === undefined) continue;
-    children.push(await readChild(log, event.callId, event.name, event.childRunId, depth + 1));
-  }
-  return children;
+/** Every child run a run's log links (`tool.started` naming a child run), read by core's tree reader at any depth. */
+export async function childRunsOf(log: LogRef, trace: RunTrace): Promise<ChildRun[]> {
+  const calls = childCallsOf(trace.entries.map((entry) => entry.event));
+  const children = await readChildren(log.store, log.runId, calls, (events, runId) => traceRun(events, runId));
+  return children.map((child) => childRun(log.storePath, child));
 }
 
 /** The calls a run's tree waits on: its own, then each unfinished child's, with chained ids (as `resumeAgent` names them). */
-export function treeWaiting(trace: RunTrace, children: readonly ChildRun[]): ToolCall[] {
-  if (trace.result !== null) return [];
-  return treeListing(
-    trace.waiting,
-    children.flatMap((child) => child.waiting),
-  );
-}
+export const treeWaiting = (trace: RunTrace, children: readonly ChildRun[]): ToolCall[] =>
+  treeWaitingOf(trace, children);
 
 /** The questions a run's tree waits on: its own, then each unfinished child's, with chained ids (as `resumeAgent` takes answers). */
-export function treeQuestions(trace: RunTrace, children: readonly ChildRun[]): PendingQuestion[] {
-  if (trace.result !== null) return [];
-  return [...trace.questions, ...children.flatMap((child) => child.questions)];
-}
+export const treeQuestions = (trace: RunTrace, children: readonly ChildRun[]): PendingQuestion[] =>
+  treeQuestionsOf(trace, children);
 
-async function readChild(
-  parent: LogRef,
-  callId: string,
-  name: string,
-  runId: string,
-  depth: number,
-): Promise<ChildRun> {
-  const label = logPathOf(parent.storePath, runId);
-  const events = await parent.store.read(runId).catch(() => []);
-  const [started] = events;
-  const none = { task: "", answer: null, steps: 0, tokens: 0, waiting: [], questions: [], children: [] };
-  if (started?.type !== "run.started" || started.parent?.runId !== parent.runId) {
-    return { callId, name, runId, label, status: "missing", ...none };
+/** A child as the views show it, from the tree reader's child. */
+function childRun(storePath: LogRef["storePath"], child: TreeChild<RunTrace>): ChildRun {
+  const { callId, name, runId, run, waiting, questions } = child;
+  const label = logPathOf(storePath, runId);
+  if (run === "missing" || run === "refused") {
+    return { callId, name, runId, label, status: run, task: "", answer: null, steps: 0, tokens: 0, ...NONE };
   }
-  let trace: RunTrace;
-  try {
-    trace = traceRun(events, runId);
-  } catch {
-    // A child's log that does not fit the machine is named, not a reason to refuse its parent.
-    return { callId, name, runId, label, status: "refused", ...none };
-  }
-  const children = await childRunsOf({ ...parent, runId, label }, trace, depth);
-  const own = trace.result === null ? trace.waiting : [];
-  const waiting = [
-    ...own.map((call) => ({ ...call, id: chainCallId(callId, call.id) })),
-    ...children.flatMap((child) => child.waiting).map((call) => ({ ...call, id: chainCallId(callId, call.id, true) })),
-  ];
-  const questions = [
-    ...(trace.result === null ? trace.questions : []).map((q) => ({ ...q, id: chainCallId(callId, q.id) })),
-    ...children.flatMap((child) => child.questions).map((q) => ({ ...q, id: chainCallId(callId, q.id, true) })),
-  ];
-  const status = traceStatus(trace, waiting, questions);
-  const { steps, tokens } = trace.result ?? trace;
-  const answer = trace.result?.answer ?? null;
-  const task = contentText(started.settings.task);
+  const [started] = child.events;
+  const task = started?.type === "run.started" ? contentText(started.settings.task) : "";
+  const { steps, tokens } = run.result ?? run;
+  const status = traceStatus(run, waiting, questions);
+  const answer = run.result?.answer ?? null;
+  const children = child.children.map((grandchild) => childRun(storePath, grandchild));
   return { callId, name, runId, label, task, answer, status, steps, tokens, waiting, questions, children };
 }
+
+const NONE = { waiting: [], questions: [], children: [] } as const;

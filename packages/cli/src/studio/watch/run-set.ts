@@ -1,7 +1,8 @@
+import { TREE_DEPTH_LIMIT } from "../../core-api.js";
 import { WatchedRun } from "./watched-run.js";
 
 /** How many runs up a tree a change is told (a store's logs may name each other in a loop). */
-const MAX_DEPTH = 32;
+const MAX_DEPTH = TREE_DEPTH_LIMIT;
 
 /** The runs a store watcher keeps, and who hears that one changed. */
 export class RunSet {
