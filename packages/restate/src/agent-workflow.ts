@@ -130,12 +130,11 @@ type Turn = ReturnType<typeof resolveTurn>;
 function startOf(request: RunRequest, options: AgentWorkflowOptions, turn: Turn): RunEvent {
   const { task, options: asked } = readRunRequest(request);
   const { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency } = options;
-  const { compaction, retry, fallbackModels } = options;
+  const { compaction, retry, fallbackModels, prepareStep, pricing, costBudget } = options;
   const defaults = { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency };
+  const policies = { compaction, retry, fallbackModels, prepareStep, pricing, costBudget };
   const merged = Object.fromEntries(
-    Object.entries({ ...defaults, compaction, retry, fallbackModels, ...asked }).filter(
-      ([, value]) => value !== undefined,
-    ),
+    Object.entries({ ...defaults, ...policies, ...asked }).filter(([, value]) => value !== undefined),
   );
   try {
     const settings = { ...resolveRunSettings(task, merged, options.model, options.registry), ...turn.checks };

@@ -22,7 +22,7 @@ const refused: readonly [string, Record<string, unknown>][] = [
   ["agent tools", { registry: withAgentTool() }],
 ];
 
-/** The options of `runAgent` a Restate run applies as it does (each is run on the real server in `test/parity.test.ts`). */
+/** The options of `runAgent` a Restate run applies as it does (each is run on the real server: `test/parity.test.ts`, `test/step-control.test.ts`). */
 const taken: readonly [string, Record<string, unknown>][] = [
   ["output", { output: schema }],
   ["outputRetries", { output: schema, outputRetries: 1 }],
@@ -30,6 +30,9 @@ const taken: readonly [string, Record<string, unknown>][] = [
   ["retry", { retry: { attempts: 2 } }],
   ["fallbackModels", { fallbackModels: [model] }],
   ["compaction.summarizer", { compaction: { triggerTokens: 100, summarizer: model } }],
+  ["prepareStep", { prepareStep: () => undefined }],
+  ["pricing", { pricing: { default: { input: 1, output: 2 } } }],
+  ["costBudget", { pricing: { default: { input: 1, output: 2 } }, costBudget: 1 }],
 ];
 
 describe("options agentWorkflow does not run", () => {

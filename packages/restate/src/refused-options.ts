@@ -27,6 +27,9 @@ const APPLIED = new Set([
   "guardrails",
   "retry",
   "fallbackModels",
+  "prepareStep",
+  "pricing",
+  "costBudget",
 ]);
 
 /**

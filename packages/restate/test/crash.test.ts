@@ -1,3 +1,5 @@
+import { replayRun } from "@agentloop/core";
+import { parseEventLog } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/testing/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -93,6 +95,35 @@ describe("a service process killed with SIGKILL and started again", () => {
     expect(observation?.content).toBe('{"city":"Delhi","celsius":35}');
     await expectLogReplays(harness, "weather-kill", result);
     await service.kill();
+  });
+
+  it("killed in the middle of a model call prepareStep prepared: its journaled decision is not asked for again", async () => {
+    const { ledger } = harness;
+    const runId = "prepare-kill";
+    const run = harness.client("prepared", runId);
+    const service = await harness.service(port, { BLOCK: "model:2" });
+    await run.workflowSubmit({ task: task(runId, "pay") });
+    await waitUntil(() => ledger.has(runId, "model-start", "step 2"), {
+      what: "the second model call to start",
+      failIf: () => deadService(service),
+    });
+    await service.kill();
+    const second = await harness.service(port);
+    const result = await run.workflowAttach();
+
+    expect(result).toMatchObject({ status: "done", answer: "Paid.", steps: 3 });
+    expect(ledger.count(runId, "model-start", "step 2")).toBe(2);
+    expect([1, 2, 3].map((step) => ledger.count(runId, "prepare", `step ${step}`))).toEqual([1, 1, 1]);
+    const log = await harness.store.read(runId);
+    expect(log.filter((event) => event.type === "step.prepared")).toMatchObject([
+      { step: 1, system: "Step 1." },
+      { step: 2, system: "Step 2." },
+      { step: 3, system: "Step 3." },
+    ]);
+    expect(parseEventLog(runId, await run.events())).toEqual(log);
+    const { runId: _id, ...rest } = result;
+    expect(replayRun(log, { runId }).result).toEqual(rest);
+    await second.kill();
   });
 
   it("approval across a restart: the run waits durably, a decision sent while the service is down is delivered once it is back", async () => {
