@@ -1,6 +1,6 @@
 import "./polyfill.js";
 import type { AgentResult, ToolRegistry } from "@agentloop/core";
-import { checkAnswer } from "@agentloop/core/driver";
+import { checkAnswer, hasChildTools } from "@agentloop/core/driver";
 import { resolveTurn } from "@agentloop/core/machine";
 import {
   CancelledError,
@@ -11,6 +11,16 @@ import {
   workflow,
 } from "@restatedev/restate-sdk";
 import { checkLimits } from "./check-limits.js";
+import {
+  type ChildRunHandlers,
+  childRun,
+  childrenWaiting,
+  listed,
+  routeOf,
+  type TreeWaiting,
+  treeWaiting,
+} from "./child-routing.js";
+import { agentAt, ChildWorkflows, chainedApprover, childOptions, type RunAgent } from "./child-workflows.js";
 import {
   decodeStarted,
   finishedEvent,
@@ -23,12 +33,21 @@ import { driveRun } from "./drive-run.js";
 import { CANCEL_PROMISE } from "./journaled-steps.js";
 import { checkApplied } from "./refused-options.js";
 import { RunLog, readEvents, readStatus } from "./run-log.js";
-import { badRequest, readAnswerRequest, readCancelRequest, readDecideRequest, readRunRequest } from "./run-request.js";
+import {
+  badRequest,
+  readAnswerRequest,
+  readCancelRequest,
+  readChildRequest,
+  readDecideRequest,
+  readRunRequest,
+} from "./run-request.js";
 import type {
   AnswerRecord,
   AnswerRequest,
   CancelRecord,
   CancelRequest,
+  ChildLink,
+  ChildRunRequest,
   DecideRequest,
   DecisionRecord,
   RunRequest,
@@ -44,8 +63,8 @@ export type { AgentWorkflowOptions } from "./workflow-options.js";
  * types can read it).
  */
 export type AgentHandlers = {
-  /** Runs the agent to its end and returns its result (`runId` is the workflow's key). */
-  run(ctx: WorkflowContext, request: RunRequest): Promise<AgentResult>;
+  /** Runs the agent to its end and returns its result (`runId` is the workflow's key); a parent run submits its children's own. */
+  run(ctx: WorkflowContext, request: RunRequest | ChildRunRequest): Promise<AgentResult>;
   /** Decides on a call that waits for a decision; refuses a call that does not wait, or was decided already. */
   decide(ctx: WorkflowSharedContext, request: DecideRequest): Promise<void>;
   /**
@@ -59,6 +78,8 @@ export type AgentHandlers = {
   status(ctx: WorkflowSharedContext): Promise<RunStatus>;
   /** The run's event log so far, as JSON: read it with `parseEventLog` (an unlimited budget is `null`). */
   events(ctx: WorkflowSharedContext): Promise<unknown[]>;
+  /** The calls that wait in the run and its children, by chained id relative to the run (its own escaped): what a parent lists of its child. */
+  waiting(ctx: WorkflowSharedContext): Promise<TreeWaiting>;
 };
 
 /** An agent workflow's definition: bind it to a Restate endpoint, or name it in a client. */
@@ -75,16 +96,18 @@ export function agentWorkflow(options: AgentWorkflowOptions): AgentWorkflow {
   checkApplied(options);
   checkLimits(options);
   const turn = resolveTurn(options);
+  const name = options.name ?? "agent";
   const handlers: AgentHandlers = {
     run: (ctx, request) => runHandler(ctx, request, options, turn),
-    decide: decideHandler,
-    answer: (ctx, request) => answerHandler(ctx, request, options.registry),
-    cancel: cancelHandler,
-    status: statusHandler,
+    decide: (ctx, request) => decideHandler(ctx, request, name),
+    answer: (ctx, request) => answerHandler(ctx, request, options, name),
+    cancel: (ctx, request) => cancelHandler(ctx, request, name),
+    status: (ctx) => statusHandler(ctx, name),
     events: readEvents,
+    waiting: async (ctx) => treeWaiting(ctx, name, await readStatus(ctx)),
   };
   return workflow({
-    name: options.name ?? "agent",
+    name,
     handlers,
     ...(options.restate ? { options: options.restate } : {}),
   });
@@ -92,20 +115,37 @@ export function agentWorkflow(options: AgentWorkflowOptions): AgentWorkflow {
 
 async function runHandler(
   ctx: WorkflowContext,
-  request: RunRequest,
+  request: RunRequest | ChildRunRequest,
   options: AgentWorkflowOptions,
   turn: Turn,
 ): Promise<AgentResult> {
   const log = new RunLog(ctx, options.store, options.saveEventsEvery);
   try {
+    const link = "child" in request ? readChildRequest(request).child : null;
+    const root: RunAgent = { model: options.model, registry: options.registry, options };
+    const agent = link === null ? root : agentAt(root, link.tools);
+    const agentTurn = link === null ? turn : resolveTurn(agent.options);
     // Resolved again by a retried execution, alike; logged with the time of the first step's start.
-    const started = decodeStarted(ctx.key, startOf(request, options, turn));
+    const begin =
+      link === null
+        ? startOf(request as RunRequest, options, turn)
+        : childStartOf(request.task, agent, link, agentTurn);
+    // A child's questions are checked against its own agent's tools.
+    if (link !== null) ctx.set(AGENT_KEY, link.tools);
+    const started = decodeStarted(ctx.key, begin);
     log.deferStart(started);
     const machine = startMachine(started.settings);
     try {
-      const summarizer = options.compaction?.summarizer;
-      const ports = { ...options, summarizer, checks: turn.ports };
-      const ended = await driveRun(ctx, machine, ports, log);
+      const context = () => machine.driven.snapshot().context;
+      const { pricing } = started.settings;
+      const children = hasChildTools(agent.registry)
+        ? new ChildWorkflows(ctx.key, agent, link, context, pricing)
+        : undefined;
+      const ports =
+        link === null
+          ? { ...options, summarizer: options.compaction?.summarizer, checks: turn.ports }
+          : childPorts(agent, options, link, agentTurn);
+      const ended = await driveRun(ctx, machine, { ...ports, children, workflow: options.name ?? "agent" }, log);
       const result = { ...ended.result, runId: ctx.key };
       await log.append(finishedEvent(result), ended.at);
       const state = machine.position().state;
@@ -122,6 +162,9 @@ async function runHandler(
     throw error;
   }
 }
+
+/** The state that names the agent tool a child run runs (by its path from the root's registry). */
+const AGENT_KEY = "agent tools";
 
 /** A workflow's turn options: what is logged of them, and what performs the checks. */
 type Turn = ReturnType<typeof resolveTurn>;
@@ -145,6 +188,31 @@ function startOf(request: RunRequest, options: AgentWorkflowOptions, turn: Turn)
   }
 }
 
+/** A child's first event: its agent's settings with its share of the parent's budget, and its parent's run and call. */
+function childStartOf(task: string, agent: RunAgent, link: ChildLink, turn: Turn): RunEvent {
+  const resolved = resolveRunSettings(task, childOptions(agent, link), agent.model, agent.registry);
+  const settings = { ...resolved, ...turn.checks };
+  return { type: "run.started", schemaVersion: SCHEMA_VERSION, settings, parent: link.parent };
+}
+
+/** What a child runs with: its agent's model, tools and policies, the root's approver (shown chained ids) and Restate retries. */
+function childPorts(agent: RunAgent, options: AgentWorkflowOptions, link: ChildLink, turn: Turn) {
+  const { model, registry, options: own } = agent;
+  const { fallbackModels, prepareStep } = own;
+  const approve = chainedApprover(options.approve, link);
+  const summarizer = own.compaction?.summarizer;
+  return {
+    model,
+    registry,
+    fallbackModels,
+    prepareStep,
+    summarizer,
+    approve,
+    modelRetry: options.modelRetry,
+    checks: turn.ports,
+  };
+}
+
 /** The status of a run that ended: finished with its result, or failed with the model's error. */
 function endStatus(
   runId: string,
@@ -156,10 +224,15 @@ function endStatus(
   return { ...unknownStatus(runId), phase: end.phase, state: end.state ?? null, events, result, error, ...counts };
 }
 
-async function decideHandler(ctx: WorkflowSharedContext, input: DecideRequest): Promise<void> {
+async function decideHandler(ctx: WorkflowSharedContext, input: DecideRequest, workflow: string): Promise<void> {
   const { callId, approved, reason } = readDecideRequest(input);
   const status = await readStatus(ctx);
   const key = status !== null && Object.hasOwn(status.decisionKeys, callId) ? status.decisionKeys[callId] : undefined;
+  const route = key === undefined ? routeOf(status, callId) : null;
+  if (route !== null) {
+    const decision = reason === undefined ? { approved } : { approved, reason };
+    return childRun(ctx, workflow, route.childRunId).decide({ callId: route.callId, ...decision });
+  }
   if (status === null || key === undefined) {
     // A call of the current reply stays known after its decision, so that a second one is told so.
     const waiting = status?.awaitingDecision.map((call) => `'${call.id}'`).join(", ") || "none";
@@ -178,12 +251,19 @@ async function decideHandler(ctx: WorkflowSharedContext, input: DecideRequest): 
   }
 }
 
-async function answerHandler(ctx: WorkflowSharedContext, input: AnswerRequest, registry: ToolRegistry): Promise<void> {
+async function answerHandler(
+  ctx: WorkflowSharedContext,
+  input: AnswerRequest,
+  options: AgentWorkflowOptions,
+  workflow: string,
+): Promise<void> {
   const { callId, answer } = readAnswerRequest(input);
   const status = await readStatus(ctx);
   // A status kept before questions were kept has no keys of them.
   const keys = status?.questionKeys ?? {};
   const asked = Object.hasOwn(keys, callId) ? keys[callId] : undefined;
+  const route = asked === undefined ? routeOf(status, callId) : null;
+  if (route !== null) return childRun(ctx, workflow, route.childRunId).answer({ callId: route.callId, answer });
   if (asked === undefined) {
     // A question of the current reply stays known after its answer, so that a second one is told so.
     const waiting = status?.pendingQuestions?.map((question) => `'${question.id}'`).join(", ") || "none";
@@ -194,7 +274,7 @@ async function answerHandler(ctx: WorkflowSharedContext, input: AnswerRequest, r
       },
     );
   }
-  const checked = await checkAnswer(registry, asked.tool, answer);
+  const checked = await checkAnswer(await registryOf(ctx, options), asked.tool, answer);
   if (!checked.ok) {
     throw new TerminalError(`run '${ctx.key}': the answer to '${callId}' does not fit: ${checked.problem}`, {
       errorCode: 400,
@@ -211,8 +291,13 @@ async function answerHandler(ctx: WorkflowSharedContext, input: AnswerRequest, r
   }
 }
 
-async function cancelHandler(ctx: WorkflowSharedContext, input?: CancelRequest): Promise<void> {
+async function cancelHandler(ctx: WorkflowSharedContext, input: CancelRequest | undefined, workflow: string) {
   const { reason } = readCancelRequest(input);
+  // The children running end with their parent, as runAgent's do.
+  const runs = (await readStatus(ctx))?.childRuns ?? {};
+  for (const childRunId of Object.values(runs)) {
+    ctx.workflowSendClient<ChildRunHandlers>({ name: workflow }, childRunId).cancel(input);
+  }
   const record: CancelRecord = { at: await ctx.date.toJSON(), ...(reason === undefined ? {} : { reason }) };
   try {
     await ctx.promise<CancelRecord>(CANCEL_PROMISE).resolve(record);
@@ -222,12 +307,26 @@ async function cancelHandler(ctx: WorkflowSharedContext, input?: CancelRequest):
   }
 }
 
-async function statusHandler(ctx: WorkflowSharedContext): Promise<RunStatus> {
+async function statusHandler(ctx: WorkflowSharedContext, workflow: string): Promise<RunStatus> {
   const kept = await readStatus(ctx);
   if (kept === null) return unknownStatus(ctx.key);
-  const { decisionKeys: _keys, questionKeys: _questions, chunks: _chunks, ...status } = kept;
+  const { decisionKeys: _keys, questionKeys: _questions, chunks: _chunks, childRuns: _runs, ...status } = kept;
   // A status kept before questions were kept lists none.
-  return { ...status, pendingQuestions: status.pendingQuestions ?? [] };
+  const own = { ...status, pendingQuestions: status.pendingQuestions ?? [] };
+  const chained = await childrenWaiting(ctx, workflow, kept);
+  if (chained.calls.length === 0 && chained.questions.length === 0) return own;
+  // A child's calls that wait are the tree's: the run waits for them as runAgent's tree does.
+  const awaitingDecision = listed(own.awaitingDecision, chained.calls);
+  const pendingQuestions = listed(own.pendingQuestions, chained.questions);
+  const phase =
+    own.phase !== "running" ? own.phase : awaitingDecision.length > 0 ? "awaiting_approval" : "awaiting_input";
+  return { ...own, phase, awaitingDecision, pendingQuestions };
+}
+
+/** The registry whose tools a run's questions are asked by: its agent's, the root's or an agent tool's. */
+async function registryOf(ctx: WorkflowSharedContext, options: AgentWorkflowOptions): Promise<ToolRegistry> {
+  const tools = (await ctx.get<readonly string[]>(AGENT_KEY)) ?? [];
+  return agentAt({ model: options.model, registry: options.registry, options }, tools).registry;
 }
 
 /** The status of a run id under which nothing has started. */

@@ -31,7 +31,18 @@ export async function driveRun(
   const steps = new JournaledSteps(ctx, machine, log, ports);
   const limits = { toolTimeoutMs, maxResultChars };
   const models = { model, fallbackModels, summarizer };
-  const effects = { ...models, registry, approve, prepareStep, checks, ...limits, journal: steps, performing: steps };
+  const { children } = ports;
+  const effects = {
+    ...models,
+    registry,
+    approve,
+    prepareStep,
+    checks,
+    ...limits,
+    children,
+    journal: steps,
+    performing: steps,
+  };
   const loop = new RunLoop(machine.driven, effects, steps.interrupted);
   const attempt = ctx.request().attemptCompletedSignal;
   const stop = () => loop.stop();

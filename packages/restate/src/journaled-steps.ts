@@ -1,4 +1,4 @@
-import type { Approver, ToolCall, ToolRegistry } from "@agentloop/core";
+import type { AgentResult, Approver, ToolCall, ToolRegistry } from "@agentloop/core";
 import {
   type LoopAnswer,
   mayRunAgain,
@@ -15,11 +15,12 @@ import {
   TerminalError,
   type WorkflowContext,
 } from "@restatedev/restate-sdk";
+import type { ChildWorkflows } from "./child-workflows.js";
 import type { KeyedMachine, RunEvent } from "./core-port.js";
 import { type JournaledAnswer, journaledAnswer, revivedAnswer } from "./journaled-answer.js";
 import type { RunLog } from "./run-log.js";
 import { statusOf } from "./run-status.js";
-import type { CancelRecord } from "./types.js";
+import type { CancelRecord, ChildRunRequest } from "./types.js";
 
 /** The name of the durable promise that `cancel` resolves. */
 export const CANCEL_PROMISE = "cancel";
@@ -27,18 +28,29 @@ export const CANCEL_PROMISE = "cancel";
 /** Restate's retry options for a `ctx.run` (a model call's, here). */
 export type StepRetry = Omit<RunOptions<unknown>, "serde">;
 
-/** What the journaled steps reach besides the performers: the tools (to tell which may run again), the approval policy, the model's retries. */
+/**
+ * What the journaled steps reach besides the performers: the tools (to tell which may run again),
+ * the approval policy, the model's retries, and the run's children (each a run of the workflow
+ * named `workflow`).
+ */
 export interface StepPorts {
   readonly registry: ToolRegistry;
   readonly approve?: Approver | undefined;
   readonly modelRetry?: StepRetry | undefined;
+  readonly children?: ChildWorkflows | undefined;
+  readonly workflow?: string | undefined;
 }
+
+/** A child run's handler as its parent's workflow calls it. */
+type ChildHandlers = { run(ctx: WorkflowContext, request: ChildRunRequest): Promise<AgentResult> };
 
 /** A journaled step the run waits for; `status` lists its call as running, or as waiting for `decide` or `answer`. */
 export interface PendingStep {
   readonly key: string;
   readonly running: ToolCall | null;
   readonly deciding?: ToolCall;
+  /** The run id of the child the step's call runs, as a workflow of its own. */
+  readonly child?: string;
   readonly outcome: RestatePromise<Taken>;
 }
 
@@ -111,8 +123,15 @@ export class JournaledSteps implements Performing {
 
   perform(performance: Performance): void {
     const key = this.#machine.keyOf(performance.request);
-    const step =
-      performance.form === "once"
+    const { request } = performance;
+    const children = this.#ports.children;
+    const child =
+      request.type === "runTool" &&
+      children?.runsChild(request.call) === true &&
+      children.problem(request.call) === null;
+    const step = child
+      ? this.#child(key, request.call)
+      : performance.form === "once"
         ? this.#once(key, performance)
         : performance.form === "promise"
           ? this.#promise(key, performance)
@@ -129,12 +148,14 @@ export class JournaledSteps implements Performing {
     for (;;) {
       const queued = this.#queued.shift();
       if (queued !== undefined) return queued;
-      if (this.#log.statusDue || this.#deciding()) {
+      const childRuns = this.#childRuns();
+      if (this.#log.statusDue || this.#deciding() || childRuns !== null) {
         const position = this.#machine.position();
         const status = statusOf(this.#ctx.key, position, this.#pending.values(), this.#log.length);
         const { decisionKeys, questionKeys } = position;
         const waits = status.awaitingDecision.length > 0 || status.pendingQuestions.length > 0;
-        this.#log.setStatus(status, { decisionKeys, questionKeys }, waits);
+        const children = childRuns === null ? {} : { childRuns };
+        this.#log.setStatus(status, { decisionKeys, questionKeys, ...children }, waits);
       }
       const taken = await this.#race();
       if (taken === null) continue;
@@ -144,6 +165,44 @@ export class JournaledSteps implements Performing {
       this.#taken = taken;
       return taken.answer;
     }
+  }
+
+  /** The children running now, by the call that runs each, when the run has agent tools: the status lists them for `status`, `decide` and `answer`. */
+  #childRuns(): Record<string, string> | null {
+    if (this.#ports.children === undefined) return null;
+    const runs: Record<string, string> = {};
+    for (const step of this.#pending.values()) {
+      if (step.child !== undefined && step.running !== null) runs[step.running.id] = step.child;
+    }
+    return runs;
+  }
+
+  /**
+   * A call of an agent tool: its child is a run of this workflow of its own, called (and journaled
+   * as a call) under the child's run id, so that a retried execution attaches to it again rather
+   * than starting a second one; when it ends, the time is journaled and the run gets the answer.
+   */
+  #child(key: string, call: ToolCall): PendingStep {
+    const children = this.#ports.children as ChildWorkflows;
+    const { childRunId, request } = children.start(call);
+    const workflow = { name: this.#ports.workflow ?? "agent" };
+    const ran = this.#ctx.workflowClient<ChildHandlers>(workflow, childRunId).run(request);
+    const ended = (result: AgentResult): PendingStep => {
+      const at = this.#ctx.run(`${key} ended`, () => now());
+      const outcome = at.map(
+        (value, failure): Taken => ({
+          key,
+          at: settled(value, failure),
+          answer: children.answer(call, childRunId, result),
+        }),
+      );
+      return { key, running: call, child: childRunId, outcome };
+    };
+    const outcome = ran.map((result, failure): Taken => {
+      const value = settled(result, failure) as AgentResult;
+      return { key, at: "", answer: null, next: () => ended(value) };
+    });
+    return { key, running: call, child: childRunId, outcome };
   }
 
   /** Whether a step waits for `decide` or `answer`: the status then lists its call (only then does the phase change mid-run). */

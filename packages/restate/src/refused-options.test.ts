@@ -7,7 +7,7 @@ const registry = new ToolRegistry();
 const schema = { type: "object", properties: { ssn: { type: "string" } } } as const;
 const guardrails = { input: [{ name: "no-ssn", check: () => ({ tripped: true, reason: "an SSN" }) }] };
 
-/** A registry with an agent tool: its calls would be child runs. */
+/** A registry with an agent tool: its calls are child runs, each a workflow of its own. */
 function withAgentTool(): ToolRegistry {
   return new ToolRegistry([agentTool({ name: "helper", description: "Helps.", model, registry: new ToolRegistry() })]);
 }
@@ -19,10 +19,9 @@ const refused: readonly [string, Record<string, unknown>][] = [
   ["onLogged", { onLogged: () => {} }],
   ["runId", { runId: "r" }],
   ["toolTimeout", { toolTimeout: 5 }],
-  ["agent tools", { registry: withAgentTool() }],
 ];
 
-/** The options of `runAgent` a Restate run applies as it does (each is run on the real server: `test/parity.test.ts`, `test/step-control.test.ts`). */
+/** The options of `runAgent` a Restate run applies as it does (each is run on the real server: `test/parity.test.ts`, `test/step-control.test.ts`, `test/agent-tools.test.ts`). */
 const taken: readonly [string, Record<string, unknown>][] = [
   ["output", { output: schema }],
   ["outputRetries", { output: schema, outputRetries: 1 }],
@@ -33,6 +32,7 @@ const taken: readonly [string, Record<string, unknown>][] = [
   ["prepareStep", { prepareStep: () => undefined }],
   ["pricing", { pricing: { default: { input: 1, output: 2 } } }],
   ["costBudget", { pricing: { default: { input: 1, output: 2 } }, costBudget: 1 }],
+  ["agent tools", { registry: withAgentTool() }],
 ];
 
 describe("options agentWorkflow does not run", () => {
