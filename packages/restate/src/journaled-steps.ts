@@ -1,4 +1,4 @@
-import type { AgentResult, Approver, ToolCall, ToolRegistry } from "@agentloop/core";
+import type { Approver, ToolRegistry } from "@agentloop/core";
 import {
   type LoopAnswer,
   mayRunAgain,
@@ -15,12 +15,14 @@ import {
   TerminalError,
   type WorkflowContext,
 } from "@restatedev/restate-sdk";
+import { childStep } from "./child-step.js";
 import type { ChildWorkflows } from "./child-workflows.js";
 import type { KeyedMachine, RunEvent } from "./core-port.js";
 import { type JournaledAnswer, journaledAnswer, revivedAnswer } from "./journaled-answer.js";
 import type { RunLog } from "./run-log.js";
 import { statusOf } from "./run-status.js";
-import type { CancelRecord, ChildRunRequest } from "./types.js";
+import { now, type PendingStep, settled, type Taken } from "./step-outcome.js";
+import type { CancelRecord } from "./types.js";
 
 /** The name of the durable promise that `cancel` resolves. */
 export const CANCEL_PROMISE = "cancel";
@@ -41,19 +43,6 @@ export interface StepPorts {
   readonly workflow?: string | undefined;
 }
 
-/** A child run's handler as its parent's workflow calls it. */
-type ChildHandlers = { run(ctx: WorkflowContext, request: ChildRunRequest): Promise<AgentResult> };
-
-/** A journaled step the run waits for; `status` lists its call as running, or as waiting for `decide` or `answer`. */
-export interface PendingStep {
-  readonly key: string;
-  readonly running: ToolCall | null;
-  readonly deciding?: ToolCall;
-  /** The run id of the child the step's call runs, as a workflow of its own. */
-  readonly child?: string;
-  readonly outcome: RestatePromise<Taken>;
-}
-
 /** A step's answer as its journal entry keeps it, with when it ended (and began). */
 interface Journaled {
   readonly answer: JournaledAnswer;
@@ -63,16 +52,6 @@ interface Journaled {
 
 /** A value given from outside (`decide`'s decision, `answer`'s answer), stamped where it was given. */
 type PromisedRecord = Readonly<Record<string, unknown>> & { readonly at: string };
-
-/** What a journaled step came to: the loop's answer (none while a decision is still to wait for), stamped as journaled. */
-interface Taken {
-  readonly key: string;
-  readonly answer: LoopAnswer | null;
-  readonly at: string;
-  /** When a tool that may run again started (its start is logged with its end). */
-  readonly startedAt?: string;
-  readonly next?: () => PendingStep;
-}
 
 /**
  * Core's run loop, performed on Restate: each performance is a journaled step named by the
@@ -130,7 +109,7 @@ export class JournaledSteps implements Performing {
       children?.runsChild(request.call) === true &&
       children.problem(request.call) === null;
     const step = child
-      ? this.#child(key, request.call)
+      ? childStep(this.#ctx, key, request.call, children, this.#ports.workflow ?? "agent")
       : performance.form === "once"
         ? this.#once(key, performance)
         : performance.form === "promise"
@@ -175,34 +154,6 @@ export class JournaledSteps implements Performing {
       if (step.child !== undefined && step.running !== null) runs[step.running.id] = step.child;
     }
     return runs;
-  }
-
-  /**
-   * A call of an agent tool: its child is a run of this workflow of its own, called (and journaled
-   * as a call) under the child's run id, so that a retried execution attaches to it again rather
-   * than starting a second one; when it ends, the time is journaled and the run gets the answer.
-   */
-  #child(key: string, call: ToolCall): PendingStep {
-    const children = this.#ports.children as ChildWorkflows;
-    const { childRunId, request } = children.start(call);
-    const workflow = { name: this.#ports.workflow ?? "agent" };
-    const ran = this.#ctx.workflowClient<ChildHandlers>(workflow, childRunId).run(request);
-    const ended = (result: AgentResult): PendingStep => {
-      const at = this.#ctx.run(`${key} ended`, () => now());
-      const outcome = at.map(
-        (value, failure): Taken => ({
-          key,
-          at: settled(value, failure),
-          answer: children.answer(call, childRunId, result),
-        }),
-      );
-      return { key, running: call, child: childRunId, outcome };
-    };
-    const outcome = ran.map((result, failure): Taken => {
-      const value = settled(result, failure) as AgentResult;
-      return { key, at: "", answer: null, next: () => ended(value) };
-    });
-    return { key, running: call, child: childRunId, outcome };
   }
 
   /** Whether a step waits for `decide` or `answer`: the status then lists its call (only then does the phase change mid-run). */
@@ -337,14 +288,4 @@ async function terminalOnMisuse<T>(work: () => Promise<T>): Promise<T> {
 function cancelledAnswer({ reason, at }: CancelRecord): Taken {
   const event = reason === undefined ? { type: "run.cancelled" as const } : { type: "run.cancelled" as const, reason };
   return { key: CANCEL_PROMISE, at, answer: { type: "cancelled", event } };
-}
-
-/** A mapped step's value, or its terminal failure thrown on (a model that failed past its retries). */
-function settled<T>(value: T | undefined, failure: TerminalError | undefined): T {
-  if (failure !== undefined) throw failure;
-  return value as T;
-}
-
-function now(): string {
-  return new Date().toISOString();
 }

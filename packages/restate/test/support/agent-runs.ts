@@ -64,7 +64,7 @@ export async function registerService(harness: Harness, extra: Record<string, st
 }
 
 /** The task of a fixture run: its ledger reference and its script. */
-export function task(ref: string, script: "pay" | "mail" | "ask"): string {
+export function task(ref: string, script: "pay" | "mail" | "ask" | "delegate"): string {
   return JSON.stringify({ ref, script });
 }
 
