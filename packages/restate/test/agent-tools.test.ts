@@ -1,11 +1,13 @@
 import {
   agentTool,
   asks,
+  askUserTool,
   final,
   MemoryEventStore,
   type ModelReply,
   replayRun,
   runAgent,
+  type ToolCall,
   ToolRegistry,
   toolCall,
 } from "@agentloop/core";
@@ -22,8 +24,10 @@ import { type InProcessHarness, openInProcess, untimed } from "./support/in-proc
 const usage = (tokens: number) => ({ inputTokens: tokens, outputTokens: 10 });
 const billed = (reply: ModelReply, tokens: number): ModelReply => ({ ...reply, usage: usage(tokens) });
 
+const CITY = { type: "object", properties: { city: { type: "string" } }, required: ["city"] } as const;
+
 function weatherTools(): ToolRegistry {
-  const registry = new ToolRegistry();
+  const registry = new ToolRegistry([askUserTool({ answer: CITY })]);
   registry.register("get_weather", "Celsius in a city.", { type: "object" }, () => ({ city: "Pune", celsius: 30 }));
   registry.register("send_email", "Sends an email.", { type: "object" }, () => ({ sent: true }), {
     needsApproval: true,
@@ -55,6 +59,12 @@ function tree(child: readonly ModelReply[], options: { tokenBudget?: number; chi
 const FEATURES = {
   delegating: () => tree([billed(asks(toolCall("w1", "get_weather", { city: "Pune" })), 200), final("30 C.")]),
   approving: () => tree([asks(toolCall("m1", "send_email", { to: "ana" })), final("Mailed.")]),
+  policed: () => ({
+    ...tree([asks(toolCall("m1", "send_email", { to: "ana" })), final("Mailed.")]),
+    // The root's policy sees the child's call by its chained id, as runAgent shows it.
+    approve: (call: ToolCall) => ({ approved: call.id === "r1/m1", reason: `seen as ${call.id}` }),
+  }),
+  asking: () => tree([asks(toolCall("q1", "ask_user", { question: "Which city?" })), final("Asked.")]),
   budgeted: () =>
     tree(
       [
@@ -136,6 +146,57 @@ describe("agent tools on Restate: a child is a workflow of its own", () => {
     expect((await run.status()).awaitingDecision).toEqual([]);
     // Once the tree has ended, no call of it waits.
     await expect(run.decide({ callId: "r1/m1", approved: false })).rejects.toThrow(/'r1\/m1' does not wait/);
+  });
+
+  it("the root's approval policy is asked about a child's call by its chained id, as runAgent asks it", async () => {
+    const run = restate.run("policed", "tree-6");
+    await run.workflowSubmit({ task: "Mail Ana." });
+    const result = await run.workflowAttach();
+    const expected = await live("policed", "tree-6", "Mail Ana.");
+    expect(result).toEqual(expected.result);
+    const child = await store.read("tree-6.r1");
+    expect(untimed(child)).toEqual(untimed(expected.child));
+    expect(child.find((event) => event.type === "approval.decided")).toMatchObject({
+      callId: "m1",
+      approved: true,
+      reason: "seen as r1/m1",
+    });
+  });
+
+  it("a child's question is answered through the parent by chained id, checked against the child's tool", async () => {
+    const run = restate.run("asking", "tree-4");
+    await run.workflowSubmit({ task: "Ask me." });
+    const waiting = await waitUntil(
+      async () => {
+        const status = await run.status();
+        return status.phase === "awaiting_input" ? status : null;
+      },
+      { what: "the parent to list its child's question" },
+    );
+    expect(waiting.pendingQuestions).toMatchObject([{ id: "r1/q1", question: "Which city?" }]);
+    expect(waiting.awaitingDecision).toEqual([]);
+    await expect(run.answer({ callId: "r1/q1", answer: { town: "Pune" } })).rejects.toThrow(/does not fit/);
+    await run.answer({ callId: "r1/q1", answer: { city: "Pune" } });
+    const result = await run.workflowAttach();
+    expect(result).toMatchObject({ status: "done", answer: "Pune is 30 C." });
+    const child = await store.read("tree-4.r1");
+    expect(child.filter((event) => event.type === "question.answered")).toMatchObject([{ callId: "q1" }]);
+  });
+
+  it("cancelling the parent cancels the child it runs", async () => {
+    const run = restate.run("approving", "tree-5");
+    await run.workflowSubmit({ task: "Mail Ana." });
+    await waitUntil(async () => (await run.status()).phase === "awaiting_approval", {
+      what: "the child's call to wait",
+    });
+    await run.cancel({ reason: "not now" });
+    const result = await run.workflowAttach();
+    expect(result).toMatchObject({ status: "cancelled" });
+    const child = restate.run("approving", "tree-5.r1");
+    const ended = await child.workflowAttach();
+    expect(ended).toMatchObject({ status: "cancelled" });
+    const childLog = await store.read("tree-5.r1");
+    expect(childLog.find((event) => event.type === "run.cancelled")).toMatchObject({ reason: "not now" });
   });
 
   it("the tree's one budget: the child gets the share runAgent gives it, and stops at it", async () => {
