@@ -19,6 +19,7 @@ export {
   type CompactionRequest,
   chainedCall,
   checkAnswer,
+  checkChildPrices,
   childRunIdOf,
   childToolOf,
   compactContext,

@@ -1,6 +1,6 @@
 import "./polyfill.js";
 import type { AgentResult } from "@agentloop/core";
-import { hasChildTools } from "@agentloop/core/driver";
+import { checkChildPrices, hasChildTools } from "@agentloop/core/driver";
 import { resolveTurn } from "@agentloop/core/machine";
 import {
   CancelledError,
@@ -165,9 +165,17 @@ function startOf(request: RunRequest, options: AgentWorkflowOptions, turn: Turn)
   const merged = Object.fromEntries(
     Object.entries({ ...defaults, ...policies, ...asked }).filter(([, value]) => value !== undefined),
   );
-  try {
+  return refusingBadInput(() => {
     const settings = { ...resolveRunSettings(task, merged, options.model, options.registry), ...turn.checks };
+    checkChildPrices(settings, options.registry);
     return { type: "run.started", schemaVersion: SCHEMA_VERSION, settings };
+  });
+}
+
+/** The run's first event, or a `TerminalError` (HTTP 400, never retried) for settings `runAgent` refuses. */
+function refusingBadInput(start: () => RunEvent): RunEvent {
+  try {
+    return start();
   } catch (error) {
     if (error instanceof RangeError || error instanceof TypeError) throw badRequest(error.message);
     throw error;
@@ -176,9 +184,12 @@ function startOf(request: RunRequest, options: AgentWorkflowOptions, turn: Turn)
 
 /** A child's first event: its agent's settings with its share of the parent's budget, and its parent's run and call. */
 function childStartOf(task: string, agent: RunAgent, link: ChildLink, turn: Turn): RunEvent {
-  const resolved = resolveRunSettings(task, childOptions(agent, link), agent.model, agent.registry);
-  const settings = { ...resolved, ...turn.checks };
-  return { type: "run.started", schemaVersion: SCHEMA_VERSION, settings, parent: link.parent };
+  return refusingBadInput(() => {
+    const resolved = resolveRunSettings(task, childOptions(agent, link), agent.model, agent.registry);
+    const settings = { ...resolved, ...turn.checks };
+    checkChildPrices(settings, agent.registry);
+    return { type: "run.started", schemaVersion: SCHEMA_VERSION, settings, parent: link.parent };
+  });
 }
 
 /** What a child runs with: its agent's model, tools and policies, the root's approver (shown chained ids) and Restate retries. */

@@ -11,6 +11,7 @@ import {
   ToolRegistry,
   toolCall,
 } from "@agentloop/core";
+import { type ChildTool, childToolOf } from "@agentloop/core/driver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentWorkflowOptions, agentWorkflow } from "../src/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -56,6 +57,16 @@ function tree(child: readonly ModelReply[], options: { tokenBudget?: number; chi
   };
 }
 
+const PRICES = { sonnet: { input: 3, output: 15 }, haiku: { input: 1, output: 5 } };
+
+/** A tree whose models have names, priced by the parent's `pricing`, under a cost budget. */
+function pricedTree(childModel: "haiku" | "opus") {
+  const made = tree([billed(asks(toolCall("w1", "get_weather")), 200), billed(final("30 C."), 200)]);
+  const child = childToolOf(made.registry, "researcher") as ChildTool;
+  Object.assign(child.agent.model, { modelName: childModel });
+  return { ...made, model: Object.assign(made.model, { modelName: "sonnet" }), pricing: PRICES, costBudget: 0.05 };
+}
+
 const FEATURES = {
   delegating: () => tree([billed(asks(toolCall("w1", "get_weather", { city: "Pune" })), 200), final("30 C.")]),
   approving: () => tree([asks(toolCall("m1", "send_email", { to: "ana" })), final("Mailed.")]),
@@ -64,6 +75,8 @@ const FEATURES = {
     // The root's policy sees the child's call by its chained id, as runAgent shows it.
     approve: (call: ToolCall) => ({ approved: call.id === "r1/m1", reason: `seen as ${call.id}` }),
   }),
+  pricedTree: () => pricedTree("haiku"),
+  unpricedTree: () => pricedTree("opus"),
   asking: () => tree([asks(toolCall("q1", "ask_user", { question: "Which city?" })), final("Asked.")]),
   budgeted: () =>
     tree(
@@ -161,6 +174,36 @@ describe("agent tools on Restate: a child is a workflow of its own", () => {
       approved: true,
       reason: "seen as r1/m1",
     });
+  });
+
+  it("the tree's one cost budget: the child's share and cost, counted in the parent's, as runAgent has them", async () => {
+    const run = restate.run("pricedTree", "tree-7");
+    await run.workflowSubmit({ task: "Weather?" });
+    const result = await run.workflowAttach();
+    const expected = await live("pricedTree", "tree-7", "Weather?");
+    expect(result).toMatchObject({ status: "done" });
+    expect(result).toEqual(expected.result);
+    const child = await store.read("tree-7.r1");
+    expect(untimed(child)).toEqual(untimed(expected.child));
+    expect(untimed(await store.read("tree-7"))).toEqual(untimed(expected.parent));
+    const share = (child[0] as { settings: { costBudget?: number } }).settings.costBudget;
+    expect(share).toBeLessThan(0.05);
+    const finished = (await store.read("tree-7")).find((event) => event.type === "tool.finished");
+    expect(finished).toMatchObject({ childRunId: "tree-7.r1", cost: expect.any(Number) });
+    expect(result.cost).toBeGreaterThan((finished as { cost: number }).cost);
+  });
+
+  it("a cost budget with an agent tool whose model has no price is refused before the run, as runAgent refuses it", async () => {
+    const run = restate.run("unpricedTree", "tree-8");
+    await run.workflowSubmit({ task: "Weather?" });
+    const refused = await run.workflowAttach().catch((error: unknown) => error as Error);
+    const { model, registry, ...options } = FEATURES.unpricedTree();
+    const local = await runAgent("Weather?", model, registry, options).catch((error: unknown) => error as Error);
+    expect(local).toBeInstanceOf(RangeError);
+    // The ingress's error body is JSON: the message is there with its quotes escaped.
+    expect((refused as Error).message).toMatch(/^Request failed: 400/);
+    expect((refused as Error).message).toContain(JSON.stringify((local as Error).message).slice(1, -1));
+    expect(await store.read("tree-8")).toEqual([]);
   });
 
   it("a child's question is answered through the parent by chained id, checked against the child's tool", async () => {
