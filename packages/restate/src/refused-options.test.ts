@@ -8,8 +8,10 @@ const schema = { type: "object", properties: { ssn: { type: "string" } } } as co
 const guardrails = { input: [{ name: "no-ssn", check: () => ({ tripped: true, reason: "an SSN" }) }] };
 
 /** A registry with an agent tool: its calls are child runs, each a workflow of its own. */
-function withAgentTool(): ToolRegistry {
-  return new ToolRegistry([agentTool({ name: "helper", description: "Helps.", model, registry: new ToolRegistry() })]);
+function withAgentTool(limits: { timeoutMs?: number } = {}): ToolRegistry {
+  return new ToolRegistry([
+    agentTool({ name: "helper", description: "Helps.", model, registry: new ToolRegistry(), ...limits }),
+  ]);
 }
 
 /** The options a JavaScript caller (or a spread of `runAgent`'s options) may give that Restate does not run. */
@@ -19,6 +21,7 @@ const refused: readonly [string, Record<string, unknown>][] = [
   ["onLogged", { onLogged: () => {} }],
   ["runId", { runId: "r" }],
   ["toolTimeout", { toolTimeout: 5 }],
+  ["timeoutMs of agent tool 'helper'", { registry: withAgentTool({ timeoutMs: 1000 }) }],
 ];
 
 /** The options of `runAgent` a Restate run applies as it does (each is run on the real server: `test/parity.test.ts`, `test/step-control.test.ts`, `test/agent-tools.test.ts`). */
