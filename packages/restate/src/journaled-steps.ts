@@ -198,18 +198,21 @@ export class JournaledSteps implements Performing {
   #once(key: string, performance: OncePerformance): PendingStep {
     const { request, retriesItself } = performance;
     const name = this.#startsJournaled.has(key) ? `${key} finished` : key;
+    // The model `prepareStep` picked, which the journal (JSON) cannot hold: kept while this execution lives.
+    let picked: LoopAnswer | null = null;
     const done = this.#ctx.run(
       name,
       async (): Promise<Journaled> => {
         const startedAt = now();
         const answer = await terminalOnMisuse(performance.work);
+        if (answer.type === "step-prepared" && answer.model !== undefined) picked = answer;
         return { answer: journaledAnswer(answer, retriesItself), at: now(), startedAt };
       },
       this.#ports.modelRetry ?? {},
     );
     const outcome = done.map((value, failure): Taken => {
       const { answer, at, startedAt } = settled(value, failure);
-      return { key, at, startedAt, answer: revivedAnswer(answer) };
+      return { key, at, startedAt, answer: picked ?? revivedAnswer(answer) };
     });
     // Work done for a call is that call running, for the status.
     return { key, running: "call" in request ? request.call : null, outcome };

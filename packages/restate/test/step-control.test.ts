@@ -61,6 +61,18 @@ function features(asked: number[]) {
       registry: registry(),
       prepareStep: preparing(asked),
     }),
+    picking: () => {
+      const other = seeing([final("From the other model.")], "haiku");
+      return {
+        // The picked model rides on the run's, for the test to read.
+        model: Object.assign(seeing([final("From the run's model.")]), { other }),
+        registry: registry(),
+        prepareStep: ((step) => {
+          asked.push(step.step);
+          return { model: other };
+        }) satisfies PrepareStep,
+      };
+    },
     priced: () => ({
       model: seeing([billed(lookup("w1"), 1000, 100), billed(final("Hot."), 1000, 100)]),
       registry: registry(),
@@ -131,6 +143,19 @@ describe("per-step control and cost on Restate", () => {
     expect(liveAsked).toEqual([1, 2]);
     const { runId: _runId, ...rest } = result;
     expect(replayRun(mirrored).result).toEqual(rest);
+  });
+
+  it("prepareStep: a model it picks answers, and it is asked once for the step, as runAgent asks it", async () => {
+    durableAsked.length = 0;
+    const { result, live, mirrored, logged, liveAsked } = await both("picking", "picking-1", "Weather?");
+    expect(result).toMatchObject({ status: "done", answer: "From the other model." });
+    expect(result).toEqual(live);
+    expect(untimed(mirrored)).toEqual(untimed(logged));
+    expect(mirrored.find((event) => event.type === "step.prepared")).toMatchObject({ step: 1, model: "haiku" });
+    expect(made.picking.model.other.seen).toHaveLength(1);
+    expect(made.picking.model.seen).toHaveLength(0);
+    expect(durableAsked).toEqual([1]);
+    expect(liveAsked).toEqual([1]);
   });
 
   it("pricing: each reply's cost and the run's total, as runAgent has them", async () => {
