@@ -34,6 +34,7 @@ export {
   ToolSchemaError,
   type ToolSpec,
   type Usage,
+  unescapeCallId,
 } from "./data/index.js";
 export type { AgentView } from "./decide/index.js";
 export { agentMachine } from "./decide/index.js";

@@ -1,6 +1,6 @@
 import "./polyfill.js";
-import type { AgentResult, ToolRegistry } from "@agentloop/core";
-import { checkAnswer } from "@agentloop/core/driver";
+import type { AgentResult } from "@agentloop/core";
+import { checkChildPrices, hasChildTools } from "@agentloop/core/driver";
 import { resolveTurn } from "@agentloop/core/machine";
 import {
   CancelledError,
@@ -11,6 +11,8 @@ import {
   workflow,
 } from "@restatedev/restate-sdk";
 import { checkLimits } from "./check-limits.js";
+import { type TreeWaiting, treeWaiting } from "./child-routing.js";
+import { agentAt, ChildWorkflows, chainedApprover, childOptions, type RunAgent } from "./child-workflows.js";
 import {
   decodeStarted,
   finishedEvent,
@@ -20,17 +22,23 @@ import {
   startMachine,
 } from "./core-port.js";
 import { driveRun } from "./drive-run.js";
-import { CANCEL_PROMISE } from "./journaled-steps.js";
 import { checkApplied } from "./refused-options.js";
 import { RunLog, readEvents, readStatus } from "./run-log.js";
-import { badRequest, readAnswerRequest, readCancelRequest, readDecideRequest, readRunRequest } from "./run-request.js";
+import { badRequest, readChildRequest, readRunRequest } from "./run-request.js";
+import {
+  AGENT_KEY,
+  answerHandler,
+  cancelHandler,
+  decideHandler,
+  statusHandler,
+  unknownStatus,
+} from "./shared-handlers.js";
 import type {
-  AnswerRecord,
   AnswerRequest,
-  CancelRecord,
   CancelRequest,
+  ChildLink,
+  ChildRunRequest,
   DecideRequest,
-  DecisionRecord,
   RunRequest,
   RunStatus,
 } from "./types.js";
@@ -44,8 +52,8 @@ export type { AgentWorkflowOptions } from "./workflow-options.js";
  * types can read it).
  */
 export type AgentHandlers = {
-  /** Runs the agent to its end and returns its result (`runId` is the workflow's key). */
-  run(ctx: WorkflowContext, request: RunRequest): Promise<AgentResult>;
+  /** Runs the agent to its end and returns its result (`runId` is the workflow's key); a parent run submits its children's own. */
+  run(ctx: WorkflowContext, request: RunRequest | ChildRunRequest): Promise<AgentResult>;
   /** Decides on a call that waits for a decision; refuses a call that does not wait, or was decided already. */
   decide(ctx: WorkflowSharedContext, request: DecideRequest): Promise<void>;
   /**
@@ -59,6 +67,8 @@ export type AgentHandlers = {
   status(ctx: WorkflowSharedContext): Promise<RunStatus>;
   /** The run's event log so far, as JSON: read it with `parseEventLog` (an unlimited budget is `null`). */
   events(ctx: WorkflowSharedContext): Promise<unknown[]>;
+  /** The calls that wait in the run and its children, by chained id relative to the run (its own escaped): what a parent lists of its child. */
+  waiting(ctx: WorkflowSharedContext): Promise<TreeWaiting>;
 };
 
 /** An agent workflow's definition: bind it to a Restate endpoint, or name it in a client. */
@@ -75,16 +85,18 @@ export function agentWorkflow(options: AgentWorkflowOptions): AgentWorkflow {
   checkApplied(options);
   checkLimits(options);
   const turn = resolveTurn(options);
+  const name = options.name ?? "agent";
   const handlers: AgentHandlers = {
     run: (ctx, request) => runHandler(ctx, request, options, turn),
-    decide: decideHandler,
-    answer: (ctx, request) => answerHandler(ctx, request, options.registry),
-    cancel: cancelHandler,
-    status: statusHandler,
+    decide: (ctx, request) => decideHandler(ctx, request, name),
+    answer: (ctx, request) => answerHandler(ctx, request, options, name),
+    cancel: (ctx, request) => cancelHandler(ctx, request, name),
+    status: (ctx) => statusHandler(ctx, name),
     events: readEvents,
+    waiting: async (ctx) => treeWaiting(ctx, name, await readStatus(ctx)),
   };
   return workflow({
-    name: options.name ?? "agent",
+    name,
     handlers,
     ...(options.restate ? { options: options.restate } : {}),
   });
@@ -92,20 +104,37 @@ export function agentWorkflow(options: AgentWorkflowOptions): AgentWorkflow {
 
 async function runHandler(
   ctx: WorkflowContext,
-  request: RunRequest,
+  request: RunRequest | ChildRunRequest,
   options: AgentWorkflowOptions,
   turn: Turn,
 ): Promise<AgentResult> {
   const log = new RunLog(ctx, options.store, options.saveEventsEvery);
   try {
+    const link = "child" in request ? readChildRequest(request).child : null;
+    const root: RunAgent = { model: options.model, registry: options.registry, options };
+    const agent = link === null ? root : agentAt(root, link.tools);
+    const agentTurn = link === null ? turn : resolveTurn(agent.options);
     // Resolved again by a retried execution, alike; logged with the time of the first step's start.
-    const started = decodeStarted(ctx.key, startOf(request, options, turn));
+    const begin =
+      link === null
+        ? startOf(request as RunRequest, options, turn)
+        : childStartOf(request.task, agent, link, agentTurn);
+    // A child's questions are checked against its own agent's tools.
+    if (link !== null) ctx.set(AGENT_KEY, link.tools);
+    const started = decodeStarted(ctx.key, begin);
     log.deferStart(started);
     const machine = startMachine(started.settings);
     try {
-      const summarizer = options.compaction?.summarizer;
-      const ports = { ...options, summarizer, checks: turn.ports };
-      const ended = await driveRun(ctx, machine, ports, log);
+      const context = () => machine.driven.snapshot().context;
+      const { pricing } = started.settings;
+      const children = hasChildTools(agent.registry)
+        ? new ChildWorkflows(ctx.key, agent, link, context, pricing)
+        : undefined;
+      const ports =
+        link === null
+          ? { ...options, summarizer: options.compaction?.summarizer, checks: turn.ports }
+          : childPorts(agent, options, link, agentTurn);
+      const ended = await driveRun(ctx, machine, { ...ports, children, workflow: options.name ?? "agent" }, log);
       const result = { ...ended.result, runId: ctx.key };
       await log.append(finishedEvent(result), ended.at);
       const state = machine.position().state;
@@ -130,20 +159,55 @@ type Turn = ReturnType<typeof resolveTurn>;
 function startOf(request: RunRequest, options: AgentWorkflowOptions, turn: Turn): RunEvent {
   const { task, options: asked } = readRunRequest(request);
   const { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency } = options;
-  const { compaction, retry, fallbackModels } = options;
+  const { compaction, retry, fallbackModels, prepareStep, pricing, costBudget } = options;
   const defaults = { system, maxSteps, tokenBudget, replyReserve, repeatLimit, onRepeatedCall, toolConcurrency };
+  const policies = { compaction, retry, fallbackModels, prepareStep, pricing, costBudget };
   const merged = Object.fromEntries(
-    Object.entries({ ...defaults, compaction, retry, fallbackModels, ...asked }).filter(
-      ([, value]) => value !== undefined,
-    ),
+    Object.entries({ ...defaults, ...policies, ...asked }).filter(([, value]) => value !== undefined),
   );
-  try {
+  return refusingBadInput(() => {
     const settings = { ...resolveRunSettings(task, merged, options.model, options.registry), ...turn.checks };
+    checkChildPrices(settings, options.registry);
     return { type: "run.started", schemaVersion: SCHEMA_VERSION, settings };
+  });
+}
+
+/** The run's first event, or a `TerminalError` (HTTP 400, never retried) for settings `runAgent` refuses. */
+function refusingBadInput(start: () => RunEvent): RunEvent {
+  try {
+    return start();
   } catch (error) {
     if (error instanceof RangeError || error instanceof TypeError) throw badRequest(error.message);
     throw error;
   }
+}
+
+/** A child's first event: its agent's settings with its share of the parent's budget, and its parent's run and call. */
+function childStartOf(task: string, agent: RunAgent, link: ChildLink, turn: Turn): RunEvent {
+  return refusingBadInput(() => {
+    const resolved = resolveRunSettings(task, childOptions(agent, link), agent.model, agent.registry);
+    const settings = { ...resolved, ...turn.checks };
+    checkChildPrices(settings, agent.registry);
+    return { type: "run.started", schemaVersion: SCHEMA_VERSION, settings, parent: link.parent };
+  });
+}
+
+/** What a child runs with: its agent's model, tools and policies, the root's approver (shown chained ids) and Restate retries. */
+function childPorts(agent: RunAgent, options: AgentWorkflowOptions, link: ChildLink, turn: Turn) {
+  const { model, registry, options: own } = agent;
+  const { fallbackModels, prepareStep } = own;
+  const approve = chainedApprover(options.approve, link);
+  const summarizer = own.compaction?.summarizer;
+  return {
+    model,
+    registry,
+    fallbackModels,
+    prepareStep,
+    summarizer,
+    approve,
+    modelRetry: options.modelRetry,
+    checks: turn.ports,
+  };
 }
 
 /** The status of a run that ended: finished with its result, or failed with the model's error. */
@@ -155,95 +219,4 @@ function endStatus(
   const { result = null, error = null } = end;
   const counts = result === null ? {} : { steps: result.steps, tokens: result.tokens };
   return { ...unknownStatus(runId), phase: end.phase, state: end.state ?? null, events, result, error, ...counts };
-}
-
-async function decideHandler(ctx: WorkflowSharedContext, input: DecideRequest): Promise<void> {
-  const { callId, approved, reason } = readDecideRequest(input);
-  const status = await readStatus(ctx);
-  const key = status !== null && Object.hasOwn(status.decisionKeys, callId) ? status.decisionKeys[callId] : undefined;
-  if (status === null || key === undefined) {
-    // A call of the current reply stays known after its decision, so that a second one is told so.
-    const waiting = status?.awaitingDecision.map((call) => `'${call.id}'`).join(", ") || "none";
-    throw new TerminalError(`run '${ctx.key}': call '${callId}' does not wait for a decision (waiting: ${waiting})`, {
-      errorCode: 404,
-    });
-  }
-  const record: DecisionRecord = { approved, at: await ctx.date.toJSON(), ...(reason === undefined ? {} : { reason }) };
-  try {
-    await ctx.promise<DecisionRecord>(key).resolve(record);
-  } catch (error) {
-    if (error instanceof TerminalError && error.code === 409) {
-      throw new TerminalError(`run '${ctx.key}': call '${callId}' was already decided`, { errorCode: 409 });
-    }
-    throw error;
-  }
-}
-
-async function answerHandler(ctx: WorkflowSharedContext, input: AnswerRequest, registry: ToolRegistry): Promise<void> {
-  const { callId, answer } = readAnswerRequest(input);
-  const status = await readStatus(ctx);
-  // A status kept before questions were kept has no keys of them.
-  const keys = status?.questionKeys ?? {};
-  const asked = Object.hasOwn(keys, callId) ? keys[callId] : undefined;
-  if (asked === undefined) {
-    // A question of the current reply stays known after its answer, so that a second one is told so.
-    const waiting = status?.pendingQuestions?.map((question) => `'${question.id}'`).join(", ") || "none";
-    throw new TerminalError(
-      `run '${ctx.key}': call '${callId}' waits for no answer (questions that wait: ${waiting})`,
-      {
-        errorCode: 404,
-      },
-    );
-  }
-  const checked = await checkAnswer(registry, asked.tool, answer);
-  if (!checked.ok) {
-    throw new TerminalError(`run '${ctx.key}': the answer to '${callId}' does not fit: ${checked.problem}`, {
-      errorCode: 400,
-    });
-  }
-  const record: AnswerRecord = { answer: checked.value, at: await ctx.date.toJSON() };
-  try {
-    await ctx.promise<AnswerRecord>(asked.key).resolve(record);
-  } catch (error) {
-    if (error instanceof TerminalError && error.code === 409) {
-      throw new TerminalError(`run '${ctx.key}': call '${callId}' was already answered`, { errorCode: 409 });
-    }
-    throw error;
-  }
-}
-
-async function cancelHandler(ctx: WorkflowSharedContext, input?: CancelRequest): Promise<void> {
-  const { reason } = readCancelRequest(input);
-  const record: CancelRecord = { at: await ctx.date.toJSON(), ...(reason === undefined ? {} : { reason }) };
-  try {
-    await ctx.promise<CancelRecord>(CANCEL_PROMISE).resolve(record);
-  } catch (error) {
-    // Cancelled already: the first cancellation stands.
-    if (!(error instanceof TerminalError && error.code === 409)) throw error;
-  }
-}
-
-async function statusHandler(ctx: WorkflowSharedContext): Promise<RunStatus> {
-  const kept = await readStatus(ctx);
-  if (kept === null) return unknownStatus(ctx.key);
-  const { decisionKeys: _keys, questionKeys: _questions, chunks: _chunks, ...status } = kept;
-  // A status kept before questions were kept lists none.
-  return { ...status, pendingQuestions: status.pendingQuestions ?? [] };
-}
-
-/** The status of a run id under which nothing has started. */
-function unknownStatus(runId: string): RunStatus {
-  return {
-    runId,
-    phase: "unknown",
-    state: null,
-    steps: 0,
-    tokens: 0,
-    events: 0,
-    awaitingDecision: [],
-    pendingQuestions: [],
-    runningTools: [],
-    result: null,
-    error: null,
-  };
 }

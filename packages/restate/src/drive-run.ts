@@ -1,4 +1,4 @@
-import { type AgentResult, type Model, ModelError } from "@agentloop/core";
+import { type AgentResult, type Model, ModelError, type PrepareStep } from "@agentloop/core";
 import { type EffectPorts, RunLoop } from "@agentloop/core/driver";
 import { TerminalError, type WorkflowContext } from "@restatedev/restate-sdk";
 import type { KeyedMachine, ModelWithLimits, ToolLimits } from "./core-port.js";
@@ -10,6 +10,8 @@ export interface RunPorts extends StepPorts, ToolLimits, Pick<EffectPorts, "chec
   readonly model: ModelWithLimits;
   readonly fallbackModels?: readonly Model[] | undefined;
   readonly summarizer?: Model | undefined;
+  /** Decides each model call's settings; its decision is journaled, so a retried execution never asks it again. */
+  readonly prepareStep?: PrepareStep | undefined;
 }
 
 /**
@@ -24,11 +26,23 @@ export async function driveRun(
   ports: RunPorts,
   log: RunLog,
 ): Promise<{ readonly result: AgentResult; readonly at: string }> {
-  const { model, fallbackModels, summarizer, checks, registry, approve, toolTimeoutMs, maxResultChars } = ports;
+  const { model, fallbackModels, summarizer, checks, registry, approve, prepareStep, toolTimeoutMs, maxResultChars } =
+    ports;
   const steps = new JournaledSteps(ctx, machine, log, ports);
   const limits = { toolTimeoutMs, maxResultChars };
   const models = { model, fallbackModels, summarizer };
-  const effects = { ...models, registry, approve, checks, ...limits, journal: steps, performing: steps };
+  const { children } = ports;
+  const effects = {
+    ...models,
+    registry,
+    approve,
+    prepareStep,
+    checks,
+    ...limits,
+    children,
+    journal: steps,
+    performing: steps,
+  };
   const loop = new RunLoop(machine.driven, effects, steps.interrupted);
   const attempt = ctx.request().attemptCompletedSignal;
   const stop = () => loop.stop();

@@ -1,4 +1,4 @@
-import type { Approver, ToolCall, ToolRegistry } from "@agentloop/core";
+import type { Approver, ToolRegistry } from "@agentloop/core";
 import {
   type LoopAnswer,
   mayRunAgain,
@@ -15,10 +15,13 @@ import {
   TerminalError,
   type WorkflowContext,
 } from "@restatedev/restate-sdk";
+import { childStep } from "./child-step.js";
+import type { ChildWorkflows } from "./child-workflows.js";
 import type { KeyedMachine, RunEvent } from "./core-port.js";
 import { type JournaledAnswer, journaledAnswer, revivedAnswer } from "./journaled-answer.js";
 import type { RunLog } from "./run-log.js";
 import { statusOf } from "./run-status.js";
+import { now, type PendingStep, settled, type Taken } from "./step-outcome.js";
 import type { CancelRecord } from "./types.js";
 
 /** The name of the durable promise that `cancel` resolves. */
@@ -27,19 +30,17 @@ export const CANCEL_PROMISE = "cancel";
 /** Restate's retry options for a `ctx.run` (a model call's, here). */
 export type StepRetry = Omit<RunOptions<unknown>, "serde">;
 
-/** What the journaled steps reach besides the performers: the tools (to tell which may run again), the approval policy, the model's retries. */
+/**
+ * What the journaled steps reach besides the performers: the tools (to tell which may run again),
+ * the approval policy, the model's retries, and the run's children (each a run of the workflow
+ * named `workflow`).
+ */
 export interface StepPorts {
   readonly registry: ToolRegistry;
   readonly approve?: Approver | undefined;
   readonly modelRetry?: StepRetry | undefined;
-}
-
-/** A journaled step the run waits for; `status` lists its call as running, or as waiting for `decide` or `answer`. */
-export interface PendingStep {
-  readonly key: string;
-  readonly running: ToolCall | null;
-  readonly deciding?: ToolCall;
-  readonly outcome: RestatePromise<Taken>;
+  readonly children?: ChildWorkflows | undefined;
+  readonly workflow?: string | undefined;
 }
 
 /** A step's answer as its journal entry keeps it, with when it ended (and began). */
@@ -51,16 +52,6 @@ interface Journaled {
 
 /** A value given from outside (`decide`'s decision, `answer`'s answer), stamped where it was given. */
 type PromisedRecord = Readonly<Record<string, unknown>> & { readonly at: string };
-
-/** What a journaled step came to: the loop's answer (none while a decision is still to wait for), stamped as journaled. */
-interface Taken {
-  readonly key: string;
-  readonly answer: LoopAnswer | null;
-  readonly at: string;
-  /** When a tool that may run again started (its start is logged with its end). */
-  readonly startedAt?: string;
-  readonly next?: () => PendingStep;
-}
 
 /**
  * Core's run loop, performed on Restate: each performance is a journaled step named by the
@@ -111,8 +102,15 @@ export class JournaledSteps implements Performing {
 
   perform(performance: Performance): void {
     const key = this.#machine.keyOf(performance.request);
-    const step =
-      performance.form === "once"
+    const { request } = performance;
+    const children = this.#ports.children;
+    const child =
+      request.type === "runTool" &&
+      children?.runsChild(request.call) === true &&
+      children.problem(request.call) === null;
+    const step = child
+      ? childStep(this.#ctx, key, request.call, children, this.#ports.workflow ?? "agent")
+      : performance.form === "once"
         ? this.#once(key, performance)
         : performance.form === "promise"
           ? this.#promise(key, performance)
@@ -129,12 +127,14 @@ export class JournaledSteps implements Performing {
     for (;;) {
       const queued = this.#queued.shift();
       if (queued !== undefined) return queued;
-      if (this.#log.statusDue || this.#deciding()) {
+      const childRuns = this.#childRuns();
+      if (this.#log.statusDue || this.#deciding() || childRuns !== null) {
         const position = this.#machine.position();
         const status = statusOf(this.#ctx.key, position, this.#pending.values(), this.#log.length);
         const { decisionKeys, questionKeys } = position;
         const waits = status.awaitingDecision.length > 0 || status.pendingQuestions.length > 0;
-        this.#log.setStatus(status, { decisionKeys, questionKeys }, waits);
+        const children = childRuns === null ? {} : { childRuns };
+        this.#log.setStatus(status, { decisionKeys, questionKeys, ...children }, waits);
       }
       const taken = await this.#race();
       if (taken === null) continue;
@@ -144,6 +144,16 @@ export class JournaledSteps implements Performing {
       this.#taken = taken;
       return taken.answer;
     }
+  }
+
+  /** The children running now, by the call that runs each, when the run has agent tools: the status lists them for `status`, `decide` and `answer`. */
+  #childRuns(): Record<string, string> | null {
+    if (this.#ports.children === undefined) return null;
+    const runs: Record<string, string> = {};
+    for (const step of this.#pending.values()) {
+      if (step.child !== undefined && step.running !== null) runs[step.running.id] = step.child;
+    }
+    return runs;
   }
 
   /** Whether a step waits for `decide` or `answer`: the status then lists its call (only then does the phase change mid-run). */
@@ -188,18 +198,21 @@ export class JournaledSteps implements Performing {
   #once(key: string, performance: OncePerformance): PendingStep {
     const { request, retriesItself } = performance;
     const name = this.#startsJournaled.has(key) ? `${key} finished` : key;
+    // The model `prepareStep` picked, which the journal (JSON) cannot hold: kept while this execution lives.
+    let picked: LoopAnswer | null = null;
     const done = this.#ctx.run(
       name,
       async (): Promise<Journaled> => {
         const startedAt = now();
         const answer = await terminalOnMisuse(performance.work);
+        if (answer.type === "step-prepared" && answer.model !== undefined) picked = answer;
         return { answer: journaledAnswer(answer, retriesItself), at: now(), startedAt };
       },
       this.#ports.modelRetry ?? {},
     );
     const outcome = done.map((value, failure): Taken => {
       const { answer, at, startedAt } = settled(value, failure);
-      return { key, at, startedAt, answer: revivedAnswer(answer) };
+      return { key, at, startedAt, answer: picked ?? revivedAnswer(answer) };
     });
     // Work done for a call is that call running, for the status.
     return { key, running: "call" in request ? request.call : null, outcome };
@@ -278,14 +291,4 @@ async function terminalOnMisuse<T>(work: () => Promise<T>): Promise<T> {
 function cancelledAnswer({ reason, at }: CancelRecord): Taken {
   const event = reason === undefined ? { type: "run.cancelled" as const } : { type: "run.cancelled" as const, reason };
   return { key: CANCEL_PROMISE, at, answer: { type: "cancelled", event } };
-}
-
-/** A mapped step's value, or its terminal failure thrown on (a model that failed past its retries). */
-function settled<T>(value: T | undefined, failure: TerminalError | undefined): T {
-  if (failure !== undefined) throw failure;
-  return value as T;
-}
-
-function now(): string {
-  return new Date().toISOString();
 }

@@ -7,9 +7,11 @@ const registry = new ToolRegistry();
 const schema = { type: "object", properties: { ssn: { type: "string" } } } as const;
 const guardrails = { input: [{ name: "no-ssn", check: () => ({ tripped: true, reason: "an SSN" }) }] };
 
-/** A registry with an agent tool: its calls would be child runs. */
-function withAgentTool(): ToolRegistry {
-  return new ToolRegistry([agentTool({ name: "helper", description: "Helps.", model, registry: new ToolRegistry() })]);
+/** A registry with an agent tool: its calls are child runs, each a workflow of its own. */
+function withAgentTool(limits: { timeoutMs?: number } = {}): ToolRegistry {
+  return new ToolRegistry([
+    agentTool({ name: "helper", description: "Helps.", model, registry: new ToolRegistry(), ...limits }),
+  ]);
 }
 
 /** The options a JavaScript caller (or a spread of `runAgent`'s options) may give that Restate does not run. */
@@ -19,10 +21,10 @@ const refused: readonly [string, Record<string, unknown>][] = [
   ["onLogged", { onLogged: () => {} }],
   ["runId", { runId: "r" }],
   ["toolTimeout", { toolTimeout: 5 }],
-  ["agent tools", { registry: withAgentTool() }],
+  ["timeoutMs of agent tool 'helper'", { registry: withAgentTool({ timeoutMs: 1000 }) }],
 ];
 
-/** The options of `runAgent` a Restate run applies as it does (each is run on the real server in `test/parity.test.ts`). */
+/** The options of `runAgent` a Restate run applies as it does (each is run on the real server: `test/parity.test.ts`, `test/step-control.test.ts`, `test/agent-tools.test.ts`). */
 const taken: readonly [string, Record<string, unknown>][] = [
   ["output", { output: schema }],
   ["outputRetries", { output: schema, outputRetries: 1 }],
@@ -30,6 +32,10 @@ const taken: readonly [string, Record<string, unknown>][] = [
   ["retry", { retry: { attempts: 2 } }],
   ["fallbackModels", { fallbackModels: [model] }],
   ["compaction.summarizer", { compaction: { triggerTokens: 100, summarizer: model } }],
+  ["prepareStep", { prepareStep: () => undefined }],
+  ["pricing", { pricing: { default: { input: 1, output: 2 } } }],
+  ["costBudget", { pricing: { default: { input: 1, output: 2 } }, costBudget: 1 }],
+  ["agent tools", { registry: withAgentTool() }],
 ];
 
 describe("options agentWorkflow does not run", () => {

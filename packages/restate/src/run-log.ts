@@ -85,7 +85,7 @@ export class RunLog {
   setStatus(status: RunStatus, keys: WaitKeys = NO_KEYS, save = false): void {
     const saved = (save || this.#unsaved.length >= this.#saveEvery) && this.#save();
     const waiting = [...status.awaitingDecision.map((call) => call.id), ...status.pendingQuestions.map((q) => q.id)];
-    const waits = JSON.stringify([status.phase, waiting, keys.decisionKeys, keys.questionKeys]);
+    const waits = JSON.stringify([status.phase, waiting, keys.decisionKeys, keys.questionKeys, keys.childRuns]);
     if (!saved && waits === this.#waits) return;
     this.#waits = waits;
     this.#waited = waiting.length > 0;
@@ -106,6 +106,8 @@ export class RunLog {
 export interface WaitKeys {
   readonly decisionKeys: Readonly<Record<string, string>>;
   readonly questionKeys: Readonly<Record<string, QuestionKey>>;
+  /** The children running now (each a workflow of its own), by the id of the call that runs it. */
+  readonly childRuns?: Readonly<Record<string, string>>;
 }
 
 const NO_KEYS: WaitKeys = { decisionKeys: {}, questionKeys: {} };

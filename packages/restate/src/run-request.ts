@@ -1,6 +1,6 @@
 import { TerminalError } from "@restatedev/restate-sdk";
 import type { AgentOptions } from "./core-port.js";
-import type { AnswerRequest, CancelRequest, DecideRequest, RunRequest } from "./types.js";
+import type { AnswerRequest, CancelRequest, ChildRunRequest, DecideRequest, RunRequest } from "./types.js";
 
 const RUN_KEYS = new Set([
   "task",
@@ -38,6 +38,20 @@ export function readRunRequest(value: unknown): { readonly task: string; readonl
     ...(toolConcurrency === undefined ? {} : { toolConcurrency: toolConcurrency ?? Number.POSITIVE_INFINITY }),
   };
   return { task, options };
+}
+
+/** A child's run as its parent's workflow submits it, checked for its form (a parent always sends one that fits). */
+export function readChildRequest(value: unknown): ChildRunRequest {
+  if (!isObject(value) || !isObject(value.child)) throw badRequest(`a child run is submitted with { task, child }`);
+  const { task, child } = value;
+  const { tools, parent, chain, tokenBudget, costBudget } = child;
+  const budgets = [tokenBudget, costBudget].every((budget) => budget === null || typeof budget === "number");
+  const linked = isObject(parent) && typeof parent.runId === "string" && typeof parent.callId === "string";
+  const named = Array.isArray(tools) && tools.every((name) => typeof name === "string");
+  if (typeof task !== "string" || typeof chain !== "string" || !budgets || !linked || !named) {
+    throw badRequest("a child run's link must be { tools, parent: { runId, callId }, chain, tokenBudget, costBudget }");
+  }
+  return value as unknown as ChildRunRequest;
 }
 
 /** A decision as `decide` takes it, checked. */

@@ -1,4 +1,4 @@
-import type { AgentResult, PendingQuestion, ToolCall } from "@agentloop/core";
+import type { AgentResult, PendingQuestion, Pricing, ToolCall } from "@agentloop/core";
 import type { AgentOptions } from "./core-port.js";
 
 /**
@@ -13,6 +13,30 @@ export interface RunRequest extends Omit<AgentOptions, "tokenBudget" | "repeatLi
   readonly repeatLimit?: number | null;
   /** How many calls of one reply may be in progress at once; `null` for all of them. */
   readonly toolConcurrency?: number | null;
+}
+
+/**
+ * What makes a run the child of an agent tool's call: a workflow of its own, started by its
+ * parent's workflow under the key `<parent run id>.<call id>` (the id `runAgent` gives its log).
+ * JSON has no Infinity: a `null` budget is no limit.
+ */
+export interface ChildLink {
+  /** The names of the agent tools from the root's registry down to the one this child runs. */
+  readonly tools: readonly string[];
+  readonly parent: { readonly runId: string; readonly callId: string };
+  /** The chained id of the parent's call (`<call id>` under the root, `<call id>/<call id>` deeper): the root's approver sees the child's calls under it. */
+  readonly chain: string;
+  /** The child's share of what its parent had left when the call started. */
+  readonly tokenBudget: number | null;
+  readonly costBudget: number | null;
+  /** The parent's pricing, for a child that has none of its own. */
+  readonly pricing?: Pricing;
+}
+
+/** A child's run, as its parent's workflow submits it. */
+export interface ChildRunRequest {
+  readonly task: string;
+  readonly child: ChildLink;
 }
 
 /** A decision on one call that waits for one (`status().awaitingDecision`); `reason` is shown to the model on a denial. */

@@ -1,3 +1,5 @@
+import { replayRun } from "@agentloop/core";
+import { parseEventLog } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/testing/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -93,6 +95,74 @@ describe("a service process killed with SIGKILL and started again", () => {
     expect(observation?.content).toBe('{"city":"Delhi","celsius":35}');
     await expectLogReplays(harness, "weather-kill", result);
     await service.kill();
+  });
+
+  it("killed in the middle of a model call prepareStep prepared: its journaled decision is not asked for again", async () => {
+    const { ledger } = harness;
+    const runId = "prepare-kill";
+    const run = harness.client("prepared", runId);
+    const service = await harness.service(port, { BLOCK: "model:2" });
+    await run.workflowSubmit({ task: task(runId, "pay") });
+    await waitUntil(() => ledger.has(runId, "model-start", "step 2"), {
+      what: "the second model call to start",
+      failIf: () => deadService(service),
+    });
+    await service.kill();
+    const second = await harness.service(port);
+    const result = await run.workflowAttach();
+
+    expect(result).toMatchObject({ status: "done", answer: "Paid.", steps: 3 });
+    expect(ledger.count(runId, "model-start", "step 2")).toBe(2);
+    expect([1, 2, 3].map((step) => ledger.count(runId, "prepare", `step ${step}`))).toEqual([1, 1, 1]);
+    const log = await harness.store.read(runId);
+    expect(log.filter((event) => event.type === "step.prepared")).toMatchObject([
+      { step: 1, system: "Step 1." },
+      { step: 2, system: "Step 2." },
+      { step: 3, system: "Step 3." },
+    ]);
+    expect(parseEventLog(runId, await run.events())).toEqual(log);
+    const { runId: _id, ...rest } = result;
+    expect(replayRun(log, { runId }).result).toEqual(rest);
+    await second.kill();
+  });
+
+  it("killed while a child workflow runs a tool: every run of the tree ends once, and no tool runs twice", async () => {
+    const { ledger } = harness;
+    const runId = "tree-kill";
+    const child = "tree-kill-child";
+    const run = harness.client("tree", runId);
+    const service = await harness.service(port, { BLOCK: "tool:charge" });
+    await run.workflowSubmit({ task: task(runId, "delegate") });
+    await waitUntil(() => ledger.has(child, "tool-start", "charge"), {
+      what: "the child's charge to start",
+      failIf: () => deadService(service),
+    });
+    await service.kill();
+    const second = await harness.service(port);
+    const result = await run.workflowAttach();
+
+    expect(result).toMatchObject({ status: "done", answer: "Delegated.", steps: 2 });
+    expect([1, 2].map((step) => ledger.count(runId, "model-start", `step ${step}`))).toEqual([1, 1]);
+    expect([1, 2, 3].map((step) => ledger.count(child, "model-end", `step ${step}`))).toEqual([1, 1, 1]);
+    for (const tool of ["get_weather Pune", "get_weather Delhi", "charge"]) {
+      expect(ledger.count(child, "tool-start", tool), tool).toBe(1);
+    }
+    // The child's charge was cut off: its result is lost, never run again; the child still answered.
+    const observation = result.messages.find((message) => message.role === "tool" && message.toolCallId === "h1");
+    expect(observation?.content).toBe("Paid.");
+    const parentLog = await harness.store.read(runId);
+    const childLog = await harness.store.read(`${runId}.h1`);
+    expect(countEvents(parentLog, "run.finished")).toBe(1);
+    expect(countEvents(childLog, "run.started")).toBe(1);
+    expect(countEvents(childLog, "run.finished")).toBe(1);
+    expect(countEvents(childLog, "tool.finished", "p1")).toBe(1);
+    expect(childLog.find((event) => event.type === "tool.finished" && event.callId === "p1")).toMatchObject({
+      content: expect.stringMatching(/^ERROR: the result of charge was lost/),
+    });
+    expect(parentLog.find((event) => event.type === "tool.finished")).toMatchObject({ childRunId: `${runId}.h1` });
+    const { runId: _id, ...rest } = result;
+    expect(replayRun(parentLog, { runId }).result).toEqual(rest);
+    await second.kill();
   });
 
   it("approval across a restart: the run waits durably, a decision sent while the service is down is delivered once it is back", async () => {

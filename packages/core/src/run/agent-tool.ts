@@ -84,8 +84,10 @@ export function agentTool<const P extends ToolSchema = typeof AGENT_TASK_PARAMET
     const children = registry.specs().flatMap((spec) => childToolOf(registry, spec.name)?.unpriced(pricing) ?? []);
     return [...unpricedNames(own), ...children];
   };
+  const agent = { model, registry, options, task: (call: ToolCall) => taskOf(call.args as ArgsOf<P>) };
   markChildTool(made.execute, {
     name,
+    agent,
     tokenBudget,
     costBudget,
     unpriced,

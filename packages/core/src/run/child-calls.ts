@@ -7,7 +7,9 @@ import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
 import type { Approver } from "./ask-approver.js";
 import { type ChildMoney, childSpending, costLeft } from "./child-cost.js";
 import type { ToolAnswer } from "./run-tool.js";
+import type { AgentOptions, ModelWithLimits } from "./settings.js";
 import { type AgentStreamEvent, originTagging } from "./stream-events.js";
+import type { TurnOptions } from "./turn-checks.js";
 
 /** What a child run is started or resumed with: the parent's call, and what the parent hands down. */
 export interface ChildStart extends ChildMoney {
@@ -30,9 +32,20 @@ export interface ChildStart extends ChildMoney {
   readonly onEvent?: ((event: AgentStreamEvent) => void) | undefined;
 }
 
+/** The agent an agent tool runs: its model, tools and options, and the task a call gives it. */
+export interface ChildAgent {
+  readonly model: ModelWithLimits;
+  readonly registry: ToolRegistry;
+  readonly options: AgentOptions & TurnOptions;
+  /** The child's task from the call's arguments; throws for arguments that make none (see `problem`). */
+  task(call: ToolCall): string;
+}
+
 /** A tool that runs a child agent: its own token budget, and how it starts (or resumes) the child. */
 export interface ChildTool {
   readonly name: string;
+  /** What it runs, for a driver that starts the child elsewhere (a durable engine's workflow of its own). */
+  readonly agent: ChildAgent;
   readonly tokenBudget: number;
   /** USD the child may spend per turn by its own options (`Infinity`: no limit of its own). */
   readonly costBudget: number;
@@ -147,6 +160,15 @@ export interface ChildCallsOptions {
   readonly pricing?: Pricing | undefined;
 }
 
+/** What the run loop asks of a run's children: which calls run one, and how (`ChildCalls` in-process). */
+export type ChildPort = Pick<ChildCalls, "childRunIdOf" | "runsChild" | "perform" | "settle" | "paused">;
+
+/** A child's share of what its parent has left: tokens and USD (`Infinity`: no limit). */
+export interface ChildShare {
+  readonly tokenBudget: number;
+  readonly costBudget: number;
+}
+
 /**
  * The children of one live run: each agent tool's call runs (or resumes) its child with a budget
  * reserved out of what the parent has left (shared evenly with the agent calls of the reply still
@@ -198,15 +220,7 @@ export class ChildCalls {
       const event = toolFinished(call.id, `ERROR: ${child.name} could not start: ${problem}`);
       return Promise.resolve({ type: "tool-error", call, event });
     }
-    const tokenBudget = Math.min(child.tokenBudget, Math.floor(this.left() / (1 + this.#laterChildCalls(call))));
-    // An unlimited parent has nothing to share out; only a finite budget is reserved.
-    const reserved = Number.isFinite(tokenBudget) ? tokenBudget : 0;
-    const later = 1 + this.#laterChildCalls(call);
-    const costBudget = Math.min(child.costBudget, costLeft(this.#options.context(), this.#reservedCost) / later);
-    const reservedCost = Number.isFinite(costBudget) ? costBudget : 0;
-    this.#reserved += reserved;
-    this.#reservedCost += reservedCost;
-    this.#reservations.set(call.id, { tokens: reserved, cost: reservedCost });
+    const { tokenBudget, costBudget } = this.reserve(call);
     const { store, runId, approve, onEvent } = this.#options;
     const childRunId = this.childRunIdOf(call);
     const start: ChildStart = {
@@ -228,7 +242,25 @@ export class ChildCalls {
     const forget = () => this.#inFlight.delete(running);
     running.then(forget, forget);
     // A child that rejects fails the parent with it: its log (and the parent's) stay resumable.
-    return running.then((result) => this.#answer(child, call, childRunId, result));
+    return running.then((result) => this.answer(call, childRunId, result));
+  }
+
+  /**
+   * Reserves the share of what the parent has left that the call's child may spend, now: shared
+   * evenly with the agent calls of the reply still to start, never more than the child's own limits.
+   */
+  reserve(call: ToolCall): ChildShare {
+    const child = childToolOf(this.#options.registry, call.name) as ChildTool;
+    const later = 1 + this.#laterChildCalls(call);
+    const tokenBudget = Math.min(child.tokenBudget, Math.floor(this.left() / later));
+    // An unlimited parent has nothing to share out; only a finite budget is reserved.
+    const reserved = Number.isFinite(tokenBudget) ? tokenBudget : 0;
+    const costBudget = Math.min(child.costBudget, costLeft(this.#options.context(), this.#reservedCost) / later);
+    const reservedCost = Number.isFinite(costBudget) ? costBudget : 0;
+    this.#reserved += reserved;
+    this.#reservedCost += reservedCost;
+    this.#reservations.set(call.id, { tokens: reserved, cost: reservedCost });
+    return { tokenBudget, costBudget };
   }
 
   /** Resolves once every child started is over (however it ended): so that a parent returns only after its children let go of their runs. */
@@ -267,12 +299,9 @@ export class ChildCalls {
     return index < 0 ? 0 : calls.slice(index + 1).filter((each) => this.runsChild(each)).length;
   }
 
-  #answer(
-    child: ChildTool,
-    call: ToolCall,
-    childRunId: string | undefined,
-    result: AgentResult,
-  ): ToolAnswer | ChildPaused {
+  /** The parent's answer to the call, from its child's result: the observation (with what it spent), or a pause. */
+  answer(call: ToolCall, childRunId: string | undefined, result: AgentResult): ToolAnswer | ChildPaused {
+    const child = childToolOf(this.#options.registry, call.name) as ChildTool;
     if (result.status === "awaiting_approval" || result.status === "awaiting_input") {
       this.settle(call.id);
       const pending = (result.pendingApprovals ?? []).map((waiting) => chainedCall(call.id, waiting));

@@ -195,7 +195,7 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
 }
 
 /** With a cost budget, refuses (before the run) agent tools whose models have no price: their share would be a guess. */
-function checkChildPrices(settings: RunSettings, registry: ToolRegistry): void {
+export function checkChildPrices(settings: RunSettings, registry: ToolRegistry): void {
   if (settings.costBudget === undefined || !hasChildTools(registry)) return;
   const names = registry.specs().flatMap((spec) => childToolOf(registry, spec.name)?.unpriced(settings.pricing) ?? []);
   if (names.length > 0) throw new RangeError(costBudgetRefusal([...new Set(names)]));

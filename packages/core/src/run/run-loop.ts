@@ -7,7 +7,7 @@ import type { ToolRegistry } from "../tools/index.js";
 import { type Approver, askApprover, decidedAnswer } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
 import { type AnswerPort, answeredFrom, askPerson } from "./ask-user.js";
-import type { ChildCalls } from "./child-calls.js";
+import type { ChildPort } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
 import { attemptEvent, modelAt } from "./model-attempts.js";
 import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
@@ -53,7 +53,7 @@ export interface EffectPorts {
   /** What performs this turn's answer check and guardrails. */
   readonly checks?: TurnPorts | undefined;
   /** Runs the calls of agent tools as child runs (absent: the registry has none). */
-  readonly children?: ChildCalls | undefined;
+  readonly children?: ChildPort | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */

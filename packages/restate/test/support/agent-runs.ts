@@ -19,6 +19,8 @@ export interface Harness {
   /** The environment of a service process: where its ledger and store are. */
   readonly env: Record<string, string>;
   run(runId: string): clients.IngressWorkflowClient<AgentHandlers>;
+  /** A run of the service's workflow named `workflow` (`agent` is `run`'s). */
+  client(workflow: string, runId: string): clients.IngressWorkflowClient<AgentHandlers>;
   service(port: number, env?: Record<string, string>): Promise<ServiceProcess>;
   close(): Promise<void>;
 }
@@ -39,6 +41,7 @@ export async function openHarness(options: ServerOptions = {}): Promise<Harness>
     store,
     env,
     run: (runId) => ingress.workflowClient<AgentHandlers>({ name: "agent" }, runId),
+    client: (workflow, runId) => ingress.workflowClient<AgentHandlers>({ name: workflow }, runId),
     service: async (port, extra = {}) => {
       const service = await startService(port, { ...env, ...extra });
       services.add(service);
@@ -61,7 +64,7 @@ export async function registerService(harness: Harness, extra: Record<string, st
 }
 
 /** The task of a fixture run: its ledger reference and its script. */
-export function task(ref: string, script: "pay" | "mail" | "ask"): string {
+export function task(ref: string, script: "pay" | "mail" | "ask" | "delegate"): string {
   return JSON.stringify({ ref, script });
 }
 

@@ -1,12 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 
-/** One line of the service's ledger: a model call or a real tool execution starting or ending. */
+/** One line of the service's ledger: a model call or a real tool execution starting or ending, or a step prepared. */
 export interface LedgerEntry {
   readonly pid: number;
-  readonly kind: "model-start" | "model-end" | "tool-start" | "tool-end";
+  readonly kind: "model-start" | "model-end" | "tool-start" | "tool-end" | "prepare";
   /** The run's reference (its id). */
   readonly ref: string;
-  /** `step N` for a model call, the tool's name for a tool. */
+  /** `step N` for a model call or a step prepared, the tool's name for a tool. */
   readonly key: string;
 }
 
