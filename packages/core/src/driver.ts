@@ -1,6 +1,8 @@
 // The driver's parts, for driving the machine yourself (a durable workflow, a queue worker):
 // the performers that turn a request into the event that answers it, and the loop that runs
 // them: `@agentloop/core/driver`.
+
+export { type ChildShare, childShare, costLeft, type Reserved, tokensLeft } from "./decide/index.js";
 export {
   type AgentActor,
   type ApprovalDecided,
@@ -14,7 +16,6 @@ export {
   type ChildCall,
   ChildCalls,
   type ChildPort,
-  type ChildShare,
   type ChildTool,
   type CompactionAnswer,
   type CompactionRequest,

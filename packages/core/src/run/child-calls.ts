@@ -1,11 +1,11 @@
 import type { AgentResult, Decision, PendingQuestion, Pricing, ToolCall } from "../data/index.js";
 import { chainCallId, escapeCallId, toolFinished } from "../data/index.js";
-import { type AgentContext, promptTokens } from "../decide/index.js";
+import { type AgentContext, type ChildShare, childShare } from "../decide/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
 import type { Approver } from "./ask-approver.js";
-import { type ChildMoney, childSpending, costLeft } from "./child-cost.js";
+import { type ChildMoney, childSpending } from "./child-cost.js";
 import type { ToolAnswer } from "./run-tool.js";
 import type { AgentOptions, ModelWithLimits } from "./settings.js";
 import { type AgentStreamEvent, originTagging } from "./stream-events.js";
@@ -163,12 +163,6 @@ export interface ChildCallsOptions {
 /** What the run loop asks of a run's children: which calls run one, and how (`ChildCalls` in-process). */
 export type ChildPort = Pick<ChildCalls, "childRunIdOf" | "runsChild" | "perform" | "settle" | "paused">;
 
-/** A child's share of what its parent has left: tokens and USD (`Infinity`: no limit). */
-export interface ChildShare {
-  readonly tokenBudget: number;
-  readonly costBudget: number;
-}
-
 /**
  * The children of one live run: each agent tool's call runs (or resumes) its child with a budget
  * reserved out of what the parent has left (shared evenly with the agent calls of the reply still
@@ -198,18 +192,6 @@ export class ChildCalls {
   /** Whether the call is one of an agent tool (an invalid one is refused by the registry as any call is). */
   runsChild(call: ToolCall): boolean {
     return childToolOf(this.#options.registry, call.name) !== undefined && this.#options.registry.wouldRun(call);
-  }
-
-  /**
-   * Tokens the parent has left for a child starting now: its budget, less what its turn has spent,
-   * what its next prompt shows at least (the list so far and the tool specs) with its reply
-   * reserve, and what the children in flight have reserved.
-   */
-  left(): number {
-    const context = this.#options.context();
-    const spent = context.tokens - context.turnStart.tokens;
-    const keep = promptTokens(context) + context.replyReserve;
-    return Math.max(0, Math.floor(context.tokenBudget - spent - keep - this.#reserved));
   }
 
   /** Starts (or resumes) the call's child, reserving its budget now; answers as a tool does, or as paused. */
@@ -251,11 +233,11 @@ export class ChildCalls {
    */
   reserve(call: ToolCall): ChildShare {
     const child = childToolOf(this.#options.registry, call.name) as ChildTool;
-    const later = 1 + this.#laterChildCalls(call);
-    const tokenBudget = Math.min(child.tokenBudget, Math.floor(this.left() / later));
+    const reservedNow = { tokens: this.#reserved, cost: this.#reservedCost };
+    const share = childShare(this.#options.context(), reservedNow, child, this.#laterChildCalls(call));
+    const { tokenBudget, costBudget } = share;
     // An unlimited parent has nothing to share out; only a finite budget is reserved.
     const reserved = Number.isFinite(tokenBudget) ? tokenBudget : 0;
-    const costBudget = Math.min(child.costBudget, costLeft(this.#options.context(), this.#reservedCost) / later);
     const reservedCost = Number.isFinite(costBudget) ? costBudget : 0;
     this.#reserved += reserved;
     this.#reservedCost += reservedCost;
