@@ -238,7 +238,7 @@ async function takeAnswers(
       const listed = [...waiting, ...tree].map((each) => `'${each.id}'`).join(", ") || "none";
       throw new RangeError(`run '${runId}': call '${id}' waits for no answer (questions that wait: ${listed})`);
     }
-    const checked = await checkAnswer(registry, (calls.get(question.id) as ToolCall).name, answer);
+    const checked = await checkAnswer(registry, (calls.get(question.id) as ToolCall).name, answer, question.schema);
     if (!checked.ok) throw new RangeError(`run '${runId}': the answer to '${id}' does not fit: ${checked.problem}`);
     given.set(question.id, checked.value);
   }
