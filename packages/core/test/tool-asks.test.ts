@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { treeQuestions } from "../src/driver.js";
 import {
+  agentTool,
   asks,
   final,
   MemoryEventStore,
@@ -136,5 +138,39 @@ describe("a tool that asks a person while it runs", () => {
     const registry = new ToolRegistry();
     registry.register("q", "Asks.", { type: "object", properties: {} }, async (_args, { ask }) => ask("Hello?"));
     expect(await registry.execute("q", {})).toMatch(/^ERROR: q failed: .*nobody can answer the question here/);
+  });
+
+  it("in a tree, a child's tool that asks pauses the root, listed by chained id, and the answer goes down to the child", async () => {
+    const { registry: childTools, seen } = bookingRegistry();
+    const child = scriptedModel([asks(toolCall("b1", "book")), final("Booked in Lima.")]);
+    const registry = new ToolRegistry([
+      agentTool({ name: "travel", description: "T.", model: child, registry: childTools }),
+    ]);
+    const parent = scriptedModel([asks(toolCall("t1", "travel", { task: "book a trip" })), final("Done.")]);
+    const store = new MemoryEventStore();
+    const paused = await runAgent("Trip.", parent, registry, { store, runId: "p" });
+    expect(paused).toMatchObject({
+      status: "awaiting_input",
+      pendingQuestions: [{ id: "t1/b1", question: "Which city?", schema: CITY }],
+    });
+    const listed = await treeQuestions(store, "p", replayRun(await store.read("p"), { runId: "p" }));
+    expect(listed).toEqual(paused.pendingQuestions);
+    const result = await resumeAgent("p", parent, registry, { store, answers: { "t1/b1": { city: "Lima" } } });
+    expect(result).toMatchObject({ status: "done", answer: "Done." });
+    expect(seen).toEqual({ attempts: 2, afterAsk: 1 });
+    expect((await store.read("p.t1")).find((e) => e.type === "tool.asked")).toMatchObject({ callId: "b1" });
+  });
+
+  it("cancels a run whose tool waits for an answer: the call is closed with an ERROR observation", async () => {
+    const model = scriptedModel([asks(toolCall("b1", "book"))]);
+    const { registry } = bookingRegistry();
+    const store = new MemoryEventStore();
+    await runAgent("Book.", model, registry, { store, runId: "r" });
+    const controller = new AbortController();
+    controller.abort(new Error("closed"));
+    const result = await resumeAgent("r", model, registry, { store, signal: controller.signal });
+    expect(result.status).toBe("cancelled");
+    expect(result.messages[3]).toMatchObject({ toolCallId: "b1", isError: true });
+    expect(replayRun(await store.read("r")).result?.status).toBe("cancelled");
   });
 });
