@@ -53,7 +53,9 @@ describe("a tool that asks a person while it runs", () => {
     expect(seen).toEqual({ attempts: 2, afterAsk: 1 });
     const tool = result.messages.filter((m) => m.role === "tool");
     expect(tool).toHaveLength(1);
-    expect(tool[0]?.content).toMatch(/^"booked Lima"\n\(book asked the user a question while it ran, so the call was made again/);
+    expect(tool[0]?.content).toMatch(
+      /^"booked Lima"\n\(book asked the user a question while it ran, so the call was made again/,
+    );
     expect(tool[0]?.content).toContain('"Which city?" answered {"city":"Lima"}');
     const after = await store.read("r");
     expect(after.slice(4).map((e) => e.type)).toEqual([
@@ -115,7 +117,10 @@ describe("a tool that asks a person while it runs", () => {
     const store = new MemoryEventStore();
     await runAgent("Plan.", model, registry, { store, runId: "r" });
     const second = await resumeAgent("r", model, registry, { store, answers: { p1: "Lima" } });
-    expect(second).toMatchObject({ status: "awaiting_input", pendingQuestions: [{ id: "p1", question: "Which day?" }] });
+    expect(second).toMatchObject({
+      status: "awaiting_input",
+      pendingQuestions: [{ id: "p1", question: "Which day?" }],
+    });
     const result = await resumeAgent("r", model, registry, { store, answers: { p1: "Monday" } });
     expect(attempts).toBe(3);
     expect(result.messages.at(-2)?.content).toMatch(/^"Lima on Monday"\n/);

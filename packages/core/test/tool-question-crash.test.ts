@@ -23,7 +23,9 @@ function startChild(env: NodeJS.ProcessEnv): Child {
   const child: ChildProcess = spawn(process.execPath, [CHILD], { env, stdio: ["pipe", "pipe", "inherit"] });
   const answers: ((line: string) => void)[] = [];
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => answers.shift()?.(line));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once("exit", (_code, signal) => resolve(signal)),
+  );
   return {
     ask: (command) =>
       new Promise((resolve) => {
@@ -50,7 +52,11 @@ describe("a question a running tool asked, across processes killed with SIGKILL 
   const bookings = (runId: string): { city: string }[] => {
     const file = join(directory, `${runId}-bookings.jsonl`);
     if (!existsSync(file)) return [];
-    return readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    return readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
   };
   const read = (runId: string) => new JsonlEventStore(path).read(runId);
 
@@ -88,11 +94,14 @@ describe("a question a running tool asked, across processes killed with SIGKILL 
       const taken = answers.findIndex((answer) => answer.startsWith("done done"));
       expect(taken, `${at}: ${answers.join(" | ")}`).toBeGreaterThanOrEqual(0);
       expect(answers[taken], at).toBe(`done done {"booked":"${cities[taken]}"}`);
-      expect(answers[1 - taken], at).toMatch(/^refused (EventLogError: run '.*' is being written elsewhere|RangeError: .*waits for no answer)/);
+      expect(answers[1 - taken], at).toMatch(
+        /^refused (EventLogError: run '.*' is being written elsewhere|RangeError: .*waits for no answer)/,
+      );
       const log = await read(runId);
-      expect(log.filter((event) => event.type === "question.answered"), at).toMatchObject([
-        { answer: { city: cities[taken] } },
-      ]);
+      expect(
+        log.filter((event) => event.type === "question.answered"),
+        at,
+      ).toMatchObject([{ answer: { city: cities[taken] } }]);
       expect(bookings(runId), at).toHaveLength(1);
     }
   });

@@ -229,7 +229,10 @@ export function recordResult(context: AgentContext, event: Finished): Partial<Ag
   const index = batch.find(event.callId, "running");
   const isError = isErrorResult(event, context.flags);
   const answered = batch.apply([{ kind: "answer", index, content: event.content, isError }]);
-  const changes = { ...appendAnswered(context.flags, context.transcript, answered), ...forgetAsks(context, event.callId) };
+  const changes = {
+    ...appendAnswered(context.flags, context.transcript, answered),
+    ...forgetAsks(context, event.callId),
+  };
   // A child run's tokens (and cost) are the parent's: every budget check after this one counts them.
   const spent = event.tokens === undefined ? changes : { ...changes, tokens: context.tokens + event.tokens };
   if (event.cost === undefined && event.unpriced === undefined) return spent;

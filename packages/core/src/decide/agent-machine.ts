@@ -62,19 +62,13 @@ import {
 } from "./output-decisions.js";
 import { isAnyDecisionAwaited, isAwaitedAnswer, isQuestion, questionRequest } from "./questions.js";
 import {
-  isAskFromRunningCall,
-  isAskingCall,
-  recordAsk,
-  runToolRequest,
-  toolAskRequest,
-} from "./tool-asks.js";
-import {
   isPlannedPreparation,
   needsPreparing,
   preparationRequest,
   preparesInCall,
   recordPreparation,
 } from "./step-preparation.js";
+import { isAskFromRunningCall, isAskingCall, recordAsk, runToolRequest, toolAskRequest } from "./tool-asks.js";
 
 const DECIDED = { guard: "isAwaitedDecision", target: "nextCalls", actions: ["recordDecision", "enterCalls"] } as const;
 const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["recordAnswer", "enterCalls"] } as const;

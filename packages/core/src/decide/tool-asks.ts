@@ -38,7 +38,8 @@ export function recordAsk(
   context: AgentContext,
   event: ToolAsked,
 ): { changes: Partial<AgentContext>; requests: AgentRequest[] } {
-  const waiting = event.schema === undefined ? { question: event.question } : { question: event.question, schema: event.schema };
+  const waiting =
+    event.schema === undefined ? { question: event.question } : { question: event.question, schema: event.schema };
   const before = context.toolAsks.find((ask) => ask.callId === event.callId);
   const asked: AskedCall = { callId: event.callId, answers: before?.answers ?? [], waiting };
   const toolAsks = [...context.toolAsks.filter((ask) => ask !== before), asked];
@@ -80,7 +81,10 @@ export function toolAskRequest({ toolAsks }: Pick<AgentContext, "toolAsks">, cal
 }
 
 /** The question running call `call` waits on, as a paused result shows it, or undefined when it waits on none. */
-export function toolQuestionOf({ toolAsks }: Pick<AgentContext, "toolAsks">, call: ToolCall): PendingQuestion | undefined {
+export function toolQuestionOf(
+  { toolAsks }: Pick<AgentContext, "toolAsks">,
+  call: ToolCall,
+): PendingQuestion | undefined {
   const waiting = toolAsks.find((ask) => ask.callId === call.id)?.waiting;
   if (waiting === null || waiting === undefined) return undefined;
   return waiting.schema === undefined

@@ -40,7 +40,8 @@ export const REQUEST_TABLE = {
   // A call made again with the answers to the questions it asked is an attempt of its own.
   runTool: {
     form: "once",
-    key: (request, at) => `tool ${at.place(request.call.id)}${request.answers === undefined ? "" : ` again ${request.answers.length}`}`,
+    key: (request, at) =>
+      `tool ${at.place(request.call.id)}${request.answers === undefined ? "" : ` again ${request.answers.length}`}`,
   },
   checkOutput: { form: "once", key: (_request, at) => `output ${at.steps}` },
   checkGuardrail: { form: "once", key: (request, at) => `guardrail ${at.steps} ${request.stage}.${request.index}` },
@@ -49,7 +50,8 @@ export const REQUEST_TABLE = {
   prepareStep: { form: "once", key: (request) => `prepare ${request.step}` },
   askUser: {
     form: "promise",
-    key: (request, at) => `question ${at.place(request.call.id)}${request.asked === undefined ? "" : ` asked ${request.asked}`}`,
+    key: (request, at) =>
+      `question ${at.place(request.call.id)}${request.asked === undefined ? "" : ` asked ${request.asked}`}`,
   },
 } as const satisfies { readonly [K in RequestKind]: RequestEntry<K> };
 

@@ -46,7 +46,9 @@ export class ToolAsking {
     if (this.#question === null) {
       const event = { type: "tool.asked", callId: this.call.id, question } as const;
       this.#question = shape === undefined ? event : { ...event, schema: shape };
-      this.#controller.abort(new Error(`${this.call.name} asked a question: the call is made again once it is answered`));
+      this.#controller.abort(
+        new Error(`${this.call.name} asked a question: the call is made again once it is answered`),
+      );
     }
     // The attempt is over: its result is dropped, so the tool is left waiting rather than told.
     return new Promise<never>(() => {});
@@ -69,7 +71,9 @@ export class ToolAsking {
 function checkedShape(schema: unknown): Readonly<Record<string, unknown>> {
   const copied = copyJson(schema);
   if (!copied.ok || !isPlainObject(copied.value)) {
-    throw new TypeError(`ask takes a JSON Schema object as the answer's shape${copied.ok ? "" : `: ${copied.problem}`}`);
+    throw new TypeError(
+      `ask takes a JSON Schema object as the answer's shape${copied.ok ? "" : `: ${copied.problem}`}`,
+    );
   }
   try {
     compileParameters("the answer", copied.value);
