@@ -43,7 +43,7 @@ describe("a question a running tool asked, across processes killed with SIGKILL 
   const env = { ...process.env, QUESTION_DIR: directory };
   const children: Child[] = [];
   beforeAll(() => {
-    children.push(startChild(env), startChild(env), startChild(env));
+    children.push(startChild(env), startChild(env), startChild(env), startChild(env));
   });
   afterAll(() => {
     for (const child of children) child.kill();
@@ -79,6 +79,24 @@ describe("a question a running tool asked, across processes killed with SIGKILL 
     const log = await read(runId);
     expect(log.filter((event) => event.type === "tool.started")).toHaveLength(2);
     expect(log.at(-1)).toMatchObject({ type: "run.finished", outcome: { status: "done" } });
+  });
+
+  it("killed right after the answer was logged: the same answer again makes the call, another answer is refused", async () => {
+    const runId = "killed-answered";
+    expect(await (children[0] as Child).ask(`start ${path} ${runId}`)).toBe("paused awaiting_input");
+    const dying = children[3] as Child;
+    expect(await dying.ask("kill-after 5")).toBe("armed");
+    void dying.ask(`answer ${path} ${runId} {"city":"Pune"}`);
+    expect(await dying.exited).toBe("SIGKILL");
+    expect((await read(runId)).at(-1)).toMatchObject({ type: "question.answered", callId: "b1" });
+    expect(await (children[1] as Child).ask(`answer ${path} ${runId} {"city":"Delhi"}`)).toMatch(
+      /^refused RangeError: run 'killed-answered': call 'b1' waits for no answer/,
+    );
+    expect(await (children[1] as Child).ask(`answer ${path} ${runId} {"city":"Pune"}`)).toBe(
+      'done done {"booked":"Pune"}',
+    );
+    expect(bookings(runId).map((entry) => entry.city)).toEqual(["Pune"]);
+    expect((await read(runId)).filter((event) => event.type === "question.answered")).toHaveLength(1);
   });
 
   it(`two processes answering one waiting question at the same instant, ${TRIALS} times: one answer is taken, the other refused`, async () => {

@@ -1,5 +1,6 @@
 import type { AgentResult, Decision, Model, RunEvent, RunSettings, StoredEvent, TurnChecks } from "../data/index.js";
 import {
+  copyJson,
   escapeCallId,
   logFlags,
   type MessageContent,
@@ -253,6 +254,12 @@ async function takeAnswers(
 
 /** Whether the question of call `id` in the last reply was answered, and with this very answer. */
 async function isAnsweredWith(registry: ToolRegistry, replay: Replay, id: string, answer: unknown): Promise<boolean> {
+  const asked = replay.context.toolAsks.find((ask) => ask.callId === id && ask.waiting === null);
+  // A tool's question answered last: the call is made again with that answer.
+  if (asked !== undefined) {
+    const copied = copyJson(answer);
+    return copied.ok && canonicalJson(asked.answers.at(-1)) === canonicalJson(copied.value);
+  }
   const batch = replay.context.batch;
   const index = batch === null ? -1 : batch.find(id, "answered");
   const call = batch?.calls[index];
