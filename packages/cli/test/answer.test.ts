@@ -65,6 +65,7 @@ describe("a run paused on a question its tool asked while it ran, from the comma
     const log = join(store, "room.jsonl");
     const shown = await agentloop(["show", log]);
     expect(shown.stdout).toMatch(/^question b1: Which city\?$/m);
+    expect(shown.stdout).toMatch(/asked book_room \[b1\] "Which city\?"/);
     expect(shown.stdout).toMatch(/^answer {3}agentloop resume .* --answer 'b1=<answer>'$/m);
     const resumed = await agentloop(["resume", log, ...ASKING, "--answer", 'b1={"city":"Pune"}']);
     expect(resumed.stderr).toBe("");
