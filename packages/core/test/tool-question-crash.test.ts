@@ -104,7 +104,7 @@ describe("a question a running tool asked, across processes killed with SIGKILL 
     for (let trial = 0; trial < TRIALS; trial++) {
       const runId = `race-${trial}`;
       const at = `trial ${trial}`;
-      expect(await workers[trial % 2].ask(`start ${path} ${runId}`), at).toBe("paused awaiting_input");
+      expect(await (workers[trial % 2] as Child).ask(`start ${path} ${runId}`), at).toBe("paused awaiting_input");
       const cities = ["Pune", "Delhi"];
       const answers = await Promise.all(
         workers.map((racer, n) => racer.ask(`answer ${path} ${runId} {"city":"${cities[n]}"}`)),
