@@ -1,8 +1,8 @@
 import { getSimplePaths } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
-import { pendingApprovals, pendingQuestions } from "../src/decide/index.js";
-import { agentMachine, final, type Message, type ModelReply, ToolRegistry, toolCall } from "../src/index.js";
-import { type AgentEvent, type AgentSnapshot, messagesOf, resolveSettings } from "../src/machine.js";
+import { pendingApprovals, pendingQuestions } from "../../src/decide/index.js";
+import { agentMachine, final, type Message, type ModelReply, ToolRegistry, toolCall } from "../../src/index.js";
+import { type AgentEvent, type AgentSnapshot, messagesOf, resolveSettings } from "../../src/machine.js";
 import { CANCEL, callStates, eventsAlong, HUGE_BUDGET, keyOf, type Path } from "./agent-graph.js";
 
 // The machine with a tool that asks while it runs (`book`), beside a plain tool and one that

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { treeQuestions } from "../src/driver.js";
+import { treeQuestions } from "../../src/driver.js";
 import {
   agentTool,
   asks,
@@ -11,7 +11,7 @@ import {
   scriptedModel,
   ToolRegistry,
   toolCall,
-} from "../src/index.js";
+} from "../../src/index.js";
 
 const CITY = { type: "object", properties: { city: { type: "string" } }, required: ["city"] } as const;
 

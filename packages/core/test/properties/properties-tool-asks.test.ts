@@ -12,7 +12,7 @@ import {
   scriptedModel,
   ToolRegistry,
   toolCall,
-} from "../src/index.js";
+} from "../../src/index.js";
 
 // Random runs with a tool that asks while it runs (once or twice), a plain tool and one that
 // needs approval, several calls at once: every question is answered and every call approved until

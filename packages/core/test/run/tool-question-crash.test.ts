@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JsonlEventStore } from "../src/stores/jsonl-store.js";
+import { JsonlEventStore } from "../../src/stores/jsonl-store.js";
 
 // A question a running tool asked, waiting across real processes (fixtures/tool-question-child.mjs,
 // on the BUILT core): the process that asked is SIGKILLed while the question waits and a new one
 // answers it; and two processes answer the same waiting question at the same instant.
 
-const CHILD = join(import.meta.dirname, "fixtures", "tool-question-child.mjs");
+const CHILD = join(import.meta.dirname, "..", "fixtures", "tool-question-child.mjs");
 const TRIALS = 4;
 
 interface Child {
