@@ -79,7 +79,9 @@ describe("tools that ask: property over random runs", () => {
           expect(pauses).toBeLessThan(20);
           const before = result.messages;
           const answers = Object.fromEntries((result.pendingQuestions ?? []).map((q) => [q.id, `yes ${q.question}`]));
-          const decisions = Object.fromEntries((result.pendingApprovals ?? []).map((call) => [call.id, { approved: true }]));
+          const decisions = Object.fromEntries(
+            (result.pendingApprovals ?? []).map((call) => [call.id, { approved: true }]),
+          );
           result = await resumeAgent("r", model, tools, { store, answers, decisions });
           expect(isPrefix(before, result.messages)).toBe(true);
         }
