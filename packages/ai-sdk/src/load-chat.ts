@@ -73,6 +73,7 @@ function streamEventsOf(chatId: string, turn: Turn, paused: Paused): AgentStream
   const out: AgentStreamEvent[] = [];
   let step = 0;
   let output: unknown;
+  const asked = new Set<string>();
   for (const event of turn.events) {
     if (event.type === "model.replied") {
       step += 1;
@@ -88,8 +89,12 @@ function streamEventsOf(chatId: string, turn: Turn, paused: Paused): AgentStream
       const call = calls.get(event.callId);
       if (call !== undefined)
         out.push({ type: "tool-finished", call, content: contentText(event.content), isError: event.isError === true });
+    } else if (event.type === "tool.asked") {
+      asked.add(event.callId);
     } else if (event.type === "question.answered") {
-      // An answer is its question's result, as the page showed it once given.
+      // An answer is its question's result, as the page showed it once given; a running tool's question
+      // is answered inside its call, whose result comes later.
+      if (asked.has(event.callId)) continue;
       const call = calls.get(event.callId);
       const content = JSON.stringify(event.answer) ?? "null";
       if (call !== undefined) out.push({ type: "tool-finished", call, content, isError: false });

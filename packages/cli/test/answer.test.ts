@@ -54,3 +54,22 @@ describe("a run paused for the user's answer, from the command line", () => {
     expect(shown.stdout).toMatch(/^question q1: Which city\?$/m);
   });
 });
+
+describe("a run paused on a question its tool asked while it ran, from the command line", () => {
+  const ASKING = ["--tools", fixture("asking-tools.mjs"), "--script", fixture("asking-script.json")];
+
+  it("show prints the tool's question under the call's id, and resume --answer makes the call again with it", async () => {
+    const store = tempDir();
+    const ran = await agentloop(["run", ...ASKING, "--store", store, "--run-id", "room", "Book."]);
+    expect(ran.code, ran.stderr).toBe(EXIT_CODES.awaiting_input);
+    const log = join(store, "room.jsonl");
+    const shown = await agentloop(["show", log]);
+    expect(shown.stdout).toMatch(/^question b1: Which city\?$/m);
+    expect(shown.stdout).toMatch(/asked book_room \[b1\] "Which city\?"/);
+    expect(shown.stdout).toMatch(/^answer {3}agentloop resume .* --answer 'b1=<answer>'$/m);
+    const resumed = await agentloop(["resume", log, ...ASKING, "--answer", 'b1={"city":"Pune"}']);
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("answer   Booked.");
+  });
+});

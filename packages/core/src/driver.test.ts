@@ -79,7 +79,7 @@ describe("runTool", () => {
     registry.register("hang", "Hangs.", { type: "object" }, () => new Promise(() => {}));
     const answer = await runTool(registry, toolCall("h", "hang"), { toolTimeoutMs: 5 });
     expect(answer.type).toBe("tool-error");
-    expect(answer.event.content).toMatch(/^ERROR: .*timed out/);
+    expect(answer.event.type === "tool.finished" && answer.event.content).toMatch(/^ERROR: .*timed out/);
   });
 });
 

@@ -83,6 +83,7 @@ export {
 } from "./run/index.js";
 export {
   type Tool,
+  type ToolAsk,
   type ToolContext,
   type ToolDefinition,
   type ToolFunction,

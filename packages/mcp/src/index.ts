@@ -1,3 +1,10 @@
+export {
+  answerShape,
+  ELICITATION_ACTION_KEY,
+  type ElicitationReply,
+  elicitationCapabilities,
+  replyOf,
+} from "./elicitation.js";
 export { annotationOptions, type McpClient, type McpToolsOptions, mcpNameOf, mcpTools } from "./mcp-tools.js";
 export type { AgentTask, TaskStatus } from "./run-task.js";
 export { RUN_ID_META, type ServeOptions, serveAgent } from "./serve-agent.js";

@@ -1,10 +1,11 @@
 import { jsonSchema, type Tool, type ToolOptions, type ToolParameters, tool } from "@agentloop/core";
 import type { Client, Tool as McpTool } from "@modelcontextprotocol/client";
+import { AskingCalls } from "./elicitation.js";
 import { toolNameOf } from "./tool-name.js";
 import { resultValue } from "./tool-result.js";
 
-/** The parts of a connected `Client` that `mcpTools` uses. */
-export type McpClient = Pick<Client, "listTools" | "callTool">;
+/** The parts of a connected `Client` that `mcpTools` uses (`setRequestHandler` to answer a server's questions). */
+export type McpClient = Pick<Client, "listTools" | "callTool"> & Partial<Pick<Client, "setRequestHandler">>;
 
 /** Which tools to take and how the harness treats them. */
 export interface McpToolsOptions {
@@ -21,6 +22,8 @@ export interface McpToolsOptions {
 }
 
 const mcpNames = new WeakMap<object, string>();
+/** Each client's calls in flight, made once per client: its elicitation handler is set once. */
+const askingCalls = new WeakMap<object, AskingCalls>();
 /** The longest wait a timer can honour, in milliseconds. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -32,6 +35,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * `ERROR:` observation. Annotations give the options unless `options`/`overrides` say otherwise:
  * a tool needs approval unless it is `readOnlyHint` or `destructiveHint: false`; it is idempotent
  * when `readOnlyHint` or `idempotentHint`.
+ * A server's question during a call (`elicitation/create`, form mode) is asked through the call's
+ * `ask`, when the client declared `elicitationCapabilities`: the run pauses for it and the call is
+ * made again with the answer (see `answerShape` for the answer's form).
  * A tool the server runs only as a task is left out, with a warning (`onWarning`). Throws
  * `ToolSchemaError` (from core) for a listed schema that cannot be enforced.
  */
@@ -41,7 +47,13 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
     tools.filter((listed) => included(listed, options.include)),
     options.onWarning ?? console.warn,
   );
-  const made = wanted.map((listed) => toAgentloopTool(client, listed, options));
+  let asking = askingCalls.get(client);
+  if (asking === undefined) {
+    asking = new AskingCalls();
+    askingCalls.set(client, asking);
+    asking.listen(client);
+  }
+  const made = wanted.map((listed) => toAgentloopTool(client, listed, options, asking));
   const names = new Set<string>();
   for (const each of made) {
     if (names.has(each.name)) throw new Error(`two MCP tools map to the name '${each.name}': give a prefix or include`);
@@ -65,7 +77,7 @@ export function annotationOptions(listed: McpTool): ToolOptions {
   };
 }
 
-function toAgentloopTool(client: McpClient, listed: McpTool, options: McpToolsOptions): Tool {
+function toAgentloopTool(client: McpClient, listed: McpTool, options: McpToolsOptions, asking: AskingCalls): Tool {
   const settings: ToolOptions = {
     ...annotationOptions(listed),
     ...options.options,
@@ -75,10 +87,9 @@ function toAgentloopTool(client: McpClient, listed: McpTool, options: McpToolsOp
     name: toolNameOf(listed.name, options.prefix),
     description: listed.description ?? listed.title ?? "",
     parameters: jsonSchema(listed.inputSchema as ToolParameters),
-    execute: async (args, { signal, timeoutMs }) => {
-      const result = await client.callTool(
-        { name: listed.name, arguments: args },
-        { signal, timeout: sdkTimeout(timeoutMs) },
+    execute: async (args, { signal, timeoutMs, ask }) => {
+      const result = await asking.during(ask, signal, () =>
+        client.callTool({ name: listed.name, arguments: args }, { signal, timeout: sdkTimeout(timeoutMs) }),
       );
       return resultValue(result);
     },

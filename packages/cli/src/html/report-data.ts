@@ -141,6 +141,8 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [preparedDetail(event)];
     case "question.answered":
       return [names.get(event.callId) ?? "", event.callId, `answered ${JSON.stringify(event.answer)}`];
+    case "tool.asked":
+      return [names.get(event.callId) ?? "", event.callId, `asked ${JSON.stringify(event.question)}`];
   }
 }
 

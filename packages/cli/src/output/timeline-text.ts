@@ -155,6 +155,8 @@ function describeEvent(
       return colors.dim(preparedDetail(event));
     case "question.answered":
       return `${colors.green("answered")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${JSON.stringify(event.answer)}`;
+    case "tool.asked":
+      return `${colors.yellow("asked")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${JSON.stringify(event.question)}`;
   }
 }
 

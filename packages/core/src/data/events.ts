@@ -130,6 +130,19 @@ export type QuestionAnswered = {
   readonly answer: unknown;
 };
 
+/**
+ * A running tool asked a person a question (its context's `ask`) with no answer at hand: the call
+ * ended without an observation and waits, as an ask-user tool's call does, for `question.answered`
+ * with the same `callId`; the call is then made again, and this time `ask` gives that answer.
+ */
+export type ToolAsked = {
+  readonly type: "tool.asked";
+  readonly callId: string;
+  readonly question: string;
+  /** The answer's JSON Schema, when the tool gave one (absent: any JSON value). */
+  readonly schema?: Readonly<Record<string, unknown>>;
+};
+
 /** Context compaction as logged: the trigger and the strategy, resolved (the summarizer is a model, not a setting). */
 export interface CompactionSettings {
   /** A model call whose prompt estimate would pass this many tokens is shown a compacted view. */
@@ -206,7 +219,8 @@ export type AgentEvent =
   | OutputChecked
   | GuardrailChecked
   | StepPrepared
-  | QuestionAnswered;
+  | QuestionAnswered
+  | ToolAsked;
 
 /**
  * The messages before `keptFrom` (after the task) are no longer shown to the model from model
@@ -274,6 +288,8 @@ export type AgentRequest =
       readonly question: string;
       /** The answer's JSON Schema, when the tool gives one. */
       readonly schema?: Readonly<Record<string, unknown>>;
+      /** For a question a running tool asked (`tool.asked`): which of the call's questions this is, from 1 (absent: an ask-user tool's). */
+      readonly asked?: number;
     }
   | {
       readonly type: "waitRetry";
@@ -292,7 +308,12 @@ export type AgentRequest =
       /** What the summarizer is asked (for `summarize`; empty for `trim`). */
       readonly prompt: readonly Message[];
     }
-  | { readonly type: "runTool"; readonly call: ToolCall }
+  | {
+      readonly type: "runTool";
+      readonly call: ToolCall;
+      /** The answers to the questions the call asked before, in order: the call is made again, and its `ask` gives them (absent: none). */
+      readonly answers?: readonly unknown[];
+    }
   | { readonly type: "requestDecision"; readonly call: ToolCall }
   | { readonly type: "checkOutput"; readonly text: string }
   | {
@@ -356,6 +377,7 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "guardrail.checked",
   "step.prepared",
   "question.answered",
+  "tool.asked",
 ];
 
 /** The `tool.finished` event for an observation the tool registry made, with `isError` only when it is an error. */

@@ -61,6 +61,17 @@ export interface PreparedStep {
   readonly allowed: ReadonlySet<string> | null;
 }
 
+/** A call of the last reply that asked a question while it ran: the answers given so far, and the question that waits, if one does. */
+export interface AskedCall {
+  readonly callId: string;
+  /** The answers to the call's questions so far, in the order it asked them. */
+  readonly answers: readonly unknown[];
+  /** The question that waits for its answer; null while the call is made again. */
+  readonly waiting: { readonly question: string; readonly schema?: Readonly<Record<string, unknown>> } | null;
+}
+
+const NO_ASKS: readonly AskedCall[] = Object.freeze([]);
+
 /** The machine's context: plain data, changed only by pure assigns. */
 export interface AgentContext {
   readonly maxSteps: number;
@@ -136,6 +147,8 @@ export interface AgentContext {
   readonly prepared: PreparedStep | null;
   /** The ask-user tools: a call of one with a `question` waits for a person's answer. */
   readonly askTools: readonly AskToolSettings[];
+  /** The calls of the last reply that asked a question while they ran (see `tool-asks.ts`). */
+  readonly toolAsks: readonly AskedCall[];
 }
 
 /** The context a run starts from: its settings, and the system message, any history and the task as the list. */
@@ -189,6 +202,7 @@ export function initialContext({
     prepareSteps: settings.prepareStep ?? false,
     prepared: null,
     askTools: settings.askTools ?? [],
+    toolAsks: NO_ASKS,
   };
   // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
   // an object that way on its fast path only once an object of the same shape has been spread:

@@ -15,6 +15,7 @@ import { charge, chargeChild, pricedModel, wouldOverspend } from "./cost.js";
 import { currentAttempt } from "./model-retry.js";
 import { answerChange, isQuestion, questionRequest } from "./questions.js";
 import { allowedTools } from "./step-preparation.js";
+import { askingCalls, forgetAsks, isToolAnswer, recordToolAnswer } from "./tool-asks.js";
 
 /**
  * The machine's decisions as plain functions of context (and event data): no clock, no
@@ -154,9 +155,10 @@ export function isStoppedByRepeat({ batch }: AgentContext): boolean {
   return batch !== null && batch.stopAt < batch.calls.length && batch.appended === batch.stopAt;
 }
 
-/** Whether some call of the last reply is running. */
-export function isAnyCallRunning({ batch }: AgentContext): boolean {
-  return batch !== null && batch.running > 0;
+/** Whether some call of the last reply is running (a call that asked a question waits for its answer instead). */
+export function isAnyCallRunning(context: AgentContext): boolean {
+  const { batch } = context;
+  return batch !== null && batch.running > askingCalls(context);
 }
 
 /**
@@ -206,12 +208,19 @@ export function isAwaitedDecision(context: AgentContext, event: Decided): boolea
   return index >= 0 && !isQuestion(context, batch.calls[index] as ToolCall);
 }
 
-/** Records a person's answer to a waiting question as its call's observation, and appends the tool messages now due. */
-export function recordAnswer(context: AgentContext, event: Answered): Partial<AgentContext> {
+/**
+ * Records a person's answer to a waiting question: an ask-user call's observation (and the tool
+ * messages now due), or the answer a running tool asked for, which makes the call again.
+ */
+export function recordAnswer(
+  context: AgentContext,
+  event: Answered,
+): { changes: Partial<AgentContext>; requests: AgentRequest[] } {
+  if (isToolAnswer(context, event)) return recordToolAnswer(context, event);
   const batch = context.batch as CallBatch;
   const { index, content } = answerChange(batch, event);
   const answered = batch.apply([{ kind: "answer", index, content }]);
-  return appendAnswered(context.flags, context.transcript, answered);
+  return { changes: appendAnswered(context.flags, context.transcript, answered), requests: [] };
 }
 
 /** Records a running call's observation, and appends every tool message now due, in call order. */
@@ -220,7 +229,10 @@ export function recordResult(context: AgentContext, event: Finished): Partial<Ag
   const index = batch.find(event.callId, "running");
   const isError = isErrorResult(event, context.flags);
   const answered = batch.apply([{ kind: "answer", index, content: event.content, isError }]);
-  const changes = appendAnswered(context.flags, context.transcript, answered);
+  const changes = {
+    ...appendAnswered(context.flags, context.transcript, answered),
+    ...forgetAsks(context, event.callId),
+  };
   // A child run's tokens (and cost) are the parent's: every budget check after this one counts them.
   const spent = event.tokens === undefined ? changes : { ...changes, tokens: context.tokens + event.tokens };
   if (event.cost === undefined && event.unpriced === undefined) return spent;

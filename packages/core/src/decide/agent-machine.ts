@@ -68,6 +68,7 @@ import {
   preparesInCall,
   recordPreparation,
 } from "./step-preparation.js";
+import { isAskFromRunningCall, isAskingCall, recordAsk, runToolRequest, toolAskRequest } from "./tool-asks.js";
 
 const DECIDED = { guard: "isAwaitedDecision", target: "nextCalls", actions: ["recordDecision", "enterCalls"] } as const;
 const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["recordAnswer", "enterCalls"] } as const;
@@ -95,7 +96,8 @@ const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["rec
  * picked); a step over the budget at the run's settings waits in `preparingStep` for them
  * first, since fewer tools or a smaller model may bring it under. A call of an ask-user
  * tool waits for a person's answer (`question.answered`): in `awaitingInput` when nothing else is
- * in progress, or with the decisions in `awaitingDecision`.
+ * in progress, or with the decisions in `awaitingDecision`. So does a running call whose tool asked
+ * a question (`tool.asked`): it ends without an observation, and once answered it is made again.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -145,6 +147,10 @@ export const agentMachine = setup({
       return isAwaitedDecision(context, event);
     },
     isAnyDecisionAwaited: ({ context }) => isAnyDecisionAwaited(context),
+    isAskFromRunningCall: ({ context, event }) => {
+      assertEvent(event, "tool.asked");
+      return isAskFromRunningCall(context, event);
+    },
     isAwaitedAnswer: ({ context, event }) => {
       assertEvent(event, "question.answered");
       return isAwaitedAnswer(context, event);
@@ -201,9 +207,17 @@ export const agentMachine = setup({
       enqueue.assign(changes);
       for (const request of requests) enqueue.emit(request);
     }),
-    recordAnswer: assign(({ context, event }) => {
+    recordAnswer: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, "question.answered");
-      return recordAnswer(context, event);
+      const { changes, requests } = recordAnswer(context, event);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
+    }),
+    recordAsk: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, "tool.asked");
+      const { changes, requests } = recordAsk(context, event);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
     }),
     requestPreparation: emit(({ context }) => preparationRequest(context)),
     recordPreparation: assign(({ context, event }) => {
@@ -345,6 +359,8 @@ export const agentMachine = setup({
               { guard: "isLastResult", target: "#agent.budgetCheck", actions: "recordResult" },
               { guard: "isRunningCall", target: "nextCalls", actions: ["recordResult", "enterCalls"] },
             ],
+            // A call that asked a question ends without its observation: it waits for the answer, then runs again.
+            "tool.asked": { guard: "isAskFromRunningCall", target: "nextCalls", actions: "recordAsk" },
             "approval.decided": DECIDED,
             "question.answered": ANSWERED,
           },
@@ -435,7 +451,9 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   for (let index = batch.appended; index < batch.calls.length; index++) {
     const state = batch.stateOf(index);
     const call = batch.calls[index] as ToolCall;
-    if (state === "running") requests.push({ type: "runTool", call });
+    if (state === "running") {
+      requests.push(isAskingCall(context, call.id) ? toolAskRequest(context, call) : runToolRequest(context, call));
+    }
     if (state !== "deciding") continue;
     requests.push(isQuestion(context, call) ? questionRequest(context, call) : { type: "requestDecision", call });
   }

@@ -15,3 +15,4 @@ export * from "./model-retry.js";
 export * from "./output-decisions.js";
 export * from "./questions.js";
 export * from "./step-preparation.js";
+export * from "./tool-asks.js";

@@ -1,6 +1,7 @@
 import type { AgentEvent, AgentRequest, PendingQuestion, QuestionAnswered, ToolCall } from "../data/index.js";
 import type { AgentContext } from "./agent-context.js";
 import type { CallBatch } from "./call-batch.js";
+import { isToolAnswer, toolQuestionOf } from "./tool-asks.js";
 
 /**
  * Questions for a person as decisions: a call of an ask-user tool whose `question` is a string
@@ -27,7 +28,7 @@ export function isAwaitedAnswer(context: AgentContext, event: QuestionAnswered):
   const { batch } = context;
   if (batch === null) return false;
   const index = batch.find(event.callId, "deciding");
-  return index >= 0 && isQuestion(context, batch.calls[index] as ToolCall);
+  return (index >= 0 && isQuestion(context, batch.calls[index] as ToolCall)) || isToolAnswer(context, event);
 }
 
 /** The answered call's observation: the answer as JSON. */
@@ -38,13 +39,17 @@ export function answerChange(
   return { index: batch.find(event.callId, "deciding"), content: JSON.stringify(event.answer) ?? "null" };
 }
 
-/** The questions of the last reply that wait for answers, in call order, for a paused result. */
+/** The questions of the last reply that wait for answers (an ask-user call's, or one a running tool asked), in call order, for a paused result. */
 export function pendingQuestions(context: AgentContext): PendingQuestion[] {
   const { batch } = context;
   if (batch === null) return [];
   const waiting: PendingQuestion[] = [];
-  for (const index of batch.indexesIn("deciding")) {
+  const asking = context.toolAsks.length === 0 ? [] : batch.indexesIn("running");
+  const indexes = [...batch.indexesIn("deciding"), ...asking].sort((a, b) => a - b);
+  for (const index of indexes) {
     const call = batch.calls[index] as ToolCall;
+    const asked = asking.length === 0 ? undefined : toolQuestionOf(context, call);
+    if (asked !== undefined) waiting.push(asked);
     if (!isQuestion(context, call)) continue;
     const { question, schema } = questionRequest(context, call) as Extract<AgentRequest, { type: "askUser" }>;
     waiting.push(schema === undefined ? { id: call.id, question } : { id: call.id, question, schema });

@@ -145,6 +145,10 @@ function eventProblem(value: unknown, position: number): string | null {
       return stepPreparedProblem(value);
     case "question.answered":
       return isString(value.callId) && "answer" in value ? null : "needs a callId string and an answer";
+    case "tool.asked":
+      return isString(value.callId) && isString(value.question) && isOptional(value.schema, isPlainObject)
+        ? null
+        : "needs callId and question strings and an optional schema object";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }

@@ -2,7 +2,7 @@ import { type Actor, createActor, type InspectionEvent } from "xstate";
 import type { AgentResult, RunOutcome, RunSettings, StoredEvent } from "../data/index.js";
 import { EVENT_LOG_SCHEMA_VERSION, logFlags, messagesOf, usedCallIds } from "../data/index.js";
 import type { AgentMachineInput } from "../decide/index.js";
-import { type AgentSnapshot, agentMachine } from "../decide/index.js";
+import { type AgentSnapshot, agentMachine, isAskingCall } from "../decide/index.js";
 import { EventLogError } from "./event-log-error.js";
 import { positionOf, type RunPosition } from "./run-position.js";
 
@@ -152,6 +152,7 @@ export class RunFold {
         return;
       }
       case "tool.finished":
+      case "tool.asked":
         if (!this.#started.has(event.callId)) {
           throw this.#misfit(event, `has no tool.started for call '${event.callId}' before it`);
         }
@@ -167,7 +168,8 @@ export class RunFold {
     if (after === before || after.status === "error") {
       throw this.#misfit(event, `does not fit the state ${JSON.stringify(before.value)}`);
     }
-    if (event.type === "tool.finished") this.#started.delete(event.callId);
+    // A call that asked a question ended without its observation: it starts again once answered.
+    if (event.type === "tool.finished" || event.type === "tool.asked") this.#started.delete(event.callId);
     this.#snapshot = after;
   }
 
@@ -209,7 +211,9 @@ function startProblem(
 ): string | null {
   const { batch } = snapshot.context;
   const index = batch?.find(event.callId, "running") ?? -1;
-  if (index < 0 || started.has(event.callId)) return `is for call '${event.callId}', which is not waiting to run`;
+  if (index < 0 || started.has(event.callId) || isAskingCall(snapshot.context, event.callId)) {
+    return `is for call '${event.callId}', which is not waiting to run`;
+  }
   const name = batch?.calls[index]?.name;
   return name === event.name ? null : `names the tool '${event.name}', but call '${event.callId}' is to '${name}'`;
 }

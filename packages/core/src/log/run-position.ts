@@ -1,6 +1,6 @@
 import type { Message, PendingQuestion, ToolCall } from "../data/index.js";
 import { listView } from "../data/index.js";
-import { type AgentSnapshot, pendingApprovals, pendingQuestions } from "../decide/index.js";
+import { type AgentSnapshot, isAskingCall, pendingApprovals, pendingQuestions } from "../decide/index.js";
 
 /** Where a run stands, read from a snapshot of its machine: for status pages, progress and traces. */
 export interface RunPosition {
@@ -45,8 +45,13 @@ export function positionOf(snapshot: AgentSnapshot): RunPosition {
     turnTokens: tokens - turnStart.tokens,
     calls: batch === null ? NONE : batch.calls,
     waiting: context.askTools.length === 0 ? callsOf("deciding") : pendingApprovals(context),
-    questions: context.askTools.length === 0 ? NO_QUESTIONS : pendingQuestions(context),
-    running: callsOf("running"),
+    questions:
+      context.askTools.length === 0 && context.toolAsks.length === 0 ? NO_QUESTIONS : pendingQuestions(context),
+    // A call whose tool asked a question waits for its answer: it is listed with the questions, not as running.
+    running:
+      context.toolAsks.length === 0
+        ? callsOf("running")
+        : callsOf("running").filter((call) => !isAskingCall(context, call.id)),
     messages: listView(context.transcript),
   };
 }

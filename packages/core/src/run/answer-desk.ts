@@ -13,7 +13,10 @@ type Given = { readonly answer: unknown };
  * comes before its question is asked (a restored actor re-reads its log first) is kept for it.
  */
 export class AnswerDesk {
-  readonly #waiting = new Map<string, { readonly call: ToolCall; readonly give: (given?: Given) => void }>();
+  readonly #waiting = new Map<
+    string,
+    { readonly call: ToolCall; readonly asked: PendingQuestion | undefined; readonly give: (given?: Given) => void }
+  >();
   readonly #early = new Map<string, unknown>();
   readonly #registry: ToolRegistry;
   #paused = false;
@@ -29,16 +32,16 @@ export class AnswerDesk {
 
   /** The port the run asks its questions through: it waits for the parent's answer, or gives none once paused. */
   get port(): AnswerPort {
-    return async (call) => {
+    return async (call, asked) => {
       if (this.#early.has(call.id)) {
         const early = this.#early.get(call.id);
         this.#early.delete(call.id);
-        const taken = await this.#check(call, early);
+        const taken = await this.#check(call, asked, early);
         if (taken !== undefined) return taken;
       }
       if (this.#paused) return undefined;
       return new Promise<Given | undefined>((give) => {
-        this.#waiting.set(call.id, { call, give });
+        this.#waiting.set(call.id, { call, asked, give });
         this.#announceSoon();
       });
     };
@@ -52,7 +55,7 @@ export class AnswerDesk {
         this.#early.set(id, answer);
         continue;
       }
-      void this.#check(waiting.call, answer).then((taken) => {
+      void this.#check(waiting.call, waiting.asked, answer).then((taken) => {
         if (taken === undefined || this.#waiting.get(id) !== waiting) return;
         this.#waiting.delete(id);
         waiting.give(taken);
@@ -67,8 +70,8 @@ export class AnswerDesk {
     this.#waiting.clear();
   }
 
-  async #check(call: ToolCall, answer: unknown): Promise<Given | undefined> {
-    const checked = await checkAnswer(this.#registry, call.name, answer);
+  async #check(call: ToolCall, asked: PendingQuestion | undefined, answer: unknown): Promise<Given | undefined> {
+    const checked = await checkAnswer(this.#registry, call.name, answer, asked?.schema);
     if (checked.ok) return { answer: checked.value };
     this.refuse(call.id, `the answer to '${call.id}' does not fit: ${checked.problem}`);
     return undefined;
@@ -83,7 +86,8 @@ export class AnswerDesk {
       if (this.#waiting.size === 0) return;
       const tools = askToolsOf(this.#registry);
       this.announce(
-        [...this.#waiting.values()].map(({ call }) => {
+        [...this.#waiting.values()].map(({ call, asked }) => {
+          if (asked !== undefined) return asked;
           const schema = tools.find((tool) => tool.name === call.name)?.answer;
           const question = { id: call.id, question: String(call.args.question) };
           return schema === undefined ? question : { ...question, schema };

@@ -1,4 +1,4 @@
-import type { AgentRequest, AskToolSettings, QuestionAnswered, ToolCall } from "../data/index.js";
+import type { AgentRequest, AskToolSettings, PendingQuestion, QuestionAnswered, ToolCall } from "../data/index.js";
 import { copyJson, describeThrown, ToolSchemaError } from "../data/index.js";
 import type { CompiledParameters, Tool, ToolRegistry, ToolSchema } from "../tools/index.js";
 import { compileParameters, tool } from "../tools/index.js";
@@ -67,18 +67,26 @@ export function askToolsOf(registry: ToolRegistry): AskToolSettings[] {
 
 /**
  * Checks `answer` for the question of tool `toolName`: plain JSON, and of the tool's answer shape
- * (a Standard Schema's output, transforms applied, is what is kept). Never rejects: a refusal is
- * one sentence.
+ * (a Standard Schema's output, transforms applied, is what is kept), or, for a question a running
+ * tool asked, of the JSON Schema `schema` it gave. Never rejects: a refusal is one sentence.
  */
 export async function checkAnswer(
   registry: ToolRegistry,
   toolName: string,
   answer: unknown,
+  schema?: Readonly<Record<string, unknown>>,
 ): Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string }> {
   const copied = copyJson(answer);
   if (!copied.ok) return { ok: false, problem: `the answer is not JSON: ${copied.problem}` };
   const fn = registry.functionOf(toolName);
-  const compiled = fn === undefined ? undefined : askTools.get(fn)?.answer;
+  let compiled = fn === undefined ? undefined : askTools.get(fn)?.answer;
+  if (compiled === undefined && schema !== undefined) {
+    try {
+      compiled = compileParameters(`${toolName}: answer`, schema);
+    } catch (error) {
+      return { ok: false, problem: `the question's answer shape cannot be enforced: ${describeThrown(error)}` };
+    }
+  }
   if (compiled === undefined) return copied;
   try {
     const checked = await compiled.check(copied.value);
@@ -92,9 +100,14 @@ export async function checkAnswer(
   }
 }
 
-/** Gives the answer to a question (checked already), at once or once it comes, or none (the run pauses for it). */
+/**
+ * Gives the answer to a question (checked already), at once or once it comes, or none (the run
+ * pauses for it); `asked` is the question itself when a running tool asked it (absent: an ask-user
+ * tool's call, whose arguments hold it).
+ */
 export type AnswerPort = (
   call: ToolCall,
+  asked?: PendingQuestion,
 ) => { readonly answer: unknown } | undefined | Promise<{ readonly answer: unknown } | undefined>;
 
 /** What asking a person came to: the answer as the event that gives it, or none yet (the call waits). */
@@ -108,8 +121,14 @@ export async function askPerson(
   request: Extract<AgentRequest, { type: "askUser" }>,
 ): Promise<QuestionAnswer> {
   const { call } = request;
-  const given = await answers?.(call);
+  const given = await (request.asked === undefined ? answers?.(call) : answers?.(call, pendingOf(request)));
   return given === undefined ? { type: "unanswered", call } : answeredWith(call, given.answer);
+}
+
+/** The question an `askUser` request asks, as a paused result shows it. */
+export function pendingOf(request: Extract<AgentRequest, { type: "askUser" }>): PendingQuestion {
+  const { call, question, schema } = request;
+  return schema === undefined ? { id: call.id, question } : { id: call.id, question, schema };
 }
 
 /**

@@ -37,13 +37,22 @@ export const REQUEST_TABLE = {
   // A call that asks `prepareStep` first may answer with its settings: the call it then prepared has a key of its own.
   callModel: { form: "once", key: (request) => `model ${request.step}${request.prepare === true ? " prepare" : ""}` },
   compactContext: { form: "once", key: (request) => `compaction ${request.step}` },
-  runTool: { form: "once", key: (request, at) => `tool ${at.place(request.call.id)}` },
+  // A call made again with the answers to the questions it asked is an attempt of its own.
+  runTool: {
+    form: "once",
+    key: (request, at) =>
+      `tool ${at.place(request.call.id)}${request.answers === undefined ? "" : ` again ${request.answers.length}`}`,
+  },
   checkOutput: { form: "once", key: (_request, at) => `output ${at.steps}` },
   checkGuardrail: { form: "once", key: (request, at) => `guardrail ${at.steps} ${request.stage}.${request.index}` },
   requestDecision: { form: "promise", key: (request, at) => `decision ${at.place(request.call.id)}` },
   waitRetry: { form: "sleep", key: (_request, at) => `retry wait ${at.steps}` },
   prepareStep: { form: "once", key: (request) => `prepare ${request.step}` },
-  askUser: { form: "promise", key: (request, at) => `question ${at.place(request.call.id)}` },
+  askUser: {
+    form: "promise",
+    key: (request, at) =>
+      `question ${at.place(request.call.id)}${request.asked === undefined ? "" : ` asked ${request.asked}`}`,
+  },
 } as const satisfies { readonly [K in RequestKind]: RequestEntry<K> };
 
 /** The durable form of a kind of request. */

@@ -1,5 +1,6 @@
 import type { AgentResult, Decision, Model, RunEvent, RunSettings, StoredEvent, TurnChecks } from "../data/index.js";
 import {
+  copyJson,
   escapeCallId,
   logFlags,
   type MessageContent,
@@ -238,7 +239,7 @@ async function takeAnswers(
       const listed = [...waiting, ...tree].map((each) => `'${each.id}'`).join(", ") || "none";
       throw new RangeError(`run '${runId}': call '${id}' waits for no answer (questions that wait: ${listed})`);
     }
-    const checked = await checkAnswer(registry, (calls.get(question.id) as ToolCall).name, answer);
+    const checked = await checkAnswer(registry, (calls.get(question.id) as ToolCall).name, answer, question.schema);
     if (!checked.ok) throw new RangeError(`run '${runId}': the answer to '${id}' does not fit: ${checked.problem}`);
     given.set(question.id, checked.value);
   }
@@ -253,6 +254,12 @@ async function takeAnswers(
 
 /** Whether the question of call `id` in the last reply was answered, and with this very answer. */
 async function isAnsweredWith(registry: ToolRegistry, replay: Replay, id: string, answer: unknown): Promise<boolean> {
+  const asked = replay.context.toolAsks.find((ask) => ask.callId === id && ask.waiting === null);
+  // A tool's question answered last: the call is made again with that answer.
+  if (asked !== undefined) {
+    const copied = copyJson(answer);
+    return copied.ok && canonicalJson(asked.answers.at(-1)) === canonicalJson(copied.value);
+  }
   const batch = replay.context.batch;
   const index = batch === null ? -1 : batch.find(id, "answered");
   const call = batch?.calls[index];

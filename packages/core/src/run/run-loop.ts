@@ -381,7 +381,7 @@ export class RunLoop {
       return undefined;
     }
     const options = interrupted ? this.#interruptedOptions : this.#toolOptions;
-    const work = () => runTool(this.#ports.registry, call, options);
+    const work = () => runTool(this.#ports.registry, call, options, request.answers);
     this.#inbox.perform({ form: "once", request, work, retriesItself: false });
     return undefined;
   }
@@ -397,6 +397,7 @@ export class RunLoop {
       case "tool-result":
       case "tool-error":
       case "tool-lost":
+      case "tool-asked":
       case "decided":
       case "cancelled":
       case "output-checked":

@@ -2,12 +2,16 @@ import type { MessageContent, ToolCall } from "../data/index.js";
 import { type AgentEvent, toolFinished } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
+import { ToolAsking } from "./tool-asking.js";
 
 /** Milliseconds a tool may take when neither the run nor the tool says. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 
 /** The event that answers a `runTool` request. */
 export type ToolFinished = Extract<AgentEvent, { type: "tool.finished" }>;
+
+/** The event that answers a `runTool` request whose tool asked a question nobody had answered yet. */
+export type ToolAskedEvent = Extract<AgentEvent, { type: "tool.asked" }>;
 
 /**
  * What running a call came to, always a `tool.finished` event: the tool's result, its failure told
@@ -17,7 +21,8 @@ export type ToolFinished = Extract<AgentEvent, { type: "tool.finished" }>;
 export type ToolAnswer =
   | { readonly type: "tool-result"; readonly call: ToolCall; readonly event: ToolFinished }
   | { readonly type: "tool-error"; readonly call: ToolCall; readonly event: ToolFinished }
-  | { readonly type: "tool-lost"; readonly call: ToolCall; readonly event: ToolFinished };
+  | { readonly type: "tool-lost"; readonly call: ToolCall; readonly event: ToolFinished }
+  | { readonly type: "tool-asked"; readonly call: ToolCall; readonly event: ToolAskedEvent };
 
 /** How a call is run: the run's signal and the limits for tools that set none of their own. */
 export interface RunToolOptions {
@@ -33,24 +38,33 @@ export interface RunToolOptions {
 
 /**
  * Runs one call through the registry (its argument checks, the timeout, the cut) and answers with
- * its `tool.finished` event. Never rejects: whatever the tool does is an observation for the model.
+ * its `tool.finished` event; or, when its tool asks a question past `answers` (the answers to the
+ * questions it asked in earlier attempts), with `tool.asked` at once, its result dropped. Never
+ * rejects: whatever the tool does is an observation for the model.
  */
 export async function runTool(
   registry: ToolRegistry,
   call: ToolCall,
   options: RunToolOptions = {},
+  answers: readonly unknown[] = [],
 ): Promise<ToolAnswer> {
   if (options.interrupted === true && !mayRunAgain(registry, call)) {
     return { type: "tool-lost", call, event: finished(call, lostResult(call)) };
   }
-  const content = await registry.executeCall(call, {
+  const asking = new ToolAsking(call, answers);
+  const ran = registry.executeCall(call, {
     get signal() {
-      return options.signal;
+      const { signal } = options;
+      return signal === undefined ? asking.signal : AbortSignal.any([signal, asking.signal]);
     },
     timeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+    ask: asking.ask,
   });
-  const event = finished(call, content);
+  const content = await Promise.race([ran, asking.ended]);
+  const { asked } = asking;
+  if (asked !== null) return { type: "tool-asked", call, event: asked };
+  const event = finished(call, asking.noted(content as MessageContent));
   return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
 }
 

@@ -1,4 +1,8 @@
-import type { ToolFunction } from "./tool-function.js";
+import type { ToolAsk, ToolFunction } from "./tool-function.js";
+
+/** The `ask` of a tool run where nobody can answer. */
+const cannotAsk: ToolAsk = (question) =>
+  Promise.reject(new Error(`nobody can answer the question here (it was: ${JSON.stringify(question)})`));
 
 /** Milliseconds a timer can wait: setTimeout fires at once for anything longer. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -28,6 +32,7 @@ export function runGuarded(
   args: Record<string, unknown>,
   timeoutMs: number | undefined,
   runSignal: () => AbortSignal | undefined,
+  ask: ToolAsk = cannotAsk,
 ): Outcome | Promise<Outcome> {
   // The tool's own signal is made only when the tool reads it: most tools never do, and an
   // AbortController with a listener on the run's signal costs more than the rest of the call.
@@ -36,6 +41,7 @@ export function runGuarded(
   const abort = () => controller?.abort(signal?.reason);
   const context = {
     timeoutMs: timeoutMs ?? Number.POSITIVE_INFINITY,
+    ask,
     get signal(): AbortSignal {
       if (controller === undefined) {
         controller = new AbortController();

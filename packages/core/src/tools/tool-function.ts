@@ -4,7 +4,18 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Milliseconds this call may take (the tool's `timeoutMs`, else the run's `toolTimeoutMs`); `Infinity` for no limit. */
   readonly timeoutMs?: number;
+  /**
+   * Asks a person `question` while the call runs, and gives the answer (plain JSON, of the shape
+   * `schema`, a JSON Schema with an object root, when given). In a run, with no answer at hand the
+   * call ends here (whatever the function does after is dropped) and the run pauses with the
+   * question in `pendingQuestions`, under the call's id; once it is answered the call is made again
+   * from the start, and this time `ask` gives the answer. Outside a run it rejects.
+   */
+  readonly ask: ToolAsk;
 }
+
+/** A tool's way to ask a person a question while it runs: see `ToolContext.ask`. */
+export type ToolAsk = (question: string, schema?: Readonly<Record<string, unknown>>) => Promise<unknown>;
 
 /**
  * A tool's function: gets the validated arguments (its own copy) and a context whose signal aborts

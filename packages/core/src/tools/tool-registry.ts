@@ -6,6 +6,7 @@ import { describeSafely, encodeResult, labelOf } from "./safe-observation.js";
 import type { ArgsOf, Checked, CompiledParameters, ToolSchema } from "./schema/index.js";
 import { validateSubset } from "./schema/index.js";
 import { type CompiledTool, compileTool, type Tool, type ToolFunction } from "./tool.js";
+import type { ToolAsk } from "./tool-function.js";
 import { checkOptions, type ToolOptions } from "./tool-options.js";
 
 export type { ToolFunction } from "./tool.js";
@@ -19,6 +20,8 @@ export interface ExecuteOptions {
   readonly timeoutMs?: number;
   /** Longer observations are cut (see `cutResult`); no limit when absent. */
   readonly maxResultChars?: number;
+  /** The tool's `ask` (absent: it rejects, since nobody can answer). */
+  readonly ask?: ToolAsk;
 }
 
 /** What `register`'s function gets: inferred as `tool()` infers it (`never`, which accepts any declaration, only for a schema whose shape the type system cannot see). */
@@ -207,7 +210,7 @@ export class ToolRegistry {
   ): MessageContent | Promise<MessageContent> {
     const name = spec.name;
     const timeoutMs = own.timeoutMs ?? options.timeoutMs;
-    const outcome = runGuarded(fn, args, timeoutMs, () => options.signal);
+    const outcome = runGuarded(fn, args, timeoutMs, () => options.signal, options.ask);
     const observe = (ended: Outcome): MessageContent => {
       switch (ended.kind) {
         case "returned":

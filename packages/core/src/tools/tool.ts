@@ -4,7 +4,7 @@ import { type CompiledParameters, compileParameters, type ToolSchema } from "./s
 import type { ToolFunction } from "./tool-function.js";
 import { checkOptions, TOOL_OPTION_KEYS, type ToolOptions } from "./tool-options.js";
 
-export type { ToolContext, ToolFunction } from "./tool-function.js";
+export type { ToolAsk, ToolContext, ToolFunction } from "./tool-function.js";
 
 /** Everything that makes a tool: what the model is shown, the function, and how the harness treats it. */
 export interface ToolDefinition<P extends ToolSchema = ToolSchema> extends ToolOptions {

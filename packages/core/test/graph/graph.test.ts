@@ -162,7 +162,7 @@ describe("agentMachine structure", () => {
     ]);
   });
 
-  it("runningTools takes a running call's result, a waiting call's decision or a question's answer; awaitingDecision decisions and answers; awaitingInput only answers", () => {
+  it("runningTools takes a running call's result or question, a waiting call's decision or a question's answer; awaitingDecision decisions and answers; awaitingInput only answers", () => {
     const on = (state: "runningTools" | "awaitingDecision" | "awaitingInput") =>
       [...(tools?.states[state]?.transitions.values() ?? [])]
         .flat()
@@ -171,6 +171,8 @@ describe("agentMachine structure", () => {
       // The result that answers the last call left goes straight back to budgetCheck.
       ["tool.finished", ["budgetCheck"], "isLastResult", ["recordResult"]],
       ["tool.finished", ["nextCalls"], "isRunningCall", ["recordResult", "enterCalls"]],
+      // A running call whose tool asked a question ends without its result and waits for the answer.
+      ["tool.asked", ["nextCalls"], "isAskFromRunningCall", ["recordAsk"]],
       ["approval.decided", ["nextCalls"], "isAwaitedDecision", ["recordDecision", "enterCalls"]],
       ["question.answered", ["nextCalls"], "isAwaitedAnswer", ["recordAnswer", "enterCalls"]],
     ]);
