@@ -59,6 +59,8 @@ export interface MachinePosition {
 export interface QuestionKey {
   readonly key: string;
   readonly tool: string;
+  /** The answer's shape a running tool gave with its question (an ask-user tool's is its own). */
+  readonly schema?: Readonly<Record<string, unknown>>;
 }
 
 /** A live `agentMachine` as core's run loop drives it, with the name of the journaled step that answers each of its requests. */
@@ -106,6 +108,8 @@ export function startMachine(settings: RunSettings): KeyedMachine {
   /** Each call's place in the current reply (`2.0 c1`) and its `runTool` request, set as the requests are taken. */
   const places = new Map<string, string>();
   const tools = new Map<string, Extract<AgentRequest, { type: "runTool" }>>();
+  /** The question each running call asked (`askUser` with `asked`), keyed as the request table keys it. */
+  const asked = new Map<string, QuestionKey>();
   const at = {
     get steps() {
       return positionOf(actor.getSnapshot()).steps;
@@ -118,7 +122,14 @@ export function startMachine(settings: RunSettings): KeyedMachine {
       if (requests.some((request) => request.type !== "callModel")) {
         const { steps, calls } = positionOf(actor.getSnapshot());
         for (const [index, call] of calls.entries()) places.set(call.id, `${steps}.${index} ${call.id}`);
-        for (const request of requests) if (request.type === "runTool") tools.set(request.call.id, request);
+        for (const request of requests) {
+          if (request.type === "runTool") tools.set(request.call.id, request);
+          if (request.type === "askUser" && request.asked !== undefined) {
+            const { call, schema } = request;
+            const key = requestKey(request, at);
+            asked.set(call.id, schema === undefined ? { key, tool: call.name } : { key, tool: call.name, schema });
+          }
+        }
       }
       return requests;
     },
@@ -130,7 +141,7 @@ export function startMachine(settings: RunSettings): KeyedMachine {
     driven,
     keyOf: (request) => requestKey(request, at),
     toolRequest: (callId) => tools.get(callId) as Extract<AgentRequest, { type: "runTool" }>,
-    position: () => machinePosition(positionOf(actor.getSnapshot()), settings),
+    position: () => machinePosition(positionOf(actor.getSnapshot()), settings, asked),
     stop: () => {
       machine.stop();
       actor.stop();
@@ -138,7 +149,11 @@ export function startMachine(settings: RunSettings): KeyedMachine {
   };
 }
 
-function machinePosition(position: RunPosition, settings: RunSettings): MachinePosition {
+function machinePosition(
+  position: RunPosition,
+  settings: RunSettings,
+  asked: ReadonlyMap<string, QuestionKey>,
+): MachinePosition {
   const approvalRequired = settings.approvalRequired ?? [];
   const askTools = new Set((settings.askTools ?? []).map((tool) => tool.name));
   const decisionKeys: Record<string, string> = {};
@@ -150,6 +165,11 @@ function machinePosition(position: RunPosition, settings: RunSettings): MachineP
     if (askTools.has(call.name) && call.rawArgs === undefined && typeof call.args.question === "string") {
       questionKeys[call.id] = { key: `question ${place}`, tool: call.name };
     }
+  }
+  // A running tool's question: the one its latest attempt asked.
+  for (const question of position.questions) {
+    const key = asked.get(question.id);
+    if (key !== undefined && !Object.hasOwn(questionKeys, question.id)) questionKeys[question.id] = key;
   }
   const { state, steps, tokens, waiting, questions } = position;
   const waitsForDecision = state === "executingTools.awaitingDecision" || state === "executingTools.awaitingInput";

@@ -77,7 +77,7 @@ export async function answerHandler(
       },
     );
   }
-  const checked = await checkAnswer(await registryOf(ctx, options), asked.tool, answer);
+  const checked = await checkAnswer(await registryOf(ctx, options), asked.tool, answer, asked.schema);
   if (!checked.ok) {
     throw new TerminalError(`run '${ctx.key}': the answer to '${callId}' does not fit: ${checked.problem}`, {
       errorCode: 400,

@@ -36,15 +36,29 @@ const ASK = [
 /** A question and a call that needs approval in one reply. */
 const BOTH = [asks(toolCall("q1", "ask_user", { question: "Which city?" }), toolCall("s1", "send")), final("Sent.")];
 
+/** A tool that asks which city while it runs: the call waits on the answer, then is made again with it. */
+function midCallTools(made: string[] = []): ToolRegistry {
+  const registry = new ToolRegistry();
+  registry.register("book", "Books a room.", { type: "object" }, async (_args, { ask }) => {
+    const { city } = (await ask("Which city?", CITY)) as { city: string };
+    made.push(city);
+    return `booked in ${city}`;
+  });
+  return registry;
+}
+const BOOK = [asks(toolCall("b1", "book", {})), final("Booked.")];
+
 const store = new MemoryEventStore();
 const asking = agentWorkflow({ name: "asking", model: stepModel(ASK), registry: askingTools(), store });
 const both = agentWorkflow({ name: "both", model: stepModel(BOTH), registry: askingTools(), store });
+const booked: string[] = [];
+const midCall = agentWorkflow({ name: "midCall", model: stepModel(BOOK), registry: midCallTools(booked), store });
 
 describe("questions on a real Restate server", () => {
   let restate: InProcessHarness;
 
   beforeAll(async () => {
-    restate = await openInProcess([asking, both]);
+    restate = await openInProcess([asking, both, midCall]);
   }, 60_000);
 
   afterAll(async () => {
@@ -142,5 +156,30 @@ describe("questions on a real Restate server", () => {
     await statusWhen("both", "both-1", (s) => s.phase === "awaiting_input");
     await run.answer({ callId: "q1", answer: { city: "Pune" } });
     expect(await run.workflowAttach()).toMatchObject({ status: "done", answer: "Sent." });
+  });
+
+  it("a tool that asks while it runs: the call waits as a question, and is made again with the answer, as in runAgent", async () => {
+    const run = restate.run("midCall", "mid-1");
+    await run.workflowSubmit({ task: "Book a room." });
+    const status = await statusWhen("midCall", "mid-1", (s) => s.phase === "awaiting_input");
+    expect(status.pendingQuestions).toEqual([{ id: "b1", question: "Which city?", schema: CITY }]);
+    expect(booked).toEqual([]);
+    // The answer must fit the shape the tool gave with its question.
+    await expect(run.answer({ callId: "b1", answer: { town: "Pune" } })).rejects.toThrow(
+      /the answer to 'b1' does not fit: missing required argument 'city'/,
+    );
+    await run.answer({ callId: "b1", answer: { city: "Pune" } });
+    const durable = await run.workflowAttach();
+    expect(durable).toMatchObject({ status: "done", answer: "Booked." });
+    expect(booked).toEqual(["Pune"]);
+
+    const local = new MemoryEventStore();
+    const paused = await runAgent("Book a room.", stepModel(BOOK), midCallTools(), { store: local, runId: "mid-1" });
+    expect(paused).toMatchObject({ status: "awaiting_input", pendingQuestions: status.pendingQuestions });
+    const answers = { b1: { city: "Pune" } };
+    const live = await resumeAgent("mid-1", stepModel(BOOK), midCallTools(), { store: local, answers });
+    expect(durable).toEqual(live);
+    expect(untimed(await store.read("mid-1"))).toEqual(untimed(await local.read("mid-1")));
+    expect((await store.read("mid-1")).map((event) => event.type)).toContain("tool.asked");
   });
 });
