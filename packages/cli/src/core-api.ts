@@ -73,6 +73,7 @@ export {
   type RunSummary,
   runHashSeed,
   type StoredEvent,
+  toolFailureOf,
 } from "@agentloop/core/store";
 export {
   asks,

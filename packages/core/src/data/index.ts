@@ -22,5 +22,6 @@ export * from "./provider-error.js";
 export * from "./run-end.js";
 export * from "./sdk-failure.js";
 export * from "./sdk-request-options.js";
+export * from "./tool-outcome.js";
 export * from "./transcript.js";
 export * from "./types.js";

@@ -1,4 +1,4 @@
-import type { MessageContent, ToolCall } from "../data/index.js";
+import type { ToolCall } from "../data/index.js";
 import { type AgentEvent, toolFinished } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
@@ -41,21 +41,17 @@ export async function runTool(
   options: RunToolOptions = {},
 ): Promise<ToolAnswer> {
   if (options.interrupted === true && !mayRunAgain(registry, call)) {
-    return { type: "tool-lost", call, event: finished(call, lostResult(call)) };
+    return { type: "tool-lost", call, event: toolFinished(call.id, lostResult(call), "lost") };
   }
-  const content = await registry.executeCall(call, {
+  const { kind, content } = await registry.executeCall(call, {
     get signal() {
       return options.signal;
     },
     timeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
   });
-  const event = finished(call, content);
-  return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
-}
-
-function finished(call: ToolCall, content: MessageContent): ToolFinished {
-  return toolFinished(call.id, content);
+  if (kind === "ok") return { type: "tool-result", call, event: toolFinished(call.id, content) };
+  return { type: "tool-error", call, event: toolFinished(call.id, content, kind) };
 }
 
 /** Whether a call whose run was cut off may run again: its tool is idempotent, or the call is invalid and runs nothing. */
