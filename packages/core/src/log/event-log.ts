@@ -4,6 +4,7 @@ import {
   END_STATUSES,
   type EndStatus,
   EVENT_LOG_SCHEMA_VERSION,
+  isCount,
   isHeldContent,
   isPlainObject,
   isReadableSchema,
@@ -299,10 +300,6 @@ function turnProblem(value: unknown, prefix: string): string | null {
 
 function isString(value: unknown): value is string {
   return typeof value === "string";
-}
-
-function isCount(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 /** A finite number, 0 or more: a count of tokens (estimated, so not always whole) or an amount of USD. */
