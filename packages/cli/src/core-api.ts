@@ -50,6 +50,7 @@ export {
 export { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
 export {
   type AgentEvent,
+  type FoldMicrostep,
   type ModelWithLimits,
   outcomeOf,
   positionOf,
