@@ -1,5 +1,5 @@
 import type { FinishReason, Message, ModelReply, ReasoningPart, ToolCall, Usage } from "@agentloop/core/adapter";
-import { assignCallIds } from "@agentloop/core/adapter";
+import { assignCallIds, isCount } from "@agentloop/core/adapter";
 import type { Message as AnthropicMessage } from "@anthropic-ai/sdk/resources/messages";
 import { AnthropicResponseError } from "./errors.js";
 
@@ -115,8 +115,4 @@ function toUsage(usage: unknown): Usage | undefined {
     ...(read > 0 ? { cachedInputTokens: read } : {}),
     ...(written > 0 ? { cacheWriteTokens: written } : {}),
   };
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }

@@ -50,6 +50,7 @@ export {
 export { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
 export {
   type AgentEvent,
+  type FoldMicrostep,
   type ModelWithLimits,
   outcomeOf,
   positionOf,
@@ -73,6 +74,7 @@ export {
   type RunSummary,
   runHashSeed,
   type StoredEvent,
+  toolFailureOf,
 } from "@agentloop/core/store";
 export {
   asks,

@@ -27,6 +27,8 @@ export {
   copyReply,
   countTokens,
   describeThrown,
+  describeValue,
+  isCount,
   isErrorMessage,
   isRetryableFailure,
   MAX_ARGS_DEPTH,

@@ -30,6 +30,8 @@ export {
   splitChainedId,
   type ToolCall,
   type ToolChoice,
+  type ToolOutcome,
+  type ToolOutcomeKind,
   type ToolParameters,
   ToolSchemaError,
   type ToolSpec,

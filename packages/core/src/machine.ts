@@ -21,6 +21,7 @@ export {
   shownMessages,
 } from "./decide/index.js";
 export {
+  type FoldMicrostep,
   foldEvents,
   Journal,
   outcomeOf,

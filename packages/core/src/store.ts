@@ -16,6 +16,9 @@ export {
   type RunOutcome,
   type RunSettings,
   type StoredEvent,
+  TOOL_FAILURES,
+  type ToolFailure,
+  toolFailureOf,
 } from "./data/index.js";
 export {
   chainHash,

@@ -1,5 +1,5 @@
 import type { FinishReason, Message, ModelReply, ReasoningPart, ToolCall, Usage } from "@agentloop/core/adapter";
-import { assignCallIds } from "@agentloop/core/adapter";
+import { assignCallIds, isCount } from "@agentloop/core/adapter";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import { OpenAIResponseError } from "./errors.js";
 import { parseArguments } from "./parse-arguments.js";
@@ -108,8 +108,4 @@ function toUsage(usage: unknown): Usage | undefined {
   return isCount(cached) && cached > 0 && cached <= input
     ? { inputTokens: input, outputTokens: output, cachedInputTokens: cached }
     : { inputTokens: input, outputTokens: output };
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }

@@ -1,3 +1,4 @@
+import { describeValue } from "@agentloop/core/adapter";
 import { type TracerProvider, trace } from "@opentelemetry/api";
 import { GENAI_SCHEMA_URL, SCOPE_NAME, SCOPE_VERSION } from "./semconv.js";
 import type { SpanSettings } from "./span-settings.js";
@@ -41,13 +42,13 @@ export interface TelemetryOptions {
 /** The span settings for `options`; throws a `TypeError` for options that make no sense. */
 export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
   if (typeof options !== "object" || options === null) {
-    throw new TypeError(`telemetry options must be an object with at least a provider; got ${describe(options)}`);
+    throw new TypeError(`telemetry options must be an object with at least a provider; got ${describeValue(options)}`);
   }
   const { provider, model, maxTokens, agentName, captureContent = false, tracerProvider } = options;
   const { fallbackModels = [], summarizerModel } = options;
   if (typeof provider !== "string" || provider.trim() === "") {
     throw new TypeError(
-      `provider must name the model's provider for gen_ai.provider.name (e.g. "openai", "anthropic"); got ${describe(provider)}`,
+      `provider must name the model's provider for gen_ai.provider.name (e.g. "openai", "anthropic"); got ${describeValue(provider)}`,
     );
   }
   for (const [name, value] of [
@@ -56,20 +57,20 @@ export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
     ["summarizerModel", summarizerModel],
   ] as const) {
     if (value !== undefined && (typeof value !== "string" || value === "")) {
-      throw new TypeError(`${name} must be a non-empty string; got ${describe(value)}`);
+      throw new TypeError(`${name} must be a non-empty string; got ${describeValue(value)}`);
     }
   }
   if (!Array.isArray(fallbackModels) || fallbackModels.some((name) => typeof name !== "string" || name === "")) {
-    throw new TypeError(`fallbackModels must be an array of model names; got ${describe(fallbackModels)}`);
+    throw new TypeError(`fallbackModels must be an array of model names; got ${describeValue(fallbackModels)}`);
   }
   if (maxTokens !== undefined && !isTokenCount(maxTokens)) {
-    throw new TypeError(`maxTokens must be a whole number of tokens above 0; got ${describe(maxTokens)}`);
+    throw new TypeError(`maxTokens must be a whole number of tokens above 0; got ${describeValue(maxTokens)}`);
   }
   if (typeof captureContent !== "boolean") {
-    throw new TypeError(`captureContent must be true or false; got ${describe(captureContent)}`);
+    throw new TypeError(`captureContent must be true or false; got ${describeValue(captureContent)}`);
   }
   if (tracerProvider !== undefined && typeof tracerProvider?.getTracer !== "function") {
-    throw new TypeError(`tracerProvider must be an OpenTelemetry TracerProvider; got ${describe(tracerProvider)}`);
+    throw new TypeError(`tracerProvider must be an OpenTelemetry TracerProvider; got ${describeValue(tracerProvider)}`);
   }
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE_NAME, SCOPE_VERSION, {
     schemaUrl: GENAI_SCHEMA_URL,
@@ -80,10 +81,4 @@ export function resolveTelemetry(options: TelemetryOptions): SpanSettings {
 /** Whether `value` can be a reply's token limit: a whole number above 0. */
 export function isTokenCount(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0;
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (value === null || typeof value !== "object") return String(value);
-  return Array.isArray(value) ? "an array" : "an object";
 }

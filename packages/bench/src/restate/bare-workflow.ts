@@ -22,9 +22,10 @@ export function bareWorkflow(registry: ToolRegistry) {
           if (call === null) return { answer: ANSWER, steps: step };
           const key = `tool ${step}.0 ${call.id}`;
           await ctx.run(`${key} started`, () => new Date().toISOString());
-          await ctx.run(`${key} finished`, () =>
-            registry.executeCall({ id: call.id, name: call.name, args: { ...call.args } }),
-          );
+          await ctx.run(`${key} finished`, async () => {
+            const outcome = await registry.executeCall({ id: call.id, name: call.name, args: { ...call.args } });
+            return outcome.content;
+          });
         }
       },
     },

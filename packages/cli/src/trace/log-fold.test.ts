@@ -16,6 +16,7 @@ import {
   ToolRegistry,
   toolCall,
 } from "../core-api.js";
+import { type FoldStep, LogFold } from "./log-fold.js";
 import { traceRun } from "./run-trace.js";
 
 const GOLDEN = join(import.meta.dirname, "../../../core/test/fixtures/golden");
@@ -181,6 +182,35 @@ const DAMAGE: readonly [string, () => Promise<StoredEvent[]>, (events: StoredEve
       ),
   ],
 ];
+
+describe("LogFold shares nothing between folds", () => {
+  it("two golden logs folded event by event at once trace as each does alone", () => {
+    const read = (file: string) =>
+      parseEventLog(
+        basename(file, ".jsonl"),
+        readFileSync(join(GOLDEN, file), "utf8")
+          .trimEnd()
+          .split("\n")
+          .map((line) => JSON.parse(line) as unknown),
+      );
+    const logs = [read("v2-parallel.jsonl"), read("v4-steering.jsonl")] as const;
+    const alone = logs.map((events) => {
+      const fold = new LogFold();
+      return events.map((event) => fold.apply(event));
+    });
+    const folds = [new LogFold(), new LogFold()] as const;
+    const together: FoldStep[][] = [[], []];
+    const longest = Math.max(...logs.map((events) => events.length));
+    for (let index = 0; index < longest; index++) {
+      for (const which of [1, 0] as const) {
+        const event = logs[which][index];
+        if (event !== undefined) together[which]?.push(folds[which].apply(event));
+      }
+    }
+    expect(together).toEqual(alone);
+    expect(alone.flat().some((step) => step.moves.some((move) => move.edges.length > 0))).toBe(true);
+  });
+});
 
 describe("LogFold refuses what core's replay refuses, at the same position", () => {
   it.each(DAMAGE)("%s", async (_what, log, damage) => {

@@ -1,7 +1,7 @@
-import type { AnyTransitionDefinition, InspectionEvent } from "xstate";
-import { type Chart, type ChartNode, chartOf, leafIdOf, lineageOf } from "../chart/statechart.js";
+import { type Chart, type ChartNode, chartOf, edgeIdOf, leafIdOf, lineageOf } from "../chart/statechart.js";
 import {
   type AgentResult,
+  type FoldMicrostep,
   foldOf,
   type Message,
   machine,
@@ -10,7 +10,6 @@ import {
   type StoredEvent,
   type ToolCall,
 } from "../core-api.js";
-import { takenEdges, traceGuards } from "./taken-edges.js";
 
 /** One microstep of the machine: the transitions it took, the state it is in after them, the states it entered. */
 export interface Move {
@@ -40,25 +39,15 @@ export interface FoldStep {
   readonly final: boolean;
 }
 
-/** Guard results noted since the last microstep: they decided the next one. */
-let guardsSeen = new Map<string, boolean>();
-const traced = traceGuards(machine, (name, value) => guardsSeen.set(name, value));
-const CHART = chartOf(traced);
+const CHART = chartOf(machine);
 const NONE: readonly ToolCall[] = [];
-
-/** A microstep as XState's inspection reports it: the state it ended in, and the guard results that chose it. */
-interface Microstep {
-  readonly value: unknown;
-  readonly event: string;
-  readonly guards: ReadonlyMap<string, boolean>;
-}
 
 /**
  * Folds a run's log through the machine, one event at a time, with core's `RunFold` (its checks
  * and wording): no model is called and no tool runs. Every step also says which transitions the
- * event took (named from XState's inspection of each microstep and the results the named guards
- * gave), which states it entered and which messages it added, all read from the fold's position
- * and XState's inspection, never from the machine's context. A conversation's next turn
+ * event took (the fold's own microsteps, as core reports them), which states it entered and which
+ * messages it added, all read from the fold's position and microsteps, never from the machine's
+ * context. Folds share nothing: any number may be folded at once. A conversation's next turn
  * (`user.messaged` after `run.finished`) starts the machine again from the finished turn. An event
  * that does not fit the run at its position throws `EventLogError` naming the run and the
  * position. Used for a whole log (`show`, `replay`, `graph`) and event by event for a live run.
@@ -67,20 +56,12 @@ export class LogFold {
   readonly chart: Chart = CHART;
   readonly runId: string;
   readonly #fold: RunFold;
-  /** The microsteps of the event being folded, as XState's inspection reports them. */
-  #microsteps: Microstep[] | null = null;
   #active = new Set<string>();
   #shown = 0;
 
   constructor(runId = "") {
     this.runId = runId;
-    const inspect = (inspection: InspectionEvent) => {
-      if (inspection.type !== "@xstate.microstep" || this.#microsteps === null) return;
-      const { value } = inspection.snapshot as { value?: unknown };
-      this.#microsteps.push({ value, event: inspection.event.type, guards: guardsSeen });
-      guardsSeen = new Map();
-    };
-    this.#fold = foldOf({ runId, machine: traced, inspect });
+    this.#fold = foldOf({ runId, microsteps: true });
   }
 
   /** Where the run stands after the events so far (core's position query); throws before `run.started`. */
@@ -133,33 +114,21 @@ export class LogFold {
     const fresh = this.#fold.length === 0;
     const turn = this.turn;
     const before = this.state;
-    // Guards asked after the last microstep (the eventless ones that chose nothing) decided nothing.
-    guardsSeen = new Map();
-    const steps: Microstep[] = [];
-    this.#microsteps = steps;
-    try {
-      this.#fold.apply(event);
-    } finally {
-      this.#microsteps = null;
-    }
+    this.#fold.apply(event);
+    const steps = this.#fold.microsteps;
     // A turn's machine starts in its initial state, then takes its eventless decisions.
     if (fresh || this.turn !== turn) return this.#walk(this.#initial(), steps.filter(isStart), true);
     // Events the machine does not take (`tool.started`, `run.finished`) make no microstep.
     if (event.type === "tool.started" || event.type === "run.finished") return [];
-    return this.#walk(before, steps, false, event.type);
+    return this.#walk(before, steps, false);
   }
 
-  /**
-   * The moves of `steps` from the state `from`: the first takes `eventType` (none at a turn's
-   * start, which first enters its initial state afresh), the others are eventless decisions.
-   */
-  #walk(from: string, steps: readonly Microstep[], fresh: boolean, eventType = ""): Move[] {
+  /** The moves of `steps` from the state `from` (a turn's start first enters its initial state afresh). */
+  #walk(from: string, steps: readonly FoldMicrostep[], fresh: boolean): Move[] {
     const moves = fresh ? [this.#enter(from, [], true)] : [];
-    let state = from;
-    for (const [index, step] of steps.entries()) {
+    for (const step of steps) {
       const after = leafIdOf(this.chart, step.value);
-      moves.push(this.#enter(after, this.#edges(state, after, index === 0 ? eventType : "", step.guards), false));
-      state = after;
+      moves.push(this.#enter(after, step.transitions.map(edgeIdOf), false));
     }
     return moves;
   }
@@ -175,15 +144,6 @@ export class LogFold {
     return this.chart.nodes.find((node) => node.id === id);
   }
 
-  #edges(before: string, after: string, eventType: string, guards: ReadonlyMap<string, boolean>): string[] {
-    const lineage = lineageOf(this.chart, after);
-    const fits = (transition: AnyTransitionDefinition) => {
-      const target = transition.target?.[0]?.id;
-      return target === undefined ? after === before : lineage.includes(target);
-    };
-    return takenEdges(traced, before, eventType, guards, fits);
-  }
-
   /** The move into the state `state`; a turn's first move enters its whole lineage again. */
   #enter(state: string, edges: readonly string[], fresh: boolean): Move {
     const lineage = lineageOf(this.chart, state);
@@ -195,6 +155,6 @@ export class LogFold {
 }
 
 /** Whether a microstep belongs to a turn's start (its eventless decisions), not to stopping the turn before. */
-function isStart(step: Microstep): boolean {
+function isStart(step: FoldMicrostep): boolean {
   return step.event === "xstate.init";
 }

@@ -55,4 +55,20 @@ describe("notesOf", () => {
     ]);
     expect(notes.get(3)?.map((note) => note.kind)).toEqual(["turn"]);
   });
+
+  it("reads a lost result from tool.finished's failure, not from its text", () => {
+    const notes = notesOf(
+      entries([
+        ["0", { type: "run.started", schemaVersion: 4 }],
+        ["1", { type: "tool.started", callId: "a", name: "slow" }],
+        ["60000", { type: "tool.finished", callId: "a", content: "ERROR: gone", isError: true, failure: "lost" }],
+        ["60001", { type: "tool.finished", callId: "b", content: lost("slow"), isError: true, failure: "threw" }],
+      ]),
+      [],
+    );
+    expect(notes.get(2)?.map((note) => note.text)).toEqual([
+      "interrupted: the process stopped while slow [a] ran; resumed 60.0s later",
+    ]);
+    expect(notes.get(3)).toBeUndefined();
+  });
 });

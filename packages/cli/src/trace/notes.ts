@@ -1,4 +1,4 @@
-import { contentText } from "../core-api.js";
+import { logFlags, toolFailureOf } from "../core-api.js";
 import { formatDuration } from "../output/duration.js";
 import type { FoldStep } from "./log-fold.js";
 
@@ -10,7 +10,6 @@ export interface Note {
 
 /** No event for this long, and ten times the usual interval, is marked as a gap. */
 const GAP_MS = 60_000;
-const LOST = /^ERROR: the result of (\S+) was lost/;
 const AWAITING = ".awaitingDecision";
 
 /**
@@ -30,11 +29,15 @@ export function notesOf(
   // Where the last stretch of the run before a resume ended: lost results that follow one another
   // all come from the same resume.
   let beforeResume = 0;
+  const first = entries[0]?.event;
+  const flags = logFlags(first?.type === "run.started" ? first.schemaVersion : 1);
+  const names = new Map<string, string>();
   entries.forEach((entry, index) => {
     const { event } = entry;
     const previous = entries[index - 1];
     const gap = (times[index] ?? 0) - (times[index - 1] ?? times[index] ?? 0);
-    const lost = event.type === "tool.finished" ? LOST.exec(contentText(event.content)) : null;
+    if (event.type === "tool.started") names.set(event.callId, event.name);
+    const lost = event.type === "tool.finished" && toolFailureOf(event, flags) === "lost" ? event.callId : null;
     if (lost === null) beforeResume = index;
     const sinceStop = (times[index] ?? 0) - (times[beforeResume] ?? times[index] ?? 0);
     if (event.type === "user.messaged") {
@@ -51,7 +54,7 @@ export function notesOf(
     } else if (lost !== null) {
       add(index, {
         kind: "interrupted",
-        text: `interrupted: the process stopped while ${lost[1]} [${callIdOf(event)}] ran; resumed ${formatDuration(sinceStop)} later`,
+        text: `interrupted: the process stopped while ${names.get(lost) ?? "a tool"} [${lost}] ran; resumed ${formatDuration(sinceStop)} later`,
       });
     } else if (gap > GAP_MS && gap > usual * 10) {
       add(index, {
@@ -72,10 +75,6 @@ export function notesOf(
     }
   }
   return notes;
-}
-
-function callIdOf(event: FoldStep["event"]): string {
-  return event.type === "tool.finished" ? event.callId : "";
 }
 
 function callList(calls: readonly { id: string; name: string }[]): string {

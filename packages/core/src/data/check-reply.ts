@@ -1,4 +1,5 @@
 import { copyFrozenJson, deepFreeze } from "./frozen-json.js";
+import { isCount } from "./is-count.js";
 import { isPlainObject } from "./is-plain-object.js";
 import type { FinishReason, ModelReply, ReasoningPart, ToolCall, Usage } from "./types.js";
 
@@ -141,10 +142,6 @@ function checkUsage(usage: unknown): Usage | string {
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens: cached }),
     ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens: written }),
   };
-}
-
-function isCount(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 function kindOf(value: unknown): string {

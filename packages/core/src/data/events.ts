@@ -1,7 +1,7 @@
 import type { CompactedView } from "./compacted-view.js";
 import type { MessageContent } from "./content-part.js";
 import type { TurnChecks } from "./guardrail.js";
-import { isErrorObservation } from "./log-flags.js";
+import type { ToolFailure } from "./tool-outcome.js";
 import type { Transcript } from "./transcript.js";
 import type {
   EndStatus,
@@ -204,6 +204,8 @@ export type AgentEvent =
       readonly content: MessageContent;
       /** The observation is an error (from schema 3 on; absent: a result). */
       readonly isError?: true;
+      /** Why it is an error, with `isError` (absent: a result, or an error logged before this field was; `toolFailureOf` reads both). */
+      readonly failure?: ToolFailure;
       /** The child run an agent tool's call ran (from schema 4 on; absent: a plain tool). */
       readonly childRunId?: string;
       /** Tokens the child run spent, counted in this run's `tokens` (from schema 4 on; absent: none). */
@@ -380,8 +382,12 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "tool.asked",
 ];
 
-/** The `tool.finished` event for an observation the tool registry made, with `isError` only when it is an error. */
-export function toolFinished(callId: string, content: MessageContent): Extract<AgentEvent, { type: "tool.finished" }> {
+/** The `tool.finished` event of an observation: a result, or, given why, an error (`isError` and `failure`). */
+export function toolFinished(
+  callId: string,
+  content: MessageContent,
+  failure?: ToolFailure,
+): Extract<AgentEvent, { type: "tool.finished" }> {
   const event = { type: "tool.finished", callId, content } as const;
-  return typeof content === "string" && isErrorObservation(content) ? { ...event, isError: true } : event;
+  return failure === undefined ? event : { ...event, isError: true, failure };
 }

@@ -1,3 +1,5 @@
+import type { ToolFailure } from "./tool-outcome.js";
+
 /**
  * What a log's schema version changes, in one place. Each behaviour that differs between versions
  * is a named flag, with why it exists and the version it came with; code asks for a flag by name
@@ -111,9 +113,9 @@ export function isReadableSchema(schemaVersion: number): boolean {
 }
 
 /**
- * Whether an observation the tool registry made is an error: the registry's contract is that an
- * error starts `ERROR:` and a result is JSON (which never does). Read where the observation is
- * made, and for logs and messages of older versions, which carry no flag.
+ * Whether an observation is an error by its text: the registry's contract is that an error starts
+ * `ERROR:` and a result is JSON (which never does). Read only for logs and messages of older
+ * versions, which carry no flag: the registry says how a call ended (`ToolOutcome`).
  */
 export function isErrorObservation(content: string | readonly unknown[]): boolean {
   return typeof content === "string" && content.startsWith("ERROR:");
@@ -133,4 +135,21 @@ export function isErrorMessage(message: {
   readonly isError?: boolean;
 }): boolean {
   return message.isError ?? isErrorObservation(message.content);
+}
+
+/** How the lost-result observation of a call cut off by a crash began, before `failure` said so. */
+const LOST_RESULT = /^ERROR: the result of \S+ was lost/;
+
+/**
+ * Why a logged tool result is an error, or null for a result: its `failure` when the event carries
+ * it; for an error logged before that field, `lost` when its text says the result was lost (as
+ * readers told it then), else `unknown`.
+ */
+export function toolFailureOf(
+  event: { readonly content: string | readonly unknown[]; readonly isError?: boolean; readonly failure?: ToolFailure },
+  flags: LogFlags,
+): ToolFailure | "unknown" | null {
+  if (event.failure !== undefined) return event.failure;
+  if (!isErrorResult(event, flags)) return null;
+  return typeof event.content === "string" && LOST_RESULT.test(event.content) ? "lost" : "unknown";
 }

@@ -4,6 +4,7 @@ import {
   END_STATUSES,
   type EndStatus,
   EVENT_LOG_SCHEMA_VERSION,
+  isCount,
   isHeldContent,
   isPlainObject,
   isReadableSchema,
@@ -12,6 +13,8 @@ import {
   RUN_EVENT_TYPES,
   type RunEvent,
   type StoredEvent,
+  TOOL_FAILURES,
+  type ToolFailure,
 } from "../data/index.js";
 import { EventLogError } from "./event-log-error.js";
 import { chainHash, isChainHash, runHashSeed } from "./log-hash.js";
@@ -114,7 +117,10 @@ function eventProblem(value: unknown, position: number): string | null {
       if (!isOptional(value.cost, isAmount) || !isOptional(value.unpriced, isNames)) {
         return "has a cost that is not a number of USD, 0 or more, or unpriced that is not a list of names";
       }
-      return isOptional(value.isError, (flag) => flag === true) ? null : "has an isError that is not true";
+      if (!isOptional(value.isError, (flag) => flag === true)) return "has an isError that is not true";
+      return isOptional(value.failure, (failure) => value.isError === true && isToolFailure(failure))
+        ? null
+        : `has a failure without isError, or not one of ${TOOL_FAILURES.join(", ")}`;
     case "approval.decided":
       return isString(value.callId) && typeof value.approved === "boolean" && isOptional(value.reason, isString)
         ? null
@@ -164,6 +170,10 @@ function stepPreparedProblem(value: Record<string, unknown>): string | null {
     return "has a model or system that is not a string";
   }
   return isOptional(value.reserve, isAmount) ? null : "has a reserve that is not a number of tokens";
+}
+
+function isToolFailure(value: unknown): boolean {
+  return TOOL_FAILURES.includes(value as ToolFailure);
 }
 
 function isToolChoice(value: unknown): boolean {
@@ -294,10 +304,6 @@ function turnProblem(value: unknown, prefix: string): string | null {
 
 function isString(value: unknown): value is string {
   return typeof value === "string";
-}
-
-function isCount(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 /** A finite number, 0 or more: a count of tokens (estimated, so not always whole) or an amount of USD. */

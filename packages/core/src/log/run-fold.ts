@@ -1,4 +1,4 @@
-import { type Actor, createActor, type InspectionEvent } from "xstate";
+import { type Actor, type AnyTransitionDefinition, createActor, type InspectionEvent, type StateValue } from "xstate";
 import type { AgentResult, RunOutcome, RunSettings, StoredEvent } from "../data/index.js";
 import { EVENT_LOG_SCHEMA_VERSION, logFlags, messagesOf, usedCallIds } from "../data/index.js";
 import type { AgentMachineInput } from "../decide/index.js";
@@ -12,8 +12,17 @@ export interface RunFoldOptions {
   readonly settings?: RunSettings;
   /** A machine made from `agentMachine`'s config (e.g. with its guards instrumented); `agentMachine` when absent. */
   readonly machine?: typeof agentMachine;
-  /** Hears XState's inspection of the fold's actor (its microsteps, for a trace). */
+  /** Hears XState's inspection of the fold's actor. */
   readonly inspect?: (event: InspectionEvent) => void;
+  /** Keep the microsteps of each event folded (`microsteps`), for a trace of the transitions it took. */
+  readonly microsteps?: boolean;
+}
+
+/** One microstep of the machine: the event it took (`xstate.init` for a turn's start, eventless ones carry the event before), the transitions it took, and the state it ended in. */
+export interface FoldMicrostep {
+  readonly event: string;
+  readonly transitions: readonly AnyTransitionDefinition[];
+  readonly value: StateValue;
 }
 
 /**
@@ -37,6 +46,8 @@ export class RunFold {
   #ids = new Set<string>();
   #finished = false;
   #turn = 1;
+  /** The microsteps of the last event folded, when asked for (`options.microsteps`). */
+  #microsteps: FoldMicrostep[] = [];
 
   constructor(options: RunFoldOptions = {}) {
     this.runId = options.runId ?? "";
@@ -80,6 +91,16 @@ export class RunFold {
     return snapshot?.status === "done" ? (snapshot.output ?? null) : null;
   }
 
+  /**
+   * The microsteps the last event folded made, in order, as the fold's own actor took them: each
+   * with the transitions XState selected (its guards evaluated on the fold's own context). Empty
+   * unless the fold was made with `microsteps: true`, and for an event the machine does not take
+   * (`tool.started`, `run.finished`); a turn's start lists its `xstate.init` microsteps.
+   */
+  get microsteps(): readonly FoldMicrostep[] {
+    return this.#microsteps;
+  }
+
   /** Ids of the calls whose `tool.started` is folded without their `tool.finished`. */
   get interrupted(): ReadonlySet<string> {
     return this.#started;
@@ -101,6 +122,7 @@ export class RunFold {
 
   /** Folds the next event; throws `EventLogError` when it does not fit, and folds nothing then. */
   apply(event: StoredEvent): void {
+    if (this.#options.microsteps === true) this.#microsteps = [];
     const snapshot = this.#snapshot;
     if (snapshot === null) this.#start(event);
     else if (snapshot.status !== "active") this.#afterEnd(event, snapshot);
@@ -184,11 +206,26 @@ export class RunFold {
 
   #enter(input: AgentMachineInput): void {
     this.#actor?.stop();
-    const { machine = agentMachine, inspect } = this.#options;
+    const { machine = agentMachine } = this.#options;
+    const inspect = this.#inspector();
     this.#actor = createActor(machine, { input, ...(inspect === undefined ? {} : { inspect }) });
     // An event that breaks an action leaves the actor in error, reported here rather than thrown later.
     this.#actor.subscribe({ error: () => {} });
     this.#snapshot = this.#actor.start().getSnapshot();
+  }
+
+  /** What hears the actor's inspection: the caller's `inspect`, and this fold's own list of microsteps when asked for. */
+  #inspector(): ((event: InspectionEvent) => void) | undefined {
+    const { inspect, microsteps } = this.#options;
+    if (microsteps !== true) return inspect;
+    return (inspection) => {
+      if (inspection.type === "@xstate.microstep") {
+        const { value } = inspection.snapshot as AgentSnapshot;
+        // XState reports the transitions each microstep selected with it (the public type's `_transitions`).
+        this.#microsteps.push({ event: inspection.event.type, transitions: inspection._transitions, value });
+      }
+      inspect?.(inspection);
+    };
   }
 
   /** The error for `event`, which does not fit at the fold's next position. */

@@ -199,7 +199,7 @@ export class ChildCalls {
     const child = childToolOf(this.#options.registry, call.name) as ChildTool;
     const problem = child.problem(call);
     if (problem !== null) {
-      const event = toolFinished(call.id, `ERROR: ${child.name} could not start: ${problem}`);
+      const event = toolFinished(call.id, `ERROR: ${child.name} could not start: ${problem}`, "child");
       return Promise.resolve({ type: "tool-error", call, event });
     }
     const { tokenBudget, costBudget } = this.reserve(call);
@@ -294,7 +294,7 @@ export class ChildCalls {
     }
     const content = cutResult(observationOf(child.name, result), child.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
     const event = {
-      ...toolFinished(call.id, content),
+      ...toolFinished(call.id, content, result.status === "done" ? undefined : "child"),
       ...linkOf(childRunId),
       tokens: result.tokens,
       ...childSpending(result),

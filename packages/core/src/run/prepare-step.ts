@@ -1,14 +1,7 @@
 import type { AgentRequest, Message, Model, StepPrepared, ToolChoice, ToolSpec } from "../data/index.js";
-import { listView } from "../data/index.js";
+import { describeValue, listView } from "../data/index.js";
 
 type ModelWithLimits = Model & { readonly maxReplyTokens?: number };
-
-/** A value in a few words, for an error message. */
-function describe(value: unknown): string {
-  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  if (value === null || typeof value !== "object") return String(value);
-  return Array.isArray(value) ? "an array" : "an object";
-}
 
 /** What `prepareStep` may decide for one model call; every field left out keeps the run's setting. */
 export interface StepSettings {
@@ -84,16 +77,20 @@ export function checkedSettings(
   const event: StepPrepared = { type: "step.prepared", step };
   if (settings === undefined || settings === null) return { type: "step-prepared", event };
   if (typeof settings !== "object" || Array.isArray(settings)) {
-    throw new TypeError(`prepareStep for step ${step} must return an object or undefined; got ${describe(settings)}`);
+    throw new TypeError(
+      `prepareStep for step ${step} must return an object or undefined; got ${describeValue(settings, true)}`,
+    );
   }
   const { activeTools, toolChoice, model, system } = settings as Record<string, unknown>;
   const offered = checkActiveTools(step, activeTools, specs);
   const choice = checkToolChoice(step, toolChoice, offered ?? specs.map((spec) => spec.name));
   if (model !== undefined && typeof model !== "function") {
-    throw new TypeError(`prepareStep for step ${step}: model must be a model (a function); got ${describe(model)}`);
+    throw new TypeError(
+      `prepareStep for step ${step}: model must be a model (a function); got ${describeValue(model, true)}`,
+    );
   }
   if (system !== undefined && typeof system !== "string") {
-    throw new TypeError(`prepareStep for step ${step}: system must be a string; got ${describe(system)}`);
+    throw new TypeError(`prepareStep for step ${step}: system must be a string; got ${describeValue(system, true)}`);
   }
   const picked = model as ModelWithLimits | undefined;
   const prepared: StepPrepared = {
@@ -118,7 +115,7 @@ function checkActiveTools(step: number, value: unknown, specs: readonly ToolSpec
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every((name) => typeof name === "string")) {
     throw new TypeError(
-      `prepareStep for step ${step}: activeTools must be a list of tool names; got ${describe(value)}`,
+      `prepareStep for step ${step}: activeTools must be a list of tool names; got ${describeValue(value, true)}`,
     );
   }
   const names = new Set(specs.map((spec) => spec.name));
@@ -136,7 +133,7 @@ function checkToolChoice(step: number, value: unknown, offered: readonly string[
   const name = typeof value === "object" && value !== null ? (value as { name?: unknown }).name : undefined;
   if (typeof name !== "string") {
     throw new TypeError(
-      `prepareStep for step ${step}: toolChoice must be 'auto', 'required', 'none' or { name }; got ${describe(value)}`,
+      `prepareStep for step ${step}: toolChoice must be 'auto', 'required', 'none' or { name }; got ${describeValue(value, true)}`,
     );
   }
   if (!offered.includes(name)) {

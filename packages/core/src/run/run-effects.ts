@@ -15,9 +15,10 @@ export interface Resumption {
 }
 
 /**
- * Drives an `agentMachine` actor you created yourself with the run loop (`RunLoop`): performs what
- * it emits (calls the model, asks for decisions, runs tools, several at once when the machine asks
- * for several) and answers with domain events. Call it before `actor.start()`, so that it hears the
+ * A thin wrapper over `RunLoop` for an `agentMachine` actor you created yourself (runs never go
+ * through it: `runAgent` and Restate drive `RunLoop` directly). It hands the actor's requests to
+ * the loop, which performs them (calls the model, asks for decisions, runs tools, several at once
+ * when the machine asks for several) and answers with domain events. Call it before `actor.start()`, so that it hears the
  * first requests; for an actor restored from `resume.snapshot`, the requests that state already
  * waits on (`pendingRequests`) are performed too. With a journal it logs each event before the
  * machine sees it. A failure (the model's, as a `ModelError`, the store's, a listener's) goes to

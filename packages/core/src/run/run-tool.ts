@@ -1,4 +1,4 @@
-import type { MessageContent, ToolCall } from "../data/index.js";
+import type { ToolCall, ToolOutcome } from "../data/index.js";
 import { type AgentEvent, toolFinished } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
@@ -49,7 +49,7 @@ export async function runTool(
   answers: readonly unknown[] = [],
 ): Promise<ToolAnswer> {
   if (options.interrupted === true && !mayRunAgain(registry, call)) {
-    return { type: "tool-lost", call, event: finished(call, lostResult(call)) };
+    return { type: "tool-lost", call, event: toolFinished(call.id, lostResult(call), "lost") };
   }
   const asking = new ToolAsking(call, answers);
   const ran = registry.executeCall(call, {
@@ -61,15 +61,13 @@ export async function runTool(
     maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     ask: asking.ask,
   });
-  const content = await Promise.race([ran, asking.ended]);
+  const ended = await Promise.race([ran, asking.ended]);
   const { asked } = asking;
   if (asked !== null) return { type: "tool-asked", call, event: asked };
-  const event = finished(call, asking.noted(content as MessageContent));
-  return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
-}
-
-function finished(call: ToolCall, content: MessageContent): ToolFinished {
-  return toolFinished(call.id, content);
+  const { kind, content } = ended as ToolOutcome;
+  const observation = asking.noted(content);
+  if (kind === "ok") return { type: "tool-result", call, event: toolFinished(call.id, observation) };
+  return { type: "tool-error", call, event: toolFinished(call.id, observation, kind) };
 }
 
 /** Whether a call whose run was cut off may run again: its tool is idempotent, or the call is invalid and runs nothing. */

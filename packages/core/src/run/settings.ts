@@ -1,5 +1,5 @@
 import type { CompactionSettings, Message, Model, Pricing, RunSettings } from "../data/index.js";
-import { checkHistory, type MessageContent, normalizeContent } from "../data/index.js";
+import { checkHistory, describeValue, type MessageContent, normalizeContent } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { askToolsOf } from "./ask-user.js";
 import type { PrepareStep } from "./prepare-step.js";
@@ -225,7 +225,5 @@ function tokens(name: string, value: unknown, unlimited: boolean): number {
 
 /** A value in a few words, for an error message. */
 export function describe(value: unknown): string {
-  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  if (value === null || typeof value !== "object") return String(value);
-  return Array.isArray(value) ? "an array" : "an object";
+  return describeValue(value, true);
 }

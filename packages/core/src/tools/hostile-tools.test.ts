@@ -139,8 +139,14 @@ describe("hostile arguments and calls never make execute or executeCall reject",
       },
       args: {},
     } as ToolCall;
-    await expect(registry.executeCall(call)).resolves.toMatch(/^ERROR: the call could not be read: Error: name/);
-    await expect(registry.executeCall(trap() as ToolCall)).resolves.toMatch(/^ERROR: /);
+    await expect(registry.executeCall(call)).resolves.toEqual({
+      kind: "invalid-args",
+      content: expect.stringMatching(/^ERROR: the call could not be read: Error: name/),
+    });
+    await expect(registry.executeCall(trap() as ToolCall)).resolves.toEqual({
+      kind: "invalid-args",
+      content: expect.stringMatching(/^ERROR: /),
+    });
   });
 
   it("a name that is not a string", async () => {

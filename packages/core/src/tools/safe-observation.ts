@@ -1,4 +1,4 @@
-import { ContentParts, describeThrown, type MessageContent } from "../data/index.js";
+import { ContentParts, describeThrown, type ToolOutcome } from "../data/index.js";
 
 /** `describeThrown`, for anything at all: a value whose every trap or getter throws still gets a description. */
 export function describeSafely(value: unknown): string {
@@ -10,21 +10,26 @@ export function describeSafely(value: unknown): string {
 }
 
 /**
- * A tool's result as the observation: the parts of a `ContentParts` result, its JSON, `null` for `undefined`, or an `ERROR:` sentence
- * for a value JSON cannot carry (a BigInt, a cycle, a getter, `toJSON` or Proxy trap that throws,
- * a function or a `toJSON` that gives nothing). Never throws.
+ * A tool's result as its outcome: `ok` with the parts of a `ContentParts` result, its JSON, or
+ * `null` for `undefined`; `threw` with an `ERROR:` sentence for a value JSON cannot carry (a
+ * BigInt, a cycle, a getter, `toJSON` or Proxy trap that throws, a function or a `toJSON` that
+ * gives nothing). Never throws.
  */
-export function encodeResult(name: string, result: unknown): MessageContent {
-  if (result instanceof ContentParts) return result.parts;
+export function encodeResult(name: string, result: unknown): ToolOutcome {
+  if (result instanceof ContentParts) return { kind: "ok", content: result.parts };
   let text: string | undefined;
   try {
     text = JSON.stringify(result);
   } catch (error) {
-    return `ERROR: ${name} returned a value that cannot be sent as JSON: ${describeSafely(error)}`;
+    return {
+      kind: "threw",
+      content: `ERROR: ${name} returned a value that cannot be sent as JSON: ${describeSafely(error)}`,
+    };
   }
-  if (typeof text === "string") return text;
-  if (result === undefined) return "null";
-  return `ERROR: ${name} returned a value that has no JSON form (a ${typeof result}, or a toJSON that gives nothing): return JSON data`;
+  if (typeof text === "string") return { kind: "ok", content: text };
+  if (result === undefined) return { kind: "ok", content: "null" };
+  const content = `ERROR: ${name} returned a value that has no JSON form (a ${typeof result}, or a toJSON that gives nothing): return JSON data`;
+  return { kind: "threw", content };
 }
 
 /** A tool name as text, whatever a careless caller passed. */

@@ -1,4 +1,4 @@
-import { isPlainObject, ToolSchemaError } from "../data/index.js";
+import { describeValue, isPlainObject, ToolSchemaError } from "../data/index.js";
 import { isCharLimit } from "./cut-result.js";
 import { isTimeout, MAX_TIMER_MS } from "./run-guarded.js";
 
@@ -45,7 +45,7 @@ export function checkOptions(name: string, value: unknown, strict: boolean): Too
     const option: unknown = value[key];
     if (option === undefined) continue;
     const problem = problemOf(key, option);
-    if (problem !== null) throw new ToolSchemaError(`${name}: ${key} ${problem}; got ${describe(option)}`);
+    if (problem !== null) throw new ToolSchemaError(`${name}: ${key} ${problem}; got ${describeValue(option)}`);
     options[key] = option;
   }
   return options as ToolOptions;
@@ -62,8 +62,4 @@ function problemOf(key: keyof ToolOptions, value: unknown): string | null {
     default:
       return typeof value === "boolean" ? null : "must be true or false";
   }
-}
-
-function describe(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value) : typeof value === "number" ? String(value) : typeof value;
 }

@@ -1,4 +1,4 @@
-import type { MessageContent, ToolCall, ToolParameters, ToolSpec } from "../data/index.js";
+import type { MessageContent, ToolCall, ToolOutcome, ToolParameters, ToolSpec } from "../data/index.js";
 import { isPlainObject, ToolSchemaError } from "../data/index.js";
 import { cutResult } from "./cut-result.js";
 import { type Outcome, runGuarded } from "./run-guarded.js";
@@ -142,41 +142,58 @@ export class ToolRegistry {
   /**
    * Runs one call and returns its observation: the result as JSON, the parts of a result the tool
    * gave as `contentParts(...)`, or a string starting `ERROR:` that says what was wrong and what a
-   * valid call looks like. Checks, in order, that the name is
-   * registered, that the arguments pass the schema, and that the function returns without
-   * throwing; nothing runs for an invalid call. Never rejects, whatever the arguments, the
-   * function or its result do.
+   * valid call looks like. The observation of `run`'s outcome; never rejects.
    */
   async execute(name: string, args: unknown, options: ExecuteOptions = {}): Promise<MessageContent> {
+    return (await this.run(name, args, options)).content;
+  }
+
+  /**
+   * Runs one call and says how it ended (`ok`, `invalid-args`, `threw`, `timeout`, `unknown-tool`)
+   * with its observation. Checks, in order, that the name is registered, that the arguments pass
+   * the schema, and that the function returns without throwing; nothing runs for an invalid call.
+   * Never rejects, whatever the arguments, the function or its result do. A registry that answers
+   * calls its own way (a recording) overrides this.
+   */
+  async run(name: string, args: unknown, options: ExecuteOptions = {}): Promise<ToolOutcome> {
     const label = labelOf(name);
-    let observation: MessageContent;
+    let outcome: ToolOutcome;
     let limit: number | undefined;
     try {
       limit = this.#tools.get(name)?.options.maxResultChars ?? options.maxResultChars;
-      const outcome = this.#execute(label, args, options);
-      observation = outcome instanceof Promise ? await outcome : outcome;
+      const ran = this.#execute(label, args, options);
+      outcome = ran instanceof Promise ? await ran : ran;
     } catch (error) {
       // Only hostile arguments or options (a throwing getter or Proxy) get here: the function itself is guarded.
-      observation = `ERROR: ${label} could not be run: ${describeSafely(error)}`;
+      outcome = { kind: "invalid-args", content: `ERROR: ${label} could not be run: ${describeSafely(error)}` };
     }
     // Parts are not cut: each is held to MAX_PART_BYTES when the tool makes them.
-    return limit === undefined || typeof observation !== "string" ? observation : cutResult(observation, limit);
+    const { content } = outcome;
+    return limit === undefined || typeof content !== "string"
+      ? outcome
+      : { ...outcome, content: cutResult(content, limit) };
   }
 
-  /** Like `execute`, for a call as the model sent it: arguments that arrived as text that is not a JSON object (`rawArgs`) are refused with the parse problem. */
-  executeCall(call: ToolCall, options: ExecuteOptions = {}): Promise<MessageContent> {
+  /** Like `run`, for a call as the model sent it: arguments that arrived as text that is not a JSON object (`rawArgs`) are refused with the parse problem. */
+  executeCall(call: ToolCall, options: ExecuteOptions = {}): Promise<ToolOutcome> {
     try {
-      if (call.rawArgs === undefined) return this.execute(call.name, call.args, options);
+      if (call.rawArgs === undefined) return this.run(call.name, call.args, options);
       const parsed = parseArgs(call.rawArgs);
-      if (typeof parsed !== "string") return this.execute(call.name, parsed, options);
+      if (typeof parsed !== "string") return this.run(call.name, parsed, options);
       const entry = this.#tools.get(call.name);
       return Promise.resolve(
         entry === undefined
           ? this.#unknownTool(call.name)
-          : `ERROR: the arguments of '${call.name}' are not a valid JSON object (${parsed}). Send one JSON object. ${expects(entry.spec)}`,
+          : invalid(
+              `the arguments of '${call.name}' are not a valid JSON object (${parsed}). Send one JSON object.`,
+              entry,
+            ),
       );
     } catch (error) {
-      return Promise.resolve(`ERROR: the call could not be read: ${describeSafely(error)}`);
+      return Promise.resolve({
+        kind: "invalid-args",
+        content: `ERROR: the call could not be read: ${describeSafely(error)}`,
+      });
     }
   }
 
@@ -184,13 +201,13 @@ export class ToolRegistry {
     return [...this.#tools.values()].filter((entry) => entry.options[option] === true).map((e) => e.spec.name);
   }
 
-  /** The observation, at once when the check and the function finish at once (most tools), else a promise of it. */
-  #execute(name: string, args: unknown, options: ExecuteOptions): MessageContent | Promise<MessageContent> {
+  /** The outcome, at once when the check and the function finish at once (most tools), else a promise of it. */
+  #execute(name: string, args: unknown, options: ExecuteOptions): ToolOutcome | Promise<ToolOutcome> {
     const entry = this.#tools.get(name);
     if (entry === undefined) return this.#unknownTool(name);
     if (entry.subset !== undefined) {
       const problem = validateSubset(args, entry.subset);
-      if (problem !== null) return `ERROR: ${problem}. ${expects(entry.spec)}`;
+      if (problem !== null) return invalid(`${problem}.`, entry);
       return this.#run(entry, { ...(args as Record<string, unknown>) }, options);
     }
     const checked = entry.parameters.check(args);
@@ -198,8 +215,8 @@ export class ToolRegistry {
     return this.#runChecked(entry, checked, options);
   }
 
-  #runChecked(entry: Entry, checked: Checked, options: ExecuteOptions): MessageContent | Promise<MessageContent> {
-    if (!checked.ok) return `ERROR: ${checked.problem}. ${expects(entry.spec)}`;
+  #runChecked(entry: Entry, checked: Checked, options: ExecuteOptions): ToolOutcome | Promise<ToolOutcome> {
+    if (!checked.ok) return invalid(`${checked.problem}.`, entry);
     return this.#run(entry, checked.args, options);
   }
 
@@ -207,32 +224,43 @@ export class ToolRegistry {
     { spec, fn, options: own }: Entry,
     args: Record<string, unknown>,
     options: ExecuteOptions,
-  ): MessageContent | Promise<MessageContent> {
+  ): ToolOutcome | Promise<ToolOutcome> {
     const name = spec.name;
     const timeoutMs = own.timeoutMs ?? options.timeoutMs;
     const outcome = runGuarded(fn, args, timeoutMs, () => options.signal, options.ask);
-    const observe = (ended: Outcome): MessageContent => {
+    const observe = (ended: Outcome): ToolOutcome => {
       switch (ended.kind) {
         case "returned":
           return encodeResult(name, ended.value);
         case "threw":
-          return `ERROR: ${name} failed: ${describeSafely(ended.error)}`;
+          return { kind: "threw", content: `ERROR: ${name} failed: ${describeSafely(ended.error)}` };
         case "timedOut":
-          return `ERROR: ${name} timed out after ${timeoutMs} ms. It may still have had an effect; check before calling it again.`;
+          return {
+            kind: "timeout",
+            content: `ERROR: ${name} timed out after ${timeoutMs} ms. It may still have had an effect; check before calling it again.`,
+          };
       }
     };
     return outcome instanceof Promise ? outcome.then(observe) : observe(outcome);
   }
 
-  #unknownTool(name: string): string {
+  #unknownTool(name: string): ToolOutcome {
     const names = [...this.#tools.keys()].sort().map((known) => `'${known}'`);
-    return `ERROR: unknown tool '${labelOf(name)}'. Available tools: [${names.join(", ")}]`;
+    return {
+      kind: "unknown-tool",
+      content: `ERROR: unknown tool '${labelOf(name)}'. Available tools: [${names.join(", ")}]`,
+    };
   }
 }
 
 function entryOf(tool: CompiledTool): Entry {
   const spec = Object.freeze({ name: tool.name, description: tool.description, parameters: tool.parameters.schema });
   return { spec, fn: tool.execute, options: tool.options, parameters: tool.parameters, subset: tool.parameters.subset };
+}
+
+/** Arguments refused with `problem` (a sentence), followed by what the tool takes. */
+function invalid(problem: string, entry: Entry): ToolOutcome {
+  return { kind: "invalid-args", content: `ERROR: ${problem} ${expects(entry.spec)}` };
 }
 
 /** What the argument error shows after its sentence: the properties the tool takes (or its whole schema when it has none at the top). */

@@ -67,7 +67,8 @@ function childEnd(status: AgentStatus, callId: string, tokens: number): AgentEve
     tokens,
     messages: [],
   };
-  return { ...toolFinished(callId, observationOf("research", result)), childRunId: `p.${callId}`, tokens };
+  const failure = status === "done" ? undefined : "child";
+  return { ...toolFinished(callId, observationOf("research", result), failure), childRunId: `p.${callId}`, tokens };
 }
 
 /** The parent's events: it answers, refuses or calls `research` again; each child ends with `status`; it may be cancelled. */
