@@ -27,6 +27,7 @@ export {
   forkRun,
   MemoryEventStore,
   type Message,
+  type MessageContent,
   ModelError,
   type ModelReply,
   type PendingQuestion,
@@ -61,6 +62,8 @@ export {
   summaryMessage,
 } from "@agentloop/core/machine";
 export {
+  type BlobSource,
+  blobRefsOf,
   chainHash,
   type EndStatus,
   EVENT_LOG_SCHEMA_VERSION,
@@ -71,6 +74,7 @@ export {
   type RunEvent,
   type RunOutcome,
   type RunSummary,
+  restoreBlobs,
   runHashSeed,
   type StoredEvent,
 } from "@agentloop/core/store";

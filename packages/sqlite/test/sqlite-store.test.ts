@@ -74,7 +74,11 @@ function sqliteHarness(): DurableHarness & { readonly filename: string; readonly
           const row = db
             .prepare<{ data: string }>("SELECT data FROM events WHERE run_id = ? ORDER BY seq LIMIT 1 OFFSET ?")
             .get(runId, position);
-          db.prepare("UPDATE events SET data = ? WHERE run_id = ? AND seq = ?").run(edit(row?.data ?? ""), runId, position);
+          db.prepare("UPDATE events SET data = ? WHERE run_id = ? AND seq = ?").run(
+            edit(row?.data ?? ""),
+            runId,
+            position,
+          );
         }),
     },
     close() {

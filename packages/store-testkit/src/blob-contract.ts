@@ -138,7 +138,9 @@ export function describeBlobContract(name: string, make: () => Promise<BlobHarne
         const error = await logError(store.read("pictures"));
         expect(error).toMatchObject({ runId: "pictures", position: 0, intact: [] });
         expect(error.message).not.toContain("\n");
-        expect(error.message).toContain(`run 'pictures': event 0 refers to blob sha256:${sha256(PHOTO)} (image/png, 3000 bytes)`);
+        expect(error.message).toContain(
+          `run 'pictures': event 0 refers to blob sha256:${sha256(PHOTO)} (image/png, 3000 bytes)`,
+        );
         expect(error.message).toContain(says);
         // The same refusal again: reading changed nothing; the other run is whole.
         expect((await logError(store.read("pictures"))).message).toBe(error.message);
@@ -153,7 +155,9 @@ export function describeBlobContract(name: string, make: () => Promise<BlobHarne
       const error = await logError(store.read("pictures"));
       expect(error).toMatchObject({ runId: "pictures", position: 0 });
       expect(error.message).not.toContain("\n");
-      expect(error.message).toContain(`run 'pictures': event 0 does not match its hash (it refers to blob sha256:${sha256(SECOND)})`);
+      expect(error.message).toContain(
+        `run 'pictures': event 0 does not match its hash (it refers to blob sha256:${sha256(SECOND)})`,
+      );
     });
   });
 }
