@@ -1,4 +1,4 @@
-import { base64Bytes, isPlainObject, type StoredEvent } from "../data/index.js";
+import { base64Bytes, bytesBase64, isPlainObject, type StoredEvent } from "../data/index.js";
 import { isSha256, sha256Hex } from "./sha256.js";
 
 /**
@@ -76,7 +76,7 @@ export function restoreBlobs(logged: Json, source: BlobSource | undefined, known
         problem = `refers to ${named}, whose bytes in ${source.where} do not match that hash: the blob was changed after it was written`;
       }
       if (problem !== null || bytes === undefined) return part;
-      base64 = base64Of(bytes);
+      base64 = bytesBase64(bytes);
       known.set(ref.sha256, base64);
     }
     return { ...part, data: base64 };
@@ -142,13 +142,4 @@ function mapContents(event: Json, map: (part: Json) => Json): Json {
 
 function withValue(object: Json, key: string, value: unknown): Json {
   return object[key] === value ? object : { ...object, [key]: value };
-}
-
-function base64Of(bytes: Uint8Array): string {
-  let text = "";
-  // In slices: String.fromCharCode takes its arguments on the stack.
-  for (let at = 0; at < bytes.byteLength; at += 0x8000) {
-    text += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
-  }
-  return btoa(text);
 }
