@@ -104,9 +104,12 @@ describe("a run with images", () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(`file://${report}`);
     await page.locator("#conversation").getByText("the picture again").first().scrollIntoViewIfNeeded();
-    const widths = await page.$$eval("#conversation .media img", (images) =>
-      images.map((image) => (image as HTMLImageElement).naturalWidth),
+    await page.waitForFunction(
+      `[...document.querySelectorAll("#conversation .media img")].every((image) => image.complete)`,
     );
+    const widths = (await page.evaluate(
+      `[...document.querySelectorAll("#conversation .media img")].map((image) => image.naturalWidth)`,
+    )) as number[];
     expect(widths.length).toBeGreaterThanOrEqual(2);
     expect(widths.every((width) => width === 240)).toBe(true);
     expect(await page.locator("#conversation figcaption", { hasText: "notes.pdf" }).count()).toBeGreaterThan(0);
@@ -148,12 +151,12 @@ describe("the studio and a run with images", () => {
     await page.goto(studio.url);
     await page.goto(`${studio.base}/runs/picture`);
     await page.locator("#conversation .media img").first().waitFor();
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll<HTMLImageElement>("#conversation .media img")].every((image) => image.complete),
+    await page.waitForFunction(
+      `[...document.querySelectorAll("#conversation .media img")].every((image) => image.complete)`,
     );
-    const widths = await page.$$eval("#conversation .media img", (images) =>
-      images.map((image) => (image as HTMLImageElement).naturalWidth),
-    );
+    const widths = (await page.evaluate(
+      `[...document.querySelectorAll("#conversation .media img")].map((image) => image.naturalWidth)`,
+    )) as number[];
     expect(widths.length).toBeGreaterThanOrEqual(2);
     expect(widths.every((width) => width === 240)).toBe(true);
     expect(new Set(fetched).size).toBe(1);
