@@ -32,7 +32,8 @@ export interface BlobSource {
 
 type Json = Readonly<Record<string, unknown>>;
 
-// The last parts swapped, by their base64: an image logged again (a fork, a continued run) is hashed once.
+// The last parts swapped, by their base64: an event is swapped when it is stamped and again when a
+// store writes it, and is hashed once. Two only: each entry keeps its text (up to 67 MB) alive.
 const recent = new Map<string, BlobRef>();
 
 /** The event as a store writes it (each part's bytes swapped for their `BlobRef`), and the blobs to keep. */
@@ -45,7 +46,7 @@ export function loggedEvent(event: StoredEvent | Json): LoggedEvent {
     const bytes = base64Bytes(data);
     if (ref === undefined) {
       ref = { sha256: sha256Hex(bytes), bytes: bytes.byteLength };
-      if (recent.size >= 8) recent.delete(recent.keys().next().value as string);
+      if (recent.size >= 2) recent.delete(recent.keys().next().value as string);
       recent.set(data, ref);
     }
     blobs.set(ref.sha256, bytes);
