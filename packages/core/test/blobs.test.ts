@@ -117,6 +117,56 @@ describe("the logged form of an event", () => {
   });
 });
 
+describe("parseEventLog with a source of blobs", () => {
+  /** A run with an image, as logged (references), and its blobs. */
+  async function loggedRun() {
+    const store = new MemoryEventStore();
+    await runAgent([image(sampleImage(700))], (() => final("Seen.")) as Model, new ToolRegistry(), {
+      store,
+      runId: "seen",
+    });
+    const events = await store.read("seen");
+    const blobs = new Map<string, Uint8Array>();
+    const values = events.map((event) => {
+      const logged = loggedEvent(event);
+      for (const [sha256, bytes] of logged.blobs) blobs.set(sha256, bytes);
+      return JSON.parse(JSON.stringify(logged.event)) as Record<string, unknown>;
+    });
+    return { events, blobs, values, source: { read: (sha: string) => blobs.get(sha), where: "the test's map" } };
+  }
+  const sha = sha256Hex(sampleImage(700));
+
+  it("reads the events back with their bytes", async () => {
+    const { events, values, source } = await loggedRun();
+    expect(parseEventLog("seen", values, source)).toEqual(events);
+  });
+
+  it("refuses a missing blob, a changed blob and a changed reference, each in one line", async () => {
+    const { blobs, values, source } = await loggedRun();
+    const missing = { read: () => undefined, where: "an empty map" };
+    expect(() => parseEventLog("seen", values, missing)).toThrow(
+      `run 'seen': event 0 refers to blob sha256:${sha} (image/png, 700 bytes), which is missing from an empty map`,
+    );
+    const changed = Uint8Array.from(blobs.get(sha) ?? []);
+    changed[9] = (changed[9] ?? 0) ^ 1;
+    expect(() => parseEventLog("seen", values, { read: () => changed, where: "the test's map" })).toThrow(
+      `run 'seen': event 0 refers to blob sha256:${sha} (image/png, 700 bytes), whose bytes in the test's map do not match that hash: the blob was changed after it was written`,
+    );
+    const other = "0".repeat(64);
+    const edited = [JSON.parse(JSON.stringify(values[0]).replace(sha, other)), ...values.slice(1)];
+    const error = (() => {
+      try {
+        parseEventLog("seen", edited, source);
+      } catch (caught) {
+        return caught as Error & { position: number };
+      }
+      return null;
+    })();
+    expect(error?.position).toBe(0);
+    expect(error?.message).toContain(`run 'seen': event 0 does not match its hash (it refers to blob sha256:${other})`);
+  });
+});
+
 describe("JsonlEventStore blobs", () => {
   it("writes the reference in the line and the bytes once in <runId>.blobs/, and a refused read changes no file", async () => {
     const directory = newDirectory();
