@@ -31,36 +31,30 @@ function reply(row: RowData): Html {
 }
 
 /**
- * The row's images, each drawn from its bytes (kept in the page, or fetched from the studio) with
- * the line that names it; a file or a URL part shows as its line (a URL is never fetched).
+ * The row's images and files, each a figure with the line that names it; an image's figure names
+ * its bytes by their SHA-256, and `drawPictures` puts the picture in it once the page holds the
+ * figure. A URL part shows as its line (a URL is never fetched).
  */
-export function mediaHtml(row: RowData, data: ReportData): Html | null {
+export function mediaHtml(row: RowData): Html | null {
   const media = row[6] ?? [];
   if (media.length === 0) return null;
   return html`<div class="media">${media.map(([kind, mediaType, caption, sha256, url]) => {
-    const kept = sha256 === null ? undefined : data.blobs?.[sha256];
-    const src =
-      sha256 === null || kind !== "image"
-        ? null
-        : kept !== undefined
-          ? `data:${mediaType};base64,${kept}`
-          : data.blobBase === undefined
-            ? null
-            : `${data.blobBase}${sha256}`;
-    const shown = src === null ? null : html`<img src="${src}" alt="${caption}" loading="lazy">`;
-    return html`<figure class="part ${kind}${url === null ? "" : " url"}">${shown}<figcaption>${caption}</figcaption></figure>`;
+    const picture = kind === "image" && sha256 !== null;
+    return picture
+      ? html`<figure class="part image" data-picture="${sha256}" data-type="${mediaType}"><figcaption>${caption}</figcaption></figure>`
+      : html`<figure class="part ${kind}${url === null ? "" : " url"}"><figcaption>${caption}</figcaption></figure>`;
   })}</div>`;
 }
 
 /** A tool's result, under the call it answers; the row's images in the last one's bubble. */
-function result(row: RowData, data: ReportData): Html {
+function result(row: RowData): Html {
   const results = messagesOf(row, 3);
   return html`${results.map((message, index) =>
     message[0] === 3
       ? bubble(
           `tool${message[4] === 1 ? " error" : ""}`,
           `${message[3]} [${message[2]}]`,
-          html`<code class="result">${message[1]}</code>${index === results.length - 1 ? mediaHtml(row, data) : null}`,
+          html`<code class="result">${message[1]}</code>${index === results.length - 1 ? mediaHtml(row) : null}`,
         )
       : null,
   )}`;
@@ -68,11 +62,11 @@ function result(row: RowData, data: ReportData): Html {
 
 /** What the user said: the task at the start, each later message. */
 function user(label: string): Turn {
-  return (row, data) => {
+  return (row) => {
     const said = messagesOf(row, 1).map((message) => message[1]);
     return said.length === 0
       ? null
-      : bubble("user", label, html`${said.map((text) => html`<p>${text}</p>`)}${mediaHtml(row, data)}`);
+      : bubble("user", label, html`${said.map((text) => html`<p>${text}</p>`)}${mediaHtml(row)}`);
   };
 }
 
