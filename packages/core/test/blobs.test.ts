@@ -2,7 +2,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sampleImage } from "../../store-testkit/src/index.js";
 import {
   asks,
   type ContentPart,
@@ -30,6 +29,14 @@ function newDirectory(): string {
   const directory = mkdtempSync(join(tmpdir(), "agentloop-blobs-"));
   directories.push(directory);
   return directory;
+}
+
+/** Deterministic bytes that start as a PNG does: `size` of them, patterned by `seed`. */
+function sampleImage(size: number, seed = 1): Uint8Array {
+  const bytes = new Uint8Array(size);
+  for (let index = 0; index < size; index++) bytes[index] = (index * 31 + seed * 17 + (index >> 8)) & 0xff;
+  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].slice(0, size));
+  return bytes;
 }
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
