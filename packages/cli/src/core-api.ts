@@ -27,6 +27,7 @@ export {
   forkRun,
   MemoryEventStore,
   type Message,
+  type MessageContent,
   ModelError,
   type ModelReply,
   type PendingQuestion,
@@ -62,6 +63,8 @@ export {
   summaryMessage,
 } from "@agentloop/core/machine";
 export {
+  type BlobSource,
+  blobRefsOf,
   chainHash,
   type EndStatus,
   EVENT_LOG_SCHEMA_VERSION,
@@ -72,6 +75,7 @@ export {
   type RunEvent,
   type RunOutcome,
   type RunSummary,
+  restoreBlobs,
   runHashSeed,
   type StoredEvent,
   toolFailureOf,

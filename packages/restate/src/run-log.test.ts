@@ -1,5 +1,10 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { EVENT_LOG_SCHEMA_VERSION } from "@agentloop/core/store";
 import type { WorkflowContext } from "@restatedev/restate-sdk";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { RunLog } from "./run-log.js";
 import type { RunStatus } from "./types.js";
 
@@ -47,5 +52,33 @@ describe("RunLog's status", () => {
     log.setStatus(waiting, keys, true);
     expect(writes).toEqual(["events 0", "status"]);
     expect(log.statusDue).toBe(true);
+  });
+});
+
+describe("RunLog's mirror", () => {
+  it("keeps an image's bytes once in the store's blobs, also when a retried execution logs the run again", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "agentloop-restate-mirror-"));
+    onTestFinished(() => rmSync(directory, { recursive: true, force: true }));
+    const picture = Buffer.from("the bytes of a picture").toString("base64");
+    const task = [{ type: "image", mediaType: "image/png", data: picture }] as const;
+    const started = {
+      type: "run.started",
+      schemaVersion: EVENT_LOG_SCHEMA_VERSION,
+      settings: { task, system: "", maxSteps: 4, tokenBudget: Number.POSITIVE_INFINITY, tools: [] },
+    } as const;
+    for (let execution = 0; execution < 2; execution++) {
+      const log = new RunLog(recordingContext([]), new JsonlEventStore(directory));
+      await log.append(started, "2026-12-03T00:00:00.000Z");
+      await log.append(
+        { type: "model.replied", reply: { content: "A picture.", toolCalls: [] } },
+        "2026-12-03T00:00:01.000Z",
+      );
+    }
+    const [line] = readFileSync(join(directory, "r1.jsonl"), "utf8").split("\n");
+    expect(line).not.toContain(picture);
+    expect(readdirSync(join(directory, "r1.blobs"))).toHaveLength(1);
+    const events = await new JsonlEventStore(directory).read("r1");
+    expect(events).toHaveLength(2);
+    expect(events[0]).toMatchObject({ settings: { task } });
   });
 });

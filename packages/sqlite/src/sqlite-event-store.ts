@@ -2,7 +2,15 @@ import { isUtf8 } from "node:buffer";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { EventLogError, type EventStore, type RunLock } from "@agentloop/core";
-import { checkAppend, parseEventLog, type RunSummary, type StoredEvent, summarize } from "@agentloop/core/store";
+import {
+  type BlobSource,
+  checkAppend,
+  loggedEvent,
+  parseEventLog,
+  type RunSummary,
+  type StoredEvent,
+  summarize,
+} from "@agentloop/core/store";
 import { openDatabase, type SqliteDatabase, type SqliteStatement, sqliteError } from "./sqlite-driver.js";
 import { checkHeader, checkLayout } from "./sqlite-layout.js";
 import { SqliteLocks } from "./sqlite-locks.js";
@@ -46,7 +54,9 @@ interface Waiting {
  * is taken over), and an append from another store object meanwhile is refused. A row that is
  * corrupt (written by something else) is reported by `read`, `append` refuses to extend such a
  * log, and `repair` drops the row when it is the last one. `":memory:"` gives a private store
- * without WAL that dies with the object.
+ * without WAL that dies with the object. The bytes of an image or file part are kept once per run
+ * in the `blobs` table, by their SHA-256, in the transaction that inserts the event referring to
+ * them; `read` checks them against their hash.
  */
 export class SqliteEventStore implements EventStore {
   readonly filename: string;
@@ -64,6 +74,9 @@ export class SqliteEventStore implements EventStore {
   readonly #runIds: SqliteStatement<{ readonly run_id: string }>;
   readonly #insert: SqliteStatement<never>;
   readonly #delete: SqliteStatement<never>;
+  /** Null for a file of a layout before 4, opened read-only: it has no blobs. */
+  readonly #blob: SqliteStatement<{ readonly data: Uint8Array }> | null;
+  readonly #insertBlob: SqliteStatement<never> | null;
   readonly #locks: SqliteLocks | null;
 
   constructor(filename: string, options: SqliteEventStoreOptions = {}) {
@@ -94,6 +107,11 @@ export class SqliteEventStore implements EventStore {
     this.#insert = this.#db.prepare("INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
     this.#delete = this.#db.prepare("DELETE FROM events WHERE run_id = ? AND seq = ?");
     this.#locks = version >= 3 ? new SqliteLocks(this.#db, filename) : null;
+    const blobs = version >= 4;
+    this.#blob = blobs ? this.#db.prepare("SELECT data FROM blobs WHERE run_id = ? AND sha256 = ?") : null;
+    this.#insertBlob = blobs
+      ? this.#db.prepare("INSERT OR IGNORE INTO blobs (run_id, sha256, data) VALUES (?, ?, ?)")
+      : null;
   }
 
   async append(runId: string, event: StoredEvent): Promise<void> {
@@ -187,7 +205,9 @@ export class SqliteEventStore implements EventStore {
       // Another connection may have written since: then the log is read (and checked) again.
       const length = known === end ? end : this.#decode(runId, this.#rows.all(runId)).length;
       checkAppend(runId, length, event);
-      this.#insert.run(runId, event.seq, event.type, event.at, JSON.stringify(event));
+      const logged = loggedEvent(event);
+      for (const [sha256, bytes] of logged.blobs) this.#insertBlob?.run(runId, sha256, bytes);
+      this.#insert.run(runId, event.seq, event.type, event.at, JSON.stringify(logged.event));
       lengths.set(runId, length + 1);
       return null;
     } catch (error) {
@@ -238,11 +258,18 @@ export class SqliteEventStore implements EventStore {
       if (typeof event === "string") throw this.#broken(runId, position, row, event, values);
       values.push(event);
     }
-    return parseEventLog(runId, values);
+    return parseEventLog(runId, values, this.#blobs(runId));
+  }
+
+  #blobs(runId: string): BlobSource {
+    return {
+      where: `the blobs table of ${this.filename}`,
+      read: (sha256) => this.#blob?.get(runId, sha256)?.data,
+    };
   }
 
   #broken(runId: string, position: number, row: Row, problem: string, before: readonly unknown[]): EventLogError {
-    const intact = parseEventLog(runId, before);
+    const intact = parseEventLog(runId, before, this.#blobs(runId));
     return new EventLogError(
       `run '${runId}': event ${position} (the row with seq ${row.seq} in ${this.filename}) has data that ${problem}; the ${intact.length} events before it are intact (SqliteEventStore.repair deletes a broken last row)`,
       { runId, position, intact },

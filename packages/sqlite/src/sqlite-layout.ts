@@ -7,6 +7,8 @@ import type { SqliteDatabase } from "./sqlite-driver.js";
 // the application id. Rows of layout 1 stay as they are and are read as before.
 // Layout 3: the locks table names the owner's PID namespace (`pid_namespace`); a writer of layout 2
 // knows none, and would take over a lock held in a container, so it must refuse this file.
+// Layout 4: the blobs table, a part's bytes once per run by their SHA-256; events refer to them,
+// which a reader of layout 3 would not follow.
 const LAYOUT = `
   CREATE TABLE IF NOT EXISTS events (
     run_id TEXT NOT NULL,
@@ -24,6 +26,12 @@ const LAYOUT = `
     token TEXT NOT NULL,
     boot TEXT,
     pid_namespace TEXT
+  ) STRICT;
+  CREATE TABLE IF NOT EXISTS blobs (
+    run_id TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (run_id, sha256)
   ) STRICT;
   PRAGMA application_id = ${SQLITE_APPLICATION_ID};
   PRAGMA user_version = ${SQLITE_SCHEMA_VERSION};

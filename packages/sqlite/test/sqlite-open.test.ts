@@ -135,14 +135,14 @@ describe("SqliteEventStore refuses a file that is not an agentloop event log", (
 });
 
 describe("SqliteEventStore layouts", () => {
-  it("marks a new file as its own: application_id, user_version, the events and locks tables", async () => {
+  it("marks a new file as its own: application_id, user_version, the blobs, events and locks tables", async () => {
     const store = new SqliteEventStore(filename);
     store.close();
     raw((db) => {
       expect(pragma(db, "application_id")).toBe(SQLITE_APPLICATION_ID);
       expect(pragma(db, "user_version")).toBe(SQLITE_SCHEMA_VERSION);
       const tables = column(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-      expect(tables).toEqual(["events", "locks"]);
+      expect(tables).toEqual(["blobs", "events", "locks"]);
     });
   });
 
@@ -171,7 +171,7 @@ describe("SqliteEventStore layouts", () => {
     again.close();
   });
 
-  it("brings a layout-2 file to layout 3, where a lock row of layout 2 (no PID namespace) is never taken over", async () => {
+  it("brings a layout-2 file to this layout, where a lock row of layout 2 (no PID namespace) is never taken over", async () => {
     const events = sampleLog();
     new SqliteEventStore(filename).close();
     raw((db) => {
@@ -200,8 +200,41 @@ describe("SqliteEventStore layouts", () => {
       writer.close();
     }
     raw((db) => {
-      expect(pragma(db, "user_version")).toBe(3);
+      expect(pragma(db, "user_version")).toBe(SQLITE_SCHEMA_VERSION);
       expect(column(db, "SELECT name FROM pragma_table_info('locks')")).toContain("pid_namespace");
     });
+  });
+
+  it("reads a layout-3 file (no blobs) read-only as it is; a writer adds the blobs table and keeps an image's bytes there", async () => {
+    const events = sampleLog();
+    new SqliteEventStore(filename).close();
+    raw((db) => db.exec("DROP TABLE blobs; PRAGMA user_version = 3;"));
+    raw((db) => {
+      for (const event of events.slice(0, 3)) {
+        db.prepare("INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)").run(
+          "old",
+          event.seq,
+          event.type,
+          event.at,
+          JSON.stringify(event),
+        );
+      }
+    });
+    const before = readFileSync(filename);
+    const reader = new SqliteEventStore(filename, { readonly: true });
+    expect(await reader.read("old")).toEqual(events.slice(0, 3));
+    reader.close();
+    expect(readFileSync(filename).equals(before)).toBe(true);
+    const writer = new SqliteEventStore(filename);
+    const image = { type: "image", mediaType: "image/png", data: Buffer.from("a picture").toString("base64") } as const;
+    await writer.append("old", { ...(events[3] as StoredEvent), content: [image] } as StoredEvent);
+    writer.close();
+    raw((db) => {
+      expect(pragma(db, "user_version")).toBe(SQLITE_SCHEMA_VERSION);
+      expect(column(db, "SELECT length(data) FROM blobs WHERE run_id = 'old'")).toEqual([9]);
+    });
+    const again = new SqliteEventStore(filename, { readonly: true });
+    expect((await again.read("old"))[3]).toMatchObject({ content: [image] });
+    again.close();
   });
 });

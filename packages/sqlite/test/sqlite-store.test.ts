@@ -34,6 +34,15 @@ function sqliteHarness(): DurableHarness & { readonly filename: string; readonly
     opened.push(store);
     return store;
   };
+  /** Runs `work` on a connection of its own. */
+  const onRaw = <T>(work: (db: SqliteDatabase) => T): T => {
+    const db = openRaw(filename);
+    try {
+      return work(db);
+    } finally {
+      db.close();
+    }
+  };
   /** Runs one statement on the last row of `runId` through a connection of its own. */
   const onLastRow = (runId: string, set: string) => {
     const db = openRaw(filename);
@@ -48,6 +57,30 @@ function sqliteHarness(): DurableHarness & { readonly filename: string; readonly
     corruptLast: (runId) => onLastRow(runId, `data = '{"corrupt":true}'`),
     tearLast: (runId) => onLastRow(runId, "data = substr(data, 1, length(data) / 2)"),
     tornEntry: (position) => `event ${position}`,
+    blobs: {
+      held: (runId) => onRaw((db) => column(db, "SELECT sha256 FROM blobs WHERE run_id = ?", runId)) as string[],
+      remove: (runId, sha256) =>
+        onRaw((db) => db.prepare("DELETE FROM blobs WHERE run_id = ? AND sha256 = ?").run(runId, sha256)),
+      alter: (runId, sha256) =>
+        onRaw((db) => {
+          const where = "WHERE run_id = ? AND sha256 = ?";
+          const row = db.prepare<{ data: Uint8Array }>(`SELECT data FROM blobs ${where}`).get(runId, sha256);
+          const bytes = Uint8Array.from(row?.data ?? []);
+          bytes[0] = (bytes[0] ?? 0) ^ 1;
+          db.prepare(`UPDATE blobs SET data = ? ${where}`).run(bytes, runId, sha256);
+        }),
+      editEvent: (runId, position, edit) =>
+        onRaw((db) => {
+          const row = db
+            .prepare<{ data: string }>("SELECT data FROM events WHERE run_id = ? ORDER BY seq LIMIT 1 OFFSET ?")
+            .get(runId, position);
+          db.prepare("UPDATE events SET data = ? WHERE run_id = ? AND seq = ?").run(
+            edit(row?.data ?? ""),
+            runId,
+            position,
+          );
+        }),
+    },
     close() {
       for (const store of opened) store.close();
       rmSync(directory, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 // The store contract as a vitest suite, for anyone who writes an `EventStore`: `@agentloop/store-testkit`.
+export { type BlobHarness, type BlobHooks, describeBlobContract, sampleImage } from "./blob-contract.js";
 export {
   type DurableHarness,
   describeDurableStore,

@@ -1,7 +1,6 @@
 import { hostname } from "node:os";
 import {
   asks,
-  type EventLogError,
   type EventStore,
   final,
   replayRun,
@@ -14,10 +13,16 @@ import {
 import type { RunEvent, RunSummary, StoredEvent } from "@agentloop/core/store";
 import { weatherScript as happyScript, makeWeatherRegistry, WEATHER_TASK as TASK } from "@agentloop/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type BlobHooks, describeBlobContract } from "./blob-contract.js";
+import { logError } from "./log-error.js";
+
+export { logError };
 
 /** A fresh, empty store under test, and how to let go of it. */
 export interface StoreHarness {
   readonly store: EventStore;
+  /** Hooks into where the store keeps a run's blobs (a durable store must give them): the blob damage cases run with them. */
+  readonly blobs?: BlobHooks;
   /** Closes every store object the harness opened and removes its files. */
   close?(): void;
 }
@@ -36,6 +41,7 @@ export interface DurableHarness extends StoreHarness {
   tearLast(runId: string): void;
   /** How the store's error names a torn entry at 0-based `position` ("line 4", "event 3"). */
   tornEntry(position: number): string;
+  readonly blobs: BlobHooks;
 }
 
 const TOOLS = [
@@ -86,24 +92,18 @@ async function appendAll(store: EventStore, runId: string, events: readonly Stor
   for (const event of events) await store.append(runId, event);
 }
 
-/**
- * The `EventLogError` a promise rejects with. Checked by name and fields, not `instanceof`: a store
- * from another package holds the built core's class, and these tests the source's.
- */
-export async function logError(promise: Promise<unknown>): Promise<EventLogError> {
-  const error = await promise.then(
-    () => null,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(Error);
-  expect(error).toMatchObject({ name: "EventLogError" });
-  return error as EventLogError;
-}
-
 const byRunId = (a: RunSummary, b: RunSummary) => a.runId.localeCompare(b.runId);
 
-/** The contract every `EventStore` keeps; `make` opens a fresh, empty store for each test. */
-export function describeEventStore(name: string, make: () => Promise<StoreHarness>): void {
+/**
+ * The contract every `EventStore` keeps; `make` opens a fresh, empty store for each test. With
+ * `blobHooks`, each harness gives `blobs`, and the cases of a missing or changed blob run too.
+ */
+export function describeEventStore(
+  name: string,
+  make: () => Promise<StoreHarness>,
+  options: { readonly blobHooks?: boolean } = {},
+): void {
+  describeBlobContract(name, make, options.blobHooks === true);
   describe(`${name} keeps the EventStore contract`, () => {
     let harness: StoreHarness;
     beforeEach(async () => {
@@ -225,7 +225,7 @@ export function describeEventStore(name: string, make: () => Promise<StoreHarnes
 
 /** The contract of a store that keeps runs on disk: all of `describeEventStore`, then durability and repair. */
 export function describeDurableStore(name: string, make: () => Promise<DurableHarness>): void {
-  describeEventStore(name, make);
+  describeEventStore(name, make, { blobHooks: true });
 
   describe(`${name} keeps runs durably and reports a broken one`, () => {
     let harness: DurableHarness;

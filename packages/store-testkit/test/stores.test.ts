@@ -47,6 +47,21 @@ function jsonlHarness(): DurableHarness & {
       writeFileSync(file(runId), head + last.slice(0, Math.floor(last.length / 2)));
     },
     tornEntry: (position) => `line ${position + 1}`,
+    blobs: {
+      held: (runId) => readdirSync(join(directory, `${runId}.blobs`)),
+      remove: (runId, sha256) => rmSync(join(directory, `${runId}.blobs`, sha256)),
+      alter(runId, sha256) {
+        const path = join(directory, `${runId}.blobs`, sha256);
+        const bytes = readFileSync(path);
+        bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 1;
+        writeFileSync(path, bytes);
+      },
+      editEvent(runId, position, edit) {
+        const lines = readFileSync(file(runId), "utf8").split("\n");
+        lines[position] = edit(lines[position] ?? "");
+        writeFileSync(file(runId), lines.join("\n"));
+      },
+    },
     close: () => rmSync(directory, { recursive: true, force: true }),
   };
 }

@@ -2,11 +2,13 @@ import {
   contentText,
   isErrorMessage,
   type Message,
+  type MessageContent,
   RUN_EVENT_TYPES,
   type StoredEvent,
   summaryMessage,
 } from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
+import { partLine, partNote, partsText } from "../output/parts-text.js";
 import {
   cacheNote,
   callNames,
@@ -18,7 +20,7 @@ import {
 } from "../output/timeline-text.js";
 import { endNotes, type Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
-import type { MessageData, ReportData, RowData } from "./client/page-data.js";
+import type { MediaData, MessageData, ReportData, RowData } from "./client/page-data.js";
 import { movesHtml } from "./timeline-html.js";
 
 export type { MessageData, ReportData, RowData } from "./client/page-data.js";
@@ -39,7 +41,9 @@ export function reportData(
   window: number,
   waiting: readonly { id: string; name: string }[] = [],
   questions: readonly { id: string }[] = trace.result === null ? trace.questions : [],
+  blobBase: string | null = null,
 ): ReportData {
+  const blobs: Record<string, string> = {};
   const ids = new Indexer<string>();
   const moves = new Indexer<string>();
   const moveList: (readonly [string, readonly number[]])[] = [];
@@ -59,6 +63,7 @@ export function reportData(
       moveIndex,
       detailOf(entry, names),
       entry.messages.map(messageData),
+      ...withMedia(entry.messages, blobBase === null ? blobs : null),
     ];
   });
   const notes: Record<number, (readonly [string, string])[]> = {};
@@ -75,7 +80,25 @@ export function reportData(
     marks: marksOf(all, rows.length),
     window,
     compactions: compactionsOf(trace),
+    ...(blobBase === null ? (Object.keys(blobs).length === 0 ? {} : { blobs }) : { blobBase }),
   };
+}
+
+/** The row's media, as its last element when it has any; each part's bytes go into `blobs` once, when given. */
+function withMedia(messages: readonly Message[], blobs: Record<string, string> | null): [] | [readonly MediaData[]] {
+  const media: MediaData[] = [];
+  for (const message of messages) {
+    if (message.role !== "user" && message.role !== "tool") continue;
+    const content: MessageContent = message.content;
+    if (typeof content === "string") continue;
+    for (const part of content) {
+      if (part.type === "text") continue;
+      const note = partNote(part);
+      if (blobs !== null && note.sha256 !== null) blobs[note.sha256] ??= String(part.data);
+      media.push([note.kind, note.mediaType, partLine(note), note.sha256, note.url]);
+    }
+  }
+  return media.length === 0 ? [] : [media];
 }
 
 /** Each compaction of the run, where the page needs it to show what the model was shown after it. */
@@ -161,7 +184,7 @@ function messageData(message: Message): MessageData {
     case "system":
       return [0, message.content];
     case "user":
-      return [1, contentText(message.content)];
+      return [1, partsText(message.content)];
     case "assistant":
       return [
         2,
@@ -170,8 +193,8 @@ function messageData(message: Message): MessageData {
       ];
     case "tool": {
       return isErrorMessage(message)
-        ? [3, contentText(message.content), message.toolCallId, message.name, 1]
-        : [3, contentText(message.content), message.toolCallId, message.name];
+        ? [3, partsText(message.content), message.toolCallId, message.name, 1]
+        : [3, partsText(message.content), message.toolCallId, message.name];
     }
   }
 }

@@ -74,6 +74,10 @@ svg .edge-label.focus text, svg .edge.internal.focus text { fill: var(--focus); 
 .bubble.user { background: #eef2ff; border-color: #c7d2fe; } .bubble.assistant { background: #faf5ff; border-color: #e9d5ff; }
 .bubble.tool { background: #f0f9ff; border-color: #bae6fd; } .bubble.tool.error { background: var(--error-bg); border-color: #fecaca; color: var(--error); }
 .bubble code { white-space: pre-wrap; overflow-wrap: anywhere; }
+.media { display: flex; flex-wrap: wrap; gap: 8px; margin: 4px 0; }
+.media figure { margin: 0; max-width: 100%; }
+.media img { display: block; max-width: min(100%, 360px); max-height: 240px; border: 1px solid #e2e8f0; border-radius: 6px; background: white; }
+.media figcaption { color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
 .calls { list-style: none; margin: 4px 0 0; padding: 0; } .calls li { margin: 2px 0; } .calls .args { margin-left: 4px; }
 .chip { border-radius: 8px; padding: 4px 10px; font-size: 13px; background: #f1f5f9; overflow-wrap: anywhere; }
 .chip.ok { background: #f0fdf4; } .chip.bad { background: var(--error-bg); } .chip.end { background: #dcfce7; font-weight: 600; }

@@ -1,5 +1,6 @@
-import { contentText, isErrorMessage, type Message } from "../core-api.js";
+import { isErrorMessage, type Message } from "../core-api.js";
 import type { Palette } from "./colors.js";
+import { partsText } from "./parts-text.js";
 
 /** Observations longer than this are shortened in the timeline; the log keeps them whole. */
 export const SHOWN_CHARS = 240;
@@ -9,7 +10,7 @@ export function formatMessage(message: Message, colors: Palette): string {
   switch (message.role) {
     case "system":
     case "user":
-      return `${colors.dim(message.role.padEnd(9))} ${shorten(contentText(message.content))}`;
+      return `${colors.dim(message.role.padEnd(9))} ${shorten(partsText(message.content))}`;
     case "assistant": {
       const calls = message.toolCalls.map(
         (call) =>
@@ -19,7 +20,7 @@ export function formatMessage(message: Message, colors: Palette): string {
       return `${colors.magenta("assistant")} ${[text, ...calls].filter(Boolean).join("  →  ")}`;
     }
     case "tool": {
-      const content = shorten(contentText(message.content));
+      const content = shorten(partsText(message.content));
       const shown = isErrorMessage(message) ? colors.red(colors.bold(content)) : content;
       return `${colors.blue("tool".padEnd(9))} ${colors.dim(`[${message.toolCallId}]`)} ${message.name} = ${shown}`;
     }

@@ -108,6 +108,21 @@ function base64Of(bytes: Uint8Array, where: string): string {
       `${where} holds ${bytes.byteLength} bytes, over the limit of ${MAX_PART_BYTES} bytes (50 MiB) per part`,
     );
   }
+  return bytesBase64(bytes);
+}
+
+// Node's Buffer where there is one (a global, not an import): its base64 is many times quicker than btoa's.
+const NodeBuffer = (
+  globalThis as {
+    Buffer?: {
+      from(bytes: Uint8Array | string, encoding?: "base64"): Uint8Array & { toString(encoding: "base64"): string };
+    };
+  }
+).Buffer;
+
+/** Base64 of `bytes`. */
+export function bytesBase64(bytes: Uint8Array): string {
+  if (NodeBuffer !== undefined) return NodeBuffer.from(bytes).toString("base64");
   let text = "";
   // In slices: String.fromCharCode takes its arguments on the stack.
   for (let at = 0; at < bytes.byteLength; at += 0x8000) {
@@ -118,6 +133,7 @@ function base64Of(bytes: Uint8Array, where: string): string {
 
 /** The bytes that base64 text (checked already) encodes. */
 export function base64Bytes(base64: string): Uint8Array {
+  if (NodeBuffer !== undefined) return new Uint8Array(NodeBuffer.from(base64, "base64"));
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
   for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);

@@ -16,18 +16,29 @@ import {
   TOOL_FAILURES,
   type ToolFailure,
 } from "../data/index.js";
+import { type BlobSource, blobRefsOf, loggedEvent, restoreBlobs } from "./blobs.js";
 import { EventLogError } from "./event-log-error.js";
 import { chainHash, isChainHash, runHashSeed } from "./log-hash.js";
 
 // The stores read the log's types from here.
 export type { RunOutcome, StoredEvent } from "../data/index.js";
 
-/** The event at `seq`, stamped with the time `at` and, from schema 2 on, chained to the event before by its hash. */
+/**
+ * The event at `seq`, stamped with the time `at` and, from schema 2 on, chained to the event before
+ * by its hash. The hash covers the event as logged: a part's bytes by their blob reference.
+ */
 export function stampEvent(event: RunEvent, seq: number, at: string, previousHash: string | null): StoredEvent {
   // The stamps lead each line (readable logs) and always win over any the event carries.
   const stamped = Object.assign({ seq, at }, event, { seq, at });
   if (previousHash === null) return stamped;
-  return { ...stamped, hash: chainHash(previousHash, JSON.stringify(stamped)) };
+  return { ...stamped, hash: chainHash(previousHash, JSON.stringify(loggedEvent(stamped).event)) };
+}
+
+/** Why an event does not chain, naming the blobs it refers to (a reference changed is a changed event). */
+function tampered(stored: Record<string, unknown>): string {
+  const refs = blobRefsOf(stored).map(({ ref }) => `sha256:${ref.sha256}`);
+  const named = refs.length === 0 ? "" : ` (it refers to blob ${refs.join(", ")})`;
+  return `does not match its hash${named}: it was changed after it was written, an event before it is missing or out of place, or it comes from another run's log`;
 }
 
 /** The hash the next event of a log chains to: the last event's, or the run's seed for an empty log; null for schema 1. */
@@ -43,25 +54,37 @@ export function chainTip(runId: string, events: readonly StoredEvent[]): string 
  * checks shapes, numbering and, from schema 2 on, the hash chain (which also proves the events
  * belong to run `runId`); whether the events fit the machine is `replayRun`'s job. A store must
  * hand back each event with its keys in the order they were written, as a JSON round trip does.
+ * Events are given as logged: a part's bytes by reference are read from `blobs` and checked
+ * against their hash (a blob missing or changed is refused as a changed event is).
  */
-export function parseEventLog(runId: string, values: readonly unknown[]): StoredEvent[] {
+export function parseEventLog(runId: string, values: readonly unknown[], blobs?: BlobSource): StoredEvent[] {
   const events: StoredEvent[] = [];
   let flags: LogFlags | undefined;
   let previousHash = runHashSeed(runId);
-  for (const [position, value] of values.entries()) {
+  const known = new Map<string, string>();
+  for (const [position, stored] of values.entries()) {
     const fail = (problem: string) =>
       new EventLogError(`run '${runId}': event ${position} ${problem}`, { runId, position, intact: events });
+    let value = stored;
+    if (isPlainObject(stored)) {
+      const restored = restoreBlobs(stored, blobs, known);
+      // A reference changed in the event is a changed event: the chain says so before the blob is looked for.
+      if ("problem" in restored) throw fail(brokenChain(stored, previousHash) ? tampered(stored) : restored.problem);
+      value = restored.event;
+    }
     const problem = eventProblem(value, position);
     if (problem !== null) throw fail(problem);
     const event = value as StoredEvent;
     if (event.type === "run.started") flags = logFlags(event.schemaVersion);
     if (flags?.hashChain) {
-      const { hash, ...rest } = value as Record<string, unknown>;
+      const { hash, ...rest } = stored as Record<string, unknown>;
       if (!isChainHash(hash)) throw fail("has no hash (every event of a schema-2 log has one)");
-      if (hash !== chainHash(previousHash, JSON.stringify(rest))) {
-        throw fail(
-          "does not match its hash: it was changed after it was written, an event before it is missing or out of place, or it comes from another run's log",
-        );
+      // A store that keeps no blobs logs the bytes inline: the hash covers them by reference all the same.
+      if (
+        hash !== chainHash(previousHash, JSON.stringify(rest)) &&
+        hash !== chainHash(previousHash, JSON.stringify(loggedEvent(rest).event))
+      ) {
+        throw fail(tampered(stored as Record<string, unknown>));
       }
       previousHash = hash;
     } else if (event.type === "user.messaged" && !flags?.conversations) {
@@ -79,6 +102,12 @@ export function parseEventLog(runId: string, values: readonly unknown[]): Stored
     events.push(decodeEvent(event));
   }
   return events;
+}
+
+/** Whether a logged event carries a hash that does not chain to `previousHash`. */
+function brokenChain(stored: Record<string, unknown>, previousHash: string): boolean {
+  const { hash, ...rest } = stored;
+  return isChainHash(hash) && hash !== chainHash(previousHash, JSON.stringify(rest));
 }
 
 function eventProblem(value: unknown, position: number): string | null {

@@ -1,4 +1,5 @@
 import { contentText } from "../data/index.js";
+import { loggedEvent } from "./blobs.js";
 import { parseEventLog, type RunOutcome, type StoredEvent } from "./event-log.js";
 import { EventLogError } from "./event-log-error.js";
 
@@ -81,23 +82,31 @@ export function checkAppend(runId: string, length: number, event: StoredEvent): 
 
 /**
  * An event store in memory, for tests and short-lived processes. Events are kept as JSON text, as
- * a durable store would. `acquire` is exclusive among the callers of this object.
+ * a durable store would, and a part's bytes once per run by their hash (a copy of them). `acquire`
+ * is exclusive among the callers of this object.
  */
 export class MemoryEventStore implements EventStore {
   readonly #runs = new Map<string, string[]>();
+  readonly #blobs = new Map<string, Map<string, Uint8Array>>();
   readonly #locks = new Map<string, string>();
 
   async append(runId: string, event: StoredEvent): Promise<void> {
     const log = this.#runs.get(runId) ?? [];
     checkAppend(runId, log.length, event);
-    log.push(JSON.stringify(event));
+    const logged = loggedEvent(event);
+    const blobs = this.#blobs.get(runId) ?? new Map<string, Uint8Array>();
+    for (const [sha256, bytes] of logged.blobs) if (!blobs.has(sha256)) blobs.set(sha256, bytes.slice());
+    if (blobs.size > 0) this.#blobs.set(runId, blobs);
+    log.push(JSON.stringify(logged.event));
     this.#runs.set(runId, log);
   }
 
   async read(runId: string): Promise<StoredEvent[]> {
+    const blobs = this.#blobs.get(runId);
     return parseEventLog(
       runId,
       (this.#runs.get(runId) ?? []).map((line) => JSON.parse(line) as unknown),
+      { read: (sha256) => blobs?.get(sha256), where: `the blobs this MemoryEventStore holds for run '${runId}'` },
     );
   }
 

@@ -11,9 +11,11 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import {
+  type BlobSource,
   checkAppend,
   EventLogError,
   type EventStore,
+  loggedEvent,
   parseEventLog,
   type RunLock,
   type RunSummary,
@@ -21,6 +23,7 @@ import {
   type StoredEvent,
   summarize,
 } from "../log/index.js";
+import { blobFolderSource, writeBlobs } from "./blob-folder.js";
 import { NotAFileError } from "./jsonl-lines.js";
 import { type Scan, scanLog } from "./jsonl-scan.js";
 import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";
@@ -66,7 +69,10 @@ export interface JsonlListOptions {
  * write is reported by `read` and dropped by `repair`. One writer per run: a lock file beside the
  * log (`<runId>.jsonl.lock`) is held by `acquire` until released, or by an `append` or `repair`
  * for its own length; a lock whose process died on this host is taken over, one on another host
- * is refused. Files are read line by line, so a log may be larger than the longest string.
+ * is refused. Files are read line by line, so a log may be larger than the longest string. The
+ * bytes of an image or file part are kept once per run in `<directory>/<runId>.blobs/<sha256>`,
+ * written (whole, by a rename) before the line that refers to them; `read` checks them against
+ * their hash.
  */
 export class JsonlEventStore implements EventStore {
   readonly directory: string;
@@ -110,7 +116,9 @@ export class JsonlEventStore implements EventStore {
       // Under the lock: the position is the file's as it is now, never a size taken before.
       const { events, bytes } = this.#position(runId, path);
       checkAppend(runId, events, event);
-      const line = Buffer.from(`${JSON.stringify(event)}\n`);
+      const logged = loggedEvent(event);
+      writeBlobs(this.#blobFolder(runId), logged.blobs, this.durability !== "none");
+      const line = Buffer.from(`${JSON.stringify(logged.event)}\n`);
       const durable = this.#appender.append(path, line, bytes < 0);
       this.#known.set(runId, { events: events + 1, bytes: Math.max(bytes, 0) + line.length });
       return durable;
@@ -121,7 +129,7 @@ export class JsonlEventStore implements EventStore {
     const path = this.#path(runId);
     const scan = scanLog(path);
     if (scan.broken !== null) throw this.#broken(runId, scan.broken, scan.values);
-    const events = parseEventLog(runId, scan.values);
+    const events = parseEventLog(runId, scan.values, this.#blobs(runId));
     // Only a holder of the lock knows nobody changes the file after this read.
     if (this.#held.has(runId)) this.#known.set(runId, { events: events.length, bytes: scan.bytes });
     return events;
@@ -175,11 +183,11 @@ export class JsonlEventStore implements EventStore {
     let cut: number;
     if (scan.broken !== null) {
       if (!scan.broken.last) throw this.#broken(runId, scan.broken, scan.values);
-      parseEventLog(runId, scan.values); // a problem before the broken line is reported as read reports it
+      parseEventLog(runId, scan.values, this.#blobs(runId)); // a problem before the broken line is reported as read reports it
       cut = scan.broken.offset;
     } else {
       try {
-        parseEventLog(runId, scan.values);
+        parseEventLog(runId, scan.values, this.#blobs(runId));
         return 0;
       } catch (error) {
         if (!(error instanceof EventLogError) || error.position !== scan.values.length - 1) throw error;
@@ -233,7 +241,7 @@ export class JsonlEventStore implements EventStore {
     if (size < 0) return { events: 0, bytes: -1 };
     const scan = scanLog(path);
     if (scan.broken !== null) throw this.#broken(runId, scan.broken, scan.values);
-    return { events: parseEventLog(runId, scan.values).length, bytes: scan.bytes };
+    return { events: parseEventLog(runId, scan.values, this.#blobs(runId)).length, bytes: scan.bytes };
   }
 
   #path(runId: string): string {
@@ -243,12 +251,21 @@ export class JsonlEventStore implements EventStore {
     return join(this.directory, `${runId}.jsonl`);
   }
 
+  /** The folder of the run's blobs, beside its log. */
+  #blobFolder(runId: string): string {
+    return join(this.directory, `${runId}.blobs`);
+  }
+
+  #blobs(runId: string): BlobSource {
+    return blobFolderSource(this.#blobFolder(runId));
+  }
+
   #lockPath(runId: string): string {
     return `${this.#path(runId)}.lock`;
   }
 
   #broken(runId: string, broken: NonNullable<Scan["broken"]>, before: readonly unknown[]): EventLogError {
-    const intact = parseEventLog(runId, before);
+    const intact = parseEventLog(runId, before, this.#blobs(runId));
     const fix = broken.last
       ? "; JsonlEventStore.repair drops it"
       : "; lines after it follow, so it needs a look by hand";

@@ -30,14 +30,31 @@ function reply(row: RowData): Html {
   return bubble("assistant", `model · step ${String(row[4][0] ?? "")}`, html`${said}`);
 }
 
-/** A tool's result, under the call it answers. */
+/**
+ * The row's images and files, each a figure with the line that names it; an image's figure names
+ * its bytes by their SHA-256, and `drawPictures` puts the picture in it once the page holds the
+ * figure. A URL part shows as its line (a URL is never fetched).
+ */
+export function mediaHtml(row: RowData): Html | null {
+  const media = row[6] ?? [];
+  if (media.length === 0) return null;
+  return html`<div class="media">${media.map(([kind, mediaType, caption, sha256, url]) => {
+    const picture = kind === "image" && sha256 !== null;
+    return picture
+      ? html`<figure class="part image" data-picture="${sha256}" data-type="${mediaType}"><figcaption>${caption}</figcaption></figure>`
+      : html`<figure class="part ${kind}${url === null ? "" : " url"}"><figcaption>${caption}</figcaption></figure>`;
+  })}</div>`;
+}
+
+/** A tool's result, under the call it answers; the row's images in the last one's bubble. */
 function result(row: RowData): Html {
-  return html`${messagesOf(row, 3).map((message) =>
+  const results = messagesOf(row, 3);
+  return html`${results.map((message, index) =>
     message[0] === 3
       ? bubble(
           `tool${message[4] === 1 ? " error" : ""}`,
           `${message[3]} [${message[2]}]`,
-          html`<code class="result">${message[1]}</code>`,
+          html`<code class="result">${message[1]}</code>${index === results.length - 1 ? mediaHtml(row) : null}`,
         )
       : null,
   )}`;
@@ -47,7 +64,9 @@ function result(row: RowData): Html {
 function user(label: string): Turn {
   return (row) => {
     const said = messagesOf(row, 1).map((message) => message[1]);
-    return said.length === 0 ? null : bubble("user", label, html`${said.map((text) => html`<p>${text}</p>`)}`);
+    return said.length === 0
+      ? null
+      : bubble("user", label, html`${said.map((text) => html`<p>${text}</p>`)}${mediaHtml(row)}`);
   };
 }
 

@@ -8,6 +8,19 @@ export type MessageData =
   | readonly [3, string, string, string, 1];
 
 /**
+ * An image or file part of a row's messages: its kind, media type, the line that names it
+ * ("image/png, 12 KB, sha256:ab12cd34ef56…"), the SHA-256 of its bytes (by which the page finds
+ * them: in `blobs`, or at `blobBase`), or null and the URL it points to (shown, never fetched).
+ */
+export type MediaData = readonly [
+  kind: "image" | "file",
+  mediaType: string,
+  caption: string,
+  sha256: string | null,
+  url: string | null,
+];
+
+/**
  * One event as the page gets it: its type (an index in `EVENT_TYPES`), its time from the run's
  * start (already formatted), the state it left the machine in and the moves it made (indexes in
  * `states` and `moves`), what the page writes beside its type, and the messages it added. Its
@@ -20,6 +33,7 @@ export type RowData = readonly [
   moves: number,
   detail: readonly (string | number)[],
   messages: readonly MessageData[],
+  media?: readonly MediaData[],
 ];
 
 /** Everything the report's script needs, as compact as plain JSON allows: the page renders the rows it shows. */
@@ -44,6 +58,10 @@ export interface ReportData {
    * summary message (null with `trim`) stood for them.
    */
   readonly compactions: readonly (readonly [row: number, head: number, keptFrom: number, summary: string | null])[];
+  /** The bytes of the parts' images, base64 by SHA-256, once each (the offline report); absent when the page fetches them. */
+  readonly blobs?: Readonly<Record<string, string>>;
+  /** Where the page fetches a part's bytes, the SHA-256 appended (the studio's `/runs/:id/blobs/`). */
+  readonly blobBase?: string;
 }
 
 /** A call a run (or its tree) waits on: its id (chained under a child's call) and the tool's name. */

@@ -247,6 +247,7 @@ export class ReportView {
     for (let at = from; at < to; at++) said.push(conversationEntry(data, at));
     if (to === rows) said.push(this.#notes(rows));
     this.#conversation.innerHTML = html`${said}`.text;
+    drawPictures(this.#conversation, data);
   }
 
   #prompt(): void {
@@ -285,4 +286,27 @@ export class ReportView {
 /** The page's data, from its JSON script element. */
 export function pageData(): ReportData {
   return JSON.parse(byId("run-data").textContent ?? "{}") as ReportData;
+}
+
+/**
+ * Puts each image's picture in its figure: from its bytes the page holds once (the offline
+ * report), or from the studio's blob route, which the browser keeps.
+ */
+function drawPictures(root: HTMLElement, data: ReportData): void {
+  for (const figure of root.querySelectorAll<HTMLElement>("figure[data-picture]")) {
+    const sha256 = figure.dataset.picture ?? "";
+    const kept = data.blobs?.[sha256];
+    const source =
+      kept !== undefined
+        ? `data:${figure.dataset.type ?? "image/png"};base64,${kept}`
+        : data.blobBase === undefined
+          ? null
+          : `${data.blobBase}${sha256}`;
+    if (source === null) continue;
+    const picture = document.createElement("img");
+    picture.alt = figure.textContent ?? "";
+    picture.loading = "lazy";
+    picture.src = source;
+    figure.prepend(picture);
+  }
 }

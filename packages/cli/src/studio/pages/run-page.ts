@@ -49,7 +49,7 @@ export async function renderRunPage(
   trace: RunTrace,
   runId: string,
   options: RunPageOptions,
-  data: ReportData = runData(trace, options),
+  data: ReportData = runData(trace, options, runId),
   version = "",
 ): Promise<string> {
   const label = `${options.storeLabel} · ${runId}`;
@@ -73,8 +73,10 @@ export interface Known {
 }
 
 /** The data a run's page draws from: one pass over its whole fold, so the studio keeps it with the page. */
-export function runData(trace: RunTrace, options: RunPageOptions): ReportData {
-  return reportData(trace, TIMELINE_WINDOW, options.waiting, options.questions);
+export function runData(trace: RunTrace, options: RunPageOptions, runId: string): ReportData {
+  // The page fetches each part's bytes from the blob route, once, instead of holding them.
+  const blobBase = `/runs/${encodeURIComponent(runId)}/blobs/`;
+  return reportData(trace, TIMELINE_WINDOW, options.waiting, options.questions, blobBase);
 }
 
 /** What changed in a run since the page's `known` data (`data` is the run's, as `runData` gives it), as JSON the page folds in. */
@@ -83,7 +85,7 @@ export function runUpdate(
   runId: string,
   options: RunPageOptions,
   known: Known,
-  data: ReportData = runData(trace, options),
+  data: ReportData = runData(trace, options, runId),
   version = "",
 ): RunUpdate {
   // Rows only ever grow; a page that has more than the run (its log was cut) gets every row again.

@@ -50,6 +50,7 @@ export const GET_ROUTES: readonly Route[] = [
   { path: "/events", serve: streamEvents },
   { path: "/scripts/:name", serve: script },
   { path: "/runs/:id", serve: runPage },
+  { path: "/runs/:id/blobs/:sha", serve: runBlob },
   { path: "/compare", serve: comparePage },
   { path: "/evals", serve: ({ context, response }) => sendHtml(response, renderEvalList(evalsOf(context).all())) },
   { path: "/evals/compare", serve: evalCompare },
@@ -72,9 +73,34 @@ async function runPage({ context, pages, views, response, params }: Request): Pr
   const refused = run?.refused;
   if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
   const { trace, options, key } = await runState(context, runId);
-  const data = await views.get(key, () => runData(trace, options));
+  const data = await views.get(key, () => runData(trace, options, runId));
   const page = await pages.get(key, () => renderRunPage(trace, runId, options, data, versionOf(key)));
   sendHtml(response, page);
+}
+
+/**
+ * The bytes of one of a run's parts, by their SHA-256, read from the store and checked against it:
+ * only a blob the run's log refers to, with the part's media type (an image shown inline, a file
+ * as an attachment), kept by the browser (its address names its content).
+ */
+function runBlob({ context, response, params }: Request): void {
+  const runId = runIdOf(params.id ?? "");
+  const sha256 = params.sha ?? "";
+  const run = watchedRun(context, runId);
+  const mediaType = run?.mediaTypeOf(sha256);
+  if (run === undefined || mediaType === undefined) {
+    throw new ActionError(404, `run '${runId}' refers to no blob '${sha256.slice(0, 80)}'`);
+  }
+  const bytes = run.blob(sha256);
+  const image = mediaType.startsWith("image/") && mediaType !== "image/svg+xml";
+  response.writeHead(200, {
+    "content-type": image ? mediaType : "application/octet-stream",
+    "content-length": bytes.byteLength,
+    "content-disposition": image ? "inline" : "attachment",
+    "x-content-type-options": "nosniff",
+    "cache-control": "private, max-age=31536000, immutable",
+  });
+  response.end(bytes);
 }
 
 /**
@@ -115,7 +141,7 @@ async function runUpdateJson({ context, views, response, params, url }: Request)
     response.end();
     return;
   }
-  const data = await views.get(key, () => runData(trace, options));
+  const data = await views.get(key, () => runData(trace, options, runId));
   sendJson(response, 200, runUpdate(trace, runId, options, known, data, version));
 }
 

@@ -1,7 +1,17 @@
-import { closeSync, constants, type FSWatcher, fstatSync, openSync, readdirSync, readSync, watch } from "node:fs";
+import {
+  closeSync,
+  constants,
+  type FSWatcher,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  watch,
+} from "node:fs";
 import { join } from "node:path";
 import { messageOf } from "../../cli-error.js";
-import { isRunId } from "../../core-api.js";
+import { type BlobSource, isRunId } from "../../core-api.js";
 import { RunSet, type StoreWatcher } from "./run-set.js";
 
 /** Where the reading of one log stands: the bytes read, and a last line not yet ended by a newline. */
@@ -20,7 +30,7 @@ const NEWLINE = 0x0a;
  * with `O_NOFOLLOW`, so a link out of the store is refused, never followed.
  */
 export class JsonlWatcher implements StoreWatcher {
-  readonly runs = new RunSet();
+  readonly runs = new RunSet((runId) => blobFolder(join(this.#directory, `${runId}.blobs`)));
   readonly #directory: string;
   readonly #tails = new Map<string, Tail>();
   readonly #pending = new Set<string>();
@@ -129,4 +139,25 @@ function runIdOf(name: string): string | null {
   if (!name.endsWith(".jsonl")) return null;
   const runId = name.slice(0, -".jsonl".length);
   return isRunId(runId) ? runId : null;
+}
+
+/** A run's blobs as the JSONL store keeps them: a file per blob, named by its SHA-256, opened without following a link. */
+function blobFolder(folder: string): BlobSource {
+  return {
+    where: `the folder ${folder}`,
+    read(sha256) {
+      let fd: number;
+      try {
+        fd = openSync(join(folder, sha256), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        throw error;
+      }
+      try {
+        return readFileSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { TREE_DEPTH_LIMIT } from "../../core-api.js";
+import { type BlobSource, TREE_DEPTH_LIMIT } from "../../core-api.js";
 import { WatchedRun } from "./watched-run.js";
 
 /** How many runs up a tree a change is told (a store's logs may name each other in a loop). */
@@ -8,6 +8,12 @@ const MAX_DEPTH = TREE_DEPTH_LIMIT;
 export class RunSet {
   readonly #runs = new Map<string, WatchedRun>();
   readonly #listeners = new Set<(runId: string) => void>();
+  readonly #blobs: (runId: string) => BlobSource;
+
+  /** `blobs` gives where each run's blobs are read from. */
+  constructor(blobs: (runId: string) => BlobSource) {
+    this.#blobs = blobs;
+  }
 
   /** Every run, in no particular order. */
   all(): WatchedRun[] {
@@ -22,7 +28,7 @@ export class RunSet {
   ensure(runId: string): WatchedRun {
     let run = this.#runs.get(runId);
     if (run === undefined) {
-      run = new WatchedRun(runId);
+      run = new WatchedRun(runId, this.#blobs(runId));
       this.#runs.set(runId, run);
     }
     return run;

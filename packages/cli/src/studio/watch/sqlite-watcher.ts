@@ -27,7 +27,12 @@ export const SQLITE_TICK_MS = 200;
  * which logs grew, and only their new rows (`seq >=` the events already folded) are read.
  */
 export class SqliteWatcher implements StoreWatcher {
-  readonly runs = new RunSet();
+  readonly runs = new RunSet((runId) => ({
+    where: `the blobs table of ${this.#filename}`,
+    read: (sha256) => (this.#blob()?.get(runId, sha256) as { data: Uint8Array } | undefined)?.data,
+  }));
+  readonly #filename: string;
+  #blobs: Statement | null | undefined;
   readonly #db: Connection;
   readonly #version: Statement;
   readonly #lengths: Statement;
@@ -36,12 +41,25 @@ export class SqliteWatcher implements StoreWatcher {
   #timer: NodeJS.Timeout | null = null;
 
   constructor(filename: string) {
+    this.#filename = filename;
     this.#db = openReadonly(filename);
     this.#version = this.#db.prepare("PRAGMA data_version");
     this.#lengths = this.#db.prepare("SELECT run_id, MAX(seq) AS seq FROM events GROUP BY run_id");
     this.#rows = this.#db.prepare(
       "SELECT seq, type, at, CAST(data AS TEXT) AS data FROM events WHERE run_id = ? AND seq >= ? ORDER BY seq",
     );
+  }
+
+  /** The statement that reads a blob; null for a file of a layout before the blobs table (it has none). */
+  #blob(): Statement | null {
+    if (this.#blobs === undefined) {
+      try {
+        this.#blobs = this.#db.prepare("SELECT data FROM blobs WHERE run_id = ? AND sha256 = ?");
+      } catch {
+        this.#blobs = null;
+      }
+    }
+    return this.#blobs;
   }
 
   async start(): Promise<void> {

@@ -1,5 +1,5 @@
 import { messageOf } from "../../cli-error.js";
-import { contentText, type StoredEvent } from "../../core-api.js";
+import { type BlobSource, contentText, type StoredEvent } from "../../core-api.js";
 import { type ViewStatus, viewStatus } from "../../trace/run-status.js";
 import { type RunTrace, RunTracer } from "../../trace/run-trace.js";
 import { EventChecker } from "./event-checker.js";
@@ -41,9 +41,19 @@ export class WatchedRun {
   #folded = 0;
   #refused: string | null = null;
 
-  constructor(runId: string) {
+  constructor(runId: string, blobs: BlobSource) {
     this.runId = runId;
-    this.#checker = new EventChecker(runId);
+    this.#checker = new EventChecker(runId, blobs);
+  }
+
+  /** The media type of the parts whose bytes have this SHA-256; undefined for a blob the log does not refer to. */
+  mediaTypeOf(sha256: string): string | undefined {
+    return this.#checker.mediaTypeOf(sha256);
+  }
+
+  /** The bytes of a blob the log refers to, read and checked against their hash when the event was. */
+  blob(sha256: string): Uint8Array {
+    return Buffer.from(this.#checker.blob(sha256) ?? "", "base64");
   }
 
   /** Why the log is refused, or `null`. */
