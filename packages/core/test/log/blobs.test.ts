@@ -15,11 +15,11 @@ import {
   runAgent,
   ToolRegistry,
   toolCall,
-} from "../src/index.js";
-import { chainHash, loggedEvent, parseEventLog, runHashSeed, stampEvent } from "../src/log/index.js";
-import { plainSha256Hex, sha256Hex } from "../src/log/sha256.js";
-import type { StoredEvent } from "../src/store.js";
-import { JsonlEventStore } from "../src/stores/jsonl-store.js";
+} from "../../src/index.js";
+import { chainHash, loggedEvent, parseEventLog, runHashSeed, stampEvent } from "../../src/log/index.js";
+import { plainSha256Hex, sha256Hex } from "../../src/log/sha256.js";
+import type { StoredEvent } from "../../src/store.js";
+import { JsonlEventStore } from "../../src/stores/jsonl-store.js";
 
 const directories: string[] = [];
 afterAll(() => {
