@@ -1,6 +1,6 @@
 import "./polyfill.js";
 import type { AgentResult } from "@agentloop/core";
-import { checkChildPrices, hasChildTools } from "@agentloop/core/driver";
+import { checkChildPrices, hasChildTools, parentContext } from "@agentloop/core/driver";
 import { resolveTurn } from "@agentloop/core/machine";
 import {
   CancelledError,
@@ -125,7 +125,7 @@ async function runHandler(
     log.deferStart(started);
     const machine = startMachine(started.settings);
     try {
-      const context = () => machine.driven.snapshot().context;
+      const context = parentContext(machine.driven);
       const { pricing } = started.settings;
       const children = hasChildTools(agent.registry)
         ? new ChildWorkflows(ctx.key, agent, link, context, pricing)

@@ -12,9 +12,9 @@ import {
   type ChildPort,
   childRunIdOf,
   childToolOf,
+  type ParentContext,
   type ToolAnswer,
 } from "@agentloop/core/driver";
-import type { AgentContext } from "@agentloop/core/machine";
 import type { AgentOptions, ModelWithLimits } from "./core-port.js";
 import type { ChildLink, ChildRunRequest } from "./types.js";
 
@@ -78,7 +78,7 @@ export class ChildWorkflows implements ChildPort {
     runId: string,
     agent: RunAgent,
     link: ChildLink | null,
-    context: () => AgentContext,
+    context: ParentContext,
     pricing: Pricing | undefined,
   ) {
     this.#runId = runId;

@@ -1,6 +1,6 @@
 import type { AgentResult, Decision, PendingQuestion, Pricing, ToolCall } from "../data/index.js";
 import { chainCallId, escapeCallId, toolFinished } from "../data/index.js";
-import { type AgentContext, type ChildShare, childShare } from "../decide/index.js";
+import { type AgentContext, type AgentSnapshot, type ChildShare, childShare } from "../decide/index.js";
 import type { EventStore } from "../log/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
@@ -140,6 +140,14 @@ export function treeListing(own: readonly ToolCall[], chained: readonly ToolCall
     return escaped;
   });
   return [...listed, ...chained];
+}
+
+/** How the children read their parent's context now (what it has left, the reply's calls). */
+export type ParentContext = () => AgentContext;
+
+/** The parent's context as its children read it, from the machine its loop drives: for a driver outside core. */
+export function parentContext(machine: { snapshot(): AgentSnapshot }): ParentContext {
+  return () => machine.snapshot().context;
 }
 
 /** What a parent run hands its children. */
