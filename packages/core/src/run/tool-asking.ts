@@ -12,7 +12,10 @@ import { compileParameters, type ToolAsk } from "../tools/index.js";
 export class ToolAsking {
   readonly #answers: readonly unknown[];
   readonly #asked: string[] = [];
-  readonly #controller = new AbortController();
+  // Made only when the tool reads its signal or asks: most calls do neither, and a controller per
+  // call costs more than the rest of a small tool's call.
+  #controller: AbortController | undefined;
+  #end: () => void = () => {};
   #question: ToolAsked | null = null;
   /** Settles once the attempt asked past its answers: the attempt is over, whatever the tool does next. */
   readonly ended: Promise<void>;
@@ -22,8 +25,9 @@ export class ToolAsking {
     answers: readonly unknown[],
   ) {
     this.#answers = answers;
-    const { signal } = this.#controller;
-    this.ended = new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    this.ended = new Promise((resolve) => {
+      this.#end = resolve;
+    });
   }
 
   /** The question that ended the attempt, as logged, or null when the call did not ask past its answers. */
@@ -33,7 +37,13 @@ export class ToolAsking {
 
   /** Aborts once the attempt asked a question nobody has answered yet. */
   get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.#question !== null && !this.#controller.signal.aborted) this.#controller.abort(this.#reason());
     return this.#controller.signal;
+  }
+
+  #reason(): Error {
+    return new Error(`${this.call.name} asked a question: the call is made again once it is answered`);
   }
 
   /** The tool's `ask`: the next answer at hand, else the attempt ends with the question. */
@@ -46,9 +56,8 @@ export class ToolAsking {
     if (this.#question === null) {
       const event = { type: "tool.asked", callId: this.call.id, question } as const;
       this.#question = shape === undefined ? event : { ...event, schema: shape };
-      this.#controller.abort(
-        new Error(`${this.call.name} asked a question: the call is made again once it is answered`),
-      );
+      this.#controller?.abort(this.#reason());
+      this.#end();
     }
     // The attempt is over: its result is dropped, so the tool is left waiting rather than told.
     return new Promise<never>(() => {});
