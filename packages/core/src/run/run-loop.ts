@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentRequest, AgentResult, Model, ModelDelta, RunEvent } from "../data/index.js";
+import type { AgentEvent, AgentRequest, AgentResult, Message, Model, ModelDelta, RunEvent } from "../data/index.js";
 import { contentText, listView, messagesOf, RunEnd, usedCallIds } from "../data/index.js";
 import type { AgentSnapshot } from "../decide/index.js";
 import type { Journal } from "../log/index.js";
@@ -322,7 +322,21 @@ export class RunLoop {
     const prepareStep = this.#preparer();
     const { step, transcript } = request;
     const { tokens, specs, replyReserve } = this.#machine.snapshot().context;
-    const given = prepareStep({ step, messages: listView(transcript), tokens, signal: this.#end.signal });
+    const end = this.#end;
+    let messages: readonly Message[] | undefined;
+    // The list's view and the run's signal are made only when read: most prepareSteps read neither
+    // on most steps, and a signal made is one more abort to send when the run ends.
+    const given = prepareStep({
+      step,
+      tokens,
+      get messages() {
+        messages ??= listView(transcript);
+        return messages;
+      },
+      get signal() {
+        return end.signal;
+      },
+    });
     // Most steps are left alone, and most prepareSteps answer at once: then the model is asked without a wait.
     const settings: unknown = given instanceof Promise ? await given : given;
     if (!leavesAlone(settings))
