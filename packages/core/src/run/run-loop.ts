@@ -318,29 +318,43 @@ export class RunLoop {
    * (`step.prepared`, logged before the call the machine then asks for); none, and the model is
    * asked at once with the run's settings, with nothing logged for the preparation.
    */
-  async #prepareAndAsk(request: ModelRequest): Promise<LoopAnswer> {
-    const prepareStep = this.#preparer();
-    const { step, transcript } = request;
-    const { tokens, specs, replyReserve } = this.#machine.snapshot().context;
-    const end = this.#end;
-    let messages: readonly Message[] | undefined;
-    // The list's view and the run's signal are made only when read: most prepareSteps read neither
-    // on most steps, and a signal made is one more abort to send when the run ends.
-    const given = prepareStep({
-      step,
-      tokens,
-      get messages() {
-        messages ??= listView(transcript);
-        return messages;
-      },
-      get signal() {
-        return end.signal;
-      },
-    });
-    // Most steps are left alone, and most prepareSteps answer at once: then the model is asked without a wait.
-    const settings: unknown = given instanceof Promise ? await given : given;
-    if (!leavesAlone(settings))
-      return this.#checkedPrepared(step, checkedSettings(step, settings, specs, replyReserve));
+  #prepareAndAsk(request: ModelRequest): Promise<LoopAnswer> {
+    try {
+      const prepareStep = this.#preparer();
+      const { step, transcript } = request;
+      const { tokens } = this.#machine.snapshot().context;
+      const end = this.#end;
+      let messages: readonly Message[] | undefined;
+      // The list's view and the run's signal are made only when read: most prepareSteps read neither
+      // on most steps, and a signal made is one more abort to send when the run ends.
+      const given = prepareStep({
+        step,
+        tokens,
+        get messages() {
+          messages ??= listView(transcript);
+          return messages;
+        },
+        get signal() {
+          return end.signal;
+        },
+      });
+      // Most steps are left alone, and most prepareSteps answer at once: then the model is asked
+      // with no wait and no promise more than a call without prepareStep makes.
+      return given instanceof Promise
+        ? given.then((settings: unknown) => this.#afterPreparing(request, settings))
+        : this.#afterPreparing(request, given);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The model call once `prepareStep` answered: its settings as the answer when they change something, else the call. */
+  #afterPreparing(request: ModelRequest, settings: unknown): Promise<LoopAnswer> {
+    const { step } = request;
+    if (!leavesAlone(settings)) {
+      const { specs, replyReserve } = this.#machine.snapshot().context;
+      return Promise.resolve(this.#checkedPrepared(step, checkedSettings(step, settings, specs, replyReserve)));
+    }
     this.#tell({ type: "step-started", step });
     return this.#askModel(request);
   }
