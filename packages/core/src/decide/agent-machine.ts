@@ -469,20 +469,24 @@ function pendingChecks(context: AgentContext): AgentRequest[] {
 }
 
 function modelRequest(context: AgentContext): AgentRequest {
-  const request = {
+  const prepared = currentPrepared(context);
+  // Built as one object whose fields are set in one order: spreading a request into variants per
+  // step made this a hot spot when prepareStep is given.
+  const request: Mutable<ModelRequest> = {
     type: "callModel",
     transcript: context.transcript,
-    specs: context.specs,
+    specs: prepared === null ? context.specs : prepared.specs,
     step: context.steps + 1,
-  } as const;
-  const view = context.compaction === null ? undefined : shownView(context);
-  const shown = view === undefined ? request : { ...request, view };
-  const prepared = currentPrepared(context);
-  const steered =
-    prepared !== null
-      ? { ...shown, specs: prepared.specs, prepared: prepared.event }
-      : preparesInCall(context)
-        ? { ...shown, prepare: true as const }
-        : shown;
-  return context.retry === null ? steered : { ...steered, model: currentAttempt(context).model };
+  };
+  if (context.compaction !== null) {
+    const view = shownView(context);
+    if (view !== undefined) request.view = view;
+  }
+  if (prepared !== null) request.prepared = prepared.event;
+  else if (preparesInCall(context)) request.prepare = true;
+  if (context.retry !== null) request.model = currentAttempt(context).model;
+  return request;
 }
+
+type ModelRequest = Extract<AgentRequest, { type: "callModel" }>;
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

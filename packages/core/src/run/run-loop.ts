@@ -1,4 +1,13 @@
-import type { AgentEvent, AgentRequest, AgentResult, Message, Model, ModelDelta, RunEvent } from "../data/index.js";
+import type {
+  AgentEvent,
+  AgentRequest,
+  AgentResult,
+  Message,
+  Model,
+  ModelDelta,
+  RunEvent,
+  Transcript,
+} from "../data/index.js";
 import { contentText, listView, messagesOf, RunEnd, usedCallIds } from "../data/index.js";
 import type { AgentSnapshot } from "../decide/index.js";
 import type { Journal } from "../log/index.js";
@@ -17,6 +26,7 @@ import {
   type PrepareStep,
   pickedModelName,
   prepareStepAnswer,
+  type StepInput,
   type StepPreparedAnswer,
 } from "./prepare-step.js";
 import { type RunToolOptions, runTool } from "./run-tool.js";
@@ -323,21 +333,7 @@ export class RunLoop {
       const prepareStep = this.#preparer();
       const { step, transcript } = request;
       const { tokens } = this.#machine.snapshot().context;
-      const end = this.#end;
-      let messages: readonly Message[] | undefined;
-      // The list's view and the run's signal are made only when read: most prepareSteps read neither
-      // on most steps, and a signal made is one more abort to send when the run ends.
-      const given = prepareStep({
-        step,
-        tokens,
-        get messages() {
-          messages ??= listView(transcript);
-          return messages;
-        },
-        get signal() {
-          return end.signal;
-        },
-      });
+      const given = prepareStep(new StepView(step, tokens, transcript, this.#end));
       // Most steps are left alone, and most prepareSteps answer at once: then the model is asked
       // with no wait and no promise more than a call without prepareStep makes.
       return given instanceof Promise
@@ -542,4 +538,34 @@ function firstGiven<A extends LoopAnswer>(
     const answer = await work();
     return answer.type === given ? answer : null;
   };
+}
+
+/**
+ * What `prepareStep` is shown for one step. The list's view and the run's signal are made only
+ * when read: most prepareSteps read neither on most steps, and a signal made is one more abort to
+ * send when the run ends. A class, so that the getters are its prototype's, not made per step.
+ */
+class StepView implements StepInput {
+  #messages: readonly Message[] | undefined;
+  readonly #transcript: Transcript;
+  readonly #end: RunEnd;
+
+  constructor(
+    readonly step: number,
+    readonly tokens: number,
+    transcript: Transcript,
+    end: RunEnd,
+  ) {
+    this.#transcript = transcript;
+    this.#end = end;
+  }
+
+  get messages(): readonly Message[] {
+    this.#messages ??= listView(this.#transcript);
+    return this.#messages;
+  }
+
+  get signal(): AbortSignal {
+    return this.#end.signal;
+  }
 }
