@@ -89,6 +89,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a benchmark run by hand: its script is checked below, and evals-bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:ui-stream [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:ag-ui [--tiny]": "a benchmark run by hand: its script is checked below",
+  "pnpm --filter @agentloop/bench bench:blobs [--tiny]":
+    "a benchmark run by hand: its script is checked below; core's blobs.test.ts holds the size it measures",
   "pnpm chat-page":
     "a dev server that runs until Ctrl-C: ai-sdk's chat-page.test.ts starts the same page and drives it in Chromium",
   "agentloop serve --ag-ui --tools ./tools.mjs --model openai:gpt-4.1-mini":
@@ -221,6 +223,7 @@ describe("every command in the READMEs and docs/", () => {
         "bench:studio",
         "bench:compaction",
         "bench:evals",
+        "bench:blobs",
       ]),
     );
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");

@@ -44,6 +44,7 @@ describe("golden logs of schema version 4", () => {
       "v4-output-guardrails.jsonl",
       "v4-retries.jsonl",
       "v4-steering.jsonl",
+      "v4-tool-asks.jsonl",
     ]);
     expect(EVENT_LOG_SCHEMA_VERSION).toBe(4);
   });
