@@ -1,32 +1,14 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { type Model, replayRun, resumeAgent } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { replayRun, resumeAgent } from "../../src/index.js";
 import { pendingRequests } from "../../src/machine.js";
 import { parseEventLog } from "../../src/store.js";
-import { JsonlEventStore } from "../../src/stores/jsonl-store.js";
 import { makeWeatherRegistry } from "../../src/testing.js";
+import { GOLDEN, goldenStore, never } from "./golden-store.js";
 
 // A golden log of schema 4, written once and never regenerated: a 429 with retry-after waited
 // out, a tool call, then a 529 and a 500 on the run's model, and the answer from the fallback.
-
-const GOLDEN = join(import.meta.dirname, "..", "fixtures", "golden");
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function goldenStore(): JsonlEventStore {
-  const dir = mkdtempSync(join(tmpdir(), "agentloop-golden-v4-"));
-  dirs.push(dir);
-  cpSync(GOLDEN, dir, { recursive: true });
-  return new JsonlEventStore(dir);
-}
-
-const never: Model = () => {
-  throw new Error("a finished run calls no model");
-};
 
 describe("golden log v4-retries", () => {
   it("replays to its recorded result: failed attempts, waits, and which model answered", async () => {

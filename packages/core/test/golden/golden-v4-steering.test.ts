@@ -1,32 +1,12 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { askUserTool, type Model, replayRun, resumeAgent } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { askUserTool, replayRun, resumeAgent } from "../../src/index.js";
 import { pendingRequests } from "../../src/machine.js";
-import { JsonlEventStore } from "../../src/stores/jsonl-store.js";
 import { makeWeatherRegistry } from "../../src/testing.js";
+import { goldenStore, never } from "./golden-store.js";
 
 // A golden log of schema 4, written once and never regenerated: prepareStep offers only ask_user
 // in step 1, the model asks which city, the run pauses and is resumed with the answer "Pune";
 // step 2 offers only get_weather with a line added to the system prompt; step 3 as the run was set.
-
-const GOLDEN = join(import.meta.dirname, "..", "fixtures", "golden");
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function goldenStore(): JsonlEventStore {
-  const dir = mkdtempSync(join(tmpdir(), "agentloop-golden-v4-"));
-  dirs.push(dir);
-  cpSync(GOLDEN, dir, { recursive: true });
-  return new JsonlEventStore(dir);
-}
-
-const never: Model = () => {
-  throw new Error("a finished run calls no model");
-};
 
 function registry() {
   const { registry } = makeWeatherRegistry();

@@ -1,30 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { type Model, replayRun, resumeAgent, ToolRegistry } from "../../src/index.js";
-import { JsonlEventStore } from "../../src/stores/jsonl-store.js";
+import { describe, expect, it } from "vitest";
+import { replayRun, resumeAgent, ToolRegistry } from "../../src/index.js";
+import { goldenStore, never } from "./golden-store.js";
 
 // A golden log of schema 4, written once and never regenerated: the tool `book` asks which city
 // while it runs, the run pauses, and is resumed with the answer {"city":"Pune"}; the call is made
 // again with it, and the model answers.
-
-const GOLDEN = join(import.meta.dirname, "..", "fixtures", "golden");
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function goldenStore(): JsonlEventStore {
-  const dir = mkdtempSync(join(tmpdir(), "agentloop-golden-v4-"));
-  dirs.push(dir);
-  cpSync(GOLDEN, dir, { recursive: true });
-  return new JsonlEventStore(dir);
-}
-
-const never: Model = () => {
-  throw new Error("a finished run calls no model");
-};
 
 /** The run's tool, which must not run again when the finished run is resumed. */
 function registry(made: string[]) {
