@@ -68,25 +68,16 @@ export interface ChildPaused {
   readonly questions: readonly PendingQuestion[];
 }
 
-const childTools = new WeakMap<object, ChildTool>();
-/** Whether any agent tool was made in this process: until one is, no registry can hold one, and no run looks. */
-let anyChildTool = false;
-
-/** Marks `fn` (an agent tool's function) as running `child`, so that a run finds it through its registry. */
-export function markChildTool(fn: object, child: ChildTool): void {
-  childTools.set(fn, child);
-  anyChildTool = true;
-}
-
-/** The child tool registered under `name`, or undefined for a plain tool. */
+/** The child tool registered under `name` (its registry entry's agent performer), or undefined for any other tool. */
 export function childToolOf(registry: ToolRegistry, name: string): ChildTool | undefined {
-  const fn = registry.functionOf(name);
-  return fn === undefined ? undefined : childTools.get(fn);
+  const performer = registry.performerOf(name);
+  // Only `agentTool` makes an agent performer, and its child is a `ChildTool`.
+  return performer?.kind === "agent" ? (performer.child as ChildTool) : undefined;
 }
 
-/** Whether any tool of `registry` runs a child agent. */
+/** Whether any tool of `registry` runs a child agent, in O(1). */
 export function hasChildTools(registry: ToolRegistry): boolean {
-  return anyChildTool && registry.specs().some((spec) => childToolOf(registry, spec.name) !== undefined);
+  return registry.hasPerformer("agent");
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]+$/;
