@@ -240,9 +240,10 @@ function isToolChoice(value: unknown): boolean {
   return isPlainObject(value) && isString(value.name);
 }
 
-/** Whether an event links runs of a tree (a child's start, a call that ran a child). */
+/** Whether an event links runs of a tree (a child's start, a call that ran a child, paused in it or resumed). */
 function isChildLink(event: StoredEvent): boolean {
   if (event.type === "run.started") return event.parent !== undefined;
+  if (event.type === "tool.paused" || event.type === "tool.resumed") return true;
   return (event.type === "tool.started" || event.type === "tool.finished") && event.childRunId !== undefined;
 }
 
