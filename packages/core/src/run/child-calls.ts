@@ -172,6 +172,8 @@ export interface ChildCallsOptions {
   readonly context: () => AgentContext;
   /** The parent's pricing, for children that have none of their own. */
   readonly pricing?: Pricing | undefined;
+  /** Whether the parent was resumed with an approver of its caller's: then it may decide what waits below a paused call. */
+  readonly approverBelow?: boolean | undefined;
 }
 
 /** What the run loop asks of a run's children: which calls run one, and how (`ChildCalls` in-process). */
@@ -274,13 +276,15 @@ export class ChildCalls {
   }
 
   /**
-   * The answer to a call paused in its child (`resumeChild`): resumed when this run was given a
-   * decision or an answer for something below it (by chained id), once per call; else it waits.
+   * The answer to a call paused in its child (`resumeChild`), once per call: resumed when this run
+   * was given a decision or an answer for something below it (by chained id), or when it was
+   * resumed with an approver (who is then shown what waits below, as the child asks); else it waits.
    */
   resume(call: ToolCall): Extract<ChildAnswer, { type: "child-resumed" | "child-waiting" }> {
     const prefix = `${escapeCallId(call.id)}/`;
-    const { decisions = {}, answers = {} } = this.#options;
-    const given = [...Object.keys(decisions), ...Object.keys(answers)].some((id) => id.startsWith(prefix));
+    const { decisions = {}, answers = {}, approverBelow = false } = this.#options;
+    const given =
+      approverBelow || [...Object.keys(decisions), ...Object.keys(answers)].some((id) => id.startsWith(prefix));
     if (!given || this.#resumed.has(call.id)) return { type: "child-waiting", call };
     this.#resumed.add(call.id);
     return { type: "child-resumed", call, event: { type: "tool.resumed", callId: call.id } };

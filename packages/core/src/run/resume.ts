@@ -190,6 +190,7 @@ async function resumeHeld(
     store,
     childDecisions: chained,
     childAnswers,
+    resumedWithApprover: approve !== undefined,
   });
 }
 

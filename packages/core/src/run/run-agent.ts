@@ -157,6 +157,8 @@ export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
   readonly childDecisions?: Readonly<Record<string, Decision>> | undefined;
   /** Answers for questions of paused children, by chained id. */
   readonly childAnswers?: Readonly<Record<string, unknown>> | undefined;
+  /** A run resumed with an approver of the caller's: it is shown what waits below calls paused in their child. */
+  readonly resumedWithApprover?: boolean | undefined;
 }
 
 /**
@@ -215,7 +217,8 @@ function childCallsOf(run: LiveRun, context: () => AgentContext): ChildCalls | u
   const runId = journal?.runId;
   const given = { decisions: childDecisions, answers: childAnswers };
   const { pricing } = run.settings;
-  return new ChildCalls({ registry, store, runId, approve, ...given, onEvent, context, pricing });
+  const approverBelow = run.resumedWithApprover === true;
+  return new ChildCalls({ registry, store, runId, approve, ...given, onEvent, context, pricing, approverBelow });
 }
 
 /**

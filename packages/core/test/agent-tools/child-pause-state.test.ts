@@ -59,6 +59,28 @@ describe("a child's pause is a state of the parent's call", () => {
     expect(types.filter((type) => type === "tool.started")).toHaveLength(1);
   });
 
+  it("resumed with an approver and no decisions, lets the approver decide below the call, as before; undecided, pauses it again", async () => {
+    const { registry, sent } = searchTree([asks(email("e1")), final("Sent.")]);
+    const parent = scriptedModel([asks(research("r1")), final("Done.")]);
+    const store = new MemoryEventStore();
+    await runAgent("Mail ana.", parent, registry, { store, runId: "p" });
+    const asked: string[] = [];
+    const again = await resumeAgent("p", parent, registry, {
+      store,
+      approve: (call) => {
+        asked.push(call.id);
+        return undefined;
+      },
+    });
+    expect(again.pendingApprovals?.map((call) => call.id)).toEqual(["r1/e1"]);
+    expect(asked).toEqual(["r1/e1"]);
+    const types = (await store.read("p")).map((event) => event.type);
+    expect(types.slice(-3)).toEqual(["tool.paused", "tool.resumed", "tool.paused"]);
+    const done = await resumeAgent("p", parent, registry, { store, approve: () => ({ approved: true }) });
+    expect(done.status).toBe("done");
+    expect(sent).toEqual(["ana"]);
+  });
+
   it("waits in awaitingInput, awaiting_input, when only a question waits below", async () => {
     const child = scriptedModel([asks(toolCall("q1", "ask_user", { question: "Which inbox?" })), final("Found.")]);
     const inner = new ToolRegistry([askUserTool()]);
