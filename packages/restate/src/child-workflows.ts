@@ -113,9 +113,9 @@ export class ChildWorkflows implements ChildPort {
     this.#calls.settle(callId);
   }
 
-  /** A child on Restate waits for its decisions itself: its parent never pauses. */
-  get paused(): boolean {
-    return false;
+  /** A child on Restate waits for its decisions itself: its parent's call never pauses in it, so none is resumed. */
+  resume(call: ToolCall): ReturnType<ChildPort["resume"]> {
+    return { type: "child-waiting", call };
   }
 
   /** The child's run for `call`, its share of the budget reserved now. */

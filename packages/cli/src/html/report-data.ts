@@ -16,6 +16,7 @@ import {
   costNote,
   failedAttempt,
   overBudget,
+  pausedDetail,
   preparedDetail,
 } from "../output/timeline-text.js";
 import { endNotes, type Note } from "../trace/notes.js";
@@ -166,6 +167,10 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [names.get(event.callId) ?? "", event.callId, `answered ${JSON.stringify(event.answer)}`];
     case "tool.asked":
       return [names.get(event.callId) ?? "", event.callId, `asked ${JSON.stringify(event.question)}`];
+    case "tool.paused":
+      return [names.get(event.callId) ?? "", event.callId, pausedDetail(event)];
+    case "tool.resumed":
+      return [names.get(event.callId) ?? "", event.callId, "resumed: its child goes on"];
   }
 }
 

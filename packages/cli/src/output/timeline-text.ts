@@ -157,7 +157,20 @@ function describeEvent(
       return `${colors.green("answered")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${JSON.stringify(event.answer)}`;
     case "tool.asked":
       return `${colors.yellow("asked")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${JSON.stringify(event.question)}`;
+    case "tool.paused":
+      return `${colors.yellow("paused")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${pausedDetail(event)}`;
+    case "tool.resumed":
+      return `${colors.green("resumed")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)}`;
   }
+}
+
+/** What a call paused in its child waits on, in a line: the chained ids of the decisions and the questions below it. */
+export function pausedDetail(event: Extract<StoredEvent, { type: "tool.paused" }>): string {
+  const waits = [
+    ...event.pending.map((call) => `${call.id} (decision)`),
+    ...event.questions.map((question) => `${question.id} (question)`),
+  ];
+  return `paused in its child, which waits on ${waits.join(", ")}`;
 }
 
 /** What `prepareStep` decided for a step, in a line: the tools offered, the tool choice, the model, the system text. */

@@ -9,6 +9,7 @@ import type {
   Message,
   ModelPrice,
   ModelReply,
+  PendingQuestion,
   Pricing,
   ToolCall,
   ToolChoice,
@@ -143,6 +144,25 @@ export type ToolAsked = {
   readonly schema?: Readonly<Record<string, unknown>>;
 };
 
+/**
+ * A running agent tool's child paused for decisions or answers: the call ends nothing and waits,
+ * paused in its child, listing what waits below it with ids chained under the call (`<call
+ * id>/<child call id>`, see `chainCallId`). The run waits as it does for its own decisions and
+ * questions; `tool.resumed` (once a decision or an answer for one of them is given) makes the
+ * call run again, and its child goes on from its own log.
+ */
+export type ToolPaused = {
+  readonly type: "tool.paused";
+  readonly callId: string;
+  /** The child's calls (at any depth) that wait for a decision, with chained ids, as the child's result lists them. */
+  readonly pending: readonly ToolCall[];
+  /** The child's questions (at any depth) that wait for an answer, with chained ids. */
+  readonly questions: readonly PendingQuestion[];
+};
+
+/** A call paused in its child runs again: a decision or an answer for what waits below it was given. */
+export type ToolResumed = { readonly type: "tool.resumed"; readonly callId: string };
+
 /** Context compaction as logged: the trigger and the strategy, resolved (the summarizer is a model, not a setting). */
 export interface CompactionSettings {
   /** A model call whose prompt estimate would pass this many tokens is shown a compacted view. */
@@ -222,7 +242,9 @@ export type AgentEvent =
   | GuardrailChecked
   | StepPrepared
   | QuestionAnswered
-  | ToolAsked;
+  | ToolAsked
+  | ToolPaused
+  | ToolResumed;
 
 /**
  * The messages before `keptFrom` (after the task) are no longer shown to the model from model
@@ -317,6 +339,13 @@ export type AgentRequest =
       readonly answers?: readonly unknown[];
     }
   | { readonly type: "requestDecision"; readonly call: ToolCall }
+  | {
+      /** Waits until a decision or an answer is given for what call `call`'s paused child waits on; answered by `tool.resumed`. */
+      readonly type: "resumeChild";
+      readonly call: ToolCall;
+      readonly pending: readonly ToolCall[];
+      readonly questions: readonly PendingQuestion[];
+    }
   | { readonly type: "checkOutput"; readonly text: string }
   | {
       readonly type: "checkGuardrail";
@@ -380,6 +409,8 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "step.prepared",
   "question.answered",
   "tool.asked",
+  "tool.paused",
+  "tool.resumed",
 ];
 
 /** The `tool.finished` event of an observation: a result, or, given why, an error (`isError` and `failure`). */

@@ -6,9 +6,11 @@ import type {
   GuardrailStage,
   GuardrailTrip,
   MessageContent,
+  PendingQuestion,
   RunPrices,
   RunSettings,
   StepPrepared,
+  ToolCall,
   ToolSpec,
   TurnChecks,
 } from "../data/index.js";
@@ -71,6 +73,15 @@ export interface AskedCall {
 }
 
 const NO_ASKS: readonly AskedCall[] = Object.freeze([]);
+
+/** A call of the last reply paused in its child (see `child-pauses.ts`): what waits below it, with chained ids. */
+export interface PausedCall {
+  readonly callId: string;
+  readonly pending: readonly ToolCall[];
+  readonly questions: readonly PendingQuestion[];
+}
+
+const NO_PAUSES: readonly PausedCall[] = Object.freeze([]);
 
 /** The machine's context: plain data, changed only by pure assigns. */
 export interface AgentContext {
@@ -149,6 +160,8 @@ export interface AgentContext {
   readonly askTools: readonly AskToolSettings[];
   /** The calls of the last reply that asked a question while they ran (see `tool-asks.ts`). */
   readonly toolAsks: readonly AskedCall[];
+  /** The calls of the last reply paused in their child (see `child-pauses.ts`). */
+  readonly childPauses: readonly PausedCall[];
 }
 
 /** The context a run starts from: its settings, and the system message, any history and the task as the list. */
@@ -203,6 +216,7 @@ export function initialContext({
     prepared: null,
     askTools: settings.askTools ?? [],
     toolAsks: NO_ASKS,
+    childPauses: NO_PAUSES,
   };
   // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
   // an object that way on its fast path only once an object of the same shape has been spread:
@@ -238,6 +252,7 @@ function nextTurn(context: AgentContext, message: MessageContent, turn: TurnChec
     transcript: appendMessage(withoutBlocked(context), { role: "user", content: message }),
     turnStart: { steps: context.steps, tokens: context.tokens, cost: context.cost },
     batch: null,
+    childPauses: NO_PAUSES,
     // A user's message breaks any row of repeated calls.
     lastCall: null,
     status: null,

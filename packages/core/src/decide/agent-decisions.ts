@@ -11,6 +11,7 @@ import {
 import { type AgentContext, currentPrepared, promptTokens } from "./agent-context.js";
 import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
+import { isPausedCall } from "./child-pauses.js";
 import { charge, chargeChild, pricedModel, wouldOverspend } from "./cost.js";
 import { currentAttempt } from "./model-retry.js";
 import { answerChange, isQuestion, questionRequest } from "./questions.js";
@@ -155,10 +156,10 @@ export function isStoppedByRepeat({ batch }: AgentContext): boolean {
   return batch !== null && batch.stopAt < batch.calls.length && batch.appended === batch.stopAt;
 }
 
-/** Whether some call of the last reply is running (a call that asked a question waits for its answer instead). */
+/** Whether some call of the last reply is running (a call that asked a question, or one paused in its child, waits instead). */
 export function isAnyCallRunning(context: AgentContext): boolean {
   const { batch } = context;
-  return batch !== null && batch.running > askingCalls(context);
+  return batch !== null && batch.running > askingCalls(context) + context.childPauses.length;
 }
 
 /**
@@ -185,9 +186,11 @@ export function enterCalls(context: AgentContext): { changes: Partial<AgentConte
   return { changes: { batch: batch.apply(changes) }, requests };
 }
 
-/** Whether `tool.finished` is for a call that is running. */
-export function isRunningCall({ batch }: AgentContext, event: Finished): boolean {
-  return batch !== null && batch.find(event.callId, "running") >= 0;
+/** Whether `tool.finished` is for a call that is running (not one paused in its child). */
+export function isRunningCall(context: AgentContext, event: Finished): boolean {
+  const { batch } = context;
+  if (batch === null || batch.find(event.callId, "running") < 0) return false;
+  return context.childPauses.length === 0 || !isPausedCall(context, event.callId);
 }
 
 /**
@@ -197,7 +200,7 @@ export function isRunningCall({ batch }: AgentContext, event: Finished): boolean
 export function isLastResult(context: AgentContext, event: Finished): boolean {
   const { batch } = context;
   if (batch === null || batch.inProgress !== 1 || batch.stopAt !== batch.calls.length) return false;
-  return batch.nextToEnter() === batch.calls.length && batch.find(event.callId, "running") >= 0;
+  return batch.nextToEnter() === batch.calls.length && isRunningCall(context, event);
 }
 
 /** Whether `approval.decided` is for a call that waits for a decision (a question waits for an answer, not a decision). */

@@ -26,6 +26,14 @@ import {
   recordResult,
 } from "./agent-decisions.js";
 import {
+  isPausedCall,
+  isPauseFromRunningCall,
+  isResumeOfPausedCall,
+  pausedRequest,
+  recordPause,
+  recordResume,
+} from "./child-pauses.js";
+import {
   compactionRequest,
   isPlannedCompaction,
   isSummaryOverBudget,
@@ -72,6 +80,7 @@ import { isAskFromRunningCall, isAskingCall, recordAsk, runToolRequest, toolAskR
 
 const DECIDED = { guard: "isAwaitedDecision", target: "nextCalls", actions: ["recordDecision", "enterCalls"] } as const;
 const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["recordAnswer", "enterCalls"] } as const;
+const RESUMED = { guard: "isResumeOfPausedCall", target: "nextCalls", actions: "recordResume" } as const;
 
 /**
  * The agent loop as a statechart. `budgetCheck` decides, before every model call, whether the step
@@ -98,6 +107,9 @@ const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["rec
  * tool waits for a person's answer (`question.answered`): in `awaitingInput` when nothing else is
  * in progress, or with the decisions in `awaitingDecision`. So does a running call whose tool asked
  * a question (`tool.asked`): it ends without an observation, and once answered it is made again.
+ * A running agent tool's call whose child paused (`tool.paused`) waits the same way, paused in its
+ * child, with what waits below it by chained id: in `awaitingDecision` while a decision waits
+ * below, else in `awaitingInput`, until `tool.resumed` makes it run again.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -150,6 +162,14 @@ export const agentMachine = setup({
     isAskFromRunningCall: ({ context, event }) => {
       assertEvent(event, "tool.asked");
       return isAskFromRunningCall(context, event);
+    },
+    isPauseFromRunningCall: ({ context, event }) => {
+      assertEvent(event, "tool.paused");
+      return isPauseFromRunningCall(context, event);
+    },
+    isResumeOfPausedCall: ({ context, event }) => {
+      assertEvent(event, "tool.resumed");
+      return isResumeOfPausedCall(context, event);
     },
     isAwaitedAnswer: ({ context, event }) => {
       assertEvent(event, "question.answered");
@@ -216,6 +236,18 @@ export const agentMachine = setup({
     recordAsk: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, "tool.asked");
       const { changes, requests } = recordAsk(context, event);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
+    }),
+    recordPause: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, "tool.paused");
+      const { changes, requests } = recordPause(context, event);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
+    }),
+    recordResume: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, "tool.resumed");
+      const { changes, requests } = recordResume(context, event);
       enqueue.assign(changes);
       for (const request of requests) enqueue.emit(request);
     }),
@@ -361,12 +393,17 @@ export const agentMachine = setup({
             ],
             // A call that asked a question ends without its observation: it waits for the answer, then runs again.
             "tool.asked": { guard: "isAskFromRunningCall", target: "nextCalls", actions: "recordAsk" },
+            // A call whose child paused waits, paused in it, for a decision or an answer below; then it runs again.
+            "tool.paused": { guard: "isPauseFromRunningCall", target: "nextCalls", actions: "recordPause" },
+            "tool.resumed": RESUMED,
             "approval.decided": DECIDED,
             "question.answered": ANSWERED,
           },
         },
-        awaitingDecision: { on: { "approval.decided": DECIDED, "question.answered": ANSWERED } },
-        awaitingInput: { on: { "question.answered": ANSWERED } },
+        awaitingDecision: {
+          on: { "approval.decided": DECIDED, "question.answered": ANSWERED, "tool.resumed": RESUMED },
+        },
+        awaitingInput: { on: { "question.answered": ANSWERED, "tool.resumed": RESUMED } },
       },
     },
     done: { type: "final", entry: { type: "finish", params: { status: "done" } } },
@@ -451,7 +488,9 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   for (let index = batch.appended; index < batch.calls.length; index++) {
     const state = batch.stateOf(index);
     const call = batch.calls[index] as ToolCall;
-    if (state === "running") {
+    if (state === "running" && context.childPauses.length > 0 && isPausedCall(context, call.id)) {
+      requests.push(pausedRequest(context, call));
+    } else if (state === "running") {
       requests.push(isAskingCall(context, call.id) ? toolAskRequest(context, call) : runToolRequest(context, call));
     }
     if (state !== "deciding") continue;

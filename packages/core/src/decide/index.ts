@@ -7,6 +7,7 @@ export * from "./agent-view.js";
 export * from "./call-batch.js";
 export * from "./call-key.js";
 export * from "./child-budget.js";
+export * from "./child-pauses.js";
 export * from "./compaction.js";
 export * from "./compaction-state.js";
 export * from "./cost.js";

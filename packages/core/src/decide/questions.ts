@@ -1,6 +1,7 @@
 import type { AgentEvent, AgentRequest, PendingQuestion, QuestionAnswered, ToolCall } from "../data/index.js";
 import type { AgentContext } from "./agent-context.js";
 import type { CallBatch } from "./call-batch.js";
+import { isChildDecisionAwaited } from "./child-pauses.js";
 import { isToolAnswer, toolQuestionOf } from "./tool-asks.js";
 
 /**
@@ -57,9 +58,10 @@ export function pendingQuestions(context: AgentContext): PendingQuestion[] {
   return waiting;
 }
 
-/** Whether some call of the last reply waits for a decision (not counting questions). */
+/** Whether some call of the last reply, or of a paused child's tree, waits for a decision (not counting questions). */
 export function isAnyDecisionAwaited(context: AgentContext): boolean {
   const { batch } = context;
   if (batch === null) return false;
+  if (isChildDecisionAwaited(context)) return true;
   return batch.indexesIn("deciding").some((index) => !isQuestion(context, batch.calls[index] as ToolCall));
 }

@@ -24,7 +24,9 @@ export function askingCalls({ toolAsks }: Pick<AgentContext, "toolAsks">): numbe
 /** Whether `tool.asked` is for a call that runs now (and so has not asked already). */
 export function isAskFromRunningCall(context: AgentContext, event: ToolAsked): boolean {
   const { batch } = context;
-  return batch !== null && batch.find(event.callId, "running") >= 0 && !isAskingCall(context, event.callId);
+  if (batch === null || batch.find(event.callId, "running") < 0 || isAskingCall(context, event.callId)) return false;
+  // A call paused in its child runs nothing until it is resumed.
+  return !context.childPauses.some((paused) => paused.callId === event.callId);
 }
 
 /** Whether `question.answered` answers a question a running call asked. */

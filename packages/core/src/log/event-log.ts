@@ -184,9 +184,39 @@ function eventProblem(value: unknown, position: number): string | null {
       return isString(value.callId) && isString(value.question) && isOptional(value.schema, isPlainObject)
         ? null
         : "needs callId and question strings and an optional schema object";
+    case "tool.paused":
+      return pausedProblem(value);
+    case "tool.resumed":
+      return isString(value.callId) ? null : "needs a callId string";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }
+}
+
+function pausedProblem(value: Record<string, unknown>): string | null {
+  const { callId, pending, questions } = value;
+  if (!isString(callId) || !Array.isArray(pending) || !Array.isArray(questions)) {
+    return "needs a callId string and lists of pending calls and questions";
+  }
+  if (!pending.every(isWaitingCall)) return "has a pending call without id and name strings and an args object";
+  if (!questions.every(isWaitingQuestion)) return "has a question without id and question strings";
+  return pending.length + questions.length > 0 ? null : "lists nothing that waits";
+}
+
+function isWaitingCall(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    isString(value.id) &&
+    isString(value.name) &&
+    isPlainObject(value.args) &&
+    isOptional(value.rawArgs, isString)
+  );
+}
+
+function isWaitingQuestion(value: unknown): boolean {
+  return (
+    isPlainObject(value) && isString(value.id) && isString(value.question) && isOptional(value.schema, isPlainObject)
+  );
 }
 
 function stepPreparedProblem(value: Record<string, unknown>): string | null {
@@ -210,9 +240,10 @@ function isToolChoice(value: unknown): boolean {
   return isPlainObject(value) && isString(value.name);
 }
 
-/** Whether an event links runs of a tree (a child's start, a call that ran a child). */
+/** Whether an event links runs of a tree (a child's start, a call that ran a child, paused in it or resumed). */
 function isChildLink(event: StoredEvent): boolean {
   if (event.type === "run.started") return event.parent !== undefined;
+  if (event.type === "tool.paused" || event.type === "tool.resumed") return true;
   return (event.type === "tool.started" || event.type === "tool.finished") && event.childRunId !== undefined;
 }
 

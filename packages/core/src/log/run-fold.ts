@@ -175,6 +175,8 @@ export class RunFold {
       }
       case "tool.finished":
       case "tool.asked":
+      case "tool.paused":
+      case "tool.resumed":
         if (!this.#started.has(event.callId)) {
           throw this.#misfit(event, `has no tool.started for call '${event.callId}' before it`);
         }

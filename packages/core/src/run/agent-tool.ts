@@ -1,8 +1,8 @@
 import type { AgentResult, Pricing, StoredEvent, ToolCall } from "../data/index.js";
 import { EventLogError } from "../log/index.js";
 import type { ArgsOf, Tool, ToolOptions, ToolSchema } from "../tools/index.js";
-import { describeSafely, type ToolRegistry, tool } from "../tools/index.js";
-import { type ChildStart, childToolOf, markChildTool } from "./child-calls.js";
+import { describeSafely, PERFORMER, type ToolRegistry, tool } from "../tools/index.js";
+import { type ChildStart, type ChildTool, childToolOf } from "./child-calls.js";
 import { resolvePrices, unpricedNames } from "./pricing.js";
 import { resumeChild } from "./resume.js";
 import { startRun } from "./run-agent.js";
@@ -61,18 +61,6 @@ export function agentTool<const P extends ToolSchema = typeof AGENT_TASK_PARAMET
       return describeSafely(error);
     }
   };
-  const made = tool({
-    name,
-    description,
-    parameters: (parameters ?? AGENT_TASK_PARAMETERS) as P,
-    // Called outside a run (`registry.execute`): the child runs on its own, with no store and no parent.
-    execute: async (args: ArgsOf<P>, context) => {
-      const result = await startRun(taskOf(args), model, registry, { ...options, signal: context.signal });
-      if (result.status !== "done") throw new Error(`the agent ended with status ${result.status}`);
-      return result.output ?? result.answer;
-    },
-    ...toolOptions,
-  });
   const { tokenBudget } = resolveLimits(options);
   const costBudget = options.costBudget ?? Number.POSITIVE_INFINITY;
   const { maxResultChars, timeoutMs } = toolOptions;
@@ -85,7 +73,7 @@ export function agentTool<const P extends ToolSchema = typeof AGENT_TASK_PARAMET
     return [...unpricedNames(own), ...children];
   };
   const agent = { model, registry, options, task: (call: ToolCall) => taskOf(call.args as ArgsOf<P>) };
-  markChildTool(made.execute, {
+  const child: ChildTool = {
     name,
     agent,
     tokenBudget,
@@ -95,8 +83,20 @@ export function agentTool<const P extends ToolSchema = typeof AGENT_TASK_PARAMET
     timeoutMs,
     problem,
     perform: run,
+  };
+  return tool({
+    name,
+    description,
+    parameters: (parameters ?? AGENT_TASK_PARAMETERS) as P,
+    // Called outside a run (`registry.execute`): the child runs on its own, with no store and no parent.
+    execute: async (args: ArgsOf<P>, context) => {
+      const result = await startRun(taskOf(args), model, registry, { ...options, signal: context.signal });
+      if (result.status !== "done") throw new Error(`the agent ended with status ${result.status}`);
+      return result.output ?? result.answer;
+    },
+    ...toolOptions,
+    [PERFORMER]: { kind: "agent", child },
   });
-  return made;
 }
 
 /** Resumes the child from its log when the store has one (nothing logged is done again), else starts it. */

@@ -1,7 +1,7 @@
 import type { AgentRequest, AskToolSettings, PendingQuestion, QuestionAnswered, ToolCall } from "../data/index.js";
 import { copyJson, describeThrown, ToolSchemaError } from "../data/index.js";
 import type { CompiledParameters, Tool, ToolRegistry, ToolSchema } from "../tools/index.js";
-import { compileParameters, tool } from "../tools/index.js";
+import { compileParameters, PERFORMER, tool } from "../tools/index.js";
 
 /** What `askUserTool` takes: the tool's name and description, and the shape its answers must have. */
 export interface AskUserToolDefinition {
@@ -24,9 +24,6 @@ const QUESTION_PARAMETERS = {
   required: ["question"],
 } as const;
 
-/** The answer schemas of ask-user tools, by the tool's function (how a registry's tool is recognised). */
-const askTools = new WeakMap<object, { readonly answer?: CompiledParameters }>();
-
 /**
  * A tool the model calls with `{ question: string }` to ask a person: the run pauses with status
  * `awaiting_input` and the question in `pendingQuestions`, and `resumeAgent(..., { answers: {
@@ -39,8 +36,9 @@ export function askUserTool(definition: AskUserToolDefinition = {}): Tool<{ ques
   const compiled = answer === undefined ? undefined : compileAnswer(name, answer);
   // Reached only for a call the run could not pause for (its arguments were refused first otherwise).
   const execute = (): string => `ERROR: ${name} could not ask the user: the question must be a string.`;
-  askTools.set(execute, compiled === undefined ? {} : { answer: compiled });
-  return tool({ name, description, parameters: QUESTION_PARAMETERS, execute });
+  const performer =
+    compiled === undefined ? { kind: "ask-user" as const } : { kind: "ask-user" as const, answer: compiled };
+  return tool({ name, description, parameters: QUESTION_PARAMETERS, execute, [PERFORMER]: performer });
 }
 
 function compileAnswer(name: string, answer: ToolSchema): CompiledParameters {
@@ -56,10 +54,10 @@ function compileAnswer(name: string, answer: ToolSchema): CompiledParameters {
 /** The ask-user tools of `registry`, as `run.started` logs them, in registration order. */
 export function askToolsOf(registry: ToolRegistry): AskToolSettings[] {
   const found: AskToolSettings[] = [];
+  if (!registry.hasPerformer("ask-user")) return found;
   for (const { name } of registry.specs()) {
-    const fn = registry.functionOf(name);
-    const ask = fn === undefined ? undefined : askTools.get(fn);
-    if (ask === undefined) continue;
+    const ask = registry.performerOf(name);
+    if (ask?.kind !== "ask-user") continue;
     found.push(ask.answer === undefined ? { name } : { name, answer: ask.answer.schema });
   }
   return found;
@@ -78,8 +76,8 @@ export async function checkAnswer(
 ): Promise<{ readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string }> {
   const copied = copyJson(answer);
   if (!copied.ok) return { ok: false, problem: `the answer is not JSON: ${copied.problem}` };
-  const fn = registry.functionOf(toolName);
-  let compiled = fn === undefined ? undefined : askTools.get(fn)?.answer;
+  const performer = registry.performerOf(toolName);
+  let compiled = performer?.kind === "ask-user" ? performer.answer : undefined;
   if (compiled === undefined && schema !== undefined) {
     try {
       compiled = compileParameters(`${toolName}: answer`, schema);

@@ -1,4 +1,12 @@
-import type { AgentResult, Decision, PendingQuestion, Pricing, ToolCall } from "../data/index.js";
+import type {
+  AgentResult,
+  Decision,
+  PendingQuestion,
+  Pricing,
+  ToolCall,
+  ToolPaused,
+  ToolResumed,
+} from "../data/index.js";
 import { chainCallId, escapeCallId, toolFinished } from "../data/index.js";
 import { type AgentContext, type AgentSnapshot, type ChildShare, childShare } from "../decide/index.js";
 import type { EventStore } from "../log/index.js";
@@ -60,33 +68,29 @@ export interface ChildTool {
   perform(start: ChildStart): Promise<AgentResult>;
 }
 
-/** A child call that paused for decisions or answers: the parent pauses too, listing them with chained ids. */
-export interface ChildPaused {
-  readonly type: "child-paused";
-  readonly call: ToolCall;
-  readonly pending: readonly ToolCall[];
-  readonly questions: readonly PendingQuestion[];
-}
+/**
+ * What a child call comes to besides its observation: its child paused for decisions or answers
+ * (`tool.paused`, listing them with chained ids); a call paused so is resumed (`tool.resumed`),
+ * or waits on (`child-waiting`: nothing was given for what waits below it).
+ */
+export type ChildAnswer =
+  | { readonly type: "child-paused"; readonly call: ToolCall; readonly event: ToolPaused }
+  | { readonly type: "child-resumed"; readonly call: ToolCall; readonly event: ToolResumed }
+  | { readonly type: "child-waiting"; readonly call: ToolCall };
 
-const childTools = new WeakMap<object, ChildTool>();
-/** Whether any agent tool was made in this process: until one is, no registry can hold one, and no run looks. */
-let anyChildTool = false;
+/** A child call that paused for decisions or answers. */
+export type ChildPaused = Extract<ChildAnswer, { type: "child-paused" }>;
 
-/** Marks `fn` (an agent tool's function) as running `child`, so that a run finds it through its registry. */
-export function markChildTool(fn: object, child: ChildTool): void {
-  childTools.set(fn, child);
-  anyChildTool = true;
-}
-
-/** The child tool registered under `name`, or undefined for a plain tool. */
+/** The child tool registered under `name` (its registry entry's agent performer), or undefined for any other tool. */
 export function childToolOf(registry: ToolRegistry, name: string): ChildTool | undefined {
-  const fn = registry.functionOf(name);
-  return fn === undefined ? undefined : childTools.get(fn);
+  const performer = registry.performerOf(name);
+  // Only `agentTool` makes an agent performer, and its child is a `ChildTool`.
+  return performer?.kind === "agent" ? (performer.child as ChildTool) : undefined;
 }
 
-/** Whether any tool of `registry` runs a child agent. */
+/** Whether any tool of `registry` runs a child agent, in O(1). */
 export function hasChildTools(registry: ToolRegistry): boolean {
-  return anyChildTool && registry.specs().some((spec) => childToolOf(registry, spec.name) !== undefined);
+  return registry.hasPerformer("agent");
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]+$/;
@@ -132,6 +136,8 @@ export function chainedCall(parentCallId: string, call: ToolCall): ToolCall {
  * (`%2F` for `/`), so that no two waiting calls share an id.
  */
 export function treeListing(own: readonly ToolCall[], chained: readonly ToolCall[]): ToolCall[] {
+  // Read back from a log, chained calls are plain objects: they are marked as chained again here.
+  for (const call of chained) chainedCalls.add(call);
   const taken = new Set(chained.map((call) => call.id));
   const listed = own.map((call) => {
     if (!taken.has(call.id)) return call;
@@ -166,10 +172,12 @@ export interface ChildCallsOptions {
   readonly context: () => AgentContext;
   /** The parent's pricing, for children that have none of their own. */
   readonly pricing?: Pricing | undefined;
+  /** Whether the parent was resumed with an approver of its caller's: then it may decide what waits below a paused call. */
+  readonly approverBelow?: boolean | undefined;
 }
 
 /** What the run loop asks of a run's children: which calls run one, and how (`ChildCalls` in-process). */
-export type ChildPort = Pick<ChildCalls, "childRunIdOf" | "runsChild" | "perform" | "settle" | "paused">;
+export type ChildPort = Pick<ChildCalls, "childRunIdOf" | "runsChild" | "perform" | "settle" | "resume">;
 
 /**
  * The children of one live run: each agent tool's call runs (or resumes) its child with a budget
@@ -182,8 +190,8 @@ export class ChildCalls {
   #reserved = 0;
   #reservedCost = 0;
   readonly #reservations = new Map<string, { tokens: number; cost: number }>();
-  readonly #paused = new Map<string, readonly ToolCall[]>();
-  readonly #questions = new Map<string, readonly PendingQuestion[]>();
+  /** The paused calls resumed with what this run was given: each once, so that a child that pauses again waits. */
+  readonly #resumed = new Set<string>();
   readonly #inFlight = new Set<Promise<unknown>>();
 
   constructor(options: ChildCallsOptions) {
@@ -267,19 +275,19 @@ export class ChildCalls {
     this.#reservedCost -= reserved.cost;
   }
 
-  /** Whether a child paused for decisions. */
-  get paused(): boolean {
-    return this.#paused.size > 0;
-  }
-
-  /** The waiting calls of the paused children, with chained ids, in the order the children paused. */
-  pending(): ToolCall[] {
-    return [...this.#paused.values()].flat();
-  }
-
-  /** The waiting questions of the paused children, with chained ids, in the order the children paused. */
-  questions(): PendingQuestion[] {
-    return [...this.#questions.values()].flat();
+  /**
+   * The answer to a call paused in its child (`resumeChild`), once per call: resumed when this run
+   * was given a decision or an answer for something below it (by chained id), or when it was
+   * resumed with an approver (who is then shown what waits below, as the child asks); else it waits.
+   */
+  resume(call: ToolCall): Extract<ChildAnswer, { type: "child-resumed" | "child-waiting" }> {
+    const prefix = `${escapeCallId(call.id)}/`;
+    const { decisions = {}, answers = {}, approverBelow = false } = this.#options;
+    const given =
+      approverBelow || [...Object.keys(decisions), ...Object.keys(answers)].some((id) => id.startsWith(prefix));
+    if (!given || this.#resumed.has(call.id)) return { type: "child-waiting", call };
+    this.#resumed.add(call.id);
+    return { type: "child-resumed", call, event: { type: "tool.resumed", callId: call.id } };
   }
 
   /** The agent tool calls of the reply after `call`: they start later, and each gets its share of what is left. */
@@ -296,9 +304,7 @@ export class ChildCalls {
       this.settle(call.id);
       const pending = (result.pendingApprovals ?? []).map((waiting) => chainedCall(call.id, waiting));
       const questions = (result.pendingQuestions ?? []).map((waiting) => chainedQuestion(call.id, waiting));
-      this.#paused.set(call.id, pending);
-      this.#questions.set(call.id, questions);
-      return { type: "child-paused", call, pending, questions };
+      return { type: "child-paused", call, event: { type: "tool.paused", callId: call.id, pending, questions } };
     }
     const content = cutResult(observationOf(child.name, result), child.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
     const event = {
@@ -331,6 +337,15 @@ function chainedQuestion(parentCallId: string, question: PendingQuestion): Pendi
 
 /** The questions `chainedQuestion` made: their ids are chained already. */
 const chainedQuestions = new WeakSet<PendingQuestion>();
+
+/** The questions a tree waits on as its root lists them: its own, then its children's, marked as chained (read back from a log, they are plain objects). */
+export function treeQuestionListing(
+  own: readonly PendingQuestion[],
+  chained: readonly PendingQuestion[],
+): PendingQuestion[] {
+  for (const question of chained) chainedQuestions.add(question);
+  return [...own, ...chained];
+}
 
 /** The parent's signal, cut after `timeoutMs` when the tool sets one: a child out of time ends `cancelled`. */
 function timed(signal: AbortSignal, timeoutMs: number | undefined): AbortSignal {

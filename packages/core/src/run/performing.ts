@@ -3,7 +3,7 @@ import { AnswerInbox } from "./answer-inbox.js";
 import type { ApproverAnswer } from "./ask-approver.js";
 import type { ModelAnswer } from "./ask-model.js";
 import type { QuestionAnswer } from "./ask-user.js";
-import type { ChildPaused } from "./child-calls.js";
+import type { ChildAnswer } from "./child-calls.js";
 import type { CompactionAnswer } from "./compact-context.js";
 import type { StepPreparedAnswer } from "./prepare-step.js";
 import type { RequestInForm } from "./request-table.js";
@@ -16,7 +16,7 @@ export type LoopAnswer =
   | ModelAnswer
   | CompactionAnswer
   | ToolAnswer
-  | ChildPaused
+  | ChildAnswer
   | ApproverAnswer
   | QuestionAnswer
   | StepPreparedAnswer

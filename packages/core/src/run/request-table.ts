@@ -46,6 +46,12 @@ export const REQUEST_TABLE = {
   checkOutput: { form: "once", key: (_request, at) => `output ${at.steps}` },
   checkGuardrail: { form: "once", key: (request, at) => `guardrail ${at.steps} ${request.stage}.${request.index}` },
   requestDecision: { form: "promise", key: (request, at) => `decision ${at.place(request.call.id)}` },
+  // A call paused in its child again after a resume waits anew: its key names what waits below it.
+  resumeChild: {
+    form: "promise",
+    key: (request, at) =>
+      `child ${at.place(request.call.id)} ${[...request.pending, ...request.questions].map((each) => each.id).join(" ")}`,
+  },
   waitRetry: { form: "sleep", key: (_request, at) => `retry wait ${at.steps}` },
   prepareStep: { form: "once", key: (request) => `prepare ${request.step}` },
   askUser: {

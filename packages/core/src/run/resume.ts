@@ -190,6 +190,7 @@ async function resumeHeld(
     store,
     childDecisions: chained,
     childAnswers,
+    resumedWithApprover: approve !== undefined,
   });
 }
 
@@ -422,9 +423,10 @@ async function copyPrefix(
   const prefix = cut.at(-1)?.type === "run.finished" ? cut.slice(0, -1) : cut;
   const { consumed } = foldEvents(prefix, { runId, settings, partial: true });
   // A fork that ended inside a call would report it lost: the starts of the calls it cuts are left
-  // out, so that those calls run in the fork as if they never started.
+  // out, so that those calls run in the fork as if they never started; so are the pauses and
+  // resumes of such a call, whose child run is the original's, not the fork's.
   const finished = new Set(prefix.slice(0, consumed).flatMap((e) => (e.type === "tool.finished" ? [e.callId] : [])));
-  const copied = prefix.slice(1, consumed).filter((e) => e.type !== "tool.started" || finished.has(e.callId));
+  const copied = prefix.slice(1, consumed).filter((e) => !CUT_WITH_CALL.has(e.type) || finished.has(callIdOf(e)));
   if ((await store.read(forkId)).length > 0) {
     throw new EventLogError(`run '${forkId}' already exists: fork into a new id`, { runId: forkId, position: 0 });
   }
@@ -433,6 +435,13 @@ async function copyPrefix(
   const begin: RunEvent = { type: "run.started", schemaVersion: started.schemaVersion, settings, forkedFrom };
   for (const event of [begin, ...copied.map(unstamped)]) await journal.commit(event);
   return forkId;
+}
+
+/** The events of a call a fork cuts that are left out with it. */
+const CUT_WITH_CALL: ReadonlySet<string> = new Set(["tool.started", "tool.paused", "tool.resumed"]);
+
+function callIdOf(event: StoredEvent): string {
+  return "callId" in event ? String(event.callId) : "";
 }
 
 /**

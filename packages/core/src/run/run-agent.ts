@@ -1,5 +1,5 @@
 import { createActor, type InspectionEvent, type Observer } from "xstate";
-import type { AgentResult, Decision, MessageContent, PendingQuestion, ToolCall } from "../data/index.js";
+import type { AgentResult, Decision, MessageContent } from "../data/index.js";
 import {
   EVENT_LOG_SCHEMA_VERSION,
   messagesOf,
@@ -8,11 +8,18 @@ import {
   type StoredEvent,
 } from "../data/index.js";
 import type { AgentContext, AgentMachineInput } from "../decide/index.js";
-import { agentMachine, pendingApprovals, pendingQuestions, pendingRequests } from "../decide/index.js";
+import {
+  agentMachine,
+  childPending,
+  childQuestions,
+  pendingApprovals,
+  pendingQuestions,
+  pendingRequests,
+} from "../decide/index.js";
 import { EventLogError, type EventStore, holding, Journal, outcomeOf } from "../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../tools/index.js";
 import { isCharLimit, isTimeout, MAX_TIMER_MS } from "../tools/index.js";
-import { ChildCalls, childToolOf, hasChildTools, treeListing } from "./child-calls.js";
+import { ChildCalls, childToolOf, hasChildTools, treeListing, treeQuestionListing } from "./child-calls.js";
 import { drivenMachine } from "./driven-machine.js";
 import { costBudgetRefusal } from "./pricing.js";
 import type { Resumption } from "./run-effects.js";
@@ -150,6 +157,8 @@ export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
   readonly childDecisions?: Readonly<Record<string, Decision>> | undefined;
   /** Answers for questions of paused children, by chained id. */
   readonly childAnswers?: Readonly<Record<string, unknown>> | undefined;
+  /** A run resumed with an approver of the caller's: it is shown what waits below calls paused in their child. */
+  readonly resumedWithApprover?: boolean | undefined;
 }
 
 /**
@@ -180,7 +189,7 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
       result = { ...outcome.result, ...runId };
     } else {
       const context = actor.getSnapshot().context;
-      result = { ...pausedResult(context, children?.pending() ?? [], children?.questions() ?? []), ...runId };
+      result = { ...pausedResult(context), ...runId };
     }
     run.onEvent?.({ type: "finished", result });
     return result;
@@ -208,22 +217,19 @@ function childCallsOf(run: LiveRun, context: () => AgentContext): ChildCalls | u
   const runId = journal?.runId;
   const given = { decisions: childDecisions, answers: childAnswers };
   const { pricing } = run.settings;
-  return new ChildCalls({ registry, store, runId, approve, ...given, onEvent, context, pricing });
+  const approverBelow = run.resumedWithApprover === true;
+  return new ChildCalls({ registry, store, runId, approve, ...given, onEvent, context, pricing, approverBelow });
 }
 
 /**
  * The result of a run paused for decisions or answers: the list so far and the calls that wait,
- * its children's after its own. It is `awaiting_approval` while any decision waits (with the
- * questions waiting too, if any), else `awaiting_input`.
+ * its paused children's (by chained id) after its own. It is `awaiting_approval` while any
+ * decision waits (with the questions waiting too, if any), else `awaiting_input`.
  */
-export function pausedResult(
-  context: AgentContext,
-  children: readonly ToolCall[],
-  childQuestions: readonly PendingQuestion[] = [],
-): AgentResult {
+export function pausedResult(context: AgentContext): AgentResult {
   const { steps, tokens } = context;
-  const approvals = treeListing(pendingApprovals(context), children);
-  const questions = [...pendingQuestions(context), ...childQuestions];
+  const approvals = treeListing(pendingApprovals(context), childPending(context));
+  const questions = treeQuestionListing(pendingQuestions(context), childQuestions(context));
   return {
     status: approvals.length > 0 || questions.length === 0 ? "awaiting_approval" : "awaiting_input",
     answer: null,

@@ -207,7 +207,7 @@ export class RunLoop {
     const snapshot = this.#machine.snapshot();
     const waits =
       snapshot.matches({ executingTools: "awaitingDecision" }) || snapshot.matches({ executingTools: "awaitingInput" });
-    if (!waits && this.#ports.children?.paused !== true) {
+    if (!waits) {
       throw new Error("agentloop: the machine waits for nothing (a broken invariant)");
     }
     return { type: "paused", snapshot };
@@ -267,6 +267,19 @@ export class RunLoop {
       const work = () => askApprover(approve, call);
       const first = firstGiven(approve, work, "decided");
       this.#inbox.perform({ form: "promise", request, work, first, settle: (value) => decidedAnswer(call, value) });
+      return;
+    }
+    if (request.type === "resumeChild") {
+      const { children } = this.#ports;
+      const { call } = request;
+      const work = () => Promise.resolve<LoopAnswer>(children?.resume(call) ?? { type: "child-waiting", call });
+      const first = firstGiven(children, work, "child-resumed");
+      const settle = (): LoopAnswer => ({
+        type: "child-resumed",
+        call,
+        event: { type: "tool.resumed", callId: call.id },
+      });
+      this.#inbox.perform({ form: "promise", request, work, first, settle });
       return;
     }
     if (request.type === "checkOutput" || request.type === "checkGuardrail") {
@@ -427,14 +440,14 @@ export class RunLoop {
       case "output-checked":
       case "guardrail-checked":
       case "answered":
+      case "child-paused":
+      case "child-resumed":
         return answer.event;
       case "step-prepared":
         this.#prepared.clear();
         if (answer.model !== undefined) this.#prepared.set(answer.event.step, answer.model);
         return answer.event;
       // A summarizer that failed fails the run as a model call without retries does: a compaction is not retried.
-      case "child-paused":
-        return null;
       case "compaction-failed":
       case "failed":
         this.#fail(answer.error);

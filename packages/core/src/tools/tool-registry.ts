@@ -5,7 +5,7 @@ import { type Outcome, runGuarded } from "./run-guarded.js";
 import { describeSafely, encodeResult, labelOf } from "./safe-observation.js";
 import type { ArgsOf, Checked, CompiledParameters, ToolSchema } from "./schema/index.js";
 import { validateSubset } from "./schema/index.js";
-import { type CompiledTool, compileTool, type Tool, type ToolFunction } from "./tool.js";
+import { type CompiledTool, compileTool, type Tool, type ToolFunction, type ToolPerformer } from "./tool.js";
 import type { ToolAsk } from "./tool-function.js";
 import { checkOptions, type ToolOptions } from "./tool-options.js";
 
@@ -34,6 +34,8 @@ interface Entry {
   readonly parameters: CompiledParameters;
   /** The schema of a tool of the spec's subset, checked without the general path's allocations. */
   readonly subset: ToolParameters | undefined;
+  /** How a run performs the tool's calls when not by `fn` (absent: a plain tool). */
+  readonly performer: ToolPerformer | undefined;
 }
 
 /**
@@ -42,6 +44,8 @@ interface Entry {
  */
 export class ToolRegistry {
   readonly #tools = new Map<string, Entry>();
+  /** The kinds of performer its tools have: so that a run asks once, not per tool, whether it has agent tools. */
+  readonly #performed = new Set<ToolPerformer["kind"]>();
 
   /** A registry holding `tools`, as `add` adds them. */
   constructor(tools?: Iterable<Tool>) {
@@ -59,7 +63,10 @@ export class ToolRegistry {
       if (names.has(spec.name)) throw new ToolSchemaError(`tool '${spec.name}' is already registered`);
       names.add(spec.name);
     }
-    for (const entry of entries) this.#tools.set(entry.spec.name, entry);
+    for (const entry of entries) {
+      this.#tools.set(entry.spec.name, entry);
+      if (entry.performer !== undefined) this.#performed.add(entry.performer.kind);
+    }
     return this;
   }
 
@@ -109,9 +116,19 @@ export class ToolRegistry {
     }
   }
 
-  /** The function registered under `name` (undefined for an unknown name): how the run finds a tool that runs a child agent. */
+  /** The function registered under `name` (undefined for an unknown name). */
   functionOf(name: string): ToolFunction<never> | undefined {
     return this.#tools.get(name)?.fn;
+  }
+
+  /** How a run performs the calls of tool `name` when not by its function (an agent tool's child, an ask-user tool's person); undefined for a plain or unknown tool. */
+  performerOf(name: string): ToolPerformer | undefined {
+    return this.#tools.get(name)?.performer;
+  }
+
+  /** Whether some tool of the registry is performed as `kind` says, in O(1). */
+  hasPerformer(kind: ToolPerformer["kind"]): boolean {
+    return this.#performed.has(kind);
   }
 
   /** Whether `name` is registered as idempotent; false for unknown names. */
@@ -255,7 +272,8 @@ export class ToolRegistry {
 
 function entryOf(tool: CompiledTool): Entry {
   const spec = Object.freeze({ name: tool.name, description: tool.description, parameters: tool.parameters.schema });
-  return { spec, fn: tool.execute, options: tool.options, parameters: tool.parameters, subset: tool.parameters.subset };
+  const { execute: fn, options, parameters, performer } = tool;
+  return { spec, fn, options, parameters, subset: parameters.subset, performer };
 }
 
 /** Arguments refused with `problem` (a sentence), followed by what the tool takes. */

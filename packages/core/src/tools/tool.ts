@@ -6,6 +6,19 @@ import { checkOptions, TOOL_OPTION_KEYS, type ToolOptions } from "./tool-options
 
 export type { ToolAsk, ToolContext, ToolFunction } from "./tool-function.js";
 
+/** The key of a tool's performer: a symbol, so that it is never one of the definition's keys a user writes or JSON shows. */
+export const PERFORMER: unique symbol = Symbol("agentloop.performer");
+
+/**
+ * How a run performs a tool's calls when not by calling its function, kept with the tool (and by
+ * the registry with its entry): `agent`, a child run (`child` is the run part's description of it,
+ * set by `agentTool`); `ask-user`, a person's answer of the `answer` shape (set by `askUserTool`).
+ * Internal: a plain tool (`tool()`, `register`, MCP) has none.
+ */
+export type ToolPerformer =
+  | { readonly kind: "agent"; readonly child: object }
+  | { readonly kind: "ask-user"; readonly answer?: CompiledParameters };
+
 /** Everything that makes a tool: what the model is shown, the function, and how the harness treats it. */
 export interface ToolDefinition<P extends ToolSchema = ToolSchema> extends ToolOptions {
   /** 1-64 letters, digits, `_` or `-`. */
@@ -13,6 +26,8 @@ export interface ToolDefinition<P extends ToolSchema = ToolSchema> extends ToolO
   readonly description: string;
   readonly parameters: P;
   readonly execute: ToolFunction<ArgsOf<P>>;
+  /** How a run performs its calls when not by `execute` (internal; absent: a plain tool). */
+  readonly [PERFORMER]?: ToolPerformer;
 }
 
 /** A tool, as `tool()` makes it and `ToolRegistry#add` takes it; `Args` is what its function gets. */
@@ -21,6 +36,8 @@ export interface Tool<Args = never> extends ToolOptions {
   readonly description: string;
   readonly parameters: ToolSchema;
   readonly execute: ToolFunction<Args>;
+  /** How a run performs its calls when not by `execute` (internal; absent: a plain tool). */
+  readonly [PERFORMER]?: ToolPerformer;
 }
 
 /** A tool checked and compiled: what the registry keeps. */
@@ -30,6 +47,7 @@ export interface CompiledTool {
   readonly parameters: CompiledParameters;
   readonly execute: ToolFunction<Record<string, unknown>>;
   readonly options: ToolOptions;
+  readonly performer: ToolPerformer | undefined;
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -69,7 +87,16 @@ export function compileTool(definition: unknown): CompiledTool {
     parameters: compileParameters(label, parameters),
     execute: execute as ToolFunction<Record<string, unknown>>,
     options,
+    performer: performerOf((definition as { readonly [PERFORMER]?: unknown })[PERFORMER]),
   };
+}
+
+/** A performer only `agentTool` or `askUserTool` made can be of these shapes; anything else under the key is refused. */
+function performerOf(value: unknown): ToolPerformer | undefined {
+  if (value === undefined) return undefined;
+  const kind = isPlainObject(value) ? value.kind : undefined;
+  if (kind === "agent" || kind === "ask-user") return value as ToolPerformer;
+  throw new ToolSchemaError("a tool's performer must be one agentTool() or askUserTool() made");
 }
 
 function checkName(name: unknown): string {

@@ -30,7 +30,14 @@ describe("approvals across the tree", () => {
     expect(parent.seen).toHaveLength(1);
     expect(child.seen).toHaveLength(1);
     const parentLog = await store.read("p");
-    expect(parentLog.at(-1)).toMatchObject({ type: "tool.started", callId: "r1", childRunId: "p.r1" });
+    // The call started its child, and is paused in it: the pause is logged with what waits below.
+    expect(parentLog.at(-2)).toMatchObject({ type: "tool.started", callId: "r1", childRunId: "p.r1" });
+    expect(parentLog.at(-1)).toMatchObject({
+      type: "tool.paused",
+      callId: "r1",
+      pending: [{ id: "r1/e1", name: "send_email", args: { to: "ana" } }],
+      questions: [],
+    });
     expect(parentLog.some((e) => e.type === "tool.finished")).toBe(false);
   });
 

@@ -162,7 +162,7 @@ describe("agentMachine structure", () => {
     ]);
   });
 
-  it("runningTools takes a running call's result or question, a waiting call's decision or a question's answer; awaitingDecision decisions and answers; awaitingInput only answers", () => {
+  it("runningTools takes a running call's result, question or child's pause, a waiting call's decision or a question's answer; awaitingDecision decisions and answers; awaitingInput only answers; all three a paused call's resume", () => {
     const on = (state: "runningTools" | "awaitingDecision" | "awaitingInput") =>
       [...(tools?.states[state]?.transitions.values() ?? [])]
         .flat()
@@ -173,15 +173,20 @@ describe("agentMachine structure", () => {
       ["tool.finished", ["nextCalls"], "isRunningCall", ["recordResult", "enterCalls"]],
       // A running call whose tool asked a question ends without its result and waits for the answer.
       ["tool.asked", ["nextCalls"], "isAskFromRunningCall", ["recordAsk"]],
+      // A running call whose child paused waits, paused in it, until it is resumed.
+      ["tool.paused", ["nextCalls"], "isPauseFromRunningCall", ["recordPause"]],
+      ["tool.resumed", ["nextCalls"], "isResumeOfPausedCall", ["recordResume"]],
       ["approval.decided", ["nextCalls"], "isAwaitedDecision", ["recordDecision", "enterCalls"]],
       ["question.answered", ["nextCalls"], "isAwaitedAnswer", ["recordAnswer", "enterCalls"]],
     ]);
     expect(on("awaitingDecision")).toEqual([
       ["approval.decided", ["nextCalls"], "isAwaitedDecision", ["recordDecision", "enterCalls"]],
       ["question.answered", ["nextCalls"], "isAwaitedAnswer", ["recordAnswer", "enterCalls"]],
+      ["tool.resumed", ["nextCalls"], "isResumeOfPausedCall", ["recordResume"]],
     ]);
     expect(on("awaitingInput")).toEqual([
       ["question.answered", ["nextCalls"], "isAwaitedAnswer", ["recordAnswer", "enterCalls"]],
+      ["tool.resumed", ["nextCalls"], "isResumeOfPausedCall", ["recordResume"]],
     ]);
   });
 
