@@ -1,5 +1,7 @@
 import { type BaseEvent, EventType, type Interrupt, type RunFinishedOutcome } from "@ag-ui/core";
 import type { AgentResult, AgentStreamEvent, PendingQuestion, ToolCall } from "@agentloop/core";
+import { contentText } from "@agentloop/core";
+import type { RunEvent } from "@agentloop/core/store";
 
 /** The reason an interrupt for a tool call waiting for approval gives. */
 export const APPROVAL_REASON = "tool_approval";
@@ -81,12 +83,23 @@ class OpenParts {
         }
         yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId: this.#text, delta: event.text } as BaseEvent;
         return;
-      case "model-failed":
+      case "logged":
+        yield* this.#logged(event.event);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** A failed attempt, a reply, or a call's result, as logged. */
+  *#logged(event: RunEvent): Iterable<BaseEvent> {
+    switch (event.type) {
+      case "model.failed":
         yield* this.close();
         this.#attempt += 1;
         this.#streamedText = false;
         return;
-      case "step-finished": {
+      case "model.replied": {
         yield* this.close();
         const { reply } = event;
         if (!this.#streamedText && reply.content !== "") {
@@ -96,15 +109,15 @@ class OpenParts {
           yield { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent;
         }
         for (const call of reply.toolCalls) yield* toolCallEvents(call, `${this.#prefix()}-text`);
-        yield { type: EventType.STEP_FINISHED, stepName: `step ${event.step}` } as BaseEvent;
+        yield { type: EventType.STEP_FINISHED, stepName: `step ${this.#step}` } as BaseEvent;
         return;
       }
-      case "tool-finished":
+      case "tool.finished":
         yield {
           type: EventType.TOOL_CALL_RESULT,
-          messageId: `${this.runId}-result-${event.call.id}`,
-          toolCallId: event.call.id,
-          content: event.content,
+          messageId: `${this.runId}-result-${event.callId}`,
+          toolCallId: event.callId,
+          content: contentText(event.content),
           role: "tool",
         } as BaseEvent;
         return;

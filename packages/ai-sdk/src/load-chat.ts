@@ -1,7 +1,7 @@
 import type { AgentResult, AgentStreamEvent, EventStore, PendingQuestion, ToolCall } from "@agentloop/core";
-import { contentText, replayRun } from "@agentloop/core";
+import { replayRun } from "@agentloop/core";
 import { positionOf } from "@agentloop/core/machine";
-import type { StoredEvent } from "@agentloop/core/store";
+import type { RunEvent, StoredEvent } from "@agentloop/core/store";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
 
@@ -78,26 +78,21 @@ function streamEventsOf(chatId: string, turn: Turn, paused: Paused): AgentStream
     if (event.type === "model.replied") {
       step += 1;
       for (const call of event.reply.toolCalls) calls.set(call.id, call);
-      out.push({ type: "step-started", step }, { type: "step-finished", step, reply: event.reply });
+      out.push({ type: "step-started", step }, logged(event));
     } else if (event.type === "approval.decided") {
       const call = calls.get(event.callId);
       if (call === undefined) continue;
-      const { approved, reason } = event;
-      out.push({ type: "decision-requested", call });
-      out.push({ type: "decision-given", call, decision: reason === undefined ? { approved } : { approved, reason } });
+      out.push({ type: "decision-requested", call }, logged(event));
     } else if (event.type === "tool.finished") {
-      const call = calls.get(event.callId);
-      if (call !== undefined)
-        out.push({ type: "tool-finished", call, content: contentText(event.content), isError: event.isError === true });
+      if (calls.has(event.callId)) out.push(logged(event));
     } else if (event.type === "tool.asked") {
       asked.add(event.callId);
     } else if (event.type === "question.answered") {
       // An answer is its question's result, as the page showed it once given; a running tool's question
       // is answered inside its call, whose result comes later.
       if (asked.has(event.callId)) continue;
-      const call = calls.get(event.callId);
       const content = JSON.stringify(event.answer) ?? "null";
-      if (call !== undefined) out.push({ type: "tool-finished", call, content, isError: false });
+      if (calls.has(event.callId)) out.push(logged({ type: "tool.finished", callId: event.callId, content }));
     } else if (event.type === "output.checked" && event.valid) {
       output = event.value;
     } else if (event.type === "run.finished") {
@@ -132,4 +127,9 @@ async function lastMessageOf(stream: ReadableStream<UIMessageChunk>): Promise<UI
   for await (const snapshot of readUIMessageStream({ stream })) last = snapshot;
   if (last === undefined) throw new Error("the logged turn wrote no message");
   return structuredClone(last);
+}
+
+/** A logged event as the live run told it. */
+function logged(event: RunEvent): AgentStreamEvent {
+  return { type: "logged", event };
 }

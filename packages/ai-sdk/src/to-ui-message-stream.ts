@@ -1,5 +1,6 @@
-import type { AgentResult, AgentStreamEvent, ModelReply, ToolCall } from "@agentloop/core";
-import { chainCallId } from "@agentloop/core";
+import type { AgentResult, AgentStreamEvent, ModelReply } from "@agentloop/core";
+import { chainCallId, contentText } from "@agentloop/core";
+import type { RunEvent } from "@agentloop/core/store";
 import type { FinishReason, UIMessageChunk } from "ai";
 
 /** What the `finish` chunk carries as `messageMetadata`: the run's id, its status and what the status brings. */
@@ -93,10 +94,10 @@ class ChunkMapper {
         return this.#delta("reasoning", event.step, event.text);
       case "tool-call-delta":
         return this.#inputDelta(event.index, event.id, event.name, event.argsText);
-      case "step-finished":
-        return this.#finishReply(event.step, event.reply);
-      case "model-failed":
-        return [...this.close(), { type: "reset-step" }];
+      case "logged":
+        if (event.event.type === "model.replied") return this.#finishReply(this.#step, event.event.reply);
+        if (event.event.type === "model.failed") return [...this.close(), { type: "reset-step" }];
+        return this.#logged(event.event, []);
       default:
         return this.#toolEvent(event, []);
     }
@@ -125,7 +126,7 @@ class ChunkMapper {
     return chunks;
   }
 
-  #delta(kind: "text" | "reasoning", step: number, delta: string): UIMessageChunk[] {
+  #delta(kind: "text" | "reasoning", step: number | null, delta: string): UIMessageChunk[] {
     const id = partId(kind, step);
     const chunks: UIMessageChunk[] = [];
     if (kind === "text") {
@@ -159,7 +160,7 @@ class ChunkMapper {
     return chunks;
   }
 
-  #finishReply(step: number, reply: ModelReply): UIMessageChunk[] {
+  #finishReply(step: number | null, reply: ModelReply): UIMessageChunk[] {
     const chunks: UIMessageChunk[] = [];
     // A model that does not stream gives its reasoning and text only in the reply.
     if (!this.#open.text && !this.#open.reasoning) {
@@ -176,8 +177,8 @@ class ChunkMapper {
   }
 
   #child(event: AgentStreamEvent, path: readonly string[]): UIMessageChunk[] {
-    if (event.type === "step-finished") {
-      return event.reply.toolCalls.map((call) => ({
+    if (event.type === "logged" && event.event.type === "model.replied") {
+      return event.event.reply.toolCalls.map((call) => ({
         type: "tool-input-available",
         toolCallId: chainedId(path, call.id),
         toolName: call.name,
@@ -185,17 +186,16 @@ class ChunkMapper {
       }));
     }
     if (event.type === "finished") return [];
+    if (event.type === "logged") return this.#logged(event.event, path);
     return this.#toolEvent(event, path);
   }
 
-  #toolEvent(event: AgentStreamEvent, path: readonly string[]): UIMessageChunk[] {
-    const idOf = (call: ToolCall): string => chainedId(path, call.id);
+  /** A decision given or a call's result, from the run at `path` (the run's own: none). */
+  #logged(event: RunEvent, path: readonly string[]): UIMessageChunk[] {
     switch (event.type) {
-      case "decision-requested":
-        return [{ type: "tool-approval-request", approvalId: idOf(event.call), toolCallId: idOf(event.call) }];
-      case "decision-given": {
-        const id = idOf(event.call);
-        const { approved, reason } = event.decision;
+      case "approval.decided": {
+        const id = chainedId(path, event.callId);
+        const { approved, reason } = event;
         const response: UIMessageChunk =
           reason === undefined
             ? { type: "tool-approval-response", approvalId: id, approved }
@@ -204,12 +204,24 @@ class ChunkMapper {
         this.#denied.add(id);
         return [response, { type: "tool-output-denied", toolCallId: id }];
       }
-      case "tool-finished": {
-        const id = idOf(event.call);
+      case "tool.finished": {
+        const id = chainedId(path, event.callId);
         if (this.#denied.has(id)) return [];
-        return event.isError
-          ? [{ type: "tool-output-error", toolCallId: id, errorText: event.content }]
-          : [{ type: "tool-output-available", toolCallId: id, output: parseOutput(event.content) }];
+        const content = contentText(event.content);
+        return event.isError === true
+          ? [{ type: "tool-output-error", toolCallId: id, errorText: content }]
+          : [{ type: "tool-output-available", toolCallId: id, output: parseOutput(content) }];
+      }
+      default:
+        return [];
+    }
+  }
+
+  #toolEvent(event: AgentStreamEvent, path: readonly string[]): UIMessageChunk[] {
+    switch (event.type) {
+      case "decision-requested": {
+        const id = chainedId(path, event.call.id);
+        return [{ type: "tool-approval-request", approvalId: id, toolCallId: id }];
       }
       case "finished":
         return this.#finish(event.result);

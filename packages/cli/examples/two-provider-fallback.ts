@@ -27,7 +27,9 @@ export async function askWithFallback(
     retry: { attempts: 2, initialDelayMs: 1000 },
     fallbackModels: [fallback],
     onEvent: (event) => {
-      if (event.type === "model-failed") print(`model ${event.failure.model} failed: ${event.failure.error}`);
+      if (event.type === "logged" && event.event.type === "model.failed") {
+        print(`model ${event.event.model} failed: ${event.event.error}`);
+      }
       if (event.type === "retry-waiting") print(`waiting ${event.delayMs} ms`);
     },
   });

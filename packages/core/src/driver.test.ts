@@ -35,9 +35,8 @@ function tools(): ToolRegistry {
 describe("askModel", () => {
   it("answers with the reply as a frozen copy, every call id unique in the run", async () => {
     const answer = await askModel(scriptedModel([asks(toolCall("used", "t"), toolCall("", "t"))]), request(3));
-    expect(answer.type).toBe("model-replied");
-    if (answer.type !== "model-replied") return;
-    expect(answer.step).toBe(3);
+    expect(answer.event.type).toBe("model.replied");
+    if (answer.event.type !== "model.replied") return;
     expect(answer.event.reply.toolCalls.map((call) => call.id)).toEqual(["call_4_0", "call_4_1"]);
     expect(Object.isFrozen(answer.event.reply)).toBe(true);
   });
@@ -52,11 +51,10 @@ describe("askModel", () => {
       [garbage, "model call 2 failed: the model returned an invalid reply"],
     ] as const) {
       const answer = await askModel(model, request(2));
-      expect(answer.type).toBe("model-failed");
-      if (answer.type !== "model-failed") continue;
+      expect(answer.event).toMatchObject({ type: "model.failed", error: expect.stringContaining(text), model: 0 });
       expect(answer.error).toBeInstanceOf(ModelError);
-      expect(answer.error.message).toContain(text);
-      expect(answer.error.step).toBe(2);
+      expect(answer.error?.message).toContain(text);
+      expect(answer.error?.step).toBe(2);
     }
   });
 });
@@ -64,21 +62,22 @@ describe("askModel", () => {
 describe("runTool", () => {
   it("answers with a tool result, a tool error, or the lost result of a cut-off call that may not run again", async () => {
     const registry = tools();
-    expect(await runTool(registry, toolCall("a", "send"))).toMatchObject({
-      type: "tool-result",
+    expect(await runTool(registry, toolCall("a", "send"))).toEqual({
+      type: "event",
       event: { type: "tool.finished", callId: "a", content: '"sent"' },
     });
-    expect((await runTool(registry, toolCall("b", "fail"))).type).toBe("tool-error");
+    expect((await runTool(registry, toolCall("b", "fail"))).event).toMatchObject({ isError: true, failure: "threw" });
     const lost = await runTool(registry, toolCall("c", "send"), { interrupted: true });
-    expect(lost).toMatchObject({ type: "tool-lost", event: { content: lostResult(toolCall("c", "send")) } });
-    expect((await runTool(registry, toolCall("d", "look"), { interrupted: true })).type).toBe("tool-result");
+    expect(lost.event).toMatchObject({ content: lostResult(toolCall("c", "send")), isError: true, failure: "lost" });
+    const again = await runTool(registry, toolCall("d", "look"), { interrupted: true });
+    expect(again.event).toEqual({ type: "tool.finished", callId: "d", content: '"seen"' });
   });
 
   it("ends a tool that outlives its timeout with an ERROR observation", async () => {
     const registry = new ToolRegistry();
     registry.register("hang", "Hangs.", { type: "object" }, () => new Promise(() => {}));
     const answer = await runTool(registry, toolCall("h", "hang"), { toolTimeoutMs: 5 });
-    expect(answer.type).toBe("tool-error");
+    expect(answer.event).toMatchObject({ type: "tool.finished", isError: true });
     expect(answer.event.type === "tool.finished" && answer.event.content).toMatch(/^ERROR: .*timed out/);
   });
 });
@@ -87,13 +86,11 @@ describe("askApprover", () => {
   it("answers a decision as its event, no decision as undecided, and refuses what is not a decision", async () => {
     const call = toolCall("s", "send");
     expect(await askApprover(() => ({ approved: false, reason: "no" }), call)).toEqual({
-      type: "decided",
-      call,
+      type: "event",
       event: { type: "approval.decided", callId: "s", approved: false, reason: "no" },
-      decision: { approved: false, reason: "no" },
     });
-    expect(await askApprover(undefined, call)).toEqual({ type: "undecided", call });
-    expect(await askApprover(() => null, call)).toEqual({ type: "undecided", call });
+    expect(await askApprover(undefined, call)).toEqual({ type: "unanswered" });
+    expect(await askApprover(() => null, call)).toEqual({ type: "unanswered" });
     const odd = (() => ({ approved: "yes" })) as unknown as () => null;
     await expect(askApprover(odd, call)).rejects.toThrow(TypeError);
   });

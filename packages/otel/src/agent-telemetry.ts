@@ -2,11 +2,13 @@ import {
   type AgentResult,
   type AgentStream,
   continueAgent,
+  type EventStore,
   type Message,
   type RunOptions,
   resumeAgent,
   runAgent,
   streamAgent,
+  type ToolCall,
 } from "@agentloop/core";
 import { DEFAULT_SYSTEM } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
@@ -88,7 +90,7 @@ export function agentTelemetry(options: TelemetryOptions): AgentTelemetry {
     }) as typeof continueAgent,
     resumeAgent: (async (runId, model, registry, runOptions) => {
       const turn = startTurn(settings, runId, registry, { maxTokens: replyLimit(model) });
-      const traced = laterTurnOptions(turn, model, runOptions);
+      const traced = laterTurnOptions(turn, model, runOptions, await loggedCalls(runOptions?.store, runId));
       const run = tracedModel(model, turn, runOptions?.onEvent !== undefined);
       return settle(
         turn,
@@ -139,12 +141,17 @@ function firstTurn(
 type LaterOptions = Parameters<typeof resumeAgent>[3];
 
 /** A later turn's options (`resumeAgent`'s, `continueAgent`'s), with its listener, fallback models and summarizer traced. */
-function laterTurnOptions<O extends LaterOptions>(turn: TurnSpans, model: RunArgs[1], options: O): O {
+function laterTurnOptions<O extends LaterOptions>(
+  turn: TurnSpans,
+  model: RunArgs[1],
+  options: O,
+  known: readonly ToolCall[] = [],
+): O {
   const traces = options?.onEvent !== undefined;
   const summarizer = options?.summarizer ?? options?.compaction?.summarizer ?? model;
   return {
     ...options,
-    onEvent: listenerFor(turn, options?.onEvent),
+    onEvent: listenerFor(turn, options?.onEvent, known),
     ...(options?.fallbackModels === undefined
       ? {}
       : { fallbackModels: tracedFallbacks(options.fallbackModels, turn, traces) }),
@@ -171,4 +178,18 @@ function settle(turn: TurnSpans, run: Promise<AgentResult>): Promise<AgentResult
       throw error;
     },
   );
+}
+
+/**
+ * The calls a run's log shows the model asked for: a resumed run runs a call its process died in
+ * again without a start to tell, and its span is named for the call all the same. None when the
+ * log cannot be read (the run then refuses to resume with the store's own error).
+ */
+async function loggedCalls(store: EventStore | undefined, runId: unknown): Promise<ToolCall[]> {
+  try {
+    const events = typeof runId === "string" ? ((await store?.read(runId)) ?? []) : [];
+    return events.flatMap((event) => (event.type === "model.replied" ? event.reply.toolCalls : []));
+  } catch {
+    return [];
+  }
 }

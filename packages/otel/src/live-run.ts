@@ -1,7 +1,8 @@
-import type { AgentStreamEvent, EventOrigin, Message, Model, ToolRegistry, Usage } from "@agentloop/core";
+import type { AgentStreamEvent, EventOrigin, Message, Model, ToolCall, ToolRegistry } from "@agentloop/core";
 import { copyReply, describeThrown, type ModelCallOptions } from "@agentloop/core/adapter";
 import { context, diag } from "@opentelemetry/api";
 import { INVALID_REPLY, thrownFailure } from "./attempt-spans.js";
+import { LoggedSpans } from "./logged-spans.js";
 import { isTokenCount } from "./telemetry-options.js";
 import type { TurnSpans } from "./turn-spans.js";
 
@@ -23,97 +24,94 @@ type Listener = (event: AgentStreamEvent) => void;
 /**
  * The run's listener: feeds the turn's spans from the run's events, then hands each event to the
  * caller's own listener. A listener that is not a function is passed on as it is, so that the
- * run refuses it with its usual error.
+ * run refuses it with its usual error. `known`: the calls the run's log shows asked for before
+ * (a resumed run runs a call its process died in again without telling its start).
  */
-export function listenerFor(turn: TurnSpans, listener: Listener | undefined): Listener {
+export function listenerFor(
+  turn: TurnSpans,
+  listener: Listener | undefined,
+  known: readonly ToolCall[] = [],
+): Listener {
   if (listener !== undefined && typeof listener !== "function") return listener;
   const own = listener;
-  const children = new Map<string, TurnSpans>();
+  const settings = turn.settings;
+  const root = new LoggedSpans(settings, { kind: "live", turn, summaryStart });
+  for (const call of known) root.know(call);
+  const children = new Map<string, LoggedSpans>();
   return (event) => {
-    safely(() => followTree(turn, children, event), undefined);
+    safely(() => followTree(root, children, event), undefined);
     own?.(event);
   };
 }
 
 /**
- * Feeds an event to the turn of the run it comes from: the listening run's own, or a child's
+ * Feeds an event to the spans of the run it comes from: the listening run's own, or a child's
  * (by its `origin`), whose turn starts under its call's `execute_tool` span at its first event
  * and ends with its `finished`.
  */
-function followTree(turn: TurnSpans, children: Map<string, TurnSpans>, event: AgentStreamEvent): void {
+function followTree(root: LoggedSpans, children: Map<string, LoggedSpans>, event: AgentStreamEvent): void {
   const { origin } = event;
   if (origin === undefined) {
-    follow(turn, event);
+    follow(root, event);
     return;
   }
-  const child = childTurnOf(turn, children, origin);
+  const child = childOf(root, children, origin);
   if (event.type !== "finished") {
     follow(child, event);
     return;
   }
-  child.end(event.result);
+  child.turn?.end(event.result);
   children.delete(origin.callPath.join("/"));
 }
 
-/** The turn of the child at `origin`, and of each run between, started when first heard of. */
-function childTurnOf(turn: TurnSpans, children: Map<string, TurnSpans>, origin: EventOrigin): TurnSpans {
-  let above = turn;
+/** The spans of the child at `origin`, and of each run between, started when first heard of. */
+function childOf(root: LoggedSpans, children: Map<string, LoggedSpans>, origin: EventOrigin): LoggedSpans {
+  let above = root;
   origin.callPath.forEach((callId, index) => {
     const key = origin.callPath.slice(0, index + 1).join("/");
     const deepest = index === origin.callPath.length - 1;
+    const turn = above.turn as TurnSpans;
     // A run between is named as core names a child run (`<parent>.<call>`): only the deepest run's id comes with the event.
-    const runId = deepest && origin.runId !== undefined ? origin.runId : `${above.conversationId}.${callId}`;
-    const found = children.get(key) ?? above.childTurn(callId, runId);
+    const runId = deepest && origin.runId !== undefined ? origin.runId : `${turn.conversationId}.${callId}`;
+    const found = children.get(key) ?? childSpans(turn, callId, runId);
     children.set(key, found);
     above = found;
   });
   return above;
 }
 
-function follow(turn: TurnSpans, event: AgentStreamEvent): void {
+function childSpans(turn: TurnSpans, callId: string, runId: string): LoggedSpans {
+  const child = turn.childTurn(callId, runId);
+  return new LoggedSpans(child.settings, { kind: "live", turn: child, summaryStart });
+}
+
+/** A live run's event: what is logged is folded as a log's event is; the rest starts what the log ends. */
+function follow(spans: LoggedSpans, event: AgentStreamEvent): void {
+  const { turn } = spans;
   switch (event.type) {
+    case "logged":
+      spans.take(event.event);
+      break;
     case "step-started":
-      turn.startChat(event.step);
+      turn?.startChat(event.step);
       break;
-    case "step-finished":
-      turn.endChat(event.reply);
-      break;
-    case "tool-started":
-      turn.startTool(event.call);
-      break;
-    case "tool-finished":
-      turn.endTool(event.call, event.content, event.isError);
-      break;
-    case "decision-given":
-      turn.decided(event.call, event.decision);
-      break;
-    case "compacted":
-      compacted(turn, event);
+    case "decision-requested":
+      spans.know(event.call);
       break;
     case "guardrail-started":
-      turn.checks.guardrailStarted(event.stage, event.name);
+      turn?.checks.guardrailStarted(event.stage, event.name);
       break;
-    case "guardrail-checked":
-      turn.checks.guardrailChecked(event.verdict);
-      break;
-    case "output-checked": {
-      const { verdict } = event;
-      turn.checks.outputChecked(verdict.valid, verdict.valid ? undefined : verdict.problem);
-      break;
-    }
   }
 }
 
-/** The summarizer's call in progress or just answered, per turn: when it was made and the tokens it took. */
-const summaries = new WeakMap<TurnSpans, { readonly at: Date; usage?: Usage | undefined }>();
+/** The summarizer's call in progress or just answered, per turn: when it was made. */
+const summaries = new WeakMap<TurnSpans, Date>();
 
-function compacted(turn: TurnSpans, event: Extract<AgentStreamEvent, { type: "compacted" }>): void {
-  const { step, keptFrom, summary } = event;
-  turn.checks.compacted(step, keptFrom);
-  const call = summaries.get(turn);
+/** When the summarizer was called for the compaction just logged, forgotten once read. */
+function summaryStart(turn: TurnSpans): Date | undefined {
+  const at = summaries.get(turn);
   summaries.delete(turn);
-  if (summary !== undefined && call !== undefined)
-    turn.checks.summarized({ step, keptFrom, summary, usage: call.usage }, call.at);
+  return at;
 }
 
 /**
@@ -125,13 +123,8 @@ export function tracedSummarizer<M extends Model>(summarizer: M, turn: TurnSpans
   if (typeof summarizer !== "function") return summarizer;
   return new Proxy(summarizer, {
     apply(target, self, args: Parameters<Model>) {
-      const call: { readonly at: Date; usage?: Usage | undefined } = { at: new Date() };
-      summaries.set(turn, call);
-      return context.with(turn.context, async () => {
-        const reply = await Reflect.apply(target, self, args);
-        call.usage = safely(() => (reply as { usage?: Usage } | null)?.usage, undefined);
-        return reply;
-      });
+      summaries.set(turn, new Date());
+      return context.with(turn.context, () => Reflect.apply(target, self, args));
     },
   });
 }

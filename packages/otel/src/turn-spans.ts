@@ -99,6 +99,11 @@ export class TurnSpans {
     if (start.output === true) this.outputRequested();
   }
 
+  /** What the turn's spans are made with. */
+  get settings(): SpanSettings {
+    return this.#settings;
+  }
+
   /** The run's id, as every span of the turn says it. */
   get conversationId(): string {
     return this.#start.conversationId;

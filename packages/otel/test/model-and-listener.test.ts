@@ -16,15 +16,19 @@ describe("the caller's listener and model", () => {
     const { telemetry } = inMemory();
     const heard: string[] = [];
     const model = scriptedModel([asks(toolCall("c1", "get_weather", { city: "Pune" })), final("Hot.")]);
-    await telemetry.runAgent("How hot is Pune?", model, weather(), { onEvent: (event) => heard.push(event.type) });
+    await telemetry.runAgent("How hot is Pune?", model, weather(), {
+      onEvent: (event) => heard.push(event.type === "logged" ? event.event.type : event.type),
+    });
     const told = heard.filter((type) => !type.endsWith("-delta"));
     expect(told).toEqual([
+      "run.started",
       "step-started",
-      "step-finished",
-      "tool-started",
-      "tool-finished",
+      "model.replied",
+      "tool.started",
+      "tool.finished",
       "step-started",
-      "step-finished",
+      "model.replied",
+      "run.finished",
       "finished",
     ]);
     expect(heard).toContain("text-delta");

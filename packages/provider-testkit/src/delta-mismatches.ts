@@ -5,12 +5,15 @@ import type { AgentStreamEvent, ModelDelta, ModelReply } from "@agentloop/core";
  * steps (see `mismatches`), one sentence each, prefixed with the step.
  */
 export function deltaMismatches(events: readonly AgentStreamEvent[]): string[] {
+  // A reply is logged after its call's start: the step it answers is the last one started.
+  let step = 0;
   return events.flatMap((event) => {
-    if (event.type !== "step-finished") return [];
+    if (event.type === "step-started") step = event.step;
+    if (event.type !== "logged" || event.event.type !== "model.replied") return [];
     const deltas = events.filter(
-      (candidate): candidate is ModelDelta & { step: number } => isDelta(candidate) && candidate.step === event.step,
+      (candidate): candidate is ModelDelta & { step: number } => isDelta(candidate) && candidate.step === step,
     );
-    return mismatches(event.reply, deltas).map((problem) => `step ${event.step}: ${problem}`);
+    return mismatches(event.event.reply, deltas).map((problem) => `step ${step}: ${problem}`);
   });
 }
 

@@ -14,6 +14,7 @@ import {
   childToolOf,
   type ParentContext,
   type ToolAnswer,
+  UNANSWERED,
 } from "@agentloop/core/driver";
 import type { AgentOptions, ModelWithLimits } from "./core-port.js";
 import type { ChildLink, ChildRunRequest } from "./types.js";
@@ -114,8 +115,8 @@ export class ChildWorkflows implements ChildPort {
   }
 
   /** A child on Restate waits for its decisions itself: its parent's call never pauses in it, so none is resumed. */
-  resume(call: ToolCall): ReturnType<ChildPort["resume"]> {
-    return { type: "child-waiting", call };
+  resume(_call: ToolCall): ReturnType<ChildPort["resume"]> {
+    return UNANSWERED;
   }
 
   /** The child's run for `call`, its share of the budget reserved now. */
@@ -137,7 +138,7 @@ export class ChildWorkflows implements ChildPort {
   /** The run's answer to the call, from its child's result, as `runAgent` gives it (the child never pauses here). */
   answer(call: ToolCall, childRunId: string, result: AgentResult): ToolAnswer {
     const answer = this.#calls.answer(call, childRunId, result);
-    if (answer.type === "child-paused") throw new Error("agentloop/restate: a child workflow ended paused");
-    return answer;
+    if (answer.event.type === "tool.paused") throw new Error("agentloop/restate: a child workflow ended paused");
+    return answer as ToolAnswer;
   }
 }

@@ -205,7 +205,7 @@ export class JournaledSteps implements Performing {
       async (): Promise<Journaled> => {
         const startedAt = now();
         const answer = await terminalOnMisuse(performance.work);
-        if (answer.type === "step-prepared" && answer.model !== undefined) picked = answer;
+        if (answer.type === "event" && answer.model !== undefined) picked = answer;
         return { answer: journaledAnswer(answer, retriesItself), at: now(), startedAt };
       },
       this.#ports.modelRetry ?? {},
@@ -290,5 +290,5 @@ async function terminalOnMisuse<T>(work: () => Promise<T>): Promise<T> {
 
 function cancelledAnswer({ reason, at }: CancelRecord): Taken {
   const event = reason === undefined ? { type: "run.cancelled" as const } : { type: "run.cancelled" as const, reason };
-  return { key: CANCEL_PROMISE, at, answer: { type: "cancelled", event } };
+  return { key: CANCEL_PROMISE, at, answer: { type: "event", event } };
 }

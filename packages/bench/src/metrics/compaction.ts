@@ -93,7 +93,7 @@ export async function countTokensSent(mode: CompactionMode, steps: number): Prom
   const result = await runAgent("Read the report, page by page.", model, pageTools(), {
     ...options(mode, steps, summarize),
     onEvent: (event) => {
-      if (event.type === "compacted") compactions += 1;
+      if (event.type === "logged" && event.event.type === "context.compacted") compactions += 1;
     },
   });
   check(mode, steps, result);

@@ -71,7 +71,7 @@ describe("ProgressLine", () => {
     const written: string[] = [];
     const line = new ProgressLine({ write: (text) => written.push(text), live: true }, palette(false));
     line.update(at("callingModel", 0, 0));
-    line.attempt({ type: "model-failed", step: 1, failure: rateLimited });
+    line.attempt(rateLimited);
     line.attempt({ type: "retry-waiting", step: 1, delayMs: 1500 });
     line.finish();
     expect(written.slice(1, 5)).toEqual([
@@ -85,7 +85,7 @@ describe("ProgressLine", () => {
   it("elsewhere prints each as a plain line of its own", () => {
     const written: string[] = [];
     const line = new ProgressLine({ write: (text) => written.push(text), live: false }, palette(false));
-    line.attempt({ type: "model-failed", step: 2, failure: { ...rateLimited, retryable: false, model: 1 } });
+    line.attempt({ ...rateLimited, retryable: false, model: 1 });
     line.attempt({ type: "retry-waiting", step: 2, delayMs: 40 });
     expect(written).toEqual([
       "failed    model 1 · not retryable, retry-after 1500 ms · model call 1 failed: 429 Rate limit reached\n",

@@ -2,8 +2,10 @@ import type { AgentStreamEvent } from "../core-api.js";
 import type { Palette } from "./colors.js";
 import { failedAttempt } from "./timeline-text.js";
 
-/** A failed model attempt, or the wait before the next one, as the run tells them. */
-export type AttemptNotice = Extract<AgentStreamEvent, { readonly type: "model-failed" | "retry-waiting" }>;
+/** A failed model attempt (its logged `model.failed`), or the wait before the next one, as the run tells them. */
+export type AttemptNotice =
+  | Extract<Extract<AgentStreamEvent, { readonly type: "logged" }>["event"], { readonly type: "model.failed" }>
+  | Extract<AgentStreamEvent, { readonly type: "retry-waiting" }>;
 
 /** Where a live run is: its state, model calls made of the limit, tokens spent of the budget (both per turn). */
 export interface Progress {
@@ -118,7 +120,7 @@ function describe(progress: Progress, colors: Palette): string {
 }
 
 function attemptLine(notice: AttemptNotice, colors: Palette): string {
-  if (notice.type === "model-failed") return `${colors.red("failed")}    ${failedAttempt(notice.failure)}`;
+  if (notice.type === "model.failed") return `${colors.red("failed")}    ${failedAttempt(notice)}`;
   const { delayMs, step } = notice;
   const wait = delayMs < 1000 ? `${delayMs} ms` : `${(delayMs / 1000).toFixed(1)} s`;
   return `${colors.dim("waiting")}   ${wait} before model call ${step} is tried again`;

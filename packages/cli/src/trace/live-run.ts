@@ -65,5 +65,6 @@ export async function runWithProgress(
 function streamText(line: ProgressLine, event: AgentStreamEvent): void {
   if (event.origin !== undefined) return;
   if (event.type === "text-delta") line.text(event.text);
-  else if (event.type === "model-failed" || event.type === "retry-waiting") line.attempt(event);
+  else if (event.type === "logged" && event.event.type === "model.failed") line.attempt(event.event);
+  else if (event.type === "retry-waiting") line.attempt(event);
 }

@@ -67,7 +67,7 @@ describe("a live view folds the events the run logs, as stored", () => {
     const view = new LiveView(tracer, {
       progress: (progress) => reports.push(progress),
       text: () => {},
-      attempt: (event) => attempts.push(event.type === "model-failed" ? event.failure.error : `wait ${event.delayMs}`),
+      attempt: (event) => attempts.push(event.type === "model.failed" ? event.error : `wait ${event.delayMs}`),
     });
     let calls = 0;
     const flaky: CliModel = () => {

@@ -37,7 +37,8 @@ export class LiveView {
     // A child run's events (an agent tool's) are its own: the line follows this run.
     if (event.origin !== undefined) return;
     if (event.type === "text-delta") this.#sink.text(event.text);
-    else if (event.type === "model-failed" || event.type === "retry-waiting") this.#sink.attempt(event);
+    else if (event.type === "logged" && event.event.type === "model.failed") this.#sink.attempt(event.event);
+    else if (event.type === "retry-waiting") this.#sink.attempt(event);
     else if (event.type === "step-started" || event.type === "finished") this.#report();
   };
 

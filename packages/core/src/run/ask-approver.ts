@@ -1,4 +1,5 @@
 import type { AgentEvent, Decision, ToolCall } from "../data/index.js";
+import { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
 
 /**
  * Decides on a call that needs approval. `undefined` (or `null`) means no decision now: the run
@@ -11,9 +12,7 @@ export type Approver = (call: ToolCall) => Decision | undefined | null | Promise
 export type ApprovalDecided = Extract<AgentEvent, { type: "approval.decided" }>;
 
 /** What asking the approver came to: a decision as the event that answers the request, or none (the call waits). */
-export type ApproverAnswer =
-  | { readonly type: "decided"; readonly call: ToolCall; readonly event: ApprovalDecided; readonly decision: Decision }
-  | { readonly type: "undecided"; readonly call: ToolCall };
+export type ApproverAnswer = EventAnswer<ApprovalDecided> | Unanswered;
 
 /**
  * Asks `approve` (none: no decision) for a decision on a call that needs one. Rejects with the
@@ -22,12 +21,12 @@ export type ApproverAnswer =
  */
 export async function askApprover(approve: Approver | undefined, call: ToolCall): Promise<ApproverAnswer> {
   const decision: unknown = await approve?.(call);
-  if (decision === undefined || decision === null) return { type: "undecided", call };
+  if (decision === undefined || decision === null) return UNANSWERED;
   return decidedAnswer(call, decision);
 }
 
 /** The answer a decision given for `call` makes; throws a `TypeError` for one that is not `{ approved: boolean, reason?: string }`. */
-export function decidedAnswer(call: ToolCall, decision: unknown): Extract<ApproverAnswer, { type: "decided" }> {
+export function decidedAnswer(call: ToolCall, decision: unknown): EventAnswer<ApprovalDecided> {
   const { approved, reason } = (typeof decision === "object" && decision !== null ? decision : {}) as Record<
     string,
     unknown
@@ -38,6 +37,5 @@ export function decidedAnswer(call: ToolCall, decision: unknown): Extract<Approv
     );
   }
   const event = { type: "approval.decided", callId: call.id, approved } as const;
-  if (reason === undefined) return { type: "decided", call, event, decision: { approved } };
-  return { type: "decided", call, event: { ...event, reason }, decision: { approved, reason } };
+  return answerOf(reason === undefined ? event : { ...event, reason });
 }

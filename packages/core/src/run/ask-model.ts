@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentRequest, Message, Model, ModelDelta, ModelReply } from "../data/index.js";
+import type { AgentEvent, AgentRequest, Message, Model, ModelDelta, ModelFailed, ModelReply } from "../data/index.js";
 import {
   claimCallIds,
   copyReply,
@@ -11,14 +11,19 @@ import {
   usedCallIds,
   viewMessages,
 } from "../data/index.js";
+import type { EventAnswer } from "./event-answer.js";
 
 /** A machine's request for a model reply. */
 export type ModelRequest = Extract<AgentRequest, { type: "callModel" }>;
 
-/** What asking the model came to: the event that answers the request, or the model's failure as data. */
-export type ModelAnswer =
-  | { readonly type: "model-replied"; readonly step: number; readonly event: ModelReplied }
-  | { readonly type: "model-failed"; readonly step: number; readonly error: ModelError };
+/**
+ * What asking the model came to: its reply, or its failure as `model.failed` (naming the model the
+ * request asked) with the `ModelError` the run rejects with when the failure is not retried.
+ */
+export type ModelAnswer = EventAnswer<ModelReplied> | ModelFailure;
+
+/** A failed model call: its event, and the error. */
+export type ModelFailure = EventAnswer<ModelFailed> & { readonly error: ModelError };
 
 /** The event that answers a `callModel` request. */
 export type ModelReplied = Extract<AgentEvent, { type: "model.replied" }>;
@@ -40,7 +45,7 @@ export interface AskModelOptions {
  * Asks the model for the reply a `callModel` request waits for: the model is shown a read-only view
  * of the list (or of what a compaction left of it), its reply is read once into a checked, frozen copy, and any call id that is empty or
  * used before in the run becomes a positional one. Never rejects: a model that throws or returns
- * something that is not a reply is a `model-failed` answer with a `ModelError` naming the step.
+ * something that is not a reply is a `model.failed` answer with a `ModelError` naming the step.
  */
 export async function askModel(
   model: Model,
@@ -69,7 +74,7 @@ export async function askModel(
   const reply = copyReply(raw);
   if (typeof reply === "string") return failed(request, `the model returned an invalid reply: ${reply}`);
   const unique = withUniqueIds(reply, request.transcript, options.usedIds);
-  return { type: "model-replied", step: request.step, event: { type: "model.replied", reply: unique } };
+  return { type: "event", event: { type: "model.replied", reply: unique } };
 }
 
 /** The list as one call shows it: `prepareStep`'s text added to the system message (the list itself keeps it as it was). */
@@ -111,7 +116,7 @@ function failed(
   message: string,
   cause?: unknown,
   failure: { retryable: boolean; retryAfterMs?: number } = { retryable: false },
-): ModelAnswer {
+): ModelFailure {
   const { step } = request;
   const error = new ModelError(`model call ${step} failed: ${message}`, {
     messages:
@@ -120,5 +125,12 @@ function failed(
     cause,
     ...failure,
   });
-  return { type: "model-failed", step, error };
+  const event: ModelFailed = {
+    type: "model.failed",
+    error: error.message,
+    retryable: error.retryable,
+    ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
+    model: request.model ?? 0,
+  };
+  return { type: "event", event, error };
 }

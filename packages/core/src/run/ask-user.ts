@@ -2,6 +2,7 @@ import type { AgentRequest, AskToolSettings, PendingQuestion, QuestionAnswered, 
 import { copyJson, describeThrown, ToolSchemaError } from "../data/index.js";
 import type { CompiledParameters, Tool, ToolRegistry, ToolSchema } from "../tools/index.js";
 import { compileParameters, PERFORMER, tool } from "../tools/index.js";
+import { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
 
 /** What `askUserTool` takes: the tool's name and description, and the shape its answers must have. */
 export interface AskUserToolDefinition {
@@ -109,9 +110,7 @@ export type AnswerPort = (
 ) => { readonly answer: unknown } | undefined | Promise<{ readonly answer: unknown } | undefined>;
 
 /** What asking a person came to: the answer as the event that gives it, or none yet (the call waits). */
-export type QuestionAnswer =
-  | { readonly type: "answered"; readonly call: ToolCall; readonly event: QuestionAnswered }
-  | { readonly type: "unanswered"; readonly call: ToolCall };
+export type QuestionAnswer = EventAnswer<QuestionAnswered> | Unanswered;
 
 /** Answers an `askUser` request from the answers given (checked before the run started), or leaves it waiting. */
 export async function askPerson(
@@ -120,7 +119,7 @@ export async function askPerson(
 ): Promise<QuestionAnswer> {
   const { call } = request;
   const given = await (request.asked === undefined ? answers?.(call) : answers?.(call, pendingOf(request)));
-  return given === undefined ? { type: "unanswered", call } : answeredWith(call, given.answer);
+  return given === undefined ? UNANSWERED : answeredWith(call, given.answer);
 }
 
 /** The question an `askUser` request asks, as a paused result shows it. */
@@ -133,7 +132,7 @@ export function pendingOf(request: Extract<AgentRequest, { type: "askUser" }>): 
  * The answer a record given from outside makes for the question of `call`: a durable engine keeps
  * it as `{ answer }` (checked when it was given). Throws a `TypeError` for a record of another shape.
  */
-export function answeredFrom(call: ToolCall, record: unknown): Extract<QuestionAnswer, { type: "answered" }> {
+export function answeredFrom(call: ToolCall, record: unknown): EventAnswer<QuestionAnswered> {
   if (typeof record !== "object" || record === null || !Object.hasOwn(record, "answer")) {
     throw new TypeError(
       `the answer to question '${call.id}' must be kept as { answer }; got ${JSON.stringify(record) ?? String(record)}`,
@@ -143,6 +142,6 @@ export function answeredFrom(call: ToolCall, record: unknown): Extract<QuestionA
 }
 
 /** The answer a value given from outside makes for the question of `call`. */
-export function answeredWith(call: ToolCall, answer: unknown): Extract<QuestionAnswer, { type: "answered" }> {
-  return { type: "answered", call, event: { type: "question.answered", callId: call.id, answer } };
+export function answeredWith(call: ToolCall, answer: unknown): EventAnswer<QuestionAnswered> {
+  return answerOf({ type: "question.answered", callId: call.id, answer });
 }

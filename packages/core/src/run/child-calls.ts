@@ -14,6 +14,7 @@ import type { ToolRegistry } from "../tools/index.js";
 import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
 import type { Approver } from "./ask-approver.js";
 import { type ChildMoney, childSpending } from "./child-cost.js";
+import { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
 import type { ToolAnswer } from "./run-tool.js";
 import type { AgentOptions, ModelWithLimits } from "./settings.js";
 import { type AgentStreamEvent, originTagging } from "./stream-events.js";
@@ -71,15 +72,12 @@ export interface ChildTool {
 /**
  * What a child call comes to besides its observation: its child paused for decisions or answers
  * (`tool.paused`, listing them with chained ids); a call paused so is resumed (`tool.resumed`),
- * or waits on (`child-waiting`: nothing was given for what waits below it).
+ * or waits on (`unanswered`: nothing was given for what waits below it).
  */
-export type ChildAnswer =
-  | { readonly type: "child-paused"; readonly call: ToolCall; readonly event: ToolPaused }
-  | { readonly type: "child-resumed"; readonly call: ToolCall; readonly event: ToolResumed }
-  | { readonly type: "child-waiting"; readonly call: ToolCall };
+export type ChildAnswer = EventAnswer<ToolPaused> | EventAnswer<ToolResumed> | Unanswered;
 
 /** A child call that paused for decisions or answers. */
-export type ChildPaused = Extract<ChildAnswer, { type: "child-paused" }>;
+export type ChildPaused = EventAnswer<ToolPaused>;
 
 /** The child tool registered under `name` (its registry entry's agent performer), or undefined for any other tool. */
 export function childToolOf(registry: ToolRegistry, name: string): ChildTool | undefined {
@@ -216,7 +214,7 @@ export class ChildCalls {
     const problem = child.problem(call);
     if (problem !== null) {
       const event = toolFinished(call.id, `ERROR: ${child.name} could not start: ${problem}`, "child");
-      return Promise.resolve({ type: "tool-error", call, event });
+      return Promise.resolve({ type: "event", event });
     }
     const { tokenBudget, costBudget } = this.reserve(call);
     const { store, runId, approve, onEvent } = this.#options;
@@ -280,14 +278,14 @@ export class ChildCalls {
    * was given a decision or an answer for something below it (by chained id), or when it was
    * resumed with an approver (who is then shown what waits below, as the child asks); else it waits.
    */
-  resume(call: ToolCall): Extract<ChildAnswer, { type: "child-resumed" | "child-waiting" }> {
+  resume(call: ToolCall): EventAnswer<ToolResumed> | Unanswered {
     const prefix = `${escapeCallId(call.id)}/`;
     const { decisions = {}, answers = {}, approverBelow = false } = this.#options;
     const given =
       approverBelow || [...Object.keys(decisions), ...Object.keys(answers)].some((id) => id.startsWith(prefix));
-    if (!given || this.#resumed.has(call.id)) return { type: "child-waiting", call };
+    if (!given || this.#resumed.has(call.id)) return UNANSWERED;
     this.#resumed.add(call.id);
-    return { type: "child-resumed", call, event: { type: "tool.resumed", callId: call.id } };
+    return answerOf({ type: "tool.resumed", callId: call.id });
   }
 
   /** The agent tool calls of the reply after `call`: they start later, and each gets its share of what is left. */
@@ -304,7 +302,7 @@ export class ChildCalls {
       this.settle(call.id);
       const pending = (result.pendingApprovals ?? []).map((waiting) => chainedCall(call.id, waiting));
       const questions = (result.pendingQuestions ?? []).map((waiting) => chainedQuestion(call.id, waiting));
-      return { type: "child-paused", call, event: { type: "tool.paused", callId: call.id, pending, questions } };
+      return answerOf({ type: "tool.paused", callId: call.id, pending, questions });
     }
     const content = cutResult(observationOf(child.name, result), child.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
     const event = {
@@ -313,7 +311,7 @@ export class ChildCalls {
       tokens: result.tokens,
       ...childSpending(result),
     };
-    return { type: event.isError === true ? "tool-error" : "tool-result", call, event };
+    return { type: "event", event };
   }
 }
 

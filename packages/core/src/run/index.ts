@@ -13,6 +13,7 @@ export * from "./check-output.js";
 export * from "./child-calls.js";
 export * from "./compact-context.js";
 export * from "./driven-machine.js";
+export * from "./event-answer.js";
 export * from "./mail-fixture.js";
 export * from "./performing.js";
 export * from "./prepare-step.js";

@@ -1,4 +1,4 @@
-import type { AgentEvent, Model, ModelError, ModelFailed } from "../data/index.js";
+import type { AgentEvent, Model, ModelError } from "../data/index.js";
 import { type AgentContext, isGivingUp } from "../decide/index.js";
 import type { ModelAnswer } from "./ask-model.js";
 
@@ -13,24 +13,17 @@ export function modelAt(
 
 /**
  * The event a model's answer gives the machine when the run retries (its context has a policy):
- * a reply says which model gave it, a failure becomes `model.failed` — with the error to reject
- * with when it was the step's last attempt. Without a policy the reply is as it was and a failure
- * is thrown at once, as it always was: null then.
+ * a reply says which model gave it (`model`), a failure is logged as it is — with the error to
+ * reject with when it was the step's last attempt. Without a policy the reply is as it was and a
+ * failure is thrown at once, as it always was: null then.
  */
 export function attemptEvent(
-  answer: Extract<ModelAnswer, { type: "model-failed" }> | Extract<ModelAnswer, { type: "model-replied" }>,
+  answer: ModelAnswer,
   context: AgentContext,
   model: number,
 ): { readonly event: AgentEvent; readonly givesUp?: ModelError } | null {
-  if (context.retry === null) return answer.type === "model-replied" ? { event: answer.event } : null;
-  if (answer.type === "model-replied") return { event: { ...answer.event, model } };
-  const { error } = answer;
-  const event: ModelFailed = {
-    type: "model.failed",
-    error: error.message,
-    retryable: error.retryable,
-    ...(error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs }),
-    model,
-  };
-  return isGivingUp(context, event) ? { event, givesUp: error } : { event };
+  const { event } = answer;
+  if (context.retry === null) return event.type === "model.replied" ? { event } : null;
+  if (event.type === "model.replied") return { event: { ...event, model } };
+  return isGivingUp(context, event) ? { event, givesUp: answer.error as ModelError } : { event };
 }

@@ -1,28 +1,14 @@
-import type { AgentEvent } from "../data/index.js";
 import { AnswerInbox } from "./answer-inbox.js";
-import type { ApproverAnswer } from "./ask-approver.js";
-import type { ModelAnswer } from "./ask-model.js";
-import type { QuestionAnswer } from "./ask-user.js";
-import type { ChildAnswer } from "./child-calls.js";
-import type { CompactionAnswer } from "./compact-context.js";
-import type { StepPreparedAnswer } from "./prepare-step.js";
+import type { EventAnswer, Unanswered } from "./event-answer.js";
 import type { RequestInForm } from "./request-table.js";
-import type { ToolAnswer } from "./run-tool.js";
-import type { CheckAnswer } from "./turn-checks.js";
-import type { RetryWaited } from "./wait-retry.js";
 
-/** What the run loop takes next: a performer's answer, the run's cancellation, a failure, or the stop. */
+/**
+ * What the run loop takes next: a performer's event (the run's cancellation too), none yet, a
+ * child's pause, a failure, or the stop.
+ */
 export type LoopAnswer =
-  | ModelAnswer
-  | CompactionAnswer
-  | ToolAnswer
-  | ChildAnswer
-  | ApproverAnswer
-  | QuestionAnswer
-  | StepPreparedAnswer
-  | RetryWaited
-  | CheckAnswer
-  | { readonly type: "cancelled"; readonly event: Extract<AgentEvent, { type: "run.cancelled" }> }
+  | EventAnswer
+  | Unanswered
   | { readonly type: "failed"; readonly error: unknown }
   | { readonly type: "stopped" };
 

@@ -1,5 +1,6 @@
 import type { AgentRequest, Message, Model, StepPrepared, ToolChoice, ToolSpec } from "../data/index.js";
 import { describeValue, listView } from "../data/index.js";
+import type { EventAnswer } from "./event-answer.js";
 
 type ModelWithLimits = Model & { readonly maxReplyTokens?: number };
 
@@ -33,11 +34,7 @@ export interface StepInput {
 export type PrepareStep = (step: StepInput) => StepSettings | undefined | Promise<StepSettings | undefined>;
 
 /** `prepareStep`'s answer: the event to log, and the model it picked. */
-export interface StepPreparedAnswer {
-  readonly type: "step-prepared";
-  readonly event: StepPrepared;
-  readonly model?: Model;
-}
+export type StepPreparedAnswer = EventAnswer<StepPrepared>;
 
 type PrepareRequest = Extract<AgentRequest, { type: "prepareStep" }>;
 
@@ -75,7 +72,7 @@ export function checkedSettings(
   replyReserve: number,
 ): StepPreparedAnswer {
   const event: StepPrepared = { type: "step.prepared", step };
-  if (settings === undefined || settings === null) return { type: "step-prepared", event };
+  if (settings === undefined || settings === null) return { type: "event", event };
   if (typeof settings !== "object" || Array.isArray(settings)) {
     throw new TypeError(
       `prepareStep for step ${step} must return an object or undefined; got ${describeValue(settings, true)}`,
@@ -100,9 +97,7 @@ export function checkedSettings(
     ...(picked === undefined ? {} : { model: pickedModelName(picked), reserve: picked.maxReplyTokens ?? replyReserve }),
     ...(system === undefined ? {} : { system }),
   };
-  return picked === undefined
-    ? { type: "step-prepared", event: prepared }
-    : { type: "step-prepared", event: prepared, model: picked };
+  return picked === undefined ? { type: "event", event: prepared } : { type: "event", event: prepared, model: picked };
 }
 
 /** The name a picked model is logged by: its `modelName` (adapters set it), else `(unnamed)`. */

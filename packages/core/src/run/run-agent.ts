@@ -95,8 +95,10 @@ export async function startRun(
   checkChildPrices(settings, registry);
   const { store, runId = globalThis.crypto.randomUUID() } = options;
   const ports = { ...portsOf(options, options.compaction?.summarizer), model, registry, checks: turn.ports };
-  if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
   const link = parent === undefined ? {} : { parent };
+  // Without a store nothing is kept, but the listener hears the run's start as a stored run logs it.
+  const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings, ...link };
+  if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, begin });
   // One writer per run: the run is held before it is looked for, and until it returns.
   return holding(store, runId, async () => {
     if ((await store.read(runId)).length > 0) {
@@ -106,7 +108,6 @@ export async function startRun(
       });
     }
     const journal = new Journal(store, runId, [], { onLogged: options.onLogged });
-    const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings, ...link };
     return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, journal, begin, store });
   });
 }

@@ -8,7 +8,7 @@ import type {
   RunEvent,
   Transcript,
 } from "../data/index.js";
-import { contentText, listView, messagesOf, RunEnd, usedCallIds } from "../data/index.js";
+import { listView, messagesOf, RunEnd, usedCallIds } from "../data/index.js";
 import type { AgentSnapshot } from "../decide/index.js";
 import type { Journal } from "../log/index.js";
 import { EventLogError } from "../log/index.js";
@@ -18,6 +18,7 @@ import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } f
 import { type AnswerPort, answeredFrom, askPerson } from "./ask-user.js";
 import type { ChildPort } from "./child-calls.js";
 import { compactContext } from "./compact-context.js";
+import { answerOf, UNANSWERED } from "./event-answer.js";
 import { attemptEvent, modelAt } from "./model-attempts.js";
 import { InProcess, type LoopAnswer, type Performing } from "./performing.js";
 import {
@@ -140,9 +141,13 @@ export class RunLoop {
     this.#interruptedOptions = toolOptions(end, toolTimeoutMs, maxResultChars, true);
   }
 
-  /** Logs `event` (with a journal; without one nothing is kept): the one place the run's log is written from. Rejects if the store cannot log it. */
+  /**
+   * Logs `event` (with a journal; without one nothing is kept) and tells the listener of it: the one
+   * place the run's log is written from. Rejects if the store cannot log it.
+   */
   async log(event: RunEvent): Promise<void> {
     await this.#record(event);
+    this.#tellLogged(event);
   }
 
   /** Without a journal, nothing to wait for. */
@@ -155,10 +160,7 @@ export class RunLoop {
     if (this.#cancelled || this.#end.ended) return;
     this.#cancelled = true;
     const event = { type: "run.cancelled" as const };
-    this.#inbox.push({
-      type: "cancelled",
-      event: reason instanceof Error ? { ...event, reason: reason.message } : event,
-    });
+    this.#inbox.push(answerOf(reason instanceof Error ? { ...event, reason: reason.message } : event));
     this.#end.end();
   }
 
@@ -190,7 +192,7 @@ export class RunLoop {
         if (event === null) continue;
         const logged = this.#record(event);
         if (logged !== undefined) await logged;
-        this.#tellTaken(answer, event);
+        this.#tellLogged(event);
         this.#machine.send(event);
         // A child's reservation is given back only now that the machine counts what it spent.
         if (event.type === "tool.finished") this.#ports.children?.settle(event.callId);
@@ -250,7 +252,7 @@ export class RunLoop {
     if (request.type === "askUser") {
       const { answers } = this.#ports;
       const work = () => askPerson(answers, request);
-      const first = firstGiven(answers, work, "answered");
+      const first = firstGiven(answers, work);
       this.#inbox.perform({
         form: "promise",
         request,
@@ -265,20 +267,16 @@ export class RunLoop {
       const { call } = request;
       const { approve } = this.#ports;
       const work = () => askApprover(approve, call);
-      const first = firstGiven(approve, work, "decided");
+      const first = firstGiven(approve, work);
       this.#inbox.perform({ form: "promise", request, work, first, settle: (value) => decidedAnswer(call, value) });
       return;
     }
     if (request.type === "resumeChild") {
       const { children } = this.#ports;
       const { call } = request;
-      const work = () => Promise.resolve<LoopAnswer>(children?.resume(call) ?? { type: "child-waiting", call });
-      const first = firstGiven(children, work, "child-resumed");
-      const settle = (): LoopAnswer => ({
-        type: "child-resumed",
-        call,
-        event: { type: "tool.resumed", callId: call.id },
-      });
+      const work = () => Promise.resolve<LoopAnswer>(children?.resume(call) ?? UNANSWERED);
+      const first = firstGiven(children, work);
+      const settle = (): LoopAnswer => answerOf({ type: "tool.resumed", callId: call.id });
       this.#inbox.perform({ form: "promise", request, work, first, settle });
       return;
     }
@@ -293,14 +291,21 @@ export class RunLoop {
     const { call } = request;
     if (this.#interrupted.has(call.id)) return this.#runTool(request, true);
     const childRunId = this.#ports.children?.childRunIdOf(call);
-    const logged = this.#record(
+    const started: RunEvent =
       childRunId === undefined
         ? { type: "tool.started", callId: call.id, name: call.name }
-        : { type: "tool.started", callId: call.id, name: call.name, childRunId },
-    );
-    if (logged === undefined) return this.#runTool(request, false);
+        : { type: "tool.started", callId: call.id, name: call.name, childRunId };
+    const logged = this.#record(started);
+    if (logged === undefined) {
+      this.#tellLogged(started);
+      return this.#runTool(request);
+    }
     return logged.then(() => {
-      if (!this.#end.ended) this.#runTool(request, this.#interrupted.has(call.id));
+      if (this.#end.ended) return;
+      // A journal that finds the start logged by an earlier attempt adds the call to the interrupted ones.
+      if (this.#interrupted.has(call.id)) return this.#runTool(request, true);
+      this.#tellLogged(started);
+      this.#runTool(request);
     });
   }
 
@@ -406,10 +411,9 @@ export class RunLoop {
     return again.model;
   }
 
-  /** A call the log shows cut off runs (or is lost) without a second start; any other is told as started first. */
-  #runTool(request: Extract<AgentRequest, { type: "runTool" }>, interrupted: boolean): undefined {
+  /** Runs a call, once its start is logged; a call the log shows cut off runs (or is lost) without a second start. */
+  #runTool(request: Extract<AgentRequest, { type: "runTool" }>, interrupted = false): undefined {
     const { call } = request;
-    if (!interrupted) this.#tell({ type: "tool-started", call });
     const { children } = this.#ports;
     // A child cut off is resumed from its own log, never lost: nothing it logged is done again.
     if (children?.runsChild(call) === true) {
@@ -423,81 +427,33 @@ export class RunLoop {
     return undefined;
   }
 
-  /** The event an answer gives the machine, or null for none (no decision, or a failure that is moot). */
+  /** The event an answer gives the machine, or null for none (no decision or answer yet, a child's pause, a failure that is moot). */
   #eventOf(answer: LoopAnswer): AgentEvent | null {
-    switch (answer.type) {
-      case "model-replied":
-      case "model-failed":
-        return this.#attemptEvent(answer);
-      case "compacted":
-      case "retry-waited":
-      case "tool-result":
-      case "tool-error":
-      case "tool-lost":
-      case "tool-asked":
-      case "decided":
-      case "cancelled":
-      case "output-checked":
-      case "guardrail-checked":
-      case "answered":
-      case "child-paused":
-      case "child-resumed":
-        return answer.event;
-      case "step-prepared":
-        this.#prepared.clear();
-        if (answer.model !== undefined) this.#prepared.set(answer.event.step, answer.model);
-        return answer.event;
-      // A summarizer that failed fails the run as a model call without retries does: a compaction is not retried.
-      case "compaction-failed":
-      case "failed":
-        this.#fail(answer.error);
-        return null;
-      default:
-        return null;
+    if (answer.type === "failed") this.#fail(answer.error);
+    if (answer.type !== "event") return null;
+    const { event } = answer;
+    if (event.type === "model.replied" || event.type === "model.failed")
+      return this.#attemptEvent(answer as ModelAnswer);
+    if (event.type === "step.prepared") {
+      this.#prepared.clear();
+      if (answer.model !== undefined) this.#prepared.set(event.step, answer.model);
     }
+    return event;
   }
 
   /** A model's answer as the machine takes it; a failure without a retry policy fails the run at once. */
-  #attemptEvent(answer: Extract<LoopAnswer, { type: "model-replied" | "model-failed" }>): AgentEvent | null {
+  #attemptEvent(answer: ModelAnswer): AgentEvent | null {
     // An attempt cut off by the run's end is moot, not a failure to log.
-    if (answer.type === "model-failed" && this.#end.ended) return null;
+    if (answer.event.type === "model.failed" && this.#end.ended) return null;
     const model = (this.#modelRequest as ModelRequest).model ?? 0;
     const taken = attemptEvent(answer, this.#machine.snapshot().context, model);
     if (taken === null) {
-      this.#fail((answer as Extract<LoopAnswer, { type: "model-failed" }>).error);
+      this.#fail(answer.error);
       return null;
     }
     // The last failure is logged too, so that the log lists every attempt; then the run rejects.
     if (taken.givesUp !== undefined) this.#givesUp = taken.givesUp;
     return taken.event;
-  }
-
-  /** Tells the listener of an answer's event, once it is logged and just before the machine takes it. */
-  #tellTaken(answer: LoopAnswer, event: AgentEvent): void {
-    if (this.#ports.onEvent === undefined) return;
-    if (answer.type === "model-replied") {
-      this.#tell({ type: "step-finished", step: answer.step, reply: answer.event.reply });
-    } else if (answer.type === "model-failed" && event.type === "model.failed") {
-      this.#tell({ type: "model-failed", step: answer.step, failure: event });
-    } else if (answer.type === "compacted") {
-      const { step, keptFrom, summary } = answer.event;
-      this.#tell({ type: "compacted", step, keptFrom, ...(summary === undefined ? {} : { summary }) });
-    } else if (answer.type === "decided") {
-      this.#tell({ type: "decision-given", call: answer.call, decision: answer.decision });
-    } else if (answer.type === "output-checked") {
-      this.#tell({ type: "output-checked", verdict: answer.event });
-    } else if (answer.type === "guardrail-checked") {
-      this.#tell({ type: "guardrail-checked", verdict: answer.event });
-    } else if (answer.type === "tool-result" || answer.type === "tool-error" || answer.type === "tool-lost") {
-      const { call, event } = answer;
-      const isError = answer.type !== "tool-result";
-      const { content } = event;
-      this.#tell(
-        typeof content === "string"
-          ? { type: "tool-finished", call, content, isError }
-          : { type: "tool-finished", call, content: contentText(content), isError, parts: content },
-      );
-    }
   }
 
   #fail(error: unknown): void {
@@ -508,6 +464,12 @@ export class RunLoop {
 
   #tell(event: AgentStreamEvent): void {
     this.#ports.onEvent?.(event);
+  }
+
+  /** Tells the listener of an event once it is logged (nothing is made for a run nobody listens to). */
+  #tellLogged(event: RunEvent): void {
+    const { onEvent } = this.#ports;
+    if (onEvent !== undefined) onEvent({ type: "logged", event });
   }
 
   /** A delta comes while the loop waits: a listener that throws on it fails the run at the loop's next turn. */
@@ -541,15 +503,11 @@ function toolOptions(
  * A promise performance's answer at hand: with a port the run was given (an approver, answers),
  * what it gives when that is the answer (`given`); without one, none, and the value comes from outside.
  */
-function firstGiven<A extends LoopAnswer>(
-  port: unknown,
-  work: () => Promise<A>,
-  given: A["type"],
-): (() => Promise<A | null>) | null {
+function firstGiven(port: unknown, work: () => Promise<LoopAnswer>): (() => Promise<LoopAnswer | null>) | null {
   if (port === undefined) return null;
   return async () => {
     const answer = await work();
-    return answer.type === given ? answer : null;
+    return answer.type === "event" ? answer : null;
   };
 }
 

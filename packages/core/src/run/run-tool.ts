@@ -2,6 +2,7 @@ import type { ToolCall, ToolOutcome } from "../data/index.js";
 import { type AgentEvent, toolFinished } from "../data/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
+import { answerOf, type EventAnswer } from "./event-answer.js";
 import { ToolAsking } from "./tool-asking.js";
 
 /** Milliseconds a tool may take when neither the run nor the tool says. */
@@ -14,15 +15,11 @@ export type ToolFinished = Extract<AgentEvent, { type: "tool.finished" }>;
 export type ToolAskedEvent = Extract<AgentEvent, { type: "tool.asked" }>;
 
 /**
- * What running a call came to, always a `tool.finished` event: the tool's result, its failure told
- * to the model as an `ERROR:` observation (invalid arguments, a throw, a timeout), or the
- * lost-result observation for a call cut off earlier that may not run again.
+ * What running a call came to: a `tool.finished` event (the tool's result, its failure told to the
+ * model as an `ERROR:` observation — invalid arguments, a throw, a timeout — or the lost-result
+ * observation for a call cut off earlier that may not run again), or `tool.asked` for a question.
  */
-export type ToolAnswer =
-  | { readonly type: "tool-result"; readonly call: ToolCall; readonly event: ToolFinished }
-  | { readonly type: "tool-error"; readonly call: ToolCall; readonly event: ToolFinished }
-  | { readonly type: "tool-lost"; readonly call: ToolCall; readonly event: ToolFinished }
-  | { readonly type: "tool-asked"; readonly call: ToolCall; readonly event: ToolAskedEvent };
+export type ToolAnswer = EventAnswer<ToolFinished> | EventAnswer<ToolAskedEvent>;
 
 /** How a call is run: the run's signal and the limits for tools that set none of their own. */
 export interface RunToolOptions {
@@ -49,7 +46,7 @@ export async function runTool(
   answers: readonly unknown[] = [],
 ): Promise<ToolAnswer> {
   if (options.interrupted === true && !mayRunAgain(registry, call)) {
-    return { type: "tool-lost", call, event: toolFinished(call.id, lostResult(call), "lost") };
+    return answerOf(toolFinished(call.id, lostResult(call), "lost"));
   }
   const asking = new ToolAsking(call, answers);
   const ran = registry.executeCall(call, {
@@ -63,11 +60,10 @@ export async function runTool(
   });
   const ended = await Promise.race([ran, asking.ended]);
   const { asked } = asking;
-  if (asked !== null) return { type: "tool-asked", call, event: asked };
+  if (asked !== null) return answerOf(asked);
   const { kind, content } = ended as ToolOutcome;
   const observation = asking.noted(content);
-  if (kind === "ok") return { type: "tool-result", call, event: toolFinished(call.id, observation) };
-  return { type: "tool-error", call, event: toolFinished(call.id, observation, kind) };
+  return answerOf(kind === "ok" ? toolFinished(call.id, observation) : toolFinished(call.id, observation, kind));
 }
 
 /** Whether a call whose run was cut off may run again: its tool is idempotent, or the call is invalid and runs nothing. */

@@ -38,16 +38,11 @@ describe("StreamQueue", () => {
     for (const event of [text("a"), reasoning("x"), text("b")]) queue.push(event);
     expect(await drain(queue, 1)).toEqual([text("ab")]);
     for (const event of [text("c"), reasoning("y")]) queue.push(event);
-    queue.push({ type: "step-finished", step: 1, reply: { content: "abc", toolCalls: [] } });
+    queue.push({ type: "logged", event: { type: "model.replied", reply: { content: "abc", toolCalls: [] } } });
     queue.push(text("d", 2));
     queue.push(text("e", 2));
     const rest = await drain(queue, 4);
-    expect(rest.map((event) => ("text" in event ? event.text : event.type))).toEqual([
-      "xy",
-      "c",
-      "step-finished",
-      "de",
-    ]);
+    expect(rest.map((event) => ("text" in event ? event.text : event.type))).toEqual(["xy", "c", "logged", "de"]);
   });
 
   it("merges the pieces of children streaming at once each with its own, never with another run's", async () => {

@@ -3,6 +3,7 @@ import type { ArgsOf, ToolSchema } from "../tools/index.js";
 import { isTimeout, MAX_TIMER_MS } from "../tools/index.js";
 import { checkGuardrail } from "./check-guardrail.js";
 import { compileOutput, type OutputSchema } from "./check-output.js";
+import type { EventAnswer } from "./event-answer.js";
 import { describe } from "./settings.js";
 
 /** The options of one turn of a run: the answer's shape and the guardrails around it. */
@@ -33,9 +34,7 @@ export const NO_CHECKS: TurnChecks = Object.freeze({});
 const UNCHECKED = Object.freeze({ checks: NO_CHECKS, ports: Object.freeze({}) });
 
 /** A check's answer: the event it logs. */
-export type CheckAnswer =
-  | { readonly type: "output-checked"; readonly event: OutputChecked }
-  | { readonly type: "guardrail-checked"; readonly event: GuardrailChecked };
+export type CheckAnswer = EventAnswer<OutputChecked> | EventAnswer<GuardrailChecked>;
 
 /**
  * A turn's options, checked and split into what is logged (the JSON Schema, the retries, the
@@ -93,7 +92,7 @@ export async function performCheck(
   if (request.type === "checkOutput") {
     const output = ports?.output;
     if (output === undefined) throw new TypeError("the run checks its answer: give its `output` schema again");
-    return { type: "output-checked", event: await output.check(request.text) };
+    return { type: "event", event: await output.check(request.text) };
   }
   const guardrail = ports?.guardrails?.[request.stage]?.[request.index];
   if (guardrail?.name !== request.name) {
@@ -101,5 +100,5 @@ export async function performCheck(
       `the run checks with the ${request.stage} guardrail '${request.name}': give its guardrails again`,
     );
   }
-  return { type: "guardrail-checked", event: await checkGuardrail(guardrail, request, signal) };
+  return { type: "event", event: await checkGuardrail(guardrail, request, signal) };
 }

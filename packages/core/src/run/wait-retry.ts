@@ -1,14 +1,12 @@
 import type { AgentEvent, AgentRequest } from "../data/index.js";
 import { MAX_TIMER_MS } from "../tools/index.js";
+import type { EventAnswer } from "./event-answer.js";
 
 /** A machine's request to wait before the next model attempt. */
 export type RetryWaitRequest = Extract<AgentRequest, { type: "waitRetry" }>;
 
 /** The end of the wait: the event that sends the machine back to the budget check. */
-export type RetryWaited = {
-  readonly type: "retry-waited";
-  readonly event: Extract<AgentEvent, { type: "retry.waited" }>;
-};
+export type RetryWaited = EventAnswer<Extract<AgentEvent, { type: "retry.waited" }>>;
 
 /**
  * The wait a request asks for, in milliseconds: the provider's `retry-after` as it is, the
@@ -23,7 +21,7 @@ export function jitteredDelay(request: RetryWaitRequest, random: () => number = 
 
 /** The answer once a wait of `delayMs` has passed. */
 export function retryWaited(delayMs: number): RetryWaited {
-  return { type: "retry-waited", event: { type: "retry.waited", delayMs } };
+  return { type: "event", event: { type: "retry.waited", delayMs } };
 }
 
 /**

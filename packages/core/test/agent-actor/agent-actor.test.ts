@@ -64,11 +64,11 @@ describe("agentActor: the input's own listeners", () => {
       inspect: (event) => {
         if (event.type === "@xstate.snapshot" && "value" in event.snapshot) snapshots.push(event.snapshot.value);
       },
-      onEvent: (event) => heard.push(event.type),
+      onEvent: (event) => heard.push(event.type === "logged" ? event.event.type : event.type),
     });
     await until(actor, (s) => s.status === "done");
     expect(snapshots).toEqual(expect.arrayContaining(["callingModel", "done"]));
-    expect(heard).toEqual(["step-started", "text-delta", "step-finished", "finished"]);
+    expect(heard).toEqual(["run.started", "step-started", "text-delta", "model.replied", "run.finished", "finished"]);
   });
 });
 

@@ -35,7 +35,7 @@ describe("a child's exits, as its parent's model is told of them", () => {
     );
     const seen: string[] = [];
     for await (const event of stream) {
-      if (event.type === "tool-finished") seen.push(event.content);
+      if (event.type === "logged" && event.event.type === "tool.finished") seen.push(String(event.event.content));
     }
     expect(seen).toEqual(["Lima."]);
     expect((await stream.result).status).toBe("done");

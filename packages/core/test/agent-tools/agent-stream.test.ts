@@ -19,6 +19,10 @@ function outline(events: readonly AgentStreamEvent[]): string[] {
   return events.flatMap((event) => {
     if (event.type.endsWith("-delta")) return [];
     const from = event.origin === undefined ? "" : ` <${event.origin.callPath.join("/")}>`;
+    if (event.type === "logged") {
+      const id = "callId" in event.event ? ` ${event.event.callId}` : "";
+      return [`${event.event.type}${id}${from}`];
+    }
     const id = "call" in event ? ` ${event.call.id}` : "step" in event ? ` ${event.step}` : "";
     return [`${event.type}${id}${from}`];
   });
@@ -37,26 +41,30 @@ describe("a parent hears its children's events, tagged with where they come from
     });
     expect(result.status).toBe("done");
     expect(outline(heard)).toEqual([
+      "run.started",
       "step-started 1",
-      "step-finished 1",
-      "tool-started r1",
+      "model.replied",
+      "tool.started r1",
+      "run.started <r1>",
       "step-started 1 <r1>",
-      "step-finished 1 <r1>",
-      "tool-started s1 <r1>",
-      "tool-finished s1 <r1>",
+      "model.replied <r1>",
+      "tool.started s1 <r1>",
+      "tool.finished s1 <r1>",
       "step-started 2 <r1>",
-      "step-finished 2 <r1>",
+      "model.replied <r1>",
+      "run.finished <r1>",
       "finished <r1>",
-      "tool-finished r1",
+      "tool.finished r1",
       "step-started 2",
-      "step-finished 2",
+      "model.replied",
+      "run.finished",
       "finished",
     ]);
     const childText = heard.flatMap((e) => (e.type === "text-delta" && e.origin !== undefined ? [e.text] : []));
     expect(childText.join("")).toBe("Lima.");
     const ownText = heard.flatMap((e) => (e.type === "text-delta" && e.origin === undefined ? [e.text] : []));
     expect(ownText.join("")).toBe("The capital is Lima.");
-    const tagged = heard.find((e) => e.type === "tool-started" && e.call.id === "s1");
+    const tagged = heard.find((e) => e.type === "logged" && e.event.type === "tool.started" && e.event.callId === "s1");
     expect(tagged?.origin).toEqual({ runId: "p.r1", callPath: ["r1"] });
   });
 
@@ -71,7 +79,13 @@ describe("a parent hears its children's events, tagged with where they come from
     const events: AgentStreamEvent[] = [];
     for await (const event of stream) events.push(event);
     const deepest = events.filter((e) => e.origin?.callPath.length === 2);
-    expect(outline(deepest)).toEqual(["step-started 1 <t1/m1>", "step-finished 1 <t1/m1>", "finished <t1/m1>"]);
+    expect(outline(deepest)).toEqual([
+      "run.started <t1/m1>",
+      "step-started 1 <t1/m1>",
+      "model.replied <t1/m1>",
+      "run.finished <t1/m1>",
+      "finished <t1/m1>",
+    ]);
     expect(deepest[0]?.origin).toEqual({ callPath: ["t1", "m1"] });
     // Deltas of a child and of its parent, at the same step, are never merged together.
     const text = (path: string) =>

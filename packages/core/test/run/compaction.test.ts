@@ -71,9 +71,9 @@ describe("compaction with summarize", () => {
     expect(last[2]).toEqual({ role: "user", content: expect.stringContaining(`summary ${summarizer.prompts.length}`) });
     for (const seen of model.seen) expect(orphanProblem(seen)).toBeNull();
     // The caller is told where each compaction is and what stands for the hidden messages.
-    const told = events.filter((event) => event.type === "compacted");
+    const told = events.flatMap((e) => (e.type === "logged" && e.event.type === "context.compacted" ? [e.event] : []));
     expect(told).toHaveLength(summarizer.prompts.length);
-    expect(told[0]).toMatchObject({ type: "compacted", summary: "summary 1" });
+    expect(told[0]).toMatchObject({ type: "context.compacted", summary: "summary 1" });
   });
 
   it("counts the summarizer's tokens in the run's tokens (the provider's usage)", async () => {

@@ -173,14 +173,15 @@ describe("a tool's result as content parts", () => {
     const model = scriptedModel([asks(toolCall("c1", "screenshot"), toolCall("c2", "broken")), final("done")]);
     const stream = streamAgent("Look.", model, registry, { store, runId: "tool-parts" });
     const finished = [];
-    for await (const event of stream) if (event.type === "tool-finished") finished.push(event);
+    for await (const event of stream)
+      if (event.type === "logged" && event.event.type === "tool.finished") finished.push(event.event);
     const result = await stream.result;
     const parts = [
       { type: "text", text: "the screen:" },
       { type: "image", mediaType: "image/png", data: base64(shot) },
     ];
     expect(result.messages[3]).toEqual({ role: "tool", toolCallId: "c1", name: "screenshot", content: parts });
-    expect(finished[0]).toMatchObject({ content: "the screen:\n[image image/png]", parts, isError: false });
+    expect(finished[0]).toEqual({ type: "tool.finished", callId: "c1", content: parts });
     // A bad part fails the call, told to the model in one line.
     expect(result.messages[4]?.content).toBe(
       `ERROR: broken failed: TypeError: the tool's result, part 0 has the unknown type "video": use text, image or file`,

@@ -49,9 +49,9 @@ describe("guardrails", () => {
     };
     const stream = streamAgent("hi", model, registry, { guardrails: { input: [slow] } });
     const seen: string[] = [];
-    for await (const event of stream) seen.push(event.type);
+    for await (const event of stream) seen.push(event.type === "logged" ? event.event.type : event.type);
     expect(order).toEqual(["guardrail", "model"]);
-    expect(seen.slice(0, 3)).toEqual(["guardrail-started", "guardrail-checked", "step-started"]);
+    expect(seen.slice(0, 4)).toEqual(["run.started", "guardrail-started", "guardrail.checked", "step-started"]);
   });
 
   it("the first trip by order of declaration wins, whatever finishes first", async () => {

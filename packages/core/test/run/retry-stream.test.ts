@@ -34,10 +34,11 @@ const outline = (events: readonly AgentStreamEvent[]) =>
   events
     .filter((e) => !e.type.endsWith("-delta"))
     .map((e) => {
-      if (e.type === "step-started" || e.type === "step-finished") return `${e.type} ${e.step}`;
-      if (e.type === "model-failed") return `model-failed ${e.step} model ${e.failure.model}: ${e.failure.error}`;
+      if (e.type === "step-started") return `${e.type} ${e.step}`;
       if (e.type === "retry-waiting") return `retry-waiting ${e.step} ${e.delayMs} ms`;
-      return e.type;
+      if (e.type !== "logged") return e.type;
+      if (e.event.type === "model.failed") return `model.failed model ${e.event.model}: ${e.event.error}`;
+      return e.event.type;
     });
 
 describe("a failed model attempt as the run tells it", () => {
@@ -57,7 +58,7 @@ describe("a failed model attempt as the run tells it", () => {
         onLogged: (event) => logged.push(event.type),
         onEvent: (event) => {
           // What is told of a failure is already in the log.
-          if (event.type === "model-failed") expect(logged.at(-1)).toBe("model.failed");
+          if (event.type === "logged") expect(logged.at(-1)).toBe(event.event.type);
           told.push(event);
         },
       },
@@ -67,18 +68,23 @@ describe("a failed model attempt as the run tells it", () => {
     expect((await stream.result).status).toBe("done");
     expect(events).toEqual(told);
     expect(outline(events)).toEqual([
+      "run.started",
       "step-started 1",
-      "model-failed 1 model 0: model call 1 failed: Error: 429 Rate limit reached",
+      "model.failed model 0: model call 1 failed: Error: 429 Rate limit reached",
       // The provider's retry-after is kept as it is.
       "retry-waiting 1 3 ms",
+      "retry.waited",
       "step-started 1",
-      "model-failed 1 model 0: model call 1 failed: Error: 401",
+      "model.failed model 0: model call 1 failed: Error: 401",
       "step-started 1",
-      "step-finished 1",
+      "model.replied",
+      "run.finished",
       "finished",
     ]);
     const failed = (await store.read("s")).filter((event) => event.type === "model.failed");
-    const toldFailures = events.flatMap((event) => (event.type === "model-failed" ? [event.failure] : []));
+    const toldFailures = events.flatMap((e) =>
+      e.type === "logged" && e.event.type === "model.failed" ? [e.event] : [],
+    );
     expect(toldFailures).toEqual(failed.map(({ seq, at, hash, ...event }) => event));
     expect(toldFailures[0]).toMatchObject({ retryable: true, retryAfterMs: 3, model: 0 });
   });
@@ -109,8 +115,9 @@ describe("a failed model attempt as the run tells it", () => {
     expect(ModelError.isInstance(thrown)).toBe(true);
     await expect(stream.result).rejects.toThrow(ModelError);
     expect(outline(events)).toEqual([
+      "run.started",
       "step-started 1",
-      "model-failed 1 model 0: model call 1 failed: Error: 529 overloaded_error",
+      "model.failed model 0: model call 1 failed: Error: 529 overloaded_error",
     ]);
   });
 
@@ -119,7 +126,7 @@ describe("a failed model attempt as the run tells it", () => {
     await expect(
       runAgent(TASK, flaky([failure("529", true)]), registry, { onEvent: (event) => events.push(event) }),
     ).rejects.toThrow(ModelError);
-    expect(outline(events)).toEqual(["step-started 1"]);
+    expect(outline(events)).toEqual(["run.started", "step-started 1"]);
   });
 });
 
@@ -145,6 +152,13 @@ describe("a run resumed in its backoff", () => {
       onEvent: (event) => events.push(event),
     });
     expect(resumed.status).toBe("done");
-    expect(outline(events)).toEqual(["retry-waiting 1 5 ms", "step-started 1", "step-finished 1", "finished"]);
+    expect(outline(events)).toEqual([
+      "retry-waiting 1 5 ms",
+      "retry.waited",
+      "step-started 1",
+      "model.replied",
+      "run.finished",
+      "finished",
+    ]);
   });
 });

@@ -27,9 +27,9 @@ const outline = (events: readonly AgentStreamEvent[]) =>
   events
     .filter((e) => !e.type.endsWith("-delta"))
     .map((e) => {
-      if (e.type === "step-started" || e.type === "step-finished") return `${e.type} ${e.step}`;
-      if (e.type === "tool-started" || e.type === "tool-finished") return `${e.type} ${e.call.id}`;
-      if (e.type === "decision-requested" || e.type === "decision-given") return `${e.type} ${e.call.id}`;
+      if (e.type === "step-started") return `${e.type} ${e.step}`;
+      if (e.type === "decision-requested") return `${e.type} ${e.call.id}`;
+      if (e.type === "logged") return "callId" in e.event ? `${e.event.type} ${e.event.callId}` : e.event.type;
       return e.type;
     });
 
@@ -40,23 +40,27 @@ describe("streamAgent", () => {
     const events = await collect(stream);
     const result = await stream.result;
     expect(outline(events)).toEqual([
+      "run.started",
       "step-started 1",
-      "step-finished 1",
-      "tool-started c1",
-      "tool-finished c1",
+      "model.replied",
+      "tool.started c1",
+      "tool.finished c1",
       "step-started 2",
-      "step-finished 2",
-      "tool-started c2",
-      "tool-finished c2",
+      "model.replied",
+      "tool.started c2",
+      "tool.finished c2",
       "step-started 3",
-      "step-finished 3",
+      "model.replied",
+      "run.finished",
       "finished",
     ]);
     const text = events.flatMap((e) => (e.type === "text-delta" && e.step === 3 ? [e.text] : [])).join("");
     expect(text).toBe(result.answer);
     expect(events.at(-1)).toEqual({ type: "finished", result });
     // Each step's reply is the one logged and shown in the list.
-    const replies = events.flatMap((e) => (e.type === "step-finished" ? [e.reply.content] : []));
+    const replies = events.flatMap((e) =>
+      e.type === "logged" && e.event.type === "model.replied" ? [e.event.reply.content] : [],
+    );
     expect(replies).toEqual(happyScript().map((reply) => reply.content));
   });
 
@@ -82,9 +86,8 @@ describe("streamAgent", () => {
     });
     const events = await collect(stream);
     expect(outline(events)).toContain("decision-requested s1");
-    expect(events.find((e) => e.type === "decision-given")).toMatchObject({
-      call: { id: "s1" },
-      decision: { approved: false, reason: "no" },
+    expect(events.find((e) => e.type === "logged" && e.event.type === "approval.decided")).toMatchObject({
+      event: { callId: "s1", approved: false, reason: "no" },
     });
   });
 
@@ -137,7 +140,8 @@ describe("streamAgent", () => {
     await stream.result;
     const events = await collect(stream);
     const deltas = events.filter((e) => e.type.endsWith("-delta"));
-    expect(events.length).toBeLessThanOrEqual(4 + 4); // step-started, step-finished, finished, and one per kind
+    // run.started, step-started, model.replied, run.finished, finished, and one per kind
+    expect(events.length).toBeLessThanOrEqual(5 + 4);
     expect(deltas.map((e) => (e.type === "tool-call-delta" ? `${e.type} ${e.index} ${e.id}` : e.type))).toEqual([
       "text-delta",
       "reasoning-delta",

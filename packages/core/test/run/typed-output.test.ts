@@ -120,7 +120,8 @@ describe("structured output", () => {
       output: Weather,
     });
     const verdicts = [];
-    for await (const event of stream) if (event.type === "output-checked") verdicts.push(event.verdict.valid);
+    for await (const e of stream)
+      if (e.type === "logged" && e.event.type === "output.checked") verdicts.push(e.event.valid);
     expect(verdicts).toEqual([false, true]);
   });
 

@@ -24,6 +24,9 @@ async function collect(stream: AsyncIterable<AgentStreamEvent>): Promise<AgentSt
   return events;
 }
 
+/** A told event's kind: a logged event's own type. */
+const kindOf = (event: AgentStreamEvent): string => (event.type === "logged" ? event.event.type : event.type);
+
 describe("input guardrails do not race the turn they guard", () => {
   it("streaming: a slow trip after a fast pass, and neither the model nor a tool ever runs, nor a step starts", async () => {
     const { registry, runs } = makeWeatherRegistry();
@@ -37,11 +40,13 @@ describe("input guardrails do not race the turn they guard", () => {
     const events = await collect(streamAgent("hi", model, registry, { guardrails }));
     expect(model.seen).toHaveLength(0);
     expect(runs).toEqual([]);
-    expect(events.map((event) => event.type)).toEqual([
+    expect(events.map(kindOf)).toEqual([
+      "run.started",
       "guardrail-started",
       "guardrail-started",
-      "guardrail-checked",
-      "guardrail-checked",
+      "guardrail.checked",
+      "guardrail.checked",
+      "run.finished",
       "finished",
     ]);
     expect(events.at(-1)).toMatchObject({ result: { status: "guardrail_tripped", guardrail: { name: "slow" } } });
@@ -54,8 +59,8 @@ describe("input guardrails do not race the turn they guard", () => {
     const events = await collect(
       streamAgent("q", model, registry, { output: Weather, guardrails: { output: [policy] } }),
     );
-    const verdict = events.findIndex((event) => event.type === "guardrail-checked");
-    expect(events.slice(verdict + 1).map((event) => event.type)).toEqual(["finished"]);
+    const verdict = events.findIndex((event) => kindOf(event) === "guardrail.checked");
+    expect(events.slice(verdict + 1).map(kindOf)).toEqual(["run.finished", "finished"]);
     expect(events.at(-1)).toMatchObject({ result: { status: "guardrail_tripped", answer: null } });
     const finished = events.at(-1) as Extract<AgentStreamEvent, { type: "finished" }>;
     expect(finished.result.output).toBeUndefined();
