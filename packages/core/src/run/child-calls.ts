@@ -14,6 +14,7 @@ import type { ToolRegistry } from "../tools/index.js";
 import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../tools/index.js";
 import type { Approver } from "./ask-approver.js";
 import { type ChildMoney, childSpending } from "./child-cost.js";
+import type { ChildPaused, ChildPort } from "./child-port.js";
 import { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
 import type { ToolAnswer } from "./run-tool.js";
 import type { AgentOptions, ModelWithLimits } from "./settings.js";
@@ -68,16 +69,6 @@ export interface ChildTool {
   /** Starts or resumes the child; rejects as the child's run does (a model down, a store failing), which fails the parent. */
   perform(start: ChildStart): Promise<AgentResult>;
 }
-
-/**
- * What a child call comes to besides its observation: its child paused for decisions or answers
- * (`tool.paused`, listing them with chained ids); a call paused so is resumed (`tool.resumed`),
- * or waits on (`unanswered`: nothing was given for what waits below it).
- */
-export type ChildAnswer = EventAnswer<ToolPaused> | EventAnswer<ToolResumed> | Unanswered;
-
-/** A child call that paused for decisions or answers. */
-export type ChildPaused = EventAnswer<ToolPaused>;
 
 /** The child tool registered under `name` (its registry entry's agent performer), or undefined for any other tool. */
 export function childToolOf(registry: ToolRegistry, name: string): ChildTool | undefined {
@@ -174,16 +165,13 @@ export interface ChildCallsOptions {
   readonly approverBelow?: boolean | undefined;
 }
 
-/** What the run loop asks of a run's children: which calls run one, and how (`ChildCalls` in-process). */
-export type ChildPort = Pick<ChildCalls, "childRunIdOf" | "runsChild" | "perform" | "settle" | "resume">;
-
 /**
  * The children of one live run: each agent tool's call runs (or resumes) its child with a budget
  * reserved out of what the parent has left (shared evenly with the agent calls of the reply still
  * to start), so that children running at once never spend more together; a child's reservation
  * is given back once the parent's machine has counted its tokens.
  */
-export class ChildCalls {
+export class ChildCalls implements ChildPort {
   readonly #options: ChildCallsOptions;
   #reserved = 0;
   #reservedCost = 0;

@@ -11,6 +11,7 @@ export * from "./ask-user.js";
 export * from "./check-guardrail.js";
 export * from "./check-output.js";
 export * from "./child-calls.js";
+export * from "./child-port.js";
 export * from "./compact-context.js";
 export * from "./driven-machine.js";
 export * from "./event-answer.js";

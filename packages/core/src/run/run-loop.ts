@@ -16,7 +16,7 @@ import type { ToolRegistry } from "../tools/index.js";
 import { type Approver, askApprover, decidedAnswer } from "./ask-approver.js";
 import { type AskModelOptions, askModel, type ModelAnswer, type ModelRequest } from "./ask-model.js";
 import { type AnswerPort, answeredFrom, askPerson } from "./ask-user.js";
-import type { ChildPort } from "./child-calls.js";
+import type { ChildPort } from "./child-port.js";
 import { compactContext } from "./compact-context.js";
 import { answerOf, UNANSWERED } from "./event-answer.js";
 import { attemptEvent, modelAt } from "./model-attempts.js";
