@@ -8,8 +8,8 @@ import { agentMachine } from "./decide/agent-machine.js";
 import { askApprover, askModel, drivenMachine, lostResult, type ModelRequest, RunLoop, runTool } from "./driver.js";
 import { MemoryEventStore } from "./log/event-store.js";
 import { Journal } from "./log/journal.js";
-import { asks, final, scriptedModel, toolCall } from "./run/scripted-model.js";
-import { resolveSettings } from "./run/settings.js";
+import { asks, final, scriptedModel, toolCall } from "./run/api/scripted-model.js";
+import { resolveSettings } from "./run/performers/settings.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 
 function request(step = 1): ModelRequest {

@@ -113,7 +113,7 @@ describe("core's parts", () => {
     const files = modules();
     expect(new Set(files.map(partOf))).toEqual(new Set(Object.keys(ARROWS)));
     expect(files.flatMap(importsOf).length).toBeGreaterThan(100);
-    expect(relative(SRC, dirname(join(SRC, "run", "run-loop.ts")))).toBe("run");
+    expect(relative(SRC, dirname(join(SRC, "run", "loop", "run-loop.ts")))).toBe("run");
   });
 });
 

@@ -1,19 +1,21 @@
-// The entry module of decide/: the other parts of core import it from here.
+// The entry module of decide/: what the rest of core uses from it, each name listed.
 
-export * from "./agent-context.js";
-export * from "./agent-decisions.js";
-export * from "./agent-machine.js";
-export * from "./agent-view.js";
-export * from "./call-batch.js";
-export * from "./call-key.js";
-export * from "./child-budget.js";
-export * from "./child-pauses.js";
-export * from "./compaction.js";
-export * from "./compaction-state.js";
-export * from "./cost.js";
-export * from "./guardrail-decisions.js";
-export * from "./model-retry.js";
-export * from "./output-decisions.js";
-export * from "./questions.js";
-export * from "./step-preparation.js";
-export * from "./tool-asks.js";
+export { type AgentContext, type AgentMachineInput, initialContext, promptTokens } from "./agent-context.js";
+export { isOverBudget, pendingApprovals } from "./agent-decisions.js";
+export { type AgentSnapshot, agentMachine, pendingRequests } from "./agent-machine.js";
+export { type AgentView, isNewView, viewOf } from "./agent-view.js";
+export { CallBatch, type CallState } from "./call-batch.js";
+export { canonicalJson } from "./call-key.js";
+export { type ChildShare, childShare, costLeft, type Reserved, tokensLeft } from "./child-budget.js";
+export { childPending, childQuestions } from "./child-pauses.js";
+export {
+  compactionBoundary,
+  compactionRequest,
+  isSummaryOverBudget,
+  recordCompaction,
+  shownMessages,
+} from "./compaction.js";
+export { UNNAMED_MODEL } from "./cost.js";
+export { isGivingUp } from "./model-retry.js";
+export { pendingQuestions } from "./questions.js";
+export { isAskingCall } from "./tool-asks.js";

@@ -1,14 +1,32 @@
-// The entry module of log/: the other parts of core import it from here.
+// The entry module of log/: what the rest of core uses from it, each name listed.
 
-export * from "./blobs.js";
-export * from "./event-log.js";
-export * from "./event-log-error.js";
-export * from "./event-store.js";
-export * from "./journal.js";
-export * from "./log-hash.js";
-export * from "./log-stamps.js";
-export * from "./replay.js";
-export * from "./run-fold.js";
-export * from "./run-position.js";
-export * from "./sha256.js";
-export * from "./shown-at-step.js";
+export {
+  type BlobRef,
+  type BlobSource,
+  blobRefsOf,
+  isBlobRef,
+  type LoggedEvent,
+  loggedEvent,
+  type Restored,
+  restoreBlobs,
+} from "./blobs.js";
+export { chainTip, parseEventLog, type StoredEvent, stampEvent } from "./event-log.js";
+export { EventLogError } from "./event-log-error.js";
+export {
+  checkAppend,
+  type EventStore,
+  holding,
+  MemoryEventStore,
+  type RunLock,
+  type RunSummary,
+  readIntact,
+  summarize,
+} from "./event-store.js";
+export { Journal } from "./journal.js";
+export { chainHash, runHashSeed } from "./log-hash.js";
+export { LogStamps } from "./log-stamps.js";
+export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay.js";
+export { type FoldMicrostep, outcomeOf, RunFold, type RunFoldOptions } from "./run-fold.js";
+export { positionOf, type RunPosition } from "./run-position.js";
+export { isSha256, sha256Hex } from "./sha256.js";
+export { shownAtStep } from "./shown-at-step.js";

@@ -1,37 +1,140 @@
-// The entry module of run/: the other parts of core import it from here.
+// The entry module of run/: what the rest of core uses from it, each name listed.
 
-export * from "./agent-actor.js";
-export * from "./agent-actor-run.js";
-export * from "./agent-tool.js";
-export * from "./answer-inbox.js";
-export * from "./approval-desk.js";
-export * from "./ask-approver.js";
-export * from "./ask-model.js";
-export * from "./ask-user.js";
-export * from "./check-guardrail.js";
-export * from "./check-output.js";
-export * from "./child-calls.js";
-export * from "./child-port.js";
-export * from "./compact-context.js";
-export * from "./driven-machine.js";
-export * from "./event-answer.js";
-export * from "./mail-fixture.js";
-export * from "./performing.js";
-export * from "./prepare-step.js";
-export * from "./pricing.js";
-export * from "./request-table.js";
-export * from "./resume.js";
-export * from "./retry-options.js";
-export * from "./run-agent.js";
-export * from "./run-effects.js";
-export * from "./run-loop.js";
-export * from "./run-tool.js";
-export * from "./scripted-model.js";
-export * from "./settings.js";
-export * from "./stream-agent.js";
-export * from "./stream-events.js";
-export * from "./stream-queue.js";
-export * from "./tree-pending.js";
-export * from "./turn-checks.js";
-export * from "./wait-retry.js";
-export * from "./weather-fixture.js";
+export {
+  type AgentActorEvent,
+  type AgentActorInput,
+  type AgentActorLogic,
+  type AgentActorProvided,
+  type AgentActorSnapshot,
+  type AgentParentEvent,
+  type AgentStream,
+  type AgentTaskInput,
+  type AgentToolDefinition,
+  agentActor,
+  agentTool,
+  asks,
+  type ContinueOptions,
+  checkChildPrices,
+  checkRunOptions,
+  continueAgent,
+  createAgentActor,
+  type ForkOptions,
+  final,
+  forkRun,
+  type LiveRun,
+  makeMailRegistry,
+  makeWeatherRegistry,
+  type ResumeOptions,
+  type RunOptions,
+  resumeAgent,
+  runAgent,
+  runLive,
+  type ScriptedModel,
+  scriptedModel,
+  streamAgent,
+  type ToolRun,
+  toolCall,
+  WEATHER_TASK,
+  weatherScript,
+} from "./api/index.js";
+export {
+  type ChildAgent,
+  type ChildCall,
+  ChildCalls,
+  type ChildTool,
+  chainedCall,
+  childCallsOf,
+  childRunIdOf,
+  childToolOf,
+  hasChildTools,
+  observationOf,
+  type ParentContext,
+  parentContext,
+  type ReplayedRun,
+  type RunTree,
+  readChildren,
+  readTree,
+  TREE_DEPTH_LIMIT,
+  type TreeChild,
+  type TreeFold,
+  type TreeRun,
+  treeListing,
+  treePending,
+  treeQuestions,
+  treeQuestionsOf,
+  treeWaitingOf,
+} from "./children/index.js";
+export {
+  type AgentActor,
+  type AgentStreamEvent,
+  type ChildPort,
+  type DrivenMachine,
+  type DurableForm,
+  driveEffects,
+  drivenMachine,
+  type EffectPorts,
+  type EventOrigin,
+  InProcess,
+  type LoopAnswer,
+  type LoopOutcome,
+  type OncePerformance,
+  type Performance,
+  type Performing,
+  type PromisePerformance,
+  REQUEST_KINDS,
+  REQUEST_TABLE,
+  type RequestInForm,
+  type RequestPlace,
+  type Resumption,
+  RunLoop,
+  requestKey,
+  type SleepPerformance,
+} from "./loop/index.js";
+export {
+  type AgentOptions,
+  type ApprovalDecided,
+  type Approver,
+  type ApproverAnswer,
+  type AskModelOptions,
+  type AskUserToolDefinition,
+  answeredFrom,
+  answerOf,
+  askApprover,
+  askModel,
+  askUserTool,
+  type CompactionAnswer,
+  type CompactionOptions,
+  type CompactionRequest,
+  checkAnswer,
+  checkPricing,
+  compactContext,
+  DEFAULT_KEEP_RECENT,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_REPEAT_LIMIT,
+  DEFAULT_SYSTEM,
+  DEFAULT_TOKEN_BUDGET,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  decidedAnswer,
+  type EventAnswer,
+  lostResult,
+  type ModelAnswer,
+  type ModelFailure,
+  type ModelReplied,
+  type ModelRequest,
+  type ModelWithLimits,
+  mayRunAgain,
+  type OutputOf,
+  type PrepareStep,
+  type RunToolOptions,
+  resolveSettings,
+  resolveTurn,
+  retryWaited,
+  runTool,
+  type StepInput,
+  type StepSettings,
+  type ToolAnswer,
+  type ToolFinished,
+  type TurnOptions,
+  UNANSWERED,
+  type Unanswered,
+} from "./performers/index.js";

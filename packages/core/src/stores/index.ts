@@ -1,7 +1,3 @@
-// The entry module of stores/: the other parts of core import it from here.
+// The entry module of stores/: what the rest of core uses from it, each name listed.
 
-export * from "./jsonl-lines.js";
-export * from "./jsonl-scan.js";
-export * from "./jsonl-store.js";
-export * from "./line-appender.js";
-export * from "./lock-file.js";
+export { JsonlEventStore } from "./jsonl-store.js";

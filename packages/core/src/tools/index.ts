@@ -1,16 +1,10 @@
-// The entry module of tools/: the other parts of core import it from here.
+// The entry module of tools/: what the rest of core uses from it, each name listed.
 
-export * from "./cut-result.js";
-export * from "./run-guarded.js";
-export * from "./safe-observation.js";
-export {
-  type ArgsOf,
-  type CompiledParameters,
-  compileParameters,
-  type StandardSchemaV1,
-  type ToolSchema,
-} from "./schema/index.js";
-export * from "./tool.js";
-export * from "./tool-function.js";
-export * from "./tool-options.js";
-export * from "./tool-registry.js";
+export { cutResult, DEFAULT_MAX_RESULT_CHARS, isCharLimit } from "./cut-result.js";
+export { isTimeout, MAX_TIMER_MS, runGuarded } from "./run-guarded.js";
+export { describeSafely } from "./safe-observation.js";
+export { type ArgsOf, type CompiledParameters, compileParameters, type ToolSchema } from "./schema/index.js";
+export { PERFORMER, type Tool, type ToolDefinition, tool } from "./tool.js";
+export type { ToolAsk, ToolContext, ToolFunction } from "./tool-function.js";
+export type { ToolOptions } from "./tool-options.js";
+export { ToolRegistry } from "./tool-registry.js";

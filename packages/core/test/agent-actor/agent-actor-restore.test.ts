@@ -16,11 +16,11 @@ const dirs: string[] = [];
 beforeAll(() => {
   // The child runs dist/: refuse a build older than the sources it tests.
   for (const file of [
-    "run/agent-actor",
-    "run/agent-actor-run",
+    "run/api/agent-actor",
+    "run/api/agent-actor-run",
     "data/agent-input",
     "decide/agent-view",
-    "run/approval-desk",
+    "run/api/approval-desk",
   ]) {
     const built = join(CORE, "dist", `${file}.js`);
     if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(CORE, "src", `${file}.ts`)).mtimeMs) {

@@ -47,7 +47,7 @@ async function logged(store: JsonlEventStore): Promise<Set<string>> {
 
 describe("kill -9 with children in flight (JSONL store, real processes)", () => {
   it("resumes the tree from its logs after a SIGKILL at every event, doing nothing logged again", async () => {
-    const built = join(import.meta.dirname, "..", "..", "dist", "run", "agent-tool.js");
+    const built = join(import.meta.dirname, "..", "..", "dist", "run", "api", "agent-tool.js");
     expect(
       existsSync(built),
       "packages/core/dist has no agentTool: run `pnpm --filter @agentloop/core build` first",

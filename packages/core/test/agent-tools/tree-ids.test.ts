@@ -11,7 +11,7 @@ import {
   ToolRegistry,
   toolCall,
 } from "../../src/index.js";
-import { startRun } from "../../src/run/run-agent.js";
+import { startRun } from "../../src/run/api/run-agent.js";
 import { makeMailRegistry } from "../../src/testing.js";
 
 const pay = (id: string, to: string) => toolCall(id, "send_email", { to });

@@ -4,7 +4,7 @@ import { transition } from "xstate";
 import { childPending, childQuestions, pendingApprovals, pendingRequests } from "../../src/decide/index.js";
 import { agentMachine, final, type Message, type ModelReply, ToolRegistry, toolCall } from "../../src/index.js";
 import { type AgentEvent, type AgentSnapshot, messagesOf, resolveSettings } from "../../src/machine.js";
-import { pausedResult } from "../../src/run/run-agent.js";
+import { pausedResult } from "../../src/run/api/run-agent.js";
 import { CANCEL, callStates, eventsAlong, HUGE_BUDGET, keyOf, type Path } from "./agent-graph.js";
 
 // The machine with a tool whose call runs a child that may pause (`research`), beside a plain

@@ -21,6 +21,6 @@ describe("the run's log", () => {
   // Expected: the run loop writes a live run's log, from one place; besides it only a fork's copy and the
   // end that a crash left unlogged, both written before any run goes on.
   it("is written from the run loop alone, besides a fork's copy and the mended end of a crashed run", () => {
-    expect(commitSites()).toEqual({ "run/run-loop.ts": 1, "run/resume.ts": 2 });
+    expect(commitSites()).toEqual({ "run/loop/run-loop.ts": 1, "run/api/resume.ts": 2 });
   });
 });

@@ -1,14 +1,8 @@
-// The entry module of tools/schema/: the other parts of core import it from here.
+// The entry module of tools/schema/: what the rest of core uses from it, each name listed.
 
-export * from "./args-of.js";
-export * from "./infer-args.js";
-export * from "./json-schema.js";
-export * from "./json-schema-cycles.js";
-export * from "./json-schema-parameters.js";
-export * from "./json-schema-structure.js";
-export * from "./parameters.js";
-export * from "./pattern-risk.js";
-export * from "./schema-sentence.js";
-export * from "./standard-schema.js";
-export * from "./validate-args.js";
-export * from "./validate-subset.js";
+export type { ArgsOf } from "./args-of.js";
+export { type JsonSchemaParameters, jsonSchema } from "./json-schema-parameters.js";
+export { type Checked, type CompiledParameters, compileParameters, type ToolSchema } from "./parameters.js";
+export type { StandardToolSchema } from "./standard-schema.js";
+export { validateArgs } from "./validate-args.js";
+export { validateSubset } from "./validate-subset.js";

@@ -1,0 +1,27 @@
+// The entry module of run/api/: what the other rooms and run/ use from it, each name listed.
+
+export {
+  type AgentActorEvent,
+  type AgentActorInput,
+  type AgentActorLogic,
+  type AgentActorProvided,
+  type AgentActorSnapshot,
+  type AgentParentEvent,
+  type AgentTaskInput,
+  agentActor,
+  createAgentActor,
+} from "./agent-actor.js";
+export { type AgentToolDefinition, agentTool } from "./agent-tool.js";
+export { makeMailRegistry } from "./mail-fixture.js";
+export {
+  type ContinueOptions,
+  continueAgent,
+  type ForkOptions,
+  forkRun,
+  type ResumeOptions,
+  resumeAgent,
+} from "./resume.js";
+export { checkChildPrices, checkRunOptions, type LiveRun, type RunOptions, runAgent, runLive } from "./run-agent.js";
+export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
+export { type AgentStream, streamAgent } from "./stream-agent.js";
+export { makeWeatherRegistry, type ToolRun, WEATHER_TASK, weatherScript } from "./weather-fixture.js";

@@ -1,0 +1,35 @@
+// The entry module of run/children/: what the other rooms and run/ use from it, each name listed.
+
+export {
+  type ChildAgent,
+  ChildCalls,
+  type ChildStart,
+  type ChildTool,
+  chainedCall,
+  childRunIdOf,
+  childToolOf,
+  hasChildTools,
+  observationOf,
+  type ParentContext,
+  parentContext,
+  treeListing,
+  treeQuestionListing,
+} from "./child-calls.js";
+export {
+  type ChildCall,
+  childCallsOf,
+  childrenPending,
+  childrenQuestions,
+  type ReplayedRun,
+  type RunTree,
+  readChildren,
+  readTree,
+  TREE_DEPTH_LIMIT,
+  type TreeChild,
+  type TreeFold,
+  type TreeRun,
+  treePending,
+  treeQuestions,
+  treeQuestionsOf,
+  treeWaitingOf,
+} from "./tree-pending.js";

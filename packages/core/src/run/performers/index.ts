@@ -1,0 +1,70 @@
+// The entry module of run/performers/: what the other rooms and run/ use from it, each name listed.
+
+export {
+  type ApprovalDecided,
+  type Approver,
+  type ApproverAnswer,
+  askApprover,
+  decidedAnswer,
+} from "./ask-approver.js";
+export {
+  type AskModelOptions,
+  askModel,
+  type ModelAnswer,
+  type ModelFailure,
+  type ModelReplied,
+  type ModelRequest,
+} from "./ask-model.js";
+export {
+  type AnswerPort,
+  type AskUserToolDefinition,
+  answeredFrom,
+  askPerson,
+  askToolsOf,
+  askUserTool,
+  checkAnswer,
+} from "./ask-user.js";
+export { type CompactionAnswer, type CompactionRequest, compactContext } from "./compact-context.js";
+export { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
+export {
+  checkedSettings,
+  leavesAlone,
+  type PrepareStep,
+  pickedModelName,
+  prepareStepAnswer,
+  type StepInput,
+  type StepPreparedAnswer,
+  type StepSettings,
+} from "./prepare-step.js";
+export { checkPricing, costBudgetRefusal, resolvePrices, unpricedNames } from "./pricing.js";
+export {
+  DEFAULT_TOOL_TIMEOUT_MS,
+  lostResult,
+  mayRunAgain,
+  type RunToolOptions,
+  runTool,
+  type ToolAnswer,
+  type ToolFinished,
+} from "./run-tool.js";
+export {
+  type AgentOptions,
+  type CompactionOptions,
+  DEFAULT_KEEP_RECENT,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_REPEAT_LIMIT,
+  DEFAULT_SYSTEM,
+  DEFAULT_TOKEN_BUDGET,
+  describe,
+  type ModelWithLimits,
+  resolveLimits,
+  resolveSettings,
+} from "./settings.js";
+export {
+  NO_CHECKS,
+  type OutputOf,
+  performCheck,
+  resolveTurn,
+  type TurnOptions,
+  type TurnPorts,
+} from "./turn-checks.js";
+export { jitteredDelay, retryWaited, waitRetry } from "./wait-retry.js";

@@ -1,0 +1,80 @@
+import type { ToolCall, ToolOutcome } from "../../data/index.js";
+import { type AgentEvent, toolFinished } from "../../data/index.js";
+import type { ToolRegistry } from "../../tools/index.js";
+import { DEFAULT_MAX_RESULT_CHARS } from "../../tools/index.js";
+import { answerOf, type EventAnswer } from "./event-answer.js";
+import { ToolAsking } from "./tool-asking.js";
+
+/** Milliseconds a tool may take when neither the run nor the tool says. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
+
+/** The event that answers a `runTool` request. */
+export type ToolFinished = Extract<AgentEvent, { type: "tool.finished" }>;
+
+/** The event that answers a `runTool` request whose tool asked a question nobody had answered yet. */
+export type ToolAskedEvent = Extract<AgentEvent, { type: "tool.asked" }>;
+
+/**
+ * What running a call came to: a `tool.finished` event (the tool's result, its failure told to the
+ * model as an `ERROR:` observation — invalid arguments, a throw, a timeout — or the lost-result
+ * observation for a call cut off earlier that may not run again), or `tool.asked` for a question.
+ */
+export type ToolAnswer = EventAnswer<ToolFinished> | EventAnswer<ToolAskedEvent>;
+
+/** How a call is run: the run's signal and the limits for tools that set none of their own. */
+export interface RunToolOptions {
+  /** Read only when the tool reads its own signal (a getter keeps it lazy). */
+  readonly signal?: AbortSignal | undefined;
+  /** Milliseconds a tool may take unless it sets its own `timeoutMs` (default 60,000). */
+  readonly toolTimeoutMs?: number | undefined;
+  /** Observations longer than this are cut unless the tool sets its own limit (default 8,000). */
+  readonly maxResultChars?: number | undefined;
+  /** The log shows the call started and never finished: it runs again only if `mayRunAgain`, else its result is lost. */
+  readonly interrupted?: boolean | undefined;
+}
+
+/**
+ * Runs one call through the registry (its argument checks, the timeout, the cut) and answers with
+ * its `tool.finished` event; or, when its tool asks a question past `answers` (the answers to the
+ * questions it asked in earlier attempts), with `tool.asked` at once, its result dropped. Never
+ * rejects: whatever the tool does is an observation for the model.
+ */
+export async function runTool(
+  registry: ToolRegistry,
+  call: ToolCall,
+  options: RunToolOptions = {},
+  answers: readonly unknown[] = [],
+): Promise<ToolAnswer> {
+  if (options.interrupted === true && !mayRunAgain(registry, call)) {
+    return answerOf(toolFinished(call.id, lostResult(call), "lost"));
+  }
+  const asking = new ToolAsking(call, answers);
+  const ran = registry.executeCall(call, {
+    get signal() {
+      const { signal } = options;
+      return signal === undefined ? asking.signal : AbortSignal.any([signal, asking.signal]);
+    },
+    timeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+    ask: asking.ask,
+  });
+  const ended = await Promise.race([ran, asking.ended]);
+  const { asked } = asking;
+  if (asked !== null) return answerOf(asked);
+  const { kind, content } = ended as ToolOutcome;
+  const observation = asking.noted(content);
+  return answerOf(kind === "ok" ? toolFinished(call.id, observation) : toolFinished(call.id, observation, kind));
+}
+
+/** Whether a call whose run was cut off may run again: its tool is idempotent, or the call is invalid and runs nothing. */
+export function mayRunAgain(registry: ToolRegistry, call: ToolCall): boolean {
+  return registry.isIdempotent(call.name) || !registry.wouldRun(call);
+}
+
+/** What the model is told of a call whose run was cut off and that may not run again. */
+export function lostResult(call: ToolCall): string {
+  return (
+    `ERROR: the result of ${call.name} was lost: the run was interrupted while it ran, so it may or may not ` +
+    "have taken effect. Check its effect before you call it again."
+  );
+}
