@@ -1,14 +1,26 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, posix, relative, sep } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, posix, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const SRC = join(import.meta.dirname, "../src");
 const PACKAGES = join(import.meta.dirname, "../..");
 
-/** Each part of core and the parts it may import, as docs/architecture.md draws them; "" is the public entry points. */
+/** The parts below run/: every room of run/ may import them. */
+const BELOW_RUN = ["log", "stores", "decide", "tools", "tools/schema", "data"];
+
+/**
+ * Each part of core and the parts it may import, as docs/architecture.md draws them; "" is the
+ * public entry points. run/ is the rooms behind its entry module: api, then children, then loop,
+ * then performers, each importing only the rooms after it.
+ */
 const ARROWS: Readonly<Record<string, readonly string[]>> = {
   "": ["run", "stores", "log", "decide", "tools", "tools/schema", "data"],
-  run: ["log", "stores", "decide", "tools", "tools/schema", "data"],
+  run: ["run/api", "run/children", "run/loop", "run/performers"],
+  "run/api": ["run/children", "run/loop", "run/performers", ...BELOW_RUN],
+  "run/children": ["run/loop", "run/performers", ...BELOW_RUN],
+  "run/loop": ["run/performers", ...BELOW_RUN],
+  "run/performers": BELOW_RUN,
   stores: ["log", "data"],
   log: ["decide", "data"],
   decide: ["data"],
@@ -19,9 +31,19 @@ const ARROWS: Readonly<Record<string, readonly string[]>> = {
 
 /** Every module of `src` (tests aside), as a path relative to it with `/` separators. */
 function modules(src = SRC): string[] {
+  return sources(src).filter((file) => !file.endsWith(".test.ts"));
+}
+
+/** Every TypeScript file of `src`, tests included, as a path relative to it with `/` separators. */
+function sources(src = SRC): string[] {
   return readdirSync(src, { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+    .filter((file) => file.endsWith(".ts"))
     .map((file) => file.split(sep).join("/"));
+}
+
+/** The files of `src` with an `export * from`, which re-exports names no one listed. */
+function starExports(src = SRC): string[] {
+  return sources(src).filter((file) => /^\s*export\s+\*/m.test(readFileSync(join(src, file), "utf8")));
 }
 
 /** The relative imports of a module of core (type-only ones included), resolved to module paths relative to src. */
@@ -76,36 +98,52 @@ const partOf = (file: string): string => {
   return folder === "." ? "" : folder;
 };
 
+/** Core's modules, each with its imports. */
+const coreGraph = (): Map<string, string[]> => new Map(modules().map((file) => [file, importsOf(file)]));
+
+/** The imports of a graph that go against the arrows: into a part that the importer's part may not import. */
+function againstArrows(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => partOf(target) !== partOf(file) && !(ARROWS[partOf(file)] ?? []).includes(partOf(target)))
+      .map((target) => `${file} -> ${target}`),
+  );
+}
+
+/** The imports of a graph of a file inside another part, past its entry module (the public entry points may). */
+function pastEntries(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...graph].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => partOf(file) !== "" && partOf(target) !== partOf(file))
+      .filter((target) => posix.basename(target) !== "index.ts")
+      .map((target) => `${file} -> ${target}`),
+  );
+}
+
 describe("core's parts", () => {
   it("every module lives in a part the architecture names", () => {
     const unknown = modules().filter((file) => !(partOf(file) in ARROWS));
     expect(unknown).toEqual([]);
   });
 
-  it("a part imports only the parts below it, as the arrows of docs/architecture.md go", () => {
-    const wrong: string[] = [];
-    for (const file of modules()) {
-      for (const target of importsOf(file)) {
-        const from = partOf(file);
-        const to = partOf(target);
-        if (from !== to && !(ARROWS[from] ?? []).includes(to)) wrong.push(`${file} -> ${target}`);
-      }
-    }
-    expect(wrong).toEqual([]);
+  it("a part imports only the parts below it, as the arrows of docs/architecture.md go, and so does a room of run/", () => {
+    expect(againstArrows(coreGraph())).toEqual([]);
   });
 
-  it("another part is imported through its entry module, never a file inside it", () => {
-    const inside = modules().flatMap((file) =>
-      importsOf(file)
-        .filter((target) => partOf(file) !== "" && partOf(target) !== partOf(file))
-        .filter((target) => posix.basename(target) !== "index.ts")
-        .map((target) => `${file} -> ${target}`),
-    );
-    expect(inside).toEqual([]);
+  it("another part (or room) is imported through its entry module, never a file inside it", () => {
+    expect(pastEntries(coreGraph())).toEqual([]);
   });
 
   it("has no import circle, type-only imports included", () => {
-    expect(circlesOf(new Map(modules().map((file) => [file, importsOf(file)])))).toEqual([]);
+    expect(circlesOf(coreGraph())).toEqual([]);
+  });
+
+  it("run/ holds its rooms and its entry module, no module of its own", () => {
+    expect(modules().filter((file) => partOf(file) === "run")).toEqual(["run/index.ts"]);
+  });
+
+  it("lists every name an entry module re-exports: no export * anywhere in src", () => {
+    expect(starExports()).toEqual([]);
   });
 
   it("reads the sources it checks", () => {
@@ -113,7 +151,42 @@ describe("core's parts", () => {
     const files = modules();
     expect(new Set(files.map(partOf))).toEqual(new Set(Object.keys(ARROWS)));
     expect(files.flatMap(importsOf).length).toBeGreaterThan(100);
-    expect(relative(SRC, dirname(join(SRC, "run", "loop", "run-loop.ts")))).toBe("run");
+    expect(files).toEqual(expect.arrayContaining(["run/loop/run-loop.ts", "run/api/run-agent.ts"]));
+    // Every room but api is imported by another room, through its entry module.
+    const rooms = Object.keys(ARROWS).filter((part) => part.startsWith("run/"));
+    const entered = new Set(files.filter((file) => partOf(file).startsWith("run/")).flatMap(importsOf));
+    expect(rooms.filter((room) => !entered.has(`${room}/index.ts`))).toEqual(["run/api"]);
+  });
+});
+
+describe("the checks of core's parts", () => {
+  it("see an arrow up the rooms of run/, and a room's file imported past its entry module", () => {
+    const graph = new Map([
+      ["run/api/run-agent.ts", ["run/loop/index.ts", "run/children/index.ts", "data/index.ts"]],
+      ["run/performers/settings.ts", ["run/loop/index.ts"]],
+      ["run/loop/run-loop.ts", ["run/children/child-calls.ts", "run/performers/index.ts"]],
+      ["run/children/child-calls.ts", ["run/api/index.ts"]],
+      ["index.ts", ["run/index.ts", "run/loop/run-loop.ts"]],
+    ]);
+    expect(againstArrows(graph)).toEqual([
+      "run/performers/settings.ts -> run/loop/index.ts",
+      "run/loop/run-loop.ts -> run/children/child-calls.ts",
+      "run/children/child-calls.ts -> run/api/index.ts",
+      "index.ts -> run/loop/run-loop.ts",
+    ]);
+    expect(pastEntries(graph)).toEqual(["run/loop/run-loop.ts -> run/children/child-calls.ts"]);
+  });
+
+  it("sees an export * in a file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "architecture-"));
+    try {
+      mkdirSync(join(dir, "part"));
+      writeFileSync(join(dir, "part", "index.ts"), 'export { a } from "./a.js";\nexport * from "./b.js";\n');
+      writeFileSync(join(dir, "part", "a.ts"), "export const a = 1;\n");
+      expect(starExports(dir)).toEqual(["part/index.ts"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
