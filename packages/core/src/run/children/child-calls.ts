@@ -1,11 +1,4 @@
-import type {
-  AgentResult,
-  Decision,
-  PendingQuestion,
-  Pricing,
-  ToolCall,
-  ToolResumed,
-} from "../../data/index.js";
+import type { AgentResult, Decision, PendingQuestion, Pricing, ToolCall, ToolResumed } from "../../data/index.js";
 import { chainCallId, escapeCallId, toolFinished } from "../../data/index.js";
 import { type AgentContext, type AgentSnapshot, type ChildShare, childShare } from "../../decide/index.js";
 import type { EventStore } from "../../log/index.js";
