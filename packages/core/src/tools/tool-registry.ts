@@ -186,9 +186,9 @@ export class ToolRegistry {
     }
     // Parts are not cut: each is held to MAX_PART_BYTES when the tool makes them.
     const { content } = outcome;
-    return limit === undefined || typeof content !== "string"
-      ? outcome
-      : { ...outcome, content: cutResult(content, limit) };
+    if (limit === undefined || typeof content !== "string") return outcome;
+    const cut = cutResult(content, limit);
+    return cut === content ? outcome : { ...outcome, content: cut };
   }
 
   /** Like `run`, for a call as the model sent it: arguments that arrived as text that is not a JSON object (`rawArgs`) are refused with the parse problem. */
