@@ -224,7 +224,7 @@ export class RunLoop {
         this.#inbox.perform({ form: "once", request, work, retriesItself });
         return;
       }
-      this.#tell({ type: "step-started", step: request.step });
+      if (this.#ports.onEvent !== undefined) this.#tell({ type: "step-started", step: request.step });
       this.#inbox.perform({ form: "once", request, work: () => this.#askModel(request), retriesItself });
       return;
     }
@@ -409,7 +409,7 @@ export class RunLoop {
   /** A call the log shows cut off runs (or is lost) without a second start; any other is told as started first. */
   #runTool(request: Extract<AgentRequest, { type: "runTool" }>, interrupted: boolean): undefined {
     const { call } = request;
-    if (!interrupted) this.#tell({ type: "tool-started", call });
+    if (!interrupted && this.#ports.onEvent !== undefined) this.#tell({ type: "tool-started", call });
     const { children } = this.#ports;
     // A child cut off is resumed from its own log, never lost: nothing it logged is done again.
     if (children?.runsChild(call) === true) {
