@@ -93,9 +93,11 @@ export async function startRun(
   // A run without checks logs the settings as resolved: no copy made for nothing to add.
   const settings = turn.checks === NO_CHECKS ? resolved : { ...resolved, ...turn.checks };
   checkChildPrices(settings, registry);
-  const { store, runId = globalThis.crypto.randomUUID() } = options;
+  const { store } = options;
   const ports = { ...portsOf(options, options.compaction?.summarizer), model, registry, checks: turn.ports };
   if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION });
+  // A run id names the run in its store: none is made for a run without one.
+  const runId = options.runId ?? globalThis.crypto.randomUUID();
   const link = parent === undefined ? {} : { parent };
   // One writer per run: the run is held before it is looked for, and until it returns.
   return holding(store, runId, async () => {
