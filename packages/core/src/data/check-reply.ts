@@ -61,13 +61,12 @@ function checkReplyData(value: unknown, isJson: boolean): ModelReply | string {
   if (finishReason !== undefined && !FINISH_REASONS.includes(finishReason as FinishReason)) {
     return `reply.finishReason must be one of ${FINISH_REASONS.join(", ")} (or absent), got ${kindOf(finishReason)}`;
   }
-  return {
-    content: value.content,
-    toolCalls,
-    ...(usage === undefined ? {} : { usage }),
-    ...(reasoning === undefined ? {} : { reasoning }),
-    ...(finishReason === undefined ? {} : { finishReason: finishReason as FinishReason }),
-  };
+  // Set one by one, each only when given, in this order: no spread of an empty object per reply.
+  const reply: { -readonly [K in keyof ModelReply]: ModelReply[K] } = { content: value.content, toolCalls };
+  if (usage !== undefined) reply.usage = usage;
+  if (reasoning !== undefined) reply.reasoning = reasoning;
+  if (finishReason !== undefined) reply.finishReason = finishReason as FinishReason;
+  return reply;
 }
 
 const FINISH_REASONS: readonly FinishReason[] = ["length", "content-filter", "refusal", "other"];

@@ -193,7 +193,7 @@ export function initialContext({
     schemaVersion,
     flags,
     specs: settings.tools,
-    specsTokens: countTokens(settings.tools),
+    specsTokens: specsTokensOf(settings.tools),
     transcript,
     compaction: initialCompaction(settings, flags),
     steps: 0,
@@ -222,6 +222,28 @@ export function initialContext({
   // an object that way on its fast path only once an object of the same shape has been spread:
   // made by a spread, the context is copied about 15 times faster (see docs/benchmarks.md).
   return { ...context };
+}
+
+/**
+ * The tokens of specs a registry made, kept by the first spec: they are frozen (a registry's
+ * specs never change), so every run of the registry offers the same ones and their JSON need not
+ * be written out again per run. Specs that could change (read from a log) are counted each time.
+ */
+const specsTokensKept = new WeakMap<ToolSpec, { readonly specs: readonly ToolSpec[]; readonly tokens: number }>();
+
+function specsTokensOf(specs: readonly ToolSpec[]): number {
+  const first = specs[0];
+  const kept = first === undefined ? undefined : specsTokensKept.get(first);
+  if (kept !== undefined && kept.specs.length === specs.length && kept.specs.every((spec, at) => spec === specs[at])) {
+    return kept.tokens;
+  }
+  const tokens = countTokens(specs);
+  if (first !== undefined && specs.every(isFrozenSpec)) specsTokensKept.set(first, { specs: [...specs], tokens });
+  return tokens;
+}
+
+function isFrozenSpec(spec: ToolSpec): boolean {
+  return Object.isFrozen(spec) && Object.isFrozen(spec.parameters);
 }
 
 const NO_GUARDRAILS = { input: [], output: [] } as const;

@@ -59,35 +59,37 @@ function reserveOf(context: AgentContext): number {
  */
 export function appendReply(context: AgentContext, reply: ModelReply): Partial<AgentContext> {
   const { content, toolCalls, usage, reasoning, finishReason } = reply;
-  // A copy: the trace owns its calls (they are frozen with it), whoever made the reply.
-  const transcript = appendCopy(context.transcript, {
-    role: "assistant",
-    content,
-    toolCalls,
-    ...(reasoning === undefined ? {} : { reasoning }),
-    ...(finishReason === undefined ? {} : { finishReason }),
-  });
+  // A copy: the trace owns its calls (they are frozen with it), whoever made the reply. Its fields
+  // are set in the order the log writes them, each only when given: no spread per step.
+  const message: Mutable<Extract<Message, { role: "assistant" }>> = { role: "assistant", content, toolCalls };
+  if (reasoning !== undefined) message.reasoning = reasoning;
+  if (finishReason !== undefined) message.finishReason = finishReason;
+  const transcript = appendCopy(context.transcript, message);
   const assistant = lastMessage(transcript) as Extract<Message, { role: "assistant" }>;
   const prompt = promptTokens(context);
   const replyTokens = tokensOfLength(transcript.chars - context.transcript.chars);
   const counted = usage !== undefined && context.countUsage;
   const spent = counted ? usage.inputTokens + usage.outputTokens : prompt + replyTokens;
-  const next = {
+  const next: Mutable<Partial<AgentContext>> = {
     transcript,
     steps: context.steps + 1,
     tokens: context.tokens + spent,
     answer: toolCalls.length === 0 && finishReason !== "refusal" ? content : null,
-    ...(context.prices === null
-      ? {}
-      : charge(
-          context,
-          pricedModel(context.prices, currentAttempt(context).model),
-          counted ? usage : { inputTokens: prompt, outputTokens: replyTokens },
-        )),
   };
-  if (assistant.toolCalls.length === 0) return { ...next, batch: null };
+  if (context.prices !== null) {
+    const usedTokens = counted ? usage : { inputTokens: prompt, outputTokens: replyTokens };
+    Object.assign(next, charge(context, pricedModel(context.prices, currentAttempt(context).model), usedTokens));
+  }
+  if (assistant.toolCalls.length === 0) {
+    next.batch = null;
+    return next;
+  }
   const { batch, lastCall } = planCalls(context, assistant.toolCalls);
-  return { ...next, ...appendAnswered(context.flags, transcript, batch), lastCall };
+  const answered = appendAnswered(context.flags, transcript, batch);
+  next.transcript = answered.transcript;
+  next.batch = answered.batch;
+  next.lastCall = lastCall;
+  return next;
 }
 
 /** The calls' batch, with the repeats refused (or the first one that stops the run marked), and the row after them. */
@@ -232,10 +234,9 @@ export function recordResult(context: AgentContext, event: Finished): Partial<Ag
   const index = batch.find(event.callId, "running");
   const isError = isErrorResult(event, context.flags);
   const answered = batch.apply([{ kind: "answer", index, content: event.content, isError }]);
-  const changes = {
-    ...appendAnswered(context.flags, context.transcript, answered),
-    ...forgetAsks(context, event.callId),
-  };
+  const changes: Partial<AgentContext> = appendAnswered(context.flags, context.transcript, answered);
+  // A call's questions are forgotten once it finished; a run whose tools never asked has none.
+  if (context.toolAsks.length > 0) Object.assign(changes, forgetAsks(context, event.callId));
   // A child run's tokens (and cost) are the parent's: every budget check after this one counts them.
   const spent = event.tokens === undefined ? changes : { ...changes, tokens: context.tokens + event.tokens };
   if (event.cost === undefined && event.unpriced === undefined) return spent;
@@ -287,7 +288,11 @@ export function closeCalls(context: AgentContext, why: string): Partial<AgentCon
 }
 
 /** Appends the tool messages of the answered calls that follow the ones already in the list. */
-function appendAnswered(flags: LogFlags, list: Transcript, batch: CallBatch): Partial<AgentContext> {
+function appendAnswered(
+  flags: LogFlags,
+  list: Transcript,
+  batch: CallBatch,
+): { transcript: Transcript; batch: CallBatch } {
   let transcript = list;
   let appended = batch.appended;
   for (; appended < batch.calls.length; appended++) {
@@ -311,3 +316,5 @@ export function pendingApprovals(context: AgentContext): ToolCall[] {
   const calls = batch.indexesIn("deciding").map((index) => batch.calls[index] as ToolCall);
   return context.askTools.length === 0 ? calls : calls.filter((call) => !isQuestion(context, call));
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -36,8 +36,12 @@ type Json = Readonly<Record<string, unknown>>;
 // store writes it, and is hashed once. Two only: each entry keeps its text (up to 67 MB) alive.
 const recent = new Map<string, BlobRef>();
 
+const NO_BLOBS: ReadonlyMap<string, Uint8Array> = new Map();
+
 /** The event as a store writes it (each part's bytes swapped for their `BlobRef`), and the blobs to keep. */
 export function loggedEvent(event: StoredEvent | Json): LoggedEvent {
+  // Most events hold no content that can have parts: they are logged as they are, with nothing made.
+  if (!mayHoldParts(event as Json)) return { event: event as Json, blobs: NO_BLOBS };
   const blobs = new Map<string, Uint8Array>();
   const swapped = mapContents(event as Json, (part) => {
     const data = part.data;
@@ -138,6 +142,19 @@ function mapContents(event: Json, map: (part: Json) => Json): Json {
     }
     default:
       return event;
+  }
+}
+
+/** Whether `mapContents` could find a part in `event`: a content given as parts, or the settings of `run.started`. */
+function mayHoldParts(event: Json): boolean {
+  switch (event.type) {
+    case "user.messaged":
+    case "tool.finished":
+      return Array.isArray(event.content);
+    case "run.started":
+      return true;
+    default:
+      return false;
   }
 }
 

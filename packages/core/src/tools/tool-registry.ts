@@ -46,6 +46,8 @@ export class ToolRegistry {
   readonly #tools = new Map<string, Entry>();
   /** The kinds of performer its tools have: so that a run asks once, not per tool, whether it has agent tools. */
   readonly #performed = new Set<ToolPerformer["kind"]>();
+  /** The lists every run's settings read, made once per set of tools (`add` clears them). */
+  #lists: ToolLists | undefined;
 
   /** A registry holding `tools`, as `add` adds them. */
   constructor(tools?: Iterable<Tool>) {
@@ -67,6 +69,7 @@ export class ToolRegistry {
       this.#tools.set(entry.spec.name, entry);
       if (entry.performer !== undefined) this.#performed.add(entry.performer.kind);
     }
+    this.#lists = undefined;
     return this;
   }
 
@@ -138,22 +141,33 @@ export class ToolRegistry {
 
   /** The names of the tools registered with `needsApproval`, in registration order. */
   approvalRequired(): string[] {
-    return this.#namesWith("needsApproval");
+    return this.#listed().approvalRequired.slice();
   }
 
   /** The names of the tools registered as `idempotent`, in registration order. */
   idempotentTools(): string[] {
-    return this.#namesWith("idempotent");
+    return this.#listed().idempotentTools.slice();
   }
 
   /** The names of the tools registered as `repeatable`, in registration order. */
   repeatableTools(): string[] {
-    return this.#namesWith("repeatable");
+    return this.#listed().repeatableTools.slice();
   }
 
   /** What the model is shown, in registration order: name, description and JSON Schema, never the function. */
   specs(): ToolSpec[] {
-    return Array.from(this.#tools.values(), (entry) => entry.spec);
+    return this.#listed().specs.slice();
+  }
+
+  // Every run reads these lists from its registry: made once, each run gets a copy of its own.
+  #listed(): ToolLists {
+    this.#lists ??= {
+      specs: Array.from(this.#tools.values(), (entry) => entry.spec),
+      approvalRequired: this.#namesWith("needsApproval"),
+      idempotentTools: this.#namesWith("idempotent"),
+      repeatableTools: this.#namesWith("repeatable"),
+    };
+    return this.#lists;
   }
 
   /**
@@ -186,9 +200,9 @@ export class ToolRegistry {
     }
     // Parts are not cut: each is held to MAX_PART_BYTES when the tool makes them.
     const { content } = outcome;
-    return limit === undefined || typeof content !== "string"
-      ? outcome
-      : { ...outcome, content: cutResult(content, limit) };
+    if (limit === undefined || typeof content !== "string") return outcome;
+    const cut = cutResult(content, limit);
+    return cut === content ? outcome : { ...outcome, content: cut };
   }
 
   /** Like `run`, for a call as the model sent it: arguments that arrived as text that is not a JSON object (`rawArgs`) are refused with the parse problem. */
@@ -268,6 +282,13 @@ export class ToolRegistry {
       content: `ERROR: unknown tool '${labelOf(name)}'. Available tools: [${names.join(", ")}]`,
     };
   }
+}
+
+interface ToolLists {
+  readonly specs: readonly ToolSpec[];
+  readonly approvalRequired: readonly string[];
+  readonly idempotentTools: readonly string[];
+  readonly repeatableTools: readonly string[];
 }
 
 function entryOf(tool: CompiledTool): Entry {

@@ -99,12 +99,14 @@ export async function startRun(
   // A run without checks logs the settings as resolved: no copy made for nothing to add.
   const settings = turn.checks === NO_CHECKS ? resolved : { ...resolved, ...turn.checks };
   checkChildPrices(settings, registry);
-  const { store, runId = globalThis.crypto.randomUUID() } = options;
+  const { store } = options;
   const ports = { ...portsOf(options, options.compaction?.summarizer), model, registry, checks: turn.ports };
   const link = parent === undefined ? {} : { parent };
   // Without a store nothing is kept, but the listener hears the run's start as a stored run logs it.
   const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings, ...link };
   if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, begin });
+  // A run id names the run in its store: none is made for a run without one.
+  const runId = options.runId ?? globalThis.crypto.randomUUID();
   // One writer per run: the run is held before it is looked for, and until it returns.
   return holding(store, runId, async () => {
     if ((await store.read(runId)).length > 0) {

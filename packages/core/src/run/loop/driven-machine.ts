@@ -5,6 +5,7 @@ import { REQUEST_KINDS } from "./request-table.js";
 import type { DrivenMachine } from "./run-loop.js";
 
 const NONE: readonly AgentRequest[] = Object.freeze([]);
+const KINDS: ReadonlySet<string> = new Set(REQUEST_KINDS);
 
 /** The actor of a running `agentMachine`, as its driver sees it. */
 export type AgentActor = Actor<typeof agentMachine>;
@@ -26,9 +27,8 @@ export function drivenMachine(
   };
   // One listener for everything the machine emits, not one per kind; what it keeps is what the
   // request table names.
-  const kinds: ReadonlySet<string> = new Set(REQUEST_KINDS);
   const subscription = actor.on("*", (emitted) => {
-    if (kinds.has(emitted.type)) keep(emitted as AgentRequest);
+    if (KINDS.has(emitted.type)) keep(emitted as AgentRequest);
   });
   return {
     takeRequests: () => {

@@ -238,7 +238,7 @@ export class RunLoop {
         this.#inbox.perform({ form: "once", request, work, retriesItself });
         return;
       }
-      this.#tell({ type: "step-started", step: request.step });
+      if (this.#ports.onEvent !== undefined) this.#tell({ type: "step-started", step: request.step });
       this.#inbox.perform({ form: "once", request, work: () => this.#askModel(request), retriesItself });
       return;
     }

@@ -3,6 +3,7 @@ import type {
   AgentRequest,
   Message,
   Model,
+  ModelCallOptions,
   ModelDelta,
   ModelFailed,
   ModelReply,
@@ -67,15 +68,17 @@ export async function askModel(
     const shown = view === undefined ? listView(request.transcript) : viewMessages(request.transcript, view);
     const { prepared } = request;
     const messages = prepared?.system === undefined ? shown : withSystem(shown, prepared.system);
-    raw = await model(messages, request.specs, {
+    // Set one by one, in this order, only when given: spreads of empty objects made each call dearer.
+    const callOptions: Mutable<ModelCallOptions> = {
       get signal() {
         return options.signal ?? neverAborted();
       },
-      ...(onDelta === undefined ? {} : { onDelta }),
-      ...(options.harnessRetries === true ? { harnessRetries: true } : {}),
-      ...(output === undefined ? {} : { output }),
-      ...(prepared?.toolChoice === undefined ? {} : { toolChoice: prepared.toolChoice }),
-    });
+    };
+    if (onDelta !== undefined) callOptions.onDelta = onDelta;
+    if (options.harnessRetries === true) callOptions.harnessRetries = true;
+    if (output !== undefined) callOptions.output = output;
+    if (prepared?.toolChoice !== undefined) callOptions.toolChoice = prepared.toolChoice;
+    raw = await model(messages, request.specs, callOptions);
   } catch (error) {
     return failed(request, describeThrown(error, { byClass: true }), error, failureOf(error));
   }
@@ -142,3 +145,5 @@ function failed(
   };
   return { type: "event", event, error };
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -48,21 +48,35 @@ export async function runTool(
   if (options.interrupted === true && !mayRunAgain(registry, call)) {
     return answerOf(toolFinished(call.id, lostResult(call), "lost"));
   }
-  const asking = new ToolAsking(call, answers);
+  // What answers the tool's questions is made only when it reads its ask or its signal, or has
+  // answers to be given: most tools do neither, and making it cost more than a small tool's call.
+  let asking: ToolAsking | undefined;
+  let stop: ((ended: null) => void) | undefined;
+  const askingOf = () => {
+    asking ??= new ToolAsking(call, answers, () => stop?.(null));
+    return asking;
+  };
+  if (answers.length > 0) askingOf();
   const ran = registry.executeCall(call, {
     get signal() {
       const { signal } = options;
-      return signal === undefined ? asking.signal : AbortSignal.any([signal, asking.signal]);
+      const own = askingOf().signal;
+      return signal === undefined ? own : AbortSignal.any([signal, own]);
     },
     timeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
-    ask: asking.ask,
+    ask: (question, schema) => askingOf().ask(question, schema),
   });
-  const ended = await Promise.race([ran, asking.ended]);
-  const { asked } = asking;
+  // The call's outcome, or null once it asked past its answers: the attempt is over then, whatever the tool does next.
+  const ended = await new Promise<ToolOutcome | null>((resolve) => {
+    stop = resolve;
+    if (asking?.asked == null) ran.then(resolve);
+    else resolve(null);
+  });
+  const asked = asking?.asked ?? null;
   if (asked !== null) return answerOf(asked);
   const { kind, content } = ended as ToolOutcome;
-  const observation = asking.noted(content);
+  const observation = asking === undefined ? content : asking.noted(content);
   return answerOf(kind === "ok" ? toolFinished(call.id, observation) : toolFinished(call.id, observation, kind));
 }
 

@@ -15,19 +15,17 @@ export class ToolAsking {
   // Made only when the tool reads its signal or asks: most calls do neither, and a controller per
   // call costs more than the rest of a small tool's call.
   #controller: AbortController | undefined;
-  #end: () => void = () => {};
+  readonly #end: () => void;
   #question: ToolAsked | null = null;
-  /** Settles once the attempt asked past its answers: the attempt is over, whatever the tool does next. */
-  readonly ended: Promise<void>;
 
+  /** `end` is called once the attempt asked past its answers: the attempt is over, whatever the tool does next. */
   constructor(
     readonly call: ToolCall,
     answers: readonly unknown[],
+    end: () => void,
   ) {
     this.#answers = answers;
-    this.ended = new Promise((resolve) => {
-      this.#end = resolve;
-    });
+    this.#end = end;
   }
 
   /** The question that ended the attempt, as logged, or null when the call did not ask past its answers. */
