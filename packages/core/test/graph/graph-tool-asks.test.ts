@@ -1,9 +1,10 @@
 import { getSimplePaths } from "@xstate/graph";
 import { describe, expect, it } from "vitest";
 import { pendingApprovals, pendingQuestions } from "../../src/decide/index.js";
-import { agentMachine, final, type Message, type ModelReply, ToolRegistry, toolCall } from "../../src/index.js";
-import { type AgentEvent, type AgentSnapshot, messagesOf, resolveSettings } from "../../src/machine.js";
-import { CANCEL, callStates, eventsAlong, HUGE_BUDGET, keyOf, type Path } from "./agent-graph.js";
+import { agentMachine } from "../../src/index.js";
+import type { AgentEvent, AgentSnapshot } from "../../src/machine.js";
+import { CANCEL, callStates, eventsAlong, keyOf, type Path } from "./agent-graph.js";
+import { listProblems, outlineOf, waitingCallInput, waitingCallReplies } from "./waiting-calls.js";
 
 // The machine with a tool that asks while it runs (`book`), beside a plain tool and one that
 // needs approval, walked over every run of two steps with two calls at once: each running call
@@ -13,38 +14,14 @@ import { CANCEL, callStates, eventsAlong, HUGE_BUDGET, keyOf, type Path } from "
 
 const MAX_STEPS = 2;
 
-function inputOf() {
-  const never = () => {
-    throw new Error("graph traversal must not run a tool");
-  };
-  const tools = new ToolRegistry();
-  tools.register("book", "Books.", { type: "object", properties: {} }, never);
-  tools.register("lookup", "Looks up.", { type: "object", properties: {} }, never);
-  tools.register("send", "Sends.", { type: "object", properties: {} }, never, { needsApproval: true });
-  const model = () => {
-    throw new Error("graph traversal must not call the model");
-  };
-  const settings = resolveSettings("Trip?", model, tools, {
-    maxSteps: MAX_STEPS,
-    tokenBudget: HUGE_BUDGET,
-    toolConcurrency: 2,
-  });
-  return { settings };
-}
-
-function repliesAt(step: number): ModelReply[] {
-  return [
-    final(`answer ${step}`),
-    { content: "", toolCalls: [toolCall(`s${step}`, "send", {}), toolCall(`b${step}`, "book", {})] },
-    { content: "", toolCalls: [toolCall(`b${step}`, "book", {}), toolCall(`l${step}`, "lookup", {})] },
-  ];
-}
-
 function events(snapshot: AgentSnapshot): AgentEvent[] {
   if (snapshot.status !== "active") return [];
   if (snapshot.matches("callingModel")) {
     const step = snapshot.context.steps + 1;
-    return [...repliesAt(step).map((reply): AgentEvent => ({ type: "model.replied", reply })), CANCEL];
+    return [
+      ...waitingCallReplies(step, "book", "b").map((reply): AgentEvent => ({ type: "model.replied", reply })),
+      CANCEL,
+    ];
   }
   const { batch, toolAsks } = snapshot.context;
   if (batch === null) return [];
@@ -72,42 +49,12 @@ function pathsOf(): Path[] {
   // The list's calls and answers are part of the key: a path's snapshots are then of one run, not merged from others.
   const serializeState = (snapshot: AgentSnapshot) =>
     JSON.stringify([keyOf(snapshot, false), snapshot.context.toolAsks, outlineOf(snapshot)]);
-  return getSimplePaths(agentMachine, { input: inputOf(), events, serializeState, limit: 50_000 });
-}
-
-/** The list in brief: each message's role and the call ids it holds or answers. */
-function outlineOf(snapshot: AgentSnapshot): string {
-  return messagesOf(snapshot.context.transcript)
-    .map((m) =>
-      m.role === "assistant" ? m.toolCalls.map((c) => c.id).join("+") : m.role === "tool" ? m.toolCallId : m.role[0],
-    )
-    .join(",");
-}
-
-/** The problems of a run with the list: a message changed or gone, or a call's tool messages not one each in call order. */
-function listProblems(states: readonly AgentSnapshot[]): string[] {
-  const problems: string[] = [];
-  let before: readonly Message[] = [];
-  for (const state of states) {
-    const messages = messagesOf(state.context.transcript);
-    for (const [index, message] of before.entries()) {
-      if (messages[index] !== message && JSON.stringify(messages[index]) !== JSON.stringify(message)) {
-        problems.push(`message ${index} was edited`);
-      }
-    }
-    before = messages;
-  }
-  for (const [index, message] of before.entries()) {
-    if (message.role !== "assistant" || message.toolCalls.length === 0) continue;
-    const answered = before.slice(index + 1, index + 1 + message.toolCalls.length).filter((m) => m.role === "tool");
-    const ids = answered.map((m) => (m as { toolCallId: string }).toolCallId);
-    const expected = message.toolCalls.map((call) => call.id).slice(0, ids.length);
-    if (JSON.stringify(ids) !== JSON.stringify(expected)) problems.push(`tool messages ${ids} for calls ${expected}`);
-    if (states.at(-1)?.status === "done" && ids.length !== message.toolCalls.length) {
-      problems.push("a call lacks its message");
-    }
-  }
-  return problems;
+  return getSimplePaths(agentMachine, {
+    input: waitingCallInput("book", MAX_STEPS),
+    events,
+    serializeState,
+    limit: 50_000,
+  });
 }
 
 describe("a tool that asks while it runs, on the graph", () => {
