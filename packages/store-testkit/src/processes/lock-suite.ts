@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import type { EventStore } from "@agentloop/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { logError } from "../store-contract.js";
+import { type LineChild, startLineChild } from "./line-child.js";
 
 // One writer per run, across real processes: fixtures/lock-child.mjs holds a store's lock for the
 // parent, on the BUILT packages (build first). run-locks.test.ts runs the suite on the JSONL
@@ -24,36 +24,9 @@ export interface LockSuiteOptions {
   plantStaleLock(path: string, runId: string, pid: number): void;
 }
 
-interface LockChild {
-  readonly pid: number;
-  /** Sends one command and resolves to the child's one-line answer. */
-  ask(command: string): Promise<string>;
-  /** SIGKILLs it and waits until it is gone. */
-  kill(): Promise<void>;
-}
-
 /** Starts a lock child, through `wrapper` (a command that runs the rest of its arguments) if given. */
-function startChild(env: Readonly<Record<string, string>>, wrapper: readonly string[] = []): LockChild {
-  const [command, ...args] = [...wrapper, process.execPath, CHILD];
-  const child: ChildProcess = spawn(command ?? process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const answers: ((line: string) => void)[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => answers.shift()?.(line));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return {
-    pid: child.pid ?? -1,
-    ask: (command) =>
-      new Promise((resolve) => {
-        answers.push(resolve);
-        child.stdin?.write(`${command}\n`);
-      }),
-    kill: async () => {
-      child.kill("SIGKILL");
-      await exited;
-    },
-  };
+function startChild(env: Readonly<Record<string, string>>, wrapper: readonly string[] = []): LineChild {
+  return startLineChild([...wrapper, process.execPath, CHILD], { ...process.env, ...env });
 }
 
 /** The id of a process that has ended and was reaped. */
@@ -87,7 +60,7 @@ export function describeLockProcesses(label: string, options: LockSuiteOptions):
   describe(`one writer per run, across processes (${label})`, () => {
     const directory = mkdtempSync(join(tmpdir(), "agentloop-locks-"));
     const path = options.storePath(directory);
-    const children: LockChild[] = [];
+    const children: LineChild[] = [];
     const start = (wrapper: readonly string[] = []) => {
       const child = startChild(options.childEnv, wrapper);
       children.push(child);

@@ -1,12 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EventStore } from "@agentloop/core";
 import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LineChild, startLineChild } from "./line-child.js";
 
 // A question waiting across real processes (fixtures/question-child.mjs, on the BUILT packages):
 // the process that asked is SIGKILLed while the question waits, or while the step after the
@@ -25,29 +24,8 @@ export interface QuestionCrashOptions {
   openStore(path: string): EventStore & { close?(): void };
 }
 
-interface QuestionChild {
-  ask(command: string): Promise<string>;
-  /** Resolves once it is gone, with the signal that ended it. */
-  readonly exited: Promise<NodeJS.Signals | null>;
-  kill(): void;
-}
-
-function startChild(env: NodeJS.ProcessEnv): QuestionChild {
-  const child: ChildProcess = spawn(process.execPath, [CHILD], { env, stdio: ["pipe", "pipe", "inherit"] });
-  const answers: ((line: string) => void)[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => answers.shift()?.(line));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.once("exit", (_code, signal) => resolve(signal)),
-  );
-  return {
-    ask: (command) =>
-      new Promise((resolve) => {
-        answers.push(resolve);
-        child.stdin?.write(`${command}\n`);
-      }),
-    exited,
-    kill: () => child.kill("SIGKILL"),
-  };
+function startChild(env: NodeJS.ProcessEnv): LineChild {
+  return startLineChild([process.execPath, CHILD], env);
 }
 
 function lines(file: string): { pid: number; city?: string; step?: number }[] {
@@ -66,16 +44,16 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
     const directory = mkdtempSync(join(tmpdir(), "agentloop-question-"));
     const path = options.storePath(directory);
     const env = { ...process.env, ...options.childEnv, QUESTION_DIR: directory };
-    const children: QuestionChild[] = [];
-    let workers: [QuestionChild, QuestionChild];
-    let victims: [QuestionChild, QuestionChild, QuestionChild];
+    const children: LineChild[] = [];
+    let workers: [LineChild, LineChild];
+    let victims: [LineChild, LineChild, LineChild];
     // Two that live through the file, and one for each test that kills one: all loaded at once, up front.
     beforeAll(async () => {
       children.push(...Array.from({ length: 5 }, () => startChild(env)));
       await Promise.all(children.map((child) => child.ask("kill-after none")));
       const [first, second, ...doomed] = children;
-      workers = [first, second] as [QuestionChild, QuestionChild];
-      victims = doomed as [QuestionChild, QuestionChild, QuestionChild];
+      workers = [first, second] as [LineChild, LineChild];
+      victims = doomed as [LineChild, LineChild, LineChild];
     }, 60_000);
     afterAll(() => {
       for (const child of children) child.kill();

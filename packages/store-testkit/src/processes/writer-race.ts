@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import type { EventStore } from "@agentloop/core";
 import { afterAll, describe, expect, it } from "vitest";
+import { type LineChild, startLineChild } from "./line-child.js";
 
 // Two real processes resume one paused run at the same instant (fixtures/race-child.mjs, on the
 // BUILT packages): one proceeds, the other is refused, and the non-idempotent tool runs once.
@@ -21,23 +20,8 @@ export interface WriterRaceOptions {
   openStore(path: string): EventStore & { close?(): void };
 }
 
-interface RaceChild {
-  ask(command: string): Promise<string>;
-  stop(): void;
-}
-
-function startChild(env: NodeJS.ProcessEnv): RaceChild {
-  const child: ChildProcess = spawn(process.execPath, [CHILD], { env, stdio: ["pipe", "pipe", "inherit"] });
-  const answers: ((line: string) => void)[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => answers.shift()?.(line));
-  return {
-    ask: (command) =>
-      new Promise((resolve) => {
-        answers.push(resolve);
-        child.stdin?.write(`${command}\n`);
-      }),
-    stop: () => child.kill("SIGKILL"),
-  };
+function startChild(env: NodeJS.ProcessEnv): LineChild {
+  return startLineChild([process.execPath, CHILD], env);
 }
 
 /** The race on one store; `label` names it in the suite's title. */
@@ -48,13 +32,13 @@ export function describeWriterRace(label: string, options: WriterRaceOptions): v
     const env = { ...process.env, ...options.childEnv, RACE_EXECUTIONS: executions };
     const racers = [startChild(env), startChild(env)];
     afterAll(() => {
-      for (const racer of racers) racer.stop();
+      for (const racer of racers) racer.kill();
       rmSync(directory, { recursive: true, force: true });
     });
 
     it(`in ${TRIALS} trials: one proceeds, the other is refused as a second writer, the tool runs once, and the log stays whole`, async () => {
       const path = options.storePath(directory);
-      const [first] = racers as [RaceChild, RaceChild];
+      const [first] = racers as [LineChild, LineChild];
       // Each racer runs once before the trials: both are warm when they race.
       for (const [n, racer] of racers.entries()) expect(await racer.ask(`start ${path} warm-${n}`)).toBe("paused");
       for (let trial = 0; trial < TRIALS; trial++) {

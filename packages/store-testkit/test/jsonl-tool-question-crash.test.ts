@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JsonlEventStore } from "../../src/stores/jsonl-store.js";
+import { type LineChild, startLineChild } from "../src/processes/line-child.js";
 
 // A question a running tool asked, waiting across real processes (fixtures/tool-question-child.mjs,
 // on the BUILT core): the process that asked is SIGKILLed while the question waits and a new one
@@ -13,35 +12,15 @@ import { JsonlEventStore } from "../../src/stores/jsonl-store.js";
 const CHILD = join(import.meta.dirname, "..", "fixtures", "tool-question-child.mjs");
 const TRIALS = 4;
 
-interface Child {
-  ask(command: string): Promise<string>;
-  readonly exited: Promise<NodeJS.Signals | null>;
-  kill(): void;
-}
-
-function startChild(env: NodeJS.ProcessEnv): Child {
-  const child: ChildProcess = spawn(process.execPath, [CHILD], { env, stdio: ["pipe", "pipe", "inherit"] });
-  const answers: ((line: string) => void)[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => answers.shift()?.(line));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.once("exit", (_code, signal) => resolve(signal)),
-  );
-  return {
-    ask: (command) =>
-      new Promise((resolve) => {
-        answers.push(resolve);
-        child.stdin?.write(`${command}\n`);
-      }),
-    exited,
-    kill: () => child.kill("SIGKILL"),
-  };
+function startChild(env: NodeJS.ProcessEnv): LineChild {
+  return startLineChild([process.execPath, CHILD], env);
 }
 
 describe("a question a running tool asked, across processes killed with SIGKILL and raced", () => {
   const directory = mkdtempSync(join(tmpdir(), "agentloop-tool-question-"));
   const path = join(directory, "runs");
   const env = { ...process.env, QUESTION_DIR: directory };
-  const children: Child[] = [];
+  const children: LineChild[] = [];
   beforeAll(() => {
     children.push(startChild(env), startChild(env), startChild(env), startChild(env));
   });
@@ -62,7 +41,7 @@ describe("a question a running tool asked, across processes killed with SIGKILL 
 
   it("killed right after the tool asked (before the pause is returned): a new process answers it, the call is made again and books once", async () => {
     const runId = "killed-asking";
-    const victim = children[2] as Child;
+    const victim = children[2] as LineChild;
     expect(await victim.ask("kill-after 4")).toBe("armed");
     void victim.ask(`start ${path} ${runId}`);
     expect(await victim.exited).toBe("SIGKILL");
@@ -72,7 +51,7 @@ describe("a question a running tool asked, across processes killed with SIGKILL 
       "tool.started",
       "tool.asked",
     ]);
-    expect(await (children[0] as Child).ask(`answer ${path} ${runId} {"city":"Pune"}`)).toBe(
+    expect(await (children[0] as LineChild).ask(`answer ${path} ${runId} {"city":"Pune"}`)).toBe(
       'done done {"booked":"Pune"}',
     );
     expect(bookings(runId).map((entry) => entry.city)).toEqual(["Pune"]);
@@ -83,16 +62,16 @@ describe("a question a running tool asked, across processes killed with SIGKILL 
 
   it("killed right after the answer was logged: the same answer again makes the call, another answer is refused", async () => {
     const runId = "killed-answered";
-    expect(await (children[0] as Child).ask(`start ${path} ${runId}`)).toBe("paused awaiting_input");
-    const dying = children[3] as Child;
+    expect(await (children[0] as LineChild).ask(`start ${path} ${runId}`)).toBe("paused awaiting_input");
+    const dying = children[3] as LineChild;
     expect(await dying.ask("kill-after 5")).toBe("armed");
     void dying.ask(`answer ${path} ${runId} {"city":"Pune"}`);
     expect(await dying.exited).toBe("SIGKILL");
     expect((await read(runId)).at(-1)).toMatchObject({ type: "question.answered", callId: "b1" });
-    expect(await (children[1] as Child).ask(`answer ${path} ${runId} {"city":"Delhi"}`)).toMatch(
+    expect(await (children[1] as LineChild).ask(`answer ${path} ${runId} {"city":"Delhi"}`)).toMatch(
       /^refused RangeError: run 'killed-answered': call 'b1' waits for no answer/,
     );
-    expect(await (children[1] as Child).ask(`answer ${path} ${runId} {"city":"Pune"}`)).toBe(
+    expect(await (children[1] as LineChild).ask(`answer ${path} ${runId} {"city":"Pune"}`)).toBe(
       'done done {"booked":"Pune"}',
     );
     expect(bookings(runId).map((entry) => entry.city)).toEqual(["Pune"]);
@@ -100,11 +79,11 @@ describe("a question a running tool asked, across processes killed with SIGKILL 
   });
 
   it(`two processes answering one waiting question at the same instant, ${TRIALS} times: one answer is taken, the other refused`, async () => {
-    const workers = [children[0], children[1]] as [Child, Child];
+    const workers = [children[0], children[1]] as [LineChild, LineChild];
     for (let trial = 0; trial < TRIALS; trial++) {
       const runId = `race-${trial}`;
       const at = `trial ${trial}`;
-      expect(await (workers[trial % 2] as Child).ask(`start ${path} ${runId}`), at).toBe("paused awaiting_input");
+      expect(await (workers[trial % 2] as LineChild).ask(`start ${path} ${runId}`), at).toBe("paused awaiting_input");
       const cities = ["Pune", "Delhi"];
       const answers = await Promise.all(
         workers.map((racer, n) => racer.ask(`answer ${path} ${runId} {"city":"${cities[n]}"}`)),
