@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,8 +30,8 @@ describe("agentloop-restate-demo, the command that serves the demo agent", () =>
   });
 
   it("serves and registers the demo agent; a run waits for the report's approval, then finishes", async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, [BIN, "--port", String(port), "--register", server.admin, "--store", runs], {
+    // Port 0: the service binds a port of the kernel's choosing and prints it.
+    const child = spawn(process.execPath, [BIN, "--port", "0", "--register", server.admin, "--store", runs], {
       env: { ...process.env, RESTATE_LOGGING: "ERROR" },
     });
     let stdout = "";
@@ -39,8 +39,13 @@ describe("agentloop-restate-demo, the command that serves the demo agent", () =>
       stdout += chunk.toString();
     });
     try {
-      await waitUntil(() => stdout.includes("listens at"), { what: "the demo service to register" });
-      expect(stdout).toContain(`the demo agent listens at http://127.0.0.1:${port}, registered with ${server.admin}`);
+      await waitUntil(() => stdout.includes("listens at"), {
+        what: `the demo service to register with ${server.admin}`,
+        failIf: () => exitedWith(child),
+      });
+      expect(stdout).toMatch(
+        new RegExp(`the demo agent listens at http://127\\.0\\.0\\.1:[1-9]\\d*, registered with ${server.admin}`),
+      );
       expect(stdout).toContain("/agent/demo-1/run/send");
 
       const demo = clients.connect({ url: server.ingress }).workflowClient<AgentHandlers>({ name: "agent" }, "demo-1");
@@ -112,8 +117,7 @@ describe("the guide's curl commands, against a real Restate server", () => {
   });
 
   it("register the demo, submit, read the status, approve, cancel, read the events and the result", async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, [BIN, "--port", String(port)], {
+    const child = spawn(process.execPath, [BIN, "--port", "0"], {
       env: { ...process.env, RESTATE_LOGGING: "ERROR" },
     });
     let stdout = "";
@@ -122,11 +126,14 @@ describe("the guide's curl commands, against a real Restate server", () => {
     });
     const curl = async (command: string) => JSON.parse((await sh(command)).stdout || "null") as unknown;
     try {
-      await waitUntil(() => stdout.includes("listens at"), { what: "the demo service to listen" });
+      const service = await waitUntil(() => /listens at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1], {
+        what: "the demo service to listen on a port of its own",
+        failIf: () => exitedWith(child),
+      });
       const [register, send, status, decide, cancel, events, attach] = guideRequests(
         server.ingress,
         server.admin,
-        `http://127.0.0.1:${port}`,
+        service,
       );
       expect(attach).toMatch(/\/restate\/workflow\/agent\/run-1\/attach$/);
       expect(await curl(register ?? "")).toHaveProperty("services");
@@ -147,3 +154,9 @@ describe("the guide's curl commands, against a real Restate server", () => {
     }
   }, 60_000);
 });
+
+/** Why waiting for `child` is pointless: it exited (with what it said on stderr), or `null` while it runs. */
+function exitedWith(child: ChildProcess): string | null {
+  if (child.exitCode === null && child.signalCode === null) return null;
+  return `it exited with ${child.exitCode ?? child.signalCode}`;
+}

@@ -1,6 +1,6 @@
 export { type Balancer, startBalancer } from "./balancer.js";
+export { freePort } from "./free-port.js";
 export {
-  freePort,
   type RestateServer,
   restateServerBinary,
   type ServerOptions,

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./free-port.js";
 import { waitUntil } from "./wait-until.js";
 
 /** A Restate server started from `node_modules` for a test file: its own temp dir, 127.0.0.1 only. */
@@ -38,25 +38,26 @@ export function restateServerBinary(): string {
   }
 }
 
-/** A port that was free a moment ago on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
- * Starts `restate-server` with telemetry off, listening on free ports of 127.0.0.1 only, with a
- * small memory budget and 2 partitions, its data in a fresh temp dir; resolves once the admin
- * API and the ingress answer their health checks.
+ * Starts `restate-server` with telemetry off, listening on free ports of 127.0.0.1 only (see
+ * `freePort`), with a small memory budget and 2 partitions, its data in a fresh temp dir; resolves
+ * once the admin API and the ingress answer their health checks. Should a port be taken all the
+ * same before the server binds it, the server is started again on new ports (3 tries in all).
  */
 export async function startRestateServer(options: ServerOptions = {}): Promise<RestateServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+    }
+  }
+}
+
+/** The server could not bind one of its ports: it is worth starting again on others. */
+class PortTaken extends Error {}
+
+async function startOnce(options: ServerOptions): Promise<RestateServer> {
   const dir = mkdtempSync(join(tmpdir(), "agentloop-restate-"));
   const [admin, ingress, fabric] = [await freePort(), await freePort(), await freePort()];
   const config = join(dir, "config.toml");
@@ -77,14 +78,16 @@ export async function startRestateServer(options: ServerOptions = {}): Promise<R
   const log = () => readFileSync(logPath, "utf8");
   const adminUrl = `http://127.0.0.1:${admin}`;
   const ingressUrl = `http://127.0.0.1:${ingress}`;
+  const ports = `admin 127.0.0.1:${admin}, ingress 127.0.0.1:${ingress}, fabric 127.0.0.1:${fabric}`;
   await waitUntil(async () => (await isUp(`${adminUrl}/health`)) && (await isUp(`${ingressUrl}/restate/health`)), {
-    what: "the Restate server to answer its health checks",
+    what: `the Restate server (${ports}) to answer its health checks`,
     timeoutMs: 30_000,
     failIf: () =>
       failure ?? (child.exitCode === null ? null : `restate-server exited with ${child.exitCode}:\n${log()}`),
   }).catch(async (error: unknown) => {
     await stop(child, exited, dir);
-    throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw /address in use|os error 98/i.test(message) ? new PortTaken(message) : error;
   });
   return {
     admin: adminUrl,
