@@ -1,5 +1,13 @@
-import type { AgentResult, AgentStreamEvent, EventStore, PendingQuestion, ToolCall } from "@agentloop/core";
+import type {
+  AgentResult,
+  AgentStreamEvent,
+  EventStore,
+  MessageContent,
+  PendingQuestion,
+  ToolCall,
+} from "@agentloop/core";
 import { replayRun } from "@agentloop/core";
+import { partUrl } from "@agentloop/core/adapter";
 import { positionOf } from "@agentloop/core/machine";
 import type { RunEvent, StoredEvent } from "@agentloop/core/store";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
@@ -13,7 +21,7 @@ export interface LoadChatOptions {
 
 /** One turn of a chat's log: the user's message and the events that answer it, up to the turn's end. */
 interface Turn {
-  readonly text: string;
+  readonly content: MessageContent;
   readonly events: StoredEvent[];
   ended: boolean;
 }
@@ -37,7 +45,7 @@ export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMe
   const paused: Paused = { calls: position?.waiting ?? [], questions: position?.questions ?? [] };
   const messages: UIMessage[] = [];
   for (const [index, turn] of turns.entries()) {
-    messages.push({ id: `${chatId}-${index}-user`, role: "user", parts: [{ type: "text", text: turn.text }] });
+    messages.push({ id: `${chatId}-${index}-user`, role: "user", parts: userParts(turn.content) });
     const going = turn === last && !turn.ended && paused.calls.length === 0 && paused.questions.length === 0;
     if (going) break;
     const streamEvents = streamEventsOf(chatId, turn, turn === last ? paused : NOT_PAUSED);
@@ -50,14 +58,25 @@ export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMe
 function turnsOf(events: readonly StoredEvent[]): Turn[] {
   const turns: Turn[] = [];
   for (const event of events) {
-    if (event.type === "run.started") turns.push({ text: String(event.settings.task), events: [], ended: false });
-    else if (event.type === "user.messaged") turns.push({ text: String(event.content), events: [], ended: false });
+    if (event.type === "run.started") turns.push({ content: event.settings.task, events: [], ended: false });
+    else if (event.type === "user.messaged") turns.push({ content: event.content, events: [], ended: false });
     const turn = turns.at(-1);
     if (turn === undefined) continue;
     turn.events.push(event);
     if (event.type === "run.finished") turn.ended = true;
   }
   return turns;
+}
+
+/** A user message's parts as the page sent them: its text, and each image or file as a file part with its URL (`data:` for bytes). */
+function userParts(content: MessageContent): UIMessage["parts"] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return content.map((part) => {
+    if (part.type === "text") return { type: "text", text: part.text };
+    const url = partUrl(part)?.href ?? `data:${part.mediaType};base64,${String(part.data)}`;
+    const filename = part.type === "file" ? part.filename : undefined;
+    return { type: "file", mediaType: part.mediaType, url, ...(filename === undefined ? {} : { filename }) };
+  });
 }
 
 /** What the last turn waits on: calls for decisions, questions for answers. */
