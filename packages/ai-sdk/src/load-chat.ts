@@ -9,7 +9,7 @@ import type {
 } from "@agentloop/core";
 import { replayRun } from "@agentloop/core";
 import { partUrl } from "@agentloop/core/adapter";
-import { positionOf } from "@agentloop/core/machine";
+import { treePending, treeQuestions } from "@agentloop/core/driver";
 import type { RunEvent, StoredEvent } from "@agentloop/core/store";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
@@ -45,8 +45,7 @@ export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMe
   if (events.length === 0) return [];
   const turns = turnsOf(events);
   const last = turns.at(-1) as Turn;
-  const position = last.ended ? null : positionOf(replayRun(events, { runId: chatId }).snapshot);
-  const paused: Paused = { calls: position?.waiting ?? [], questions: position?.questions ?? [] };
+  const paused = last.ended ? NOT_PAUSED : await pausedOn(store, chatId, events);
   const messages: UIMessage[] = [];
   for (const [index, turn] of turns.entries()) {
     messages.push({ id: `${chatId}-${index}-user`, role: "user", parts: userParts(turn.content) });
@@ -89,6 +88,12 @@ interface Paused {
   readonly questions: readonly PendingQuestion[];
 }
 const NOT_PAUSED: Paused = { calls: [], questions: [] };
+
+/** What the chat's run waits on, its children's calls and questions included (chained ids, read from their logs). */
+async function pausedOn(store: EventStore, chatId: string, events: readonly StoredEvent[]): Promise<Paused> {
+  const replay = replayRun(events, { runId: chatId });
+  return { calls: await treePending(store, chatId, replay), questions: await treeQuestions(store, chatId, replay) };
+}
 
 /**
  * The stream events a turn's logged events stand for, as the live run sent them (its failed

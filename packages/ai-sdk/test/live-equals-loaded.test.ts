@@ -202,6 +202,38 @@ const shapes: [string, () => Shape][] = [
     }),
   ],
   [
+    "a child's approval, refused, and one still waiting on the next turn",
+    () => ({
+      model: scriptedModel([
+        asks(toolCall("r1", "research", { task: "Mail ana." })),
+        final("Not sent."),
+        asks(toolCall("r2", "research", { task: "Mail bo." })),
+      ]),
+      registry: child(
+        [
+          asks(toolCall("e1", "send_email", { to: "ana" })),
+          final("Refused."),
+          asks(toolCall("e2", "send_email", { to: "bo" })),
+        ],
+        new ToolRegistry([emailTool()]),
+      ),
+      steps: [{ send: "Mail ana." }, { approve: "r1/e1", approved: false }, { send: "Mail bo." }],
+    }),
+  ],
+  [
+    "compaction between steps",
+    () => ({
+      model: scriptedModel([
+        ...weatherScript().slice(0, 2),
+        { content: "Pune was looked up; 30 C.", toolCalls: [] },
+        final("It is 86 F in Pune."),
+      ]),
+      registry: makeWeatherRegistry().registry,
+      options: { compaction: { triggerTokens: 120, keepRecent: 2 } },
+      steps: [{ send: "Pune in F?" }],
+    }),
+  ],
+  [
     "a child's ask-user question, answered",
     () => ({
       model: scriptedModel([asks(toolCall("r1", "research", { task: "find the mail" })), final("Found.")]),
