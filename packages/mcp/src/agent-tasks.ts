@@ -51,21 +51,26 @@ export const TASK_CAPABILITIES = { tasks: { cancel: {}, requests: { tools: { cal
 export async function createTask(serve: ServeOptions, runId: string, task: string): Promise<AgentTask> {
   const { model, registry, store } = serve;
   let startLogged: () => void = () => {};
+  let started = false;
   const logged = new Promise<void>((resolve) => {
     startLogged = resolve;
   });
   const onEvent = (event: AgentStreamEvent) => {
-    if (event.type === "logged") startLogged();
+    if (event.type !== "logged") return;
+    started = true;
+    startLogged();
   };
+  // A log another writer holds before this run logged anything is that writer's run, not a failure of this one.
+  const theirs = (error: unknown) => error instanceof EventLogError && !started;
   const run = drive(
     store,
     runId,
     (signal) => runAgent(task, model, registry, { ...serve.options, store, runId, signal, onEvent }),
-    (error) => !(error instanceof EventLogError),
+    (error) => !theirs(error),
   );
   let refused: EventLogError | undefined;
   run.done.catch((error: unknown) => {
-    if (error instanceof EventLogError) refused = error;
+    if (error instanceof EventLogError && theirs(error)) refused = error;
   });
   // `ended` settles after the run's error is seen above.
   await Promise.race([logged, run.ended]);

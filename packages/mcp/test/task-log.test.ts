@@ -99,6 +99,21 @@ describe("serveAgent's tasks read what the log says", () => {
     expect(held.calls()).toBe(1);
   });
 
+  it("a create for a run another writer holds is refused, and the task of that writer is not marked failed", async () => {
+    const serve = served(scriptedModel([final("Hello.")]));
+    const lock = await serve.store.acquire?.("held");
+    const client = await connect(serve);
+    const created = await client.callTool(
+      { name: "agent", arguments: { task: "Say hello.", runId: "held" } },
+      undefined,
+      asTask,
+    );
+    expect(created.isError).toBe(true);
+    expect(text(created)).toContain("run 'held' is already known");
+    await lock?.release();
+    await expect(client.experimental.tasks.getTask("held")).rejects.toThrow("Task not found");
+  });
+
   it("a task that failed and was then resumed to done reads completed, as its log does", async () => {
     let calls = 0;
     const answers = scriptedModel([final("Hello at last.")]);
