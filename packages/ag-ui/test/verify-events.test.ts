@@ -1,6 +1,6 @@
 import { HttpAgent, verifyEvents } from "@ag-ui/client";
 import type { BaseEvent } from "@ag-ui/core";
-import { agentTool, MemoryEventStore, type Model, ModelError, ToolRegistry } from "@agentloop/core";
+import { agentTool, MemoryEventStore, type Model, ModelError, ToolRegistry, tool } from "@agentloop/core";
 import type { AgentOptions } from "@agentloop/core/machine";
 import type { RunEvent } from "@agentloop/core/store";
 import {
@@ -164,5 +164,33 @@ describe("agUiHandler's events pass @ag-ui/client's verifyEvents in every run sh
     await verified(second);
     expect(second.at(-1)).toMatchObject({ outcome: { type: "success" }, result: { answer: "ana has it." } });
     expect(sent).toEqual(["ana"]);
+  });
+
+  it("a question a child's running tool asks: the interrupt and the answer's run both verify", async () => {
+    const store = new MemoryEventStore();
+    const booking = tool({
+      name: "book",
+      description: "Books a flight.",
+      parameters: { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
+      execute: async ({ to }: { to: string }, { ask }) => ({ booked: to, seat: await ask(`Which seat to ${to}?`) }),
+    });
+    const child = scriptedModel([asks(toolCall("b1", "book", { to: "Lima" })), final("Seat 3A.")]);
+    const registry = new ToolRegistry([
+      agentTool({ name: "travel", description: "Travels.", model: child, registry: new ToolRegistry([booking]) }),
+    ]);
+    const parent = scriptedModel([asks(toolCall("t1", "travel", { task: "Book Lima." })), final("Booked.")]);
+    const handler = agUiHandler({ model: parent, registry, store });
+    const first = await readEvents(await handler(post(input("q", "r1", "Book Lima."))));
+    await verified(first);
+    expect(first.at(-1)).toMatchObject({
+      outcome: {
+        type: "interrupt",
+        interrupts: [{ id: "t1/b1", reason: "user_input", message: "Which seat to Lima?" }],
+      },
+    });
+    const resume = { resume: [{ interruptId: "t1/b1", status: "resolved", payload: "3A" }] };
+    const second = await readEvents(await handler(post(input("q", "r2", "Book Lima.", resume))));
+    await verified(second);
+    expect(second.at(-1)).toMatchObject({ outcome: { type: "success" }, result: { answer: "Booked." } });
   });
 });
