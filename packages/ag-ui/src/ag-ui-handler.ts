@@ -6,6 +6,7 @@ import {
   continueAgent,
   type Decision,
   EventLogError,
+  type MessageContent,
   replayRun,
   resumeAgent,
   runAgent,
@@ -14,6 +15,7 @@ import { treePending, treeQuestions } from "@agentloop/core/driver";
 import { eventFeed } from "./event-feed.js";
 import type { ServeOptions } from "./serve-options.js";
 import { toAgUiEvents } from "./to-ag-ui-events.js";
+import { lastUserContent, UserContentError } from "./user-content.js";
 
 const RUN_ID = /^[A-Za-z0-9_.-]+$/;
 
@@ -102,7 +104,13 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Plann
   if (open.calls.length > 0 || open.questions.length > 0) {
     return new Refusal(409, `thread '${threadId}' waits for ${waitsFor(open)}: answer them with resume[]`);
   }
-  const message = lastUserText(input);
+  let message: MessageContent | null;
+  try {
+    message = lastUserContent(input);
+  } catch (error) {
+    if (error instanceof UserContentError) return new Refusal(400, error.message);
+    throw error;
+  }
   if (message === null)
     return new Refusal(400, "the input has no user message to run: the last message must be the user's, with text");
   if (logged.length === 0) {
@@ -187,19 +195,6 @@ function decisionOf(entry: ResumeEntry): Decision {
     approved: approved !== false,
     ...(typeof reason === "string" ? { reason } : {}),
   };
-}
-
-function lastUserText(input: RunAgentInput): string | null {
-  const last = input.messages.at(-1);
-  if (last?.role !== "user") return null;
-  const content: unknown = last.content;
-  if (typeof content === "string") return content.trim() === "" ? null : content;
-  if (!Array.isArray(content)) return null;
-  const text = content
-    .filter((part): part is { type: "text"; text: string } => part?.type === "text" && typeof part.text === "string")
-    .map((part) => part.text)
-    .join("\n");
-  return text.trim() === "" ? null : text;
 }
 
 /** The run's events with each answer shown as its question's result just after `RUN_STARTED`: the run logs an answer without a stream event. */

@@ -35,6 +35,8 @@ export async function* toAgUiEvents(
       if (event.origin !== undefined) continue;
       yield* open.map(event);
       if (event.type === "finished") {
+        // A run cancelled during a model call ends with its step still open.
+        yield* open.close();
         yield { type: EventType.RUN_FINISHED, threadId, runId, ...finishing(event.result) } as BaseEvent;
         return;
       }
@@ -47,10 +49,17 @@ export async function* toAgUiEvents(
   }
 }
 
-/** The text and reasoning messages being streamed, named per step and attempt so that a retried call never reuses an id. */
+/**
+ * The step, text and reasoning messages being streamed, named per step and attempt so that a
+ * retried call never reuses an id. Each attempt of a model call is a step of its own: a failed
+ * attempt finishes its step before the next attempt (the same model's retry, or a fallback model)
+ * starts it again, so that no step is started twice or left open.
+ */
 class OpenParts {
   #attempt = 0;
   #step = 0;
+  /** The name of the step started and not yet finished. */
+  #openStep: string | null = null;
   #text: string | null = null;
   #reasoning: string | null = null;
   #streamedText = false;
@@ -60,9 +69,11 @@ class OpenParts {
   *map(event: AgentStreamEvent): Iterable<BaseEvent> {
     switch (event.type) {
       case "step-started":
+        yield* this.close();
         this.#step = event.step;
         this.#streamedText = false;
-        yield { type: EventType.STEP_STARTED, stepName: `step ${event.step}` } as BaseEvent;
+        this.#openStep = `step ${event.step}`;
+        yield { type: EventType.STEP_STARTED, stepName: this.#openStep } as BaseEvent;
         return;
       case "reasoning-delta":
         if (event.text === "") return;
@@ -100,7 +111,7 @@ class OpenParts {
         this.#streamedText = false;
         return;
       case "model.replied": {
-        yield* this.close();
+        yield* this.#closeMessages();
         const { reply } = event;
         if (!this.#streamedText && reply.content !== "") {
           const messageId = `${this.#prefix()}-text`;
@@ -109,7 +120,7 @@ class OpenParts {
           yield { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent;
         }
         for (const call of reply.toolCalls) yield* toolCallEvents(call, `${this.#prefix()}-text`);
-        yield { type: EventType.STEP_FINISHED, stepName: `step ${this.#step}` } as BaseEvent;
+        yield* this.#finishStep();
         return;
       }
       case "tool.finished":
@@ -126,12 +137,24 @@ class OpenParts {
     }
   }
 
+  /** Ends the text and reasoning being streamed and the step they belong to. */
   *close(): Iterable<BaseEvent> {
+    yield* this.#closeMessages();
+    yield* this.#finishStep();
+  }
+
+  *#closeMessages(): Iterable<BaseEvent> {
     yield* this.#closeReasoning();
     if (this.#text !== null) {
       yield { type: EventType.TEXT_MESSAGE_END, messageId: this.#text } as BaseEvent;
       this.#text = null;
     }
+  }
+
+  *#finishStep(): Iterable<BaseEvent> {
+    if (this.#openStep === null) return;
+    yield { type: EventType.STEP_FINISHED, stepName: this.#openStep } as BaseEvent;
+    this.#openStep = null;
   }
 
   *#closeReasoning(): Iterable<BaseEvent> {

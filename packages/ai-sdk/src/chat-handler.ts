@@ -148,8 +148,8 @@ function start(
       ...(maxResultChars === undefined ? {} : { maxResultChars }),
     });
   }
-  if (held) return continueAgent(turn.chatId, turn.text, model, registry, { ...options, store, onEvent });
-  return runAgent(turn.text, model, registry, { ...options, store, runId: turn.chatId, onEvent });
+  if (held) return continueAgent(turn.chatId, turn.content, model, registry, { ...options, store, onEvent });
+  return runAgent(turn.content, model, registry, { ...options, store, runId: turn.chatId, onEvent });
 }
 
 async function pump(

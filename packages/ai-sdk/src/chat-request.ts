@@ -1,4 +1,4 @@
-import type { Decision } from "@agentloop/core";
+import type { ContentPart, Decision, MessageContent } from "@agentloop/core";
 
 /**
  * What a chat request asks for: a new message for the conversation, or decisions and answers for
@@ -7,7 +7,14 @@ import type { Decision } from "@agentloop/core";
  * ran on the server; the handler takes those for the questions the run waits on.
  */
 export type ChatTurn =
-  | { readonly kind: "message"; readonly chatId: string; readonly text: string }
+  | {
+      readonly kind: "message";
+      readonly chatId: string;
+      /** The text of the message's text parts, joined. */
+      readonly text: string;
+      /** What the model is shown: the text alone, or with the message's files as image and file parts, in order. */
+      readonly content: MessageContent;
+    }
   | {
       readonly kind: "decisions";
       readonly chatId: string;
@@ -28,7 +35,7 @@ const isObject = (value: unknown): value is Json =>
 
 /**
  * Reads the turn from the body `DefaultChatTransport` POSTs (`{ id, messages, trigger, messageId }`).
- * Only the last message counts: the text of a user message, or the decisions of the tool parts in
+ * Only the last message counts: the text and files of a user message, or the decisions of the tool parts in
  * `approval-responded` of an assistant message and the outputs of its parts in `output-available`
  * (a question answered with `addToolOutput` is one); what the client holds of earlier turns is not
  * read, as the store keeps the conversation. Throws `ChatRequestError` for anything else.
@@ -45,14 +52,7 @@ export function readChatTurn(body: unknown): ChatTurn {
     throw new ChatRequestError("the last message must be a UI message with `role` and `parts`");
   }
   const parts = last.parts.filter(isObject);
-  if (last.role === "user") {
-    const text = parts
-      .filter((part) => part.type === "text" && typeof part.text === "string")
-      .map((part) => part.text as string)
-      .join("");
-    if (text === "") throw new ChatRequestError("the last user message has no text part");
-    return { kind: "message", chatId: id, text };
-  }
+  if (last.role === "user") return { kind: "message", chatId: id, ...userContent(parts) };
   if (last.role === "assistant") {
     const decisions = decisionsOf(parts);
     const outputs = outputsOf(parts);
@@ -91,4 +91,50 @@ function outputsOf(parts: readonly Json[]): Record<string, unknown> {
     if (part.output !== undefined) outputs[part.toolCallId] = part.output;
   }
   return outputs;
+}
+
+/**
+ * The content of a user message: its text parts joined as text when there is nothing else; else
+ * its parts in order, each text part as text and each file part (what `sendMessage({ files })`
+ * sends) as an image part (an `image/*` media type) or a file part, its `url` (a `data:` URL or a
+ * link, which is passed on and never fetched) as the data. A part of another type, or a file part
+ * without a string `url` and `mediaType`, is refused: nothing the page sent is dropped unsaid.
+ */
+function userContent(parts: readonly Json[]): { text: string; content: MessageContent } {
+  const content: ContentPart[] = [];
+  let media = false;
+  for (const [index, part] of parts.entries()) {
+    if (part.type === "text" && typeof part.text === "string") {
+      content.push({ type: "text", text: part.text });
+    } else if (part.type === "file") {
+      content.push(mediaPart(part, index));
+      media = true;
+    } else if (part.type !== "step-start") {
+      throw new ChatRequestError(
+        `the last user message's part ${index} has the type ${JSON.stringify(part.type) ?? "undefined"}, which the agent cannot take: send text and file parts`,
+      );
+    }
+  }
+  const text = content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+  if (!media) {
+    if (text === "") throw new ChatRequestError("the last user message has no text part and no file");
+    return { text, content: text };
+  }
+  return { text, content: content.filter((part) => part.type !== "text" || part.text !== "") };
+}
+
+function mediaPart(part: Json, index: number): ContentPart {
+  const { url, mediaType, filename } = part;
+  if (typeof url !== "string" || typeof mediaType !== "string" || url === "") {
+    throw new ChatRequestError(
+      `the last user message's part ${index} (file) needs \`url\` (a data: URL or a link) and \`mediaType\``,
+    );
+  }
+  if (!URL.canParse(url)) {
+    throw new ChatRequestError(
+      `the last user message's part ${index} (file) has a url that is not a URL: ${url.slice(0, 80)}`,
+    );
+  }
+  if (mediaType.startsWith("image/")) return { type: "image", mediaType, data: url };
+  return { type: "file", mediaType, data: url, ...(typeof filename === "string" ? { filename } : {}) };
 }

@@ -1,5 +1,10 @@
 export { chatHandler, type ServeOptions } from "./chat-handler.js";
 export { ChatRequestError, type ChatTurn, readChatTurn } from "./chat-request.js";
 export { type LoadChatOptions, loadChat } from "./load-chat.js";
-export { type RunMetadata, toUIMessageStream, type UIMessageStreamOptions } from "./to-ui-message-stream.js";
+export {
+  type QuestionData,
+  type RunMetadata,
+  toUIMessageStream,
+  type UIMessageStreamOptions,
+} from "./to-ui-message-stream.js";
 export { UI_MESSAGE_STREAM_HEADERS, uiMessageStreamResponse } from "./ui-message-stream-response.js";

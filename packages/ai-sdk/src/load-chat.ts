@@ -1,6 +1,15 @@
-import type { AgentResult, AgentStreamEvent, EventStore, PendingQuestion, ToolCall } from "@agentloop/core";
+import type {
+  AgentResult,
+  AgentStreamEvent,
+  EventOrigin,
+  EventStore,
+  MessageContent,
+  PendingQuestion,
+  ToolCall,
+} from "@agentloop/core";
 import { replayRun } from "@agentloop/core";
-import { positionOf } from "@agentloop/core/machine";
+import { partUrl } from "@agentloop/core/adapter";
+import { treePending, treeQuestions } from "@agentloop/core/driver";
 import type { RunEvent, StoredEvent } from "@agentloop/core/store";
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
@@ -13,7 +22,7 @@ export interface LoadChatOptions {
 
 /** One turn of a chat's log: the user's message and the events that answer it, up to the turn's end. */
 interface Turn {
-  readonly text: string;
+  readonly content: MessageContent;
   readonly events: StoredEvent[];
   ended: boolean;
 }
@@ -26,21 +35,23 @@ interface Turn {
  * `input-available` (answered with `addToolOutput`), an answered one with its answer as output. The assistant message of a turn
  * still going is left out: `useChat`'s `resume` replays it from the handler. Ids are stable
  * (`<chatId>-<turn>-user`, `<chatId>-<turn>-assistant`), so a decision taken on a loaded message
- * continues it. An agent tool shows its answer, not its child's calls. An unknown chat is `[]`.
+ * continues it. An agent tool's child shows as it did live: its calls, approvals, questions and
+ * results under chained ids (read from the child's own log), its answer as the agent tool's output.
+ * A question a running tool asked (`ctx.ask`) is a `data-question` part, as the stream wrote it.
+ * An unknown chat is `[]`.
  */
 export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMessage[]> {
   const events = await store.read(chatId);
   if (events.length === 0) return [];
   const turns = turnsOf(events);
   const last = turns.at(-1) as Turn;
-  const position = last.ended ? null : positionOf(replayRun(events, { runId: chatId }).snapshot);
-  const paused: Paused = { calls: position?.waiting ?? [], questions: position?.questions ?? [] };
+  const paused = last.ended ? NOT_PAUSED : await pausedOn(store, chatId, events);
   const messages: UIMessage[] = [];
   for (const [index, turn] of turns.entries()) {
-    messages.push({ id: `${chatId}-${index}-user`, role: "user", parts: [{ type: "text", text: turn.text }] });
+    messages.push({ id: `${chatId}-${index}-user`, role: "user", parts: userParts(turn.content) });
     const going = turn === last && !turn.ended && paused.calls.length === 0 && paused.questions.length === 0;
     if (going) break;
-    const streamEvents = streamEventsOf(chatId, turn, turn === last ? paused : NOT_PAUSED);
+    const streamEvents = await streamEventsOf(store, chatId, turn, turn === last ? paused : NOT_PAUSED);
     const stream = toUIMessageStream(fromList(streamEvents), { messageId: `${chatId}-${index}-assistant` });
     messages.push(await lastMessageOf(stream));
   }
@@ -50,14 +61,25 @@ export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMe
 function turnsOf(events: readonly StoredEvent[]): Turn[] {
   const turns: Turn[] = [];
   for (const event of events) {
-    if (event.type === "run.started") turns.push({ text: String(event.settings.task), events: [], ended: false });
-    else if (event.type === "user.messaged") turns.push({ text: String(event.content), events: [], ended: false });
+    if (event.type === "run.started") turns.push({ content: event.settings.task, events: [], ended: false });
+    else if (event.type === "user.messaged") turns.push({ content: event.content, events: [], ended: false });
     const turn = turns.at(-1);
     if (turn === undefined) continue;
     turn.events.push(event);
     if (event.type === "run.finished") turn.ended = true;
   }
   return turns;
+}
+
+/** A user message's parts as the page sent them: its text, and each image or file as a file part with its URL (`data:` for bytes). */
+function userParts(content: MessageContent): UIMessage["parts"] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return content.map((part) => {
+    if (part.type === "text") return { type: "text", text: part.text };
+    const url = partUrl(part)?.href ?? `data:${part.mediaType};base64,${String(part.data)}`;
+    const filename = part.type === "file" ? part.filename : undefined;
+    return { type: "file", mediaType: part.mediaType, url, ...(filename === undefined ? {} : { filename }) };
+  });
 }
 
 /** What the last turn waits on: calls for decisions, questions for answers. */
@@ -67,45 +89,35 @@ interface Paused {
 }
 const NOT_PAUSED: Paused = { calls: [], questions: [] };
 
-/** The stream events a turn's logged events stand for, as the live run sent them (its failed attempts left out). */
-function streamEventsOf(chatId: string, turn: Turn, paused: Paused): AgentStreamEvent[] {
-  const calls = new Map<string, ToolCall>();
-  const out: AgentStreamEvent[] = [];
-  let step = 0;
-  let output: unknown;
-  const asked = new Set<string>();
+/** What the chat's run waits on, its children's calls and questions included (chained ids, read from their logs). */
+async function pausedOn(store: EventStore, chatId: string, events: readonly StoredEvent[]): Promise<Paused> {
+  const replay = replayRun(events, { runId: chatId });
+  return { calls: await treePending(store, chatId, replay), questions: await treeQuestions(store, chatId, replay) };
+}
+
+/**
+ * The stream events a turn's logged events stand for, as the live run sent them (its failed
+ * attempts left out), with the events of each agent tool's child (from the child's own log, read
+ * where the call started) as the run told them, under the child's origin.
+ */
+async function streamEventsOf(
+  store: EventStore,
+  chatId: string,
+  turn: Turn,
+  paused: Paused,
+): Promise<AgentStreamEvent[]> {
+  const { out, steps, output } = await runEventsOf(store, turn.events, undefined);
   for (const event of turn.events) {
-    if (event.type === "model.replied") {
-      step += 1;
-      for (const call of event.reply.toolCalls) calls.set(call.id, call);
-      out.push({ type: "step-started", step }, logged(event));
-    } else if (event.type === "approval.decided") {
-      const call = calls.get(event.callId);
-      if (call === undefined) continue;
-      out.push({ type: "decision-requested", call }, logged(event));
-    } else if (event.type === "tool.finished") {
-      if (calls.has(event.callId)) out.push(logged(event));
-    } else if (event.type === "tool.asked") {
-      asked.add(event.callId);
-    } else if (event.type === "question.answered") {
-      // An answer is its question's result, as the page showed it once given; a running tool's question
-      // is answered inside its call, whose result comes later.
-      if (asked.has(event.callId)) continue;
-      const content = JSON.stringify(event.answer) ?? "null";
-      if (calls.has(event.callId)) out.push(logged({ type: "tool.finished", callId: event.callId, content }));
-    } else if (event.type === "output.checked" && event.valid) {
-      output = event.value;
-    } else if (event.type === "run.finished") {
-      const { status, answer, steps, tokens } = event.outcome;
-      const result: AgentResult = { status, answer, steps, tokens, messages: [], runId: chatId };
-      out.push({ type: "finished", result: output === undefined ? result : { ...result, output } });
-    }
+    if (event.type !== "run.finished") continue;
+    const { status, answer, steps: made, tokens } = event.outcome;
+    const result: AgentResult = { status, answer, steps: made, tokens, messages: [], runId: chatId };
+    out.push({ type: "finished", result: output === undefined ? result : { ...result, output } });
   }
   const { calls: waiting, questions } = paused;
   for (const call of waiting) out.push({ type: "decision-requested", call });
   if (waiting.length > 0 || questions.length > 0) {
     const status = waiting.length > 0 ? "awaiting_approval" : "awaiting_input";
-    const result: AgentResult = { status, answer: null, steps: step, tokens: 0, messages: [], runId: chatId };
+    const result: AgentResult = { status, answer: null, steps, tokens: 0, messages: [], runId: chatId };
     out.push({
       type: "finished",
       result: {
@@ -116,6 +128,61 @@ function streamEventsOf(chatId: string, turn: Turn, paused: Paused): AgentStream
     });
   }
   return out;
+}
+
+/**
+ * The stream events of one run's logged events (the chat's own run, or at `origin` a child's),
+ * without its end: its steps, the decisions asked and given, the results, the questions a running
+ * tool asked, and at each agent tool call that started a child, the child's events.
+ */
+async function runEventsOf(
+  store: EventStore,
+  events: readonly StoredEvent[],
+  origin: EventOrigin | undefined,
+): Promise<{ out: AgentStreamEvent[]; steps: number; output: unknown }> {
+  const calls = new Map<string, ToolCall>();
+  const out: AgentStreamEvent[] = [];
+  const told = (event: AgentStreamEvent) => out.push(origin === undefined ? event : { ...event, origin });
+  const children = new Set<string>();
+  let step = 0;
+  let output: unknown;
+  const asked = new Set<string>();
+  for (const event of events) {
+    if (event.type === "model.replied") {
+      step += 1;
+      for (const call of event.reply.toolCalls) calls.set(call.id, call);
+      told({ type: "step-started", step });
+      told(logged(event));
+    } else if (event.type === "approval.decided") {
+      const call = calls.get(event.callId);
+      if (call === undefined) continue;
+      told({ type: "decision-requested", call });
+      told(logged(event));
+    } else if (event.type === "tool.started") {
+      const { childRunId } = event;
+      if (childRunId === undefined || children.has(childRunId)) continue;
+      children.add(childRunId);
+      const callPath = [...(origin?.callPath ?? []), event.callId];
+      const child = await runEventsOf(store, await store.read(childRunId), { callPath, runId: childRunId });
+      out.push(...child.out);
+    } else if (event.type === "tool.finished") {
+      if (calls.has(event.callId)) told(logged(event));
+    } else if (event.type === "tool.asked") {
+      asked.add(event.callId);
+      if (calls.has(event.callId)) told(logged(event));
+    } else if (event.type === "question.answered") {
+      // An answer is its question's result, as the page showed it once given; a running tool's question
+      // is answered inside its call, whose result comes later.
+      if (asked.has(event.callId)) continue;
+      const content = JSON.stringify(event.answer) ?? "null";
+      if (calls.has(event.callId)) told(logged({ type: "tool.finished", callId: event.callId, content }));
+    } else if (event.type === "run.cancelled" && origin === undefined) {
+      told(logged(event));
+    } else if (event.type === "output.checked" && event.valid) {
+      output = event.value;
+    }
+  }
+  return { out, steps: step, output };
 }
 
 async function* fromList<T>(items: readonly T[]): AsyncIterable<T> {

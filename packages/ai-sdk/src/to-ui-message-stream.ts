@@ -11,6 +11,18 @@ export interface RunMetadata {
   readonly guardrail?: AgentResult["guardrail"];
 }
 
+/**
+ * What a `data-question` part holds: a question a running tool asked (its context's `ask`), under
+ * the call's id (chained for a child's call). The call's tool part waits in `input-available`; the
+ * page answers with `addToolOutput` on that call, with a value of the shape `schema` (any JSON
+ * when absent), and the call runs again with the answer.
+ */
+export interface QuestionData {
+  readonly toolCallId: string;
+  readonly question: string;
+  readonly schema?: Readonly<Record<string, unknown>>;
+}
+
 /** The options of `toUIMessageStream`. */
 export interface UIMessageStreamOptions {
   /** The id of the assistant message the chunks write (`start`'s `messageId`); a resumed turn passes the message it continues. */
@@ -27,8 +39,11 @@ export interface UIMessageStreamOptions {
  * a decision becomes `tool-approval-request` (approval id = the call id, chained for a child's
  * call); a decision, `tool-approval-response` (and `tool-output-denied` when refused); a question
  * of an ask-user tool stays a tool part in `input-available`, as a client-side tool's call does,
- * for the page to answer with `addToolOutput`; last
- * `finish` with `RunMetadata`, or `error` when the run rejects. An agent tool's child shows its tool
+ * for the page to answer with `addToolOutput`, and so does the call of a tool that asked a question
+ * while it ran (`ctx.ask`), with the question as a `data-question` part (`QuestionData`); last
+ * `finish` with `RunMetadata` — a cancelled run ends as `streamText` ends an aborted stream, with
+ * its metadata as `message-metadata` and `abort` (the reason, when one was given) — or `error` when
+ * the run rejects. An agent tool's child shows its tool
  * calls, approvals and results (ids chained under the agent tool's call), not its text: its answer
  * is the agent tool's output. Never throws: every failure is an `error` chunk.
  */
@@ -82,6 +97,8 @@ class ChunkMapper {
   #open: Open = { text: false, reasoning: false, inputs: new Map() };
   #denied = new Set<string>();
   #finished = false;
+  /** Why the run was cancelled, once its `run.cancelled` is logged (`null`: no reason given). */
+  #cancelled: string | null | undefined;
 
   map(event: AgentStreamEvent): UIMessageChunk[] {
     if (event.origin !== undefined) return this.#child(event, event.origin.callPath);
@@ -212,6 +229,19 @@ class ChunkMapper {
           ? [{ type: "tool-output-error", toolCallId: id, errorText: content }]
           : [{ type: "tool-output-available", toolCallId: id, output: parseOutput(content) }];
       }
+      case "run.cancelled":
+        // Told at the end as `abort`'s reason, as streamText tells why it was aborted.
+        if (path.length === 0) this.#cancelled = event.reason ?? null;
+        return [];
+      case "tool.asked": {
+        const id = chainedId(path, event.callId);
+        const data: QuestionData = {
+          toolCallId: id,
+          question: event.question,
+          ...(event.schema === undefined ? {} : { schema: event.schema }),
+        };
+        return [{ type: "data-question", id, data }];
+      }
       default:
         return [];
     }
@@ -240,6 +270,13 @@ class ChunkMapper {
       ...(result.output === undefined ? {} : { output: result.output }),
       ...(result.guardrail === undefined ? {} : { guardrail: result.guardrail }),
     };
+    if (result.status === "cancelled") {
+      // As streamText ends a stream that was aborted: no finish, the reason (when known) on `abort`.
+      chunks.push({ type: "message-metadata", messageMetadata: metadata });
+      const reason = this.#cancelled;
+      chunks.push(typeof reason === "string" ? { type: "abort", reason } : { type: "abort" });
+      return chunks;
+    }
     chunks.push({ type: "finish", finishReason: finishReasonOf(result.status), messageMetadata: metadata });
     return chunks;
   }

@@ -1,5 +1,6 @@
 import {
   type AgentResult,
+  type AgentStreamEvent,
   type Decision,
   EventLogError,
   type PendingQuestion,
@@ -41,13 +42,40 @@ class UnansweredError extends Error {}
 /** What the server's capabilities say of tasks: task-augmented `tools/call` and `tasks/cancel`. */
 export const TASK_CAPABILITIES = { tasks: { cancel: {}, requests: { tools: { call: {} } } } };
 
-/** Starts run `runId` on `task` for a task-augmented `tools/call`; answers with the task at once. */
-export function createTask(serve: ServeOptions, runId: string, task: string): AgentTask {
+/**
+ * Starts run `runId` on `task` for a task-augmented `tools/call`; answers with the task once the run
+ * logged its start, so that the task's `createdAt` is the log's from its first message on. Refused
+ * (`RangeError`) when the run is already driven here or its log is written elsewhere: a task id
+ * names one run.
+ */
+export async function createTask(serve: ServeOptions, runId: string, task: string): Promise<AgentTask> {
   const { model, registry, store } = serve;
-  const run = drive(store, runId, (signal) =>
-    runAgent(task, model, registry, { ...serve.options, store, runId, signal }),
+  let startLogged: () => void = () => {};
+  let started = false;
+  const logged = new Promise<void>((resolve) => {
+    startLogged = resolve;
+  });
+  const onEvent = (event: AgentStreamEvent) => {
+    if (event.type !== "logged") return;
+    started = true;
+    startLogged();
+  };
+  // A log another writer holds before this run logged anything is that writer's run, not a failure of this one.
+  const theirs = (error: unknown) => error instanceof EventLogError && !started;
+  const run = drive(
+    store,
+    runId,
+    (signal) => runAgent(task, model, registry, { ...serve.options, store, runId, signal, onEvent }),
+    (error) => !theirs(error),
   );
-  return taskOf(runId, [], { pollInterval: TASK_POLL_INTERVAL_MS, startedAt: run.startedAt });
+  let refused: EventLogError | undefined;
+  run.done.catch((error: unknown) => {
+    if (error instanceof EventLogError && theirs(error)) refused = error;
+  });
+  // `ended` settles after the run's error is seen above.
+  await Promise.race([logged, run.ended]);
+  if (refused !== undefined) throw new RangeError(`run '${runId}' is already known: ${refused.message}`);
+  return current(serve, runId, run.startedAt);
 }
 
 /** Serves `tasks/get`, `tasks/result` and `tasks/cancel` for the runs of `serve.store`, by run id. */
@@ -64,12 +92,12 @@ export function serveTasks(server: Server, serve: ServeOptions): void {
   }));
 }
 
-async function current(serve: ServeOptions, runId: string): Promise<AgentTask> {
+async function current(serve: ServeOptions, runId: string, askedAt?: string): Promise<AgentTask> {
   const events = await serve.store.read(runId);
   const run = drivenRun(serve.store, runId);
-  if (events.length === 0 && run === undefined) throw notFound(runId);
-  const failure = failureOf(serve.store, runId);
-  const startedAt = run?.startedAt ?? new Date().toISOString();
+  if (events.length === 0 && run === undefined && askedAt === undefined) throw notFound(runId);
+  const failure = run === undefined ? failureOf(serve.store, runId, events) : undefined;
+  const startedAt = run?.startedAt ?? askedAt ?? new Date().toISOString();
   return taskOf(runId, events, {
     pollInterval: TASK_POLL_INTERVAL_MS,
     startedAt,
@@ -89,13 +117,13 @@ async function resultOf(serve: ServeOptions, runId: string, ctx: ServerContext):
   for (;;) {
     const run = drivenRun(store, runId);
     if (run !== undefined) {
-      await run.done.catch(() => undefined);
+      await run.ended;
       continue;
     }
-    const failure = failureOf(store, runId);
-    if (failure !== undefined) return { content: [{ type: "text", text: failure }], isError: true };
     const events = await store.read(runId);
     if (events.length === 0) throw notFound(runId);
+    const failure = failureOf(store, runId, events);
+    if (failure !== undefined) return { content: [{ type: "text", text: failure }], isError: true };
     // Another request of this process took the run up while the log was read: follow that one.
     if (drivenRun(store, runId) !== undefined) continue;
     const state = runStateOf(runId, events);
@@ -125,6 +153,7 @@ async function resultOf(serve: ServeOptions, runId: string, ctx: ServerContext):
       () => undefined,
       (error: unknown) => error,
     );
+    await asked.ended;
     // Another process holds the run: wait for its writes instead of taking it up.
     if (outcome instanceof EventLogError) await new Promise((resolve) => setTimeout(resolve, TASK_POLL_INTERVAL_MS));
     if ((outcome instanceof UnansweredError || outcome instanceof RangeError) && !asked.controller.signal.aborted) {
@@ -218,7 +247,7 @@ async function cancel(serve: ServeOptions, runId: string): Promise<AgentTask> {
   const run = drivenRun(store, runId);
   if (run !== undefined) {
     run.controller.abort(new Error("the client cancelled the task"));
-    await run.done.catch(() => undefined);
+    await run.ended;
   }
   const events = await store.read(runId);
   if (events.length > 0 && runStateOf(runId, events).kind !== "ended") {
@@ -229,7 +258,7 @@ async function cancel(serve: ServeOptions, runId: string): Promise<AgentTask> {
         store,
         signal: AbortSignal.any([signal, stopped]),
       }),
-    ).done.catch(() => undefined);
+    ).ended;
   }
   return current(serve, runId);
 }

@@ -24,6 +24,7 @@ import {
 import { questionForm } from "./question-form.js";
 import { runStateOf } from "./run-task.js";
 import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
+import { undriven } from "./task-runs.js";
 
 export type { ServeOptions } from "./serve-options.js";
 
@@ -131,7 +132,7 @@ async function startTask(serve: ServeOptions, args: AgentCallArgs): Promise<Call
   }
   // A CreateTaskResult; the empty `content` lets it through the SDK's tools/call result check.
   const created: CallToolResult = { content: [] };
-  return Object.assign(created, { task: createTask(serve, runId, task) });
+  return Object.assign(created, { task: await createTask(serve, runId, task) });
 }
 
 function checkRunId(runId: string): void {
@@ -149,6 +150,8 @@ async function start(serve: ServeOptions, args: AgentCallArgs): Promise<AgentRes
   if (task === undefined) {
     if (runId === undefined) throw new RangeError("give a task, or the runId of a run to read back");
     if (!known) throw new RangeError(`run '${runId}' is not known`);
+    // A run a task drives in this process is waited for, then read from its log.
+    await undriven(store, runId);
     // A finished run's result comes back as logged; a paused one tells what it waits for; a run still going is waited for.
     return resumeAgent(runId, model, registry, { ...turnOptionsOf(serve), store });
   }

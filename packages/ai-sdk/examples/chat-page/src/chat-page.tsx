@@ -1,3 +1,4 @@
+import type { QuestionData } from "@agentloop/ai-sdk";
 import { useChat } from "@ai-sdk/react";
 import {
   DefaultChatTransport,
@@ -73,7 +74,19 @@ function Message({ message, onDecide, onAnswer }: MessageProps) {
       {message.parts.map((part, index) => {
         const key = `${message.id}-${index}`;
         if (part.type === "text") return <p key={key}>{part.text}</p>;
+        if (part.type === "data-question") {
+          // A question a tool asked while it ran: shown while its call waits, answered on that call.
+          const { toolCallId, question } = part.data as QuestionData;
+          const waits = message.parts.some(
+            (other) => isToolUIPart(other) && other.toolCallId === toolCallId && other.state === "input-available",
+          );
+          if (!waits) return null;
+          return <Question key={key} question={question} onAnswer={(answer) => onAnswer(toolCallId, answer)} />;
+        }
         if (!isToolUIPart(part)) return null;
+        // A call whose tool asked a question waits for it: the question above is what is shown.
+        const asked = message.parts.some((other) => other.type === "data-question" && other.id === part.toolCallId);
+        if (asked && part.state === "input-available") return null;
         if (part.type === "tool-ask_user" && part.state === "input-available") {
           const { question } = part.input as { question: string };
           return <Question key={key} question={question} onAnswer={(answer) => onAnswer(part.toolCallId, answer)} />;
