@@ -30,6 +30,22 @@ describe("a run paused for the user's answer, from the command line", () => {
     expect(line).toBe(`agentloop resume ${log} --tools '<module>' --model '<provider:name>' --answer 'q1=<answer>'`);
   });
 
+  it("run itself prints the question, the answer's shape and a resume line with the run's own flags, which goes on once the answer is filled in", async () => {
+    const store = tempDir();
+    const ran = await agentloop(["run", ...TOOLS, ...SCRIPT, "--store", store, "--run-id", "trip", "Weather?"]);
+    expect(ran.code, ran.stderr).toBe(EXIT_CODES.awaiting_input);
+    expect(ran.stdout).toMatch(/^question q1: Which city\?$/m);
+    expect(ran.stdout).toMatch(/^shape {4}\{"type":"object","properties":\{"city":\{"type":"string"\}\}/m);
+    const log = join(store, "trip.jsonl");
+    const line = /^answer {3}(.* resume .*)$/m.exec(ran.stdout)?.[1];
+    expect(line).toBe(`agentloop resume ${log} ${TOOLS.join(" ")} ${SCRIPT.join(" ")} --answer 'q1=<answer>'`);
+    const filled = (line ?? "").replace("'q1=<answer>'", "").split(" ").filter(Boolean).slice(1);
+    const resumed = await agentloop([...filled, 'q1={"city":"Pune"}']);
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain("answer   It is 30 °C in Pune.");
+  });
+
   it("resume --answer goes on with the answer as JSON, or as text when it is not JSON", async () => {
     const log = await paused();
     const resumed = await agentloop(["resume", log, ...TOOLS, ...SCRIPT, "--answer", 'q1={"city":"Pune"}']);

@@ -77,6 +77,33 @@ describe("agentloop chat", () => {
     expect(types.slice(-4)).toEqual(["run.finished", "user.messaged", "model.replied", "run.finished"]);
   });
 
+  it("a turn paused on a question prints the question and the resume line with the chat's own flags", async () => {
+    const askTools = fixture("ask-tools.mjs");
+    const script = join(dir, "asking-turn.json");
+    writeFileSync(
+      script,
+      JSON.stringify([
+        { content: "Hello.", toolCalls: [] },
+        { content: "", toolCalls: [{ id: "q1", name: "ask_user", args: { question: "Which city?" } }] },
+        { content: "", toolCalls: [{ id: "w1", name: "get_weather", args: { city: "Pune" } }] },
+        { content: "It is 30 °C in Pune.", toolCalls: [] },
+      ]),
+    );
+    const flags = ["--tools", askTools, "--script", script];
+    const first = await agentloop(["run", ...flags, "--store", store, "--run-id", "asked", "Hi"]);
+    expect(first.code, first.stderr).toBe(EXIT_CODES.done);
+    const log = join(store, "asked.jsonl");
+    const ran = await agentloop(["chat", log, ...flags, "What is the weather?"]);
+    expect(ran.code, ran.stderr).toBe(EXIT_CODES.awaiting_input);
+    expect(ran.stdout).toMatch(/^question q1: Which city\?$/m);
+    const line = /^answer {3}(.* resume .*)$/m.exec(ran.stdout)?.[1];
+    expect(line).toBe(`agentloop resume ${log} ${flags.join(" ")} --answer 'q1=<answer>'`);
+    expect(ran.stdout).not.toMatch(/^go on/m);
+    const resumed = await agentloop(["resume", log, ...flags, "--answer", 'q1={"city":"Pune"}']);
+    expect(resumed.stderr).toBe("");
+    expect(resumed.stdout).toContain("answer   It is 30 °C in Pune.");
+  });
+
   it("refuses a run that is not finished, saying how to resume it", async () => {
     const paused = await runScripted(store, "paused", fixture("approval-script.json"), "Mail");
     expect(paused.code).toBe(EXIT_CODES.awaiting_approval);

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { cli, cliWeatherRun, fixture, startCli, tempDir } from "./cli.js";
 
 const CAPITALS = fixture("eval-capitals.mjs");
@@ -68,6 +68,19 @@ describe("agentloop eval", () => {
       "2999-01-01",
     ]);
     expect(since.stdout).toContain("0 passed, 0 failed");
+    expect(since.code).toBe(1);
+    expect(since.stderr).toContain("no case to run: --from-store found no run that ended done since");
+  });
+
+  it("an eval file with no cases checks nothing: it says so and exits 1, so that a CI gate is not green", async () => {
+    const dir = tempDir();
+    const json = join(dir, "r.json");
+    const { code, stderr } = await cli(["eval", CAPITALS, "--store", dir, "--json", json], {
+      env: { EVAL_VARIANT: "empty" },
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`no case to run: the eval file '${CAPITALS}' exports an empty list of cases`);
+    expect(JSON.parse(readFileSync(json, "utf8")).cases).toEqual([]);
   });
 
   it("an eval file that throws on load, or lacks run, is a usage error naming it", async () => {
@@ -110,5 +123,35 @@ describe("agentloop eval", () => {
     ]);
     expect(report.notRun).toBe(1);
     expect(stdout).toContain("interrupted: 1 of 3 cases not run");
+  });
+
+  it("Ctrl-C while a judge hangs cancels the judge's run: exit 130, and the partial report names the case's judge error", async () => {
+    const dir = tempDir();
+    const json = join(dir, "partial.json");
+    const child = startCli(["eval", CAPITALS, "--store", dir, "--concurrency", "1", "--json", json], {
+      EVAL_VARIANT: "judge-hang",
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    });
+    let stderr = "";
+    let interrupted = false;
+    child.stdout.resume();
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (interrupted || !stderr.includes("judging Capital of France?")) return;
+      interrupted = true;
+      child.kill("SIGINT");
+    });
+    const [code] = (await once(child, "close")) as [number | null];
+    expect(code).toBe(130);
+    const report = JSON.parse(readFileSync(json, "utf8"));
+    expect(report.interrupted).toBe(true);
+    expect(report.notRun).toBe(2);
+    expect(report.cases).toMatchObject([
+      { id: "france", status: "done", passed: false, scores: { exactAnswer: 1, judge: 0 } },
+    ]);
+    expect(report.cases[0].error).toMatch(/^scorer 'judge': the judge's run ended 'cancelled'/);
+    expect(stderr).toContain("✗ france (1/3)");
   });
 });

@@ -27,6 +27,23 @@ beforeAll(async () => {
   await run("weather", fixture("weather-script.json"));
   await run("paused", fixture("approval-script.json"));
   await run("paused-too", fixture("approval-script.json"));
+  // A priced run: the list has a cost column when the store holds one.
+  writeFileSync(join(dir, "pricing.json"), JSON.stringify({ default: { input: 3, output: 15 } }));
+  const priced = await agentloop([
+    "run",
+    "--tools",
+    tools,
+    "--store",
+    store,
+    "--run-id",
+    "priced",
+    "--script",
+    fixture("weather-script.json"),
+    "--pricing",
+    join(dir, "pricing.json"),
+    "How hot is Pune in Fahrenheit, and what should a traveller arriving this afternoon pack?",
+  ]);
+  expect(priced.code, priced.stderr).toBe(0);
   // Two evaluations of the same cases: the second answers Peru wrong.
   const good = await agentloop(["eval", CAPITALS, "--store", store, "--json", join(evals, "1-good.json")]);
   expect(good.code, good.stderr).toBe(0);
@@ -69,6 +86,27 @@ const RUN_PARTS = [
   "#timeline > li",
   "#timeline .head > *",
 ];
+
+/**
+ * The words of `selector`'s text drawn over two lines (broken mid-word), as "word in <text>". Runs
+ * in the page (the tests are compiled without the DOM's types, so it is kept as text).
+ */
+const BROKEN_WORDS = `(css) => {
+  const broken = [];
+  for (const element of document.querySelectorAll(css)) {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      for (const match of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (lines.size > 1) broken.push(match[0] + " in " + JSON.stringify(element.textContent.slice(0, 40)));
+      }
+    }
+  }
+  return broken;
+}`;
 
 /** The narrowest box of text among `selector`'s, in pixels: text squeezed into a sliver is unreadable. */
 const narrowest = (selector: string) =>
@@ -117,6 +155,32 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
     expect(await page.evaluate("document.body.scrollWidth <= window.innerWidth + 1")).toBe(true);
     await keepScreenshot(page, "studio-list-phone");
     await page.setViewportSize(LAPTOP);
+  });
+
+  it("on a phone, every row shows its whole task with no word broken, its cost and its numbers on the screen", async () => {
+    await page.setViewportSize(PHONE);
+    await open("/");
+    expect(await page.evaluate(`(${BROKEN_WORDS})("#runs td")`)).toEqual([]);
+    const priced = page.locator('#runs tr[data-run="priced"]');
+    expect(await priced.locator("td.cost").textContent()).toMatch(/^\$0\.\d+$/);
+    for (const cell of ["td.cost", "td.tokens", "td.steps", "td.task"]) {
+      const box = await priced.locator(cell).boundingBox();
+      expect(box, cell).not.toBeNull();
+      expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= PHONE.width + 1, cell).toBe(true);
+    }
+    await keepScreenshot(page, "studio-list-phone-rows");
+    await page.setViewportSize(LAPTOP);
+    await open("/");
+    expect(await page.locator("#runs-table thead").textContent()).toContain("cost");
+    expect(await priced.locator("td.cost").textContent()).toMatch(/^\$0\.\d+$/);
+    expect(await page.locator('#runs tr[data-run="weather"] td.cost').textContent()).toBe("-");
+  });
+
+  it("the status filter names each status once", async () => {
+    await open("/");
+    const options = await page.locator("#status option").allTextContents();
+    expect(options.filter((option, index) => options.indexOf(option) !== index)).toEqual([]);
+    expect(options).toContain("refused");
   });
 
   it("approves a waiting call with the keyboard alone, and the conversation goes on live", async () => {
@@ -176,6 +240,9 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
     await page.click('a[href="/evals"]');
     await page.waitForSelector("#reports");
     expect(await page.locator("#reports tbody tr").count()).toBe(2);
+    // The comparison starts from the two newest reports, the older before: never one report against itself.
+    expect(await page.locator('select[name="a"]').inputValue()).toBe("1-good.json");
+    expect(await page.locator('select[name="b"]').inputValue()).toBe("2-worse.json");
     await page.click('a[href="/evals/1-good.json"]');
     await page.waitForSelector("#cases");
     expect(await page.locator("#cases thead th").allTextContents()).toContain("exactAnswer");

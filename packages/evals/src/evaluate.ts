@@ -82,12 +82,23 @@ async function runCase(
   let result: AgentResult;
   try {
     result = await options.run(c, { store: options.store, runId, signal: options.signal });
+    const problem = resultProblem(result);
+    if (problem !== undefined)
+      throw new TypeError(`${problem}, not the result of a run (return what runAgent returns)`);
   } catch (error) {
     return { id: c.id, runId, scores: {}, passed: false, error: `run: ${messageOf(error)}`, tokens: 0 };
   }
   const usedRunId = result.runId ?? runId;
   const events = await options.store.read(usedRunId).catch(() => []);
-  return scoreCase({ case: c, result, events, store: options.store, runId: usedRunId }, options.scorers);
+  const input = { case: c, result, events, store: options.store, runId: usedRunId, signal: options.signal };
+  return scoreCase(input, options.scorers);
+}
+
+/** What is wrong with what a case's `run` resolved to, when it is no run's result (a `run` that forgot to return). */
+function resultProblem(result: unknown): string | undefined {
+  if (typeof result !== "object" || result === null) return `resolved to ${result === null ? "null" : typeof result}`;
+  if (!("status" in result) || typeof result.status !== "string") return "resolved to an object with no status";
+  return undefined;
 }
 
 function checkOptions(options: EvaluateOptions, concurrency: number): void {

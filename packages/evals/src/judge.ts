@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type Model, type RunOptions, runAgent, ToolRegistry } from "@agentloop/core";
 import type { EvalCase, ScoreInput, Scorer } from "./types.js";
 
@@ -23,7 +24,7 @@ Answer with one JSON object and nothing else: {"score": <a number from 0 to 1>, 
  * report names it), so that its verdict can be shown, replayed and audited. The score is the
  * verdict's. An answer that is not such a verdict, a judge run that does not end `done`, or a model
  * that fails (after the retries and fallbacks of `options.run`) makes the scorer throw: an error
- * score of the case, never a pass.
+ * score of the case, never a pass. The judge's run stops when the evaluation's signal aborts.
  */
 export function judge(model: Model, rubric: string, options: JudgeOptions = {}): Scorer {
   const name = options.name ?? "judge";
@@ -31,18 +32,30 @@ export function judge(model: Model, rubric: string, options: JudgeOptions = {}):
     name,
     ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),
     async score(input: ScoreInput) {
-      const runId = input.runId === undefined ? undefined : `${input.runId}.${name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+      const runId = input.runId === undefined ? undefined : `${input.runId}.${runIdPart(name)}`;
       if (runId !== undefined) input.onRun?.(runId);
       const result = await runAgent(promptOf(input.case, input.result.answer), model, new ToolRegistry(), {
         maxSteps: 1,
         ...options.run,
         system: `${INSTRUCTIONS}\n\nRubric:\n${rubric}`,
         ...(input.store !== undefined && runId !== undefined ? { store: input.store, runId } : {}),
+        ...(input.signal !== undefined ? { signal: input.signal } : {}),
       });
       if (result.status !== "done") throw new Error(`the judge's run ended '${result.status}', with no verdict`);
       return readVerdict(result.answer).score;
     },
   };
+}
+
+/**
+ * A judge's name as the end of its run id: a short name of letters, digits, `_` and `-` as it is;
+ * any other with those characters kept, the rest `_`, and a hash of the whole name after a `.`
+ * (which a kept name never holds), so that `judge a` and `judge_a` log two runs.
+ */
+function runIdPart(name: string): string {
+  if (/^[A-Za-z0-9_-]{1,32}$/.test(name)) return name;
+  const hash = createHash("sha256").update(name).digest("hex").slice(0, 8);
+  return `${name.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 24)}.${hash}`;
 }
 
 /** The task, the expected answer if any, and the answer to grade, as the judge is shown them. */

@@ -20,6 +20,8 @@ export interface ScoreInput {
   readonly runId?: string;
   /** A scorer that makes a run of its own (a judge) reports its run id here, so that the report links it. */
   readonly onRun?: (runId: string) => void;
+  /** The evaluation's signal: a scorer that runs a model of its own (a judge) stops its run when it aborts. */
+  readonly signal?: AbortSignal;
 }
 
 /** A named score from 0 to 1; the case passes it at or above `threshold` (default 1). A throw is an error score. */

@@ -1,4 +1,12 @@
-import { final, MemoryEventStore, ModelError, runAgent, scriptedModel, ToolRegistry } from "@agentloop/core";
+import {
+  type AgentResult,
+  final,
+  MemoryEventStore,
+  ModelError,
+  runAgent,
+  scriptedModel,
+  ToolRegistry,
+} from "@agentloop/core";
 import { WEATHER_TASK } from "@agentloop/core/testing";
 import { describe, expect, it } from "vitest";
 import { type EvalCase, type EvalReport, evaluate, exactAnswer, type Scorer, toolCalls } from "../src/index.js";
@@ -56,6 +64,30 @@ describe("evaluate", () => {
     expect(report.cases[0]?.scores).toEqual({});
     expect(report.passed).toBe(2);
     expect(report.failed).toBe(1);
+  });
+
+  it("a case whose run resolves to no result (null, or not a run's result) is an error of that case; the others go on", async () => {
+    const report = await evaluate({
+      name: "no result",
+      cases: [{ id: "nothing", task: "?" }, { id: "odd", task: "?" }, ...cases],
+      run: async (c, context) => {
+        if (c.id === "nothing") return null as unknown as AgentResult;
+        if (c.id === "odd") return { answer: "hi" } as unknown as AgentResult;
+        return scriptedRun(answers)(c, context);
+      },
+      scorers: [exactAnswer()],
+    });
+    expect(report.cases.map((c) => [c.id, c.passed, c.error])).toEqual([
+      ["nothing", false, "run: resolved to null, not the result of a run (return what runAgent returns)"],
+      [
+        "odd",
+        false,
+        "run: resolved to an object with no status, not the result of a run (return what runAgent returns)",
+      ],
+      ["weather", true, undefined],
+      ["capital", true, undefined],
+    ]);
+    expect(report.failed).toBe(2);
   });
 
   it("a model that fails is an error of its case, after the run's retries", async () => {

@@ -98,4 +98,48 @@ describe("judge", () => {
     });
     expect(rescued.cases[0]).toMatchObject({ scores: { judge: 1 }, passed: true });
   });
+
+  it("a judge that hangs stops when the evaluation's signal aborts: the case is an error score and the report says interrupted", async () => {
+    const controller = new AbortController();
+    let judging = false;
+    const hangs = (_messages: readonly Message[], _tools: unknown, options: { signal: AbortSignal }) => {
+      judging = true;
+      queueMicrotask(() => controller.abort());
+      return new Promise<never>((_resolve, reject) =>
+        options.signal.addEventListener("abort", () => reject(options.signal.reason), { once: true }),
+      );
+    };
+    const report = await evaluate({
+      name: "hung",
+      cases,
+      run,
+      scorers: [judge(hangs, rubric)],
+      signal: controller.signal,
+    });
+    expect(judging).toBe(true);
+    expect(report.interrupted).toBe(true);
+    expect(report.cases[0]).toMatchObject({ id: "capital", passed: false, scores: { judge: 0 } });
+    expect(report.cases[0]?.error).toMatch(/^scorer 'judge': the judge's run ended '(cancelled|aborted)'/);
+  });
+
+  it("judges whose names differ only in the characters a run id cannot hold log separate runs", async () => {
+    const store = new MemoryEventStore();
+    const report = await evaluate({
+      name: "two judges",
+      cases,
+      run,
+      store,
+      scorers: [
+        judge(judgeModel('{"score": 1, "reason": "a"}'), rubric, { name: "judge a" }),
+        judge(judgeModel('{"score": 0.5, "reason": "b"}'), rubric, { name: "judge_a", threshold: 0.5 }),
+      ],
+    });
+    const [c] = report.cases;
+    expect(c?.error).toBeUndefined();
+    expect(c?.scores).toEqual({ "judge a": 1, judge_a: 0.5 });
+    const runs = c?.scorerRuns ?? {};
+    expect(runs.judge_a).toBe(`${c?.runId}.judge_a`);
+    expect(runs["judge a"]).not.toBe(runs.judge_a);
+    for (const runId of Object.values(runs)) expect((await store.read(runId)).at(-1)?.type).toBe("run.finished");
+  });
 });

@@ -35,20 +35,25 @@ describe("AskingCalls", () => {
     expect(asked).toEqual([["Which city?", answerShape(FORM.requestedSchema)]]);
   });
 
-  it("refuses a question with no call in flight, or with several (it cannot be tied to one)", async () => {
+  it("answers cancel, as the spec's result for a form no one filled in, with no call in flight or with several (it cannot be tied to one)", async () => {
     const { client, kept } = fakeClient();
     const calls = new AskingCalls();
     calls.listen(client);
     const handler = kept.handler as Handler;
-    await expect(handler({ params: FORM })).rejects.toThrow("no tool call is in flight to ask this question under");
-    const ask: ToolAsk = async () => ({});
+    await expect(handler({ params: FORM })).resolves.toEqual({ action: "cancel" });
+    const asked: string[] = [];
+    const ask: ToolAsk = async (question) => {
+      asked.push(question);
+      return {};
+    };
     const both = calls.during(ask, new AbortController().signal, () =>
       calls.during(ask, new AbortController().signal, () => handler({ params: FORM })),
     );
-    await expect(both).rejects.toThrow(/several tool calls are in flight on this client/);
+    await expect(both).resolves.toEqual({ action: "cancel" });
+    expect(asked).toEqual([]);
   });
 
-  it("a call whose attempt ended (its signal aborted) is no longer asked through, and its pending question is refused", async () => {
+  it("a call whose attempt ended (its signal aborted) is no longer asked through, and its pending question is answered cancel", async () => {
     const { client, kept } = fakeClient();
     const calls = new AskingCalls();
     calls.listen(client);
@@ -56,8 +61,27 @@ describe("AskingCalls", () => {
     const never: ToolAsk = () => new Promise(() => {});
     const pending = calls.during(never, controller.signal, () => (kept.handler as Handler)({ params: FORM }));
     controller.abort(new Error("asked"));
-    await expect(pending).rejects.toThrow("asked");
-    await expect((kept.handler as Handler)({ params: FORM })).rejects.toThrow(/no tool call is in flight/);
+    await expect(pending).resolves.toEqual({ action: "cancel" });
+    await expect((kept.handler as Handler)({ params: FORM })).resolves.toEqual({ action: "cancel" });
+  });
+
+  it("keeps a handler the client set itself, and says so once", async () => {
+    const own = async () => ({ action: "decline" });
+    const handlers = new Map<string, Handler>([["elicitation/create", own]]);
+    const client = {
+      setRequestHandler(method: string, handler: Handler) {
+        handlers.set(method, handler);
+      },
+      assertCanSetRequestHandler(method: string) {
+        if (handlers.has(method)) throw new Error(`A request handler for ${method} already exists`);
+      },
+    };
+    const warnings: string[] = [];
+    expect(new AskingCalls().listen(client as never, (line) => warnings.push(line))).toBe(false);
+    expect(handlers.get("elicitation/create")).toBe(own);
+    expect(warnings).toEqual([
+      "this MCP client answers elicitation/create with its own handler, which is kept: a server's questions during a call go to it, not to the run (pass a client without one to have them asked through the run)",
+    ]);
   });
 
   it("declines a URL-mode request, and does not listen on a client that did not declare elicitation", async () => {

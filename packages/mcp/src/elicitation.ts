@@ -41,25 +41,47 @@ export function replyOf(answer: unknown): ElicitationReply {
   return { action: "accept", content };
 }
 
+/** The elicitation result for a form no person filled in: the spec's `cancel` ("dismissed without an explicit choice"). */
+const CANCEL = { action: "cancel" } as const;
+
+/** What `mcpTools` says, once per client, when the client answers elicitations itself. */
+export const OWN_HANDLER_WARNING =
+  "this MCP client answers elicitation/create with its own handler, which is kept: a server's questions during a call go to it, not to the run (pass a client without one to have them asked through the run)";
+
 /**
  * The calls of one client in flight, each with its tool's `ask`: a server's elicitation during a
  * call is asked through that call's `ask`. The protocol does not tell a client which of its calls
- * a server's request belongs to, so with several calls in flight on one client the elicitation is
- * refused (the server sees an error) rather than asked under the wrong call.
+ * a server's request belongs to, so with several calls in flight on one client (or none) the
+ * elicitation is answered `cancel` rather than asked under the wrong call; so is one whose call's
+ * attempt ended (the run paused for the question, or stopped) before a person answered.
  */
 export class AskingCalls {
   readonly #calls = new Set<{ readonly ask: ToolAsk; readonly signal: AbortSignal }>();
 
-  /** Answers `elicitation/create` on `client` through the call in flight; false when the client did not declare elicitation. */
-  listen(client: Partial<Pick<Client, "setRequestHandler">>): boolean {
+  /**
+   * Answers `elicitation/create` on `client` through the call in flight; false when the client did
+   * not declare elicitation, or answers it with a handler of its own, which is kept (`warn` is told).
+   */
+  listen(
+    client: Partial<Pick<Client, "setRequestHandler" | "assertCanSetRequestHandler">>,
+    warn: (message: string) => void = () => {},
+  ): boolean {
     if (typeof client.setRequestHandler !== "function") return false;
+    try {
+      client.assertCanSetRequestHandler?.("elicitation/create");
+    } catch {
+      warn(OWN_HANDLER_WARNING);
+      return false;
+    }
     try {
       client.setRequestHandler("elicitation/create", async (request) => {
         const params = request.params as { mode?: string; message: string; requestedSchema?: Record<string, unknown> };
         if (params.mode !== undefined && params.mode !== "form") return { action: "decline" };
-        const { ask, signal } = this.#only();
+        const call = this.#only();
+        if (call === undefined) return CANCEL;
         const schema = params.requestedSchema ?? { type: "object", properties: {} };
-        return replyOf(await untilAborted(ask(params.message, answerShape(schema)), signal));
+        const answer = await untilAborted(call.ask(params.message, answerShape(schema)), call.signal);
+        return answer === ENDED ? CANCEL : replyOf(answer);
       });
       return true;
     } catch {
@@ -85,23 +107,20 @@ export class AskingCalls {
     }
   }
 
-  #only(): { readonly ask: ToolAsk; readonly signal: AbortSignal } {
-    if (this.#calls.size !== 1) {
-      throw new Error(
-        this.#calls.size === 0
-          ? "no tool call is in flight to ask this question under"
-          : "several tool calls are in flight on this client: the question cannot be tied to one of them",
-      );
-    }
-    return [...this.#calls][0] as { readonly ask: ToolAsk; readonly signal: AbortSignal };
+  /** The one call in flight, or undefined when there is none or several (a question cannot be tied to one). */
+  #only(): { readonly ask: ToolAsk; readonly signal: AbortSignal } | undefined {
+    return this.#calls.size === 1 ? [...this.#calls][0] : undefined;
   }
 }
 
-/** `work`, or a rejection once `signal` aborts (the call that asked is over; its server is answered with an error). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(signal.reason);
+/** What `untilAborted` gives when the call that asked ended first. */
+const ENDED = Symbol("ended");
+
+/** `work`, or `ENDED` once `signal` aborts (the call that asked is over; its server is answered `cancel`). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | typeof ENDED> {
+  if (signal.aborted) return Promise.resolve(ENDED);
+  return new Promise<T | typeof ENDED>((resolve, reject) => {
+    const stop = () => resolve(ENDED);
     signal.addEventListener("abort", stop, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
   });

@@ -5,7 +5,8 @@ import { toolNameOf } from "./tool-name.js";
 import { resultValue } from "./tool-result.js";
 
 /** The parts of a connected `Client` that `mcpTools` uses (`setRequestHandler` to answer a server's questions). */
-export type McpClient = Pick<Client, "listTools" | "callTool"> & Partial<Pick<Client, "setRequestHandler">>;
+export type McpClient = Pick<Client, "listTools" | "callTool"> &
+  Partial<Pick<Client, "setRequestHandler" | "assertCanSetRequestHandler">>;
 
 /** Which tools to take and how the harness treats them. */
 export interface McpToolsOptions {
@@ -17,7 +18,10 @@ export interface McpToolsOptions {
   readonly options?: ToolOptions;
   /** Options per tool, by MCP name, over both. */
   readonly overrides?: Readonly<Record<string, ToolOptions>>;
-  /** Told, in one line, of listed tools that are left out and why (default `console.warn`). */
+  /**
+   * Told, in one line, of listed tools that are left out and why, and (once per client) that a
+   * client's own elicitation handler is kept (default `console.warn`).
+   */
   readonly onWarning?: (message: string) => void;
 }
 
@@ -37,21 +41,23 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * when `readOnlyHint` or `idempotentHint`.
  * A server's question during a call (`elicitation/create`, form mode) is asked through the call's
  * `ask`, when the client declared `elicitationCapabilities`: the run pauses for it and the call is
- * made again with the answer (see `answerShape` for the answer's form).
+ * made again with the answer (see `answerShape` for the answer's form). A client that set its own
+ * `elicitation/create` handler keeps it, and `onWarning` is told so once.
  * A tool the server runs only as a task is left out, with a warning (`onWarning`). Throws
  * `ToolSchemaError` (from core) for a listed schema that cannot be enforced.
  */
 export async function mcpTools(client: McpClient, options: McpToolsOptions = {}): Promise<Tool[]> {
   const { tools } = await client.listTools();
+  const warn = options.onWarning ?? console.warn;
   const wanted = usable(
     tools.filter((listed) => included(listed, options.include)),
-    options.onWarning ?? console.warn,
+    warn,
   );
   let asking = askingCalls.get(client);
   if (asking === undefined) {
     asking = new AskingCalls();
     askingCalls.set(client, asking);
-    asking.listen(client);
+    asking.listen(client, warn);
   }
   const made = wanted.map((listed) => toAgentloopTool(client, listed, options, asking));
   const names = new Set<string>();

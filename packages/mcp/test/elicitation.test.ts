@@ -10,7 +10,7 @@ import {
   toolCall,
 } from "@agentloop/core";
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { answerShape, elicitationCapabilities, mcpTools } from "../src/index.js";
 import { bookingServer, type ServerCall, startHttpServer } from "./fixtures/servers.mjs";
 
@@ -108,10 +108,34 @@ describe.each([
     expect(await store.read("r")).toHaveLength(before);
   });
 
+  it("a client with its own elicitation handler keeps it, told once: the server's question goes to that handler", async () => {
+    const calls: ServerCall[] = [];
+    const client = await connect(calls);
+    client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { city: "Quito" } }));
+    const warnings: string[] = [];
+    const onWarning = (line: string) => warnings.push(line);
+    const registry = new ToolRegistry(await mcpTools(client, { onWarning }));
+    await mcpTools(client, { onWarning });
+    const result = await runAgent("Book two nights.", model(), registry);
+    expect(result.status).toBe("done");
+    expect(replies(calls)).toEqual([{ action: "accept", content: { city: "Quito" } }]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^this MCP client answers elicitation\/create with its own handler, which is kept/);
+  });
+
   it("a client that did not declare elicitation: the server is told so, and the model sees its error, as before", async () => {
     const registry = new ToolRegistry(await mcpTools(await connect([], {})));
     const result = await runAgent("Book two nights.", model(), registry);
     expect(result.status).toBe("done");
     expect(result.messages.find((m) => m.role === "tool")?.content).toMatch(/^ERROR: book_room failed: .*elicitation/i);
   });
+});
+
+it("a 2025 server's elicitation in the attempt the question cut is answered cancel, as the spec says, not a JSON-RPC error", async () => {
+  // (A 2026-07-28 server asks by answering input_required: the cut call is not made again, so it sees nothing.)
+  const calls: ServerCall[] = [];
+  const registry = new ToolRegistry(await mcpTools(await inMemory(calls)));
+  const paused = await runAgent("Book two nights.", model(), registry, { store: new MemoryEventStore(), runId: "r" });
+  expect(paused.status).toBe("awaiting_input");
+  await vi.waitFor(() => expect(replies(calls)).toEqual([{ action: "cancel" }]));
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import {
   asks,
   final,
@@ -74,5 +76,14 @@ describe("an MCP tool's image and embedded resources become content parts", () =
     });
     const { runId: _runId, ...rest } = result;
     expect(replayRun(await store.read("mcp-media")).result).toEqual(rest);
+  });
+
+  it("the README's table of what a tool becomes says so: images and blobs become parts, not lines", () => {
+    const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+    const row = readme.split("\n").find((line) => line.startsWith("| a result's `content`"));
+    expect(row).toBeDefined();
+    expect(row).toMatch(/image part/);
+    expect(row).toMatch(/file part/);
+    expect(row).not.toMatch(/images, audio and resources each described in a line/);
   });
 });

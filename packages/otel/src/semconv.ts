@@ -96,7 +96,7 @@ export const APPROVAL_EVENT = "agentloop.approval.decided";
 /** `error.type` of an `execute_tool` span whose observation is an `ERROR:` sentence. */
 export const TOOL_ERROR = "tool_error";
 
-/** The usage attributes of a `chat` span: input and output tokens, and the cache reads and writes when the provider reported them. */
+/** The usage attributes of a `chat` span (and, summed over its calls, an `invoke_agent` span): input and output tokens, and the cache reads and writes when the provider reported them. */
 export function usageAttributes(usage: {
   readonly inputTokens: number;
   readonly outputTokens: number;

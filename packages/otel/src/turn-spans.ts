@@ -69,7 +69,8 @@ export class TurnSpans {
   readonly #children: TurnSpans[] = [];
   /** The tool name of each call seen starting, for the child run an agent tool's call runs. */
   readonly #toolNames = new Map<string, string>();
-  #usage: { input: number; output: number } | null = null;
+  /** The turn's usage so far, summed over its model calls (cache reads and writes when any call reported them). */
+  #usage: TurnUsage | null = null;
   /** The finish reason of the turn's last reply, which ended the turn or left it waiting. */
   #lastFinish: string | null = null;
   readonly #maxTokens: number | undefined;
@@ -209,10 +210,8 @@ export class TurnSpans {
     this.#lastFinish = finishReason(reply);
     chat.setAttribute(ATTR.finishReasons, [this.#lastFinish]);
     if (reply.usage !== undefined) {
-      const { inputTokens, outputTokens } = reply.usage;
       chat.setAttributes(usageAttributes(reply.usage));
-      const usage = this.#usage ?? { input: 0, output: 0 };
-      this.#usage = { input: usage.input + inputTokens, output: usage.output + outputTokens };
+      this.#usage = addUsage(this.#usage, reply.usage);
     }
     if (this.#settings.captureContent) chat.setAttribute(ATTR.outputMessages, outputMessages(reply));
     chat.end(at ?? new Date());
@@ -319,7 +318,7 @@ export class TurnSpans {
     for (const span of this.#tools.values()) span.end(at);
     this.#tools.clear();
     if (this.#usage !== null) {
-      this.#root.setAttributes({ [ATTR.inputTokens]: this.#usage.input, [ATTR.outputTokens]: this.#usage.output });
+      this.#root.setAttributes(usageAttributes(this.#usage));
     }
     if (this.#lastFinish !== null) this.#root.setAttribute(ATTR.finishReasons, [this.#lastFinish]);
     this.#root.end(at);
@@ -340,4 +339,25 @@ export class TurnSpans {
       [ATTR.conversationId]: this.#start.conversationId,
     };
   }
+}
+
+/** A turn's usage: the sum of its model calls' (a cache count only when some call reported it). */
+interface TurnUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens?: number;
+  readonly cacheWriteTokens?: number;
+}
+
+function addUsage(sum: TurnUsage | null, usage: TurnUsage): TurnUsage {
+  const plus = (a: number | undefined, b: number | undefined) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+  const cachedInputTokens = plus(sum?.cachedInputTokens, usage.cachedInputTokens);
+  const cacheWriteTokens = plus(sum?.cacheWriteTokens, usage.cacheWriteTokens);
+  return {
+    inputTokens: (sum?.inputTokens ?? 0) + usage.inputTokens,
+    outputTokens: (sum?.outputTokens ?? 0) + usage.outputTokens,
+    ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
+    ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
+  };
 }

@@ -1,4 +1,4 @@
-import { final, MemoryEventStore, type ModelReply, runAgent, scriptedModel } from "@agentloop/core";
+import { asks, final, MemoryEventStore, type ModelReply, runAgent, scriptedModel, toolCall } from "@agentloop/core";
 import { describe, expect, it } from "vitest";
 import { inMemory, only, weather } from "./in-memory.js";
 
@@ -42,6 +42,29 @@ describe("cache usage and cost on spans", () => {
     });
     const root = spans().find((span) => span.name.startsWith("invoke_agent"));
     expect(root?.attributes["agentloop.cost"]).toBe(result.cost);
+  });
+
+  it("the invoke_agent span sums its chat spans' cache reads and writes, live and from the log alike", async () => {
+    const twoCalls = (): ModelReply[] => [
+      {
+        ...asks(toolCall("c1", "get_weather", { city: "Pune" })),
+        usage: { inputTokens: 900, outputTokens: 8, cachedInputTokens: 0, cacheWriteTokens: 800 },
+      },
+      cached,
+    ];
+    const totals = {
+      "gen_ai.usage.input_tokens": 2100,
+      "gen_ai.usage.output_tokens": 20,
+      "gen_ai.usage.cache_read.input_tokens": 1000,
+      "gen_ai.usage.cache_creation.input_tokens": 950,
+    };
+    const live = inMemory({ agentName: "weather" });
+    const store = new MemoryEventStore();
+    await live.telemetry.runAgent("How hot is Pune?", scriptedModel(twoCalls()), weather(), { store, runId: "r" });
+    expect(only(live.spans(), "invoke_agent weather").attributes).toMatchObject(totals);
+    const logged = inMemory({ agentName: "weather" });
+    logged.telemetry.spansFromLog("r", await store.read("r"));
+    expect(only(logged.spans(), "invoke_agent weather").attributes).toMatchObject(totals);
   });
 
   it("a run without cache usage or pricing has none of these attributes", async () => {

@@ -39,3 +39,47 @@ describe("what a registry page needs, in every published package", () => {
     expect(relative).toEqual([]);
   });
 });
+
+// A peer that declares a newer Node than ours is what a Node 20 user hits first: the notes on
+// Node versions (the README's and the guide's, and the README of the package it is a peer of,
+// unless it is an optional one there) name it.
+interface Peers {
+  readonly peerDependencies?: Record<string, string>;
+  readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }>;
+}
+
+describe("peers that need a newer Node than the packages", () => {
+  const newer = packages.flatMap(({ dir, manifest }) => {
+    const { peerDependencies = {}, peerDependenciesMeta = {} } = manifest as Peers;
+    return Object.keys(peerDependencies).flatMap((peer) => {
+      const installed = join(ROOT, "packages", dir, "node_modules", peer, "package.json");
+      if (peer.startsWith("@agentloop/") || !existsSync(installed)) return [];
+      const node = (JSON.parse(readFileSync(installed, "utf8")) as Manifest).engines?.node ?? "";
+      const major = Number(/^>=\s*(\d+)/.exec(node)?.[1] ?? 0);
+      return major > 20 ? [{ dir, peer, major, optional: peerDependenciesMeta[peer]?.optional === true }] : [];
+    });
+  });
+  /** Whether one sentence of `text` names `peer` (in backticks) and Node `major`. */
+  const names = (text: string, peer: string, major: number) =>
+    text.split(/\.\s/).some((sentence) => sentence.includes(`\`${peer}\``) && sentence.includes(`Node ${major}`));
+
+  it("finds them", () => {
+    expect(newer.map(({ peer }) => peer)).toContain("ai");
+  });
+
+  it.each(newer)(
+    "$peer (a peer of packages/$dir) and its Node $major are named where Node versions are",
+    ({ dir, peer, major, optional }) => {
+      const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+      const at = readme.indexOf("## Node versions");
+      const texts: [string, string][] = [
+        ["the README's Node versions", readme.slice(at, readme.indexOf("\n## ", at + 1))],
+        ["docs/guide.md", readFileSync(join(ROOT, "docs", "guide.md"), "utf8")],
+      ];
+      if (!optional)
+        texts.push([`packages/${dir}/README.md`, readFileSync(join(ROOT, "packages", dir, "README.md"), "utf8")]);
+      for (const [where, text] of texts)
+        expect(names(text, peer, major), `${where} names ${peer} and Node ${major}`).toBe(true);
+    },
+  );
+});

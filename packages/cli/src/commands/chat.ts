@@ -14,7 +14,7 @@ import { type Io, writeLines } from "../io.js";
 import { type Palette, palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { type Limits, limitLines } from "../output/limit-hints.js";
-import { formatOutcome, type ResumeWith, resumeCommand, waitingLines } from "../output/outcome.js";
+import { formatOutcome, questionLines, type ResumeWith, resumeCommand, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { type LogRef, openLog, readLog } from "../setup/stores.js";
 import { openToolSources, requireToolSource, TOOL_SOURCE_OPTIONS, toolSourceFlags } from "../setup/tool-sources.js";
@@ -105,9 +105,12 @@ function turnLines(
     `${colors.bold("turn")}     ${turn}`,
     ...formatOutcome(result, colors),
     ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
+    ...questionLines(io, colors, how, result.pendingQuestions ?? []),
     ...limitLines(io, colors, how, result, limits),
     colors.dim(`log      ${how.log}`),
-    ...(result.status === "awaiting_approval" ? [] : [colors.dim(`go on    ${next}`)]),
+    ...(result.status === "awaiting_approval" || result.status === "awaiting_input"
+      ? []
+      : [colors.dim(`go on    ${next}`)]),
   ];
 }
 

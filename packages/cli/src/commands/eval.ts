@@ -38,8 +38,8 @@ Ctrl-C stops the evaluation: no case starts after it, the running ones are cance
 partial report (printed and written) says it was interrupted.
 
 Exit codes: 0 every case passed (with --baseline: none regressed), 1 a case failed (with
---baseline: a case regressed), 2 a usage error (among them an eval file that throws on load),
-130 interrupted.
+--baseline: a case regressed) or there was no case to run, 2 a usage error (among them an eval
+file that throws on load), 130 interrupted.
 `;
 
 const OPTIONS = {
@@ -116,8 +116,19 @@ export async function evalCommand(args: string[], io: Io): Promise<number> {
     write(values.html, "the HTML report", evals.htmlReport(report, link));
   }
   if (report.interrupted) return EXIT_CODES.cancelled;
+  if (cases.length === 0) {
+    writeLines(io.stderr, [`no case to run: ${noCasesWhy(file, values["from-store"], since)}; nothing was checked`]);
+    return EXIT_CODES.failure;
+  }
   const failing = baseline === undefined ? report.failed > 0 : report.regressions.length > 0;
   return failing ? EXIT_CODES.failure : 0;
+}
+
+/** Why an evaluation had no case, for the line that makes an empty one fail. */
+function noCasesWhy(file: string, fromStore: string | undefined, since: Date | undefined): string {
+  if (fromStore === undefined) return `the eval file '${file}' exports an empty list of cases`;
+  const after = since === undefined ? "" : ` since ${since.toISOString()}`;
+  return `--from-store found no run that ended done${after} in '${fromStore}'`;
 }
 
 function write(path: string | undefined, what: string, text: string): void {

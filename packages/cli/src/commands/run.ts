@@ -6,7 +6,7 @@ import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { limitLines } from "../output/limit-hints.js";
-import { formatOutcome, waitingLines } from "../output/outcome.js";
+import { formatOutcome, questionLines, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { MONEY_FLAGS, MONEY_HELP, moneyOptionsOf } from "../setup/money-flags.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
@@ -79,6 +79,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
         "",
         ...formatOutcome(result, colors),
         ...waitingLines(io, colors, how, result.pendingApprovals ?? []),
+        ...questionLines(io, colors, how, result.pendingQuestions ?? []),
         ...limitLines(io, colors, how, result, options),
         `${colors.bold("log")}      ${log}`,
         colors.dim(`see it    ${commandLine(io, ["show", log])}   (add --html report.html for a page)`),

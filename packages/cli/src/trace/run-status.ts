@@ -10,10 +10,15 @@ import type { RunTrace } from "./run-trace.js";
  * when it was interrupted or is still going, and `refused` when the log cannot be read as a run
  * (it is not JSON, a hash does not hold, an event does not fit the machine).
  */
-export const VIEW_STATUSES = [...AGENT_STATUSES, "model_failed", "unfinished", "refused"] as const;
+export type ViewStatus = AgentStatus | "model_failed" | "unfinished" | "refused";
 
-/** One of `VIEW_STATUSES`. */
-export type ViewStatus = (typeof VIEW_STATUSES)[number];
+/**
+ * Every `ViewStatus` once: core's `refused` (the model refused) and a refused log share the word,
+ * and a list of statuses (the studio's filter) names it once.
+ */
+export const VIEW_STATUSES: readonly ViewStatus[] = [
+  ...new Set<ViewStatus>([...AGENT_STATUSES, "model_failed", "unfinished", "refused"]),
+];
 
 /** What a run's status is decided from. */
 export type StatusOf =

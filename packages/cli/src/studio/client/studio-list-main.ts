@@ -9,6 +9,7 @@ interface Row {
   readonly task: string;
   readonly steps: number;
   readonly tokens: number;
+  readonly cost: number | null;
   readonly startedAt: string;
   readonly durationMs: number;
   readonly parent: string | null;
@@ -18,6 +19,12 @@ interface Row {
 
 const link = (id: string): Html => html`<a href="/runs/${encodeURIComponent(id)}">${id}</a>`;
 const seconds = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+/** USD as `list` prints it: cents for a dollar or more, else four significant digits; "-" when unknown. */
+const usd = (cost: number | null): string => {
+  if (cost === null) return "-";
+  if (cost >= 1) return `$${cost.toFixed(2)}`;
+  return cost === 0 ? "$0" : `$${Number(cost.toPrecision(4))}`;
+};
 const links = (ids: readonly string[]): Html =>
   html`${ids.map((id, index) => html`${index > 0 ? ", " : ""}${link(id)}`)}`;
 
@@ -54,8 +61,13 @@ function render(): void {
     (r) =>
       html`<tr data-run="${r.runId}"><td><input type="checkbox" class="pick" value="${r.runId}" aria-label="pick ${r.runId} for comparison"></td><td class="id">${link(r.runId)}</td><td><span class="badge ${r.status}">${r.status}</span>${
         r.refused ? html`<div class="reason">${r.refused}</div>` : null
-      }</td><td class="task">${r.task}</td><td class="num">${r.steps}</td><td class="num">${r.tokens}</td><td class="when">${r.startedAt.slice(0, 19).replace("T", " ")}</td><td class="num">${seconds(r.durationMs)}</td><td class="lineage">${lineage(r)}</td></tr>`,
+      }</td><td class="task">${r.task}</td><td class="num steps" data-label="steps">${r.steps}</td><td class="num tokens" data-label="tokens">${r.tokens}</td><td class="num cost${r.cost === null ? " unknown" : ""}" data-label="cost">${usd(r.cost)}</td><td class="when">${r.startedAt.slice(0, 19).replace("T", " ")}</td><td class="num duration" data-label="took">${seconds(r.durationMs)}</td><td class="lineage">${lineage(r)}</td></tr>`,
   )}`.text;
+  // The cost column shows in a store that holds a priced run, as in `agentloop list`.
+  byId("runs-table").classList.toggle(
+    "priced",
+    runs.some((r) => r.cost !== null),
+  );
   byId("count").textContent = `${shown.length} of ${runs.length} runs`;
 }
 

@@ -23,15 +23,20 @@ const scorersOf = (...reports: EvalReportData[]): string[] => [
 
 /** The eval reports of the studio's `--evals` directory, newest first, with a form to compare two. */
 export function renderEvalList(files: readonly EvalFile[]): string {
-  const options = files.map((file) => html`<option value="${file.file}">${file.file}</option>`);
+  // Newest first: the comparison starts from the newest report after the one before it, never one against itself.
+  const options = (picked: number) =>
+    files.map(
+      (file, index) =>
+        html`<option value="${file.file}"${index === Math.min(picked, files.length - 1) ? html` selected` : null}>${file.file}</option>`,
+    );
   const rows = files.map(
     ({ file, report }) =>
       html`<tr data-report="${file}"><td>${reportLink(file, file)}</td><td>${report.name}</td><td class="num">${report.passed}</td><td class="num">${report.failed}</td><td class="num">${report.cases.length}</td><td class="num">${report.tokens}</td></tr>`,
   );
   return page(
     "evals",
-    html`<form class="tools" action="/evals/compare" method="get"><label>before <select name="a" aria-label="before">${options}</select></label>
-<label>after <select name="b" aria-label="after">${options}</select></label><button type="submit">compare</button></form>
+    html`<form class="tools" action="/evals/compare" method="get"><label>before <select name="a" aria-label="before">${options(1)}</select></label>
+<label>after <select name="b" aria-label="after">${options(0)}</select></label><button type="submit">compare</button></form>
 <div class="table-scroll"><table id="reports"><thead><tr><th>report</th><th>name</th><th>passed</th><th>failed</th><th>cases</th><th>tokens</th></tr></thead><tbody>${rows}</tbody></table></div>`,
   );
 }

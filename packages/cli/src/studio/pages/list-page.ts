@@ -23,7 +23,7 @@ export function renderListPage(storeLabel: string, token: string, canStart: bool
 <div class="tools"><input id="filter" type="search" placeholder="filter by run id or task" size="30" aria-label="filter">
 <select id="status" aria-label="status"><option value="">any status</option>${statuses}</select>
 <button type="button" id="compare">compare the two picked</button><span id="count"></span></div>
-<div class="table-scroll"><table><thead><tr><th></th><th>run</th><th>status</th><th>task</th><th>steps</th><th>tokens</th><th>started (UTC)</th><th>duration</th><th>forks and children</th></tr></thead>
+<div class="table-scroll"><table id="runs-table"><thead><tr><th></th><th>run</th><th>status</th><th>task</th><th>steps</th><th>tokens</th><th class="cost">cost</th><th>started (UTC)</th><th>duration</th><th>forks and children</th></tr></thead>
 <tbody id="runs"></tbody></table></div>
 </main>`,
     script: { src: scriptAddress(STUDIO_SCRIPTS.list) },

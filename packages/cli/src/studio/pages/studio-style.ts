@@ -10,8 +10,9 @@ export const STUDIO_CSS = `
 .studio-list table{border-collapse:collapse;width:100%}
 .studio-list th,.studio-list td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #e5e7eb;vertical-align:top}
 .studio-list td.num{text-align:right;font-variant-numeric:tabular-nums}
-.studio-list .task{max-width:40rem;overflow-wrap:anywhere}
-.studio-list .reason{color:#b91c1c;font-size:12px;overflow-wrap:anywhere}
+.studio-list .task{max-width:40rem;overflow-wrap:break-word}
+.studio-list .reason{color:#b91c1c;font-size:12px;overflow-wrap:break-word}
+.studio-list table:not(.priced) .cost{display:none}
 .studio-list .tools{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin-bottom:.8rem}
 .badge{display:inline-block;padding:0 .4rem;border-radius:.3rem;background:#e5e7eb;font-size:12px}
 .badge.done{background:#dcfce7}.badge.unfinished{background:#dbeafe}.badge.awaiting_approval{background:#fef3c7}.badge.refused,.badge.model_failed{background:#fee2e2}
@@ -33,5 +34,13 @@ export const STUDIO_CSS = `
 .evals td.fell{color:#b91c1c;font-weight:600}.evals td.rose{color:#15803d;font-weight:600}
 .badge.regressed{background:#fee2e2}.badge.improved{background:#dcfce7}.badge.new{background:#dbeafe}
 .evals .summary{font-size:15px}
-@media (max-width:760px){.studio-bar{padding:.5rem .6rem;gap:.4rem .6rem}.studio-list{margin:.6rem}.compare{grid-template-columns:minmax(0,1fr)}.compare .summary{grid-column:auto}.studio-list .when,.studio-list .lineage{display:none}}
+@media (max-width:760px){.studio-bar{padding:.5rem .6rem;gap:.4rem .6rem}.studio-list{margin:.6rem}.compare{grid-template-columns:minmax(0,1fr)}.compare .summary{grid-column:auto}.studio-list .when,.studio-list .lineage{display:none}
+.studio-list #runs-table thead{display:none}
+.studio-list #runs tr{display:flex;flex-wrap:wrap;align-items:baseline;gap:.15rem .6rem;padding:.45rem 0;border-bottom:1px solid #e5e7eb}
+.studio-list #runs td{display:block;border:0;padding:0}
+.studio-list #runs td.id{overflow-wrap:anywhere;min-width:0}
+.studio-list #runs td.task{flex:1 0 100%;max-width:none}
+.studio-list #runs td.num{text-align:left;color:#4b5563;font-size:13px}
+.studio-list #runs td.num::before{content:attr(data-label) " ";color:#6b7280}
+.studio-list #runs td.when,.studio-list #runs td.lineage,.studio-list #runs td.cost.unknown,.studio-list #runs-table:not(.priced) td.cost{display:none}}
 `;

@@ -12,6 +12,8 @@ export interface RunRow {
   readonly task: string;
   readonly steps: number;
   readonly tokens: number;
+  /** USD the run spent, as its logged end records it; null when it was not priced, or has not ended. */
+  readonly cost: number | null;
   readonly events: number;
   /** ISO time of `run.started`, or "" for a refused log with no readable start. */
   readonly startedAt: string;
@@ -140,6 +142,7 @@ export class WatchedRun {
       runId: this.runId,
       ...this.#state(last),
       task: started == null ? "" : contentText(started.settings.task),
+      cost: this.#refused === null && last?.type === "run.finished" ? (last.outcome.cost ?? null) : null,
       events: this.length,
       startedAt: first?.at ?? "",
       durationMs: Number.isFinite(span) ? span : 0,
