@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { EventStore } from "@agentloop/core";
@@ -7,6 +7,9 @@ import { type LineChild, startLineChild } from "./line-child.js";
 
 // Two real processes resume one paused run at the same instant (fixtures/race-child.mjs, on the
 // BUILT packages): one proceeds, the other is refused, and the non-idempotent tool runs once.
+// The winner's tool holds the run until the loser has answered, so that the loser always meets a
+// run being written, however late a loaded machine lets it start: without that hold, a loser that
+// started after the winner had finished met a finished run and answered "done" too.
 // writer-race.test.ts runs it on the JSONL store; packages/sqlite on SQLite.
 
 const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "race-child.mjs");
@@ -29,7 +32,8 @@ export function describeWriterRace(label: string, options: WriterRaceOptions): v
   describe(`two processes resume one paused run at the same instant (${label})`, () => {
     const directory = mkdtempSync(join(tmpdir(), "agentloop-race-"));
     const executions = join(directory, "executions.jsonl");
-    const env = { ...process.env, ...options.childEnv, RACE_EXECUTIONS: executions };
+    const release = join(directory, "release");
+    const env = { ...process.env, ...options.childEnv, RACE_EXECUTIONS: executions, RACE_RELEASE: release };
     const racers = [startChild(env), startChild(env)];
     afterAll(() => {
       for (const racer of racers) racer.kill();
@@ -45,7 +49,15 @@ export function describeWriterRace(label: string, options: WriterRaceOptions): v
         const runId = `race-${trial}`;
         const at = `trial ${trial}`;
         expect(await first.ask(`start ${path} ${runId}`), at).toBe("paused");
-        const answers = await Promise.all(racers.map((racer) => racer.ask(`resume ${path} ${runId}`)));
+        rmSync(release, { force: true });
+        const asked = racers.map((racer) => racer.ask(`resume ${path} ${runId}`));
+        // The first answer is the loser's: the winner's tool holds the run until it is released.
+        const loser = await Promise.race(asked);
+        expect(loser, `${at}: the first answer`).toMatch(
+          new RegExp(`^refused EventLogError: run '${runId}' is being written elsewhere: by process \\d+`),
+        );
+        writeFileSync(release, "");
+        const answers = await Promise.all(asked);
         expect(
           answers.filter((answer) => answer === "done done"),
           `${at}: ${answers.join(" | ")}`,
