@@ -8,6 +8,7 @@ import { loadChat } from "./load-chat.js";
 import { runEvents } from "./run-events.js";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
 import { TurnFeed } from "./turn-feed.js";
+import { turnOptionsOf } from "./turn-options.js";
 import { uiMessageStreamResponse } from "./ui-message-stream-response.js";
 
 /** What a served agent runs with: its model and tools, the store that keeps each conversation, and the settings of its runs. */
@@ -134,22 +135,12 @@ function start(
   onEvent: (event: AgentStreamEvent) => void,
 ): ReturnType<typeof runAgent> {
   const { model, registry, store } = serve;
-  const options = serve.options ?? {};
+  const again = turnOptionsOf(serve.options);
   if (turn.kind === "decisions") {
-    const { output, guardrails, toolTimeoutMs, maxResultChars } = options;
-    return resumeAgent(turn.chatId, model, registry, {
-      store,
-      decisions: turn.decisions,
-      answers,
-      onEvent,
-      ...(output === undefined ? {} : { output }),
-      ...(guardrails === undefined ? {} : { guardrails }),
-      ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
-      ...(maxResultChars === undefined ? {} : { maxResultChars }),
-    });
+    return resumeAgent(turn.chatId, model, registry, { ...again, store, decisions: turn.decisions, answers, onEvent });
   }
-  if (held) return continueAgent(turn.chatId, turn.text, model, registry, { ...options, store, onEvent });
-  return runAgent(turn.text, model, registry, { ...options, store, runId: turn.chatId, onEvent });
+  if (held) return continueAgent(turn.chatId, turn.text, model, registry, { ...again, store, onEvent });
+  return runAgent(turn.text, model, registry, { ...serve.options, store, runId: turn.chatId, onEvent });
 }
 
 async function pump(
