@@ -12,7 +12,7 @@ import {
 } from "@agentloop/core";
 import { treePending, treeQuestions } from "@agentloop/core/driver";
 import { eventFeed } from "./event-feed.js";
-import type { ServeOptions } from "./serve-options.js";
+import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
 import { toAgUiEvents } from "./to-ag-ui-events.js";
 
 const RUN_ID = /^[A-Za-z0-9_.-]+$/;
@@ -85,6 +85,7 @@ class Refusal {
 
 async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Planned | Refusal> {
   const { model, registry, store } = serve;
+  const again = turnOptionsOf(serve.options);
   const threadId = input.threadId;
   const logged = await store.read(threadId);
   const resume = input.resume ?? [];
@@ -95,7 +96,7 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Plann
     if (given instanceof Refusal) return given;
     const { decisions, answers } = given;
     return {
-      start: (onEvent) => resumeAgent(threadId, model, registry, { store, decisions, answers, onEvent }),
+      start: (onEvent) => resumeAgent(threadId, model, registry, { ...again, store, decisions, answers, onEvent }),
       answers,
     };
   }
@@ -110,7 +111,10 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Plann
       runAgent(message, model, registry, { ...serve.options, store, runId: threadId, onEvent });
     return { start, answers: {} };
   }
-  return { start: (onEvent) => continueAgent(threadId, message, model, registry, { store, onEvent }), answers: {} };
+  return {
+    start: (onEvent) => continueAgent(threadId, message, model, registry, { ...again, store, onEvent }),
+    answers: {},
+  };
 }
 
 /** The interrupts a thread's run has open: calls waiting for decisions and questions waiting for answers, by id. */
