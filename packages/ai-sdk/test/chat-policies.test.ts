@@ -44,8 +44,7 @@ describe("a served chat goes on with every policy the server was configured with
       await chat.sendMessage({ text: "Mail Ana, then plan my trip." });
       expect(errors).toEqual([]);
       expect(status()).toBe("awaiting_approval");
-      if (policy === "fallbackModels") expectUsed(was);
-      else expect(asked.prepareStep).toBeGreaterThan(was.prepareStep);
+      expectUsed(was, asked, false);
 
       was = { ...asked };
       await chat.addToolApprovalResponse({ id: "e1", approved: true });
