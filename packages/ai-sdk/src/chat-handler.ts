@@ -75,7 +75,8 @@ export function chatHandler(serve: ServeOptions): (request: Request) => Promise<
     const { held, answers } = planned;
     const events = runEvents((onEvent) => start(serve, turn, held, answers, onEvent));
     try {
-      await events.started;
+      // A run that ends without telling an event (nothing left to do) has started and ended.
+      await Promise.race([events.started, events.result]);
     } catch (error) {
       going.delete(turn.chatId);
       return refusal(error);
@@ -114,6 +115,13 @@ async function plan(store: EventStore, turn: ChatTurn): Promise<Planned | Respon
   if (turn.kind === "message") return { held: logged.length > 0, answers: {} };
   if (logged.length === 0) return text(404, `no chat '${turn.chatId}' is held`);
   const replay = replayRun(logged, { runId: turn.chatId });
+  // A stale approval (a double click, a second tab) for a turn that has ended: a finished run takes no decision.
+  if (replay.result !== null && Object.keys(turn.decisions).length > 0) {
+    const ids = Object.keys(turn.decisions)
+      .map((id) => `'${id}'`)
+      .join(", ");
+    return text(409, `chat '${turn.chatId}' waits for no decision (on ${ids}): its turn has ended; send a new message`);
+  }
   const waiting = replay.result === null ? await treeQuestions(store, turn.chatId, replay) : [];
   const answers: Record<string, unknown> = {};
   for (const { id } of waiting) if (Object.hasOwn(turn.outputs, id)) answers[id] = turn.outputs[id];
