@@ -15,7 +15,8 @@ import { eventFeed } from "./event-feed.js";
 import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
 import { toAgUiEvents } from "./to-ag-ui-events.js";
 
-const RUN_ID = /^[A-Za-z0-9_.-]+$/;
+/** What a store can name a run: the JSONL store's file names, which every store takes. */
+const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
 /**
  * A web-standard handler speaking AG-UI: it takes a `RunAgentInput` POSTed as JSON and answers with
@@ -49,7 +50,12 @@ export function agUiHandler(options: ServeOptions): (request: Request) => Promis
     if (!parsed.success) return refuse(400, `the body is not a RunAgentInput: ${parsed.error.message}`);
     const input = parsed.data as RunAgentInput;
     if (!RUN_ID.test(input.threadId)) {
-      return refuse(400, `thread id '${input.threadId}' cannot name a run: use letters, digits, '_', '-' and '.'`);
+      const id = input.threadId;
+      const shown = JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}… (${id.length} characters)` : id).slice(1, -1);
+      return refuse(
+        400,
+        `thread id '${shown}' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'`,
+      );
     }
     const planned = await planRun(input, options);
     if (planned instanceof Refusal) return refuse(planned.status, planned.error);

@@ -3,7 +3,7 @@ import { continueAgent, EventLogError, replayRun, resumeAgent, runAgent } from "
 import { treeQuestions } from "@agentloop/core/driver";
 import type { AgentOptions } from "@agentloop/core/machine";
 import type { UIMessageChunk } from "ai";
-import { ChatRequestError, type ChatTurn, readChatTurn } from "./chat-request.js";
+import { ChatRequestError, type ChatTurn, chatIdProblem, readChatTurn } from "./chat-request.js";
 import { loadChat } from "./load-chat.js";
 import { runEvents } from "./run-events.js";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
@@ -174,7 +174,14 @@ async function pump(
 async function get(store: EventStore, going: ReadonlyMap<string, TurnFeed>, request: Request): Promise<Response> {
   const match = /\/([^/]+)\/(stream|messages)$/.exec(new URL(request.url).pathname);
   if (match === null) return text(404, "a GET names a chat's stream or messages: <api>/<chat id>/stream|messages");
-  const chatId = decodeURIComponent(match[1] as string);
+  let chatId: string;
+  try {
+    chatId = decodeURIComponent(match[1] as string);
+  } catch {
+    return text(400, "the chat id in the path is not URI-encoded text");
+  }
+  const problem = chatIdProblem(chatId);
+  if (problem !== null) return text(400, problem);
   if (match[2] === "messages") return Response.json(await loadChat({ store, chatId }));
   const feed = going.get(chatId);
   if (feed === undefined) return new Response(null, { status: 204 });

@@ -23,6 +23,16 @@ export class ChatRequestError extends Error {
 
 type Json = Record<string, unknown>;
 
+/** What a store can name a run: the JSONL store's file names, which every store takes. */
+const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
+
+/** Why `id` cannot name a chat's run, in one line, or `null` when it can. */
+export function chatIdProblem(id: string): string | null {
+  if (RUN_ID.test(id)) return null;
+  const shown = id.length > 40 ? `${id.slice(0, 40)}… (${id.length} characters)` : id;
+  return `chat id '${JSON.stringify(shown).slice(1, -1)}' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'`;
+}
+
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -37,6 +47,8 @@ export function readChatTurn(body: unknown): ChatTurn {
   if (!isObject(body)) throw new ChatRequestError("the body must be a JSON object with `id` and `messages`");
   const { id, messages } = body;
   if (typeof id !== "string" || id === "") throw new ChatRequestError("`id` must be a non-empty string: the chat's id");
+  const problem = chatIdProblem(id);
+  if (problem !== null) throw new ChatRequestError(problem);
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new ChatRequestError("`messages` must be a non-empty array of UI messages");
   }
