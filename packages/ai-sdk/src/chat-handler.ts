@@ -1,6 +1,6 @@
-import type { AgentStreamEvent, EventStore, Model, RunOptions, ToolRegistry } from "@agentloop/core";
+import type { AgentResult, AgentStreamEvent, EventStore, Model, RunOptions, ToolRegistry } from "@agentloop/core";
 import { continueAgent, EventLogError, replayRun, resumeAgent, runAgent } from "@agentloop/core";
-import { treeQuestions } from "@agentloop/core/driver";
+import { treePending, treeQuestions } from "@agentloop/core/driver";
 import type { AgentOptions } from "@agentloop/core/machine";
 import type { UIMessageChunk } from "ai";
 import { ChatRequestError, type ChatTurn, chatIdProblem, readChatTurn } from "./chat-request.js";
@@ -72,8 +72,7 @@ export function chatHandler(serve: ServeOptions): (request: Request) => Promise<
       going.delete(turn.chatId);
       return planned;
     }
-    const { held, answers } = planned;
-    const events = runEvents((onEvent) => start(serve, turn, held, answers, onEvent));
+    const events = runEvents((onEvent) => start(serve, turn, planned, onEvent));
     try {
       // A run that ends without telling an event (nothing left to do) has started and ended.
       await Promise.race([events.started, events.result]);
@@ -85,10 +84,10 @@ export function chatHandler(serve: ServeOptions): (request: Request) => Promise<
     const from = feed.length;
     const messageId = turn.kind === "decisions" ? turn.messageId : crypto.randomUUID();
     // The run logs the answers without a stream event: the parts they answer are shown answered after `start`.
-    const answered = Object.entries(answers).map(
+    const answered = Object.entries(planned.answers).map(
       ([toolCallId, output]): UIMessageChunk => ({ type: "tool-output-available", toolCallId, output }),
     );
-    void pump(toUIMessageStream(events, { messageId }), feed, answered, async () => {
+    void pump(toUIMessageStream(events, { messageId }), feed, [...(planned.shown ?? []), ...answered], async () => {
       // Before the readers see the end: a client that posts again as soon as it has read the turn finds the chat free.
       const result = await events.result.catch(() => null);
       if (result?.status === "awaiting_approval" || result?.status === "awaiting_input") paused.set(turn.chatId, feed);
@@ -98,10 +97,17 @@ export function chatHandler(serve: ServeOptions): (request: Request) => Promise<
   };
 }
 
-/** What a turn runs with: whether the store holds the chat, and the answers it gives. */
+/**
+ * What a turn runs with: whether the store holds the chat, whether its last turn was cut off (a
+ * failed model call, a process that died: the run is neither finished nor waiting for a person),
+ * and the answers it gives.
+ */
 interface Planned {
   readonly held: boolean;
+  readonly cutOff: boolean;
   readonly answers: Readonly<Record<string, unknown>>;
+  /** What the stream shows after its start of what the log holds: the calls of a cut-off turn still open. */
+  readonly shown?: readonly UIMessageChunk[];
 }
 
 /**
@@ -112,7 +118,21 @@ interface Planned {
  */
 async function plan(store: EventStore, turn: ChatTurn): Promise<Planned | Response> {
   const logged = await store.read(turn.chatId);
-  if (turn.kind === "message") return { held: logged.length > 0, answers: {} };
+  if (turn.kind === "message") {
+    if (logged.length === 0) return { held: false, cutOff: false, answers: {} };
+    const replay = replayRun(logged, { runId: turn.chatId });
+    if (replay.result !== null) return { held: true, cutOff: false, answers: {} };
+    const calls = await treePending(store, turn.chatId, replay);
+    const questions = await treeQuestions(store, turn.chatId, replay);
+    if (calls.length === 0 && questions.length === 0) {
+      return { held: true, cutOff: true, answers: {}, shown: openCalls(logged) };
+    }
+    const waits = [...calls, ...questions].map(({ id }) => `'${id}'`).join(", ");
+    return text(
+      409,
+      `chat '${turn.chatId}' is not finished: it waits for a decision or an answer on ${waits}; give those first`,
+    );
+  }
   if (logged.length === 0) return text(404, `no chat '${turn.chatId}' is held`);
   const replay = replayRun(logged, { runId: turn.chatId });
   // A stale approval (a double click, a second tab) for a turn that has ended: a finished run takes no decision.
@@ -125,7 +145,9 @@ async function plan(store: EventStore, turn: ChatTurn): Promise<Planned | Respon
   const waiting = replay.result === null ? await treeQuestions(store, turn.chatId, replay) : [];
   const answers: Record<string, unknown> = {};
   for (const { id } of waiting) if (Object.hasOwn(turn.outputs, id)) answers[id] = turn.outputs[id];
-  if (Object.keys(answers).length > 0 || Object.keys(turn.decisions).length > 0) return { held: true, answers };
+  if (Object.keys(answers).length > 0 || Object.keys(turn.decisions).length > 0) {
+    return { held: true, cutOff: false, answers };
+  }
   const listed = waiting.map(({ id }) => `'${id}'`).join(", ");
   return text(
     409,
@@ -138,17 +160,71 @@ async function plan(store: EventStore, turn: ChatTurn): Promise<Planned | Respon
 function start(
   serve: ServeOptions,
   turn: ChatTurn,
-  held: boolean,
-  answers: Readonly<Record<string, unknown>>,
+  planned: Planned,
   onEvent: (event: AgentStreamEvent) => void,
 ): ReturnType<typeof runAgent> {
   const { model, registry, store } = serve;
   const again = turnOptionsOf(serve.options);
+  const { chatId } = turn;
   if (turn.kind === "decisions") {
-    return resumeAgent(turn.chatId, model, registry, { ...again, store, decisions: turn.decisions, answers, onEvent });
+    const { decisions } = turn;
+    return resumeAgent(chatId, model, registry, { ...again, store, decisions, answers: planned.answers, onEvent });
   }
-  if (held) return continueAgent(turn.chatId, turn.text, model, registry, { ...again, store, onEvent });
-  return runAgent(turn.text, model, registry, { ...serve.options, store, runId: turn.chatId, onEvent });
+  const next = (listener: typeof onEvent) =>
+    continueAgent(chatId, turn.text, model, registry, { ...again, store, onEvent: listener });
+  if (planned.cutOff) {
+    // The page's regenerate asks for the cut-off answer; a new message comes after it.
+    const resume = (listener: typeof onEvent) =>
+      resumeAgent(chatId, model, registry, { ...again, store, onEvent: listener });
+    return resumeThenContinue(resume, turn.regenerate ? null : next, onEvent);
+  }
+  if (planned.held) return next(onEvent);
+  return runAgent(turn.text, model, registry, { ...serve.options, store, runId: chatId, onEvent });
+}
+
+/**
+ * The calls of a cut-off turn's last reply that have no result logged, as the stream shows a call:
+ * the resumed run tells their results, which a page can only show on a part it holds.
+ */
+function openCalls(logged: Awaited<ReturnType<EventStore["read"]>>): UIMessageChunk[] {
+  let open: UIMessageChunk[] = [];
+  for (const event of logged) {
+    if (event.type === "model.replied") {
+      open = event.reply.toolCalls.map((call) => ({
+        type: "tool-input-available",
+        toolCallId: call.id,
+        toolName: call.name,
+        input: call.args,
+      }));
+    } else if (event.type === "tool.finished") {
+      open = open.filter((chunk) => !("toolCallId" in chunk) || chunk.toolCallId !== event.callId);
+    }
+  }
+  return open;
+}
+
+type Run = (onEvent: (event: AgentStreamEvent) => void) => Promise<AgentResult>;
+
+/**
+ * Finishes a cut-off turn from its log (`resume`), then runs `next` (the new message's turn) in the
+ * same stream: the resumed turn's end is told only if the run stops there (it waits for a person,
+ * or there is no next turn). Nothing the log holds is asked or run again.
+ */
+async function resumeThenContinue(
+  resume: Run,
+  next: Run | null,
+  onEvent: (event: AgentStreamEvent) => void,
+): Promise<AgentResult> {
+  let end: AgentStreamEvent | undefined;
+  const resumed = await resume((event) => {
+    if (event.type === "finished" && event.origin === undefined) end = event;
+    else onEvent(event);
+  });
+  if (next === null || resumed.status === "awaiting_approval" || resumed.status === "awaiting_input") {
+    if (end !== undefined) onEvent(end);
+    return resumed;
+  }
+  return next(onEvent);
 }
 
 async function pump(

@@ -7,7 +7,13 @@ import type { Decision } from "@agentloop/core";
  * ran on the server; the handler takes those for the questions the run waits on.
  */
 export type ChatTurn =
-  | { readonly kind: "message"; readonly chatId: string; readonly text: string }
+  | {
+      readonly kind: "message";
+      readonly chatId: string;
+      readonly text: string;
+      /** The page asks for the last answer again (`regenerate`, trigger `regenerate-message`). */
+      readonly regenerate: boolean;
+    }
   | {
       readonly kind: "decisions";
       readonly chatId: string;
@@ -63,7 +69,7 @@ export function readChatTurn(body: unknown): ChatTurn {
       .map((part) => part.text as string)
       .join("");
     if (text === "") throw new ChatRequestError("the last user message has no text part");
-    return { kind: "message", chatId: id, text };
+    return { kind: "message", chatId: id, text, regenerate: body.trigger === "regenerate-message" };
   }
   if (last.role === "assistant") {
     const decisions = decisionsOf(parts);
