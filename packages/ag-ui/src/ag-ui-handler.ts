@@ -9,6 +9,7 @@ import {
   replayRun,
   resumeAgent,
   runAgent,
+  type ToolCall,
 } from "@agentloop/core";
 import { treePending, treeQuestions } from "@agentloop/core/driver";
 import { eventFeed } from "./event-feed.js";
@@ -71,15 +72,19 @@ export function agUiHandler(options: ServeOptions): (request: Request) => Promis
       }
     }
     const events = toAgUiEvents(feed, { threadId: input.threadId, runId: input.runId });
-    return agUiEventStreamResponse(withAnswers(events, planned.answers, input.runId));
+    return agUiEventStreamResponse(withAnswers(events, planned.answers, input.runId, planned.shown ?? []));
   };
 }
 
 type Start = (onEvent: (event: AgentStreamEvent) => void) => Promise<AgentResult>;
-/** How the run starts, and the answers the resume gives (shown as their questions' results). */
+/**
+ * How the run starts, the answers the resume gives (shown as their questions' results), and the
+ * calls of a cut-off run still open (shown before the resumed run tells their results).
+ */
 interface Planned {
   readonly start: Start;
   readonly answers: Readonly<Record<string, unknown>>;
+  readonly shown?: readonly ToolCall[];
 }
 /** Why a request is turned away before any event, and with which HTTP status. */
 class Refusal {
@@ -117,18 +122,21 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Plann
       runAgent(message, model, registry, { ...serve.options, store, runId: threadId, onEvent });
     return { start, answers: {} };
   }
-  return {
-    start: (onEvent) => continueAgent(threadId, message, model, registry, { ...again, store, onEvent }),
-    answers: {},
-  };
+  const next: Start = (onEvent) => continueAgent(threadId, message, model, registry, { ...again, store, onEvent });
+  if (open.finished) return { start: next, answers: {} };
+  // Cut off (a model call that failed, a process that died): the run is finished from its log first.
+  const finish: Start = (onEvent) => resumeAgent(threadId, model, registry, { ...again, store, onEvent });
+  return { start: (onEvent) => resumeThenContinue(finish, next, onEvent), answers: {}, shown: openCalls(logged) };
 }
 
 /** The interrupts a thread's run has open: calls waiting for decisions and questions waiting for answers, by id. */
 interface Open {
   readonly calls: readonly string[];
   readonly questions: readonly string[];
+  /** The run has ended (a new message continues it); else, with nothing open, it was cut off. */
+  readonly finished: boolean;
 }
-const NOTHING_OPEN: Open = { calls: [], questions: [] };
+const NOTHING_OPEN: Open = { calls: [], questions: [], finished: true };
 
 /** What the thread's run waits on, read from its log (a child's by chained id); nothing when it waits for nothing. */
 async function openInterrupts(
@@ -140,7 +148,7 @@ async function openInterrupts(
   if (replay.finished) return NOTHING_OPEN;
   const calls = (await treePending(serve.store, threadId, replay)).map((call) => call.id);
   const questions = (await treeQuestions(serve.store, threadId, replay)).map((question) => question.id);
-  return { calls, questions };
+  return { calls, questions, finished: false };
 }
 
 function waitsFor(open: Open): string {
@@ -212,15 +220,58 @@ function lastUserText(input: RunAgentInput): string | null {
   return text.trim() === "" ? null : text;
 }
 
+/**
+ * Finishes a cut-off run from its log (`resume`), then runs `next` (the new message's turn) in the
+ * same stream: the resumed run's end is told only if it stops there, waiting for a person.
+ */
+async function resumeThenContinue(
+  resume: Start,
+  next: Start,
+  onEvent: (event: AgentStreamEvent) => void,
+): Promise<AgentResult> {
+  let end: AgentStreamEvent | undefined;
+  const resumed = await resume((event) => {
+    if (event.type === "finished" && event.origin === undefined) end = event;
+    else onEvent(event);
+  });
+  if (resumed.status === "awaiting_approval" || resumed.status === "awaiting_input") {
+    if (end !== undefined) onEvent(end);
+    return resumed;
+  }
+  return next(onEvent);
+}
+
+/** The calls of a cut-off run's last reply that have no result logged: the resumed run tells their results. */
+function openCalls(logged: Parameters<typeof replayRun>[0]): ToolCall[] {
+  let open: ToolCall[] = [];
+  for (const event of logged) {
+    if (event.type === "model.replied") open = [...event.reply.toolCalls];
+    else if (event.type === "tool.finished") open = open.filter((call) => call.id !== event.callId);
+  }
+  return open;
+}
+
 /** The run's events with each answer shown as its question's result just after `RUN_STARTED`: the run logs an answer without a stream event. */
 async function* withAnswers(
   events: AsyncIterable<BaseEvent>,
   answers: Readonly<Record<string, unknown>>,
   runId: string,
+  shown: readonly ToolCall[],
 ): AsyncIterable<BaseEvent> {
   for await (const event of events) {
     yield event;
     if (event.type !== EventType.RUN_STARTED) continue;
+    for (const call of shown) {
+      const parentMessageId = `${runId}-calls`;
+      yield {
+        type: EventType.TOOL_CALL_START,
+        toolCallId: call.id,
+        toolCallName: call.name,
+        parentMessageId,
+      } as BaseEvent;
+      yield { type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: JSON.stringify(call.args) } as BaseEvent;
+      yield { type: EventType.TOOL_CALL_END, toolCallId: call.id } as BaseEvent;
+    }
     for (const [toolCallId, answer] of Object.entries(answers)) {
       const content = JSON.stringify(answer) ?? "null";
       const messageId = `${runId}-result-${toolCallId}`;
