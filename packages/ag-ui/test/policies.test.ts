@@ -19,10 +19,10 @@ async function runOf(handler: (request: Request) => Promise<Response>, body: Rec
 
 describe("a served AG-UI thread goes on with every policy the server was configured with", () => {
   it.each(POLICIES)(
-    "%s: asked on every kind of turn (start, resume after an approval, continue, resume after an answer)",
+    "%s: asked on every kind of turn (start, resume after an approval, continue, resume after an answer, a cut-off run taken up)",
     async (policy) => {
       const store = new MemoryEventStore();
-      const { model, registry, options, asked, sent, expectUsed } = policiesServed(policy);
+      const { model, registry, options, asked, sent, expectUsed, cutOff } = policiesServed(policy);
       const handler = agUiHandler({ model, registry, store, options });
 
       let was = { ...asked };
@@ -55,6 +55,18 @@ describe("a served AG-UI thread goes on with every policy the server was configu
       expect(await runOf(handler, input("policies", "run-4", "Now the trip.", { resume: answered }))).toEqual({
         outcome: "success",
         result: { status: "done", answer: "Lima it is." },
+      });
+      expectUsed(was);
+
+      // A run cut off by a failed model call; the next message finishes it from its log, then goes on.
+      cutOff();
+      expect(await runOf(handler, input("policies", "run-5", "One more thing."))).toEqual({
+        error: expect.stringContaining("503"),
+      });
+      was = { ...asked };
+      expect(await runOf(handler, input("policies", "run-6", "Still there?"))).toEqual({
+        outcome: "success",
+        result: { status: "done", answer: "Still here." },
       });
       expectUsed(was);
       expect(sent).toEqual(["ana@example.com"]);

@@ -23,10 +23,10 @@ const lastText = (messages: readonly UIMessage[]): string =>
 
 describe("a served chat goes on with every policy the server was configured with", () => {
   it.each(POLICIES)(
-    "%s: asked on every kind of turn (start, resume after an approval, continue, resume after an answer)",
+    "%s: asked on every kind of turn (start, resume after an approval, continue, resume after an answer, a cut-off turn taken up)",
     async (policy) => {
       const store = new MemoryEventStore();
-      const { model, registry, options, asked, sent, expectUsed } = policiesServed(policy);
+      const { model, registry, options, asked, sent, expectUsed, cutOff } = policiesServed(policy);
       const server = await listen(chatHandler({ model, registry, store, options }));
       servers.push(server);
       const errors: Error[] = [];
@@ -64,6 +64,18 @@ describe("a served chat goes on with every policy the server was configured with
       await chat.addToolOutput({ tool: "ask_user", toolCallId: "q1", output: "Lima" });
       await settled("Lima it is.");
       expect(errors).toEqual([]);
+      expect(status()).toBe("done");
+      expectUsed(was);
+
+      // A turn cut off by a failed model call; the next message finishes it from its log, then goes on.
+      cutOff();
+      await chat.sendMessage({ text: "One more thing." });
+      expect(errors).toHaveLength(1);
+      errors.length = 0;
+      was = { ...asked };
+      await chat.sendMessage({ text: "Still there?" });
+      expect(errors).toEqual([]);
+      expect(lastText(chat.messages)).toContain("Still here.");
       expect(status()).toBe("done");
       expectUsed(was);
       expect(sent).toEqual(["ana@example.com"]);
