@@ -30,6 +30,10 @@ const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
  * message, the answer's JSON Schema as `responseSchema`): a `resolved` entry's payload is the
  * answer, checked against that shape.
  * Only what the store holds is trusted: earlier messages the client sends are not taken over the log.
+ * Every run is given `options`; a continued or resumed one again what its log cannot hold
+ * (`prepareStep`, `fallbackModels`, the summarizer). A run that was cut off (a model call that
+ * failed, a process that died) is finished from its log by the thread's next message, which then
+ * continues it in the same stream.
  *
  * Refused before any event, with a JSON `{ error }`: a method other than POST (405), a body that is
  * not a `RunAgentInput` or a thread id that cannot name a run (400), a resume for a thread the store

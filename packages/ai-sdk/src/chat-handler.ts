@@ -32,13 +32,19 @@ export interface ServeOptions {
  * going from its start and follows it (204 when none is); a client that leaves stops reading, not
  * the run, which goes on to its end in the store. A GET of `<api>/<chat id>/messages` answers the
  * chat's `UIMessage[]` as JSON, built from the log (`loadChat`): what a reloaded page starts from.
+ * Every turn runs with `options`: a continued or resumed one is given again what its log cannot
+ * hold (`prepareStep`, `fallbackModels`, the summarizer, `output`, `guardrails`, the safeguards).
+ * A turn that was cut off (a model call that failed, a process that died) is finished from its log
+ * by the chat's next message, which then continues it in the same stream; a `regenerate` finishes
+ * it alone.
  *
  * Errors are plain-text responses before any stream starts: 400 for a body that is not a chat
- * request, 404 for decisions on a chat the store does not hold, 409 for a turn while another of
- * the same chat is going (so of two answers at once one is taken), decisions for calls that wait
- * for none (another chat's, or already decided), a message that answers no waiting question, an
- * answer that does not fit its question's shape, and a message for a chat that waits for a
- * decision or an answer; 405 for other methods.
+ * request or a chat id a store cannot name, 404 for decisions on a chat the store does not hold,
+ * 409 for decisions on a chat whose turn has ended (a double click, a second tab), a turn while
+ * another of the same chat is going (so of two answers at once one is taken), decisions for calls
+ * that wait for none (another chat's, or already decided), a message that answers no waiting
+ * question, an answer that does not fit its question's shape, and a message for a chat that waits
+ * for a decision or an answer; 405 for other methods.
  */
 export function chatHandler(serve: ServeOptions): (request: Request) => Promise<Response> {
   const going = new Map<string, TurnFeed>();
