@@ -43,6 +43,8 @@ const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
  * it goes on to its next pause or end, and everything it does is in the log.
  */
 export function agUiHandler(options: ServeOptions): (request: Request) => Promise<Response> {
+  // The threads whose run this handler drives now: a message for one is no cut-off run to take up.
+  const going = new Set<string>();
   return async (request) => {
     if (request.method !== "POST") return refuse(405, "an AG-UI agent takes a RunAgentInput by POST");
     let body: unknown;
@@ -62,9 +64,25 @@ export function agUiHandler(options: ServeOptions): (request: Request) => Promis
         `thread id '${shown}' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'`,
       );
     }
-    const planned = await planRun(input, options);
-    if (planned instanceof Refusal) return refuse(planned.status, planned.error);
-    const feed = eventFeed(planned.start);
+    const { threadId } = input;
+    if (going.has(threadId)) {
+      return refuse(409, `a run of thread '${threadId}' is still going: send the message once it has ended`);
+    }
+    // Claimed before the first await, so that a second request for the thread is refused.
+    going.add(threadId);
+    let planned: Planned | Refusal;
+    try {
+      planned = await planRun(input, options);
+    } catch (error) {
+      going.delete(threadId);
+      throw error;
+    }
+    if (planned instanceof Refusal) {
+      going.delete(threadId);
+      return refuse(planned.status, planned.error);
+    }
+    const { start } = planned;
+    const feed = eventFeed((onEvent) => start(onEvent).finally(() => going.delete(threadId)));
     // A resume refused by the run itself (an answer that does not fit, a thread another request
     // took first) is refused before any event, as the handler's own checks are.
     if ((input.resume ?? []).length > 0) {

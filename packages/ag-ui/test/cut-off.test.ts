@@ -6,6 +6,7 @@ import { HttpAgent } from "@ag-ui/client";
 import {
   asks,
   final,
+  MemoryEventStore,
   type Model,
   ModelError,
   type ModelReply,
@@ -121,5 +122,52 @@ describe("a thread whose run was cut off goes on with the next message, from its
     const log = await store.read("flaky");
     expect(replayRun(log, { runId: "flaky" }).result).toMatchObject({ status: "done", answer: "Still here." });
     expect(log.filter((event) => event.type === "model.replied")).toHaveLength(2);
+  });
+});
+
+describe("a thread whose run is still going is not taken for cut off", () => {
+  it("a message while the run goes on (its client went away) is 409 before any event; the run is not taken up twice", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let runs = 0;
+    const registry = new ToolRegistry();
+    registry.register("look_up", "Look it up.", { type: "object", properties: {} }, async () => {
+      runs++;
+      await gate;
+      return "found";
+    });
+    const store = new MemoryEventStore();
+    const model = scriptedModel([...TURN, final("You are welcome.")]);
+    const handler = agUiHandler({ model, registry, store });
+    const post = (runId: string, content: string) =>
+      handler(
+        new Request("http://127.0.0.1/agent", {
+          method: "POST",
+          body: JSON.stringify({
+            threadId: "busy",
+            runId,
+            messages: [{ id: runId, role: "user", content }],
+            tools: [],
+            context: [],
+          }),
+        }),
+      );
+    const first = await post("run-1", "Look it up.");
+    // The client goes away: the run goes on in the background.
+    await first.body?.cancel();
+    while (runs === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    const second = await post("run-2", "Thanks.");
+    expect(second.status).toBe(409);
+    expect(((await second.json()) as { error: string }).error).toMatch(/still going/);
+    release();
+    while ((await store.read("busy")).at(-1)?.type !== "run.finished")
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(runs).toBe(1);
+    const third = await post("run-3", "Thanks.");
+    expect(third.status).toBe(200);
+    await third.text();
+    expect(replayRun(await store.read("busy"), { runId: "busy" }).result).toMatchObject({ answer: "You are welcome." });
   });
 });
