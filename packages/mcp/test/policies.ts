@@ -11,7 +11,8 @@ export type Policy = (typeof POLICIES)[number];
  * The model's replies of a served conversation with every kind of turn: the first message looks
  * something up and asks to send an email (a pause for approval); the approval sends it and the
  * reply says so; the next message asks the user a question (a pause for an answer); the answer
- * gets the last reply.
+ * gets its reply. Then a turn is cut off (its model call fails: see `cutOff`), and the next message
+ * finishes it and gets the last reply.
  */
 export const CONVERSATION: readonly ModelReply[] = [
   asks(toolCall("l1", "look_up", { topic: "Ana" })),
@@ -19,6 +20,8 @@ export const CONVERSATION: readonly ModelReply[] = [
   final("Sent."),
   asks(toolCall("q1", "ask_user", { question: "Where to?" })),
   final("Lima it is."),
+  final("Noted."),
+  final("Still here."),
 ];
 
 /**
@@ -30,7 +33,16 @@ export const CONVERSATION: readonly ModelReply[] = [
  */
 export function policiesServed(policy: Policy, script: readonly ModelReply[] = CONVERSATION) {
   const asked = { prepareStep: 0, summarizer: 0, down: 0 };
-  const scripted = scriptedModel(script);
+  const answers = scriptedModel(script);
+  let cutting = false;
+  /** The model that answers (the run's, or its fallback); its next call fails once `cutOff()` is called. */
+  const scripted: Model = (messages, tools, options) => {
+    if (cutting) {
+      cutting = false;
+      throw new ModelError("503 Service Unavailable", { messages: [], step: 1 });
+    }
+    return answers(messages, tools, options);
+  };
   const down: Model = () => {
     asked.down++;
     throw new ModelError("the provider is overloaded", { messages: [], step: 1, retryable: true });
@@ -75,5 +87,9 @@ export function policiesServed(policy: Policy, script: readonly ModelReply[] = C
       if (compacts) expect(now.summarizer).toBeGreaterThan(was.summarizer);
     }
   };
-  return { model, registry, options, asked, sent, expectUsed };
+  /** Makes the answering model's next call fail: the turn is cut off, the run left unfinished. */
+  const cutOff = (): void => {
+    cutting = true;
+  };
+  return { model, registry, options, asked, sent, expectUsed, cutOff };
 }

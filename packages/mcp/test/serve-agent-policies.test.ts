@@ -13,10 +13,10 @@ const text = (result: unknown) => (result as { content: { text: string }[] }).co
 
 describe("serveAgent goes on with every policy the server was configured with, with the MCP SDK's client", () => {
   it.each(POLICIES)(
-    "%s: asked on every kind of turn (start, resume after an approval, continue, resume after an answer)",
+    "%s: asked on every kind of turn (start, resume after an approval, continue, resume after an answer, a cut-off run taken up)",
     async (policy) => {
       const store = new MemoryEventStore();
-      const { model, registry, options, asked, sent, expectUsed } = policiesServed(policy);
+      const { model, registry, options, asked, sent, expectUsed, cutOff } = policiesServed(policy);
       const server = serveAgent({ name: "helper", description: "Mails and plans.", model, registry, store, options });
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await server.connect(serverSide);
@@ -59,6 +59,17 @@ describe("serveAgent goes on with every policy the server was configured with, w
       expectUsed(approval, firstDone);
       expectUsed(firstDone, question);
       expectUsed(question);
+
+      // A call cut off by a failed model call; `{ runId }` takes the run up from its log.
+      cutOff();
+      const failed = await client.callTool({ name: "helper", arguments: { task: "One more thing.", runId: "p" } });
+      expect(failed.isError).toBe(true);
+      expect(text(failed)).toContain("503");
+      const beforeResume = { ...asked };
+      const resumed = await client.callTool({ name: "helper", arguments: { runId: "p" } });
+      expect(text(resumed)).toBe("Noted.");
+      // The step's compaction was logged before the call failed: the resumed step is not compacted again.
+      expectUsed(beforeResume, asked, false);
       expect(sent).toEqual(["ana@example.com"]);
     },
   );
