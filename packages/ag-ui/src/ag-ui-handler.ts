@@ -10,14 +10,16 @@ import {
   replayRun,
   resumeAgent,
   runAgent,
+  type ToolCall,
 } from "@agentloop/core";
 import { treePending, treeQuestions } from "@agentloop/core/driver";
 import { eventFeed } from "./event-feed.js";
-import type { ServeOptions } from "./serve-options.js";
+import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
 import { toAgUiEvents } from "./to-ag-ui-events.js";
 import { lastUserContent, UserContentError } from "./user-content.js";
 
-const RUN_ID = /^[A-Za-z0-9_.-]+$/;
+/** What a store can name a run: the JSONL store's file names, which every store takes. */
+const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 
 /**
  * A web-standard handler speaking AG-UI: it takes a `RunAgentInput` POSTed as JSON and answers with
@@ -30,6 +32,10 @@ const RUN_ID = /^[A-Za-z0-9_.-]+$/;
  * message, the answer's JSON Schema as `responseSchema`): a `resolved` entry's payload is the
  * answer, checked against that shape.
  * Only what the store holds is trusted: earlier messages the client sends are not taken over the log.
+ * Every run is given `options`; a continued or resumed one again what its log cannot hold
+ * (`prepareStep`, `fallbackModels`, the summarizer). A run that was cut off (a model call that
+ * failed, a process that died) is finished from its log by the thread's next message, which then
+ * continues it in the same stream.
  *
  * Refused before any event, with a JSON `{ error }`: a method other than POST (405), a body that is
  * not a `RunAgentInput` or a thread id that cannot name a run (400), a resume for a thread the store
@@ -39,6 +45,8 @@ const RUN_ID = /^[A-Za-z0-9_.-]+$/;
  * it goes on to its next pause or end, and everything it does is in the log.
  */
 export function agUiHandler(options: ServeOptions): (request: Request) => Promise<Response> {
+  // The threads whose run this handler drives now: a message for one is no cut-off run to take up.
+  const going = new Set<string>();
   return async (request) => {
     if (request.method !== "POST") return refuse(405, "an AG-UI agent takes a RunAgentInput by POST");
     let body: unknown;
@@ -51,11 +59,32 @@ export function agUiHandler(options: ServeOptions): (request: Request) => Promis
     if (!parsed.success) return refuse(400, `the body is not a RunAgentInput: ${parsed.error.message}`);
     const input = parsed.data as RunAgentInput;
     if (!RUN_ID.test(input.threadId)) {
-      return refuse(400, `thread id '${input.threadId}' cannot name a run: use letters, digits, '_', '-' and '.'`);
+      const id = input.threadId;
+      const shown = JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}… (${id.length} characters)` : id).slice(1, -1);
+      return refuse(
+        400,
+        `thread id '${shown}' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'`,
+      );
     }
-    const planned = await planRun(input, options);
-    if (planned instanceof Refusal) return refuse(planned.status, planned.error);
-    const feed = eventFeed(planned.start);
+    const { threadId } = input;
+    if (going.has(threadId)) {
+      return refuse(409, `a run of thread '${threadId}' is still going: send the message once it has ended`);
+    }
+    // Claimed before the first await, so that a second request for the thread is refused.
+    going.add(threadId);
+    let planned: Planned | Refusal;
+    try {
+      planned = await planRun(input, options);
+    } catch (error) {
+      going.delete(threadId);
+      throw error;
+    }
+    if (planned instanceof Refusal) {
+      going.delete(threadId);
+      return refuse(planned.status, planned.error);
+    }
+    const { start } = planned;
+    const feed = eventFeed((onEvent) => start(onEvent).finally(() => going.delete(threadId)));
     // A resume refused by the run itself (an answer that does not fit, a thread another request
     // took first) is refused before any event, as the handler's own checks are.
     if ((input.resume ?? []).length > 0) {
@@ -67,15 +96,19 @@ export function agUiHandler(options: ServeOptions): (request: Request) => Promis
       }
     }
     const events = toAgUiEvents(feed, { threadId: input.threadId, runId: input.runId });
-    return agUiEventStreamResponse(withAnswers(events, planned.answers, input.runId));
+    return agUiEventStreamResponse(withAnswers(events, planned.answers, input.runId, planned.shown ?? []));
   };
 }
 
 type Start = (onEvent: (event: AgentStreamEvent) => void) => Promise<AgentResult>;
-/** How the run starts, and the answers the resume gives (shown as their questions' results). */
+/**
+ * How the run starts, the answers the resume gives (shown as their questions' results), and the
+ * calls of a cut-off run still open (shown before the resumed run tells their results).
+ */
 interface Planned {
   readonly start: Start;
   readonly answers: Readonly<Record<string, unknown>>;
+  readonly shown?: readonly ToolCall[];
 }
 /** Why a request is turned away before any event, and with which HTTP status. */
 class Refusal {
@@ -87,6 +120,7 @@ class Refusal {
 
 async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Planned | Refusal> {
   const { model, registry, store } = serve;
+  const again = turnOptionsOf(serve.options);
   const threadId = input.threadId;
   const logged = await store.read(threadId);
   const resume = input.resume ?? [];
@@ -97,7 +131,7 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Plann
     if (given instanceof Refusal) return given;
     const { decisions, answers } = given;
     return {
-      start: (onEvent) => resumeAgent(threadId, model, registry, { store, decisions, answers, onEvent }),
+      start: (onEvent) => resumeAgent(threadId, model, registry, { ...again, store, decisions, answers, onEvent }),
       answers,
     };
   }
@@ -118,15 +152,21 @@ async function planRun(input: RunAgentInput, serve: ServeOptions): Promise<Plann
       runAgent(message, model, registry, { ...serve.options, store, runId: threadId, onEvent });
     return { start, answers: {} };
   }
-  return { start: (onEvent) => continueAgent(threadId, message, model, registry, { store, onEvent }), answers: {} };
+  const next: Start = (onEvent) => continueAgent(threadId, message, model, registry, { ...again, store, onEvent });
+  if (open.finished) return { start: next, answers: {} };
+  // Cut off (a model call that failed, a process that died): the run is finished from its log first.
+  const finish: Start = (onEvent) => resumeAgent(threadId, model, registry, { ...again, store, onEvent });
+  return { start: (onEvent) => resumeThenContinue(finish, next, onEvent), answers: {}, shown: openCalls(logged) };
 }
 
 /** The interrupts a thread's run has open: calls waiting for decisions and questions waiting for answers, by id. */
 interface Open {
   readonly calls: readonly string[];
   readonly questions: readonly string[];
+  /** The run has ended (a new message continues it); else, with nothing open, it was cut off. */
+  readonly finished: boolean;
 }
-const NOTHING_OPEN: Open = { calls: [], questions: [] };
+const NOTHING_OPEN: Open = { calls: [], questions: [], finished: true };
 
 /** What the thread's run waits on, read from its log (a child's by chained id); nothing when it waits for nothing. */
 async function openInterrupts(
@@ -138,7 +178,7 @@ async function openInterrupts(
   if (replay.finished) return NOTHING_OPEN;
   const calls = (await treePending(serve.store, threadId, replay)).map((call) => call.id);
   const questions = (await treeQuestions(serve.store, threadId, replay)).map((question) => question.id);
-  return { calls, questions };
+  return { calls, questions, finished: false };
 }
 
 function waitsFor(open: Open): string {
@@ -197,15 +237,58 @@ function decisionOf(entry: ResumeEntry): Decision {
   };
 }
 
+/**
+ * Finishes a cut-off run from its log (`resume`), then runs `next` (the new message's turn) in the
+ * same stream: the resumed run's end is told only if it stops there, waiting for a person.
+ */
+async function resumeThenContinue(
+  resume: Start,
+  next: Start,
+  onEvent: (event: AgentStreamEvent) => void,
+): Promise<AgentResult> {
+  let end: AgentStreamEvent | undefined;
+  const resumed = await resume((event) => {
+    if (event.type === "finished" && event.origin === undefined) end = event;
+    else onEvent(event);
+  });
+  if (resumed.status === "awaiting_approval" || resumed.status === "awaiting_input") {
+    if (end !== undefined) onEvent(end);
+    return resumed;
+  }
+  return next(onEvent);
+}
+
+/** The calls of a cut-off run's last reply that have no result logged: the resumed run tells their results. */
+function openCalls(logged: Parameters<typeof replayRun>[0]): ToolCall[] {
+  let open: ToolCall[] = [];
+  for (const event of logged) {
+    if (event.type === "model.replied") open = [...event.reply.toolCalls];
+    else if (event.type === "tool.finished") open = open.filter((call) => call.id !== event.callId);
+  }
+  return open;
+}
+
 /** The run's events with each answer shown as its question's result just after `RUN_STARTED`: the run logs an answer without a stream event. */
 async function* withAnswers(
   events: AsyncIterable<BaseEvent>,
   answers: Readonly<Record<string, unknown>>,
   runId: string,
+  shown: readonly ToolCall[],
 ): AsyncIterable<BaseEvent> {
   for await (const event of events) {
     yield event;
     if (event.type !== EventType.RUN_STARTED) continue;
+    for (const call of shown) {
+      const parentMessageId = `${runId}-calls`;
+      yield {
+        type: EventType.TOOL_CALL_START,
+        toolCallId: call.id,
+        toolCallName: call.name,
+        parentMessageId,
+      } as BaseEvent;
+      yield { type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: JSON.stringify(call.args) } as BaseEvent;
+      yield { type: EventType.TOOL_CALL_END, toolCallId: call.id } as BaseEvent;
+    }
     for (const [toolCallId, answer] of Object.entries(answers)) {
       const content = JSON.stringify(answer) ?? "null";
       const messageId = `${runId}-result-${toolCallId}`;

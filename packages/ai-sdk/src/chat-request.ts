@@ -14,6 +14,8 @@ export type ChatTurn =
       readonly text: string;
       /** What the model is shown: the text alone, or with the message's files as image and file parts, in order. */
       readonly content: MessageContent;
+      /** The page asks for the last answer again (`regenerate`, trigger `regenerate-message`). */
+      readonly regenerate: boolean;
     }
   | {
       readonly kind: "decisions";
@@ -30,6 +32,16 @@ export class ChatRequestError extends Error {
 
 type Json = Record<string, unknown>;
 
+/** What a store can name a run: the JSONL store's file names, which every store takes. */
+const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
+
+/** Why `id` cannot name a chat's run, in one line, or `null` when it can. */
+export function chatIdProblem(id: string): string | null {
+  if (RUN_ID.test(id)) return null;
+  const shown = id.length > 40 ? `${id.slice(0, 40)}… (${id.length} characters)` : id;
+  return `chat id '${JSON.stringify(shown).slice(1, -1)}' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'`;
+}
+
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -44,6 +56,8 @@ export function readChatTurn(body: unknown): ChatTurn {
   if (!isObject(body)) throw new ChatRequestError("the body must be a JSON object with `id` and `messages`");
   const { id, messages } = body;
   if (typeof id !== "string" || id === "") throw new ChatRequestError("`id` must be a non-empty string: the chat's id");
+  const problem = chatIdProblem(id);
+  if (problem !== null) throw new ChatRequestError(problem);
   if (!Array.isArray(messages) || messages.length === 0) {
     throw new ChatRequestError("`messages` must be a non-empty array of UI messages");
   }
@@ -52,7 +66,9 @@ export function readChatTurn(body: unknown): ChatTurn {
     throw new ChatRequestError("the last message must be a UI message with `role` and `parts`");
   }
   const parts = last.parts.filter(isObject);
-  if (last.role === "user") return { kind: "message", chatId: id, ...userContent(parts) };
+  if (last.role === "user") {
+    return { kind: "message", chatId: id, ...userContent(parts), regenerate: body.trigger === "regenerate-message" };
+  }
   if (last.role === "assistant") {
     const decisions = decisionsOf(parts);
     const outputs = outputsOf(parts);

@@ -34,7 +34,8 @@ interface AgentCallArgs {
   readonly runId?: string;
 }
 
-const RUN_ID = /^[A-Za-z0-9_.-]+$/;
+/** What a store can name a run: the JSONL store's file names, which every store takes. */
+const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 const INPUT_SCHEMA = {
   type: "object" as const,
   properties: {
@@ -137,7 +138,10 @@ async function startTask(serve: ServeOptions, args: AgentCallArgs): Promise<Call
 
 function checkRunId(runId: string): void {
   if (!RUN_ID.test(runId)) {
-    throw new RangeError(`runId '${runId}' cannot name a run: use letters, digits, '_', '-' and '.'`);
+    const shown = JSON.stringify(runId.length > 40 ? `${runId.slice(0, 40)}… (${runId.length} characters)` : runId);
+    throw new RangeError(
+      `runId '${shown.slice(1, -1)}' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'`,
+    );
   }
 }
 

@@ -295,7 +295,10 @@ describe("serveAgent's tasks: results, reconnecting, cancelling, bad input", () 
 
   it.each([
     [{}, "a task-augmented call needs a task"],
-    [{ task: "hi", runId: "../x" }, "runId '../x' cannot name a run: use letters, digits, '_', '-' and '.'"],
+    [
+      { task: "hi", runId: "../x" },
+      "runId '../x' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'",
+    ],
     [{ task: "hi", runId: 7 }, "Input validation error: Invalid arguments for tool mailer"],
   ])("refuses the task-augmented call %j as a tool error", async (args, message) => {
     const { serve } = emailAgent([]);

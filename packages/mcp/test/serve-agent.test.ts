@@ -173,7 +173,10 @@ describe("serveAgent: reconnecting and bad input", () => {
   it.each([
     [{}, "give a task, or the runId of a run to read back"],
     [{ runId: "nobody" }, "run 'nobody' is not known"],
-    [{ task: "hi", runId: "../x" }, "runId '../x' cannot name a run: use letters, digits, '_', '-' and '.'"],
+    [
+      { task: "hi", runId: "../x" },
+      "runId '../x' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'",
+    ],
     [{ task: " " }, "task must not be empty"],
   ])("refuses %j as a tool error", async (args, message) => {
     const { serve } = emailAgent([]);
