@@ -1,4 +1,4 @@
-import { type MediaPart, partByteLength, partUrl } from "./content-part.js";
+import { base64Bytes, type MediaPart, partByteLength, partUrl } from "./content-part.js";
 
 /**
  * The prompt estimate of an image or file part, so that the budget check before each call
@@ -6,12 +6,17 @@ import { type MediaPart, partByteLength, partUrl } from "./content-part.js";
  * larger of the two providers' published formulas: Anthropic's `width × height / 750` after
  * scaling to fit 1568 px and 1.15 megapixels, and OpenAI's high-detail `85 + 170 × tiles` of
  * 512 px after scaling to fit 2048 px and then 768 px on the short side. Any other image (a URL,
- * an unknown format) counts `IMAGE_TOKENS_UNKNOWN_SIZE`, the most either formula gives. A file
- * counts as text of its size (a token per 4 bytes); a file by URL counts `FILE_TOKENS_BY_URL`.
+ * an unknown format) counts `IMAGE_TOKENS_UNKNOWN_SIZE`, the most either formula gives. A PDF
+ * counts by page, as both providers read one (the text of each page and a picture of it):
+ * `PDF_PAGE_TOKENS` a page when its bytes say how many pages it has (`pdfPages`). Any other file,
+ * and a PDF whose pages its bytes do not tell, counts as text of its size (a token per 4 bytes);
+ * a file by URL counts `FILE_TOKENS_BY_URL`.
  */
 export function partTokens(part: MediaPart): number {
   if (part.type === "file") {
-    return partUrl(part) === null ? Math.max(1, Math.ceil(partByteLength(part) / 4)) : FILE_TOKENS_BY_URL;
+    if (partUrl(part) !== null) return FILE_TOKENS_BY_URL;
+    const pages = part.mediaType === "application/pdf" ? pdfPages(base64Bytes(part.data as string)) : null;
+    return pages === null ? Math.max(1, Math.ceil(partByteLength(part) / 4)) : pages * PDF_PAGE_TOKENS;
   }
   const size = partUrl(part) === null ? imageSize(headOf(part.data as string)) : null;
   if (size === null) return IMAGE_TOKENS_UNKNOWN_SIZE;
@@ -22,6 +27,36 @@ export function partTokens(part: MediaPart): number {
 export const IMAGE_TOKENS_UNKNOWN_SIZE = 1600;
 /** Tokens a file given by URL counts: its size is not known to the harness, which never fetches it. */
 export const FILE_TOKENS_BY_URL = 1600;
+
+/**
+ * Tokens a PDF page counts: the picture of the page, at the most either image formula gives
+ * (`IMAGE_TOKENS_UNKNOWN_SIZE`), and its text, at the 1,500 tokens Anthropic's guide gives as the
+ * least a page of text takes (OpenAI, too, shows the model each page's text and a picture of it).
+ */
+export const PDF_PAGE_TOKENS = IMAGE_TOKENS_UNKNOWN_SIZE + 1500;
+
+/**
+ * How many pages a PDF has, read from its bytes without decompressing anything: the page count a
+ * linearized PDF gives in its first object (`/Linearized … /N <pages>`), else its page objects
+ * (`/Type /Page`, which a later revision of a page adds again: never fewer than the pages). Null
+ * when neither is there (the page objects are compressed in object streams, or it is no PDF).
+ */
+export function pdfPages(bytes: Uint8Array): number | null {
+  const head = latin1(bytes.subarray(0, 1024));
+  if (!head.startsWith("%PDF-")) return null;
+  const linearized = /\/Linearized\b[^>]*?\/N\s+(\d+)/.exec(head);
+  if (linearized !== null && Number(linearized[1]) > 0) return Number(linearized[1]);
+  const pages = latin1(bytes).match(/\/Type\s*\/Page(?![A-Za-z0-9])/g)?.length ?? 0;
+  return pages > 0 ? pages : null;
+}
+
+/** The bytes as text, one character per byte. */
+function latin1(bytes: Uint8Array): string {
+  let text = "";
+  // In slices: String.fromCharCode takes its arguments on the stack.
+  for (let at = 0; at < bytes.byteLength; at += 0x8000) text += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  return text;
+}
 
 /** Anthropic's estimate: `ceil(width × height / 750)` after scaling to fit 1568 px on the long side and 1.15 megapixels. */
 export function anthropicImageTokens(width: number, height: number): number {
