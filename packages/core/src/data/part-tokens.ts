@@ -42,20 +42,37 @@ export const PDF_PAGE_TOKENS = IMAGE_TOKENS_UNKNOWN_SIZE + 1500;
  * when neither is there (the page objects are compressed in object streams, or it is no PDF).
  */
 export function pdfPages(bytes: Uint8Array): number | null {
-  const head = latin1(bytes.subarray(0, 1024));
+  const head = String.fromCharCode(...bytes.subarray(0, 1024));
   if (!head.startsWith("%PDF-")) return null;
   const linearized = /\/Linearized\b[^>]*?\/N\s+(\d+)/.exec(head);
   if (linearized !== null && Number(linearized[1]) > 0) return Number(linearized[1]);
-  const pages = latin1(bytes).match(/\/Type\s*\/Page(?![A-Za-z0-9])/g)?.length ?? 0;
+  const pages = pageObjects(bytes);
   return pages > 0 ? pages : null;
 }
 
-/** The bytes as text, one character per byte. */
-function latin1(bytes: Uint8Array): string {
-  let text = "";
-  // In slices: String.fromCharCode takes its arguments on the stack.
-  for (let at = 0; at < bytes.byteLength; at += 0x8000) text += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
-  return text;
+const TYPE = [0x2f, 0x54, 0x79, 0x70, 0x65]; // "/Type"
+const PAGE = [0x2f, 0x50, 0x61, 0x67, 0x65]; // "/Page"
+/** PDF white space: NUL, tab, line feed, form feed, carriage return, space. */
+const WHITE = new Set([0, 9, 10, 12, 13, 32]);
+
+/** How many times `/Type /Page` (not `/Pages`) comes in the bytes: a scan from one `/` to the next, with no text made of them. */
+function pageObjects(bytes: Uint8Array): number {
+  const at = (offset: number, word: readonly number[]) => word.every((byte, index) => bytes[offset + index] === byte);
+  let count = 0;
+  for (let slash = bytes.indexOf(0x2f); slash >= 0; slash = bytes.indexOf(0x2f, slash + 1)) {
+    if (!at(slash, TYPE)) continue;
+    let name = slash + TYPE.length;
+    while (WHITE.has(bytes[name] as number)) name++;
+    if (!at(name, PAGE)) continue;
+    const next = bytes[name + PAGE.length];
+    if (next === undefined || !isNameByte(next)) count++;
+  }
+  return count;
+}
+
+/** Whether a byte is a letter or a digit: then `/Page` is only the start of a longer name (`/Pages`). */
+function isNameByte(byte: number): boolean {
+  return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
 }
 
 /** Anthropic's estimate: `ceil(width × height / 750)` after scaling to fit 1568 px on the long side and 1.15 megapixels. */

@@ -169,6 +169,10 @@ describe("a PDF counts by page, as the providers read it", () => {
   it("3,100 tokens a page: its picture (1,600) and its text (1,500), from the page objects or a linearized PDF's count", () => {
     expect(partTokens(file(base64(pdf(1))))).toBe(3100);
     expect(partTokens(file(base64(pdf(3))))).toBe(9300);
+    // Written without spaces, or across lines, as writers do; `/Pages` is the page tree, not a page.
+    const compact =
+      "%PDF-1.3\n2 0 obj<</Type/Pages/Count 2>>endobj 3 0 obj<</Type/Page>>endobj 4 0 obj<</Type\r\n/Page/Parent 2 0 R>>";
+    expect(partTokens(file(base64(new TextEncoder().encode(compact))))).toBe(6200);
     const linearized =
       "%PDF-1.7\n1 0 obj << /Linearized 1 /L 90000 /H [ 600 180 ] /O 4 /E 3000 /N 12 /T 89000 >> endobj\n";
     expect(partTokens(file(base64(new TextEncoder().encode(linearized))))).toBe(12 * 3100);
