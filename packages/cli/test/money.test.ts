@@ -1,10 +1,11 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../src/cli-error.js";
 import { EXIT_CODE_HELP, EXIT_CODES } from "../src/exit-codes.js";
 import { moneyOptionsOf } from "../src/setup/money-flags.js";
 import { cli, fixture, tempDir } from "./cli.js";
+import { startStudio } from "./studio.js";
 
 // --pricing and --cost-budget: a priced run says what it cost in run, show and list; a cost budget
 // stops a run with its own exit code; every bad value is one line before the run.
@@ -46,6 +47,30 @@ describe("agentloop run --pricing", () => {
     expect(cost).toBeGreaterThan(0);
     expect(cost).toBeLessThanOrEqual(0.001);
     expect(EXIT_CODE_HELP).toContain("12   cost_budget: the next call would not have fit in --cost-budget");
+  });
+
+  it("a provider that bills past --cost-budget: run, show, the report and the studio say by how much", async () => {
+    // The guide's example: 20,000 prompt tokens a call at $2 / $8 per 1M; the first call ($0.0442)
+    // surprises a budget of $0.01, and the count keeps the second from being made.
+    const script = join(dir, "dear.json");
+    const usage = { inputTokens: 20_000, outputTokens: 525 };
+    const ask = { content: "", toolCalls: [{ id: "c1", name: "get_weather", args: { city: "Pune" } }], usage };
+    writeFileSync(script, JSON.stringify([ask, { content: "Hot.", toolCalls: [], usage }]));
+    const pricing = pricingFile("two-eight.json", { default: { input: 2, output: 8 } });
+    const args = ["run", "--tools", fixture("tools.mjs"), "--script", script, "--store", store, "--run-id", "dear"];
+    const ran = await cli([...args, "--pricing", pricing, "--cost-budget", "0.01", "How hot?"]);
+    expect(ran.code).toBe(EXIT_CODES.cost_budget);
+    expect(ran.stdout).toMatch(/^result {3}cost_budget · steps 1 · tokens 20525 /m);
+    expect(ran.stdout).toMatch(/^cost {5}\$0\.0442 \(\$0\.0342 over the budget\)$/m);
+    const said = "cost_budget · steps 1 · tokens 20525 · cost $0.0442 ($0.0342 over the budget)";
+    const shown = await cli(["show", join(store, "dear.jsonl"), "--no-color"]);
+    expect(shown.stdout).toContain(said);
+    const report = join(dir, "dear.html");
+    await cli(["show", join(store, "dear.jsonl"), "--html", report]);
+    expect(readFileSync(report, "utf8")).toContain(said);
+    const studio = await startStudio(["--store", store]);
+    const page = await studio.get("/runs/dear");
+    expect(await page.text()).toContain(said);
   });
 
   it("refuses a bad --pricing or --cost-budget in one line, before the run", async () => {

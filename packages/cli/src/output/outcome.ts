@@ -15,7 +15,13 @@ export function formatOutcome(result: AgentResult, colors: Palette): string[] {
     `${colors.bold("result")}   ${status} · steps ${result.steps} · tokens ${result.tokens}${over} · messages ${result.messages.length}`,
     `${colors.bold("answer")}   ${result.answer ?? colors.dim("(none)")}`,
   ];
-  if (result.cost !== undefined) lines.push(`${colors.bold("cost")}     ${formatUsd(result.cost)}`);
+  if (result.cost !== undefined) {
+    const past =
+      result.costOverBudget === undefined
+        ? ""
+        : colors.yellow(` (${formatUsd(result.costOverBudget)} over the budget)`);
+    lines.push(`${colors.bold("cost")}     ${formatUsd(result.cost)}${past}`);
+  }
   if (result.unpriced !== undefined) {
     lines.push(`${colors.bold("cost")}     ${colors.yellow(`unknown: no price for ${result.unpriced.join(", ")}`)}`);
   }

@@ -219,9 +219,11 @@ export function cacheNote(usage: { readonly cachedInputTokens?: number; readonly
   return `${cached}${written}`;
 }
 
-/** ` · cost $0.0123` for a priced run. */
-export function costNote(outcome: { readonly cost?: number }): string {
-  return outcome.cost === undefined ? "" : ` · cost ${formatUsd(outcome.cost)}`;
+/** ` · cost $0.0123` for a priced run, with `($0.0342 over the budget)` when a provider billed more than the cost budget allowed for. */
+export function costNote(outcome: { readonly cost?: number; readonly costOverBudget?: number }): string {
+  if (outcome.cost === undefined) return "";
+  const over = outcome.costOverBudget === undefined ? "" : ` (${formatUsd(outcome.costOverBudget)} over the budget)`;
+  return ` · cost ${formatUsd(outcome.cost)}${over}`;
 }
 
 /** `, 120 tokens over budget` when the provider counted more than the budget allowed for. */

@@ -62,6 +62,12 @@ export interface RunSettings extends TurnChecks {
   /** Whether a reply's provider `usage` replaces the estimate for that call (absent: false, estimates only). */
   readonly countUsage?: boolean;
   /**
+   * Whether the check before a call takes the next prompt to be at least what the provider counted
+   * of the called model's last prompt plus the estimate of what came since (absent: the estimate
+   * alone, as logs written before it did decide).
+   */
+  readonly countPrompt?: boolean;
+  /**
    * How many calls of one reply may be in progress (running or waiting for a decision) at once,
    * taken in call order; `Infinity` (logged as `null`) for all of them (absent: 1, one at a time).
    */
@@ -202,6 +208,8 @@ export interface RunOutcome {
   readonly tokensOverBudget?: number;
   /** USD spent over the run, when it was priced and every model called had a price (absent: unknown). */
   readonly cost?: number;
+  /** USD spent past the cost budget, when a provider billed more than the check before its call counted on (absent: none). */
+  readonly costOverBudget?: number;
 }
 
 /** The events the machine takes: a reply, a call's observation, a decision, the caller's abort. */

@@ -1,4 +1,4 @@
-import { type MediaPart, partByteLength, partUrl } from "./content-part.js";
+import { base64Bytes, type MediaPart, partByteLength, partUrl } from "./content-part.js";
 
 /**
  * The prompt estimate of an image or file part, so that the budget check before each call
@@ -6,12 +6,17 @@ import { type MediaPart, partByteLength, partUrl } from "./content-part.js";
  * larger of the two providers' published formulas: Anthropic's `width × height / 750` after
  * scaling to fit 1568 px and 1.15 megapixels, and OpenAI's high-detail `85 + 170 × tiles` of
  * 512 px after scaling to fit 2048 px and then 768 px on the short side. Any other image (a URL,
- * an unknown format) counts `IMAGE_TOKENS_UNKNOWN_SIZE`, the most either formula gives. A file
- * counts as text of its size (a token per 4 bytes); a file by URL counts `FILE_TOKENS_BY_URL`.
+ * an unknown format) counts `IMAGE_TOKENS_UNKNOWN_SIZE`, the most either formula gives. A PDF
+ * counts by page, as both providers read one (the text of each page and a picture of it):
+ * `PDF_PAGE_TOKENS` a page when its bytes say how many pages it has (`pdfPages`). Any other file,
+ * and a PDF whose pages its bytes do not tell, counts as text of its size (a token per 4 bytes);
+ * a file by URL counts `FILE_TOKENS_BY_URL`.
  */
 export function partTokens(part: MediaPart): number {
   if (part.type === "file") {
-    return partUrl(part) === null ? Math.max(1, Math.ceil(partByteLength(part) / 4)) : FILE_TOKENS_BY_URL;
+    if (partUrl(part) !== null) return FILE_TOKENS_BY_URL;
+    const pages = part.mediaType === "application/pdf" ? pdfPages(base64Bytes(part.data as string)) : null;
+    return pages === null ? Math.max(1, Math.ceil(partByteLength(part) / 4)) : pages * PDF_PAGE_TOKENS;
   }
   const size = partUrl(part) === null ? imageSize(headOf(part.data as string)) : null;
   if (size === null) return IMAGE_TOKENS_UNKNOWN_SIZE;
@@ -22,6 +27,53 @@ export function partTokens(part: MediaPart): number {
 export const IMAGE_TOKENS_UNKNOWN_SIZE = 1600;
 /** Tokens a file given by URL counts: its size is not known to the harness, which never fetches it. */
 export const FILE_TOKENS_BY_URL = 1600;
+
+/**
+ * Tokens a PDF page counts: the picture of the page, at the most either image formula gives
+ * (`IMAGE_TOKENS_UNKNOWN_SIZE`), and its text, at the 1,500 tokens Anthropic's guide gives as the
+ * least a page of text takes (OpenAI, too, shows the model each page's text and a picture of it).
+ */
+export const PDF_PAGE_TOKENS = IMAGE_TOKENS_UNKNOWN_SIZE + 1500;
+
+/**
+ * How many pages a PDF has, read from its bytes without decompressing anything: the page count a
+ * linearized PDF gives in its first object (`/Linearized … /N <pages>`), else its page objects
+ * (`/Type /Page`, which a later revision of a page adds again: never fewer than the pages). Null
+ * when neither is there (the page objects are compressed in object streams, or it is no PDF).
+ */
+export function pdfPages(bytes: Uint8Array): number | null {
+  const head = String.fromCharCode(...bytes.subarray(0, 1024));
+  if (!head.startsWith("%PDF-")) return null;
+  const linearized = /\/Linearized\b[^>]*?\/N\s+(\d+)/.exec(head);
+  if (linearized !== null && Number(linearized[1]) > 0) return Number(linearized[1]);
+  const pages = pageObjects(bytes);
+  return pages > 0 ? pages : null;
+}
+
+const TYPE = [0x2f, 0x54, 0x79, 0x70, 0x65]; // "/Type"
+const PAGE = [0x2f, 0x50, 0x61, 0x67, 0x65]; // "/Page"
+/** PDF white space: NUL, tab, line feed, form feed, carriage return, space. */
+const WHITE = new Set([0, 9, 10, 12, 13, 32]);
+
+/** How many times `/Type /Page` (not `/Pages`) comes in the bytes: a scan from one `/` to the next, with no text made of them. */
+function pageObjects(bytes: Uint8Array): number {
+  const at = (offset: number, word: readonly number[]) => word.every((byte, index) => bytes[offset + index] === byte);
+  let count = 0;
+  for (let slash = bytes.indexOf(0x2f); slash >= 0; slash = bytes.indexOf(0x2f, slash + 1)) {
+    if (!at(slash, TYPE)) continue;
+    let name = slash + TYPE.length;
+    while (WHITE.has(bytes[name] as number)) name++;
+    if (!at(name, PAGE)) continue;
+    const next = bytes[name + PAGE.length];
+    if (next === undefined || !isNameByte(next)) count++;
+  }
+  return count;
+}
+
+/** Whether a byte is a letter or a digit: then `/Page` is only the start of a longer name (`/Pages`). */
+function isNameByte(byte: number): boolean {
+  return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a);
+}
 
 /** Anthropic's estimate: `ceil(width × height / 750)` after scaling to fit 1568 px on the long side and 1.15 megapixels. */
 export function anthropicImageTokens(width: number, height: number): number {

@@ -257,4 +257,10 @@ export interface AgentResult<Output = unknown> {
   readonly cost?: number;
   /** With `pricing`: the names of the models called that it has no price for, so the cost is unknown (absent: none). */
   readonly unpriced?: readonly string[];
+  /**
+   * USD this turn spent past `costBudget`, when a provider billed more than the check before its
+   * call counted on (a first call's prompt, a reply longer than the reserve; absent when the run
+   * stayed within its budget).
+   */
+  readonly costOverBudget?: number;
 }

@@ -28,7 +28,8 @@ import {
 } from "../data/index.js";
 import type { CallBatch } from "./call-batch.js";
 import { type CompactionState, initialCompaction, shownTokens } from "./compaction-state.js";
-import { type AttemptState, type RetryPolicy, retryPolicyOf } from "./model-retry.js";
+import { type AttemptState, currentAttempt, type RetryPolicy, retryPolicyOf } from "./model-retry.js";
+import { type CalledModel, NO_COUNTS, type PromptCount, surplusOf } from "./prompt-count.js";
 
 /**
  * What starts `agentMachine`: resolved settings (see `resolveSettings`), the log format they came
@@ -95,6 +96,12 @@ export interface AgentContext {
   readonly repeatLimit: number;
   /** Whether a reply's provider `usage` replaces the estimate (false only for logs written before it did). */
   readonly countUsage: boolean;
+  /**
+   * What the providers counted of each model's last prompt past its estimate, which the budget
+   * checks add to the estimate of the next prompt to that model (see `prompt-count.ts`); null when
+   * the checks count the estimate alone (logs written before they did).
+   */
+  readonly promptCounts: readonly PromptCount[] | null;
   readonly onRepeatedCall: "refuse" | "stop";
   readonly approvalRequired: readonly string[];
   readonly idempotentTools: readonly string[];
@@ -185,6 +192,7 @@ export function initialContext({
     summaryReserve: settings.summaryReserve ?? settings.replyReserve ?? 0,
     repeatLimit: settings.repeatLimit ?? Number.POSITIVE_INFINITY,
     countUsage: settings.countUsage ?? false,
+    promptCounts: settings.countPrompt === true && settings.countUsage === true ? NO_COUNTS : null,
     onRepeatedCall: settings.onRepeatedCall ?? "refuse",
     approvalRequired: settings.approvalRequired ?? [],
     idempotentTools: settings.idempotentTools ?? [],
@@ -299,6 +307,25 @@ export function promptTokens(context: AgentContext): number {
   return specs + (compaction === null ? transcriptTokens(transcript) : shownTokens(transcript, compaction));
 }
 
+/**
+ * The next prompt as the budget checks count it: its estimate, plus what the called model's
+ * provider counted of its last prompt past that prompt's estimate. So the prompt is at least the
+ * provider's last count plus the estimate of what came since; with no usage reported, the estimate.
+ */
+export function checkedPromptTokens(context: AgentContext): number {
+  const { promptCounts } = context;
+  const prompt = promptTokens(context);
+  if (promptCounts === null || promptCounts.length === 0) return prompt;
+  return prompt + surplusOf(promptCounts, calledModel(context));
+}
+
+/** The model the next call goes to (the one that answered, while its reply is appended): a fallback the step came to, else the one `prepareStep` picked, else the run's. */
+export function calledModel(context: AgentContext): CalledModel {
+  const { model } = currentAttempt(context);
+  if (model !== 0) return model;
+  return currentPrepared(context)?.event.model ?? 0;
+}
+
 /** What `prepareStep` decided for the next model call, or null when it decided nothing for it (yet). */
 export function currentPrepared({ prepared, steps }: Pick<AgentContext, "prepared" | "steps">): PreparedStep | null {
   return prepared !== null && prepared.event.step === steps + 1 ? prepared : null;
@@ -307,6 +334,18 @@ export function currentPrepared({ prepared, steps }: Pick<AgentContext, "prepare
 /** Tokens spent past the budget in this turn (the provider counted more than the estimate allowed for), or 0. */
 export function tokensOverBudget(context: AgentContext): number {
   return Math.max(0, context.tokens - context.turnStart.tokens - context.tokenBudget);
+}
+
+/**
+ * USD spent past the cost budget in this turn (a provider billed more than the check before its
+ * call counted on), or 0: for a priced run whose every model had a price, in logs that count the
+ * providers' prompts (older ones never said it). Less than a millionth of a cent is the sums' rounding.
+ */
+export function costOverBudget(context: AgentContext): number {
+  if (context.promptCounts === null || context.costBudget === Number.POSITIVE_INFINITY) return 0;
+  if (context.prices === null || context.unpriced.length > 0) return 0;
+  const over = context.cost - context.turnStart.cost - context.costBudget;
+  return over > 1e-8 ? over : 0;
 }
 
 /**
@@ -322,6 +361,7 @@ export function withholdsAnswer(context: Pick<AgentContext, "guardrails">, statu
 /** The machine's output: the `AgentResult` of a finished turn. */
 export function resultOf(context: AgentContext): AgentResult {
   const over = context.flags.tokensOverBudget ? tokensOverBudget(context) : 0;
+  const costOver = costOverBudget(context);
   const status = context.status ?? "done";
   const { outputValue, guardrail } = context;
   return {
@@ -334,6 +374,7 @@ export function resultOf(context: AgentContext): AgentResult {
     ...(status === "done" && outputValue !== null ? { output: outputValue.value } : {}),
     ...(status === "guardrail_tripped" && guardrail !== null ? { guardrail } : {}),
     ...costOf(context),
+    ...(costOver > 0 ? { costOverBudget: costOver } : {}),
   };
 }
 

@@ -8,12 +8,13 @@ import {
   type Transcript,
   tokensOfLength,
 } from "../data/index.js";
-import { type AgentContext, currentPrepared, promptTokens } from "./agent-context.js";
+import { type AgentContext, calledModel, checkedPromptTokens, currentPrepared, promptTokens } from "./agent-context.js";
 import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
 import { isPausedCall } from "./child-pauses.js";
 import { charge, chargeChild, pricedModel, wouldOverspend } from "./cost.js";
 import { currentAttempt } from "./model-retry.js";
+import { withCount } from "./prompt-count.js";
 import { answerChange, isQuestion, questionRequest } from "./questions.js";
 import { allowedTools } from "./step-preparation.js";
 import { askingCalls, forgetAsks, isToolAnswer, recordToolAnswer } from "./tool-asks.js";
@@ -35,7 +36,7 @@ export function isStepLimitReached(context: AgentContext): boolean {
 /** Whether the next prompt, plus the reserve for the reply of the model about to be called, would push this turn's tokens past the budget. */
 export function isOverBudget(context: AgentContext): boolean {
   const spent = context.tokens - context.turnStart.tokens;
-  return spent + promptTokens(context) + reserveOf(context) > context.tokenBudget;
+  return spent + checkedPromptTokens(context) + reserveOf(context) > context.tokenBudget;
 }
 
 /** Whether the next prompt at the called model's input rate, plus its longest reply at its output rate, would push this turn's cost past `costBudget`. */
@@ -43,7 +44,8 @@ export function isOverCostBudget(context: AgentContext): boolean {
   if (context.costBudget === Number.POSITIVE_INFINITY) return false;
   const priced = pricedModel(context.prices, currentAttempt(context).model);
   const spent = context.cost - context.turnStart.cost;
-  return wouldOverspend(priced?.price ?? null, spent, promptTokens(context), reserveOf(context), context.costBudget);
+  const prompt = checkedPromptTokens(context);
+  return wouldOverspend(priced?.price ?? null, spent, prompt, reserveOf(context), context.costBudget);
 }
 
 /** The reply reserve of the model the next call goes to: the run's (or the one `prepareStep` picked), or the fallback's the step has come to. */
@@ -79,6 +81,11 @@ export function appendReply(context: AgentContext, reply: ModelReply): Partial<A
   if (context.prices !== null) {
     const usedTokens = counted ? usage : { inputTokens: prompt, outputTokens: replyTokens };
     Object.assign(next, charge(context, pricedModel(context.prices, currentAttempt(context).model), usedTokens));
+  }
+  // What the provider counted of this prompt past its estimate is what the next check adds to the next one's.
+  if (counted && context.promptCounts !== null) {
+    const promptCounts = withCount(context.promptCounts, calledModel(context), usage.inputTokens, prompt);
+    if (promptCounts !== context.promptCounts) next.promptCounts = promptCounts;
   }
   if (assistant.toolCalls.length === 0) {
     next.batch = null;

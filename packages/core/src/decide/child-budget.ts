@@ -1,4 +1,4 @@
-import { type AgentContext, promptTokens } from "./agent-context.js";
+import { type AgentContext, checkedPromptTokens } from "./agent-context.js";
 import { dearestInput, pricedModel } from "./cost.js";
 import { currentAttempt } from "./model-retry.js";
 
@@ -25,12 +25,12 @@ export interface ChildShare {
 
 /**
  * Tokens the parent has left for a child starting now: its budget, less what its turn has spent,
- * what its next prompt shows at least (the list so far and the tool specs) with its reply
- * reserve, and what the children in flight have reserved.
+ * what its next prompt shows at least (the list so far and the tool specs, or what the provider
+ * counted of them) with its reply reserve, and what the children in flight have reserved.
  */
 export function tokensLeft(context: AgentContext, reserved: number): number {
   const spent = context.tokens - context.turnStart.tokens;
-  const keep = promptTokens(context) + context.replyReserve;
+  const keep = checkedPromptTokens(context) + context.replyReserve;
   return Math.max(0, Math.floor(context.tokenBudget - spent - keep - reserved));
 }
 
@@ -45,7 +45,7 @@ export function costLeft(context: AgentContext, reserved: number): number {
   const next =
     price === undefined || price === null
       ? 0
-      : (promptTokens(context) * dearestInput(price) + context.replyReserve * price.output) / TOKENS_PER_PRICE;
+      : (checkedPromptTokens(context) * dearestInput(price) + context.replyReserve * price.output) / TOKENS_PER_PRICE;
   return Math.max(0, context.costBudget - (context.cost - context.turnStart.cost) - next - reserved);
 }
 

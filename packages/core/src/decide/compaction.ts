@@ -3,6 +3,7 @@ import { contentText, countTokens, messageChars, messagesOf, summaryMessage, vie
 import { type AgentContext, promptTokens } from "./agent-context.js";
 import { type CompactionState, isCompacted } from "./compaction-state.js";
 import { charge, wouldOverspend } from "./cost.js";
+import { NO_COUNTS } from "./prompt-count.js";
 
 /**
  * Context compaction's decisions, pure functions of context and event: whether the next prompt
@@ -114,15 +115,17 @@ export function recordCompaction(context: AgentContext, event: ContextCompacted)
   const summary = event.summary ?? null;
   const summaryChars = summary === null ? 0 : JSON.stringify(summaryMessage(summary)).length;
   const next = { ...compaction, keptFrom: event.keptFrom, summary, hiddenChars, summaryChars };
-  if (summary === null) return { compaction: next };
+  // The providers' counts were of prompts that showed what is hidden now: the next checks count the estimate again.
+  const counts = context.promptCounts === null || context.promptCounts.length === 0 ? {} : { promptCounts: NO_COUNTS };
+  if (summary === null) return { compaction: next, ...counts };
   const { usage } = event;
   const counted: Usage =
     usage !== undefined && context.countUsage
       ? usage
       : { inputTokens: countTokens(summaryPrompt(context, event.keptFrom)), outputTokens: countTokens(summary) };
   const tokens = context.tokens + counted.inputTokens + counted.outputTokens;
-  if (context.prices === null) return { compaction: next, tokens };
-  return { compaction: next, tokens, ...charge(context, context.prices.summarizer, counted) };
+  if (context.prices === null) return { compaction: next, tokens, ...counts };
+  return { compaction: next, tokens, ...counts, ...charge(context, context.prices.summarizer, counted) };
 }
 
 /** What the model is shown besides the whole list, for a `callModel` request; undefined when it is shown the whole list. */

@@ -264,6 +264,9 @@ function outcomeProblem(outcome: unknown): string | null {
     return "needs an outcome with an answer (string or null) and whole steps and tokens";
   }
   if (!isOptional(outcome.cost, isAmount)) return "has an outcome whose cost is not a number of USD, 0 or more";
+  if (!isOptional(outcome.costOverBudget, isAmount)) {
+    return "has an outcome whose costOverBudget is not a number of USD, 0 or more";
+  }
   return isOptional(tokensOverBudget, isCount) ? null : "has an outcome whose tokensOverBudget is not a whole number";
 }
 
@@ -309,6 +312,9 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (!isOptional(settings.summaryReserve, isAmount)) return "needs settings.summaryReserve to be a number of tokens";
   if (!isOptional(settings.countUsage, (flag) => typeof flag === "boolean")) {
     return "needs settings.countUsage to be a boolean";
+  }
+  if (!isOptional(settings.countPrompt, (flag) => typeof flag === "boolean")) {
+    return "needs settings.countPrompt to be a boolean";
   }
   if (!isOptional(settings.toolConcurrency, (cap) => cap === null || (isCount(cap) && cap >= 1))) {
     return "needs settings.toolConcurrency to be a whole number, 1 or more, or null";

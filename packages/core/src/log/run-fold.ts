@@ -280,8 +280,9 @@ function answerWithheldSince(logged: RunOutcome, expected: RunOutcome): boolean 
 
 /** The outcome `run.finished` records for a turn's result. */
 export function outcomeOf(result: AgentResult, schemaVersion = EVENT_LOG_SCHEMA_VERSION): RunOutcome {
-  const { status, answer, steps, tokens, tokensOverBudget, cost } = result;
+  const { status, answer, steps, tokens, tokensOverBudget, cost, costOverBudget } = result;
   const outcome = { status: status as RunOutcome["status"], answer, steps, tokens };
   const over = logFlags(schemaVersion).tokensOverBudget && tokensOverBudget !== undefined ? { tokensOverBudget } : {};
-  return { ...outcome, ...over, ...(cost === undefined ? {} : { cost }) };
+  const costOver = costOverBudget === undefined ? {} : { costOverBudget };
+  return { ...outcome, ...over, ...(cost === undefined ? {} : { cost }), ...costOver };
 }

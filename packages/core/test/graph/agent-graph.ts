@@ -57,7 +57,12 @@ export interface Setup {
   readonly ids?: Ids;
   /** USD per turn, with every model priced at `GRAPH_PRICE` (absent: no pricing). */
   readonly costBudget?: number;
+  /** Every reply reports this many prompt tokens and `COUNTED_REPLY` reply tokens (absent: no usage, the estimate counts). */
+  readonly counted?: number;
 }
+
+/** The reply tokens a reply reports in a graph whose replies report usage. */
+export const COUNTED_REPLY = 5;
 
 /** The graphs' price: a million USD per 1M tokens, so that a run's cost is its tokens, in whole numbers. */
 export const GRAPH_PRICE = { input: 1_000_000, output: 1_000_000 } as const;
@@ -127,7 +132,9 @@ export function repliesAt(setup: Setup, step: number): ModelReply[] {
     // Two calls that need approval under one id: one decision may never send both to run.
     replies.push({ content: "", toolCalls: [toolCall("x", RISKY, { to: "1" }), toolCall("x", RISKY, { to: "2" })] });
   }
-  return replies;
+  const { counted } = setup;
+  if (counted === undefined) return replies;
+  return replies.map((reply) => ({ ...reply, usage: { inputTokens: counted, outputTokens: COUNTED_REPLY } }));
 }
 
 /** Where each call of the last reply stands, in call order. */
@@ -179,7 +186,8 @@ const costKeys = new WeakMap<AgentSnapshot, string>();
 /**
  * What decides a snapshot's future under `eventsFor`: the state, the step count, while calls are
  * under way each call with where it stands (which events come next), the last call (repeats), and,
- * when `withCost`, the tokens spent and the size of the list (every later budget decision).
+ * when `withCost`, the tokens spent, the size of the list and what the providers counted (every
+ * later budget decision).
  * Snapshots equal in these behave alike, so merging them is sound and every path found can be
  * replayed. Without the cost, runs that differ only in what they spent share their vertices: the
  * graph stays small while its simple paths still enumerate every run. The default
@@ -190,13 +198,15 @@ export function keyOf(snapshot: AgentSnapshot, withCost: boolean): string {
   const cache = withCost ? costKeys : keys;
   const known = cache.get(snapshot);
   if (known !== undefined) return known;
-  const { steps, batch, lastCall, tokens, transcript, cost } = snapshot.context;
+  const { steps, batch, lastCall, tokens, transcript, cost, promptCounts } = snapshot.context;
   const calls =
     batch !== null && snapshot.matches("executingTools")
       ? batch.calls.map((call, index) => [call.id, call.name, batch.stateOf(index)])
       : null;
   const parts: unknown[] = [snapshot.value, steps, calls, batch?.appended, lastCall];
   if (withCost) parts.push(tokens, transcript.chars, transcript.length, cost);
+  // What the providers counted decides the later budget checks too, when replies report usage.
+  if (withCost && promptCounts !== null && promptCounts.length > 0) parts.push(promptCounts);
   const key = JSON.stringify(parts);
   cache.set(snapshot, key);
   return key;

@@ -147,6 +147,59 @@ describe("the prompt estimate counts a part by its rule", () => {
   });
 });
 
+describe("a PDF counts by page, as the providers read it", () => {
+  /** A PDF of `pages` page objects, uncompressed. */
+  const pdf = (pages: number) => {
+    const kids = Array.from({ length: pages }, (_, index) => `${index + 3} 0 R`).join(" ");
+    const objects = Array.from(
+      { length: pages },
+      (_, index) => `${index + 3} 0 obj << /Type /Page /Parent 2 0 R >> endobj`,
+    );
+    const text = [
+      "%PDF-1.4",
+      "1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj",
+      `2 0 obj << /Type /Pages /Kids [${kids}] /Count ${pages} >> endobj`,
+      ...objects,
+      "%%EOF",
+    ].join("\n");
+    return new TextEncoder().encode(text);
+  };
+  const file = (data: Uint8Array | string) => ({ type: "file" as const, mediaType: "application/pdf", data });
+
+  it("3,100 tokens a page: its picture (1,600) and its text (1,500), from the page objects or a linearized PDF's count", () => {
+    expect(partTokens(file(base64(pdf(1))))).toBe(3100);
+    expect(partTokens(file(base64(pdf(3))))).toBe(9300);
+    // Written without spaces, or across lines, as writers do; `/Pages` is the page tree, not a page.
+    const compact =
+      "%PDF-1.3\n2 0 obj<</Type/Pages/Count 2>>endobj 3 0 obj<</Type/Page>>endobj 4 0 obj<</Type\r\n/Page/Parent 2 0 R>>";
+    expect(partTokens(file(base64(new TextEncoder().encode(compact))))).toBe(6200);
+    const linearized =
+      "%PDF-1.7\n1 0 obj << /Linearized 1 /L 90000 /H [ 600 180 ] /O 4 /E 3000 /N 12 /T 89000 >> endobj\n";
+    expect(partTokens(file(base64(new TextEncoder().encode(linearized))))).toBe(12 * 3100);
+  });
+
+  it("a PDF whose pages its bytes do not tell counts a token per 4 bytes, as any file; one by URL 1,600", () => {
+    // Its page objects compressed in an object stream: no `/Type /Page` to read.
+    const packed = new Uint8Array(40_000);
+    packed.set(new TextEncoder().encode("%PDF-1.7\n1 0 obj << /Type /ObjStm /N 40 /Filter /FlateDecode >> stream\n"));
+    expect(partTokens(file(base64(packed)))).toBe(10_000);
+    expect(partTokens(file(base64(new TextEncoder().encode("%PDF-1.7 a tiny report"))))).toBe(6);
+    expect(partTokens(file("https://example.com/report.pdf"))).toBe(1600);
+  });
+
+  it("the budget check before the first call counts the pages: a 3-page PDF is not a few characters", async () => {
+    const task: ContentPart[] = [
+      { type: "text", text: "Sum it up." },
+      { type: "file", mediaType: "application/pdf", data: pdf(3) },
+    ];
+    const model = scriptedModel([final("never")]);
+    const result = await runAgent(task, model, EMPTY, { tokenBudget: 9300 });
+    expect([result.status, result.steps, model.seen.length]).toEqual(["token_budget", 0, 0]);
+    const enough = await runAgent(task, scriptedModel([final("Three pages.")]), EMPTY, { tokenBudget: 9500 });
+    expect(enough.status).toBe("done");
+  });
+});
+
 describe("a tool's result as content parts", () => {
   const shot = pngHeader(640, 480);
   const registry = new ToolRegistry([

@@ -133,6 +133,7 @@ export function resolveSettings(
     onRepeatedCall,
     ...reserves(options, model),
     countUsage: true,
+    countPrompt: true,
     toolConcurrency: count("toolConcurrency", options.toolConcurrency ?? Number.POSITIVE_INFINITY, 1, true),
     ...(options.compaction === undefined ? {} : { compaction: resolveCompaction(options.compaction) }),
     ...resolveRetry(options.retry, options.fallbackModels),
