@@ -43,6 +43,10 @@ function marksOf(body: Record<string, unknown>): string[] {
   return paths;
 }
 
+// The three calls are billed 4,777 tokens in all, past the default budget of 4,000: the check before
+// the third counts the second's 1,600 prompt tokens and would stop the run there.
+const BUDGET = 10_000;
+
 const script = () => [
   message({
     content: [use("c1", "get_weather", { city: "Pune" })],
@@ -66,6 +70,7 @@ describe("prompt caching", () => {
       const store = new MemoryEventStore();
       const result = await runAgent(WEATHER_TASK, model, makeWeatherRegistry().registry, {
         system: "Use the tools.",
+        tokenBudget: BUDGET,
         store,
         runId: "r",
         ...(streamed ? { onEvent: () => {} } : {}),
@@ -112,6 +117,7 @@ describe("prompt caching", () => {
     const price = { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 };
     const result = await runAgent(WEATHER_TASK, model, makeWeatherRegistry().registry, {
       pricing: { [MODEL]: price },
+      tokenBudget: BUDGET,
     });
     const expected =
       (20 * 3 + 1500 * 3.75 + 30 * 15 + (40 * 3 + 1500 * 0.3 + 60 * 3.75 + 25 * 15) + (30 * 3 + 1560 * 0.3 + 12 * 15)) /
@@ -122,7 +128,10 @@ describe("prompt caching", () => {
   it("promptCache: false sends no cache mark at all, and the system prompt as a string", async () => {
     const fake = await serve(...script());
     const model = anthropicModel({ client: fake.client(), model: MODEL, maxTokens: 512, promptCache: false });
-    await runAgent(WEATHER_TASK, model, makeWeatherRegistry().registry, { system: "Use the tools." });
+    await runAgent(WEATHER_TASK, model, makeWeatherRegistry().registry, {
+      system: "Use the tools.",
+      tokenBudget: BUDGET,
+    });
     expect(fake.requests).toHaveLength(3);
     for (const request of fake.requests) expect(marksOf(bodyOf(request))).toEqual([]);
     expect(bodyOf(fake.requests[0]).system).toBe("Use the tools.");

@@ -78,10 +78,12 @@ const FEATURES = {
   pricedTree: () => pricedTree("haiku"),
   unpricedTree: () => pricedTree("opus"),
   asking: () => tree([asks(toolCall("q1", "ask_user", { question: "Which city?" })), final("Asked.")]),
+  // The child's first call is billed past its whole share (a provider can always surprise the first
+  // call): the child stops there, and what it spent leaves the parent no room for its next call.
   budgeted: () =>
     tree(
       [
-        billed(asks(toolCall("w1", "get_weather")), 1500),
+        billed(asks(toolCall("w1", "get_weather")), 2900),
         billed(asks(toolCall("w2", "get_weather")), 1500),
         billed(final("Hot."), 1500),
       ],
