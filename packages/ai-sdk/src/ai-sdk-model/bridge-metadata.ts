@@ -4,7 +4,8 @@ import type { JSONValue, ProviderMetadata } from "@agentloop/core/adapter";
  * The key of an assistant message's `providerMetadata` under which the bridge keeps what the reply
  * held beside its text, reasoning and calls, for the next request: the parts of tools the provider
  * ran itself (`providerExecuted`, logged, never run again) and the metadata of its text part
- * (`text`, a Gemini text signature). It is never sent to a provider as options.
+ * (`text`, a Gemini text signature), and where the text stood among those parts (`textAfter`). It
+ * is never sent to a provider as options.
  */
 export const BRIDGE_KEY = "agentloop";
 
@@ -29,6 +30,8 @@ export type ExecutedPart =
 /** What the bridge keeps under `BRIDGE_KEY`. */
 export interface BridgeRecord {
   readonly providerExecuted?: readonly ExecutedPart[];
+  /** How many of `providerExecuted` came before the reply's text (absent: none), so that the text goes back in its place. */
+  readonly textAfter?: number;
   readonly text?: ProviderMetadata;
 }
 

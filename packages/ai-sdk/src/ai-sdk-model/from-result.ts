@@ -39,6 +39,7 @@ export interface ReplyParts {
  */
 export function toReply(parts: ReplyParts, messages: readonly Message[]): ModelReply {
   let text = "";
+  let textAfter: number | undefined;
   let textMetadata: ProviderMetadata | undefined;
   const reasoning: ReasoningPart[] = [];
   const calls: { id: string; name: string; input: string; metadata: ProviderMetadata | undefined }[] = [];
@@ -46,6 +47,7 @@ export function toReply(parts: ReplyParts, messages: readonly Message[]): ModelR
   for (const part of parts.content) {
     switch (part.type) {
       case "text":
+        if (textAfter === undefined && part.text !== "") textAfter = executed.length;
         text += part.text;
         textMetadata = mergeMetadata(textMetadata, plainMetadata(part.providerMetadata));
         break;
@@ -111,6 +113,7 @@ export function toReply(parts: ReplyParts, messages: readonly Message[]): ModelR
   });
   const record: BridgeRecord = {
     ...(executed.length === 0 ? {} : { providerExecuted: executed }),
+    ...(textAfter === undefined || textAfter === 0 ? {} : { textAfter }),
     ...(textMetadata === undefined ? {} : { text: textMetadata }),
   };
   const ownMetadata = plainMetadata(parts.providerMetadata);

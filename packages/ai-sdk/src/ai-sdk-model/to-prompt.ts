@@ -64,12 +64,15 @@ export function toPrompt(messages: readonly Message[]): LanguageModelV4Prompt {
 
 function assistantMessage(message: Extract<Message, { role: "assistant" }>): LanguageModelV4Message {
   const record = bridgeRecord(message.providerMetadata);
+  const executed = (record.providerExecuted ?? []).map(executedPart);
+  const before = record.textAfter ?? 0;
   const content: AssistantPart[] = [
     ...(message.reasoning ?? []).map(reasoningPart),
+    ...executed.slice(0, before),
     ...(message.content === "" && record.text === undefined
       ? []
       : [{ type: "text" as const, text: message.content, ...options(record.text) }]),
-    ...(record.providerExecuted ?? []).map(executedPart),
+    ...executed.slice(before),
     ...message.toolCalls.map(callPart),
   ];
   return { role: "assistant", content, ...options(message.providerMetadata) };

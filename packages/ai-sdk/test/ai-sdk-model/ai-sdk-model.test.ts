@@ -1,4 +1,4 @@
-import { MemoryEventStore, ModelError, runAgent } from "@agentloop/core";
+import { continueAgent, MemoryEventStore, ModelError, runAgent } from "@agentloop/core";
 import { makeWeatherRegistry, WEATHER_TASK } from "@agentloop/provider-testkit";
 import {
   APICallError,
@@ -322,15 +322,14 @@ describe("aiSdkModel: what it returns", () => {
             providerMetadata: { anthropic: { cacheControl: null } },
           },
         ],
+        textAfter: 2,
       },
     });
-    const { continueAgent } = await import("@agentloop/core");
     await continueAgent("s", "And now?", aiSdkModel(mock), registry, { store });
     const assistant = mock.doGenerateCalls[1]?.prompt.find((message) => message.role === "assistant");
     expect(assistant).toEqual({
       role: "assistant",
       content: [
-        { type: "text", text: "It is 30 C in Pune." },
         {
           type: "tool-call",
           toolCallId: "srv_1",
@@ -345,6 +344,7 @@ describe("aiSdkModel: what it returns", () => {
           output: { type: "json", value: [{ url: "https://example.com", title: "Pune" }] },
           providerOptions: { anthropic: { cacheControl: null } },
         },
+        { type: "text", text: "It is 30 C in Pune." },
       ],
     });
   });
