@@ -7,7 +7,6 @@ import {
   sdkRequestOptions,
   type ToolSpec,
 } from "@agentloop/core/adapter";
-import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { withCacheBreakpoints } from "./cache-breakpoints.js";
 import { classifyAnthropicError } from "./classify-error.js";

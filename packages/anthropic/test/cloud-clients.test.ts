@@ -53,7 +53,8 @@ function cloudFetch(answers: readonly (object | Failure)[]) {
 }
 
 function assistantOf(body: Record<string, unknown> | undefined) {
-  return (body?.messages as { role: string; content: unknown }[]).find((message) => message.role === "assistant");
+  const messages = (body?.messages ?? []) as { role: string; content: unknown }[];
+  return messages.find((message) => message.role === "assistant");
 }
 
 /** Google credentials as a service account would give them, without the metadata server. */
