@@ -8,13 +8,10 @@ function without(...missing: string[]) {
   return (specifier: string) => import(missing.includes(specifier) ? `${specifier}-not-installed` : specifier);
 }
 
-/** Imports as Node does for a user who installed the AI SDK provider packages (here, those @agentloop/ai-sdk tests with). */
+/** Imports as Node does for a user who installed the AI SDK provider packages (here, the ones @agentloop/ai-sdk is tested with). */
+const bridge = createRequire(createRequire(import.meta.url).resolve("@agentloop/ai-sdk"));
 const installed = (specifier: string) =>
-  specifier.startsWith("@ai-sdk/")
-    ? import(
-        pathToFileURL(createRequire(new URL("../../../ai-sdk/package.json", import.meta.url)).resolve(specifier)).href
-      )
-    : import(specifier);
+  specifier.startsWith("@ai-sdk/") ? import(pathToFileURL(bridge.resolve(specifier)).href) : import(specifier);
 
 describe("modelFromSpec with a provider not installed", () => {
   it.each([
