@@ -59,8 +59,11 @@ export function aiSdkModel(model: LanguageModelV3 | LanguageModelV4, settings: A
   ): Promise<ModelReply> => {
     const prompt = toPrompt(messages);
     const options: LanguageModelV4CallOptions = { ...always, prompt, abortSignal: signal };
-    if (tools.length > 0) options.tools = toTools(tools);
-    if (toolChoice !== undefined) options.toolChoice = toToolChoice(toolChoice);
+    // A tool choice goes only with tools: providers refuse one in a request that offers none.
+    if (tools.length > 0) {
+      options.tools = toTools(tools);
+      if (toolChoice !== undefined) options.toolChoice = toToolChoice(toolChoice);
+    }
     if (output !== undefined) options.responseFormat = { type: "json", schema: output.schema };
     try {
       if (onDelta === undefined) {

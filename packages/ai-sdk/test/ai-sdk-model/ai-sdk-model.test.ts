@@ -156,6 +156,14 @@ describe("aiSdkModel: what it takes", () => {
     expect(first?.tools?.map((tool) => tool.name)).toEqual(["get_weather"]);
     expect(first?.toolChoice).toEqual({ type: "tool", toolName: "get_weather" });
     expect(second?.toolChoice).toEqual({ type: "none" });
+
+    // With no tool offered, no tool choice is sent: providers refuse one without tools.
+    const bare = new MockLanguageModelV4({ doGenerate: answer("Hi.") });
+    await runAgent("Hi", aiSdkModel(bare), makeWeatherRegistry().registry, {
+      prepareStep: () => ({ activeTools: [], toolChoice: "none" }),
+    });
+    expect(bare.doGenerateCalls[0]?.tools).toBeUndefined();
+    expect(bare.doGenerateCalls[0]?.toolChoice).toBeUndefined();
   });
 
   it("aborting the run aborts the provider's call", async () => {
