@@ -152,7 +152,6 @@ function checkUsage(usage: unknown): Usage | string {
   if (reasoningTokens !== undefined && !(isCount(reasoningTokens) && reasoningTokens <= outputTokens)) {
     return `reply.usage.reasoningTokens must be a whole number of tokens, 0 or more, within outputTokens (or absent), got ${kindOf(reasoningTokens)}`;
   }
-  const reasoning = reasoningTokens === undefined ? {} : { reasoningTokens };
   if (cachedInputTokens === undefined && cacheWriteTokens === undefined) {
     return reasoningTokens === undefined
       ? { inputTokens, outputTokens }
@@ -176,7 +175,7 @@ function checkUsage(usage: unknown): Usage | string {
     outputTokens,
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens: cached }),
     ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens: written }),
-    ...reasoning,
+    ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
   };
 }
 
