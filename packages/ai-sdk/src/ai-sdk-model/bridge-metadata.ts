@@ -87,6 +87,8 @@ export function providerOptionsOf(
   metadata: ProviderMetadata | undefined,
 ): Record<string, Record<string, JSONValue>> | undefined {
   if (metadata === undefined) return undefined;
+  // Most metadata holds no record of the bridge's: handed on as it is, with no copy.
+  if (!(BRIDGE_KEY in metadata)) return metadata as Record<string, Record<string, JSONValue>>;
   const { [BRIDGE_KEY]: _bridge, ...rest } = metadata;
   return Object.keys(rest).length === 0 ? undefined : (rest as Record<string, Record<string, JSONValue>>);
 }

@@ -18,7 +18,7 @@ import type {
   LanguageModelV4ToolResultOutput,
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
-import { bridgeRecord, type ExecutedPart, providerOptionsOf } from "./bridge-metadata.js";
+import { BRIDGE_KEY, bridgeRecord, type ExecutedPart, providerOptionsOf } from "./bridge-metadata.js";
 
 type AssistantPart = Extract<LanguageModelV4Message, { role: "assistant" }>["content"][number];
 type ToolResultPart = Extract<AssistantPart, { type: "tool-result" }>;
@@ -63,6 +63,17 @@ export function toPrompt(messages: readonly Message[]): LanguageModelV4Prompt {
 }
 
 function assistantMessage(message: Extract<Message, { role: "assistant" }>): LanguageModelV4Message {
+  if (message.providerMetadata === undefined || !(BRIDGE_KEY in message.providerMetadata)) {
+    // No tools the provider ran and no text metadata: reasoning, text, calls, in that order.
+    const content: AssistantPart[] = [];
+    for (const part of message.reasoning ?? []) content.push(reasoningPart(part));
+    if (message.content !== "") content.push({ type: "text", text: message.content });
+    for (const call of message.toolCalls) content.push(callPart(call));
+    const providerOptions = providerOptionsOf(message.providerMetadata);
+    return providerOptions === undefined
+      ? { role: "assistant", content }
+      : { role: "assistant", content, providerOptions: providerOptions as SharedV4ProviderOptions };
+  }
   const record = bridgeRecord(message.providerMetadata);
   const executed = (record.providerExecuted ?? []).map(executedPart);
   const before = record.textAfter ?? 0;
@@ -92,13 +103,10 @@ function reasoningPart(part: ReasoningPart): AssistantPart {
 }
 
 function callPart(call: ToolCall): AssistantPart {
-  return {
-    type: "tool-call",
-    toolCallId: call.id,
-    toolName: call.name,
-    input: call.args,
-    ...options(call.providerMetadata),
-  };
+  const part: AssistantPart = { type: "tool-call", toolCallId: call.id, toolName: call.name, input: call.args };
+  const providerOptions = providerOptionsOf(call.providerMetadata);
+  if (providerOptions !== undefined) part.providerOptions = providerOptions as SharedV4ProviderOptions;
+  return part;
 }
 
 function executedPart(part: ExecutedPart): AssistantPart {
