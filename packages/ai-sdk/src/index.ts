@@ -1,3 +1,10 @@
+export {
+  type AiSdkModel,
+  AiSdkModelError,
+  type AiSdkModelSettings,
+  AiSdkStreamError,
+  aiSdkModel,
+} from "./ai-sdk-model/index.js";
 export { chatHandler, type ServeOptions } from "./chat-handler.js";
 export { ChatRequestError, type ChatTurn, readChatTurn } from "./chat-request.js";
 export { type LoadChatOptions, loadChat } from "./load-chat.js";

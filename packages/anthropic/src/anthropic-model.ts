@@ -7,10 +7,10 @@ import {
   sdkRequestOptions,
   type ToolSpec,
 } from "@agentloop/core/adapter";
-import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { withCacheBreakpoints } from "./cache-breakpoints.js";
 import { classifyAnthropicError } from "./classify-error.js";
+import type { AnthropicClient } from "./client.js";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
 import { forcesToolUse, refuseEmptyUserMessages, refuseUnsupportedOptions } from "./request-rules.js";
 import { streamMessage } from "./stream-message.js";
@@ -24,8 +24,8 @@ export type AnthropicRequestParams = Omit<MessageCreateParamsNonStreaming, Owned
 
 /** What `anthropicModel` needs: a configured client, a model name, the reply limit, and optional request fields. */
 export interface AnthropicModelOptions extends AnthropicRequestParams {
-  /** The official SDK client (key, `baseURL`, default retries and timeout). */
-  readonly client: Anthropic;
+  /** The SDK client (key, `baseURL`, default retries and timeout): `Anthropic`, `AnthropicBedrock` or `AnthropicVertex`. */
+  readonly client: AnthropicClient;
   readonly model: MessageCreateParamsNonStreaming["model"];
   /** Most tokens one reply may have, thinking included (`max_tokens`, which the API requires); a positive whole number. */
   readonly maxTokens: number;

@@ -1,11 +1,11 @@
 import { type ModelDelta, readModelStream, type StreamCall } from "@agentloop/core/adapter";
-import type Anthropic from "@anthropic-ai/sdk";
 import { APIUserAbortError } from "@anthropic-ai/sdk";
 import type {
   Message as AnthropicMessage,
   MessageCreateParamsNonStreaming,
   MessageStreamEvent,
 } from "@anthropic-ai/sdk/resources/messages";
+import type { AnthropicClient } from "./client.js";
 import { AnthropicStreamError } from "./errors.js";
 
 /**
@@ -18,7 +18,7 @@ import { AnthropicStreamError } from "./errors.js";
  */
 export function streamMessage(
   body: MessageCreateParamsNonStreaming,
-  call: StreamCall<Anthropic>,
+  call: StreamCall<AnthropicClient>,
 ): Promise<AnthropicMessage> {
   const stream = call.client.messages.stream(body, { ...call.requestOptions, signal: call.signal });
   // The SDK assembles the message (thinking signatures included) from the same events the deltas

@@ -53,7 +53,11 @@ const CASES: readonly [string, () => string[], string | RegExp][] = [
     "unknown option --fromat; see 'agentloop graph --help'",
   ],
   ["a flag without its value", () => ["run", "t", "--tools"], "option --tools <value> needs a value"],
-  ["a bad --model", () => ["demo", "--model", "gpt-4o"], "--model must be openai:<name> or anthropic:<name>"],
+  [
+    "a bad --model",
+    () => ["demo", "--model", "gpt-4o"],
+    "--model must be <provider>:<name>, the provider one of openai, anthropic, google, bedrock, mistral",
+  ],
   [
     "a missing OpenAI key",
     () => ["demo", "--model", "openai:gpt-4o-mini"],

@@ -4,6 +4,7 @@
 export type {
   ContentPart,
   FinishReason,
+  JSONValue,
   MediaPart,
   Message,
   MessageContent,
@@ -11,6 +12,7 @@ export type {
   ModelCallOptions,
   ModelDelta,
   ModelReply,
+  ProviderMetadata,
   ReasoningPart,
   ToolCall,
   ToolChoice,

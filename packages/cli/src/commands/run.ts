@@ -30,7 +30,9 @@ terminal, rewritten in place, with the model's text printed above it as it strea
 
 Options:
 ${TOOL_SOURCE_HELP}
-  --model <provider:name>  openai:<name> (OPENAI_API_KEY, OPENAI_BASE_URL) or anthropic:<name> (ANTHROPIC_API_KEY)
+  --model <provider:name>  openai:<name> (OPENAI_API_KEY, OPENAI_BASE_URL) or anthropic:<name> (ANTHROPIC_API_KEY);
+                           google:<name> (GOOGLE_GENERATIVE_AI_API_KEY), mistral:<name> (MISTRAL_API_KEY) or
+                           bedrock:<name> (AWS_REGION and AWS keys or AWS_BEARER_TOKEN_BEDROCK), through @agentloop/ai-sdk
   --script <file.json>     a scripted model instead: a JSON array of replies { "content", "toolCalls" }
   --store <path>           where the log is kept: a directory of <runId>.jsonl files, or a .db/.sqlite
                            file (default ${DEFAULT_STORE})

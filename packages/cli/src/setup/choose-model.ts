@@ -24,7 +24,7 @@ export async function chooseModel(
   if (values.script !== undefined) return loadScript(values.script, logged);
   if (fallback === "refuse") {
     throw new UsageError(
-      `'agentloop ${command}' needs a model: --model openai:<name> | anthropic:<name>, or --script <file.json>`,
+      `'agentloop ${command}' needs a model: --model openai:<name> | anthropic:<name> | google:<name> | bedrock:<name> | mistral:<name>, or --script <file.json>`,
     );
   }
   return () => {

@@ -5,19 +5,25 @@ import { type Importer, importOptional } from "./optional-module.js";
 /** Reply tokens asked of Anthropic models, which require a limit; it is also kept free in the token budget. */
 export const ANTHROPIC_MAX_TOKENS = 1024;
 
+/** The providers `--model` names: the two adapters, and AI SDK providers through `aiSdkModel`. */
+export const MODEL_PROVIDERS = ["openai", "anthropic", "google", "bedrock", "mistral"] as const;
+
 /** A `--model` value: the provider and the provider's model name. */
 export interface ModelSpec {
-  readonly provider: "openai" | "anthropic";
+  readonly provider: (typeof MODEL_PROVIDERS)[number];
   readonly name: string;
 }
 
-/** Reads `openai:<name>` or `anthropic:<name>`, or throws a `UsageError` that shows the form. */
+/** Reads `<provider>:<name>` for one of `MODEL_PROVIDERS`, or throws a `UsageError` that shows the form. */
 export function parseModelSpec(text: string): ModelSpec {
-  const match = /^(openai|anthropic):(.+)$/.exec(text.trim());
-  if (match === null || match[1] === undefined || match[2] === undefined) {
-    throw new UsageError(`--model must be openai:<name> or anthropic:<name> (e.g. openai:gpt-4o-mini); got '${text}'`);
+  const match = /^([a-z]+):(.+)$/.exec(text.trim());
+  const provider = MODEL_PROVIDERS.find((known) => known === match?.[1]);
+  if (match === null || provider === undefined || match[2] === undefined) {
+    throw new UsageError(
+      `--model must be <provider>:<name>, the provider one of ${MODEL_PROVIDERS.join(", ")} (e.g. openai:gpt-4o-mini, google:gemini-2.5-flash); got '${text}'`,
+    );
   }
-  return { provider: match[1] === "openai" ? "openai" : "anthropic", name: match[2] };
+  return { provider, name: match[2] };
 }
 
 /**
@@ -32,6 +38,9 @@ export async function modelFromSpec(
   load?: Importer,
 ): Promise<ModelWithLimits> {
   const what = `--model ${spec.provider}:${spec.name}`;
+  if (spec.provider === "google" || spec.provider === "bedrock" || spec.provider === "mistral") {
+    return bridgedModel(spec, what, env, load);
+  }
   if (spec.provider === "openai") {
     const apiKey = requireKey(env, "OPENAI_API_KEY", "for a local server that needs no key, set it to any text");
     const packages = ["@agentloop/openai", "openai"];
@@ -49,6 +58,59 @@ export async function modelFromSpec(
     importOptional<typeof import("@agentloop/anthropic")>("@agentloop/anthropic", what, packages, load),
   ]);
   return anthropicModel({ client: new Anthropic({ apiKey }), model: spec.name, maxTokens: ANTHROPIC_MAX_TOKENS });
+}
+
+/**
+ * A model of an AI SDK provider package through `aiSdkModel`, keyed from the provider's usual
+ * environment variables: `GOOGLE_GENERATIVE_AI_API_KEY` (Gemini API), `MISTRAL_API_KEY`, and for
+ * Bedrock `AWS_REGION` with `AWS_BEARER_TOKEN_BEDROCK` or `AWS_ACCESS_KEY_ID` and
+ * `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`).
+ */
+/** What the CLI takes from an AI SDK provider package: its factory, which gives models by id. */
+type ProviderModule<Name extends string> = {
+  readonly [K in Name]: (settings: Record<string, unknown>) => (modelId: string) => BridgedModel;
+};
+type BridgedModel = Parameters<typeof import("@agentloop/ai-sdk")["aiSdkModel"]>[0];
+
+async function bridgedModel(
+  spec: ModelSpec,
+  what: string,
+  env: NodeJS.ProcessEnv,
+  load: Importer | undefined,
+): Promise<ModelWithLimits> {
+  const bridge = () => importOptional<typeof import("@agentloop/ai-sdk")>("@agentloop/ai-sdk", what, packages, load);
+  const packages = ["@agentloop/ai-sdk", `@ai-sdk/${spec.provider === "bedrock" ? "amazon-bedrock" : spec.provider}`];
+  if (spec.provider === "google") {
+    const apiKey = requireKey(env, "GOOGLE_GENERATIVE_AI_API_KEY", "create one in Google AI Studio");
+    const [{ createGoogleGenerativeAI }, { aiSdkModel }] = await Promise.all([
+      importOptional<ProviderModule<"createGoogleGenerativeAI">>("@ai-sdk/google", what, packages, load),
+      bridge(),
+    ]);
+    return aiSdkModel(createGoogleGenerativeAI({ apiKey })(spec.name));
+  }
+  if (spec.provider === "mistral") {
+    const apiKey = requireKey(env, "MISTRAL_API_KEY", "create one in Mistral's console");
+    const [{ createMistral }, { aiSdkModel }] = await Promise.all([
+      importOptional<ProviderModule<"createMistral">>("@ai-sdk/mistral", what, packages, load),
+      bridge(),
+    ]);
+    return aiSdkModel(createMistral({ apiKey })(spec.name));
+  }
+  const region = requireKey(env, "AWS_REGION", "the region of your Bedrock models, e.g. us-east-1");
+  const bearer = env.AWS_BEARER_TOKEN_BEDROCK || undefined;
+  const keys =
+    bearer === undefined
+      ? {
+          accessKeyId: requireKey(env, "AWS_ACCESS_KEY_ID", "or set AWS_BEARER_TOKEN_BEDROCK to a Bedrock API key"),
+          secretAccessKey: requireKey(env, "AWS_SECRET_ACCESS_KEY", "the secret of AWS_ACCESS_KEY_ID"),
+          ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+        }
+      : { apiKey: bearer };
+  const [{ createAmazonBedrock }, { aiSdkModel }] = await Promise.all([
+    importOptional<ProviderModule<"createAmazonBedrock">>("@ai-sdk/amazon-bedrock", what, packages, load),
+    bridge(),
+  ]);
+  return aiSdkModel(createAmazonBedrock({ region, ...keys })(spec.name));
 }
 
 function requireKey(env: NodeJS.ProcessEnv, name: string, hint: string): string {

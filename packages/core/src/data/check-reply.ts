@@ -1,6 +1,7 @@
 import { copyFrozenJson, deepFreeze } from "./frozen-json.js";
 import { isCount } from "./is-count.js";
 import { isPlainObject } from "./is-plain-object.js";
+import { checkProviderMetadata } from "./provider-metadata.js";
 import type { FinishReason, ModelReply, ReasoningPart, ToolCall, Usage } from "./types.js";
 
 /** Tool call arguments may nest this deep, at most: deeper is garbage no tool needs, and no code should recurse into. */
@@ -61,11 +62,17 @@ function checkReplyData(value: unknown, isJson: boolean): ModelReply | string {
   if (finishReason !== undefined && !FINISH_REASONS.includes(finishReason as FinishReason)) {
     return `reply.finishReason must be one of ${FINISH_REASONS.join(", ")} (or absent), got ${kindOf(finishReason)}`;
   }
+  const metadata =
+    value.providerMetadata === undefined
+      ? undefined
+      : checkProviderMetadata(value.providerMetadata, "reply.providerMetadata");
+  if (typeof metadata === "string") return metadata;
   // Set one by one, each only when given, in this order: no spread of an empty object per reply.
   const reply: { -readonly [K in keyof ModelReply]: ModelReply[K] } = { content: value.content, toolCalls };
   if (usage !== undefined) reply.usage = usage;
   if (reasoning !== undefined) reply.reasoning = reasoning;
   if (finishReason !== undefined) reply.finishReason = finishReason as FinishReason;
+  if (metadata !== undefined) reply.providerMetadata = metadata;
   return reply;
 }
 
@@ -82,19 +89,35 @@ function checkReasoning(parts: unknown): ReasoningPart[] | string {
       if (part.signature !== undefined && typeof part.signature !== "string") {
         return `${at}.signature must be a string, got ${kindOf(part.signature)}`;
       }
-      checked.push(
-        part.signature === undefined
-          ? { type: "reasoning", text: part.text }
-          : { type: "reasoning", text: part.text, signature: part.signature },
-      );
+      const metadata = metadataOf(part, at);
+      if (typeof metadata === "string") return metadata;
+      const reasoning: Mutable<ReasoningPart & { type: "reasoning" }> = { type: "reasoning", text: part.text };
+      if (part.signature !== undefined) reasoning.signature = part.signature;
+      if (metadata !== undefined) reasoning.providerMetadata = metadata;
+      checked.push(reasoning);
     } else if (part.type === "redacted-reasoning") {
       if (typeof part.data !== "string") return `${at}.data must be a string, got ${kindOf(part.data)}`;
-      checked.push({ type: "redacted-reasoning", data: part.data });
+      const metadata = metadataOf(part, at);
+      if (typeof metadata === "string") return metadata;
+      checked.push(
+        metadata === undefined
+          ? { type: "redacted-reasoning", data: part.data }
+          : { type: "redacted-reasoning", data: part.data, providerMetadata: metadata },
+      );
     } else {
       return `${at}.type must be 'reasoning' or 'redacted-reasoning', got ${kindOf(part.type)}`;
     }
   }
   return checked;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A part's or call's `providerMetadata`, checked; undefined when it has none. */
+function metadataOf(value: Record<string, unknown>, at: string): ReturnType<typeof checkProviderMetadata> | undefined {
+  return value.providerMetadata === undefined
+    ? undefined
+    : checkProviderMetadata(value.providerMetadata, `${at}.providerMetadata`);
 }
 
 function checkCall(call: unknown, isJson: boolean): ToolCall | string {
@@ -112,16 +135,28 @@ function checkCall(call: unknown, isJson: boolean): ToolCall | string {
       return `.args cannot be encoded as JSON (${error instanceof Error ? error.message : String(error)})`;
     }
   }
-  return rawArgs === undefined ? { id, name, args } : { id, name, args, rawArgs };
+  const metadata = metadataOf(call, "");
+  if (typeof metadata === "string") return metadata;
+  const checked: Mutable<ToolCall> = { id, name, args };
+  if (rawArgs !== undefined) checked.rawArgs = rawArgs;
+  if (metadata !== undefined) checked.providerMetadata = metadata;
+  return checked;
 }
 
 function checkUsage(usage: unknown): Usage | string {
   if (!isPlainObject(usage)) return `reply.usage must be an object { inputTokens, outputTokens }, got ${kindOf(usage)}`;
-  const { inputTokens, outputTokens, cachedInputTokens, cacheWriteTokens } = usage;
+  const { inputTokens, outputTokens, cachedInputTokens, cacheWriteTokens, reasoningTokens } = usage;
   if (!isCount(inputTokens) || !isCount(outputTokens)) {
     return "reply.usage.inputTokens and outputTokens must be whole numbers of tokens, 0 or more";
   }
-  if (cachedInputTokens === undefined && cacheWriteTokens === undefined) return { inputTokens, outputTokens };
+  if (reasoningTokens !== undefined && !(isCount(reasoningTokens) && reasoningTokens <= outputTokens)) {
+    return `reply.usage.reasoningTokens must be a whole number of tokens, 0 or more, within outputTokens (or absent), got ${kindOf(reasoningTokens)}`;
+  }
+  if (cachedInputTokens === undefined && cacheWriteTokens === undefined) {
+    return reasoningTokens === undefined
+      ? { inputTokens, outputTokens }
+      : { inputTokens, outputTokens, reasoningTokens };
+  }
   for (const [name, value] of [
     ["cachedInputTokens", cachedInputTokens],
     ["cacheWriteTokens", cacheWriteTokens],
@@ -140,6 +175,7 @@ function checkUsage(usage: unknown): Usage | string {
     outputTokens,
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens: cached }),
     ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens: written }),
+    ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
   };
 }
 

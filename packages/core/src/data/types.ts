@@ -1,5 +1,16 @@
 import type { MessageContent } from "./content-part.js";
 
+/** A JSON value, as a provider hands out its metadata. */
+export type JSONValue = null | string | number | boolean | { readonly [key: string]: JSONValue } | readonly JSONValue[];
+
+/**
+ * What a provider attached to a part of its reply and needs back with the next call (a Gemini
+ * thought signature, an Anthropic thinking signature, a Bedrock reasoning signature), by provider
+ * name, as an AI SDK provider's `providerMetadata` holds it: logged as given, sent back as that
+ * provider's options.
+ */
+export type ProviderMetadata = Readonly<Record<string, Readonly<Record<string, JSONValue>>>>;
+
 /** One tool call requested by the model; `id` pairs it with its tool message. */
 export interface ToolCall {
   readonly id: string;
@@ -10,6 +21,8 @@ export interface ToolCall {
    * a JSON object (then `args` is `{}`): the harness runs nothing and tells the model why.
    */
   readonly rawArgs?: string;
+  /** What the provider attached to this call and needs back with it (see `ProviderMetadata`). */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /**
@@ -24,6 +37,8 @@ export interface Usage {
   readonly cachedInputTokens?: number;
   /** Prompt tokens written to the provider's cache (billed at its cache-write rate). */
   readonly cacheWriteTokens?: number;
+  /** Reply tokens spent on reasoning, when the provider says (counted in `outputTokens` too). */
+  readonly reasoningTokens?: number;
 }
 
 /**
@@ -48,8 +63,14 @@ export type Pricing = Readonly<Record<string, ModelPrice>>;
  * (`redacted-reasoning`, Anthropic's `redacted_thinking`), opaque `data` to send back as it came.
  */
 export type ReasoningPart =
-  | { readonly type: "reasoning"; readonly text: string; readonly signature?: string }
-  | { readonly type: "redacted-reasoning"; readonly data: string };
+  | {
+      readonly type: "reasoning";
+      readonly text: string;
+      readonly signature?: string;
+      /** What the provider attached to this part and needs back with it (see `ProviderMetadata`). */
+      readonly providerMetadata?: ProviderMetadata;
+    }
+  | { readonly type: "redacted-reasoning"; readonly data: string; readonly providerMetadata?: ProviderMetadata };
 
 /**
  * Why a reply ended, when it did not end the ordinary way (a final text, or tool calls): cut at
@@ -67,6 +88,8 @@ export interface ModelReply {
   readonly reasoning?: readonly ReasoningPart[];
   /** Set only when the reply did not end the ordinary way. */
   readonly finishReason?: FinishReason;
+  /** What the provider attached to the reply as a whole and needs back with it (see `ProviderMetadata`). */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** One entry of the append-only message list, which is also the run's trace. */
@@ -82,6 +105,8 @@ export type Message =
       readonly reasoning?: readonly ReasoningPart[];
       /** As the reply carried it: set only when the reply did not end the ordinary way. */
       readonly finishReason?: FinishReason;
+      /** As the reply carried it: what the provider needs back with this message. */
+      readonly providerMetadata?: ProviderMetadata;
     }
   | {
       readonly role: "tool";

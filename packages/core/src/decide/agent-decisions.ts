@@ -60,12 +60,13 @@ function reserveOf(context: AgentContext): number {
  * and plans its calls: which are refused as repeats without running, and where a repeat stops the run.
  */
 export function appendReply(context: AgentContext, reply: ModelReply): Partial<AgentContext> {
-  const { content, toolCalls, usage, reasoning, finishReason } = reply;
+  const { content, toolCalls, usage, reasoning, finishReason, providerMetadata } = reply;
   // A copy: the trace owns its calls (they are frozen with it), whoever made the reply. Its fields
   // are set in the order the log writes them, each only when given: no spread per step.
   const message: Mutable<Extract<Message, { role: "assistant" }>> = { role: "assistant", content, toolCalls };
   if (reasoning !== undefined) message.reasoning = reasoning;
   if (finishReason !== undefined) message.finishReason = finishReason;
+  if (providerMetadata !== undefined) message.providerMetadata = providerMetadata;
   const transcript = appendCopy(context.transcript, message);
   const assistant = lastMessage(transcript) as Extract<Message, { role: "assistant" }>;
   const prompt = promptTokens(context);

@@ -383,7 +383,8 @@ function isUsage(value: unknown): boolean {
     isCount(value.inputTokens) &&
     isCount(value.outputTokens) &&
     isOptional(value.cachedInputTokens, isCount) &&
-    isOptional(value.cacheWriteTokens, isCount)
+    isOptional(value.cacheWriteTokens, isCount) &&
+    isOptional(value.reasoningTokens, isCount)
   );
 }
 
