@@ -1,23 +1,14 @@
-import type { AgentResult, AgentStreamEvent, EventStore, Model, RunOptions, ToolRegistry } from "@agentloop/core";
+import type { AgentResult, AgentStreamEvent, EventStore } from "@agentloop/core";
 import { continueAgent, EventLogError, replayRun, resumeAgent, runAgent } from "@agentloop/core";
 import { treePending, treeQuestions } from "@agentloop/core/driver";
-import type { AgentOptions } from "@agentloop/core/machine";
 import type { UIMessageChunk } from "ai";
 import { ChatRequestError, type ChatTurn, chatIdProblem, readChatTurn } from "./chat-request.js";
 import { loadChat } from "./load-chat.js";
 import { runEvents } from "./run-events.js";
+import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
 import { TurnFeed } from "./turn-feed.js";
-import { turnOptionsOf } from "./turn-options.js";
 import { uiMessageStreamResponse } from "./ui-message-stream-response.js";
-
-/** What a served agent runs with: its model and tools, the store that keeps each conversation, and the settings of its runs. */
-export interface ServeOptions {
-  readonly model: Model;
-  readonly registry: ToolRegistry;
-  readonly store: EventStore;
-  readonly options?: AgentOptions & Pick<RunOptions, "output" | "guardrails" | "toolTimeoutMs" | "maxResultChars">;
-}
 
 /**
  * A web-standard handler for `useChat` (`DefaultChatTransport`): a POST of `{ id, messages }` runs

@@ -5,9 +5,10 @@ export {
   AiSdkStreamError,
   aiSdkModel,
 } from "./ai-sdk-model/index.js";
-export { chatHandler, type ServeOptions } from "./chat-handler.js";
+export { chatHandler } from "./chat-handler.js";
 export { ChatRequestError, type ChatTurn, readChatTurn } from "./chat-request.js";
 export { type LoadChatOptions, loadChat } from "./load-chat.js";
+export type { ServeOptions } from "./serve-options.js";
 export {
   type QuestionData,
   type RunMetadata,

@@ -1,5 +1,13 @@
-import type { ResumeOptions } from "@agentloop/core";
-import type { ServeOptions } from "./chat-handler.js";
+import type { EventStore, Model, ResumeOptions, RunOptions, ToolRegistry } from "@agentloop/core";
+import type { AgentOptions } from "@agentloop/core/machine";
+
+/** What a served agent runs with: its model and tools, the store that keeps each conversation, and the settings of its runs. */
+export interface ServeOptions {
+  readonly model: Model;
+  readonly registry: ToolRegistry;
+  readonly store: EventStore;
+  readonly options?: AgentOptions & Pick<RunOptions, "output" | "guardrails" | "toolTimeoutMs" | "maxResultChars">;
+}
 
 /** The served options a run's log cannot hold, as every turn after the first is given them again. */
 export type TurnOptions = Pick<
