@@ -26,11 +26,13 @@ export function isPlannedPreparation(context: AgentContext, event: StepPrepared)
 
 /**
  * Whether the next model call asks `prepareStep` first, in its own performance: its first
- * attempt, not yet prepared. A step over the budget at the run's settings waits in
- * `preparingStep` instead, since what the step offers may bring it under.
+ * attempt (the attempts kept are an earlier step's, or none), not yet prepared. A step over the
+ * budget at the run's settings waits in `preparingStep` instead, since what the step offers may
+ * bring it under.
  */
 export function preparesInCall(context: AgentContext): boolean {
-  return context.attempt === null && needsPreparing(context);
+  const { attempt } = context;
+  return (attempt === null || attempt.step !== context.steps + 1) && needsPreparing(context);
 }
 
 /** Keeps the decision, with the offered specs and their tokens computed once. */

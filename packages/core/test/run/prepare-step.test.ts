@@ -253,6 +253,23 @@ describe("prepareStep: each model call's settings, decided before it and logged 
     expect(result).toMatchObject({ status: "done", answer: "From the fallback." });
   });
 
+  it("is asked before every step of a run that fell back, not only the step whose call failed over", async () => {
+    const { registry } = makeWeatherRegistry();
+    const down: Model = () => {
+      throw new ModelError("the provider is overloaded", { messages: [], step: 1, retryable: true });
+    };
+    const asked: number[] = [];
+    const result = await runAgent(WEATHER_TASK, down, registry, {
+      prepareStep: ({ step }) => {
+        asked.push(step);
+        return undefined;
+      },
+      fallbackModels: [scriptedModel(weatherScript())],
+    });
+    expect(result).toMatchObject({ status: "done", steps: 3 });
+    expect(asked).toEqual([1, 2, 3]);
+  });
+
   it("cancels a run whose prepareStep hangs", async () => {
     const { registry } = makeWeatherRegistry();
     const controller = new AbortController();
