@@ -89,6 +89,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a benchmark of a minute, run by hand: its script is checked below, and bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:evals [--tiny]":
     "a benchmark run by hand: its script is checked below, and evals-bench.test.ts runs it with --tiny",
+  "pnpm --filter @agentloop/bench bench:ai-sdk-model [--tiny]":
+    "a benchmark run by hand: its script is checked below, and ai-sdk-model-bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:ui-stream [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:ag-ui [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:blobs [--tiny]":
