@@ -108,6 +108,7 @@ describe("the chat page (Vite + React + useChat) against chatHandler, in Chromiu
     await page.reload();
     await page.getByText("Which city?").waitFor();
     await page.locator('[data-status="ready"]').waitFor();
+    expect(await page.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
     await page.screenshot({ path: join(RESULTS, "chat-page-question.png"), fullPage: true });
     await page.getByLabel("Answer").fill("Lima");
     await page.getByRole("button", { name: "Answer" }).click();
@@ -120,6 +121,45 @@ describe("the chat page (Vite + React + useChat) against chatHandler, in Chromiu
       'ask_user({"question":"Which city?"}) — output-available',
     );
     expect(await page.getByRole("alert").count()).toBe(0);
+    await page.close();
+  }, 120_000);
+
+  it("disables Send while an approval waits, so that a message typed then is never sent, and a Deny goes through", async () => {
+    release();
+    const page = await browser.newPage({ viewport: { width: 760, height: 640 } });
+    const posts: string[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST") posts.push(request.postData() ?? "");
+    });
+    await page.goto(vite.resolvedUrls?.local[0] as string);
+    const send = page.getByRole("button", { name: "Send" });
+    await page.getByLabel("Message").fill("How hot is Delhi?");
+    await send.click();
+    await page.locator('.tool[data-state="approval-requested"]').waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(await send.isDisabled()).toBe(true);
+    expect(await page.locator(".waiting").textContent()).toContain("The agent waits for you");
+    await page.screenshot({ path: join(RESULTS, "chat-page-waiting.png"), fullPage: true });
+
+    // Enter in the message box submits nothing while the run waits.
+    await page.getByLabel("Message").fill("Never mind, how about Oslo?");
+    await page.getByLabel("Message").press("Enter");
+    expect(posts).toHaveLength(1);
+
+    await page.getByRole("button", { name: "Deny" }).click();
+    await page.getByText(/^The weather service said: ERROR: the user denied this call to get_weather/).waitFor();
+    await page.locator('[data-status="ready"]').waitFor();
+    expect(posts).toHaveLength(2);
+    expect(posts[1]).toContain('"approved":false');
+    expect(await page.locator(".waiting").count()).toBe(0);
+    expect(await send.isDisabled()).toBe(false);
+    expect(await page.getByRole("alert").count()).toBe(0);
+
+    // The message kept in the box goes once the run waits no more.
+    await send.click();
+    await page.locator('.tool[data-state="approval-requested"]').nth(0).waitFor();
+    expect(posts).toHaveLength(3);
+    expect(posts[2]).toContain("Never mind, how about Oslo?");
     await page.close();
   }, 120_000);
 });

@@ -12,8 +12,10 @@ import { type FormEvent, useState } from "react";
 /**
  * The chat: `useChat` against the agentloop handler at /api/chat, starting from the turns the store
  * holds (`initial`, loaded before the first render) and resuming a turn in progress after a reload.
+ * While the run waits for the user (a call to approve, a question to answer), Send is disabled: the
+ * server refuses a new message then, and the decision is what lets the run go on.
  */
-export function ChatPage({ chatId, initial }: { chatId: string; initial: UIMessage[] }) {
+export function ChatPage({ chatId, initial, title }: { chatId: string; initial: UIMessage[]; title: string }) {
   const [input, setInput] = useState("");
   const { messages, sendMessage, addToolApprovalResponse, addToolOutput, status, error } = useChat({
     id: chatId,
@@ -25,15 +27,16 @@ export function ChatPage({ chatId, initial }: { chatId: string; initial: UIMessa
       lastAssistantMessageIsCompleteWithApprovalResponses(options) ||
       lastAssistantMessageIsCompleteWithToolCalls(options),
   });
+  const waiting = waitsForUser(messages);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (input.trim() === "") return;
+    if (input.trim() === "" || waiting) return;
     void sendMessage({ text: input });
     setInput("");
   };
   return (
     <main>
-      <h1>Weather agent</h1>
+      <h1>{title}</h1>
       {messages.map((message) => (
         <Message
           key={message.id}
@@ -48,17 +51,35 @@ export function ChatPage({ chatId, initial }: { chatId: string; initial: UIMessa
           aria-label="Message"
           value={input}
           onChange={(event) => setInput(event.target.value)}
-          placeholder="How hot is Pune?"
+          placeholder="Write a message"
         />
-        <button type="submit" disabled={status === "streaming" || status === "submitted"}>
+        <button type="submit" disabled={waiting || status === "streaming" || status === "submitted"}>
           Send
         </button>
       </form>
+      {waiting && <p className="waiting">The agent waits for you: decide on the call or answer the question above.</p>}
       <p className="status" data-status={status}>
         {status}
       </p>
     </main>
   );
+}
+
+/** Whether the last assistant message waits for the user: a call in `approval-requested`, or a question not yet answered. */
+function waitsForUser(messages: readonly UIMessage[]): boolean {
+  const last = messages.at(-1);
+  if (last?.role !== "assistant") return false;
+  return last.parts.some(
+    (part) =>
+      isToolUIPart(part) &&
+      (part.state === "approval-requested" ||
+        (part.state === "input-available" && (part.type === "tool-ask_user" || askedIn(last, part.toolCallId)))),
+  );
+}
+
+/** Whether a tool asked a question while its call `toolCallId` ran (a `data-question` part of the message). */
+function askedIn(message: UIMessage, toolCallId: string): boolean {
+  return message.parts.some((part) => part.type === "data-question" && part.id === toolCallId);
 }
 
 interface MessageProps {
@@ -85,8 +106,7 @@ function Message({ message, onDecide, onAnswer }: MessageProps) {
         }
         if (!isToolUIPart(part)) return null;
         // A call whose tool asked a question waits for it: the question above is what is shown.
-        const asked = message.parts.some((other) => other.type === "data-question" && other.id === part.toolCallId);
-        if (asked && part.state === "input-available") return null;
+        if (askedIn(message, part.toolCallId) && part.state === "input-available") return null;
         if (part.type === "tool-ask_user" && part.state === "input-available") {
           const { question } = part.input as { question: string };
           return <Question key={key} question={question} onAnswer={(answer) => onAnswer(part.toolCallId, answer)} />;

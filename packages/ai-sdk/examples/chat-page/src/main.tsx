@@ -14,5 +14,7 @@ if (!url.searchParams.has("chat")) {
 void fetch(`/api/chat/${encodeURIComponent(chatId)}/messages`)
   .then(async (loaded): Promise<UIMessage[]> => (loaded.ok ? await loaded.json() : []))
   .then((initial) => {
-    createRoot(document.getElementById("root") as HTMLElement).render(<ChatPage chatId={chatId} initial={initial} />);
+    createRoot(document.getElementById("root") as HTMLElement).render(
+      <ChatPage chatId={chatId} initial={initial} title={document.title} />,
+    );
   });
