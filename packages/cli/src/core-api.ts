@@ -33,6 +33,7 @@ export {
   type PendingQuestion,
   resumeAgent,
   runAgent,
+  type Tool,
   type ToolCall,
   ToolRegistry,
   ToolSchemaError,

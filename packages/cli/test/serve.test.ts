@@ -1,36 +1,13 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as TaskClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TaskTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
-import { fixture, startCli } from "./cli.js";
-
-const children: ReturnType<typeof startCli>[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGTERM");
-});
-
-/** Starts `agentloop serve` and resolves with the URL it prints once it listens. */
-function serve(args: readonly string[]): Promise<string> {
-  const child = startCli(["serve", ...args]);
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /(http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(out)?.[1];
-      if (url !== undefined) resolve(url);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
-}
+import { describe, expect, it } from "vitest";
+import { fixture } from "./cli.js";
+import { serve } from "./serving.js";
 
 function sseEvents(text: string): { type: string; [key: string]: unknown }[] {
   return text
@@ -40,6 +17,24 @@ function sseEvents(text: string): { type: string; [key: string]: unknown }[] {
 }
 
 const store = () => mkdtempSync(join(tmpdir(), "agentloop-serve-"));
+
+/** Posts a chat's first message to a `--ui-stream` server's API and reads the stream's chunks. */
+async function chat(url: string, id: string, text: string): Promise<{ type: string; [key: string]: unknown }[]> {
+  const message = { id: `${id}-u1`, role: "user", parts: [{ type: "text", text }] };
+  const response = await fetch(new URL("/api/chat", url), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ id, messages: [message], trigger: "submit-message" }),
+  });
+  expect(response.status).toBe(200);
+  return sseEvents(await response.text());
+}
+
+const answerOf = (chunks: { type: string; [key: string]: unknown }[]) =>
+  chunks
+    .filter((chunk) => chunk.type === "text-delta")
+    .map((chunk) => chunk.delta)
+    .join("");
 
 describe("agentloop serve", () => {
   it("--ag-ui: a run pauses on an approval as an interrupt, and resume[] takes it to the answer", async () => {
@@ -165,7 +160,7 @@ describe("agentloop serve", () => {
       store(),
     ]);
     const message = { id: "u1", role: "user", parts: [{ type: "text", text: "How hot is Pune in Fahrenheit?" }] };
-    const response = await fetch(url, {
+    const response = await fetch(new URL("/api/chat", url), {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ id: "pune", messages: [message], trigger: "submit-message" }),
@@ -187,5 +182,145 @@ describe("agentloop serve", () => {
       .join("");
     expect(text).toBe("I will look up Pune first.It is 86 F in Pune.");
     expect(chunks.at(-1)).toMatchObject({ type: "finish", messageMetadata: { runId: "pune", status: "done" } });
+  });
+
+  it("--ui-stream --script: each conversation replays the script from its start", async () => {
+    const url = await serve([
+      "--ui-stream",
+      "--port",
+      "0",
+      "--script",
+      fixture("weather-script.json"),
+      "--tools",
+      fixture("tools.mjs"),
+      "--store",
+      store(),
+    ]);
+    const pune = await chat(url, "pune", "How hot is Pune in Fahrenheit?");
+    const again = await chat(url, "pune-again", "How hot is Pune in Fahrenheit?");
+    expect(answerOf(pune)).toBe("I will look up Pune first.It is 86 F in Pune.");
+    expect(answerOf(again)).toBe("I will look up Pune first.It is 86 F in Pune.");
+    expect(again.at(-1)).toMatchObject({ type: "finish", messageMetadata: { runId: "pune-again", status: "done" } });
+  });
+
+  it("--ui-stream: a turn has run's limits (50 steps), not runAgent's 8; --max-steps, --token-budget and --system are run's", async () => {
+    // Nine lookups, then the answer: ten model calls in one turn.
+    const lookups = Array.from({ length: 9 }, (_, i) => ({
+      content: "",
+      toolCalls: [{ id: `c${i}`, name: "get_weather", args: { city: "Pune" } }],
+    }));
+    const script = join(store(), "ten-steps.json");
+    writeFileSync(script, JSON.stringify([...lookups, { content: "It is 30 C in Pune.", toolCalls: [] }]));
+    const tools = fixture("tools.mjs");
+    const roomy = await serve(["--ui-stream", "--port", "0", "--script", script, "--tools", tools, "--store", store()]);
+    const done = await chat(roomy, "ten", "How hot is Pune?");
+    expect(done.at(-1)).toMatchObject({ type: "finish", messageMetadata: { status: "done" } });
+    expect(answerOf(done)).toBe("It is 30 C in Pune.");
+
+    const dir = store();
+    const capped = await serve([
+      "--ui-stream",
+      "--port",
+      "0",
+      "--script",
+      script,
+      "--tools",
+      tools,
+      "--store",
+      dir,
+      "--max-steps",
+      "2",
+      "--token-budget",
+      "100000",
+      "--system",
+      "Answer in one line.",
+    ]);
+    const stopped = await chat(capped, "two", "How hot is Pune?");
+    expect(stopped.at(-1)).toMatchObject({ type: "finish", messageMetadata: { status: "step_limit" } });
+    const log = readFileSync(join(dir, "two.jsonl"), "utf8");
+    expect(log).toContain('"maxSteps":2');
+    expect(log).toContain('"tokenBudget":100000');
+    expect(log).toContain("Answer in one line.");
+  });
+
+  it("--ui-stream --approve-tool: the approved tool's calls run without a pause; --deny-tool's are answered with the denial", async () => {
+    const args = [
+      "--ui-stream",
+      "--port",
+      "0",
+      "--script",
+      fixture("approval-full.json"),
+      "--tools",
+      fixture("tools.mjs"),
+    ];
+    const approving = await serve([...args, "--store", store(), "--approve-tool", "send_report"]);
+    const approved = await chat(approving, "delhi", "Report Delhi's weather.");
+    expect(approved.filter((chunk) => chunk.type === "tool-approval-request")).toEqual([]);
+    expect(approved.find((chunk) => chunk.type === "tool-output-available" && chunk.toolCallId === "m1")).toMatchObject(
+      {
+        output: { sent: true, to: "ops@example.com" },
+      },
+    );
+    expect(approved.at(-1)).toMatchObject({ type: "finish", messageMetadata: { status: "done" } });
+
+    const denying = await serve([
+      ...args,
+      "--store",
+      store(),
+      "--deny-tool",
+      "send_report",
+      "--reason",
+      "no mail today",
+    ]);
+    const denied = await chat(denying, "delhi", "Report Delhi's weather.");
+    expect(denied.filter((chunk) => chunk.type === "tool-approval-request")).toEqual([]);
+    expect(denied.find((chunk) => chunk.type === "tool-output-error" && chunk.toolCallId === "m1")).toMatchObject({
+      errorText: expect.stringContaining("every call to send_report is denied on this server (no mail today)"),
+    });
+
+    await expect(serve([...args, "--store", store(), "--approve-tool", "get_weather"])).rejects.toThrow(
+      "tool 'get_weather' does not need approval (those that do: send_report)",
+    );
+  });
+
+  it("--ui-stream: a bad run option is a usage error, before anything listens", async () => {
+    const args = [
+      "--ui-stream",
+      "--port",
+      "0",
+      "--script",
+      fixture("weather-script.json"),
+      "--tools",
+      fixture("tools.mjs"),
+    ];
+    await expect(serve([...args, "--max-steps", "many"])).rejects.toThrow("--max-steps must be a whole number");
+    await expect(serve([...args, "--cost-budget", "1"])).rejects.toThrow("--cost-budget needs --pricing");
+  });
+
+  it("--ui-stream: serves the built chat page at /, its assets, and the API beside it", async () => {
+    const url = await serve([
+      "--ui-stream",
+      "--port",
+      "0",
+      "--script",
+      fixture("weather-script.json"),
+      "--tools",
+      fixture("tools.mjs"),
+      "--store",
+      store(),
+    ]);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await page.text();
+    const script = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(new URL(script as string, url));
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(await asset.text()).toContain("/api/chat");
+    expect((await fetch(new URL("/assets/..%2F..%2Fpackage.json", url))).status).toBe(404);
+    const messages = await fetch(new URL("/api/chat/none-yet/messages", url));
+    expect(await messages.json()).toEqual([]);
   });
 });

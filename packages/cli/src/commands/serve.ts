@@ -3,20 +3,33 @@ import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import { parseCommandLine, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import type { CliModel, EventStore, ToolRegistry } from "../core-api.js";
+import type { CliModel, EventStore, RunOptions, ToolRegistry } from "../core-api.js";
 import { type Io, writeLines } from "../io.js";
+import { chatPageFile } from "../serving/chat-page-files.js";
 import { chooseModel } from "../setup/choose-model.js";
+import { MONEY_FLAGS, MONEY_HELP, moneyOptionsOf } from "../setup/money-flags.js";
 import { importOptional } from "../setup/optional-module.js";
+import {
+  type AgentRunOptions,
+  agentRunOptionsOf,
+  CLI_RUN_DEFAULTS,
+  RUN_OPTION_FLAGS,
+  RUN_OPTION_HELP,
+} from "../setup/run-options.js";
+import { loadConversationScript } from "../setup/script-file.js";
+import { ServedToolRegistry } from "../setup/served-tools.js";
 import { openStore } from "../setup/stores.js";
 import { openToolSources, type ToolSourceValues } from "../setup/tool-sources.js";
 import { DEFAULT_STORE } from "./run.js";
 
 export const SERVE_HELP = `Usage: agentloop serve (--ui-stream | --ag-ui | --mcp) [--tools <module>] [--mcp-url <url>]...
                        [--model <provider:name> | --script <file.json>] [--store <path>] [--port <n>]
+                       [run options]
 
 Serves an agent with your tools on 127.0.0.1, each conversation kept in the store under the
 client's chat or thread id (a run waiting for approval pauses there until the client decides):
-  --ui-stream              the AI SDK UI message stream, what useChat reads (needs @agentloop/ai-sdk)
+  --ui-stream              a chat page at /, and the AI SDK UI message stream that useChat reads at
+                           /api/chat (needs @agentloop/ai-sdk)
   --ag-ui                  AG-UI: RunAgentInput in, events out over SSE; an approval is an interrupt (needs @agentloop/ag-ui)
   --mcp                    the agent as one MCP tool over Streamable HTTP at /mcp (with --stdio:
                            over this process's stdin and stdout instead); an approval is input_required
@@ -25,7 +38,7 @@ Options:
   --tools <module>         a module whose default export registers tools on a ToolRegistry
   --mcp-url <url>          an MCP server to reach over Streamable HTTP whose tools the agent may use; repeatable
   --model <provider:name>  openai:<name> (OPENAI_API_KEY) or anthropic:<name> (ANTHROPIC_API_KEY)
-  --script <file.json>     or a scripted model
+  --script <file.json>     or a scripted model: each conversation replays it from its start
   --store <path>           a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
   --port <n>               the port (default 4478; 0 picks a free one)
   --name <name>            with --mcp: the tool's name (default agent)
@@ -33,16 +46,29 @@ Options:
   --stdio                  with --mcp: serve over stdin and stdout
   -h, --help               this help
 
+Run options, as 'agentloop run' takes them: every turn of every conversation runs with them
+(a served call of an --approve-tool tool runs without a pause; one of a --deny-tool tool is
+answered with the denial):
+${RUN_OPTION_HELP}
+${MONEY_HELP}
+
 Exit codes: 0 stopped (Ctrl-C), 2 a usage error.
 `;
 
+/** What every served turn runs with: the run options of the command line, with `run`'s defaults. */
+type ServedRunOptions = AgentRunOptions & Pick<RunOptions, "pricing" | "costBudget">;
+
+/** What a protocol's handler is given. */
+interface Served {
+  readonly model: CliModel;
+  readonly registry: ToolRegistry;
+  readonly store: EventStore;
+  readonly options: ServedRunOptions;
+}
+
 /** The shape `@agentloop/ai-sdk` is imported as, for `--ui-stream`. */
 interface AiSdkModule {
-  chatHandler(options: {
-    model: CliModel;
-    registry: ToolRegistry;
-    store: EventStore;
-  }): (request: Request) => Promise<Response>;
+  chatHandler(options: Served): (request: Request) => Promise<Response>;
 }
 
 /** `agentloop serve`: an agent behind a page, an AG-UI client or another agent, on 127.0.0.1. */
@@ -64,6 +90,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
         name: { type: "string", default: "agent" },
         description: { type: "string", default: "An agent: give it a task; it answers when done." },
         help: { type: "boolean", short: "h", default: false },
+        ...RUN_OPTION_FLAGS,
+        ...MONEY_FLAGS,
       },
     }),
   );
@@ -79,12 +107,19 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   if (values.stdio && protocol !== "mcp") throw new UsageError("--stdio goes with --mcp only");
   const port = wholeNumber("--port", values.port) ?? 0;
   if (port > 65535) throw new UsageError(`--port must be at most 65535; got '${values.port}'`);
-  const model = await chooseModel(values, io, "serve");
+  const runOptions = { ...CLI_RUN_DEFAULTS, ...agentRunOptionsOf(values), ...moneyOptionsOf(values) };
+  // A script is replayed per conversation: one shared script would give the second chat the first one's later replies.
+  const model =
+    values.script !== undefined && values.model === undefined
+      ? loadConversationScript(values.script)
+      : await chooseModel(values, io, "serve");
   const toolValues: ToolSourceValues = { tools: values.tools, mcp: [], "mcp-url": values["mcp-url"] };
-  const sources = await openToolSources("serve", toolValues);
+  const policy = new ServedToolRegistry(values["approve-tool"], values["deny-tool"], values.reason);
+  const sources = await openToolSources("serve", toolValues, policy);
   try {
+    policy.check();
     const store = await openStore(values.store);
-    const options = { model, registry: sources.registry, store };
+    const options: Served = { model, registry: sources.registry, store, options: runOptions };
     if (protocol === "mcp" && values.stdio) {
       const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
       const { serveAgent } = await import("@agentloop/mcp");
@@ -98,6 +133,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     const path = protocol === "mcp" ? "/mcp" : "/";
     writeLines(io.stdout, [
       `agentloop serve (${protocol}): http://127.0.0.1:${bound}${path}`,
+      ...(protocol === "ui-stream" ? [`a chat page at /; useChat's API at http://127.0.0.1:${bound}/api/chat`] : []),
       `store ${values.store}; Ctrl-C stops`,
     ]);
     await stoppedSignal();
@@ -111,7 +147,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
 
 async function handlerFor(
   protocol: "ui-stream" | "ag-ui" | "mcp",
-  options: { model: CliModel; registry: ToolRegistry; store: EventStore },
+  options: Served,
   name: string,
   description: string,
 ): Promise<(request: Request) => Promise<Response>> {
@@ -133,7 +169,9 @@ async function handlerFor(
   const aiSdk = await importOptional<AiSdkModule>("@agentloop/ai-sdk", "agentloop serve --ui-stream", [
     "@agentloop/ai-sdk",
   ]);
-  return aiSdk.chatHandler(options);
+  const chat = aiSdk.chatHandler(options);
+  // The page at / asks the API at /api/chat, on the same origin; every other request is the API's.
+  return async (request) => (await chatPageFile(request)) ?? chat(request);
 }
 
 /** Hands a `node:http` request to a web-standard handler and streams its response back; a client gone mid-stream stops the copy only. */

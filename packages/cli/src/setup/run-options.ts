@@ -64,8 +64,32 @@ type Values = {
   readonly reason?: string | undefined;
 };
 
+/** The options of `RUN_OPTION_FLAGS` but the approvals: what every run or served turn is started with. */
+export type AgentRunOptions = Partial<
+  Pick<
+    RunOptions,
+    | "system"
+    | "maxSteps"
+    | "tokenBudget"
+    | "replyReserve"
+    | "toolTimeoutMs"
+    | "maxResultChars"
+    | "toolConcurrency"
+    | "repeatLimit"
+    | "onRepeatedCall"
+    | "retry"
+  >
+>;
+
 /** The `runAgent` options the flags ask for (only those given); a bad value is a `UsageError` naming its flag. */
 export function runOptionsOf(values: Values, registry: ToolRegistry): Partial<RunOptions> {
+  const options = agentRunOptionsOf(values);
+  const approve = approverOf(values["approve-tool"] ?? [], values["deny-tool"] ?? [], values.reason, registry);
+  return { ...options, ...(approve === undefined ? {} : { approve }) };
+}
+
+/** The options the flags ask for but `--approve-tool`, `--deny-tool` and `--reason`, which name tools (see `checkToolPolicy`). */
+export function agentRunOptionsOf(values: Values): AgentRunOptions {
   const options: Record<string, unknown> = {};
   const set = (key: string, value: unknown) => {
     if (value !== undefined) options[key] = value;
@@ -81,8 +105,7 @@ export function runOptionsOf(values: Values, registry: ToolRegistry): Partial<Ru
   set("onRepeatedCall", onRepeatedCallOf(values["on-repeated-call"]));
   const attempts = wholeNumber("--retry", values.retry);
   set("retry", attempts === undefined ? undefined : { attempts });
-  set("approve", approverOf(values["approve-tool"] ?? [], values["deny-tool"] ?? [], values.reason, registry));
-  return options as Partial<RunOptions>;
+  return options as AgentRunOptions;
 }
 
 function toolConcurrencyOf(text: string | undefined): number | undefined {
@@ -107,7 +130,19 @@ function approverOf(
   reason: string | undefined,
   registry: ToolRegistry,
 ): ((call: ToolCall) => Decision | undefined) | undefined {
-  const needing = registry.approvalRequired();
+  checkToolPolicy(approved, denied, registry.approvalRequired());
+  if (approved.length === 0 && denied.length === 0) return undefined;
+  const denial: Decision = reason === undefined ? { approved: false } : { approved: false, reason };
+  return (call) =>
+    approved.includes(call.name) ? { approved: true } : denied.includes(call.name) ? denial : undefined;
+}
+
+/** Refuses `--approve-tool`/`--deny-tool` names of tools that need no approval (`needing` are those that do), and a tool named by both. */
+export function checkToolPolicy(
+  approved: readonly string[],
+  denied: readonly string[],
+  needing: readonly string[],
+): void {
   for (const name of [...approved, ...denied]) {
     if (!needing.includes(name)) {
       const list = needing.length === 0 ? "no tool does" : `those that do: ${needing.join(", ")}`;
@@ -116,8 +151,4 @@ function approverOf(
   }
   const both = approved.find((name) => denied.includes(name));
   if (both !== undefined) throw new UsageError(`tool '${both}' is both approved and denied: choose one`);
-  if (approved.length === 0 && denied.length === 0) return undefined;
-  const denial: Decision = reason === undefined ? { approved: false } : { approved: false, reason };
-  return (call) =>
-    approved.includes(call.name) ? { approved: true } : denied.includes(call.name) ? denial : undefined;
 }

@@ -52,10 +52,17 @@ export function requireToolSource(command: string, values: ToolSourceValues): vo
   }
 }
 
-/** Loads the tools module and connects the MCP servers; none of them is a `UsageError` naming `command`. */
-export async function openToolSources(command: string, values: ToolSourceValues): Promise<ToolSources> {
+/**
+ * Loads the tools module and connects the MCP servers, adding their tools to `registry` (default: a
+ * new one); none of them is a `UsageError` naming `command`.
+ */
+export async function openToolSources(
+  command: string,
+  values: ToolSourceValues,
+  registry: ToolRegistry = new ToolRegistry(),
+): Promise<ToolSources> {
   requireToolSource(command, values);
-  const registry = values.tools === undefined ? new ToolRegistry() : await loadTools(values.tools);
+  if (values.tools !== undefined) await loadTools(values.tools, registry);
   if (values.mcp.length === 0 && values["mcp-url"].length === 0) {
     return { registry, flags: toolSourceFlags(values), close: async () => {} };
   }

@@ -12,13 +12,13 @@ const TYPESCRIPT = new Set([".ts", ".mts", ".cts", ".tsx"]);
 
 /**
  * Imports the user's tools module (path relative to the working directory) and lets its `register`
- * export, or its default export, register tools on a fresh registry. A JavaScript module is
+ * export, or its default export, register tools on `registry` (default: a fresh one). A JavaScript module is
  * imported as it is; a TypeScript one (`.ts`, `.mts`, `.cts`) through tsx's `tsImport`, which
  * compiles it on the fly without registering a loader for the rest of the process (tsx is an
  * optional peer: not installed, it is a `UsageError` naming it). A missing file,
  * a module that fails to load, a missing function or a bad tool schema is a `UsageError`.
  */
-export async function loadTools(path: string): Promise<ToolRegistry> {
+export async function loadTools(path: string, registry: ToolRegistry = new ToolRegistry()): Promise<ToolRegistry> {
   const absolute = resolve(path);
   if (!existsSync(absolute)) throw new UsageError(`tools module '${path}' does not exist`);
   if (!statSync(absolute).isFile()) throw new UsageError(`tools module '${path}' is not a file`);
@@ -35,7 +35,6 @@ export async function loadTools(path: string): Promise<ToolRegistry> {
       `tools module '${path}' must export a function (registry) => void, as its default export or as 'register'`,
     );
   }
-  const registry = new ToolRegistry();
   try {
     await register(registry);
   } catch (error) {
