@@ -4,7 +4,8 @@
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
 
-const root = fileURLToPath(new URL("../../ai-sdk/examples/chat-page/", import.meta.url));
+// Found through the package's name (a workspace link to packages/ai-sdk), beside its built entry.
+const root = fileURLToPath(new URL("../examples/chat-page/", import.meta.resolve("@agentloop/ai-sdk")));
 const outDir = fileURLToPath(new URL("../dist/chat-page/", import.meta.url));
 
 await build({

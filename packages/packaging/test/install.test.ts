@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { exec, npmProject, packAll, ROOT } from "./npm-project.js";
@@ -35,6 +36,17 @@ describe("the CLI installed alone with plain npm", () => {
   it("installs no provider SDK, no SQLite build and no TypeScript loader", () => {
     for (const optional of ["openai", "@anthropic-ai/sdk", "@agentloop/sqlite", "better-sqlite3", "tsx", "esbuild"]) {
       expect(existsSync(join(app, "node_modules", optional)), optional).toBe(false);
+    }
+  });
+
+  it("ships the chat page of serve --ui-stream built: the page and its assets, no bundler and no React", () => {
+    const page = join(app, "node_modules/@agentloop/cli/dist/chat-page");
+    const html = readFileSync(join(page, "index.html"), "utf8");
+    const assets = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+)"/g)].map((match) => match[1] ?? "");
+    expect(assets.map((asset) => asset.replace(/-[\w-]+\./, "."))).toEqual(["assets/index.js", "assets/index.css"]);
+    for (const asset of assets) expect(existsSync(join(page, asset)), asset).toBe(true);
+    for (const bundled of ["vite", "react", "react-dom", "@ai-sdk/react"]) {
+      expect(existsSync(join(app, "node_modules", bundled)), bundled).toBe(false);
     }
   });
 
@@ -93,5 +105,39 @@ describe("every published package installed with plain npm", () => {
   it("runs a plain .mjs app", async () => {
     const ran = await exec(process.execPath, ["app.mjs"], app);
     expect(ran).toMatchObject({ code: 0, stdout: "done 5 2\n", stderr: "" });
+  });
+
+  it("serves a chat with agentloop serve --ui-stream: the page at /, the chat API at /api/chat", async () => {
+    writeFileSync(join(app, "served-tools.mjs"), "export default () => {};\n");
+    writeFileSync(join(app, "hello.json"), JSON.stringify([{ content: "Hello there.", toolCalls: [] }]));
+    const main = join(app, "node_modules/@agentloop/cli/dist/main.js");
+    const args = ["serve", "--ui-stream", "--port", "0", "--tools", "served-tools.mjs", "--script", "hello.json"];
+    const server = spawn(process.execPath, [main, ...args, "--store", "runs"], { cwd: app });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        server.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          const found = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1];
+          if (found !== undefined) resolve(found);
+        });
+        server.stderr.on("data", (chunk: Buffer) => reject(new Error(chunk.toString())));
+        server.on("exit", (code) => reject(new Error(`serve exited ${code}`)));
+      });
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("<title>agentloop chat</title>");
+      const message = { id: "u1", role: "user", parts: [{ type: "text", text: "Hi" }] };
+      const chat = await fetch(new URL("/api/chat", url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id: "hello", messages: [message], trigger: "submit-message" }),
+      });
+      expect(chat.status).toBe(200);
+      const deltas = [...(await chat.text()).matchAll(/"type":"text-delta","id":"[^"]*","delta":"([^"]*)"/g)];
+      expect(deltas.map((match) => match[1]).join("")).toBe("Hello there.");
+    } finally {
+      server.kill("SIGTERM");
+    }
   });
 });
