@@ -103,6 +103,21 @@ export async function resumeWith(
   options: ResumeOptions,
   asked?: AnswerPort,
 ): Promise<AgentResult> {
+  // Refused before the run is held, as well as under it.
+  checkResumeOptions(options);
+  checkRunOptions(options);
+  // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
+  return holding(options.store, runId, () => resumeLocked(runId, model, registry, options, asked));
+}
+
+/** Resumes as `resumeWith` does, for a caller that holds the run already (`store.acquire`). */
+export async function resumeLocked(
+  runId: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: ResumeOptions,
+  asked?: AnswerPort,
+): Promise<AgentResult> {
   checkResumeOptions(options);
   checkRunOptions(options);
   const decisions = options.decisions ?? {};
@@ -111,19 +126,16 @@ export async function resumeWith(
   const { compaction, answers: _answers, ...rest } = options;
   const summarizer = options.summarizer ?? compaction?.summarizer;
   const taken = summarizer === undefined ? rest : { ...rest, summarizer };
-  // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
-  return holding(options.store, runId, () =>
-    resumeHeld(
-      runId,
-      model,
-      registry,
-      taken,
-      (replay, own) => routeDecisions(options.store, runId, replay, decisions, own),
-      async (replay) => {
-        const took = await takeAnswers(runId, registry, replay, answers, options.store);
-        return asked === undefined ? took : { ...took, port: firstAnswer(took.port, asked) };
-      },
-    ),
+  return resumeHeld(
+    runId,
+    model,
+    registry,
+    taken,
+    (replay, own) => routeDecisions(options.store, runId, replay, decisions, own),
+    async (replay) => {
+      const took = await takeAnswers(runId, registry, replay, answers, options.store);
+      return asked === undefined ? took : { ...took, port: firstAnswer(took.port, asked) };
+    },
   );
 }
 
