@@ -1,5 +1,5 @@
 import type { Model, StoredEvent } from "../../data/index.js";
-import { EventLogError, type EventStore, type Replay, replayRun } from "../../log/index.js";
+import { EventLogError, type EventStore, type Replay, replayRun, startedOf } from "../../log/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
 import { resumeLocked } from "./resume.js";
 import { resumableOptions } from "./resume-options.js";
@@ -105,9 +105,10 @@ async function tryAcquire(store: EventStore, runId: string): Promise<{ release()
  * waits for no person's decision or answer, its own or a child's.
  */
 export function needsTakingOver(events: readonly StoredEvent[], runId: string): boolean {
-  const [started] = events;
-  if (started?.type !== "run.started" || started.parent !== undefined) return false;
-  if (events.at(-1)?.type === "run.finished") return false;
+  const started = startedOf(events);
+  if (started === undefined || started.parent !== undefined) return false;
+  const last = events.at(-1)?.type;
+  if (last === "run.finished" || last === "run.anchored") return false;
   return !waitsForPerson(replayRun(events, { runId }));
 }
 

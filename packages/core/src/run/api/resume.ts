@@ -18,6 +18,7 @@ import {
   outcomeOf,
   type Replay,
   replayRun,
+  startedOf,
 } from "../../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../../tools/index.js";
 import { childrenPending, childrenQuestions, treeListing } from "../children/index.js";
@@ -430,6 +431,12 @@ async function copyPrefix(
 ): Promise<string> {
   const events = await store.read(runId);
   const started = startOf(runId, events);
+  if (events[0]?.type === "run.anchored") {
+    throw new EventLogError(
+      `run '${runId}' was pruned by retain: the events a fork would copy are gone (its anchor keeps only where they led; continueAgent goes on from there)`,
+      { runId, position: 0 },
+    );
+  }
   const limits = resolveLimits({
     maxSteps: options.maxSteps ?? started.settings.maxSteps,
     tokenBudget: options.tokenBudget ?? started.settings.tokenBudget,
@@ -491,8 +498,8 @@ function unstamped({ seq: _seq, at: _at, hash: _hash, ...event }: StoredEvent): 
 }
 
 function startOf(runId: string, events: readonly StoredEvent[]): Extract<StoredEvent, { type: "run.started" }> {
-  const [started] = events;
-  if (started?.type !== "run.started") {
+  const started = startedOf(events);
+  if (started === undefined) {
     throw new EventLogError(`run '${runId}' has no log in this store`, { runId, position: 0 });
   }
   return started;
