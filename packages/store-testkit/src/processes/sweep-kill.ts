@@ -168,7 +168,9 @@ export function describeSweepKill(label: string, options: SweepKillOptions): voi
           expect(replayRun(events, { runId }).result, runId).toBeNull();
         } else {
           expect(finished, runId).toHaveLength(1);
-          expect(finished[0], runId).toMatchObject({ outcome: { status: "done", answer: `It is 86 F in Pune (run ${index}).` } });
+          expect(finished[0], runId).toMatchObject({
+            outcome: { status: "done", answer: `It is 86 F in Pune (run ${index}).` },
+          });
         }
       }
     });
