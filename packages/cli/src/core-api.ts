@@ -78,6 +78,7 @@ export {
   restoreBlobs,
   runHashSeed,
   type StoredEvent,
+  startedOf,
   toolFailureOf,
 } from "@agentloop/core/store";
 export {
