@@ -79,6 +79,7 @@ export {
   restoreBlobs,
   runHashSeed,
   type StoredEvent,
+  startedOf,
   toolFailureOf,
 } from "@agentloop/core/store";
 export {

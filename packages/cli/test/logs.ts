@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { runHashSeed, type StoredEvent, stampEvent } from "@agentloop/core/store";
 
-type Event = StoredEvent & Record<string, unknown>;
+type Event = StoredEvent | (StoredEvent & Record<string, unknown>);
 
 /**
  * `events` as the log of run `runId`, numbered from 0 and with the hash chain sealed again: the

@@ -42,7 +42,16 @@ export {
 } from "./data/index.js";
 export type { AgentView } from "./decide/index.js";
 export { agentMachine } from "./decide/index.js";
-export { EventLogError, type EventStore, MemoryEventStore, type RunLock, replayRun, shownAtStep } from "./log/index.js";
+export {
+  EventLogError,
+  type EventStore,
+  MemoryEventStore,
+  type RetentionPolicy,
+  type RunLock,
+  replayRun,
+  retain,
+  shownAtStep,
+} from "./log/index.js";
 export type { AgentStreamEvent, Approver, EventOrigin } from "./run/index.js";
 export {
   type AgentActorEvent,
@@ -75,15 +84,19 @@ export {
   type RunTree,
   readTree,
   resumeAgent,
+  resumeUnfinished,
   runAgent,
   type ScriptedModel,
   type StepInput,
   type StepSettings,
+  type SweepResult,
+  type SweepSettings,
   scriptedModel,
   streamAgent,
   type TreeChild,
   toolCall,
   treeListing,
+  type UnfinishedRuns,
 } from "./run/index.js";
 export {
   type Tool,

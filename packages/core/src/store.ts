@@ -1,6 +1,7 @@
 // What a store needs, and the log format's vocabulary: `@agentloop/core/store`.
 
 export {
+  type AnchorState,
   END_STATUSES,
   type EndStatus,
   EVENT_LOG_SCHEMA_VERSION,
@@ -12,6 +13,7 @@ export {
   logFlags,
   OLDEST_EVENT_LOG_SCHEMA_VERSION,
   RUN_EVENT_TYPES,
+  type RunAnchored,
   type RunEvent,
   type RunOutcome,
   type RunSettings,
@@ -21,12 +23,14 @@ export {
   toolFailureOf,
 } from "./data/index.js";
 export {
+  anchorOf,
   type BlobRef,
   type BlobSource,
   blobRefsOf,
   chainHash,
   chainTip,
   checkAppend,
+  checkPrune,
   type EventStore,
   isBlobRef,
   isSha256,
@@ -43,5 +47,6 @@ export {
   runHashSeed,
   sha256Hex,
   stampEvent,
+  startedOf,
   summarize,
 } from "./log/index.js";

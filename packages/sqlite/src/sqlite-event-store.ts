@@ -5,6 +5,7 @@ import { EventLogError, type EventStore, type RunLock } from "@agentloop/core";
 import {
   type BlobSource,
   checkAppend,
+  checkPrune,
   loggedEvent,
   parseEventLog,
   type RunSummary,
@@ -74,6 +75,7 @@ export class SqliteEventStore implements EventStore {
   readonly #runIds: SqliteStatement<{ readonly run_id: string }>;
   readonly #insert: SqliteStatement<never>;
   readonly #delete: SqliteStatement<never>;
+  readonly #deleteRun: SqliteStatement<never>;
   /** Null for a file of a layout before 4, opened read-only: it has no blobs. */
   readonly #blob: SqliteStatement<{ readonly data: Uint8Array }> | null;
   readonly #insertBlob: SqliteStatement<never> | null;
@@ -106,6 +108,7 @@ export class SqliteEventStore implements EventStore {
     this.#runIds = this.#db.prepare("SELECT DISTINCT run_id FROM events ORDER BY run_id");
     this.#insert = this.#db.prepare("INSERT INTO events (run_id, seq, type, at, data) VALUES (?, ?, ?, ?, ?)");
     this.#delete = this.#db.prepare("DELETE FROM events WHERE run_id = ? AND seq = ?");
+    this.#deleteRun = this.#db.prepare("DELETE FROM events WHERE run_id = ?");
     this.#locks = version >= 3 ? new SqliteLocks(this.#db, filename) : null;
     const blobs = version >= 4;
     this.#blob = blobs ? this.#db.prepare("SELECT data FROM blobs WHERE run_id = ? AND sha256 = ?") : null;
@@ -150,6 +153,25 @@ export class SqliteEventStore implements EventStore {
         if (this.#db.open) locks.release(runId, token);
       },
     };
+  }
+
+  /**
+   * Replaces the run's rows by its anchor's in one immediate transaction: another connection reads
+   * the old log or the new one. Refused, changing nothing, while another writer holds the run.
+   */
+  async prune(runId: string, anchor: StoredEvent, length: number): Promise<void> {
+    const locks = this.#writable();
+    this.#db.immediate(() => {
+      const locked = locks.check(runId, this.#held.get(runId));
+      if (locked !== null) throw locked;
+      const last = this.#lastSeq.get(runId)?.seq ?? null;
+      checkPrune(runId, last === null ? 0 : last + 1, length, anchor);
+      const logged = loggedEvent(anchor);
+      for (const [sha256, bytes] of logged.blobs) this.#insertBlob?.run(runId, sha256, bytes);
+      this.#deleteRun.run(runId);
+      this.#insert.run(runId, anchor.seq, anchor.type, anchor.at, JSON.stringify(logged.event));
+    });
+    this.#lengths.set(runId, 1);
   }
 
   /** Deletes a corrupt last row, keeping every event before it; returns how many rows were deleted (0 or 1). A corrupt row before the last is left alone and reported. */

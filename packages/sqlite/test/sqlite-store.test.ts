@@ -2,7 +2,13 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StoredEvent } from "@agentloop/core/store";
-import { type DurableHarness, describeDurableStore, logError, sampleLog } from "@agentloop/store-testkit";
+import {
+  type DurableHarness,
+  describeDurableStore,
+  describePruneContract,
+  logError,
+  sampleLog,
+} from "@agentloop/store-testkit";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { SQLITE_SCHEMA_VERSION, SqliteEventStore } from "../src/index.js";
 import type { SqliteDatabase } from "../src/sqlite-driver.js";
@@ -89,6 +95,7 @@ function sqliteHarness(): DurableHarness & { readonly filename: string; readonly
 }
 
 describeDurableStore("SqliteEventStore", async () => sqliteHarness());
+describePruneContract("SqliteEventStore", async () => sqliteHarness());
 
 describe("SqliteEventStore on disk", () => {
   /** A harness removed when the test ends, pass or fail. */

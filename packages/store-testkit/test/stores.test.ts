@@ -15,7 +15,14 @@ import { MemoryEventStore } from "@agentloop/core";
 import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import type { StoredEvent } from "@agentloop/core/store";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { type DurableHarness, describeDurableStore, describeEventStore, logError, sampleLog } from "../src/index.js";
+import {
+  type DurableHarness,
+  describeDurableStore,
+  describeEventStore,
+  describePruneContract,
+  logError,
+  sampleLog,
+} from "../src/index.js";
 
 describeEventStore("MemoryEventStore", async () => ({ store: new MemoryEventStore() }));
 
@@ -67,6 +74,8 @@ function jsonlHarness(): DurableHarness & {
 }
 
 describeDurableStore("JsonlEventStore", async () => jsonlHarness());
+describePruneContract("MemoryEventStore", async () => ({ store: new MemoryEventStore() }));
+describePruneContract("JsonlEventStore", async () => jsonlHarness());
 
 describe("JsonlEventStore files", () => {
   /** A harness removed when the test ends, pass or fail. */

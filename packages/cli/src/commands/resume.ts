@@ -1,6 +1,14 @@
 import { JSON_VIEW_HELP, JSON_VIEW_OPTIONS, MODEL_OPTIONS, onePositional, parseCommand } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import { chainCallId, type Decision, type Decisions, ModelError, type ModelReply, resumeAgent } from "../core-api.js";
+import {
+  chainCallId,
+  type Decision,
+  type Decisions,
+  ModelError,
+  type ModelReply,
+  resumeAgent,
+  startedOf,
+} from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
 import { type Io, writeLines } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
@@ -70,8 +78,8 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
   const tracer = new RunTracer(log.runId, { keep: false });
   for (const event of history) tracer.add(event);
   const { fold } = tracer;
-  const [started] = history;
-  if (started?.type !== "run.started") throw new UsageError(`log '${log.label}' does not start with run.started`);
+  const started = startedOf(history);
+  if (started === undefined) throw new UsageError(`log '${log.label}' does not start with run.started`);
   if (started.parent !== undefined && fold.result === null) {
     // Resuming a child alone would leave its parent waiting: the tree is resumed from its root, by chained ids.
     const { runId, callId } = started.parent;

@@ -10,6 +10,7 @@ import {
 import { formatDuration, offsetOf } from "../output/duration.js";
 import { partLine, partNote, partsText } from "../output/parts-text.js";
 import {
+  anchoredDetail,
   cacheNote,
   callNames,
   compactionDetail,
@@ -171,6 +172,8 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [names.get(event.callId) ?? "", event.callId, pausedDetail(event)];
     case "tool.resumed":
       return [names.get(event.callId) ?? "", event.callId, "resumed: its child goes on"];
+    case "run.anchored":
+      return [anchoredDetail(event)];
   }
 }
 

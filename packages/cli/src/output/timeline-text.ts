@@ -1,5 +1,5 @@
 import { type Chart, stateName } from "../chart/statechart.js";
-import { logFlags, type StoredEvent } from "../core-api.js";
+import { logFlags, type StoredEvent, startedOf } from "../core-api.js";
 import type { Io } from "../io.js";
 import { type ChildRun, treeWaiting } from "../trace/child-runs.js";
 import { endNotes, type Note } from "../trace/notes.js";
@@ -33,7 +33,7 @@ export function formatTimeline(
   const tools = settings.tools.map((tool) => tool.name).join(", ") || "none";
   const turns = trace.turns > 1 ? `   ${colors.dim("turns")} ${trace.turns}` : "";
   const first = trace.entries[0]?.event;
-  const schema = first?.type === "run.started" ? first.schemaVersion : 1;
+  const schema = first === undefined ? 1 : (startedOf([first])?.schemaVersion ?? 1);
   const sealed = logFlags(schema).hashChain ? "every event's hash checked" : "no hashes: written before logs had them";
   const lines = [
     `${colors.bold(`run ${log.runId}`)}  ${colors.dim(log.label)}`,
@@ -161,6 +161,8 @@ function describeEvent(
       return `${colors.yellow("paused")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${pausedDetail(event)}`;
     case "tool.resumed":
       return `${colors.green("resumed")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)}`;
+    case "run.anchored":
+      return colors.dim(anchoredDetail(event));
   }
 }
 
@@ -220,6 +222,12 @@ export function cacheNote(usage: { readonly cachedInputTokens?: number; readonly
 }
 
 /** ` · cost $0.0123` for a priced run, with `($0.0342 over the budget)` when a provider billed more than the cost budget allowed for. */
+/** What the timeline and the report write beside `run.anchored`: the events retain dropped, and how they ended. */
+export function anchoredDetail(event: Extract<StoredEvent, { type: "run.anchored" }>): string {
+  const { status, steps, tokens } = event.outcome;
+  return `pruned: ${event.events} events up to ${event.lastAt} (turn ${event.turns} ${status} · steps ${steps} · tokens ${tokens})`;
+}
+
 export function costNote(outcome: { readonly cost?: number; readonly costOverBudget?: number }): string {
   if (outcome.cost === undefined) return "";
   const over = outcome.costOverBudget === undefined ? "" : ` (${formatUsd(outcome.costOverBudget)} over the budget)`;

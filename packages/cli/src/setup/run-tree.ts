@@ -1,4 +1,4 @@
-import type { EventStore, RunSummary } from "../core-api.js";
+import { type EventStore, type RunSummary, startedOf } from "../core-api.js";
 
 /** A run of a store placed in its tree: how deep it sits, and the parent run and call that started it. */
 export type TreeRun = RunSummary & {
@@ -18,8 +18,7 @@ export async function treeOrder(store: EventStore, runs: readonly RunSummary[]):
   for (const run of sorted) {
     const dot = run.runId.lastIndexOf(".");
     if (dot <= 0 || !ids.has(run.runId.slice(0, dot))) continue;
-    const [started] = await store.read(run.runId).catch(() => []);
-    const parent = started?.type === "run.started" ? started.parent : undefined;
+    const parent = startedOf(await store.read(run.runId).catch(() => []))?.parent;
     if (parent !== undefined && parent.runId === run.runId.slice(0, dot)) parents.set(run.runId, parent);
   }
   const kids = new Map<string, RunSummary[]>();

@@ -3,6 +3,7 @@ import {
   contentText,
   type PendingQuestion,
   readChildren,
+  startedOf,
   type ToolCall,
   type TreeChild,
   treeQuestionsOf,
@@ -59,8 +60,8 @@ function childRun(storePath: LogRef["storePath"], child: TreeChild<RunTrace>): C
   if (run === "missing" || run === "refused") {
     return { callId, name, runId, label, status: run, task: "", answer: null, steps: 0, tokens: 0, ...NONE };
   }
-  const [started] = child.events;
-  const task = started?.type === "run.started" ? contentText(started.settings.task) : "";
+  const started = startedOf(child.events);
+  const task = started === undefined ? "" : contentText(started.settings.task);
   const { steps, tokens } = run.result ?? run;
   const status = traceStatus(run, waiting, questions);
   const answer = run.result?.answer ?? null;

@@ -1,4 +1,4 @@
-import { logFlags, toolFailureOf } from "../core-api.js";
+import { logFlags, startedOf, toolFailureOf } from "../core-api.js";
 import { formatDuration } from "../output/duration.js";
 import type { FoldStep } from "./log-fold.js";
 
@@ -30,7 +30,7 @@ export function notesOf(
   // all come from the same resume.
   let beforeResume = 0;
   const first = entries[0]?.event;
-  const flags = logFlags(first?.type === "run.started" ? first.schemaVersion : 1);
+  const flags = logFlags(first === undefined ? 1 : (startedOf([first])?.schemaVersion ?? 1));
   const names = new Map<string, string>();
   entries.forEach((entry, index) => {
     const { event } = entry;

@@ -62,6 +62,8 @@ export class RunTracer {
   add(event: StoredEvent): FoldStep {
     const step = this.fold.apply(event);
     if (event.type === "run.started") this.#settings = event.settings;
+    // A pruned log starts with its anchor, which keeps the run's start.
+    if (event.type === "run.anchored") this.#settings = event.started.settings;
     for (const move of step.moves) {
       for (const id of move.entered) this.#visits.set(id, (this.#visits.get(id) ?? 0) + 1);
       for (const edge of move.edges) this.#taken.set(edge, (this.#taken.get(edge) ?? 0) + 1);

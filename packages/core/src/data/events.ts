@@ -383,12 +383,50 @@ export type LifecycleEvent =
       readonly childRunId?: string;
     }
   | { readonly type: "run.finished"; readonly outcome: RunOutcome }
+  | RunAnchored
   | {
       readonly type: "user.messaged";
       readonly content: MessageContent;
       /** The new turn's output schema and guardrails (absent: none). */
       readonly turn?: TurnChecks;
     };
+
+/**
+ * Where a log starts once `retain` dropped a finished run's events: it stands, at position 0, for
+ * all of them. It keeps their `run.started` as logged, the hash of the last one (`tip`, which this
+ * event's own hash chains to), and the state they folded to, from which the conversation goes on.
+ */
+export interface RunAnchored {
+  readonly type: "run.anchored";
+  /** The run's `run.started`, as it was logged (stamps and hash included). */
+  readonly started: Extract<LifecycleEvent, { type: "run.started" }> & {
+    readonly seq: number;
+    readonly at: string;
+    readonly hash?: string;
+  };
+  /** How many events it stands for. */
+  readonly events: number;
+  /** When the last of them was logged (ISO 8601). */
+  readonly lastAt: string;
+  /** The hash of the last of them. */
+  readonly tip: string;
+  /** Turns of the conversation they hold, from 1. */
+  readonly turns: number;
+  /** The outcome their last `run.finished` recorded. */
+  readonly outcome: RunOutcome;
+  /** The state they folded to. */
+  readonly state: AnchorState;
+}
+
+/**
+ * A finished run's state as `run.anchored` keeps it: the message list, and the rest of what the
+ * machine's context carries into a next turn (counters, costs, what the compaction shows, the last
+ * turn's checks), as JSON. What the run's settings give is not kept: it is read from `started`.
+ */
+export interface AnchorState {
+  readonly messages: readonly Message[];
+  readonly context: Readonly<Record<string, unknown>>;
+}
 
 /** What happened in a run, in our own documented names; never XState internals. */
 export type RunEvent = AgentEvent | LifecycleEvent;
@@ -419,6 +457,7 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "tool.asked",
   "tool.paused",
   "tool.resumed",
+  "run.anchored",
 ];
 
 /** The `tool.finished` event of an observation: a result, or, given why, an error (`isError` and `failure`). */

@@ -34,6 +34,7 @@ export {
 export {
   type AgentEvent,
   type AgentRequest,
+  type AnchorState,
   type AskToolSettings,
   type CompactionSettings,
   type ContextCompacted,
@@ -45,6 +46,7 @@ export {
   type QuestionAnswered,
   type RetrySettings,
   RUN_EVENT_TYPES,
+  type RunAnchored,
   type RunEvent,
   type RunOutcome,
   type RunPrices,

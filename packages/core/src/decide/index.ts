@@ -4,6 +4,7 @@ export { type AgentContext, type AgentMachineInput, initialContext, promptTokens
 export { isOverBudget, pendingApprovals } from "./agent-decisions.js";
 export { type AgentSnapshot, agentMachine, pendingRequests } from "./agent-machine.js";
 export { type AgentView, isNewView, viewOf } from "./agent-view.js";
+export { anchoredSnapshot, anchorStateOf, CARRIED, FROM_SETTINGS, NOT_CARRIED } from "./anchor-state.js";
 export { CallBatch, type CallState } from "./call-batch.js";
 export { canonicalJson } from "./call-key.js";
 export { type ChildShare, childShare, costLeft, type Reserved, tokensLeft } from "./child-budget.js";

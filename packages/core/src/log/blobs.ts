@@ -140,6 +140,17 @@ function mapContents(event: Json, map: (part: Json) => Json): Json {
       }
       return next === settings ? event : { ...event, settings: next };
     }
+    case "run.anchored": {
+      const started = isPlainObject(event.started) ? mapContents(event.started, map) : event.started;
+      const state = event.state;
+      const messages = isPlainObject(state) && Array.isArray(state.messages) ? state.messages : [];
+      const mapped = messages.map((message: unknown) =>
+        isPlainObject(message) ? withValue(message, "content", content(message.content)) : message,
+      );
+      const changed = mapped.some((message, index) => message !== messages[index]);
+      const next = withValue(event, "started", started);
+      return changed ? { ...next, state: { ...(state as Json), messages: mapped } } : next;
+    }
     default:
       return event;
   }
@@ -152,6 +163,7 @@ function mayHoldParts(event: Json): boolean {
     case "tool.finished":
       return Array.isArray(event.content);
     case "run.started":
+    case "run.anchored":
       return true;
     default:
       return false;

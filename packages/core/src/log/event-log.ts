@@ -10,6 +10,7 @@ import {
   isReadableSchema,
   type LogFlags,
   logFlags,
+  type Message,
   RUN_EVENT_TYPES,
   type RunEvent,
   type StoredEvent,
@@ -44,6 +45,7 @@ function tampered(stored: Record<string, unknown>): string {
 /** The hash the next event of a log chains to: the last event's, or the run's seed for an empty log; null for schema 1. */
 export function chainTip(runId: string, events: readonly StoredEvent[]): string | null {
   const [first] = events;
+  if (first?.type === "run.anchored") return events.at(-1)?.hash ?? null;
   if (first !== undefined && (first.type !== "run.started" || !logFlags(first.schemaVersion).hashChain)) return null;
   return events.at(-1)?.hash ?? runHashSeed(runId);
 }
@@ -76,6 +78,12 @@ export function parseEventLog(runId: string, values: readonly unknown[], blobs?:
     if (problem !== null) throw fail(problem);
     const event = value as StoredEvent;
     if (event.type === "run.started") flags = logFlags(event.schemaVersion);
+    if (event.type === "run.anchored") {
+      flags = logFlags(event.started.schemaVersion);
+      const problem = anchorChainProblem(runId, (stored as Record<string, unknown>).started, flags);
+      if (problem !== null) throw fail(problem);
+      previousHash = event.tip;
+    }
     if (flags?.hashChain) {
       const { hash, ...rest } = stored as Record<string, unknown>;
       if (!isChainHash(hash)) throw fail("has no hash (every event of a schema-2 log has one)");
@@ -104,6 +112,23 @@ export function parseEventLog(runId: string, values: readonly unknown[], blobs?:
   return events;
 }
 
+/**
+ * Why an anchor's `run.started` (as logged) is not the run's own, or null: it must be of a log with
+ * a hash chain, and its hash must chain to the run's seed, which proves it was this run's start.
+ */
+function anchorChainProblem(runId: string, started: unknown, flags: LogFlags): string | null {
+  if (!flags.hashChain) return "anchors a log of schema 1, which has no hash chain";
+  const { hash, ...rest } = started as Record<string, unknown>;
+  const seed = runHashSeed(runId);
+  if (
+    hash === chainHash(seed, JSON.stringify(rest)) ||
+    hash === chainHash(seed, JSON.stringify(loggedEvent(rest).event))
+  ) {
+    return null;
+  }
+  return "keeps a run.started that does not match its hash: it was changed, or it is another run's";
+}
+
 /** Whether a logged event carries a hash that does not chain to `previousHash`. */
 function brokenChain(stored: Record<string, unknown>, previousHash: string): boolean {
   const { hash, ...rest } = stored;
@@ -114,11 +139,16 @@ function eventProblem(value: unknown, position: number): string | null {
   if (!isPlainObject(value)) return "is not a JSON object";
   if (value.seq !== position) return `has seq ${JSON.stringify(value.seq)}, expected ${position}`;
   if (typeof value.at !== "string") return "has no 'at' timestamp";
-  if (position === 0 && value.type !== "run.started") return "must be 'run.started'";
+  if (position === 0 && value.type !== "run.started" && value.type !== "run.anchored") {
+    return "must be 'run.started' (or 'run.anchored', where retain dropped a finished run's events)";
+  }
   if (position > 0 && value.type === "run.started") return "repeats 'run.started'";
+  if (position > 0 && value.type === "run.anchored") return "is a 'run.anchored' after the start of the log";
   switch (value.type) {
     case "run.started":
       return runStartedProblem(value);
+    case "run.anchored":
+      return anchoredProblem(value);
     case "model.replied": {
       const reply = checkReply(value.reply);
       if (typeof reply === "string") return `holds an invalid reply: ${reply}`;
@@ -191,6 +221,28 @@ function eventProblem(value: unknown, position: number): string | null {
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }
+}
+
+function anchoredProblem(value: Record<string, unknown>): string | null {
+  const { started, state } = value;
+  if (!isPlainObject(started) || started.type !== "run.started" || started.seq !== 0 || !isString(started.at)) {
+    return "needs the run's run.started, as logged, in started";
+  }
+  const problem = runStartedProblem(started);
+  if (problem !== null) return `keeps a run.started that ${problem}`;
+  if (!isCount(value.events) || (value.events as number) < 1 || !isCount(value.turns) || (value.turns as number) < 1) {
+    return "needs whole events and turns, 1 or more";
+  }
+  if (!isString(value.lastAt) || !isChainHash(value.tip)) return "needs a lastAt timestamp and the tip hash";
+  const outcome = outcomeProblem(value.outcome);
+  if (outcome !== null) return outcome;
+  if (!isPlainObject(state) || !isPlainObject(state.context)) return "needs a state with messages and a context object";
+  const [system, ...rest] = Array.isArray(state.messages) ? state.messages : [];
+  if (!isPlainObject(system) || system.role !== "system" || !isString(system.content)) {
+    return "has a state whose messages do not start with the system message";
+  }
+  const messages = checkHistory(rest);
+  return typeof messages === "string" ? `has a state whose messages are not a message list: ${messages}` : null;
 }
 
 function pausedProblem(value: Record<string, unknown>): string | null {
@@ -438,6 +490,12 @@ function isToolSpec(value: unknown): boolean {
 
 function decodeEvent(event: StoredEvent): StoredEvent {
   if (event.type === "model.replied") return { ...event, reply: checkReply(event.reply) as typeof event.reply };
+  if (event.type === "run.anchored") {
+    const started = decodeEvent(event.started) as typeof event.started;
+    const [system, ...rest] = event.state.messages;
+    const messages = [system as Message, ...(checkHistory(rest) as Message[])];
+    return { ...event, started, state: { ...event.state, messages } };
+  }
   if (event.type !== "run.started") return event;
   // JSON has no Infinity: unlimited numbers are written as null.
   const unlimited = (value: number | undefined) => (value === null ? Number.POSITIVE_INFINITY : value);

@@ -2,6 +2,7 @@ import { contentText } from "../data/index.js";
 import { loggedEvent } from "./blobs.js";
 import { parseEventLog, type RunOutcome, type StoredEvent } from "./event-log.js";
 import { EventLogError } from "./event-log-error.js";
+import { startedOf } from "./run-anchor.js";
 
 /** One run as a store lists it, without replaying it. */
 export interface RunSummary {
@@ -34,6 +35,14 @@ export interface EventStore {
   read(runId: string): Promise<StoredEvent[]>;
   list(): Promise<RunSummary[]>;
   acquire?(runId: string): Promise<RunLock>;
+  /**
+   * Replaces the whole log of run `runId`, which holds `length` events, by `anchor` (a
+   * `run.anchored` at seq 0, which `retain` makes), at once: a reader meets the old log or the new
+   * one, never a part of either, and the next append is at seq 1. Rejects with an `EventLogError`,
+   * changing nothing, when the log holds another number of events or another writer holds the run.
+   * The blobs the anchor refers to are kept.
+   */
+  prune?(runId: string, anchor: StoredEvent, length: number): Promise<void>;
 }
 
 /** Runs `work` holding run `runId` of `store`, when the store can lock (`acquire`): one writer per run. */
@@ -48,15 +57,15 @@ export async function holding<T>(store: EventStore, runId: string, work: () => P
 
 /** The summary of one run's events, for `EventStore.list`. */
 export function summarize(runId: string, events: readonly StoredEvent[]): RunSummary | null {
-  const [started] = events;
-  if (started?.type !== "run.started") return null;
+  const started = startedOf(events);
+  if (started === undefined) return null;
   const last = events.at(-1);
   return {
     runId,
     task: contentText(started.settings.task),
     startedAt: started.at,
     events: events.length,
-    outcome: last?.type === "run.finished" ? last.outcome : null,
+    outcome: last?.type === "run.finished" || last?.type === "run.anchored" ? last.outcome : null,
   };
 }
 
@@ -67,6 +76,25 @@ export async function readIntact(store: EventStore, runId: string): Promise<read
   } catch (error) {
     if (error instanceof EventLogError) return error.intact;
     throw error;
+  }
+}
+
+/** Refuses an anchor that is not a `run.anchored` at seq 0, or a log that holds another number of events than `expected`. */
+export function checkPrune(runId: string, length: number, expected: number, anchor: StoredEvent): void {
+  if (anchor.type !== "run.anchored" || anchor.seq !== 0) {
+    throw new EventLogError(
+      `run '${runId}': a log is pruned to a run.anchored at seq 0, not a ${anchor.type} at ${anchor.seq}`,
+      {
+        runId,
+        position: 0,
+      },
+    );
+  }
+  if (length !== expected) {
+    throw new EventLogError(`run '${runId}': cannot prune ${expected} events, the log holds ${length}`, {
+      runId,
+      position: length,
+    });
   }
 }
 
@@ -117,6 +145,16 @@ export class MemoryEventStore implements EventStore {
       if (summary !== null) summaries.push(summary);
     }
     return summaries;
+  }
+
+  async prune(runId: string, anchor: StoredEvent, length: number): Promise<void> {
+    const log = this.#runs.get(runId) ?? [];
+    checkPrune(runId, log.length, length, anchor);
+    const logged = loggedEvent(anchor);
+    const blobs = this.#blobs.get(runId) ?? new Map<string, Uint8Array>();
+    for (const [sha256, bytes] of logged.blobs) if (!blobs.has(sha256)) blobs.set(sha256, bytes.slice());
+    if (blobs.size > 0) this.#blobs.set(runId, blobs);
+    this.#runs.set(runId, [JSON.stringify(logged.event)]);
   }
 
   async acquire(runId: string): Promise<RunLock> {

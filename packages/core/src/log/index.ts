@@ -14,6 +14,7 @@ export { chainTip, parseEventLog, type StoredEvent, stampEvent } from "./event-l
 export { EventLogError } from "./event-log-error.js";
 export {
   checkAppend,
+  checkPrune,
   type EventStore,
   holding,
   MemoryEventStore,
@@ -26,6 +27,8 @@ export { Journal } from "./journal.js";
 export { chainHash, runHashSeed } from "./log-hash.js";
 export { LogStamps } from "./log-stamps.js";
 export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay.js";
+export { type RetentionPolicy, retain } from "./retain.js";
+export { anchorOf, startedOf } from "./run-anchor.js";
 export { type FoldMicrostep, outcomeOf, RunFold, type RunFoldOptions } from "./run-fold.js";
 export { positionOf, type RunPosition } from "./run-position.js";
 export { isSha256, sha256Hex } from "./sha256.js";

@@ -2,7 +2,7 @@ import { type Actor, type AnyTransitionDefinition, createActor, type InspectionE
 import type { AgentResult, RunOutcome, RunSettings, StoredEvent } from "../data/index.js";
 import { EVENT_LOG_SCHEMA_VERSION, logFlags, messagesOf, usedCallIds } from "../data/index.js";
 import type { AgentMachineInput } from "../decide/index.js";
-import { type AgentSnapshot, agentMachine, isAskingCall } from "../decide/index.js";
+import { type AgentSnapshot, agentMachine, anchoredSnapshot, isAskingCall } from "../decide/index.js";
 import { EventLogError } from "./event-log-error.js";
 import { positionOf, type RunPosition } from "./run-position.js";
 
@@ -136,10 +136,25 @@ export class RunFold {
   }
 
   #start(event: StoredEvent): void {
+    if (event.type === "run.anchored") {
+      this.#anchor(event);
+      return;
+    }
     if (event.type !== "run.started") throw this.#misfit(event, "must be 'run.started'");
     this.#input = { settings: this.#options.settings ?? event.settings, schemaVersion: event.schemaVersion };
     this.#enter(this.#input);
     this.#ids = usedCallIds(messagesOf(this.snapshot.context.transcript));
+  }
+
+  /** A log `retain` pruned starts where the events it dropped ended: a finished turn, as their anchor keeps it. */
+  #anchor(event: Extract<StoredEvent, { type: "run.anchored" }>): void {
+    const { settings: logged, schemaVersion } = event.started;
+    const settings = this.#options.settings ?? logged;
+    this.#input = { settings, schemaVersion };
+    this.#snapshot = anchoredSnapshot(settings, schemaVersion, event.state);
+    this.#ids = usedCallIds(messagesOf(this.#snapshot.context.transcript));
+    this.#finished = true;
+    this.#turn = event.turns;
   }
 
   /** After a turn reached its end: its `run.finished`, then only the user's next message. */
@@ -163,6 +178,7 @@ export class RunFold {
   #step(event: StoredEvent, before: AgentSnapshot): void {
     switch (event.type) {
       case "run.started":
+      case "run.anchored":
         throw this.#misfit(event, "repeats the start");
       case "run.finished":
       case "user.messaged":

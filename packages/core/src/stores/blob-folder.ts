@@ -59,7 +59,8 @@ export function blobFolderSource(folder: string): BlobSource {
   };
 }
 
-function syncFolder(folder: string): void {
+/** Syncs a folder, so that the names just made or renamed in it survive a power loss. */
+export function syncFolder(folder: string): void {
   const fd = openSync(folder, "r");
   try {
     fsyncSync(fd);

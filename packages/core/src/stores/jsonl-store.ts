@@ -5,14 +5,17 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  renameSync,
   rmSync,
   statfsSync,
   statSync,
+  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import {
   type BlobSource,
   checkAppend,
+  checkPrune,
   EventLogError,
   type EventStore,
   loggedEvent,
@@ -23,7 +26,7 @@ import {
   type StoredEvent,
   summarize,
 } from "../log/index.js";
-import { blobFolderSource, writeBlobs } from "./blob-folder.js";
+import { blobFolderSource, syncFolder, writeBlobs } from "./blob-folder.js";
 import { NotAFileError } from "./jsonl-lines.js";
 import { type Scan, scanLog } from "./jsonl-scan.js";
 import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";
@@ -157,6 +160,33 @@ export class JsonlEventStore implements EventStore {
       }
     }
     return summaries;
+  }
+
+  /**
+   * Replaces the run's log by its anchor: the anchor's line is written to a file of its own
+   * (`.<runId>.jsonl.prune`, synced unless `durability` is `none`) and renamed over the log, so a
+   * crash leaves the old log or the new one. Under the run's lock, as an append.
+   */
+  async prune(runId: string, anchor: StoredEvent, length: number): Promise<void> {
+    const path = this.#path(runId);
+    await this.#underLock(runId, () => {
+      checkPrune(runId, this.#position(runId, path).events, length, anchor);
+      const logged = loggedEvent(anchor);
+      const durable = this.durability !== "none";
+      writeBlobs(this.#blobFolder(runId), logged.blobs, durable);
+      const line = Buffer.from(`${JSON.stringify(logged.event)}\n`);
+      const temporary = join(this.directory, `.${runId}.jsonl.prune`);
+      const fd = openSync(temporary, "w");
+      try {
+        for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
+        if (durable) fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temporary, path);
+      if (durable) syncFolder(this.directory);
+      this.#known.set(runId, { events: 1, bytes: line.length });
+    });
   }
 
   /**

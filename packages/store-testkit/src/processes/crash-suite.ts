@@ -45,7 +45,7 @@ export type CrashSuiteOptions = (
 };
 
 /** The child runs dist/: refuse to test a build that is missing or older than the sources. */
-function assertBuilt({ name, dir }: BuiltPackage): void {
+export function assertBuilt({ name, dir }: BuiltPackage): void {
   const where = `packages/${basename(dir)}`;
   const src = join(dir, "src");
   const dist = join(dir, "dist");

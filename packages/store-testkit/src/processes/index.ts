@@ -9,4 +9,5 @@ export {
 } from "./crash-suite.js";
 export { describeLockProcesses, type LockSuiteOptions } from "./lock-suite.js";
 export { describeQuestionCrash, type QuestionCrashOptions } from "./question-crash.js";
+export { describeSweepKill, type SweepKillOptions } from "./sweep-kill.js";
 export { describeWriterRace, type WriterRaceOptions } from "./writer-race.js";

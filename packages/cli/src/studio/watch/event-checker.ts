@@ -10,6 +10,7 @@ import {
   restoreBlobs,
   runHashSeed,
   type StoredEvent,
+  startedOf,
 } from "../../core-api.js";
 
 /**
@@ -56,8 +57,9 @@ export class EventChecker {
       new EventLogError(`run '${this.#runId}': event ${position} ${problem}`, { runId: this.#runId, position });
     if (position === 0) {
       const [event] = parseEventLog(this.#runId, [value], this.#blobs);
-      if (event === undefined || event.type !== "run.started") throw fail("is not run.started");
-      this.#flags = logFlags(event.schemaVersion);
+      const started = event === undefined ? undefined : startedOf([event]);
+      if (event === undefined || started === undefined) throw fail("is not run.started (or run.anchored)");
+      this.#flags = logFlags(started.schemaVersion);
       this.#restore(value as Record<string, unknown>, fail);
       this.#accept(value);
       return event;

@@ -1,5 +1,5 @@
 import { messageOf } from "../../cli-error.js";
-import { type BlobSource, contentText, type StoredEvent } from "../../core-api.js";
+import { type BlobSource, contentText, type StoredEvent, startedOf } from "../../core-api.js";
 import { type ViewStatus, viewStatus } from "../../trace/run-status.js";
 import { type RunTrace, RunTracer } from "../../trace/run-trace.js";
 import { EventChecker } from "./event-checker.js";
@@ -61,9 +61,9 @@ export class WatchedRun {
   /** Why the log is refused, or `null`. */
   /** For an agent tool's child run: the run that called it, and the call (from its `run.started`). */
   get calledBy(): { readonly runId: string; readonly callId: string } | null {
-    const first = this.#events[0];
-    if (first?.type !== "run.started" || first.parent === undefined) return null;
-    return { runId: first.parent.runId, callId: first.parent.callId };
+    const parent = startedOf(this.#events)?.parent;
+    if (parent === undefined) return null;
+    return { runId: parent.runId, callId: parent.callId };
   }
 
   get refused(): string | null {
@@ -136,7 +136,7 @@ export class WatchedRun {
   row(): RunRow {
     const first = this.#events[0];
     const last = this.#events.at(-1);
-    const started = first?.type === "run.started" ? first : null;
+    const started = startedOf(this.#events) ?? null;
     const span = Date.parse(last?.at ?? "") - Date.parse(first?.at ?? "");
     return {
       runId: this.runId,

@@ -21,6 +21,13 @@ export {
   type ResumeOptions,
   resumeAgent,
 } from "./resume.js";
+export {
+  needsTakingOver,
+  resumeUnfinished,
+  type SweepResult,
+  type SweepSettings,
+  type UnfinishedRuns,
+} from "./resume-unfinished.js";
 export { checkChildPrices, checkRunOptions, type LiveRun, type RunOptions, runAgent, runLive } from "./run-agent.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
 export { type AgentStream, streamAgent } from "./stream-agent.js";

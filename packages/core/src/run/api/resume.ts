@@ -18,6 +18,7 @@ import {
   outcomeOf,
   type Replay,
   replayRun,
+  startedOf,
 } from "../../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../../tools/index.js";
 import { childrenPending, childrenQuestions, treeListing } from "../children/index.js";
@@ -103,6 +104,21 @@ export async function resumeWith(
   options: ResumeOptions,
   asked?: AnswerPort,
 ): Promise<AgentResult> {
+  // Refused before the run is held, as well as under it.
+  checkResumeOptions(options);
+  checkRunOptions(options);
+  // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
+  return holding(options.store, runId, () => resumeLocked(runId, model, registry, options, asked));
+}
+
+/** Resumes as `resumeWith` does, for a caller that holds the run already (`store.acquire`). */
+export async function resumeLocked(
+  runId: string,
+  model: Model,
+  registry: ToolRegistry,
+  options: ResumeOptions,
+  asked?: AnswerPort,
+): Promise<AgentResult> {
   checkResumeOptions(options);
   checkRunOptions(options);
   const decisions = options.decisions ?? {};
@@ -111,19 +127,16 @@ export async function resumeWith(
   const { compaction, answers: _answers, ...rest } = options;
   const summarizer = options.summarizer ?? compaction?.summarizer;
   const taken = summarizer === undefined ? rest : { ...rest, summarizer };
-  // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
-  return holding(options.store, runId, () =>
-    resumeHeld(
-      runId,
-      model,
-      registry,
-      taken,
-      (replay, own) => routeDecisions(options.store, runId, replay, decisions, own),
-      async (replay) => {
-        const took = await takeAnswers(runId, registry, replay, answers, options.store);
-        return asked === undefined ? took : { ...took, port: firstAnswer(took.port, asked) };
-      },
-    ),
+  return resumeHeld(
+    runId,
+    model,
+    registry,
+    taken,
+    (replay, own) => routeDecisions(options.store, runId, replay, decisions, own),
+    async (replay) => {
+      const took = await takeAnswers(runId, registry, replay, answers, options.store);
+      return asked === undefined ? took : { ...took, port: firstAnswer(took.port, asked) };
+    },
   );
 }
 
@@ -418,6 +431,12 @@ async function copyPrefix(
 ): Promise<string> {
   const events = await store.read(runId);
   const started = startOf(runId, events);
+  if (events[0]?.type === "run.anchored") {
+    throw new EventLogError(
+      `run '${runId}' was pruned by retain: the events a fork would copy are gone (its anchor keeps only where they led; continueAgent goes on from there)`,
+      { runId, position: 0 },
+    );
+  }
   const limits = resolveLimits({
     maxSteps: options.maxSteps ?? started.settings.maxSteps,
     tokenBudget: options.tokenBudget ?? started.settings.tokenBudget,
@@ -479,8 +498,8 @@ function unstamped({ seq: _seq, at: _at, hash: _hash, ...event }: StoredEvent): 
 }
 
 function startOf(runId: string, events: readonly StoredEvent[]): Extract<StoredEvent, { type: "run.started" }> {
-  const [started] = events;
-  if (started?.type !== "run.started") {
+  const started = startedOf(events);
+  if (started === undefined) {
     throw new EventLogError(`run '${runId}' has no log in this store`, { runId, position: 0 });
   }
   return started;
