@@ -31,6 +31,8 @@ import {
   type ModelRequest,
   type PrepareStep,
   performCheck,
+  performHandoff,
+  type RunAgent,
   pickedModelName,
   prepareStepAnswer,
   type RunToolOptions,
@@ -77,6 +79,8 @@ export interface EffectPorts {
   readonly checks?: TurnPorts | undefined;
   /** Runs the calls of agent tools as child runs (absent: the registry has none). */
   readonly children?: ChildPort | undefined;
+  /** In a run with handoff tools, its agents by name: the one that answers now gives the model and the tools. */
+  readonly agents?: ReadonlyMap<string, RunAgent> | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
@@ -292,6 +296,13 @@ export class RunLoop {
       this.#inbox.perform({ form: "promise", request, work, first, settle });
       return;
     }
+    if (request.type === "handOff") {
+      const { registry } = this.#agent(request.from);
+      const { transcript } = this.#machine.snapshot().context;
+      const work = () => Promise.resolve<LoopAnswer>(performHandoff(request, registry, transcript));
+      this.#inbox.perform({ form: "once", request, work, retriesItself: false });
+      return;
+    }
     if (request.type === "checkOutput" || request.type === "checkGuardrail") {
       if (request.type === "checkGuardrail") {
         this.#tell({ type: "guardrail-started", stage: request.stage, name: request.name });
@@ -319,6 +330,23 @@ export class RunLoop {
       this.#tellLogged(started);
       this.#runTool(request);
     });
+  }
+
+  /** The agent that answers now: the run's own model and registry, or in a run with handoffs the agent the last handoff named. */
+  #answering(): Pick<RunAgent, "model" | "registry"> {
+    const handoffs = this.#machine.snapshot().context.handoffs;
+    return handoffs === null ? this.#ports : this.#agent(handoffs.agent);
+  }
+
+  /** The agent of that name in a run with handoffs (the log names only agents its settings list, all found at its start). */
+  #agent(name: string): RunAgent {
+    const agent = this.#ports.agents?.get(name);
+    if (agent === undefined) {
+      throw new RangeError(
+        `the run's log hands the conversation to agent '${name}', which no handoff tool of the agent it started with reaches`,
+      );
+    }
+    return agent;
   }
 
   /** The run's `prepareStep`; a run started with it and resumed without it is refused. */
@@ -387,10 +415,9 @@ export class RunLoop {
 
   async #askModel(request: ModelRequest): Promise<ModelAnswer> {
     const picked = request.prepared?.model === undefined ? undefined : await this.#preparedModel(request);
+    const own = request.agent === undefined ? this.#ports.model : this.#agent(request.agent.name).model;
     const model =
-      picked !== undefined && (request.model ?? 0) === 0
-        ? picked
-        : modelAt(this.#ports.model, this.#ports.fallbackModels, request.model);
+      picked !== undefined && (request.model ?? 0) === 0 ? picked : modelAt(own, this.#ports.fallbackModels, request.model);
     if (model === undefined) {
       throw new RangeError(
         `the run's log asks fallback model ${request.model}, but only ${this.#ports.fallbackModels?.length ?? 0} fallbackModels were given`,
@@ -434,7 +461,8 @@ export class RunLoop {
       return undefined;
     }
     const options = interrupted ? this.#interruptedOptions : this.#toolOptions;
-    const work = () => runTool(this.#ports.registry, call, options, request.answers);
+    const { registry } = this.#answering();
+    const work = () => runTool(registry, call, options, request.answers);
     this.#inbox.perform({ form: "once", request, work, retriesItself: false });
     return undefined;
   }

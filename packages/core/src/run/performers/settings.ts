@@ -2,12 +2,13 @@ import type { CompactionSettings, Message, Model, Pricing, RunSettings } from ".
 import { checkHistory, describeValue, type MessageContent, normalizeContent } from "../../data/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
 import { askToolsOf } from "./ask-user.js";
+import { DEFAULT_SYSTEM } from "./default-system.js";
+import { handoffSettings, runAgents } from "./handoff.js";
 import type { PrepareStep } from "./prepare-step.js";
 import { resolvePrices } from "./pricing.js";
 import { type RetryOptions, resolveRetry } from "./retry-options.js";
 
-/** The system prompt used when none is given. */
-export const DEFAULT_SYSTEM = "Use the tools to answer the user.";
+export { DEFAULT_SYSTEM } from "./default-system.js";
 /** Model calls allowed per turn when `maxSteps` is not given. */
 export const DEFAULT_MAX_STEPS = 8;
 /** Tokens allowed per turn when `tokenBudget` is not given. */
@@ -33,6 +34,11 @@ export interface CompactionOptions {
 export interface AgentOptions {
   /** The first message of the list. */
   readonly system?: string;
+  /**
+   * The name of the agent the run starts with, in a run with handoff tools (default: the name a
+   * handoff to this very registry gives it, else `agent`); `AgentResult.agent` names who answered.
+   */
+  readonly name?: string;
   /** Messages between the system message and the task: a conversation carried over from elsewhere. */
   readonly history?: readonly Message[];
   /** Model calls allowed per turn, at most; 0 or more (default 8). */
@@ -120,7 +126,10 @@ export function resolveSettings(
     throw new TypeError(`prepareStep must be a function; got ${describe(options.prepareStep)}`);
   }
   const askTools = askToolsOf(registry);
-  return {
+  if (options.name !== undefined && typeof options.name !== "string") {
+    throw new TypeError(`name must be a string; got ${describe(options.name)}`);
+  }
+  const settings: RunSettings = {
     task: content,
     system,
     ...(history === undefined || history.length === 0 ? {} : { history }),
@@ -141,6 +150,9 @@ export function resolveSettings(
     ...(askTools.length === 0 ? {} : { askTools }),
     ...resolvePrices(options, model),
   };
+  const agents = runAgents({ name: options.name, model, registry, system });
+  if (agents === undefined) return settings;
+  return { ...settings, handoffs: handoffSettings(agents, settings, options.replyReserve) };
 }
 
 /**
