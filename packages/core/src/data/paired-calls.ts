@@ -36,7 +36,10 @@ export function pairedCalls(messages: readonly Message[]): Message[] {
       used.add(call.id);
       kept.push({ call, answer });
     }
-    const reply = withCalls(message, kept.map(({ call }) => call));
+    const reply = withCalls(
+      message,
+      kept.map(({ call }) => call),
+    );
     if (reply === null) continue;
     paired.push(reply);
     for (const { answer } of kept) paired.push(answer);

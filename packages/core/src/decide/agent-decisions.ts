@@ -12,9 +12,9 @@ import { type AgentContext, calledModel, checkedPromptTokens, currentPrepared, p
 import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
 import { isPausedCall } from "./child-pauses.js";
+import { charge, chargeChild, pricedModel, wouldOverspend } from "./cost.js";
 import type { HandoffState } from "./handoff-state.js";
 import { planHandoff } from "./handoffs.js";
-import { charge, chargeChild, pricedModel, wouldOverspend } from "./cost.js";
 import { currentAttempt } from "./model-retry.js";
 import { withCount } from "./prompt-count.js";
 import { answerChange, isQuestion, questionRequest } from "./questions.js";
@@ -119,7 +119,8 @@ function planCalls(
   // With the guard off (the default) no call is a repeat, and the row is not kept.
   if (context.repeatLimit === Number.POSITIVE_INFINITY) {
     const refusals = allowed === null ? NO_REFUSALS : notOffered(calls, allowed);
-    const all = handoffs === null || handoffs.refusals.size === 0 ? refusals : new Map([...refusals, ...handoffs.refusals]);
+    const all =
+      handoffs === null || handoffs.refusals.size === 0 ? refusals : new Map([...refusals, ...handoffs.refusals]);
     return { batch: CallBatch.of(calls, all, calls.length, results), lastCall: null, handoff };
   }
   const refusals = allowed === null ? new Map<number, string>() : notOffered(calls, allowed);

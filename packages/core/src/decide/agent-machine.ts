@@ -53,6 +53,8 @@ import {
   recordVerdict,
   startGuard,
 } from "./guardrail-decisions.js";
+import { profileOf } from "./handoff-state.js";
+import { agentOfRequest, handoffRequest, isAwaitedHandoff, isHandoffDue, recordHandoff } from "./handoffs.js";
 import {
   clearAttempts,
   currentAttempt,
@@ -69,8 +71,6 @@ import {
   needsOutputCheck,
   rejectOutput,
 } from "./output-decisions.js";
-import { profileOf } from "./handoff-state.js";
-import { agentOfRequest, handoffRequest, isAwaitedHandoff, isHandoffDue, recordHandoff } from "./handoffs.js";
 import { isAnyDecisionAwaited, isAwaitedAnswer, isQuestion, questionRequest } from "./questions.js";
 import {
   isPlannedPreparation,

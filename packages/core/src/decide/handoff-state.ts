@@ -20,11 +20,16 @@ export interface HandoffState {
 /** The handoffs of a run that has handoff tools, or null. */
 export function initialHandoffs(settings: HandoffSettings | undefined): HandoffState | null {
   if (settings === undefined) return null;
-  return { agents: settings.agents, agent: settings.agent, shown: null, pending: null, turns: [{ at: 0, agent: settings.agent }] };
+  return {
+    agents: settings.agents,
+    agent: settings.agent,
+    shown: null,
+    pending: null,
+    turns: [{ at: 0, agent: settings.agent }],
+  };
 }
 
 /** The profile of the agent named `name` (every name a log gives is one of the run's agents: the log's check sees to it). */
 export function profileOf(state: HandoffState, name: string): AgentProfile {
   return state.agents.find((agent) => agent.name === name) as AgentProfile;
 }
-

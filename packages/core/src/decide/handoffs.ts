@@ -54,7 +54,9 @@ export function handoffRequest(context: AgentContext): AgentRequest {
 /** Whether `handoff` is the one the machine waits for. */
 export function isAwaitedHandoff({ handoffs }: AgentContext, event: HandoffEvent): boolean {
   const pending = handoffs?.pending;
-  return pending != null && pending.call.id === event.callId && pending.to === event.to && handoffs?.agent === event.from;
+  return (
+    pending != null && pending.call.id === event.callId && pending.to === event.to && handoffs?.agent === event.from
+  );
 }
 
 /**

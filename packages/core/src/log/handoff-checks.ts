@@ -31,7 +31,8 @@ export function handoffSettingsProblem(value: unknown): string | null {
       return `needs agent '${agent.name}' of settings.handoffs to have tools and transfers lists`;
     }
   }
-  if (!names.has(value.agent)) return `starts with agent '${value.agent}', which settings.handoffs.agents does not hold`;
+  if (!names.has(value.agent))
+    return `starts with agent '${value.agent}', which settings.handoffs.agents does not hold`;
   for (const agent of value.agents as Record<string, unknown>[]) {
     for (const transfer of agent.transfers as unknown[]) {
       if (!isPlainObject(transfer) || typeof transfer.tool !== "string" || !names.has(transfer.to as string)) {

@@ -1,4 +1,12 @@
-import { type HandoffOptions, handoff, type ModelReply, type ScriptedModel, scriptedModel, ToolRegistry, tool } from "../../src/index.js";
+import {
+  type HandoffOptions,
+  handoff,
+  type ModelReply,
+  type ScriptedModel,
+  scriptedModel,
+  ToolRegistry,
+  tool,
+} from "../../src/index.js";
 
 /** Triage, which hands off to billing (and billing back to triage): two agents, each its own scripted model and tools. */
 export function triageAndBilling(

@@ -91,18 +91,25 @@ describe("handoff: one agent gives the conversation to another", () => {
     const billingPrompt = countTokens(second.billing.seen[0]) + countTokens(second.billingTools.specs());
     expect(full.tokens).toBe(afterTriage + billingPrompt + countTokens(full.messages.at(-1)));
     const third = triageAndBilling([asks(toolCall("h1", "transfer_to_billing"))], [final("Done.")]);
-    const short = await runAgent(TASK, third.triage, third.triageTools, { tokenBudget: afterTriage + billingPrompt - 1 });
+    const short = await runAgent(TASK, third.triage, third.triageTools, {
+      tokenBudget: afterTriage + billingPrompt - 1,
+    });
     expect(short).toMatchObject({ status: "token_budget", steps: 1, agent: "billing" });
     expect(third.billing.seen).toHaveLength(0);
   });
 
   it("runs the target's tools under the run's approvals", async () => {
     const billingTools = new ToolRegistry();
-    billingTools.register("refund", "Refunds.", { type: "object", properties: {} }, () => "ok", { needsApproval: true });
+    billingTools.register("refund", "Refunds.", { type: "object", properties: {} }, () => "ok", {
+      needsApproval: true,
+    });
     const agents = () => {
       const billing = scriptedModel([asks(toolCall("r1", "refund")), final("Not refunded.")]);
       const triage = scriptedModel([asks(toolCall("h1", "transfer_to_billing"))]);
-      return { triage, tools: new ToolRegistry([handoff({ name: "billing", model: billing, registry: billingTools })]) };
+      return {
+        triage,
+        tools: new ToolRegistry([handoff({ name: "billing", model: billing, registry: billingTools })]),
+      };
     };
     const first = agents();
     const paused = await runAgent(TASK, first.triage, first.tools, {});

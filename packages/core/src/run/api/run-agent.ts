@@ -32,8 +32,8 @@ import {
   type OutputOf,
   type RunAgent,
   resolveSettings,
-  runAgents,
   resolveTurn,
+  runAgents,
   type TurnOptions,
 } from "../performers/index.js";
 
@@ -259,7 +259,8 @@ function agentsOf(run: LiveRun): ReadonlyMap<string, RunAgent> | undefined {
   const agents = runAgents({ name: handoffs.agent, model: run.model, registry: run.registry, system }) ?? new Map();
   for (const profile of handoffs.agents) {
     const agent = agents.get(profile.name);
-    const tools = agent === undefined ? null : canonicalJson([agent.registry.specs(), agent.registry.approvalRequired()]);
+    const tools =
+      agent === undefined ? null : canonicalJson([agent.registry.specs(), agent.registry.approvalRequired()]);
     if (tools === canonicalJson([profile.tools, profile.approvalRequired ?? []])) continue;
     throw new TypeError(
       agent === undefined

@@ -32,9 +32,9 @@ import {
   type PrepareStep,
   performCheck,
   performHandoff,
-  type RunAgent,
   pickedModelName,
   prepareStepAnswer,
+  type RunAgent,
   type RunToolOptions,
   retryWaited,
   runTool,
@@ -417,7 +417,9 @@ export class RunLoop {
     const picked = request.prepared?.model === undefined ? undefined : await this.#preparedModel(request);
     const own = request.agent === undefined ? this.#ports.model : this.#agent(request.agent.name).model;
     const model =
-      picked !== undefined && (request.model ?? 0) === 0 ? picked : modelAt(own, this.#ports.fallbackModels, request.model);
+      picked !== undefined && (request.model ?? 0) === 0
+        ? picked
+        : modelAt(own, this.#ports.fallbackModels, request.model);
     if (model === undefined) {
       throw new RangeError(
         `the run's log asks fallback model ${request.model}, but only ${this.#ports.fallbackModels?.length ?? 0} fallbackModels were given`,

@@ -66,7 +66,8 @@ export async function askModel(
   try {
     const { onDelta, output } = options;
     const { view } = request;
-    const shown = shownTo(request) ?? (view === undefined ? listView(request.transcript) : viewMessages(request.transcript, view));
+    const shown =
+      shownTo(request) ?? (view === undefined ? listView(request.transcript) : viewMessages(request.transcript, view));
     const { prepared } = request;
     const messages = prepared?.system === undefined ? shown : withSystem(shown, prepared.system);
     // Set one by one, in this order, only when given: spreads of empty objects made each call dearer.

@@ -80,9 +80,12 @@ export function handoff(agent: HandoffAgent, options: HandoffOptions = {}): Tool
 }
 
 function checkAgent(agent: HandoffAgent): void {
-  if (agent === null || typeof agent !== "object") throw new TypeError("a handoff needs an agent { name, model, registry }");
+  if (agent === null || typeof agent !== "object")
+    throw new TypeError("a handoff needs an agent { name, model, registry }");
   if (typeof agent.name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(agent.name)) {
-    throw new TypeError(`an agent's name must be 1-64 letters, digits, '_' or '-'; got ${describeValue(agent.name, true)}`);
+    throw new TypeError(
+      `an agent's name must be 1-64 letters, digits, '_' or '-'; got ${describeValue(agent.name, true)}`,
+    );
   }
   if (typeof agent.model !== "function") throw new TypeError(`agent '${agent.name}' needs a model (a function)`);
   if (!(agent.registry instanceof ToolRegistry)) throw new TypeError(`agent '${agent.name}' needs a ToolRegistry`);
@@ -111,11 +114,15 @@ export interface RunAgent {
  * The agents of a run, by name: the one it starts with and every agent its handoff tools reach,
  * transitively. A resumed or continued run finds them the same way, from the model and registry of
  * the agent it started with: nothing but names is logged. Undefined for a registry without handoff
- * tools. The starting agent's name is `name` when given, else the name a handoff tool gives the
- * agent of this very registry, else `agent`. Throws a `RangeError` for two agents of one name.
+ * tools. The starting agent's name (and system prompt) is the one given, else the one a handoff
+ * tool gives the agent of this very registry, else `agent` (and the default system prompt).
+ * Throws a `RangeError` for two agents of one name.
  */
 export function runAgents(
-  start: Omit<RunAgent, "name"> & { readonly name?: string | undefined },
+  start: Omit<RunAgent, "name" | "system"> & {
+    readonly name?: string | undefined;
+    readonly system?: string | undefined;
+  },
 ): ReadonlyMap<string, RunAgent> | undefined {
   const { registry } = start;
   if (!registry.hasPerformer("handoff")) return undefined;
@@ -132,11 +139,15 @@ export function runAgents(
     }
   };
   walk(registry);
-  const itself = targets.find((target) => target.registry === registry)?.name;
-  if (start.name !== undefined && itself !== undefined && itself !== start.name) {
-    throw new RangeError(`the agent the run starts with is named '${start.name}', but a handoff to it names it '${itself}'`);
+  const itself = targets.find((target) => target.registry === registry);
+  if (start.name !== undefined && itself !== undefined && itself.name !== start.name) {
+    throw new RangeError(
+      `the agent the run starts with is named '${start.name}', but a handoff to it names it '${itself.name}'`,
+    );
   }
-  const first: RunAgent = { name: start.name ?? itself ?? "agent", model: start.model, registry, system: start.system };
+  const name = start.name ?? itself?.name ?? "agent";
+  const system = start.system ?? itself?.system ?? DEFAULT_SYSTEM;
+  const first: RunAgent = { name, model: start.model, registry, system };
   const agents = new Map<string, RunAgent>([[first.name, first]]);
   for (const target of targets) {
     const known = agents.get(target.name);
@@ -161,7 +172,9 @@ export function handoffSettings(
   replyReserve: number | undefined,
 ): HandoffSettings {
   if (settings.compaction !== undefined) {
-    throw new RangeError("compaction cannot be given to a run with handoff tools: what a target is shown is never compacted");
+    throw new RangeError(
+      "compaction cannot be given to a run with handoff tools: what a target is shown is never compacted",
+    );
   }
   const [first] = agents.values() as IterableIterator<RunAgent>;
   const profiles: AgentProfile[] = [];
@@ -170,14 +183,21 @@ export function handoffSettings(
     profiles.push(profileOf(agent, agent === first ? settings.system : agent.system, reserve, settings));
   }
   const { pricing } = settings;
-  const unpriced = profiles.flatMap((profile) => (profile.price?.price === null ? [profile.price.name ?? "(unnamed)"] : []));
+  const unpriced = profiles.flatMap((profile) =>
+    profile.price?.price === null ? [profile.price.name ?? "(unnamed)"] : [],
+  );
   if (pricing !== undefined && settings.costBudget !== undefined && unpriced.length > 0) {
     throw new RangeError(costBudgetRefusal([...new Set(unpriced)]));
   }
   return { agent: (first as RunAgent).name, agents: profiles };
 }
 
-function profileOf(agent: RunAgent, system: string, replyReserve: number | undefined, settings: RunSettings): AgentProfile {
+function profileOf(
+  agent: RunAgent,
+  system: string,
+  replyReserve: number | undefined,
+  settings: RunSettings,
+): AgentProfile {
   const { registry } = agent;
   const transfers = registry.specs().flatMap(({ name }) => {
     const target = targetOf(registry, name);
@@ -218,7 +238,9 @@ export function performHandoff(
   if (filter === undefined) return answerOf(event);
   const given: unknown = filter(messagesOf(transcript).slice(1));
   if (!Array.isArray(given)) {
-    throw new TypeError(`the inputFilter of ${call.name} must return a list of messages; got ${describeValue(given, true)}`);
+    throw new TypeError(
+      `the inputFilter of ${call.name} must return a list of messages; got ${describeValue(given, true)}`,
+    );
   }
   const messages = checkHistory(pairedCalls(given as Message[]));
   if (typeof messages === "string") {

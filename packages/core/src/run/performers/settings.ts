@@ -3,7 +3,7 @@ import { checkHistory, describeValue, type MessageContent, normalizeContent } fr
 import type { ToolRegistry } from "../../tools/index.js";
 import { askToolsOf } from "./ask-user.js";
 import { DEFAULT_SYSTEM } from "./default-system.js";
-import { handoffSettings, runAgents } from "./handoff.js";
+import { handoffSettings, type RunAgent, runAgents } from "./handoff.js";
 import type { PrepareStep } from "./prepare-step.js";
 import { resolvePrices } from "./pricing.js";
 import { type RetryOptions, resolveRetry } from "./retry-options.js";
@@ -114,8 +114,16 @@ export function resolveSettings(
     throw new TypeError(`task must be a string or a list of content parts; got ${describe(task)}`);
   }
   const content = normalizeContent(task, "task");
-  const system = options.system ?? DEFAULT_SYSTEM;
-  if (typeof system !== "string") throw new TypeError(`system must be a string; got ${describe(system)}`);
+  if (options.system !== undefined && typeof options.system !== "string") {
+    throw new TypeError(`system must be a string; got ${describe(options.system)}`);
+  }
+  if (options.name !== undefined && typeof options.name !== "string") {
+    throw new TypeError(`name must be a string; got ${describe(options.name)}`);
+  }
+  // A run with handoff tools starts with the agent a handoff back to this registry describes, when there is one.
+  const agents = runAgents({ name: options.name, model, registry, system: options.system });
+  const system =
+    agents === undefined ? (options.system ?? DEFAULT_SYSTEM) : (agents.values().next().value as RunAgent).system;
   const history = options.history === undefined ? undefined : checkHistory(options.history);
   if (typeof history === "string") throw new TypeError(history);
   const onRepeatedCall = options.onRepeatedCall ?? "refuse";
@@ -126,9 +134,6 @@ export function resolveSettings(
     throw new TypeError(`prepareStep must be a function; got ${describe(options.prepareStep)}`);
   }
   const askTools = askToolsOf(registry);
-  if (options.name !== undefined && typeof options.name !== "string") {
-    throw new TypeError(`name must be a string; got ${describe(options.name)}`);
-  }
   const settings: RunSettings = {
     task: content,
     system,
@@ -150,7 +155,6 @@ export function resolveSettings(
     ...(askTools.length === 0 ? {} : { askTools }),
     ...resolvePrices(options, model),
   };
-  const agents = runAgents({ name: options.name, model, registry, system });
   if (agents === undefined) return settings;
   return { ...settings, handoffs: handoffSettings(agents, settings, options.replyReserve) };
 }
