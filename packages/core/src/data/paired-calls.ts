@@ -8,7 +8,7 @@ type ToolMessage = Extract<Message, { role: "tool" }>;
  * calls answered by the tool messages right after it (matched by id and name, the first answer of
  * each, in call order), and a tool message that answers no call of the assistant message just
  * before it is left out. An assistant message that lost every call loses its reasoning too (the
- * reasoning was for those calls), and is left out when no text is left. A call id used before is
+ * reasoning was for those calls), and an assistant message with no call and no text is left out. A call id used before is
  * dropped as unanswered. So whatever an `inputFilter` kept, no provider is sent a call without its
  * result, a result without its call, or reasoning without the call it led to.
  */
@@ -21,7 +21,8 @@ export function pairedCalls(messages: readonly Message[]): Message[] {
     at += 1;
     if (message.role === "tool") continue;
     if (message.role !== "assistant" || message.toolCalls.length === 0) {
-      paired.push(message);
+      // An assistant message with nothing to say would send its reasoning alone, leading to nothing.
+      if (message.role !== "assistant" || message.content !== "") paired.push(message);
       continue;
     }
     const answers: ToolMessage[] = [];
