@@ -1,14 +1,5 @@
-import {
-  asks,
-  final,
-  handoff,
-  type Message,
-  type ReasoningPart,
-  runAgent,
-  scriptedModel,
-  ToolRegistry,
-  toolCall,
-} from "@agentloop/core";
+import { asks, final, handoff, type Message, runAgent, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
+import type { ReasoningPart } from "@agentloop/core/adapter";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { toAnthropicPrompt } from "../src/to-anthropic-request.js";

@@ -94,6 +94,7 @@ export {
   type ToolContext,
   type ToolDefinition,
   type ToolFunction,
+  type ToolNote,
   type ToolOptions,
   ToolRegistry,
   tool,

@@ -15,6 +15,7 @@ import {
   compactionDetail,
   costNote,
   failedAttempt,
+  handoffShown,
   overBudget,
   pausedDetail,
   preparedDetail,
@@ -171,6 +172,10 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [names.get(event.callId) ?? "", event.callId, pausedDetail(event)];
     case "tool.resumed":
       return [names.get(event.callId) ?? "", event.callId, "resumed: its child goes on"];
+    case "handoff":
+      return [`${event.from} → ${event.to}`, event.callId, handoffShown(event).replace(/^ · /, "")];
+    case "tool.noted":
+      return [names.get(event.callId) ?? "", event.callId, `noted ${JSON.stringify(event.note)}`];
   }
 }
 

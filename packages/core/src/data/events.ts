@@ -441,6 +441,8 @@ export type LifecycleEvent =
       readonly childRunId?: string;
     }
   | { readonly type: "run.finished"; readonly outcome: RunOutcome }
+  /** A running call's tool noted `note` (plain JSON) before it went on: given back to it when the call is made again (`ToolContext.notes`). */
+  | { readonly type: "tool.noted"; readonly callId: string; readonly note: unknown }
   | {
       readonly type: "user.messaged";
       readonly content: MessageContent;
@@ -478,6 +480,7 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "tool.paused",
   "tool.resumed",
   "handoff",
+  "tool.noted",
 ];
 
 /** The `tool.finished` event of an observation: a result, or, given why, an error (`isError` and `failure`). */

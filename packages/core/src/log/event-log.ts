@@ -191,6 +191,8 @@ function eventProblem(value: unknown, position: number): string | null {
       return isString(value.callId) ? null : "needs a callId string";
     case "handoff":
       return handoffProblem(value);
+    case "tool.noted":
+      return isString(value.callId) && "note" in value ? null : "needs a callId string and a note";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }

@@ -4,7 +4,7 @@ import { type CompiledParameters, compileParameters, type ToolSchema } from "./s
 import type { ToolFunction } from "./tool-function.js";
 import { checkOptions, TOOL_OPTION_KEYS, type ToolOptions } from "./tool-options.js";
 
-export type { ToolAsk, ToolContext, ToolFunction } from "./tool-function.js";
+export type { ToolAsk, ToolContext, ToolFunction, ToolNote } from "./tool-function.js";
 
 /** The key of a tool's performer: a symbol, so that it is never one of the definition's keys a user writes or JSON shows. */
 export const PERFORMER: unique symbol = Symbol("agentloop.performer");

@@ -8,7 +8,7 @@ import type {
   RunEvent,
   Transcript,
 } from "../../data/index.js";
-import { listView, messagesOf, RunEnd, usedCallIds } from "../../data/index.js";
+import { copyJson, listView, messagesOf, RunEnd, usedCallIds } from "../../data/index.js";
 import type { AgentSnapshot } from "../../decide/index.js";
 import type { Journal } from "../../log/index.js";
 import { EventLogError } from "../../log/index.js";
@@ -79,6 +79,8 @@ export interface EffectPorts {
   readonly checks?: TurnPorts | undefined;
   /** Runs the calls of agent tools as child runs (absent: the registry has none). */
   readonly children?: ChildPort | undefined;
+  /** What the calls of a resumed run noted before (`tool.noted`), by call id: given back to each call made again. */
+  readonly notes?: ReadonlyMap<string, readonly unknown[]> | undefined;
   /** In a run with handoff tools, its agents by name: the one that answers now gives the model and the tools. */
   readonly agents?: ReadonlyMap<string, RunAgent> | undefined;
 }
@@ -118,6 +120,8 @@ export class RunLoop {
   #ids: Set<string> | null = null;
   /** The model call in flight (the machine asks for one at a time): its deltas are told with its step. */
   #modelRequest: ModelRequest | null = null;
+  /** What each call noted so far (`ToolContext.note`), by call id: a call made again is given its notes. */
+  readonly #notes: Map<string, unknown[]>;
   /** The models `prepareStep` picked, by step, until the step's reply comes. */
   readonly #prepared = new Map<number, Model>();
   /** The failure the run rejects with once its `model.failed` is logged: the step's last attempt failed. */
@@ -137,6 +141,7 @@ export class RunLoop {
     this.#ports = ports;
     this.#interrupted = interrupted;
     this.#inbox = ports.performing ?? new InProcess();
+    this.#notes = new Map([...(ports.notes ?? [])].map(([id, notes]) => [id, [...notes]]));
     const end = this.#end;
     const { onEvent, toolTimeoutMs, maxResultChars } = ports;
     this.#modelOptions = {
@@ -464,9 +469,20 @@ export class RunLoop {
     }
     const options = interrupted ? this.#interruptedOptions : this.#toolOptions;
     const { registry } = this.#answering();
-    const work = () => runTool(registry, call, options, request.answers);
+    const notes = { notes: this.#notes.get(call.id) ?? NO_NOTES, note: (value: unknown) => this.#note(call.id, value) };
+    const work = () => runTool(registry, call, options, request.answers, notes);
     this.#inbox.perform({ form: "once", request, work, retriesItself: false });
     return undefined;
+  }
+
+  /** Logs what a running call noted, and keeps it for the call's next attempt; refuses anything but plain JSON. */
+  #note(callId: string, value: unknown): Promise<void> {
+    const copied = copyJson(value);
+    if (!copied.ok) return Promise.reject(new TypeError(`a tool's note must be plain JSON: ${copied.problem}`));
+    const kept = this.#notes.get(callId);
+    if (kept === undefined) this.#notes.set(callId, [copied.value]);
+    else kept.push(copied.value);
+    return this.log({ type: "tool.noted", callId, note: copied.value });
   }
 
   /** The event an answer gives the machine, or null for none (no decision or answer yet, a child's pause, a failure that is moot). */
@@ -524,6 +540,8 @@ export class RunLoop {
     }
   }
 }
+
+const NO_NOTES: readonly unknown[] = Object.freeze([]);
 
 function toolOptions(
   end: RunEnd,
