@@ -9,6 +9,15 @@ export interface RunMetadata {
   readonly status: AgentResult["status"];
   readonly output?: unknown;
   readonly guardrail?: AgentResult["guardrail"];
+  /** In a run with handoffs, the agent that answered last. */
+  readonly agent?: string;
+}
+
+/** What a `data-handoff` part holds: the conversation went from agent `from` to agent `to` by call `toolCallId`. */
+export interface HandoffData {
+  readonly toolCallId: string;
+  readonly from: string;
+  readonly to: string;
 }
 
 /**
@@ -45,7 +54,9 @@ export interface UIMessageStreamOptions {
  * its metadata as `message-metadata` and `abort` (the reason, when one was given) — or `error` when
  * the run rejects. An agent tool's child shows its tool
  * calls, approvals and results (ids chained under the agent tool's call), not its text: its answer
- * is the agent tool's output. Never throws: every failure is an `error` chunk.
+ * is the agent tool's output. A handoff gives its call its output (`transferred to <name>`) and
+ * writes a `data-handoff` part (`HandoffData`): the agent that answers from there; `RunMetadata`
+ * names the agent that answered last. Never throws: every failure is an `error` chunk.
  */
 export function toUIMessageStream(
   events: AsyncIterable<AgentStreamEvent>,
@@ -233,6 +244,15 @@ class ChunkMapper {
         // Told at the end as `abort`'s reason, as streamText tells why it was aborted.
         if (path.length === 0) this.#cancelled = event.reason ?? null;
         return [];
+      case "handoff": {
+        // The handoff call was answered at once: its part gets its output, and the message says who answers from here.
+        if (path.length > 0) return [];
+        const data: HandoffData = { toolCallId: event.callId, from: event.from, to: event.to };
+        return [
+          { type: "tool-output-available", toolCallId: event.callId, output: `transferred to ${event.to}` },
+          { type: "data-handoff", id: event.callId, data },
+        ];
+      }
       case "tool.asked": {
         const id = chainedId(path, event.callId);
         const data: QuestionData = {
@@ -269,6 +289,7 @@ class ChunkMapper {
       ...(result.runId === undefined ? {} : { runId: result.runId }),
       ...(result.output === undefined ? {} : { output: result.output }),
       ...(result.guardrail === undefined ? {} : { guardrail: result.guardrail }),
+      ...(result.agent === undefined ? {} : { agent: result.agent }),
     };
     if (result.status === "cancelled") {
       // As streamText ends a stream that was aborted: no finish, the reason (when known) on `abort`.

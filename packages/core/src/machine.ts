@@ -3,9 +3,13 @@
 
 export {
   type AgentEvent,
+  type AgentProfile,
   type AgentRequest,
+  type HandoffEvent,
+  type HandoffSettings,
   listView,
   messagesOf,
+  pairedCalls,
   type RunSettings,
   summaryMessage,
   type Transcript,

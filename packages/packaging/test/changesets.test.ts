@@ -6,7 +6,7 @@ import { ROOT } from "./npm-project.js";
 // `changeset version` reads each changeset's front matter: `---`, one `"package": bump` line per
 // package, `---`. A formatter that takes the lines for a heading (`## "pkg": minor`) or a blank line
 // after the first `---` makes the file one `changeset` refuses to parse.
-const FRONT_MATTER = /^---\n(?:"@agentloop\/[a-z-]+": (?:patch|minor|major)\n)+---\n\n\S/;
+const FRONT_MATTER = /^---\n(?:"@agentloop\/[a-z0-9-]+": (?:patch|minor|major)\n)+---\n\n\S/;
 
 const changesets = readdirSync(join(ROOT, ".changeset")).filter((file) => file.endsWith(".md") && file !== "README.md");
 
@@ -25,7 +25,7 @@ describe("changesets", () => {
     );
     const wrong = changesets.filter((file) => {
       const text = readFileSync(join(ROOT, ".changeset", file), "utf8");
-      const named = [...text.matchAll(/^"(@agentloop\/[a-z-]+)": /gm)].map((match) => match[1] ?? "");
+      const named = [...text.matchAll(/^"(@agentloop\/[a-z0-9-]+)": /gm)].map((match) => match[1] ?? "");
       return !FRONT_MATTER.test(text) || named.some((name) => !packages.has(name));
     });
     expect(wrong).toEqual([]);

@@ -16,6 +16,7 @@ import {
   compactionDetail,
   costNote,
   failedAttempt,
+  handoffShown,
   overBudget,
   pausedDetail,
   preparedDetail,
@@ -174,6 +175,10 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [names.get(event.callId) ?? "", event.callId, "resumed: its child goes on"];
     case "run.anchored":
       return [anchoredDetail(event)];
+    case "handoff":
+      return [`${event.from} → ${event.to}`, event.callId, handoffShown(event).replace(/^ · /, "")];
+    case "tool.noted":
+      return [names.get(event.callId) ?? "", event.callId, `noted ${JSON.stringify(event.note)}`];
   }
 }
 

@@ -43,10 +43,11 @@ export function formatTimeline(
   ];
   const start = Date.parse(trace.entries[0]?.event.at ?? "");
   const names = callNames(trace.entries);
+  const agents = replyAgents(trace.entries);
   const childLines = new Map(children.map((child) => [child.callId, `${INDENT}${childLine(child, colors, io)}`]));
   trace.entries.forEach((entry, index) => {
     lines.push(...formatNotes(trace.notes.get(index), colors));
-    const [head = "", ...rest] = formatEntry(entry, trace.chart, colors, start, names);
+    const [head = "", ...rest] = formatEntry(entry, trace.chart, colors, start, names, agents);
     const { event } = entry;
     const child = event.type === "tool.started" ? childLines.get(event.callId) : undefined;
     lines.push(head, ...(child === undefined ? [] : [child]), ...rest);
@@ -67,6 +68,19 @@ export function childLine(child: ChildRun, colors: Palette, io: Io): string {
   const status = child.status === "done" ? colors.green(child.status) : colors.yellow(child.status);
   const show = commandLine(io, ["show", child.label]);
   return `${colors.dim("child")}     ${child.runId} · ${status} · steps ${child.steps} · tokens ${child.tokens} · show: ${show}`;
+}
+
+/** In a run with handoffs, the agent that wrote each reply, by the reply's `seq` (empty for any other run). */
+export function replyAgents(entries: readonly TraceEntry[]): Map<number, string> {
+  const agents = new Map<number, string>();
+  const [first] = entries;
+  let agent = first?.event.type === "run.started" ? first.event.settings.handoffs?.agent : undefined;
+  if (agent === undefined) return agents;
+  for (const { event } of entries) {
+    if (event.type === "handoff") agent = event.to;
+    if (event.type === "model.replied") agents.set(event.seq, agent);
+  }
+  return agents;
 }
 
 /** The tool name of every call, by id, from the replies that asked for them. */
@@ -92,11 +106,14 @@ function formatEntry(
   colors: Palette,
   start: number,
   names: ReadonlyMap<string, string>,
+  agents: ReadonlyMap<number, string>,
 ): string[] {
   const { event } = entry;
   const offset = `+${formatDuration(offsetOf(event.at, start))}`.padEnd(TIME_WIDTH - 1);
   const head = `${colors.dim(offset)} ${colors.dim(`#${event.seq}`.padEnd(6))}`;
-  const lines = [`${head}${colors.bold(event.type.padEnd(EVENT_WIDTH))}${describeEvent(event, entry, colors, names)}`];
+  const lines = [
+    `${head}${colors.bold(event.type.padEnd(EVENT_WIDTH))}${describeEvent(event, entry, colors, names, agents)}`,
+  ];
   for (const message of entry.messages) lines.push(`${INDENT}${formatMessage(message, colors)}`);
   if (entry.moves.length > 0)
     lines.push(`${INDENT}${colors.dim("state")}     ${formatMoves(entry.moves, chart, colors)}`);
@@ -108,6 +125,7 @@ function describeEvent(
   entry: TraceEntry,
   colors: Palette,
   names: ReadonlyMap<string, string>,
+  agents: ReadonlyMap<number, string>,
 ): string {
   switch (event.type) {
     case "run.started":
@@ -118,7 +136,9 @@ function describeEvent(
         usage === undefined
           ? "estimated"
           : `usage ${usage.inputTokens} in / ${usage.outputTokens} out${cacheNote(usage)}`;
-      return colors.dim(`step ${entry.steps} · ${entry.tokens} tokens so far (${used})`);
+      const agent = agents.get(event.seq);
+      const by = agent === undefined ? "" : `${colors.cyan(agent)} `;
+      return `${by}${colors.dim(`step ${entry.steps} · ${entry.tokens} tokens so far (${used})`)}`;
     }
     case "tool.started":
       return `${colors.cyan(event.name)} ${colors.dim(`[${event.callId}]`)}`;
@@ -163,6 +183,10 @@ function describeEvent(
       return `${colors.green("resumed")} ${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)}`;
     case "run.anchored":
       return colors.dim(anchoredDetail(event));
+    case "handoff":
+      return `${colors.cyan(event.from)} → ${colors.cyan(event.to)} ${colors.dim(`[${event.callId}]${handoffShown(event)}`)}`;
+    case "tool.noted":
+      return `${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${JSON.stringify(event.note)}`;
   }
 }
 
@@ -253,4 +277,9 @@ export function formatMoves(moves: readonly Move[], chart: Chart, colors: Palett
       return index === 0 && move.edges.length === 0 ? name : `→ ${name}${guard}`;
     })
     .join(" ");
+}
+
+/** What a handoff's filter left the target to see, in a few words (nothing without a filter). */
+export function handoffShown(event: Extract<StoredEvent, { type: "handoff" }>): string {
+  return event.messages === undefined ? "" : ` · shown ${event.messages.length} messages of the conversation`;
 }

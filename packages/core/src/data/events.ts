@@ -1,6 +1,7 @@
 import type { CompactedView } from "./compacted-view.js";
 import type { MessageContent } from "./content-part.js";
 import type { TurnChecks } from "./guardrail.js";
+import type { AgentShown } from "./handoff.js";
 import type { ToolFailure } from "./tool-outcome.js";
 import type { Transcript } from "./transcript.js";
 import type {
@@ -88,7 +89,60 @@ export interface RunSettings extends TurnChecks {
   readonly prices?: RunPrices;
   /** USD allowed per turn, checked before each call (absent: no limit; only with `prices`). */
   readonly costBudget?: number;
+  /** The agents the run may hand the conversation to, and the one it started with (absent: no handoff tools). */
+  readonly handoffs?: HandoffSettings;
 }
+
+/**
+ * One agent a run may hand the conversation to, as logged in `run.started`: what the machine
+ * decides by while it answers — its system prompt, the tools it offers and how each is treated,
+ * and which of its tools hand over to whom. Its model is not a setting: the run finds it by name
+ * among the handoff tools of the agent it was started with.
+ */
+export interface AgentProfile {
+  readonly name: string;
+  readonly system: string;
+  readonly tools: readonly ToolSpec[];
+  readonly approvalRequired?: readonly string[];
+  readonly idempotentTools?: readonly string[];
+  readonly repeatableTools?: readonly string[];
+  readonly askTools?: readonly AskToolSettings[];
+  /** Tokens reserved for its model's reply in the check before each of its calls (absent: the run's `replyReserve`). */
+  readonly replyReserve?: number;
+  /** Its model as priced, with `pricing` (absent: the run is not priced). */
+  readonly price?: PricedModel;
+  /** Its handoff tools: a call of `tool` gives the conversation to agent `to`. */
+  readonly transfers: readonly { readonly tool: string; readonly to: string }[];
+}
+
+/** The agents of a run with handoffs: the one it started with, by name, and every agent reachable from it. */
+export interface HandoffSettings {
+  readonly agent: string;
+  readonly agents: readonly AgentProfile[];
+}
+
+/**
+ * The conversation was handed over by call `callId` from agent `from` to agent `to`, once every
+ * call of the reply had its tool message: from the next model call on, `to`'s model answers with
+ * its system prompt and tools. `messages` is what its `inputFilter` left the target to see of the
+ * conversation before (after its system prompt), every call with its result (absent: no filter,
+ * the whole conversation); messages appended later are shown as they come.
+ */
+export type HandoffEvent = {
+  readonly type: "handoff";
+  readonly callId: string;
+  readonly from: string;
+  readonly to: string;
+  readonly messages?: readonly Message[];
+};
+
+/** What the machine asks for a handoff: the target's view of the conversation (`handoff`, its `inputFilter` run on the list). */
+export type HandOffRequest = {
+  readonly type: "handOff";
+  readonly call: ToolCall;
+  readonly from: string;
+  readonly to: string;
+};
 
 /** A model as priced: its name (null when it has none) and its price (null when `pricing` has none for it). */
 export interface PricedModel {
@@ -252,7 +306,8 @@ export type AgentEvent =
   | QuestionAnswered
   | ToolAsked
   | ToolPaused
-  | ToolResumed;
+  | ToolResumed
+  | HandoffEvent;
 
 /**
  * The messages before `keptFrom` (after the task) are no longer shown to the model from model
@@ -305,6 +360,8 @@ export type AgentRequest =
        * and asks for the call it prepared.
        */
       readonly prepare?: true;
+      /** In a run with handoffs: the agent whose model answers, and what it is shown when a handoff shaped it (null: the list as it is). */
+      readonly agent?: { readonly name: string; readonly shown: AgentShown | null };
     }
   | {
       readonly type: "prepareStep";
@@ -362,7 +419,8 @@ export type AgentRequest =
       readonly name: string;
       readonly text: string;
       readonly transcript: Transcript;
-    };
+    }
+  | HandOffRequest;
 
 /** Events the log holds around the machine's own: a run's start and end, a tool's start, a conversation's next message. */
 export type LifecycleEvent =
@@ -384,6 +442,8 @@ export type LifecycleEvent =
     }
   | { readonly type: "run.finished"; readonly outcome: RunOutcome }
   | RunAnchored
+  /** A running call's tool noted `note` (plain JSON) before it went on: given back to it when the call is made again (`ToolContext.notes`). */
+  | { readonly type: "tool.noted"; readonly callId: string; readonly note: unknown }
   | {
       readonly type: "user.messaged";
       readonly content: MessageContent;
@@ -458,6 +518,8 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "tool.paused",
   "tool.resumed",
   "run.anchored",
+  "handoff",
+  "tool.noted",
 ];
 
 /** The `tool.finished` event of an observation: a result, or, given why, an error (`isError` and `failure`). */

@@ -33,12 +33,16 @@ export {
 } from "./errors.js";
 export {
   type AgentEvent,
+  type AgentProfile,
   type AgentRequest,
   type AnchorState,
   type AskToolSettings,
   type CompactionSettings,
   type ContextCompacted,
   type GuardrailChecked,
+  type HandOffRequest,
+  type HandoffEvent,
+  type HandoffSettings,
   type LifecycleEvent,
   type ModelFailed,
   type OutputChecked,
@@ -60,6 +64,7 @@ export {
 } from "./events.js";
 export { deepFreeze } from "./frozen-json.js";
 export type { Guardrail, Guardrails, GuardrailVerdict, TurnChecks } from "./guardrail.js";
+export { type AgentShown, agentMessages, agentShown, agentShownTokens } from "./handoff.js";
 export { checkHistory } from "./history.js";
 export { isCount } from "./is-count.js";
 export { isPlainObject } from "./is-plain-object.js";
@@ -77,6 +82,7 @@ export {
   toolFailureOf,
 } from "./log-flags.js";
 export { readModelStream, type StreamCall, type StreamPump, type StreamReading } from "./model-stream.js";
+export { pairedCalls } from "./paired-calls.js";
 export { partTokens } from "./part-tokens.js";
 export { failureOf, isRetryableFailure, markFailure, type ProviderFailure, retryAfterMs } from "./provider-error.js";
 export { RunEnd } from "./run-end.js";

@@ -288,4 +288,6 @@ export interface AgentResult<Output = unknown> {
    * stayed within its budget).
    */
   readonly costOverBudget?: number;
+  /** In a run with handoffs: the agent that answered last, whose model a next turn goes on with (absent: a run without handoffs). */
+  readonly agent?: string;
 }

@@ -15,6 +15,7 @@ import type {
   TurnChecks,
 } from "../data/index.js";
 import {
+  agentShownTokens,
   appendMessage,
   countTokens,
   createTranscript,
@@ -28,6 +29,7 @@ import {
 } from "../data/index.js";
 import type { CallBatch } from "./call-batch.js";
 import { type CompactionState, initialCompaction, shownTokens } from "./compaction-state.js";
+import { type HandoffState, initialHandoffs } from "./handoff-state.js";
 import { type AttemptState, currentAttempt, type RetryPolicy, retryPolicyOf } from "./model-retry.js";
 import { type CalledModel, NO_COUNTS, type PromptCount, surplusOf } from "./prompt-count.js";
 
@@ -169,6 +171,8 @@ export interface AgentContext {
   readonly toolAsks: readonly AskedCall[];
   /** The calls of the last reply paused in their child (see `child-pauses.ts`). */
   readonly childPauses: readonly PausedCall[];
+  /** The run's agents and the one answering now; null for a run without handoff tools. */
+  readonly handoffs: HandoffState | null;
 }
 
 /** The context a run starts from: its settings, and the system message, any history and the task as the list. */
@@ -225,6 +229,7 @@ export function initialContext({
     askTools: settings.askTools ?? [],
     toolAsks: NO_ASKS,
     childPauses: NO_PAUSES,
+    handoffs: initialHandoffs(settings.handoffs),
   };
   // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
   // an object that way on its fast path only once an object of the same shape has been spread:
@@ -239,7 +244,7 @@ export function initialContext({
  */
 const specsTokensKept = new WeakMap<ToolSpec, { readonly specs: readonly ToolSpec[]; readonly tokens: number }>();
 
-function specsTokensOf(specs: readonly ToolSpec[]): number {
+export function specsTokensOf(specs: readonly ToolSpec[]): number {
   const first = specs[0];
   const kept = first === undefined ? undefined : specsTokensKept.get(first);
   if (kept !== undefined && kept.specs.length === specs.length && kept.specs.every((spec, at) => spec === specs[at])) {
@@ -304,6 +309,8 @@ export function promptTokens(context: AgentContext): number {
   const { compaction, transcript } = context;
   const prepared = currentPrepared(context);
   const specs = prepared === null ? context.specsTokens : prepared.specsTokens + prepared.systemTokens;
+  const shown = context.handoffs?.shown;
+  if (shown != null) return specs + agentShownTokens(transcript, shown);
   return specs + (compaction === null ? transcriptTokens(transcript) : shownTokens(transcript, compaction));
 }
 
@@ -375,6 +382,7 @@ export function resultOf(context: AgentContext): AgentResult {
     ...(status === "guardrail_tripped" && guardrail !== null ? { guardrail } : {}),
     ...costOf(context),
     ...(costOver > 0 ? { costOverBudget: costOver } : {}),
+    ...(context.handoffs === null ? {} : { agent: context.handoffs.agent }),
   };
 }
 

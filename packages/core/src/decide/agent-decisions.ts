@@ -13,6 +13,8 @@ import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
 import { isPausedCall } from "./child-pauses.js";
 import { charge, chargeChild, pricedModel, wouldOverspend } from "./cost.js";
+import type { HandoffState } from "./handoff-state.js";
+import { planHandoff } from "./handoffs.js";
 import { currentAttempt } from "./model-retry.js";
 import { withCount } from "./prompt-count.js";
 import { answerChange, isQuestion, questionRequest } from "./questions.js";
@@ -92,30 +94,41 @@ export function appendReply(context: AgentContext, reply: ModelReply): Partial<A
     next.batch = null;
     return next;
   }
-  const { batch, lastCall } = planCalls(context, assistant.toolCalls);
+  const { batch, lastCall, handoff } = planCalls(context, assistant.toolCalls);
   const answered = appendAnswered(context.flags, transcript, batch);
   next.transcript = answered.transcript;
   next.batch = answered.batch;
   next.lastCall = lastCall;
+  if (handoff !== null) next.handoffs = { ...(context.handoffs as HandoffState), pending: handoff };
   return next;
 }
 
-/** The calls' batch, with the repeats refused (or the first one that stops the run marked), and the row after them. */
+/**
+ * The calls' batch, with the repeats refused (or the first one that stops the run marked), and the
+ * row after them; in a run with handoffs, the first handoff call answered at once and any later one
+ * refused (see `planHandoff`), and the handoff to make once every call is answered.
+ */
 function planCalls(
   context: AgentContext,
   calls: readonly ToolCall[],
-): { batch: CallBatch; lastCall: AgentContext["lastCall"] } {
+): { batch: CallBatch; lastCall: AgentContext["lastCall"]; handoff: HandoffState["pending"] } {
   const allowed = allowedTools(context);
+  const handoffs = context.handoffs === null ? null : planHandoff(context.handoffs, calls, allowed);
+  const results = handoffs?.results;
+  const handoff = handoffs?.pending ?? null;
   // With the guard off (the default) no call is a repeat, and the row is not kept.
   if (context.repeatLimit === Number.POSITIVE_INFINITY) {
     const refusals = allowed === null ? NO_REFUSALS : notOffered(calls, allowed);
-    return { batch: CallBatch.of(calls, refusals, calls.length), lastCall: null };
+    const all =
+      handoffs === null || handoffs.refusals.size === 0 ? refusals : new Map([...refusals, ...handoffs.refusals]);
+    return { batch: CallBatch.of(calls, all, calls.length, results), lastCall: null, handoff };
   }
   const refusals = allowed === null ? new Map<number, string>() : notOffered(calls, allowed);
+  for (const [index, refusal] of handoffs?.refusals ?? []) refusals.set(index, refusal);
   let stopAt = calls.length;
   let last = context.lastCall;
   for (const [index, call] of calls.entries()) {
-    if (refusals.has(index)) continue;
+    if (refusals.has(index) || results?.has(index) === true) continue;
     const key = callKey(call);
     const count = last?.key === key ? last.count + 1 : 1;
     last = { key, count };
@@ -126,7 +139,7 @@ function planCalls(
     }
     refusals.set(index, repeatedCallObservation(context, call));
   }
-  return { batch: CallBatch.of(calls, refusals, stopAt), lastCall: last };
+  return { batch: CallBatch.of(calls, refusals, stopAt, results), lastCall: last, handoff };
 }
 
 const NO_REFUSALS: ReadonlyMap<number, string> = new Map();

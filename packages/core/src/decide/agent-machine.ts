@@ -6,6 +6,7 @@ import {
   currentPrepared,
   initialContext,
   resultOf,
+  specsTokensOf,
 } from "./agent-context.js";
 import {
   allCallsAnswered,
@@ -52,6 +53,8 @@ import {
   recordVerdict,
   startGuard,
 } from "./guardrail-decisions.js";
+import { profileOf } from "./handoff-state.js";
+import { agentOfRequest, handoffRequest, isAwaitedHandoff, isHandoffDue, recordHandoff } from "./handoffs.js";
 import {
   clearAttempts,
   currentAttempt,
@@ -110,6 +113,9 @@ const RESUMED = { guard: "isResumeOfPausedCall", target: "nextCalls", actions: "
  * A running agent tool's call whose child paused (`tool.paused`) waits the same way, paused in its
  * child, with what waits below it by chained id: in `awaitingDecision` while a decision waits
  * below, else in `awaitingInput`, until `tool.resumed` makes it run again.
+ * With handoff tools, a reply's first handoff call is answered at once and any later one refused;
+ * once every call of the reply has its tool message the run waits in `handingOff` for the
+ * target's view of the conversation (`handoff`), and goes on with the target's tools from `budgetCheck`.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -198,6 +204,15 @@ export const agentMachine = setup({
       assertEvent(event, "guardrail.checked");
       return isAwaitedVerdict(context, event);
     },
+    isHandoffDue: ({ context }) => isHandoffDue(context),
+    isLastResultBeforeHandoff: ({ context, event }) => {
+      assertEvent(event, "tool.finished");
+      return context.handoffs?.pending != null && isLastResult(context, event);
+    },
+    isAwaitedHandoff: ({ context, event }) => {
+      assertEvent(event, "handoff");
+      return isAwaitedHandoff(context, event);
+    },
     isGuardTripped: ({ context }) => firstTrip(context) !== null,
     isGuardPassed: ({ context }) => isGuardPassed(context),
   },
@@ -250,6 +265,13 @@ export const agentMachine = setup({
       const { changes, requests } = recordResume(context, event);
       enqueue.assign(changes);
       for (const request of requests) enqueue.emit(request);
+    }),
+    requestHandoff: emit(({ context }) => handoffRequest(context)),
+    recordHandoff: assign(({ context, event }) => {
+      assertEvent(event, "handoff");
+      const handoffs = context.handoffs;
+      const tools = handoffs === null ? [] : profileOf(handoffs, event.to).tools;
+      return recordHandoff(context, event, specsTokensOf(tools));
     }),
     requestPreparation: emit(({ context }) => preparationRequest(context)),
     recordPreparation: assign(({ context, event }) => {
@@ -378,6 +400,7 @@ export const agentMachine = setup({
       states: {
         nextCalls: {
           always: [
+            { guard: "isHandoffDue", target: "#agent.handingOff" },
             { guard: "allCallsAnswered", target: "#agent.budgetCheck" },
             { guard: "isStoppedByRepeat", target: "#agent.repeatedCall" },
             { guard: "isAnyCallRunning", target: "runningTools" },
@@ -388,6 +411,7 @@ export const agentMachine = setup({
         runningTools: {
           on: {
             "tool.finished": [
+              { guard: "isLastResultBeforeHandoff", target: "#agent.handingOff", actions: "recordResult" },
               { guard: "isLastResult", target: "#agent.budgetCheck", actions: "recordResult" },
               { guard: "isRunningCall", target: "nextCalls", actions: ["recordResult", "enterCalls"] },
             ],
@@ -405,6 +429,11 @@ export const agentMachine = setup({
         },
         awaitingInput: { on: { "question.answered": ANSWERED, "tool.resumed": RESUMED } },
       },
+    },
+    // Every call of the reply has its tool message: the conversation goes to the agent the first handoff named.
+    handingOff: {
+      entry: "requestHandoff",
+      on: { handoff: { guard: "isAwaitedHandoff", target: "budgetCheck", actions: "recordHandoff" } },
     },
     done: { type: "final", entry: { type: "finish", params: { status: "done" } } },
     stepLimit: { type: "final", entry: { type: "finish", params: { status: "step_limit" } } },
@@ -481,6 +510,7 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   if (snapshot.matches("preparingStep")) return [preparationRequest(context)];
   if (snapshot.matches("retryWait")) return [waitRequest(context)];
   if (snapshot.matches("checkingOutput")) return [{ type: "checkOutput", text: context.answer ?? "" }];
+  if (snapshot.matches("handingOff")) return [handoffRequest(context)];
   if (snapshot.matches("guardingInput") || snapshot.matches("guardingOutput")) return pendingChecks(context);
   const { batch } = context;
   if (!snapshot.matches("executingTools") || batch === null) return [];
@@ -524,6 +554,7 @@ function modelRequest(context: AgentContext): AgentRequest {
   if (prepared !== null) request.prepared = prepared.event;
   else if (preparesInCall(context)) request.prepare = true;
   if (context.retry !== null) request.model = currentAttempt(context).model;
+  if (context.handoffs !== null) request.agent = agentOfRequest(context.handoffs);
   return request;
 }
 

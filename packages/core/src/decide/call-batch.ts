@@ -24,6 +24,8 @@ interface Plan {
   readonly unrefused: readonly number[];
 }
 
+const NO_RESULTS: ReadonlyMap<number, string> = new Map();
+
 /** A change to a batch, applied by `CallBatch.apply`. */
 export type CallChange =
   | { readonly kind: "enter"; readonly index: number; readonly deciding: boolean }
@@ -72,8 +74,16 @@ export class CallBatch {
     this.#plan = plan;
   }
 
-  /** A batch of `calls` where the calls with an entry in `refusals` are answered already (with an error), and none is entered. */
-  static of(calls: readonly ToolCall[], refusals: ReadonlyMap<number, string>, stopAt: number): CallBatch {
+  /**
+   * A batch of `calls` where the calls with an entry in `refusals` are answered already (with an
+   * error), and those in `results` with that observation (a handoff's), and none is entered.
+   */
+  static of(
+    calls: readonly ToolCall[],
+    refusals: ReadonlyMap<number, string>,
+    stopAt: number,
+    results: ReadonlyMap<number, string> = NO_RESULTS,
+  ): CallBatch {
     const n = calls.length;
     const progress: Progress = {
       version: 0,
@@ -88,6 +98,10 @@ export class CallBatch {
       progress.contents[index] = content;
       progress.errors[index] = true;
     }
+    for (const [index, content] of results) {
+      progress.answeredAt[index] = 0;
+      progress.contents[index] = content;
+    }
     const byId = new Map<string, number[]>();
     for (const [index, call] of calls.entries()) {
       const indexes = byId.get(call.id);
@@ -97,7 +111,7 @@ export class CallBatch {
     // The first call at or after each index that was not refused already: where entering resumes.
     const unrefused = new Array<number>(n + 1).fill(n);
     for (let index = n - 1; index >= 0; index--) {
-      unrefused[index] = refusals.has(index) ? (unrefused[index + 1] as number) : index;
+      unrefused[index] = refusals.has(index) || results.has(index) ? (unrefused[index + 1] as number) : index;
     }
     const counters = { next: 0, inProgress: 0, running: 0, appended: 0, stopAt };
     return new CallBatch(calls, counters, progress, 0, { byId, unrefused });

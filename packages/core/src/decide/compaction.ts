@@ -1,5 +1,13 @@
 import type { AgentRequest, CompactedView, ContextCompacted, Message, Usage } from "../data/index.js";
-import { contentText, countTokens, messageChars, messagesOf, summaryMessage, viewMessages } from "../data/index.js";
+import {
+  agentMessages,
+  contentText,
+  countTokens,
+  messageChars,
+  messagesOf,
+  summaryMessage,
+  viewMessages,
+} from "../data/index.js";
 import { type AgentContext, promptTokens } from "./agent-context.js";
 import { type CompactionState, isCompacted } from "./compaction-state.js";
 import { charge, wouldOverspend } from "./cost.js";
@@ -137,6 +145,8 @@ export function shownView(context: AgentContext): CompactedView | undefined {
 
 /** The messages the model is (or was) shown for the next model call from this context: the view a compaction left, else the whole list. */
 export function shownMessages(context: AgentContext): readonly Message[] {
+  const shown = context.handoffs?.shown;
+  if (shown != null) return agentMessages(context.transcript, shown);
   const view = shownView(context);
   return view === undefined ? messagesOf(context.transcript) : viewMessages(context.transcript, view);
 }

@@ -19,6 +19,7 @@ import {
 } from "../data/index.js";
 import { type BlobSource, blobRefsOf, loggedEvent, restoreBlobs } from "./blobs.js";
 import { EventLogError } from "./event-log-error.js";
+import { handoffProblem, handoffSettingsProblem } from "./handoff-checks.js";
 import { chainHash, isChainHash, runHashSeed } from "./log-hash.js";
 
 // The stores read the log's types from here.
@@ -218,6 +219,10 @@ function eventProblem(value: unknown, position: number): string | null {
       return pausedProblem(value);
     case "tool.resumed":
       return isString(value.callId) ? null : "needs a callId string";
+    case "handoff":
+      return handoffProblem(value);
+    case "tool.noted":
+      return isString(value.callId) && "note" in value ? null : "needs a callId string and a note";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }
@@ -399,6 +404,8 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
     return "needs settings.prices to be { models, summarizer? } of { name, price } with prices in USD, 0 or more";
   }
   if (!isOptional(settings.costBudget, isAmount)) return "needs settings.costBudget to be a number of USD, 0 or more";
+  const handoffs = handoffSettingsProblem(settings.handoffs);
+  if (handoffs !== null) return handoffs;
   const checks = turnProblem(settings, "settings.");
   if (checks !== null) return checks;
   if (settings.history !== undefined) {

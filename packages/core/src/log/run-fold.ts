@@ -183,6 +183,12 @@ export class RunFold {
       case "run.finished":
       case "user.messaged":
         throw this.#misfit(event, "comes before the run reached its end");
+      case "tool.noted":
+        // A note is the tool's, kept for its next attempt: the machine never takes it.
+        if (!this.#started.has(event.callId)) {
+          throw this.#misfit(event, `has no tool.started for call '${event.callId}' before it`);
+        }
+        return;
       case "tool.started": {
         const problem = startProblem(before, event, this.#started);
         if (problem !== null) throw this.#misfit(event, problem);

@@ -5,6 +5,6 @@ export { isTimeout, MAX_TIMER_MS, runGuarded } from "./run-guarded.js";
 export { describeSafely } from "./safe-observation.js";
 export { type ArgsOf, type CompiledParameters, compileParameters, type ToolSchema } from "./schema/index.js";
 export { PERFORMER, type Tool, type ToolDefinition, tool } from "./tool.js";
-export type { ToolAsk, ToolContext, ToolFunction } from "./tool-function.js";
+export type { ToolAsk, ToolContext, ToolFunction, ToolNote } from "./tool-function.js";
 export type { ToolOptions } from "./tool-options.js";
-export { ToolRegistry } from "./tool-registry.js";
+export { type ExecuteOptions, ToolRegistry } from "./tool-registry.js";

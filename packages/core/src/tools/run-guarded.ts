@@ -1,8 +1,14 @@
-import type { ToolAsk, ToolFunction } from "./tool-function.js";
+import type { ToolAsk, ToolFunction, ToolNote } from "./tool-function.js";
 
 /** The `ask` of a tool run where nobody can answer. */
 const cannotAsk: ToolAsk = (question) =>
   Promise.reject(new Error(`nobody can answer the question here (it was: ${JSON.stringify(question)})`));
+
+/** The notes of a tool run outside a run: nothing is kept. */
+const NO_NOTES: { readonly note: ToolNote; readonly notes: readonly unknown[] } = Object.freeze({
+  note: () => Promise.resolve(),
+  notes: Object.freeze([]),
+});
 
 /** Milliseconds a timer can wait: setTimeout fires at once for anything longer. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -33,6 +39,7 @@ export function runGuarded(
   timeoutMs: number | undefined,
   runSignal: () => AbortSignal | undefined,
   ask: ToolAsk = cannotAsk,
+  notes: { readonly note: ToolNote; readonly notes: readonly unknown[] } = NO_NOTES,
 ): Outcome | Promise<Outcome> {
   // The tool's own signal is made only when the tool reads it: most tools never do, and an
   // AbortController with a listener on the run's signal costs more than the rest of the call.
@@ -42,6 +49,8 @@ export function runGuarded(
   const context = {
     timeoutMs: timeoutMs ?? Number.POSITIVE_INFINITY,
     ask,
+    note: notes.note,
+    notes: notes.notes,
     get signal(): AbortSignal {
       if (controller === undefined) {
         controller = new AbortController();

@@ -12,7 +12,19 @@ export interface ToolContext {
    * from the start, and this time `ask` gives the answer. Outside a run it rejects.
    */
   readonly ask: ToolAsk;
+  /**
+   * Logs `value` (plain JSON) for this call before the call goes on: what the tool needs to go on
+   * with the same work when it is made again — after its process died (an `idempotent` tool's
+   * call is made again), or once a question it asked is answered. Resolves once it is logged.
+   * Outside a run, or in a run without a store, nothing is kept and `notes` stays as it was.
+   */
+  readonly note: ToolNote;
+  /** What this call noted in its earlier attempts (see `note`), in order; empty on its first. */
+  readonly notes: readonly unknown[];
 }
+
+/** A tool's way to log what it needs to go on with the same work when it is made again: see `ToolContext.note`. */
+export type ToolNote = (value: unknown) => Promise<void>;
 
 /** A tool's way to ask a person a question while it runs: see `ToolContext.ask`. */
 export type ToolAsk = (question: string, schema?: Readonly<Record<string, unknown>>) => Promise<unknown>;

@@ -6,7 +6,7 @@ import { describeSafely, encodeResult, labelOf } from "./safe-observation.js";
 import type { ArgsOf, Checked, CompiledParameters, ToolSchema } from "./schema/index.js";
 import { validateSubset } from "./schema/index.js";
 import { type CompiledTool, compileTool, type Tool, type ToolFunction, type ToolPerformer } from "./tool.js";
-import type { ToolAsk } from "./tool-function.js";
+import type { ToolAsk, ToolNote } from "./tool-function.js";
 import { checkOptions, type ToolOptions } from "./tool-options.js";
 
 export type { ToolFunction } from "./tool.js";
@@ -22,6 +22,8 @@ export interface ExecuteOptions {
   readonly maxResultChars?: number;
   /** The tool's `ask` (absent: it rejects, since nobody can answer). */
   readonly ask?: ToolAsk;
+  /** The tool's `note` and the notes of its earlier attempts (absent: nothing is kept). */
+  readonly notes?: { readonly note: ToolNote; readonly notes: readonly unknown[] };
 }
 
 /** What `register`'s function gets: inferred as `tool()` infers it (`never`, which accepts any declaration, only for a schema whose shape the type system cannot see). */
@@ -258,7 +260,7 @@ export class ToolRegistry {
   ): ToolOutcome | Promise<ToolOutcome> {
     const name = spec.name;
     const timeoutMs = own.timeoutMs ?? options.timeoutMs;
-    const outcome = runGuarded(fn, args, timeoutMs, () => options.signal, options.ask);
+    const outcome = runGuarded(fn, args, timeoutMs, () => options.signal, options.ask, options.notes);
     const observe = (ended: Outcome): ToolOutcome => {
       switch (ended.kind) {
         case "returned":

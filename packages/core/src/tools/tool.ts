@@ -4,7 +4,7 @@ import { type CompiledParameters, compileParameters, type ToolSchema } from "./s
 import type { ToolFunction } from "./tool-function.js";
 import { checkOptions, TOOL_OPTION_KEYS, type ToolOptions } from "./tool-options.js";
 
-export type { ToolAsk, ToolContext, ToolFunction } from "./tool-function.js";
+export type { ToolAsk, ToolContext, ToolFunction, ToolNote } from "./tool-function.js";
 
 /** The key of a tool's performer: a symbol, so that it is never one of the definition's keys a user writes or JSON shows. */
 export const PERFORMER: unique symbol = Symbol("agentloop.performer");
@@ -12,12 +12,14 @@ export const PERFORMER: unique symbol = Symbol("agentloop.performer");
 /**
  * How a run performs a tool's calls when not by calling its function, kept with the tool (and by
  * the registry with its entry): `agent`, a child run (`child` is the run part's description of it,
- * set by `agentTool`); `ask-user`, a person's answer of the `answer` shape (set by `askUserTool`).
+ * set by `agentTool`); `ask-user`, a person's answer of the `answer` shape (set by `askUserTool`);
+ * `handoff`, the conversation given to another agent (`target`, set by `handoff`).
  * Internal: a plain tool (`tool()`, `register`, MCP) has none.
  */
 export type ToolPerformer =
   | { readonly kind: "agent"; readonly child: object }
-  | { readonly kind: "ask-user"; readonly answer?: CompiledParameters };
+  | { readonly kind: "ask-user"; readonly answer?: CompiledParameters }
+  | { readonly kind: "handoff"; readonly target: object };
 
 /** Everything that makes a tool: what the model is shown, the function, and how the harness treats it. */
 export interface ToolDefinition<P extends ToolSchema = ToolSchema> extends ToolOptions {
@@ -95,8 +97,8 @@ export function compileTool(definition: unknown): CompiledTool {
 function performerOf(value: unknown): ToolPerformer | undefined {
   if (value === undefined) return undefined;
   const kind = isPlainObject(value) ? value.kind : undefined;
-  if (kind === "agent" || kind === "ask-user") return value as ToolPerformer;
-  throw new ToolSchemaError("a tool's performer must be one agentTool() or askUserTool() made");
+  if (kind === "agent" || kind === "ask-user" || kind === "handoff") return value as ToolPerformer;
+  throw new ToolSchemaError("a tool's performer must be one agentTool(), askUserTool() or handoff() made");
 }
 
 function checkName(name: unknown): string {

@@ -86,6 +86,7 @@ describe("agentMachine structure", () => {
         "answered",
         "guardingInput",
         "guardingOutput",
+        "handingOff",
         ...FINAL_STATES,
         ...CHECK_EXITS,
         ...COST_EXITS,
@@ -150,10 +151,11 @@ describe("agentMachine structure", () => {
     ]);
   });
 
-  it("nextCalls decides with eventless transitions only: all answered, a repeat that stops, then the wait", () => {
+  it("nextCalls decides with eventless transitions only: a handoff once all are answered, all answered, a repeat that stops, then the wait", () => {
     const nextCalls = tools?.states.nextCalls;
     expect([...(nextCalls?.transitions.keys() ?? [])]).toEqual([]);
     expect((nextCalls?.always ?? []).map((t) => [keys(t.target), t.guard, names(t)])).toEqual([
+      [["handingOff"], "isHandoffDue", []],
       [["budgetCheck"], "allCallsAnswered", []],
       [["repeatedCall"], "isStoppedByRepeat", []],
       [["runningTools"], "isAnyCallRunning", []],
@@ -168,7 +170,8 @@ describe("agentMachine structure", () => {
         .flat()
         .map((t) => [t.eventType, keys(t.target), t.guard, names(t)]);
     expect(on("runningTools")).toEqual([
-      // The result that answers the last call left goes straight back to budgetCheck.
+      // The result that answers the last call left goes straight to the handoff the reply asked for, or back to budgetCheck.
+      ["tool.finished", ["handingOff"], "isLastResultBeforeHandoff", ["recordResult"]],
       ["tool.finished", ["budgetCheck"], "isLastResult", ["recordResult"]],
       ["tool.finished", ["nextCalls"], "isRunningCall", ["recordResult", "enterCalls"]],
       // A running call whose tool asked a question ends without its result and waits for the answer.
@@ -201,6 +204,7 @@ describe("agentMachine structure", () => {
         "callingModel model.replied: enterCalls",
         "runningTools tool.finished: recordResult",
         "runningTools tool.finished: recordResult",
+        "runningTools tool.finished: recordResult",
         "runningTools tool.finished: enterCalls",
         "runningTools approval.decided: recordDecision",
         "runningTools approval.decided: enterCalls",
@@ -214,6 +218,19 @@ describe("agentMachine structure", () => {
         "awaitingInput question.answered: enterCalls",
       ].sort(),
     );
+  });
+
+  it("handingOff is entered once a reply's calls are all answered, and goes back to budgetCheck with the handoff it waits for", () => {
+    const all = [root, ...nodes].flatMap(transitionsOf);
+    const into = all.filter((t) => keys(t.target).includes("handingOff"));
+    expect(into.map((t) => [t.source.key, t.eventType, t.guard]).sort()).toEqual([
+      ["nextCalls", "", "isHandoffDue"],
+      ["runningTools", "tool.finished", "isLastResultBeforeHandoff"],
+    ]);
+    const handing = [...(root.states.handingOff?.transitions.values() ?? [])].flat();
+    expect(handing.map((t) => [t.eventType, keys(t.target), t.guard, names(t)])).toEqual([
+      ["handoff", ["budgetCheck"], "isAwaitedHandoff", ["recordHandoff"]],
+    ]);
   });
 
   it("final states have no way out and every other state has one; run.cancelled is the root's, for every state", () => {

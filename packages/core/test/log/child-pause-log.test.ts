@@ -96,6 +96,8 @@ describe("a tool's performer", () => {
       [PERFORMER]: { kind: "robot" },
     } as unknown as Parameters<typeof tool>[0];
     expect(() => tool(definition)).toThrow(ToolSchemaError);
-    expect(() => tool(definition)).toThrow("a tool's performer must be one agentTool() or askUserTool() made");
+    expect(() => tool(definition)).toThrow(
+      "a tool's performer must be one agentTool(), askUserTool() or handoff() made",
+    );
   });
 });

@@ -93,6 +93,8 @@ export const CONVERSATION: Readonly<Record<string, Turn>> = {
   "retry.waited": detailChip(() => "info", "retry"),
   "run.cancelled": detailChip(() => "bad", "cancelled"),
   "run.finished": detailChip(() => "end", "finished"),
+  "tool.noted": () => null,
+  handoff: detailChip(() => "info", "handoff"),
 };
 
 /** The conversation's entry for row `index`: its turn (or a chip for an unknown type), marked with its index. */

@@ -205,6 +205,7 @@ async function resumeHeld(
     settings: startOf(runId, events).settings,
     schemaVersion: replay.schemaVersion,
     from: { snapshot: replay.snapshot, interrupted: replay.interrupted },
+    notes: notesOf(events),
     store,
     childDecisions: chained,
     childAnswers,
@@ -513,4 +514,16 @@ function checkTools(runId: string, settings: RunSettings, registry: ToolRegistry
     `run '${runId}' was started with other tools than this registry has (specs and approval flags): the log has ${logged}, the registry has ${current}`,
     { runId, position: 0 },
   );
+}
+
+/** What the calls of a log noted (`tool.noted`), by call id, in order: given back to a call made again. */
+function notesOf(events: readonly StoredEvent[]): Map<string, unknown[]> {
+  const notes = new Map<string, unknown[]>();
+  for (const event of events) {
+    if (event.type !== "tool.noted") continue;
+    const kept = notes.get(event.callId);
+    if (kept === undefined) notes.set(event.callId, [event.note]);
+    else kept.push(event.note);
+  }
+  return notes;
 }

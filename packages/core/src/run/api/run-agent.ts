@@ -10,6 +10,7 @@ import {
 import type { AgentContext, AgentMachineInput } from "../../decide/index.js";
 import {
   agentMachine,
+  canonicalJson,
   childPending,
   childQuestions,
   pendingApprovals,
@@ -29,8 +30,10 @@ import {
   type ModelWithLimits,
   NO_CHECKS,
   type OutputOf,
+  type RunAgent,
   resolveSettings,
   resolveTurn,
+  runAgents,
   type TurnOptions,
 } from "../performers/index.js";
 
@@ -182,8 +185,10 @@ export async function runLive(run: LiveRun): Promise<AgentResult> {
   const restored = from === undefined ? {} : { snapshot: agentMachine.getPersistedSnapshot(from.snapshot) };
   const actor = createActor(agentMachine, { input, ...restored, ...(inspect === undefined ? {} : { inspect }) });
   const machine = drivenMachine(actor, from === undefined ? [] : pendingRequests(from.snapshot));
-  const children = childCallsOf(run, () => actor.getSnapshot().context);
-  const loop = new RunLoop(machine, children === undefined ? run : { ...run, children }, from?.interrupted);
+  const agents = agentsOf(run);
+  const children = childCallsOf(run, () => actor.getSnapshot().context, agents);
+  const ports = agents === undefined ? run : { ...run, agents };
+  const loop = new RunLoop(machine, children === undefined ? ports : { ...ports, children }, from?.interrupted);
   const cancel = () => loop.cancel(signal?.reason);
   try {
     if (begin !== undefined) await loop.log(begin);
@@ -219,15 +224,51 @@ export function checkChildPrices(settings: RunSettings, registry: ToolRegistry):
   if (names.length > 0) throw new RangeError(costBudgetRefusal([...new Set(names)]));
 }
 
-/** The children of a run whose registry has agent tools (none for any other run). */
-function childCallsOf(run: LiveRun, context: () => AgentContext): ChildCalls | undefined {
-  if (!hasChildTools(run.registry)) return undefined;
-  const { registry, store, journal, approve, childDecisions, childAnswers, onEvent } = run;
+/** The children of a run whose registry (or one of whose agents' registries) has agent tools (none for any other run). */
+function childCallsOf(
+  run: LiveRun,
+  context: () => AgentContext,
+  agents: ReadonlyMap<string, RunAgent> | undefined,
+): ChildCalls | undefined {
+  const registries = agents === undefined ? [run.registry] : [...agents.values()].map((agent) => agent.registry);
+  if (!registries.some(hasChildTools)) return undefined;
+  const { store, journal, approve, childDecisions, childAnswers, onEvent } = run;
   const runId = journal?.runId;
   const given = { decisions: childDecisions, answers: childAnswers };
   const { pricing } = run.settings;
   const approverBelow = run.resumedWithApprover === true;
-  return new ChildCalls({ registry, store, runId, approve, ...given, onEvent, context, pricing, approverBelow });
+  const options = { store, runId, approve, ...given, onEvent, context, pricing, approverBelow };
+  if (agents === undefined) return new ChildCalls({ ...options, registry: run.registry });
+  // The calls of a reply are the tools of the agent that answered it: the one answering while they run.
+  return new ChildCalls({
+    ...options,
+    get registry() {
+      const handoffs = context().handoffs;
+      return handoffs === null ? run.registry : (agents.get(handoffs.agent)?.registry ?? run.registry);
+    },
+  });
+}
+
+/**
+ * The agents of a run with handoffs, found again from the agent it started with, each checked
+ * against the profile its log holds: a registry whose tools differ is refused before anything runs.
+ */
+function agentsOf(run: LiveRun): ReadonlyMap<string, RunAgent> | undefined {
+  const { handoffs, system } = run.settings;
+  if (handoffs === undefined) return undefined;
+  const agents = runAgents({ name: handoffs.agent, model: run.model, registry: run.registry, system }) ?? new Map();
+  for (const profile of handoffs.agents) {
+    const agent = agents.get(profile.name);
+    const tools =
+      agent === undefined ? null : canonicalJson([agent.registry.specs(), agent.registry.approvalRequired()]);
+    if (tools === canonicalJson([profile.tools, profile.approvalRequired ?? []])) continue;
+    throw new TypeError(
+      agent === undefined
+        ? `the run hands the conversation to agent '${profile.name}', which no handoff tool of this registry reaches`
+        : `agent '${profile.name}' has other tools than the run was started with (specs and approval flags)`,
+    );
+  }
+  return agents;
 }
 
 /**
@@ -247,6 +288,7 @@ export function pausedResult(context: AgentContext): AgentResult {
     messages: messagesOf(context.transcript),
     pendingApprovals: approvals,
     ...(questions.length > 0 ? { pendingQuestions: questions } : {}),
+    ...(context.handoffs === null ? {} : { agent: context.handoffs.agent }),
   };
 }
 

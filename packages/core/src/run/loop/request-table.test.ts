@@ -24,6 +24,7 @@ describe("the request table", () => {
       resumeChild: "promise",
       waitRetry: "sleep",
       prepareStep: "once",
+      handOff: "once",
       askUser: "promise",
     });
   });
@@ -42,6 +43,7 @@ describe("the request table", () => {
       [{ type: "waitRetry", delayMs: 5, jitter: false }, "retry wait 2"],
       [{ type: "prepareStep", step: 3, transcript: { items: [], length: 0 } as never, tokens: 0 }, "prepare 3"],
       [{ type: "askUser", call, question: "Which city?" }, "question 2.0 c1"],
+      [{ type: "handOff", call, from: "triage", to: "billing" }, "handoff 2.0 c1"],
       // A call paused in its child again waits anew: the key names what waits below it.
       [
         { type: "resumeChild", call, pending: [{ ...call, id: "c1/e1" }], questions: [{ id: "c1/q1", question: "?" }] },

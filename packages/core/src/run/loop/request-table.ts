@@ -54,6 +54,8 @@ export const REQUEST_TABLE = {
   },
   waitRetry: { form: "sleep", key: (_request, at) => `retry wait ${at.steps}` },
   prepareStep: { form: "once", key: (request) => `prepare ${request.step}` },
+  // One handoff per reply at most: the reply's handoff call names it.
+  handOff: { form: "once", key: (request, at) => `handoff ${at.place(request.call.id)}` },
   askUser: {
     form: "promise",
     key: (request, at) =>

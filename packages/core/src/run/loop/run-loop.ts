@@ -8,7 +8,7 @@ import type {
   RunEvent,
   Transcript,
 } from "../../data/index.js";
-import { listView, messagesOf, RunEnd, usedCallIds } from "../../data/index.js";
+import { copyJson, listView, messagesOf, RunEnd, usedCallIds } from "../../data/index.js";
 import type { AgentSnapshot } from "../../decide/index.js";
 import type { Journal } from "../../log/index.js";
 import { EventLogError } from "../../log/index.js";
@@ -31,8 +31,10 @@ import {
   type ModelRequest,
   type PrepareStep,
   performCheck,
+  performHandoff,
   pickedModelName,
   prepareStepAnswer,
+  type RunAgent,
   type RunToolOptions,
   retryWaited,
   runTool,
@@ -77,6 +79,10 @@ export interface EffectPorts {
   readonly checks?: TurnPorts | undefined;
   /** Runs the calls of agent tools as child runs (absent: the registry has none). */
   readonly children?: ChildPort | undefined;
+  /** What the calls of a resumed run noted before (`tool.noted`), by call id: given back to each call made again. */
+  readonly notes?: ReadonlyMap<string, readonly unknown[]> | undefined;
+  /** In a run with handoff tools, its agents by name: the one that answers now gives the model and the tools. */
+  readonly agents?: ReadonlyMap<string, RunAgent> | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
@@ -114,6 +120,8 @@ export class RunLoop {
   #ids: Set<string> | null = null;
   /** The model call in flight (the machine asks for one at a time): its deltas are told with its step. */
   #modelRequest: ModelRequest | null = null;
+  /** What each call noted so far (`ToolContext.note`), by call id: a call made again is given its notes. */
+  readonly #notes: Map<string, unknown[]>;
   /** The models `prepareStep` picked, by step, until the step's reply comes. */
   readonly #prepared = new Map<number, Model>();
   /** The failure the run rejects with once its `model.failed` is logged: the step's last attempt failed. */
@@ -133,6 +141,7 @@ export class RunLoop {
     this.#ports = ports;
     this.#interrupted = interrupted;
     this.#inbox = ports.performing ?? new InProcess();
+    this.#notes = new Map([...(ports.notes ?? [])].map(([id, notes]) => [id, [...notes]]));
     const end = this.#end;
     const { onEvent, toolTimeoutMs, maxResultChars } = ports;
     this.#modelOptions = {
@@ -292,6 +301,13 @@ export class RunLoop {
       this.#inbox.perform({ form: "promise", request, work, first, settle });
       return;
     }
+    if (request.type === "handOff") {
+      const { registry } = this.#agent(request.from);
+      const { transcript } = this.#machine.snapshot().context;
+      const work = () => Promise.resolve<LoopAnswer>(performHandoff(request, registry, transcript));
+      this.#inbox.perform({ form: "once", request, work, retriesItself: false });
+      return;
+    }
     if (request.type === "checkOutput" || request.type === "checkGuardrail") {
       if (request.type === "checkGuardrail") {
         this.#tell({ type: "guardrail-started", stage: request.stage, name: request.name });
@@ -319,6 +335,23 @@ export class RunLoop {
       this.#tellLogged(started);
       this.#runTool(request);
     });
+  }
+
+  /** The agent that answers now: the run's own model and registry, or in a run with handoffs the agent the last handoff named. */
+  #answering(): Pick<RunAgent, "model" | "registry"> {
+    const handoffs = this.#machine.snapshot().context.handoffs;
+    return handoffs === null ? this.#ports : this.#agent(handoffs.agent);
+  }
+
+  /** The agent of that name in a run with handoffs (the log names only agents its settings list, all found at its start). */
+  #agent(name: string): RunAgent {
+    const agent = this.#ports.agents?.get(name);
+    if (agent === undefined) {
+      throw new RangeError(
+        `the run's log hands the conversation to agent '${name}', which no handoff tool of the agent it started with reaches`,
+      );
+    }
+    return agent;
   }
 
   /** The run's `prepareStep`; a run started with it and resumed without it is refused. */
@@ -387,10 +420,11 @@ export class RunLoop {
 
   async #askModel(request: ModelRequest): Promise<ModelAnswer> {
     const picked = request.prepared?.model === undefined ? undefined : await this.#preparedModel(request);
+    const own = request.agent === undefined ? this.#ports.model : this.#agent(request.agent.name).model;
     const model =
       picked !== undefined && (request.model ?? 0) === 0
         ? picked
-        : modelAt(this.#ports.model, this.#ports.fallbackModels, request.model);
+        : modelAt(own, this.#ports.fallbackModels, request.model);
     if (model === undefined) {
       throw new RangeError(
         `the run's log asks fallback model ${request.model}, but only ${this.#ports.fallbackModels?.length ?? 0} fallbackModels were given`,
@@ -434,9 +468,21 @@ export class RunLoop {
       return undefined;
     }
     const options = interrupted ? this.#interruptedOptions : this.#toolOptions;
-    const work = () => runTool(this.#ports.registry, call, options, request.answers);
+    const { registry } = this.#answering();
+    const notes = { notes: this.#notes.get(call.id) ?? NO_NOTES, note: (value: unknown) => this.#note(call.id, value) };
+    const work = () => runTool(registry, call, options, request.answers, notes);
     this.#inbox.perform({ form: "once", request, work, retriesItself: false });
     return undefined;
+  }
+
+  /** Logs what a running call noted, and keeps it for the call's next attempt; refuses anything but plain JSON. */
+  #note(callId: string, value: unknown): Promise<void> {
+    const copied = copyJson(value);
+    if (!copied.ok) return Promise.reject(new TypeError(`a tool's note must be plain JSON: ${copied.problem}`));
+    const kept = this.#notes.get(callId);
+    if (kept === undefined) this.#notes.set(callId, [copied.value]);
+    else kept.push(copied.value);
+    return this.log({ type: "tool.noted", callId, note: copied.value });
   }
 
   /** The event an answer gives the machine, or null for none (no decision or answer yet, a child's pause, a failure that is moot). */
@@ -494,6 +540,8 @@ export class RunLoop {
     }
   }
 }
+
+const NO_NOTES: readonly unknown[] = Object.freeze([]);
 
 function toolOptions(
   end: RunEnd,

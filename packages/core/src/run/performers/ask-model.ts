@@ -9,6 +9,7 @@ import type {
   ModelReply,
 } from "../../data/index.js";
 import {
+  agentMessages,
   claimCallIds,
   copyReply,
   describeThrown,
@@ -65,7 +66,8 @@ export async function askModel(
   try {
     const { onDelta, output } = options;
     const { view } = request;
-    const shown = view === undefined ? listView(request.transcript) : viewMessages(request.transcript, view);
+    const shown =
+      shownTo(request) ?? (view === undefined ? listView(request.transcript) : viewMessages(request.transcript, view));
     const { prepared } = request;
     const messages = prepared?.system === undefined ? shown : withSystem(shown, prepared.system);
     // Set one by one, in this order, only when given: spreads of empty objects made each call dearer.
@@ -86,6 +88,12 @@ export async function askModel(
   if (typeof reply === "string") return failed(request, `the model returned an invalid reply: ${reply}`);
   const unique = withUniqueIds(reply, request.transcript, options.usedIds);
   return { type: "event", event: { type: "model.replied", reply: unique } };
+}
+
+/** What the agent answering after a handoff is shown, or undefined when it is shown the list (or what a compaction left). */
+function shownTo(request: ModelRequest): readonly Message[] | undefined {
+  const shown = request.agent?.shown;
+  return shown == null ? undefined : agentMessages(request.transcript, shown);
 }
 
 /** The list as one call shows it: `prepareStep`'s text added to the system message (the list itself keeps it as it was). */
@@ -131,7 +139,8 @@ function failed(
   const { step } = request;
   const error = new ModelError(`model call ${step} failed: ${message}`, {
     messages:
-      request.view === undefined ? messagesOf(request.transcript) : viewMessages(request.transcript, request.view),
+      shownTo(request) ??
+      (request.view === undefined ? messagesOf(request.transcript) : viewMessages(request.transcript, request.view)),
     step,
     cause,
     ...failure,

@@ -27,6 +27,14 @@ export {
 export { type CompactionAnswer, type CompactionRequest, compactContext } from "./compact-context.js";
 export { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
 export {
+  type HandoffAgent,
+  type HandoffOptions,
+  handoff,
+  performHandoff,
+  type RunAgent,
+  runAgents,
+} from "./handoff.js";
+export {
   checkedSettings,
   leavesAlone,
   type PrepareStep,

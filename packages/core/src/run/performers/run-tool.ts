@@ -1,6 +1,6 @@
 import type { ToolCall, ToolOutcome } from "../../data/index.js";
 import { type AgentEvent, toolFinished } from "../../data/index.js";
-import type { ToolRegistry } from "../../tools/index.js";
+import type { ExecuteOptions, ToolRegistry } from "../../tools/index.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "../../tools/index.js";
 import { answerOf, type EventAnswer } from "./event-answer.js";
 import { ToolAsking } from "./tool-asking.js";
@@ -44,6 +44,7 @@ export async function runTool(
   call: ToolCall,
   options: RunToolOptions = {},
   answers: readonly unknown[] = [],
+  notes?: ExecuteOptions["notes"],
 ): Promise<ToolAnswer> {
   if (options.interrupted === true && !mayRunAgain(registry, call)) {
     return answerOf(toolFinished(call.id, lostResult(call), "lost"));
@@ -66,6 +67,7 @@ export async function runTool(
     timeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     ask: (question, schema) => askingOf().ask(question, schema),
+    ...(notes === undefined ? {} : { notes }),
   });
   // The call's outcome, or null once it asked past its answers: the attempt is over then, whatever the tool does next.
   const ended = await new Promise<ToolOutcome | null>((resolve) => {

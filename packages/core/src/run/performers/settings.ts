@@ -2,12 +2,13 @@ import type { CompactionSettings, Message, Model, Pricing, RunSettings } from ".
 import { checkHistory, describeValue, type MessageContent, normalizeContent } from "../../data/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
 import { askToolsOf } from "./ask-user.js";
+import { DEFAULT_SYSTEM } from "./default-system.js";
+import { handoffSettings, type RunAgent, runAgents } from "./handoff.js";
 import type { PrepareStep } from "./prepare-step.js";
 import { resolvePrices } from "./pricing.js";
 import { type RetryOptions, resolveRetry } from "./retry-options.js";
 
-/** The system prompt used when none is given. */
-export const DEFAULT_SYSTEM = "Use the tools to answer the user.";
+export { DEFAULT_SYSTEM } from "./default-system.js";
 /** Model calls allowed per turn when `maxSteps` is not given. */
 export const DEFAULT_MAX_STEPS = 8;
 /** Tokens allowed per turn when `tokenBudget` is not given. */
@@ -33,6 +34,11 @@ export interface CompactionOptions {
 export interface AgentOptions {
   /** The first message of the list. */
   readonly system?: string;
+  /**
+   * The name of the agent the run starts with, in a run with handoff tools (default: the name a
+   * handoff to this very registry gives it, else `agent`); `AgentResult.agent` names who answered.
+   */
+  readonly name?: string;
   /** Messages between the system message and the task: a conversation carried over from elsewhere. */
   readonly history?: readonly Message[];
   /** Model calls allowed per turn, at most; 0 or more (default 8). */
@@ -108,8 +114,16 @@ export function resolveSettings(
     throw new TypeError(`task must be a string or a list of content parts; got ${describe(task)}`);
   }
   const content = normalizeContent(task, "task");
-  const system = options.system ?? DEFAULT_SYSTEM;
-  if (typeof system !== "string") throw new TypeError(`system must be a string; got ${describe(system)}`);
+  if (options.system !== undefined && typeof options.system !== "string") {
+    throw new TypeError(`system must be a string; got ${describe(options.system)}`);
+  }
+  if (options.name !== undefined && typeof options.name !== "string") {
+    throw new TypeError(`name must be a string; got ${describe(options.name)}`);
+  }
+  // A run with handoff tools starts with the agent a handoff back to this registry describes, when there is one.
+  const agents = runAgents({ name: options.name, model, registry, system: options.system });
+  const system =
+    agents === undefined ? (options.system ?? DEFAULT_SYSTEM) : (agents.values().next().value as RunAgent).system;
   const history = options.history === undefined ? undefined : checkHistory(options.history);
   if (typeof history === "string") throw new TypeError(history);
   const onRepeatedCall = options.onRepeatedCall ?? "refuse";
@@ -120,7 +134,7 @@ export function resolveSettings(
     throw new TypeError(`prepareStep must be a function; got ${describe(options.prepareStep)}`);
   }
   const askTools = askToolsOf(registry);
-  return {
+  const settings: RunSettings = {
     task: content,
     system,
     ...(history === undefined || history.length === 0 ? {} : { history }),
@@ -141,6 +155,8 @@ export function resolveSettings(
     ...(askTools.length === 0 ? {} : { askTools }),
     ...resolvePrices(options, model),
   };
+  if (agents === undefined) return settings;
+  return { ...settings, handoffs: handoffSettings(agents, settings, options.replyReserve) };
 }
 
 /**

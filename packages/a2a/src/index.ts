@@ -1,0 +1,1 @@
+export { a2aAgentTool, type RemoteAgent } from "./a2a-agent-tool.js";

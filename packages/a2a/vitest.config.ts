@@ -1,0 +1,5 @@
+import { defineProject } from "vitest/config";
+
+// A test's time limit is a guard against a hang, not a measure: its waits are for conditions, and on a
+// loaded 2-core machine a test that starts servers or processes takes many times what it takes alone.
+export default defineProject({ test: { name: "a2a", testTimeout: 60_000, hookTimeout: 60_000 } });
