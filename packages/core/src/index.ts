@@ -3,6 +3,7 @@ export {
   AgentloopError,
   type AgentResult,
   type AgentStatus,
+  type CeilingHit,
   type ContentPart,
   ContentParts,
   chainCallId,
@@ -42,7 +43,15 @@ export {
 } from "./data/index.js";
 export type { AgentView } from "./decide/index.js";
 export { agentMachine } from "./decide/index.js";
-export { EventLogError, type EventStore, MemoryEventStore, type RunLock, replayRun, shownAtStep } from "./log/index.js";
+export {
+  EventLogError,
+  type EventStore,
+  MemoryEventStore,
+  type RunLock,
+  replayRun,
+  type SpendLimits,
+  shownAtStep,
+} from "./log/index.js";
 export type { AgentStreamEvent, Approver, EventOrigin } from "./run/index.js";
 export {
   type AgentActorEvent,
@@ -77,6 +86,7 @@ export {
   resumeAgent,
   runAgent,
   type ScriptedModel,
+  type SpendCeiling,
   type StepInput,
   type StepSettings,
   scriptedModel,

@@ -288,4 +288,17 @@ export interface AgentResult<Output = unknown> {
    * stayed within its budget).
    */
   readonly costOverBudget?: number;
+  /**
+   * With `cost_budget` when the owner's spending ceiling (`ceiling`) ended the turn, not its own
+   * `costBudget`: which window, its limit, what the owner had spent in it and what the refused call could have cost (USD).
+   */
+  readonly ceiling?: CeilingHit;
+}
+
+/** A spending ceiling that refused a model call, as `AgentResult.ceiling` tells it. */
+export interface CeilingHit {
+  readonly window: "day" | "month";
+  readonly limit: number;
+  readonly spent: number;
+  readonly reserve: number;
 }

@@ -188,6 +188,13 @@ function eventProblem(value: unknown, position: number): string | null {
       return pausedProblem(value);
     case "tool.resumed":
       return isString(value.callId) ? null : "needs a callId string";
+    case "ceiling.reached":
+      return (value.window === "day" || value.window === "month") &&
+        isAmount(value.limit) &&
+        isAmount(value.spent) &&
+        isAmount(value.reserve)
+        ? null
+        : "needs a window ('day' or 'month') and a limit, spent and reserve in USD, 0 or more";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }

@@ -2,6 +2,7 @@ import { contentText } from "../data/index.js";
 import { loggedEvent } from "./blobs.js";
 import { parseEventLog, type RunOutcome, type StoredEvent } from "./event-log.js";
 import { EventLogError } from "./event-log-error.js";
+import { MemorySpendLedger, type SpendLedger } from "./spend-ledger.js";
 
 /** One run as a store lists it, without replaying it. */
 export interface RunSummary {
@@ -34,6 +35,8 @@ export interface EventStore {
   read(runId: string): Promise<StoredEvent[]>;
   list(): Promise<RunSummary[]>;
   acquire?(runId: string): Promise<RunLock>;
+  /** Where owners' spending across runs is kept, for spending ceilings (a served agent's `tenantBudget`); absent: the store keeps none. */
+  readonly spending?: SpendLedger;
 }
 
 /** Runs `work` holding run `runId` of `store`, when the store can lock (`acquire`): one writer per run. */
@@ -89,6 +92,8 @@ export class MemoryEventStore implements EventStore {
   readonly #runs = new Map<string, string[]>();
   readonly #blobs = new Map<string, Map<string, Uint8Array>>();
   readonly #locks = new Map<string, string>();
+  /** Owners' spending, in this process's memory. */
+  readonly spending: SpendLedger = new MemorySpendLedger();
 
   async append(runId: string, event: StoredEvent): Promise<void> {
     const log = this.#runs.get(runId) ?? [];

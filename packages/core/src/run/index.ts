@@ -130,6 +130,7 @@ export {
   resolveTurn,
   retryWaited,
   runTool,
+  type SpendCeiling,
   type StepInput,
   type StepSettings,
   type ToolAnswer,
