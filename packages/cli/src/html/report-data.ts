@@ -12,6 +12,7 @@ import { partLine, partNote, partsText } from "../output/parts-text.js";
 import {
   cacheNote,
   callNames,
+  ceilingDetail,
   compactionDetail,
   costNote,
   failedAttempt,
@@ -171,6 +172,8 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [names.get(event.callId) ?? "", event.callId, pausedDetail(event)];
     case "tool.resumed":
       return [names.get(event.callId) ?? "", event.callId, "resumed: its child goes on"];
+    case "ceiling.reached":
+      return [1, ceilingDetail(event)];
   }
 }
 
