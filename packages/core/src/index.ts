@@ -3,6 +3,7 @@ export {
   AgentloopError,
   type AgentResult,
   type AgentStatus,
+  type CeilingHit,
   type ContentPart,
   ContentParts,
   chainCallId,
@@ -50,6 +51,7 @@ export {
   type RunLock,
   replayRun,
   retain,
+  type SpendLimits,
   shownAtStep,
 } from "./log/index.js";
 export type { AgentStreamEvent, Approver, EventOrigin } from "./run/index.js";
@@ -90,6 +92,7 @@ export {
   resumeUnfinished,
   runAgent,
   type ScriptedModel,
+  type SpendCeiling,
   type StepInput,
   type StepSettings,
   type SweepResult,

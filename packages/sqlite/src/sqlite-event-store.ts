@@ -9,12 +9,14 @@ import {
   loggedEvent,
   parseEventLog,
   type RunSummary,
+  type SpendLedger,
   type StoredEvent,
   summarize,
 } from "@agentloop/core/store";
 import { openDatabase, type SqliteDatabase, type SqliteStatement, sqliteError } from "./sqlite-driver.js";
 import { checkHeader, checkLayout } from "./sqlite-layout.js";
 import { SqliteLocks } from "./sqlite-locks.js";
+import { SqliteSpendLedger } from "./sqlite-spending.js";
 
 export { SQLITE_APPLICATION_ID, SQLITE_SCHEMA_VERSION } from "./layout-ids.js";
 
@@ -64,6 +66,8 @@ export class SqliteEventStore implements EventStore {
   readonly readonly: boolean;
   /** The SQLite it runs on: Node's built-in `node:sqlite` where Node has it (22.13 and later, without a flag), else better-sqlite3. */
   readonly driver: "node:sqlite" | "better-sqlite3";
+  /** Owners' spending, for spending ceilings: the file's `spending` table (see `SqliteSpendLedger`). */
+  readonly spending: SpendLedger;
   readonly #db: SqliteDatabase;
   /** Validated length of each run this object appended to; an append re-checks it against the log's last seq. */
   readonly #lengths = new Map<string, number>();
@@ -110,6 +114,7 @@ export class SqliteEventStore implements EventStore {
     this.#delete = this.#db.prepare("DELETE FROM events WHERE run_id = ? AND seq = ?");
     this.#deleteRun = this.#db.prepare("DELETE FROM events WHERE run_id = ?");
     this.#locks = version >= 3 ? new SqliteLocks(this.#db, filename) : null;
+    this.spending = new SqliteSpendLedger(this.#db, () => this.#writable());
     const blobs = version >= 4;
     this.#blob = blobs ? this.#db.prepare("SELECT data FROM blobs WHERE run_id = ? AND sha256 = ?") : null;
     this.#insertBlob = blobs

@@ -13,6 +13,7 @@ import {
   anchoredDetail,
   cacheNote,
   callNames,
+  ceilingDetail,
   compactionDetail,
   costNote,
   failedAttempt,
@@ -179,6 +180,8 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [`${event.from} → ${event.to}`, event.callId, handoffShown(event).replace(/^ · /, "")];
     case "tool.noted":
       return [names.get(event.callId) ?? "", event.callId, `noted ${JSON.stringify(event.note)}`];
+    case "ceiling.reached":
+      return [1, ceilingDetail(event)];
   }
 }
 

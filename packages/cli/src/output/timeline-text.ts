@@ -187,7 +187,15 @@ function describeEvent(
       return `${colors.cyan(event.from)} → ${colors.cyan(event.to)} ${colors.dim(`[${event.callId}]${handoffShown(event)}`)}`;
     case "tool.noted":
       return `${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${JSON.stringify(event.note)}`;
+    case "ceiling.reached":
+      return colors.red(ceilingDetail(event));
   }
+}
+
+/** A spending ceiling's refusal of a model call, in a line: the window, what was spent of the limit, and the call's hold. */
+export function ceilingDetail(event: Extract<StoredEvent, { type: "ceiling.reached" }>): string {
+  const usd = (amount: number) => `$${amount.toFixed(4)}`;
+  return `the owner's ${event.window === "day" ? "daily" : "monthly"} ceiling of ${usd(event.limit)}: ${usd(event.spent)} spent, the call could cost ${usd(event.reserve)}, so it was not made`;
 }
 
 /** What a call paused in its child waits on, in a line: the chained ids of the decisions and the questions below it. */

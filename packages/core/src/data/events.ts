@@ -223,6 +223,23 @@ export type ToolPaused = {
 /** A call paused in its child runs again: a decision or an answer for what waits below it was given. */
 export type ToolResumed = { readonly type: "tool.resumed"; readonly callId: string };
 
+/**
+ * A model call refused before it was made by the spending ceiling of the run's owner (`ceiling`,
+ * which a served agent's `tenantBudget` sets): the owner had spent `spent` USD of `limit` in the
+ * window, and the call could have cost up to `reserve` more. The turn ends `cost_budget`.
+ */
+export type CeilingReached = {
+  readonly type: "ceiling.reached";
+  /** The ceiling that would have been passed: the owner's spending this UTC day, or this UTC month. */
+  readonly window: "day" | "month";
+  /** USD the owner may spend in the window. */
+  readonly limit: number;
+  /** USD the owner had spent (or held for calls in flight) in the window when the call was asked for. */
+  readonly spent: number;
+  /** USD the call could have cost at most: its prompt at the model's dearest input rate, its longest reply at the output rate. */
+  readonly reserve: number;
+};
+
 /** Context compaction as logged: the trigger and the strategy, resolved (the summarizer is a model, not a setting). */
 export interface CompactionSettings {
   /** A model call whose prompt estimate would pass this many tokens is shown a compacted view. */
@@ -307,7 +324,8 @@ export type AgentEvent =
   | ToolAsked
   | ToolPaused
   | ToolResumed
-  | HandoffEvent;
+  | HandoffEvent
+  | CeilingReached;
 
 /**
  * The messages before `keptFrom` (after the task) are no longer shown to the model from model
@@ -520,6 +538,7 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "run.anchored",
   "handoff",
   "tool.noted",
+  "ceiling.reached",
 ];
 
 /** The `tool.finished` event of an observation: a result, or, given why, an error (`isError` and `failure`). */

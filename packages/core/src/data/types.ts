@@ -290,4 +290,17 @@ export interface AgentResult<Output = unknown> {
   readonly costOverBudget?: number;
   /** In a run with handoffs: the agent that answered last, whose model a next turn goes on with (absent: a run without handoffs). */
   readonly agent?: string;
+  /**
+   * With `cost_budget` when the owner's spending ceiling (`ceiling`) ended the turn, not its own
+   * `costBudget`: which window, its limit, what the owner had spent in it and what the refused call could have cost (USD).
+   */
+  readonly ceiling?: CeilingHit;
+}
+
+/** A spending ceiling that refused a model call, as `AgentResult.ceiling` tells it. */
+export interface CeilingHit {
+  readonly window: "day" | "month";
+  readonly limit: number;
+  readonly spent: number;
+  readonly reserve: number;
 }

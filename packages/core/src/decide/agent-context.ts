@@ -2,6 +2,7 @@ import type {
   AgentResult,
   AgentStatus,
   AskToolSettings,
+  CeilingHit,
   GuardrailChecked,
   GuardrailStage,
   GuardrailTrip,
@@ -161,6 +162,8 @@ export interface AgentContext {
   readonly guard: GuardStage | null;
   /** The guardrail that tripped, once one did. */
   readonly guardrail: GuardrailTrip | null;
+  /** The owner's spending ceiling that refused this turn's last model call, once one did. */
+  readonly ceiling: CeilingHit | null;
   /** Whether `prepareStep` decides each model call's settings. */
   readonly prepareSteps: boolean;
   /** What it decided for the latest model call it was asked about; null before the first. */
@@ -224,6 +227,7 @@ export function initialContext({
     ...turnChecks(settings),
     guard: null,
     guardrail: null,
+    ceiling: null,
     prepareSteps: settings.prepareStep ?? false,
     prepared: null,
     askTools: settings.askTools ?? [],
@@ -284,6 +288,7 @@ function nextTurn(context: AgentContext, message: MessageContent, turn: TurnChec
     ...turnChecks(turn),
     guard: null,
     guardrail: null,
+    ceiling: null,
     transcript: appendMessage(withoutBlocked(context), { role: "user", content: message }),
     turnStart: { steps: context.steps, tokens: context.tokens, cost: context.cost },
     batch: null,
@@ -370,7 +375,7 @@ export function resultOf(context: AgentContext): AgentResult {
   const over = context.flags.tokensOverBudget ? tokensOverBudget(context) : 0;
   const costOver = costOverBudget(context);
   const status = context.status ?? "done";
-  const { outputValue, guardrail } = context;
+  const { outputValue, guardrail, ceiling } = context;
   return {
     status,
     answer: withholdsAnswer(context, status) ? null : context.answer,
@@ -383,6 +388,7 @@ export function resultOf(context: AgentContext): AgentResult {
     ...costOf(context),
     ...(costOver > 0 ? { costOverBudget: costOver } : {}),
     ...(context.handoffs === null ? {} : { agent: context.handoffs.agent }),
+    ...(status === "cost_budget" && ceiling !== null ? { ceiling } : {}),
   };
 }
 

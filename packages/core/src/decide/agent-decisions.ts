@@ -12,7 +12,7 @@ import { type AgentContext, calledModel, checkedPromptTokens, currentPrepared, p
 import { CallBatch, type CallChange } from "./call-batch.js";
 import { callKey } from "./call-key.js";
 import { isPausedCall } from "./child-pauses.js";
-import { charge, chargeChild, pricedModel, wouldOverspend } from "./cost.js";
+import { charge, chargeChild, mostCallCost, pricedModel, wouldOverspend } from "./cost.js";
 import type { HandoffState } from "./handoff-state.js";
 import { planHandoff } from "./handoffs.js";
 import { currentAttempt } from "./model-retry.js";
@@ -48,6 +48,18 @@ export function isOverCostBudget(context: AgentContext): boolean {
   const spent = context.cost - context.turnStart.cost;
   const prompt = checkedPromptTokens(context);
   return wouldOverspend(priced?.price ?? null, spent, prompt, reserveOf(context), context.costBudget);
+}
+
+/**
+ * USD the next model call may cost at most, as the cost check counts it: its prompt at the called
+ * model's dearest input rate, its longest reply at the output rate; null when that model has no
+ * price (or the run none). What a spending ceiling holds back for the call before it is made.
+ */
+export function nextCallCost(context: AgentContext): number | null {
+  const priced = pricedModel(context.prices, currentAttempt(context).model);
+  const price = priced?.price ?? null;
+  if (price === null) return null;
+  return mostCallCost(price, checkedPromptTokens(context), reserveOf(context));
 }
 
 /** The reply reserve of the model the next call goes to: the run's (or the one `prepareStep` picked), or the fallback's the step has come to. */

@@ -307,6 +307,11 @@ export const agentMachine = setup({
       return recordVerdict(context, event);
     }),
     passGuard: assign(({ context }) => passGuard(context)),
+    recordCeiling: assign(({ event }) => {
+      assertEvent(event, "ceiling.reached");
+      const { window, limit, spent, reserve } = event;
+      return { ceiling: { window, limit, spent, reserve } };
+    }),
     tripGuard: assign(({ context }) => ({ guardrail: firstTrip(context), guard: null })),
   },
 }).createMachine({
@@ -369,6 +374,8 @@ export const agentMachine = setup({
           { guard: "hasOutputGuardrails", target: "guardingOutput", actions: "appendReply" },
           { target: "done", actions: "appendReply" },
         ],
+        // The owner's spending ceiling refused the call before it was made.
+        "ceiling.reached": { target: "costBudget", actions: "recordCeiling" },
         "model.failed": [
           { guard: "mayRetry", target: "retryWait", actions: "recordFailure" },
           { guard: "hasFallback", target: "budgetCheck", actions: "nextModel" },

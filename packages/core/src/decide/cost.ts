@@ -56,6 +56,11 @@ export function dearestInput(price: ModelPrice): number {
   return Math.max(price.input, price.cachedInput ?? price.input, price.cacheWrite ?? price.input);
 }
 
+/** USD a call to `price` with a prompt of `promptTokens` and a reply of up to `reserve` tokens costs at most. */
+export function mostCallCost(price: ModelPrice, promptTokens: number, reserve: number): number {
+  return (promptTokens * dearestInput(price) + reserve * price.output) / TOKENS_PER_PRICE;
+}
+
 /** Whether a call to `price` with a prompt of `promptTokens` and a reply of up to `reserve` tokens would push `spent` past `budget`. */
 export function wouldOverspend(
   price: ModelPrice | null,
@@ -65,7 +70,7 @@ export function wouldOverspend(
   budget: number,
 ): boolean {
   if (budget === Number.POSITIVE_INFINITY || price === null) return false;
-  return spent + (promptTokens * dearestInput(price) + reserve * price.output) / TOKENS_PER_PRICE > budget;
+  return spent + mostCallCost(price, promptTokens, reserve) > budget;
 }
 
 /** The priced model that call attempt `model` goes to (0 the run's, 1 the first fallback, …), or undefined without prices. */

@@ -223,6 +223,13 @@ function eventProblem(value: unknown, position: number): string | null {
       return handoffProblem(value);
     case "tool.noted":
       return isString(value.callId) && "note" in value ? null : "needs a callId string and a note";
+    case "ceiling.reached":
+      return (value.window === "day" || value.window === "month") &&
+        isAmount(value.limit) &&
+        isAmount(value.spent) &&
+        isAmount(value.reserve)
+        ? null
+        : "needs a window ('day' or 'month') and a limit, spent and reserve in USD, 0 or more";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }

@@ -3,6 +3,7 @@ import { loggedEvent } from "./blobs.js";
 import { parseEventLog, type RunOutcome, type StoredEvent } from "./event-log.js";
 import { EventLogError } from "./event-log-error.js";
 import { startedOf } from "./run-anchor.js";
+import { MemorySpendLedger, type SpendLedger } from "./spend-ledger.js";
 
 /** One run as a store lists it, without replaying it. */
 export interface RunSummary {
@@ -43,6 +44,8 @@ export interface EventStore {
    * The blobs the anchor refers to are kept.
    */
   prune?(runId: string, anchor: StoredEvent, length: number): Promise<void>;
+  /** Where owners' spending across runs is kept, for spending ceilings (a served agent's `tenantBudget`); absent: the store keeps none. */
+  readonly spending?: SpendLedger;
 }
 
 /** Runs `work` holding run `runId` of `store`, when the store can lock (`acquire`): one writer per run. */
@@ -117,6 +120,8 @@ export class MemoryEventStore implements EventStore {
   readonly #runs = new Map<string, string[]>();
   readonly #blobs = new Map<string, Map<string, Uint8Array>>();
   readonly #locks = new Map<string, string>();
+  /** Owners' spending, in this process's memory. */
+  readonly spending: SpendLedger = new MemorySpendLedger();
 
   async append(runId: string, event: StoredEvent): Promise<void> {
     const log = this.#runs.get(runId) ?? [];

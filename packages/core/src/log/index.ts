@@ -33,3 +33,14 @@ export { type FoldMicrostep, outcomeOf, RunFold, type RunFoldOptions } from "./r
 export { positionOf, type RunPosition } from "./run-position.js";
 export { isSha256, sha256Hex } from "./sha256.js";
 export { shownAtStep } from "./shown-at-step.js";
+export {
+  checkSpendLimits,
+  MemorySpendLedger,
+  passedLimit,
+  type SpendHold,
+  type SpendLedger,
+  type SpendLimits,
+  type SpendTotals,
+  type SpendWindows,
+  spendWindows,
+} from "./spend-ledger.js";

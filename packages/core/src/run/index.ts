@@ -137,6 +137,7 @@ export {
   resolveTurn,
   retryWaited,
   runTool,
+  type SpendCeiling,
   type StepInput,
   type StepSettings,
   type ToolAnswer,

@@ -23,12 +23,14 @@ import {
   type RunLock,
   type RunSummary,
   readIntact,
+  type SpendLedger,
   type StoredEvent,
   summarize,
 } from "../log/index.js";
 import { blobFolderSource, syncFolder, writeBlobs } from "./blob-folder.js";
 import { NotAFileError } from "./jsonl-lines.js";
 import { type Scan, scanLog } from "./jsonl-scan.js";
+import { JsonlSpendLedger } from "./jsonl-spending.js";
 import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";
 import { type LockRecord, readLockFile, runLockedError, sweepLockFile, tryLockFile, unlockFile } from "./lock-file.js";
 
@@ -85,6 +87,8 @@ export class JsonlEventStore implements EventStore {
   /** Runs this object holds the lock of, by the lock's token. */
   readonly #held = new Map<string, string>();
   readonly #appender: LineAppender;
+  /** Owners' spending, for spending ceilings: a small file per owner in the folder (see `JsonlSpendLedger`). */
+  readonly spending: SpendLedger;
 
   constructor(directory: string, options: JsonlEventStoreOptions = {}) {
     const durability = options.durability ?? "batch";
@@ -95,6 +99,7 @@ export class JsonlEventStore implements EventStore {
     this.durability = durability;
     this.#appender = new LineAppender(durability);
     mkdirSync(directory, { recursive: true });
+    this.spending = new JsonlSpendLedger(directory);
   }
 
   async acquire(runId: string): Promise<RunLock> {

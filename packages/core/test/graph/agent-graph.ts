@@ -59,7 +59,12 @@ export interface Setup {
   readonly costBudget?: number;
   /** Every reply reports this many prompt tokens and `COUNTED_REPLY` reply tokens (absent: no usage, the estimate counts). */
   readonly counted?: number;
+  /** The run has an owner's spending ceiling: any model call may be refused by it (`ceiling.reached`) instead of answered. */
+  readonly ceiling?: boolean;
 }
+
+/** The answer of a spending ceiling that refuses a model call, in the graphs that have one. */
+export const CEILING: AgentEvent = { type: "ceiling.reached", window: "day", limit: 5, spent: 4.99, reserve: 0.02 };
 
 /** The reply tokens a reply reports in a graph whose replies report usage. */
 export const COUNTED_REPLY = 5;
@@ -162,7 +167,8 @@ export function eventsFor(setup: Setup): (snapshot: AgentSnapshot) => AgentEvent
     if (snapshot.status !== "active") return [];
     if (snapshot.matches("callingModel")) {
       const replies = repliesAt(setup, snapshot.context.steps + 1);
-      return [...replies.map((reply): AgentEvent => ({ type: "model.replied", reply })), CANCEL];
+      const answers = replies.map((reply): AgentEvent => ({ type: "model.replied", reply }));
+      return setup.ceiling === true ? [...answers, CEILING, CANCEL] : [...answers, CANCEL];
     }
     const { batch } = snapshot.context;
     if (batch === null) return [];

@@ -18,6 +18,7 @@ const TAKEN = new Set([
   "guardrails",
   "summarizer",
   "compaction",
+  "ceiling",
 ]);
 
 /**
@@ -49,7 +50,7 @@ export function checkResumeOptions(options: object, entry = "resumeAgent"): void
   }
   if (refused.length === 0) return;
   throw new TypeError(
-    `${entry} cannot take ${refused.join(", ")}: a resumed run keeps the settings its log started with (give only the store, decisions, answers, approve, prepareStep, the safeguards, the models, output, guardrails and the listeners)`,
+    `${entry} cannot take ${refused.join(", ")}: a resumed run keeps the settings its log started with (give only the store, decisions, answers, approve, prepareStep, the safeguards, the models, output, guardrails, the spending ceiling and the listeners)`,
   );
 }
 

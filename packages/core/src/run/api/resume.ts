@@ -51,6 +51,7 @@ export interface ResumeOptions<Output extends ToolSchema = ToolSchema>
       | "onLogged"
       | "fallbackModels"
       | "prepareStep"
+      | "ceiling"
     >,
     Pick<TurnOptions<Output>, "output" | "guardrails"> {
   readonly store: EventStore;

@@ -25,6 +25,7 @@ import type { AgentStreamEvent, Resumption } from "../loop/index.js";
 import { drivenMachine, type EffectPorts, RunLoop } from "../loop/index.js";
 import {
   type AgentOptions,
+  checkCeiling,
   costBudgetRefusal,
   describe,
   type ModelWithLimits,
@@ -41,7 +42,7 @@ import {
 export interface RunOptions<Output extends ToolSchema = ToolSchema>
   extends AgentOptions,
     TurnOptions<Output>,
-    Pick<EffectPorts, "approve" | "toolTimeoutMs" | "maxResultChars"> {
+    Pick<EffectPorts, "approve" | "toolTimeoutMs" | "maxResultChars" | "ceiling"> {
   /** Keeps the run's events there, so that it can be replayed, forked, resumed and continued. */
   readonly store?: EventStore;
   /** The run's id in the store (letters, digits, `_`, `-`, `.`); a random UUID when not given. */
@@ -131,13 +132,21 @@ export async function startRun(
 export function portsOf(
   options: Pick<
     RunOptions,
-    "approve" | "toolTimeoutMs" | "maxResultChars" | "signal" | "inspect" | "onEvent" | "fallbackModels" | "prepareStep"
+    | "approve"
+    | "toolTimeoutMs"
+    | "maxResultChars"
+    | "signal"
+    | "inspect"
+    | "onEvent"
+    | "fallbackModels"
+    | "prepareStep"
+    | "ceiling"
   > &
     Pick<EffectPorts, "answers">,
   summarizer?: EffectPorts["summarizer"],
 ): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
   const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels } = options;
-  const { prepareStep, answers } = options;
+  const { prepareStep, answers, ceiling } = options;
   return {
     approve,
     toolTimeoutMs,
@@ -149,6 +158,7 @@ export function portsOf(
     summarizer,
     prepareStep,
     answers,
+    ceiling,
   };
 }
 
@@ -181,6 +191,7 @@ export interface LiveRun extends EffectPorts, Pick<RunOptions, "inspect"> {
  */
 export async function runLive(run: LiveRun): Promise<AgentResult> {
   const { journal, signal, inspect, from, continues, settings, schemaVersion, begin } = run;
+  if (run.ceiling !== undefined) checkCeiling(run.ceiling, settings);
   const input = { settings, schemaVersion, ...(continues === undefined ? {} : { continues }) };
   const restored = from === undefined ? {} : { snapshot: agentMachine.getPersistedSnapshot(from.snapshot) };
   const actor = createActor(agentMachine, { input, ...restored, ...(inspect === undefined ? {} : { inspect }) });

@@ -2,6 +2,7 @@ import type {
   AgentEvent,
   AgentRequest,
   AgentResult,
+  CeilingReached,
   Message,
   Model,
   ModelDelta,
@@ -9,7 +10,7 @@ import type {
   Transcript,
 } from "../../data/index.js";
 import { copyJson, listView, messagesOf, RunEnd, usedCallIds } from "../../data/index.js";
-import type { AgentSnapshot } from "../../decide/index.js";
+import { type AgentSnapshot, nextCallCost } from "../../decide/index.js";
 import type { Journal } from "../../log/index.js";
 import { EventLogError } from "../../log/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
@@ -25,6 +26,8 @@ import {
   checkedSettings,
   compactContext,
   decidedAnswer,
+  type EventAnswer,
+  holdForCall,
   jitteredDelay,
   leavesAlone,
   type ModelAnswer,
@@ -38,8 +41,11 @@ import {
   type RunToolOptions,
   retryWaited,
   runTool,
+  type SpendCeiling,
+  type SpendHeld,
   type StepInput,
   type StepPreparedAnswer,
+  settleSpent,
   type TurnPorts,
   UNANSWERED,
   waitRetry,
@@ -83,6 +89,8 @@ export interface EffectPorts {
   readonly notes?: ReadonlyMap<string, readonly unknown[]> | undefined;
   /** In a run with handoff tools, its agents by name: the one that answers now gives the model and the tools. */
   readonly agents?: ReadonlyMap<string, RunAgent> | undefined;
+  /** The owner's spending ceiling across runs: each model call is held against it first (absent: none). */
+  readonly ceiling?: SpendCeiling | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
@@ -122,6 +130,8 @@ export class RunLoop {
   #modelRequest: ModelRequest | null = null;
   /** What each call noted so far (`ToolContext.note`), by call id: a call made again is given its notes. */
   readonly #notes: Map<string, unknown[]>;
+  /** What the model call in flight holds against the owner's spending ceiling. */
+  #held: SpendHeld | null = null;
   /** The models `prepareStep` picked, by step, until the step's reply comes. */
   readonly #prepared = new Map<number, Model>();
   /** The failure the run rejects with once its `model.failed` is logged: the step's last attempt failed. */
@@ -214,9 +224,11 @@ export class RunLoop {
         const logged = this.#record(event);
         if (logged !== undefined) await logged;
         this.#tellLogged(event);
+        const costBefore = this.#ports.ceiling === undefined ? 0 : this.#machine.snapshot().context.cost;
         this.#machine.send(event);
         // A child's reservation is given back only now that the machine counts what it spent.
         if (event.type === "tool.finished") this.#ports.children?.settle(event.callId);
+        if (this.#ports.ceiling !== undefined) await this.#settleSpent(event, costBefore);
         if (this.#givesUp !== null) throw this.#givesUp;
       }
     } finally {
@@ -418,7 +430,7 @@ export class RunLoop {
     return this.#askModel(request);
   }
 
-  async #askModel(request: ModelRequest): Promise<ModelAnswer> {
+  async #askModel(request: ModelRequest): Promise<ModelAnswer | EventAnswer<CeilingReached>> {
     const picked = request.prepared?.model === undefined ? undefined : await this.#preparedModel(request);
     const own = request.agent === undefined ? this.#ports.model : this.#agent(request.agent.name).model;
     const model =
@@ -430,7 +442,23 @@ export class RunLoop {
         `the run's log asks fallback model ${request.model}, but only ${this.#ports.fallbackModels?.length ?? 0} fallbackModels were given`,
       );
     }
+    const { ceiling } = this.#ports;
+    if (ceiling !== undefined) {
+      const hold = await holdForCall(ceiling, nextCallCost(this.#machine.snapshot().context));
+      if ("refused" in hold) return hold.refused;
+      this.#held = hold.held;
+    }
     return askModel(model, request, this.#modelOptions);
+  }
+
+  /** Settles the owner's spending once the machine counted an event: a call's hold to what it cost, or what a child or a summary spent. */
+  async #settleSpent(event: AgentEvent, costBefore: number): Promise<void> {
+    const ceiling = this.#ports.ceiling as SpendCeiling;
+    const spent = this.#machine.snapshot().context.cost - costBefore;
+    const answersCall = event.type === "model.replied" || event.type === "model.failed";
+    const held = answersCall ? this.#held : null;
+    if (answersCall) this.#held = null;
+    await settleSpent(ceiling, held, spent);
   }
 
   /**

@@ -67,6 +67,7 @@ export {
   resolveLimits,
   resolveSettings,
 } from "./settings.js";
+export { checkCeiling, holdForCall, type SpendCeiling, type SpendHeld, settleSpent } from "./spend-ceiling.js";
 export {
   NO_CHECKS,
   type OutputOf,
