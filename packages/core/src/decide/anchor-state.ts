@@ -29,6 +29,8 @@ export const CARRIED = [
   "guard",
   "guardrail",
   "toolAsks",
+  "handoffs",
+  "ceiling",
 ] as const satisfies readonly (keyof AgentContext)[];
 
 /** The keys the run's settings give (`initialContext`): an anchor keeps the settings instead. */

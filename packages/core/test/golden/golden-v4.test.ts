@@ -40,6 +40,7 @@ describe("golden logs of schema version 4", () => {
       "v4-agent-tree.jsonl",
       "v4-agent-tree.r1.jsonl",
       "v4-anchored.jsonl",
+      "v4-ceiling.jsonl",
       "v4-child-paused.jsonl",
       "v4-child-paused.m1.jsonl",
       "v4-compaction.jsonl",
