@@ -7,7 +7,7 @@ import type {
   StoredEvent,
   ToolCall,
 } from "../data/index.js";
-import { EventLogError, replayRun } from "../log/index.js";
+import { replayRun } from "../log/index.js";
 import {
   type AgentStreamEvent,
   continueAgent,
@@ -20,7 +20,7 @@ import { drive, type LiveRun, liveRun } from "./live-runs.js";
 import { mayUse, ownerOf } from "./owner.js";
 import { type RunFeed, runFeed } from "./run-feed.js";
 import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
-import { ServeRefusal } from "./served-errors.js";
+import { reportFailure, ServeRefusal } from "./served-errors.js";
 
 /**
  * Where a conversation stands for the request that asks: no run under its id, another tenant's
@@ -268,12 +268,6 @@ async function finishThenContinue(
     ...again,
     ...(listen.onEvent ? { onEvent: listen.onEvent } : {}),
   });
-}
-
-/** Hands a run's failure to `onError`; a refusal by the run (an answer off its shape, a log another writer holds) is none. */
-function reportFailure(serve: Pick<ServeOptions, "onError">, runId: string, error: unknown): void {
-  if (error instanceof RangeError || error instanceof TypeError || error instanceof EventLogError) return;
-  serve.onError?.(error, { runId });
 }
 
 /** The calls of a cut-off turn's last reply that have no result logged: the finished turn tells their results. */

@@ -17,4 +17,4 @@ export { drive, type LiveRun, liveRun, undriven } from "./live-runs.js";
 export { mayUse, ownerOf, runsFor } from "./owner.js";
 export { type RunFeed, runFeed } from "./run-feed.js";
 export { type ServedRunOptions, type ServeOptions, type TurnOptions, turnOptionsOf } from "./serve-options.js";
-export { clientError, refusalOf, ServeRefusal } from "./served-errors.js";
+export { clientError, isRefusal, refusalOf, reportFailure, ServeRefusal } from "./served-errors.js";

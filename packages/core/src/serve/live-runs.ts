@@ -40,7 +40,8 @@ export function drive(
   onFailure: (error: unknown) => void | Promise<void> = () => {},
 ): LiveRun {
   const runs = runsOf(store);
-  if (runs.has(runId)) throw new RangeError(`run '${runId}' is still going: follow it, or wait for its end`);
+  if (runs.has(runId))
+    throw new RangeError(`run '${runId}' is already going in this process: follow it, or wait for its end`);
   const controller = new AbortController();
   let done: Promise<AgentResult>;
   try {

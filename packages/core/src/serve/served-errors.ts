@@ -34,7 +34,7 @@ export function clientError(
  * the run's failure, answered 500 as `clientError` tells it.
  */
 export function refusalOf(
-  serve: Pick<ServeOptions, "exposeErrors" | "onError">,
+  serve: Pick<ServeOptions, "exposeErrors">,
   runId: string,
   error: unknown,
 ): { readonly status: number; readonly message: string } {
@@ -42,4 +42,19 @@ export function refusalOf(
   if (error instanceof RangeError || error instanceof EventLogError) return { status: 409, message: error.message };
   if (error instanceof TypeError) return { status: 400, message: error.message };
   return { status: 500, message: clientError(serve, runId, error) };
+}
+
+/** Whether a run's error is its refusal of the request (a decision for a call that waits for none, an answer off its question's shape, a log another writer holds) rather than its failure. */
+export function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof ServeRefusal ||
+    error instanceof RangeError ||
+    error instanceof TypeError ||
+    error instanceof EventLogError
+  );
+}
+
+/** Hands the error run `runId` failed with to `onError`, once; a refusal (`isRefusal`) is no failure. */
+export function reportFailure(serve: Pick<ServeOptions, "onError">, runId: string, error: unknown): void {
+  if (!isRefusal(error)) serve.onError?.(error, { runId });
 }
