@@ -125,11 +125,12 @@ describe("agUiHandler takes nothing from another site", () => {
     const host = new URL(s.url).host;
     const body = JSON.stringify(input("fresh", "r1", "Hi."));
     const auth = { authorization: "Bearer acme-token" };
-    for (const headers of [
+    const foreign: Record<string, string>[] = [
       { ...auth, origin: "https://evil.example", "content-type": "text/plain", host },
       { ...auth, "sec-fetch-site": "cross-site", "content-type": "text/plain", host },
       { ...auth, origin: "http://evil.example", host: "evil.example", "content-type": "text/plain" },
-    ]) {
+    ];
+    for (const headers of foreign) {
       expect(await send(s.url, headers, body)).toBe(403);
     }
     expect(await s.store.read("fresh")).toEqual([]);

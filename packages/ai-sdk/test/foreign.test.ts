@@ -46,7 +46,7 @@ describe("chatHandler takes nothing from another site", () => {
   it("refuses 403 what a foreign page or a rebound name sends; nothing runs, nothing is logged", async () => {
     const { url, store, calls } = await served();
     const host = new URL(url).host;
-    const foreign = [
+    const foreign: Record<string, string>[] = [
       // The no-preflight POST any page can send: text/plain, from another origin.
       { origin: "https://evil.example", "content-type": "text/plain", host },
       { origin: "null", "content-type": "application/json", host },

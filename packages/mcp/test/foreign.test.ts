@@ -90,11 +90,12 @@ describe("serveAgentHttp takes nothing from another site", () => {
   it("refuses 403 a foreign page's calls (the no-preflight text/plain one too); nothing runs, nothing is logged", async () => {
     const { url, store, calls } = await served();
     const host = new URL(url).host;
-    for (const headers of [
+    const foreign: Record<string, string>[] = [
       { "content-type": "text/plain", accept, host, origin: "https://evil.example" },
       { "content-type": "application/json", accept, host, "sec-fetch-site": "cross-site" },
       { "content-type": "application/json", accept, host: "evil.example", origin: "http://evil.example" },
-    ]) {
+    ];
+    for (const headers of foreign) {
       expect(await post(url, headers, call)).toBe(403);
     }
     expect(await store.read("foreign")).toEqual([]);
