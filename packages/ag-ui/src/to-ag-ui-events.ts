@@ -26,6 +26,8 @@ const DECISION_SCHEMA = {
 export async function* toAgUiEvents(
   events: AsyncIterable<AgentStreamEvent>,
   ids: { threadId: string; runId: string },
+  /** What `RUN_ERROR` says of the error the run rejected with (default: its message). */
+  errorText: (error: unknown) => string = (error) => (error instanceof Error ? error.message : String(error)),
 ): AsyncIterable<BaseEvent> {
   const { threadId, runId } = ids;
   yield { type: EventType.RUN_STARTED, threadId, runId } as BaseEvent;
@@ -45,7 +47,7 @@ export async function* toAgUiEvents(
     yield { type: EventType.RUN_ERROR, message: "the run's stream ended before the run finished" } as BaseEvent;
   } catch (error) {
     yield* open.close();
-    yield { type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error) } as BaseEvent;
+    yield { type: EventType.RUN_ERROR, message: errorText(error) } as BaseEvent;
   }
 }
 

@@ -49,7 +49,7 @@ describe("agUiHandler refuses what it cannot run, before any event", () => {
     );
     expect(await refusal(response)).toMatchObject({
       status: 404,
-      error: "thread 'nobody' is not known: there is nothing to resume",
+      error: "no thread 'nobody' is held",
     });
   });
 

@@ -112,7 +112,9 @@ describe("a thread whose run was cut off goes on with the next message, from its
       }
       return replies(messages, tools, options);
     };
-    const server = await serveOnLoopback(agUiHandler({ model, registry: new ToolRegistry(), store }));
+    // With exposeErrors the client is told the provider's words (by default only that the agent failed).
+    const handler = agUiHandler({ model, registry: new ToolRegistry(), store, exposeErrors: true });
+    const server = await serveOnLoopback(handler);
     closers.push(server.close);
     const agent = new HttpAgent({ url: server.url, threadId: "flaky" });
     agent.addMessage({ id: "u1", role: "user", content: "Hello?" });

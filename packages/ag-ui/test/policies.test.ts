@@ -60,8 +60,9 @@ describe("a served AG-UI thread goes on with every policy the server was configu
 
       // A run cut off by a failed model call; the next message finishes it from its log, then goes on.
       cutOff();
+      // The client is told the run failed, not the provider's words.
       expect(await runOf(handler, input("policies", "run-5", "One more thing."))).toEqual({
-        error: expect.stringContaining("503"),
+        error: "the agent failed (policies)",
       });
       was = { ...asked };
       expect(await runOf(handler, input("policies", "run-6", "Still there?"))).toEqual({

@@ -1,4 +1,5 @@
 import type { ContentPart, Decision, MessageContent } from "@agentloop/core";
+import { conversationIdProblem } from "@agentloop/core/serve";
 
 /**
  * What a chat request asks for: a new message for the conversation, or decisions and answers for
@@ -32,14 +33,9 @@ export class ChatRequestError extends Error {
 
 type Json = Record<string, unknown>;
 
-/** What a store can name a run: the JSONL store's file names, which every store takes. */
-const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
-
 /** Why `id` cannot name a chat's run, in one line, or `null` when it can. */
 export function chatIdProblem(id: string): string | null {
-  if (RUN_ID.test(id)) return null;
-  const shown = id.length > 40 ? `${id.slice(0, 40)}… (${id.length} characters)` : id;
-  return `chat id '${JSON.stringify(shown).slice(1, -1)}' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'`;
+  return conversationIdProblem(id, "chat id");
 }
 
 const isObject = (value: unknown): value is Json =>

@@ -1,3 +1,4 @@
+export type { ServeOptions } from "@agentloop/core/serve";
 export {
   type AiSdkModel,
   AiSdkModelError,
@@ -8,7 +9,6 @@ export {
 export { chatHandler } from "./chat-handler.js";
 export { ChatRequestError, type ChatTurn, readChatTurn } from "./chat-request.js";
 export { type LoadChatOptions, loadChat } from "./load-chat.js";
-export type { ServeOptions } from "./serve-options.js";
 export {
   type HandoffData,
   type QuestionData,

@@ -38,6 +38,8 @@ export interface UIMessageStreamOptions {
   readonly messageId?: string;
   /** Called with every chunk as it is enqueued (a chat handler keeps them to replay a turn to a client that reconnects). */
   readonly onChunk?: (chunk: UIMessageChunk) => void;
+  /** What the `error` chunk says of the error the run rejected with (default: its message). */
+  readonly errorText?: (error: unknown) => string;
 }
 
 /**
@@ -90,7 +92,8 @@ export function toUIMessageStream(
         }
       } catch (error) {
         for (const chunk of mapper.close()) emit(chunk);
-        emit({ type: "error", errorText: error instanceof Error ? error.message : String(error) });
+        const errorText = options.errorText?.(error) ?? (error instanceof Error ? error.message : String(error));
+        emit({ type: "error", errorText });
         controller.close();
       }
     },

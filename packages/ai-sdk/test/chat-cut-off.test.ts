@@ -119,12 +119,16 @@ describe("a chat whose turn was cut off goes on with the next message, from its 
       return replies(messages, tools, options);
     };
     const options = { retry: { attempts: 1, initialDelayMs: 0 } };
-    const server = await listen(chatHandler({ model, registry: new ToolRegistry(), store, options }));
+    // The page is told the run failed, not why: the provider's words go to onError.
+    const heard: unknown[] = [];
+    const onError = (error: unknown) => heard.push(error);
+    const server = await listen(chatHandler({ model, registry: new ToolRegistry(), store, options, onError }));
     servers.push(server);
     const errors: Error[] = [];
     const chat = new NodeChat("flaky", server.url, { onError: (error) => errors.push(error) });
     await chat.sendMessage({ text: "Hello?" });
-    expect(errors.map((error) => error.message)).toEqual([expect.stringContaining("503")]);
+    expect(errors.map((error) => error.message)).toEqual(["the agent failed (flaky)"]);
+    expect(heard.map((error) => (error as Error).message)).toEqual([expect.stringContaining("503")]);
     errors.length = 0;
     await chat.sendMessage({ text: "Are you there?" });
     expect(errors).toEqual([]);

@@ -77,6 +77,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
   "pnpm --filter @agentloop/bench bench:stores [--sqlite]":
     "a benchmark of minutes, run on each Node by hand: its script is checked below",
   "pnpm bench:compare <git-ref> <git-ref>": "placeholders for two commits: its script is checked below",
+  "node scripts/compare-serving.mjs <git-ref>":
+    "a placeholder for a commit: a comparison of minutes, run by hand; its numbers are in docs/benchmarks.md",
   "node packages/cli/dist/main.js studio":
     "a server that runs until Ctrl-C: studio-server.test.ts and studio-browser.test.ts start it the same way, on --port 0",
   "agentloop studio --store .agentloop/runs":

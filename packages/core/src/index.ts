@@ -28,6 +28,7 @@ export {
   type ModelReply,
   type PendingQuestion,
   type Pricing,
+  type Principal,
   type ProviderMetadata,
   partTokens,
   splitChainedId,

@@ -15,7 +15,8 @@ const BELOW_RUN = ["log", "stores", "decide", "tools", "tools/schema", "data"];
  * then performers, each importing only the rooms after it.
  */
 const ARROWS: Readonly<Record<string, readonly string[]>> = {
-  "": ["run", "stores", "log", "decide", "tools", "tools/schema", "data"],
+  "": ["serve", "run", "stores", "log", "decide", "tools", "tools/schema", "data"],
+  serve: ["run", "log", "tools", "data"],
   run: ["run/api", "run/children", "run/loop", "run/performers"],
   "run/api": ["run/children", "run/loop", "run/performers", ...BELOW_RUN],
   "run/children": ["run/loop", "run/performers", ...BELOW_RUN],

@@ -4,10 +4,10 @@ import {
   type Decision,
   EventLogError,
   type PendingQuestion,
-  resumeAgent,
-  runAgent,
+  type Principal,
   type ToolCall,
 } from "@agentloop/core";
+import { liveRun, mayUse, ownerOf, performStep, type ServeOptions } from "@agentloop/core/serve";
 import {
   type CallToolResult,
   fromJsonSchema,
@@ -19,8 +19,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { questionForm } from "./question-form.js";
 import { type AgentTask, runStateOf, taskOf } from "./run-task.js";
-import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
-import { drive, drivenRun, failureOf } from "./task-runs.js";
+import { drive, failureOf } from "./task-runs.js";
 
 /** Milliseconds a client is asked to wait between two `tasks/get`. */
 export const TASK_POLL_INTERVAL_MS = 200;
@@ -48,8 +47,12 @@ export const TASK_CAPABILITIES = { tasks: { cancel: {}, requests: { tools: { cal
  * (`RangeError`) when the run is already driven here or its log is written elsewhere: a task id
  * names one run.
  */
-export async function createTask(serve: ServeOptions, runId: string, task: string): Promise<AgentTask> {
-  const { model, registry, store } = serve;
+export async function createTask(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  runId: string,
+  task: string,
+): Promise<AgentTask> {
   let startLogged: () => void = () => {};
   let started = false;
   const logged = new Promise<void>((resolve) => {
@@ -63,9 +66,10 @@ export async function createTask(serve: ServeOptions, runId: string, task: strin
   // A log another writer holds before this run logged anything is that writer's run, not a failure of this one.
   const theirs = (error: unknown) => error instanceof EventLogError && !started;
   const run = drive(
-    store,
+    serve,
     runId,
-    (signal) => runAgent(task, model, registry, { ...serve.options, store, runId, signal, onEvent }),
+    principal,
+    (signal) => performStep(serve, principal, runId, { kind: "start", content: task }, { signal, onEvent }),
     (error) => !theirs(error),
   );
   let refused: EventLogError | undefined;
@@ -75,26 +79,47 @@ export async function createTask(serve: ServeOptions, runId: string, task: strin
   // `ended` settles after the run's error is seen above.
   await Promise.race([logged, run.ended]);
   if (refused !== undefined) throw new RangeError(`run '${runId}' is already known: ${refused.message}`);
-  return current(serve, runId, run.startedAt);
+  return current(serve, principal, runId, run.startedAt);
 }
 
-/** Serves `tasks/get`, `tasks/result` and `tasks/cancel` for the runs of `serve.store`, by run id. */
-export function serveTasks(server: Server, serve: ServeOptions): void {
+/**
+ * Serves `tasks/get`, `tasks/result` and `tasks/cancel` for the runs of `serve.store` that
+ * `principal` may use (`mayUse`), by run id: another tenant's task is "not found", as an unknown one is.
+ */
+export function serveTasks(server: Server, serve: ServeOptions, principal: Principal | undefined): void {
   server.setRequestHandler("tasks/get", { params: TASK_ID }, async ({ taskId }) => ({
-    ...(await current(serve, taskId)),
+    ...(await current(serve, principal, taskId)),
   }));
   server.setRequestHandler("tasks/result", { params: TASK_ID }, async ({ taskId }, ctx) => {
-    const result = await resultOf(serve, taskId, ctx as ServerContext);
+    const result = await resultOf(serve, principal, taskId, ctx as ServerContext);
     return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
   });
   server.setRequestHandler("tasks/cancel", { params: TASK_ID }, async ({ taskId }) => ({
-    ...(await cancel(serve, taskId)),
+    ...(await cancel(serve, principal, taskId)),
   }));
 }
 
-async function current(serve: ServeOptions, runId: string, askedAt?: string): Promise<AgentTask> {
+/** The run's events if `principal` may use run `runId` (a run this process drives is checked before its log is read); else "not found". */
+async function ownEvents(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  runId: string,
+): Promise<Awaited<ReturnType<ServeOptions["store"]["read"]>>> {
+  const run = liveRun(serve.store, runId);
+  if (run !== undefined && !mayUse(principal, run.owner)) throw notFound(runId);
   const events = await serve.store.read(runId);
-  const run = drivenRun(serve.store, runId);
+  if (events.length > 0 && !mayUse(principal, ownerOf(events))) throw notFound(runId);
+  return events;
+}
+
+async function current(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  runId: string,
+  askedAt?: string,
+): Promise<AgentTask> {
+  const events = await ownEvents(serve, principal, runId);
+  const run = liveRun(serve.store, runId);
   if (events.length === 0 && run === undefined && askedAt === undefined) throw notFound(runId);
   const failure = run === undefined ? failureOf(serve.store, runId, events) : undefined;
   const startedAt = run?.startedAt ?? askedAt ?? new Date().toISOString();
@@ -112,41 +137,48 @@ async function current(serve: ServeOptions, runId: string, askedAt?: string): Pr
  * its shape, is told to the client as an error and keeps waiting. A run no process drives is taken
  * up from its log.
  */
-async function resultOf(serve: ServeOptions, runId: string, ctx: ServerContext): Promise<CallToolResult> {
-  const { store, model, registry } = serve;
+async function resultOf(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  runId: string,
+  ctx: ServerContext,
+): Promise<CallToolResult> {
+  const { store } = serve;
   for (;;) {
-    const run = drivenRun(store, runId);
+    const run = liveRun(store, runId);
     if (run !== undefined) {
+      if (!mayUse(principal, run.owner)) throw notFound(runId);
       await run.ended;
       continue;
     }
-    const events = await store.read(runId);
+    const events = await ownEvents(serve, principal, runId);
     if (events.length === 0) throw notFound(runId);
     const failure = failureOf(store, runId, events);
     if (failure !== undefined) return { content: [{ type: "text", text: failure }], isError: true };
     // Another request of this process took the run up while the log was read: follow that one.
-    if (drivenRun(store, runId) !== undefined) continue;
+    if (liveRun(store, runId) !== undefined) continue;
     const state = runStateOf(runId, events);
     if (state.kind === "ended") return toolResultOf(state.result);
     const asked =
       state.kind === "waiting"
         ? drive(
-            store,
+            serve,
             runId,
+            principal,
             async (signal) => {
               const decisions = await ask(ctx, runId, state.calls, signal);
               const answers = await askQuestions(ctx, runId, state.questions, signal);
-              const options = { ...turnOptionsOf(serve), store, decisions, answers, signal };
-              return resumeAgent(runId, model, registry, options);
+              return performStep(serve, principal, runId, { kind: "resume", decisions, answers }, { signal });
             },
             // Unanswered, or answered off its question's shape: the run still waits, and the client is told.
             (error) =>
               !(error instanceof UnansweredError || error instanceof RangeError || error instanceof EventLogError),
           )
         : drive(
-            store,
+            serve,
             runId,
-            (signal) => resumeAgent(runId, model, registry, { ...turnOptionsOf(serve), store, signal }),
+            principal,
+            (signal) => performStep(serve, principal, runId, { kind: "finish" }, { signal }),
             (error) => !(error instanceof EventLogError),
           );
     const outcome = await asked.done.then(
@@ -238,13 +270,13 @@ async function askQuestions(
 }
 
 /** Cancels the run: one this process drives is stopped; a paused one is ended `cancelled` in its log. */
-async function cancel(serve: ServeOptions, runId: string): Promise<AgentTask> {
-  const { store, model, registry } = serve;
-  const task = await current(serve, runId);
+async function cancel(serve: ServeOptions, principal: Principal | undefined, runId: string): Promise<AgentTask> {
+  const { store } = serve;
+  const task = await current(serve, principal, runId);
   if (task.status === "completed" || task.status === "failed" || task.status === "cancelled") {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task '${runId}': it is ${task.status}`);
   }
-  const run = drivenRun(store, runId);
+  const run = liveRun(store, runId);
   if (run !== undefined) {
     run.controller.abort(new Error("the client cancelled the task"));
     await run.ended;
@@ -252,15 +284,11 @@ async function cancel(serve: ServeOptions, runId: string): Promise<AgentTask> {
   const events = await store.read(runId);
   if (events.length > 0 && runStateOf(runId, events).kind !== "ended") {
     const stopped = AbortSignal.abort(new Error("the client cancelled the task"));
-    await drive(store, runId, (signal) =>
-      resumeAgent(runId, model, registry, {
-        ...turnOptionsOf(serve),
-        store,
-        signal: AbortSignal.any([signal, stopped]),
-      }),
+    await drive(serve, runId, principal, (signal) =>
+      performStep(serve, principal, runId, { kind: "finish" }, { signal: AbortSignal.any([signal, stopped]) }),
     ).ended;
   }
-  return current(serve, runId);
+  return current(serve, principal, runId);
 }
 
 /** A run's result as a tool result: the answer (a typed output as `structuredContent`), or an error naming how it ended. */

@@ -1,5 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { type AgentResult, continueAgent, type Decision, resumeAgent, runAgent } from "@agentloop/core";
+import type { AgentResult, Decision, Principal } from "@agentloop/core";
+import {
+  type ConversationAsk,
+  clientError,
+  conversationIdProblem,
+  conversationState,
+  decideTurn,
+  isRefusal,
+  nextTurn,
+  type ServeOptions,
+  ServeRefusal,
+  takeTurn,
+  undriven,
+} from "@agentloop/core/serve";
 import {
   type CallToolRequest,
   type CallToolResult,
@@ -22,11 +35,8 @@ import {
   toolResultOf,
 } from "./agent-tasks.js";
 import { questionForm } from "./question-form.js";
-import { runStateOf } from "./run-task.js";
-import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
-import { undriven } from "./task-runs.js";
 
-export type { ServeOptions } from "./serve-options.js";
+export type { ServeOptions } from "@agentloop/core/serve";
 
 /** The served tool's arguments: a task for a new run, or a `runId` to take further (with a task) or to read back (without). */
 interface AgentCallArgs {
@@ -34,8 +44,6 @@ interface AgentCallArgs {
   readonly runId?: string;
 }
 
-/** What a store can name a run: the JSONL store's file names, which every store takes. */
-const RUN_ID = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$/;
 const INPUT_SCHEMA = {
   type: "object" as const,
   properties: {
@@ -74,9 +82,25 @@ export const RUN_ID_META = "agentloop/runId";
  * on its own stream (elicitation requests related to the task) and answers with
  * the run's result, and `tasks/cancel` cancels the run. Every answer is read from the log, so a
  * client that comes back on a new connection follows the same task.
- * Connect it with `StdioServerTransport`, or serve it over Streamable HTTP with `serveAgentHttp`.
+ * What a call does is decided by `@agentloop/core/serve`, as on every front door: a run taken
+ * further or resumed is given again what its log cannot hold, and a run cut off is finished from its
+ * log first. A run that fails is told as "the agent failed (<runId>)" unless `exposeErrors`; the
+ * error goes to `onError`. Connect it with `StdioServerTransport` (a local server: no request, so
+ * no principal; `authorize` is refused here), or serve it over Streamable HTTP with
+ * `serveAgentHttp`, which checks every request and serves each principal its own runs only.
  */
 export function serveAgent(options: ServeOptions & { name: string; description: string }): McpServer {
+  if (options.authorize !== undefined) {
+    throw new TypeError("serveAgent has no requests to authorize: serve an agent with authorize over serveAgentHttp");
+  }
+  return agentServer(options, undefined);
+}
+
+/** The agent's MCP server for the requests of `principal` (`undefined`: none): it sees that principal's runs only. */
+export function agentServer(
+  options: ServeOptions & { name: string; description: string },
+  principal: Principal | undefined,
+): McpServer {
   const server = new McpServer({ name: options.name, version: "1.0.0" });
   const low = server.server;
   low.registerCapabilities({ tools: {}, ...TASK_CAPABILITIES });
@@ -94,21 +118,26 @@ export function serveAgent(options: ServeOptions & { name: string; description: 
     if (request.params.name !== options.name) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     }
+    const asked = { runId: "" };
     try {
-      const result = await call(options, request, ctx);
+      const result = await call(options, principal, request, ctx, asked);
       return isInputRequiredResult(result) || "task" in result ? result : low.projectCallToolResult(result, undefined);
     } catch (error) {
-      return failure(error instanceof Error ? error.message : String(error));
+      // A refusal says why in our words; a run's failure is told as the serving options say.
+      if (isRefusal(error)) return failure(error instanceof Error ? error.message : String(error));
+      return failure(clientError(options, asked.runId, error));
     }
   });
-  serveTasks(low, options);
+  serveTasks(low, options, principal);
   return server;
 }
 
 async function call(
   serve: ServeOptions,
+  principal: Principal | undefined,
   request: CallToolRequest,
   ctx: ServerContext,
+  asked: { runId: string },
 ): Promise<CallToolResult | InputRequiredResult> {
   const checked = await ARGS["~standard"].validate(request.params.arguments ?? {});
   if (checked.issues !== undefined) {
@@ -116,57 +145,74 @@ async function call(
     return failure(`Input validation error: Invalid arguments for tool ${request.params.name}: ${problems}`);
   }
   const args = checked.value;
-  if ("task" in request.params && request.params.task !== undefined) return startTask(serve, args);
+  if ("task" in request.params && request.params.task !== undefined) return startTask(serve, principal, args);
   const state = ctx.mcpReq.requestState<string>();
-  if (typeof state === "string") return answer(await decide(serve, state, ctx.mcpReq.inputResponses ?? {}));
-  return answer(await start(serve, args));
+  if (typeof state === "string") {
+    asked.runId = state;
+    return answer(await decide(serve, principal, state, ctx.mcpReq.inputResponses ?? {}));
+  }
+  const runId = args.runId ?? randomUUID();
+  asked.runId = runId;
+  return answer(await start(serve, principal, args, runId));
 }
 
 /** A task-augmented call: a new run, answered at once with its task (MCP Tasks). */
-async function startTask(serve: ServeOptions, args: AgentCallArgs): Promise<CallToolResult> {
+async function startTask(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  args: AgentCallArgs,
+): Promise<CallToolResult> {
   const { task } = args;
   if (task === undefined || task.trim() === "") throw new RangeError("a task-augmented call needs a task");
   const runId = args.runId ?? randomUUID();
   checkRunId(runId);
+  // Whoever holds the id, it names a run already: a task starts a new one.
   if ((await serve.store.read(runId)).length > 0) {
     throw new RangeError(`run '${runId}' is already known: a task starts a new run (follow that one with tasks/get)`);
   }
   // A CreateTaskResult; the empty `content` lets it through the SDK's tools/call result check.
   const created: CallToolResult = { content: [] };
-  return Object.assign(created, { task: await createTask(serve, runId, task) });
+  return Object.assign(created, { task: await createTask(serve, principal, runId, task) });
 }
 
 function checkRunId(runId: string): void {
-  if (!RUN_ID.test(runId)) {
-    const shown = JSON.stringify(runId.length > 40 ? `${runId.slice(0, 40)}… (${runId.length} characters)` : runId);
-    throw new RangeError(
-      `runId '${shown.slice(1, -1)}' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'`,
-    );
-  }
+  const problem = conversationIdProblem(runId, "runId");
+  if (problem !== null) throw new RangeError(problem);
 }
 
-async function start(serve: ServeOptions, args: AgentCallArgs): Promise<AgentResult> {
-  const { model, registry, store } = serve;
-  const { task, runId } = args;
+/** `{ task }` starts a run, `{ runId, task }` takes it further, `{ runId }` reads what it came to (following one still going). */
+async function start(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  args: AgentCallArgs,
+  runId: string,
+): Promise<AgentResult> {
+  const { task } = args;
   if (task !== undefined && task.trim() === "") throw new RangeError("task must not be empty");
-  if (runId !== undefined) checkRunId(runId);
-  const known = runId !== undefined && (await store.read(runId)).length > 0;
-  if (task === undefined) {
-    if (runId === undefined) throw new RangeError("give a task, or the runId of a run to read back");
-    if (!known) throw new RangeError(`run '${runId}' is not known`);
-    // A run a task drives in this process is waited for, then read from its log.
-    await undriven(store, runId);
-    // A finished run's result comes back as logged; a paused one tells what it waits for; a run still going is waited for.
-    return resumeAgent(runId, model, registry, { ...turnOptionsOf(serve), store });
+  checkRunId(runId);
+  if (task === undefined && args.runId === undefined)
+    throw new RangeError("give a task, or the runId of a run to read back");
+  const ask: ConversationAsk = task === undefined ? { kind: "read" } : { kind: "message", content: task };
+  for (;;) {
+    const turn = await nextTurn(serve, principal, runId, ask, { noun: "run" });
+    if (turn instanceof ServeRefusal)
+      throw new RangeError(turn.status === 404 ? `run '${runId}' is not known` : turn.message);
+    // A run this process drives (a task's) is waited for, then read from its log.
+    if ("step" in turn) return turn.feed.result;
+    await undriven(serve.store, runId);
   }
-  if (known) return continueAgent(runId, task, model, registry, { ...turnOptionsOf(serve), store });
-  return runAgent(task, model, registry, { ...serve.options, store, runId: runId ?? randomUUID() });
 }
 
-async function decide(serve: ServeOptions, runId: string, responses: Record<string, unknown>): Promise<AgentResult> {
-  const events = RUN_ID.test(runId) ? await serve.store.read(runId) : [];
-  if (events.length === 0) throw new RangeError(`run '${runId}' is not known`);
-  const state = runStateOf(runId, events);
+/** The client's answers to the forms of a paused run: a question's accepted form is its answer, a call's its decision. */
+async function decide(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  runId: string,
+  responses: Record<string, unknown>,
+): Promise<AgentResult> {
+  const known = conversationIdProblem(runId, "runId") === null;
+  const state = known ? await conversationState(serve, principal, runId) : ({ kind: "none" } as const);
+  if (state.kind === "none" || state.kind === "foreign") throw new RangeError(`run '${runId}' is not known`);
   const questions = state.kind === "waiting" ? state.questions : [];
   const decisions: Record<string, Decision> = {};
   const answers: Record<string, unknown> = {};
@@ -188,8 +234,13 @@ async function decide(serve: ServeOptions, runId: string, responses: Record<stri
             ...(typeof content.reason === "string" ? { reason: content.reason } : {}),
           };
   }
-  const options = { ...turnOptionsOf(serve), store: serve.store, decisions, answers };
-  return resumeAgent(runId, serve.model, serve.registry, options);
+  const step = decideTurn("run", runId, state, { kind: "resume", decisions, answers });
+  if (step instanceof ServeRefusal || step.kind === "follow") {
+    throw new RangeError(step instanceof ServeRefusal ? step.message : `run '${runId}' is still going`);
+  }
+  const turn = takeTurn(serve, principal, runId, step, { noun: "run" });
+  if (turn instanceof ServeRefusal) throw new RangeError(turn.message);
+  return turn.feed.result;
 }
 
 function answer(result: AgentResult): CallToolResult | InputRequiredResult {

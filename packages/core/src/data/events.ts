@@ -440,6 +440,23 @@ export type AgentRequest =
     }
   | HandOffRequest;
 
+/**
+ * Who a served request is from, as the server's `authorize` tells it: the tenant whose runs it may
+ * use, and the user in it. A run started for a principal logs it as its `owner`.
+ */
+export interface Principal {
+  /** Non-empty; runs are told apart by tenant. */
+  readonly tenant: string;
+  readonly user?: string;
+}
+
+/** Whether `value` is a principal: a non-empty `tenant` string, and a `user` string if any. */
+export function isPrincipal(value: unknown): value is Principal {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const { tenant, user } = value as Record<string, unknown>;
+  return typeof tenant === "string" && tenant !== "" && (user === undefined || typeof user === "string");
+}
+
 /** Events the log holds around the machine's own: a run's start and end, a tool's start, a conversation's next message. */
 export type LifecycleEvent =
   | {
@@ -450,6 +467,8 @@ export type LifecycleEvent =
       readonly forkedFrom?: { readonly runId: string; readonly seq: number };
       /** Set when the run is an agent tool's child: the parent run and the call that runs it. */
       readonly parent?: { readonly runId: string; readonly callId: string };
+      /** Set when the run was started for a served request's principal: only that tenant may use it (absent: no one's). */
+      readonly owner?: Principal;
     }
   | {
       readonly type: "tool.started";

@@ -7,6 +7,7 @@ import {
   isCount,
   isHeldContent,
   isPlainObject,
+  isPrincipal,
   isReadableSchema,
   type LogFlags,
   logFlags,
@@ -348,6 +349,9 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (value.parent !== undefined) {
     const parent = value.parent;
     if (!isPlainObject(parent) || !isString(parent.runId) || !isString(parent.callId)) return "has a bad parent";
+  }
+  if (value.owner !== undefined && !isPrincipal(value.owner)) {
+    return "has an owner that is not { tenant, user? } with a non-empty tenant";
   }
   const settings = value.settings;
   if (!isPlainObject(settings)) return "has no settings";

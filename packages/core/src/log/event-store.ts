@@ -1,4 +1,4 @@
-import { contentText } from "../data/index.js";
+import { contentText, type Principal } from "../data/index.js";
 import { loggedEvent } from "./blobs.js";
 import { parseEventLog, type RunOutcome, type StoredEvent } from "./event-log.js";
 import { EventLogError } from "./event-log-error.js";
@@ -15,6 +15,8 @@ export interface RunSummary {
   readonly events: number;
   /** How the run ended; `null` while it runs, or when it was interrupted. */
   readonly outcome: RunOutcome | null;
+  /** Whose run it is, when it was started for a served request's principal (absent: no one's). */
+  readonly owner?: Principal;
 }
 
 /** The exclusive right to append to one run, held until `release` resolves; releasing twice is harmless. */
@@ -69,6 +71,7 @@ export function summarize(runId: string, events: readonly StoredEvent[]): RunSum
     startedAt: started.at,
     events: events.length,
     outcome: last?.type === "run.finished" || last?.type === "run.anchored" ? last.outcome : null,
+    ...(started.owner === undefined ? {} : { owner: started.owner }),
   };
 }
 

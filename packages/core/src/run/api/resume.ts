@@ -458,7 +458,9 @@ async function copyPrefix(
   }
   const journal = new Journal(store, forkId, [], { schemaVersion: started.schemaVersion });
   const forkedFrom = { runId, seq: consumed };
-  const begin: RunEvent = { type: "run.started", schemaVersion: started.schemaVersion, settings, forkedFrom };
+  // A fork is its original owner's run, as the original is.
+  const owner = started.owner === undefined ? {} : { owner: started.owner };
+  const begin: RunEvent = { type: "run.started", schemaVersion: started.schemaVersion, settings, forkedFrom, ...owner };
   for (const event of [begin, ...copied.map(unstamped)]) await journal.commit(event);
   return forkId;
 }

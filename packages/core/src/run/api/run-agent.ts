@@ -1,7 +1,8 @@
 import { createActor, type InspectionEvent, type Observer } from "xstate";
-import type { AgentResult, Decision, MessageContent } from "../../data/index.js";
+import type { AgentResult, Decision, MessageContent, Principal } from "../../data/index.js";
 import {
   EVENT_LOG_SCHEMA_VERSION,
+  isPrincipal,
   messagesOf,
   type RunEvent,
   type RunSettings,
@@ -47,6 +48,8 @@ export interface RunOptions<Output extends ToolSchema = ToolSchema>
   readonly store?: EventStore;
   /** The run's id in the store (letters, digits, `_`, `-`, `.`); a random UUID when not given. */
   readonly runId?: string;
+  /** Whose run it is (a served request's principal): logged in `run.started` as `owner`, inside the hash chain. */
+  readonly owner?: Principal;
   /** Aborting it stops the model call and the tools in flight and ends the run with `cancelled`. */
   readonly signal?: AbortSignal;
   /**
@@ -106,8 +109,9 @@ export async function startRun(
   const { store } = options;
   const ports = { ...portsOf(options, options.compaction?.summarizer), model, registry, checks: turn.ports };
   const link = parent === undefined ? {} : { parent };
+  const owned = options.owner === undefined ? link : { ...link, owner: options.owner };
   // Without a store nothing is kept, but the listener hears the run's start as a stored run logs it.
-  const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings, ...link };
+  const begin: RunEvent = { type: "run.started", schemaVersion: EVENT_LOG_SCHEMA_VERSION, settings, ...owned };
   if (store === undefined) return runLive({ ...ports, settings, schemaVersion: EVENT_LOG_SCHEMA_VERSION, begin });
   // A run id names the run in its store: none is made for a run without one.
   const runId = options.runId ?? globalThis.crypto.randomUUID();
@@ -311,7 +315,7 @@ export function checkRunOptions(
   options: Partial<
     Pick<
       RunOptions,
-      "toolTimeoutMs" | "maxResultChars" | "approve" | "onEvent" | "onLogged" | "signal" | "store" | "runId"
+      "toolTimeoutMs" | "maxResultChars" | "approve" | "onEvent" | "onLogged" | "signal" | "store" | "runId" | "owner"
     >
   >,
 ): void {
@@ -338,5 +342,8 @@ export function checkRunOptions(
   }
   if (runId !== undefined && (typeof runId !== "string" || runId === "")) {
     throw new TypeError(`runId must be a non-empty string; got ${describe(runId)}`);
+  }
+  if (options.owner !== undefined && !isPrincipal(options.owner)) {
+    throw new TypeError(`owner must be { tenant, user? } with a non-empty tenant; got ${describe(options.owner)}`);
   }
 }

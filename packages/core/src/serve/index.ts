@@ -1,0 +1,20 @@
+// The entry module of serve/: the serving core every front door maps a protocol onto.
+
+export {
+  type ConversationAsk,
+  type ConversationState,
+  conversationState,
+  decideTurn,
+  nextTurn,
+  performStep,
+  type Turn,
+  type TurnStep,
+  takeTurn,
+} from "./conversation.js";
+export { conversationIdProblem } from "./conversation-id.js";
+export { frontDoor, type Refuse } from "./front-door.js";
+export { drive, type LiveRun, liveRun, undriven } from "./live-runs.js";
+export { mayUse, ownerOf, runsFor } from "./owner.js";
+export { type RunFeed, runFeed } from "./run-feed.js";
+export { type ServedRunOptions, type ServeOptions, type TurnOptions, turnOptionsOf } from "./serve-options.js";
+export { clientError, isRefusal, refusalOf, reportFailure, ServeRefusal } from "./served-errors.js";

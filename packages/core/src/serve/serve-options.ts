@@ -1,0 +1,71 @@
+import type { Model, Principal } from "../data/index.js";
+import type { EventStore } from "../log/index.js";
+import type { ResumeOptions, RunOptions } from "../run/index.js";
+import type { ToolRegistry } from "../tools/index.js";
+
+/** The options of a served agent's runs: the limits and policies a run starts with, and the checks of its answers. */
+export type ServedRunOptions = Omit<
+  RunOptions,
+  "store" | "runId" | "owner" | "signal" | "inspect" | "onEvent" | "onLogged" | "approve"
+>;
+
+/**
+ * What a served agent runs with, and who may reach it: its model and tools, the store that keeps
+ * each conversation as one run, the settings of its runs, and the checks every request passes
+ * before any protocol reads it (where it comes from, who it is from). Every front door takes it.
+ */
+export interface ServeOptions {
+  readonly model: Model;
+  readonly registry: ToolRegistry;
+  /** Keeps each conversation as one logged run, under the client's conversation id. */
+  readonly store: EventStore;
+  readonly options?: ServedRunOptions;
+  /**
+   * Who is asking: a principal, or a response that refuses the request (401, 403). A run started
+   * for a principal is its tenant's alone; another tenant's request on it is answered as one on a
+   * run that does not exist. Without it, no request has a principal (a local, single-user server).
+   */
+  readonly authorize?: (request: Request) => Principal | Response | Promise<Principal | Response>;
+  /**
+   * Origins (`https://app.example.com`) whose pages may call the agent; a request whose `Origin` is
+   * another site's is refused 403, and only these get CORS answers. Default: none but the server's own.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * Host names (`agent.example.com`, or with a port) the server answers to; a request for another
+   * `Host` is refused 421 (DNS rebinding). Default: localhost, 127.0.0.1 and [::1], at any port.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Shows a client the error a run failed with; default false: it sees "the agent failed (<runId>)". */
+  readonly exposeErrors?: boolean;
+  /** Hears every error a run failed with, with the run's id: where the detail a client is not shown goes. */
+  readonly onError?: (error: unknown, context: { readonly runId: string }) => void;
+}
+
+/** The served options a continued or resumed turn is given again: what a run's log cannot hold. */
+export type TurnOptions = Pick<
+  ResumeOptions,
+  "prepareStep" | "fallbackModels" | "compaction" | "output" | "guardrails" | "toolTimeoutMs" | "maxResultChars"
+>;
+
+/**
+ * The options of the server's that a log cannot hold (functions and models: `prepareStep`,
+ * `fallbackModels`, the compaction's `summarizer`, `output`, `guardrails`) and the run-time
+ * safeguards: what every turn after the first is given, so that a conversation goes on with every
+ * policy it started with, on every front door. The limits and policies a log holds (`maxSteps`,
+ * `retry`, `pricing`, ...) are read from the log, and a resume refuses them given again.
+ */
+export function turnOptionsOf(options: ServeOptions["options"]): TurnOptions {
+  if (options === undefined) return {};
+  const { prepareStep, fallbackModels, compaction, output, guardrails, toolTimeoutMs, maxResultChars } = options;
+  const summarizer = compaction?.summarizer;
+  return {
+    ...(prepareStep === undefined ? {} : { prepareStep }),
+    ...(fallbackModels === undefined ? {} : { fallbackModels }),
+    ...(summarizer === undefined ? {} : { compaction: { summarizer } }),
+    ...(output === undefined ? {} : { output }),
+    ...(guardrails === undefined ? {} : { guardrails }),
+    ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
+    ...(maxResultChars === undefined ? {} : { maxResultChars }),
+  };
+}

@@ -1,0 +1,104 @@
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import { MemoryEventStore, type Model, ToolRegistry } from "@agentloop/core";
+import { final } from "@agentloop/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { serveAgentHttp } from "../src/index.js";
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+async function served() {
+  const store = new MemoryEventStore();
+  let calls = 0;
+  const model: Model = () => {
+    calls++;
+    return final("Hello.");
+  };
+  const handler = serveAgentHttp({
+    name: "agent",
+    description: "An agent.",
+    model,
+    registry: new ToolRegistry(),
+    store,
+  });
+  const http = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [key, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(key, value);
+    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
+    const answer = await handler.fetch(
+      new Request(`http://127.0.0.1${request.url}`, { method: request.method, headers, body }),
+    );
+    response.writeHead(answer.status, Object.fromEntries(answer.headers));
+    if (answer.body === null) response.end();
+    else Readable.fromWeb(answer.body as never).pipe(response);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  closers.push(async () => {
+    await handler.close();
+    http.closeAllConnections();
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+  });
+  return { url, store, calls: () => calls };
+}
+
+/** A raw HTTP POST with exactly these headers (fetch would not send a foreign Host); its status. */
+function post(url: string, headers: Record<string, string>, body: object) {
+  return new Promise<number>((resolve, reject) => {
+    const req = httpRequest(url, { method: "POST", headers }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+const accept = "application/json, text/event-stream";
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "rebinding", version: "1.0.0" } },
+};
+const call = {
+  jsonrpc: "2.0",
+  id: 2,
+  method: "tools/call",
+  params: { name: "agent", arguments: { task: "Hi.", runId: "foreign" } },
+};
+
+describe("serveAgentHttp takes nothing from another site", () => {
+  it("refuses a foreign Host and Origin as the MCP conformance scenario dns-rebinding-protection sends them, and accepts its localhost ones", async () => {
+    const { url } = await served();
+    const evil = "evil.example.com";
+    expect(
+      await post(url, { "content-type": "application/json", accept, host: evil, origin: `http://${evil}` }, initialize),
+    ).toBe(403);
+    const host = new URL(url).host;
+    expect(
+      await post(url, { "content-type": "application/json", accept, host, origin: `http://${host}` }, initialize),
+    ).toBe(200);
+  });
+
+  it("refuses 403 a foreign page's calls (the no-preflight text/plain one too); nothing runs, nothing is logged", async () => {
+    const { url, store, calls } = await served();
+    const host = new URL(url).host;
+    const foreign: Record<string, string>[] = [
+      { "content-type": "text/plain", accept, host, origin: "https://evil.example" },
+      { "content-type": "application/json", accept, host, "sec-fetch-site": "cross-site" },
+      { "content-type": "application/json", accept, host: "evil.example", origin: "http://evil.example" },
+    ];
+    for (const headers of foreign) {
+      expect(await post(url, headers, call)).toBe(403);
+    }
+    expect(await store.read("foreign")).toEqual([]);
+    expect(calls()).toBe(0);
+  });
+});
