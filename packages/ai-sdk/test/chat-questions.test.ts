@@ -116,7 +116,9 @@ describe("a question of askUserTool on the UI stream, answered with addToolOutpu
     await until(() => chat.status === "ready" && reply(chat.messages).parts.some((part) => part.type === "text"));
     const again = await post(url, answering("twice", paused, "q1", { city: "Oslo", days: 1 }));
     expect(again.status).toBe(409);
-    expect(await again.text()).toBe("chat 'twice' waits for no answer: no question of it is open");
+    expect(await again.text()).toBe(
+      "chat 'twice' waits for no decision or answer: its turn has ended; send a new message",
+    );
     expect(await answersLogged(store, "twice")).toMatchObject([{ answer: { city: "Lima", days: 3 } }]);
   });
 

@@ -134,7 +134,7 @@ export function decideTurn(
   if (ask.kind === "read") return { kind: "finish" };
   if (state.kind !== "waiting") {
     const why = state.kind === "ended" ? "its turn has ended; send a new message" : "nothing of it waits";
-    return new ServeRefusal(409, `${name} waits for no decision or answer (${givenIds(ask)}): ${why}`);
+    return new ServeRefusal(409, `${name} waits for no decision or answer${givenIds(ask)}: ${why}`);
   }
   const strange = [
     ...Object.keys(ask.decisions).filter((id) => !state.calls.some((call) => call.id === id)),
@@ -289,5 +289,5 @@ function waitsFor(state: Extract<ConversationState, { kind: "waiting" }>): strin
 
 function givenIds(ask: Extract<ConversationAsk, { kind: "resume" }>): string {
   const ids = [...Object.keys(ask.decisions), ...Object.keys(ask.answers)];
-  return ids.length === 0 ? "none given" : `on ${ids.map((id) => `'${id}'`).join(", ")}`;
+  return ids.length === 0 ? "" : ` (on ${ids.map((id) => `'${id}'`).join(", ")})`;
 }
