@@ -203,6 +203,35 @@ describe("agentloop serve", () => {
     expect(again.at(-1)).toMatchObject({ type: "finish", messageMetadata: { runId: "pune-again", status: "done" } });
   });
 
+  it("--ui-stream: another site's page is refused 403 unless --allow-origin names it", async () => {
+    const args = [
+      "--ui-stream",
+      "--port",
+      "0",
+      "--script",
+      fixture("weather-script.json"),
+      "--tools",
+      fixture("tools.mjs"),
+    ];
+    const post = (url: string, origin: string) =>
+      fetch(new URL("/api/chat", url), {
+        method: "POST",
+        headers: { "content-type": "text/plain", origin },
+        body: JSON.stringify({
+          id: `from-${origin.length}`,
+          messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "How hot is Pune?" }] }],
+        }),
+      });
+    const closed = await serve([...args, "--store", store()]);
+    expect((await post(closed, "https://evil.example")).status).toBe(403);
+    const open = await serve([...args, "--store", store(), "--allow-origin", "https://app.example"]);
+    const allowed = await post(open, "https://app.example");
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    await allowed.text();
+    expect((await post(open, "https://evil.example")).status).toBe(403);
+  });
+
   it("--ui-stream: a turn has run's limits (50 steps), not runAgent's 8; --max-steps, --token-budget and --system are run's", async () => {
     // Nine lookups, then the answer: ten model calls in one turn.
     const lookups = Array.from({ length: 9 }, (_, i) => ({

@@ -44,6 +44,10 @@ Options:
   --name <name>            with --mcp: the tool's name (default agent)
   --description <text>     with --mcp: the tool's description
   --stdio                  with --mcp: serve over stdin and stdout
+  --allow-origin <origin>  a site whose pages may call the agent (https://app.example.com); repeatable.
+                           Without it, a request from another site's page is refused 403
+  --expose-errors          show a client the error a run failed with (for local development); without
+                           it, a client sees "the agent failed (<id>)" and the detail stays in the log
   -h, --help               this help
 
 Run options, as 'agentloop run' takes them: every turn of every conversation runs with them
@@ -64,6 +68,8 @@ interface Served {
   readonly registry: ToolRegistry;
   readonly store: EventStore;
   readonly options: ServedRunOptions;
+  readonly allowedOrigins?: readonly string[];
+  readonly exposeErrors?: boolean;
 }
 
 /** The shape `@agentloop/ai-sdk` is imported as, for `--ui-stream`. */
@@ -87,6 +93,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
         "ag-ui": { type: "boolean", default: false },
         mcp: { type: "boolean", default: false },
         stdio: { type: "boolean", default: false },
+        "allow-origin": { type: "string", multiple: true, default: [] },
+        "expose-errors": { type: "boolean", default: false },
         name: { type: "string", default: "agent" },
         description: { type: "string", default: "An agent: give it a task; it answers when done." },
         help: { type: "boolean", short: "h", default: false },
@@ -119,7 +127,14 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   try {
     policy.check();
     const store = await openStore(values.store);
-    const options: Served = { model, registry: sources.registry, store, options: runOptions };
+    const options: Served = {
+      model,
+      registry: sources.registry,
+      store,
+      options: runOptions,
+      ...(values["allow-origin"].length > 0 ? { allowedOrigins: values["allow-origin"] } : {}),
+      ...(values["expose-errors"] ? { exposeErrors: true } : {}),
+    };
     if (protocol === "mcp" && values.stdio) {
       const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
       const { serveAgent } = await import("@agentloop/mcp");

@@ -19,7 +19,7 @@ import {
 import { drive, type LiveRun, liveRun } from "./live-runs.js";
 import { mayUse, ownerOf } from "./owner.js";
 import { type RunFeed, runFeed } from "./run-feed.js";
-import { type ServeOptions, turnOptionsOf } from "./serve-options.js";
+import { ceilingFor, type ServeOptions, turnOptionsOf } from "./serve-options.js";
 import { reportFailure, ServeRefusal } from "./served-errors.js";
 
 /**
@@ -222,11 +222,19 @@ export function performStep(
   listen: { readonly onEvent?: (event: AgentStreamEvent) => void; readonly signal?: AbortSignal },
 ): Promise<AgentResult> {
   const { model, registry, store } = serve;
-  const again = { ...turnOptionsOf(serve.options), store, ...listen };
+  const ceiling = ceilingFor(serve, principal);
+  const again = { ...turnOptionsOf(serve.options), store, ...ceiling, ...listen };
   switch (step.kind) {
     case "start": {
       const owner = principal === undefined ? {} : { owner: principal };
-      return runAgent(step.content, model, registry, { ...serve.options, store, runId, ...owner, ...listen });
+      return runAgent(step.content, model, registry, {
+        ...serve.options,
+        store,
+        runId,
+        ...owner,
+        ...ceiling,
+        ...listen,
+      });
     }
     case "continue":
       return continueAgent(runId, step.content, model, registry, again);
@@ -235,7 +243,7 @@ export function performStep(
     case "finish":
       return resumeAgent(runId, model, registry, again);
     case "finish-then-continue":
-      return finishThenContinue(serve, runId, step.content, listen);
+      return finishThenContinue(serve, principal, runId, step.content, listen);
   }
 }
 
@@ -246,12 +254,18 @@ export function performStep(
  */
 async function finishThenContinue(
   serve: ServeOptions,
+  principal: Principal | undefined,
   runId: string,
   content: MessageContent,
   listen: { readonly onEvent?: (event: AgentStreamEvent) => void; readonly signal?: AbortSignal },
 ): Promise<AgentResult> {
   const { model, registry, store } = serve;
-  const again = { ...turnOptionsOf(serve.options), store, ...(listen.signal ? { signal: listen.signal } : {}) };
+  const again = {
+    ...turnOptionsOf(serve.options),
+    store,
+    ...ceilingFor(serve, principal),
+    ...(listen.signal ? { signal: listen.signal } : {}),
+  };
   let end: AgentStreamEvent | undefined;
   const finished = await resumeAgent(runId, model, registry, {
     ...again,

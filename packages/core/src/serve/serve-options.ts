@@ -1,12 +1,12 @@
 import type { Model, Principal } from "../data/index.js";
-import type { EventStore } from "../log/index.js";
-import type { ResumeOptions, RunOptions } from "../run/index.js";
+import type { EventStore, SpendLimits } from "../log/index.js";
+import type { ResumeOptions, RunOptions, SpendCeiling } from "../run/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 
 /** The options of a served agent's runs: the limits and policies a run starts with, and the checks of its answers. */
 export type ServedRunOptions = Omit<
   RunOptions,
-  "store" | "runId" | "owner" | "signal" | "inspect" | "onEvent" | "onLogged" | "approve"
+  "store" | "runId" | "owner" | "signal" | "inspect" | "onEvent" | "onLogged" | "approve" | "ceiling"
 >;
 
 /**
@@ -40,6 +40,30 @@ export interface ServeOptions {
   readonly exposeErrors?: boolean;
   /** Hears every error a run failed with, with the run's id: where the detail a client is not shown goes. */
   readonly onError?: (error: unknown, context: { readonly runId: string }) => void;
+  /**
+   * A ceiling on what each tenant spends across all their runs, in USD per UTC day and month:
+   * before each model call of a served run, the owner's spending in the window (a running total the
+   * store keeps, `EventStore.spending`) plus the call's most possible cost must fit, else the turn
+   * ends `cost_budget` with the ceiling named (`AgentResult.ceiling`). Needs `options.pricing`.
+   */
+  readonly tenantBudget?: (principal: Principal) => SpendLimits | undefined;
+}
+
+/**
+ * The spending ceiling of `principal`'s runs, from `tenantBudget` and the store's ledger; none
+ * without a principal or a budget for it. A store that keeps no spending is refused.
+ */
+export function ceilingFor(serve: ServeOptions, principal: Principal | undefined): { ceiling?: SpendCeiling } {
+  if (principal === undefined || serve.tenantBudget === undefined) return {};
+  const limits = serve.tenantBudget(principal);
+  if (limits === undefined) return {};
+  const ledger = serve.store.spending;
+  if (ledger === undefined) {
+    throw new TypeError(
+      "tenantBudget needs a store that keeps owners' spending (EventStore.spending); this one keeps none",
+    );
+  }
+  return { ceiling: { owner: principal.tenant, limits, ledger } };
 }
 
 /** The served options a continued or resumed turn is given again: what a run's log cannot hold. */
