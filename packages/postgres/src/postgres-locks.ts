@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { EventLogError } from "@agentloop/core";
 import { newLockRecord } from "@agentloop/core/lock-file";
 import type { PgQueryable } from "./pg-types.js";
@@ -5,10 +6,12 @@ import type { PgQueryable } from "./pg-types.js";
 /** This process's PID namespace, once known: a holder's is named when it is another. */
 let here: string | null | undefined;
 
-interface OwnerRow {
-  readonly pid: number;
-  readonly host: string;
-  readonly since: string;
+interface HolderRow {
+  readonly backend: number;
+  readonly mode: string;
+  readonly pid: number | null;
+  readonly host: string | null;
+  readonly since: string | null;
   readonly pid_namespace: string | null;
 }
 
@@ -54,25 +57,47 @@ export class PostgresLocks {
     await session.query(`SELECT pg_advisory_unlock(${this.key(1)})`, [runId]);
   }
 
-  /** The error for a writer that meets the run held by another session, naming the holder its row names. */
+  /**
+   * The error for a writer that meets the run held by another session, naming the holder its row
+   * names: the row of the session that holds the server's lock now (a holder writes it just after
+   * taking the lock, so a row that is missing or older is waited for a moment).
+   */
   async refusal(db: PgQueryable, runId: string): Promise<EventLogError> {
-    const owner = (
-      await db.query<OwnerRow>(`SELECT pid, host, since, pid_namespace FROM ${this.#schema}.locks WHERE run_id = $1`, [
-        runId,
-      ])
-    ).rows[0];
-    const lead = `run '${runId}' is being written elsewhere`;
-    const where = `the locks table of ${this.#label}`;
+    let found: HolderRow | undefined;
+    for (let tries = 0; tries < 100; tries++) {
+      found = (await db.query<HolderRow>(this.#holder, [runId])).rows[0];
+      if (found === undefined || found.mode !== "ExclusiveLock" || found.pid !== null) break;
+      await sleep(10);
+    }
     here ??= newLockRecord().pidNamespace ?? null;
-    const namespace =
-      owner?.pid_namespace != null && owner.pid_namespace !== here ? ` in PID namespace ${owner.pid_namespace}` : "";
-    const who =
-      owner === undefined
-        ? `a session of the server that has not yet said who it is (${where})`
-        : `process ${owner.pid}${namespace} on host '${owner.host}' since ${owner.since} (${where})`;
+    const where = `the locks table of ${this.#label}`;
+    let who: string;
+    if (found === undefined) {
+      who = "a session of the server that let it go a moment ago (try again)";
+    } else if (found.mode !== "ExclusiveLock") {
+      who = "another store appending to it without holding it";
+    } else if (found.pid === null) {
+      who = `a session of the server that has not said who it is (backend ${found.backend}; ${where})`;
+    } else {
+      const namespace =
+        found.pid_namespace !== null && found.pid_namespace !== here ? ` in PID namespace ${found.pid_namespace}` : "";
+      who = `process ${found.pid}${namespace} on host '${found.host}' since ${found.since} (${where})`;
+    }
     return new EventLogError(
-      `${lead}: by ${who}; wait until that process ends the run, or stop it (the server frees its lock when its connection ends)`,
+      `run '${runId}' is being written elsewhere: by ${who}; wait until that process ends the run, or stop it (the server frees its lock when its connection ends)`,
       { runId, position: 0 },
     );
+  }
+
+  /** The session holding the run's advisory lock now (from pg_locks), with its row in the locks table if it wrote one. */
+  get #holder(): string {
+    return `SELECT l.pid AS backend, l.mode, k.pid, k.host, k.since, k.pid_namespace
+      FROM pg_locks l
+      LEFT JOIN ${this.#schema}.locks k ON k.run_id = $1 AND k.backend_pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND ((l.classid::bigint << 32) | l.objid::bigint) = ${this.key(1)}
+      ORDER BY l.mode = 'ExclusiveLock' DESC
+      LIMIT 1`;
   }
 }
