@@ -23,8 +23,8 @@ export async function onServer<Row = Record<string, unknown>>(sql: string, value
 }
 
 /** Drops a schema and everything in it. */
-export function dropSchema(schema: string): Promise<unknown> {
-  return onServer(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+export async function dropSchema(schema: string): Promise<void> {
+  await onServer(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
 }
 
 /** Where a store on `schema` of the project's server is, as the children and `agentloop --store` take it. */
