@@ -4,6 +4,7 @@ import { COMMANDS, MAIN_HELP } from "./commands/index.js";
 import { EventLogError, ModelError } from "./core-api.js";
 import { EXIT_CODES } from "./exit-codes.js";
 import type { Io } from "./io.js";
+import { closeStores } from "./setup/stores.js";
 
 /**
  * Runs one `agentloop` command line and returns the exit code (see `EXIT_CODES`): a run's status,
@@ -37,6 +38,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     io.stderr.write(`agentloop: unexpected failure: ${messageOf(error)}\n`);
     if (io.env.AGENTLOOP_DEBUG) io.stderr.write(`${error instanceof Error ? error.stack : ""}\n`);
     return EXIT_CODES.failure;
+  } finally {
+    await closeStores();
   }
 }
 

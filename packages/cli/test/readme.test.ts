@@ -87,6 +87,10 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a server with a real model: studio-browser.test.ts starts it with --tools and --script; studio-watch.test.ts watches a SQLite store",
   "pnpm --filter @agentloop/bench bench:studio [--tiny]":
     "a benchmark in Chromium, run by hand: its script is checked below",
+  "pnpm --filter @agentloop/bench bench:processes [--tiny]":
+    "a benchmark of minutes that starts a PostgreSQL, run by hand: its script is checked below",
+  "pnpm --filter @agentloop/bench bench:studio-postgres [--tiny]":
+    "a benchmark of minutes that starts a PostgreSQL, run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:compaction [--tiny]":
     "a benchmark of a minute, run by hand: its script is checked below, and bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:evals [--tiny]":
@@ -230,6 +234,8 @@ describe("every command in the READMEs and docs/", () => {
         "bench:compaction",
         "bench:evals",
         "bench:blobs",
+        "bench:processes",
+        "bench:studio-postgres",
       ]),
     );
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");

@@ -7,10 +7,13 @@ import { ROOT } from "./npm-project.js";
 // range, which hands it to any other listen(0) or outgoing connection before the caller binds it:
 // a test server that was started on it fails by chance. Servers bind port 0 themselves and report
 // their port; a server that must be told its port takes one from `freePort` of
-// `@agentloop/restate/testing`, which picks below that range.
+// `@agentloop/store-testkit/servers`, which picks below that range.
 const CHOSEN_THEN_CLOSED = /listen\(\s*(?:0|\{\s*port:\s*0)[\s\S]{0,300}?\.close\(\s*\(\)\s*=>\s*resolve\(\s*port/g;
 // freePort itself, and this check's own sample of what it refuses.
-const ALLOWED = new Set(["packages/restate/src/testing/free-port.ts", "packages/packaging/fixtures/picks-a-port.ts"]);
+const ALLOWED = new Set([
+  "packages/store-testkit/src/servers/free-port.ts",
+  "packages/packaging/fixtures/picks-a-port.ts",
+]);
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

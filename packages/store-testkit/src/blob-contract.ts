@@ -21,20 +21,20 @@ import { logError } from "./log-error.js";
 /** Hooks into where a store keeps a run's blobs, as a lost or damaged file would reach them. */
 export interface BlobHooks {
   /** The SHA-256 of each blob the store keeps for the run. */
-  held(runId: string): string[];
+  held(runId: string): string[] | Promise<string[]>;
   /** Removes one of the run's blobs. */
-  remove(runId: string, sha256: string): void;
+  remove(runId: string, sha256: string): void | Promise<void>;
   /** Changes one byte of one of the run's blobs, keeping its length. */
-  alter(runId: string, sha256: string): void;
+  alter(runId: string, sha256: string): void | Promise<void>;
   /** Rewrites the run's event at 0-based `position` as stored (its JSON text) through `edit`. */
-  editEvent(runId: string, position: number, edit: (text: string) => string): void;
+  editEvent(runId: string, position: number, edit: (text: string) => string): void | Promise<void>;
 }
 
 /** A fresh store for one test of the blob cases, with the hooks into its blobs where it has them. */
 export interface BlobHarness {
   readonly store: EventStore;
   readonly blobs?: BlobHooks;
-  close?(): void;
+  close?(): void | Promise<void>;
 }
 
 /** Deterministic bytes that start as a PNG does: `size` of them, patterned by `seed`. */
@@ -111,7 +111,8 @@ export function describeBlobContract(name: string, make: () => Promise<BlobHarne
       const { runId: _runId, ...result } = continued;
       expect(replayRun(events).result).toEqual(result);
       expect((await store.list())[0]?.task).toBe("What is in these?\n[image image/png]\n[image image/jpeg]");
-      if (blobs !== undefined) expect(blobs.held("pictures").sort()).toEqual([sha256(PHOTO), sha256(SECOND)].sort());
+      if (blobs !== undefined)
+        expect((await blobs.held("pictures")).sort()).toEqual([sha256(PHOTO), sha256(SECOND)].sort());
     });
 
     it("a fork of the run keeps the bytes it copies as its own blobs", async () => {
@@ -120,7 +121,7 @@ export function describeBlobContract(name: string, make: () => Promise<BlobHarne
       await forkRun(store, "pictures", { runId: "fork", keep: 3 });
       const [started] = await store.read("fork");
       expect(dataOf(started?.type === "run.started" ? started.settings.task : [], 1)).toBe(base64(PHOTO));
-      if (blobs !== undefined) expect(blobs.held("fork")).toEqual([sha256(PHOTO)]);
+      if (blobs !== undefined) expect(await blobs.held("fork")).toEqual([sha256(PHOTO)]);
     });
 
     if (!damages) return;
@@ -134,7 +135,7 @@ export function describeBlobContract(name: string, make: () => Promise<BlobHarne
         await runWithImages(store, "pictures");
         await runWithImages(store, "other");
         const other = await store.read("other");
-        damage(blobs);
+        await damage(blobs);
         const error = await logError(store.read("pictures"));
         expect(error).toMatchObject({ runId: "pictures", position: 0, intact: [] });
         expect(error.message).not.toContain("\n");
@@ -151,7 +152,7 @@ export function describeBlobContract(name: string, make: () => Promise<BlobHarne
     it("refuses an event whose blob reference was changed as a changed event, naming the hash it holds", async () => {
       const { store, blobs } = withHooks(harness);
       await runWithImages(store, "pictures");
-      blobs.editEvent("pictures", 0, (text) => text.replace(sha256(PHOTO), sha256(SECOND)));
+      await blobs.editEvent("pictures", 0, (text) => text.replace(sha256(PHOTO), sha256(SECOND)));
       const error = await logError(store.read("pictures"));
       expect(error).toMatchObject({ runId: "pictures", position: 0 });
       expect(error.message).not.toContain("\n");

@@ -24,7 +24,7 @@ export interface StoreHarness {
   /** Hooks into where the store keeps a run's blobs (a durable store must give them): the blob damage cases run with them. */
   readonly blobs?: BlobHooks;
   /** Closes every store object the harness opened and removes its files. */
-  close?(): void;
+  close?(): void | Promise<void>;
 }
 
 /** A store that keeps runs beyond the object, with `repair`. */
@@ -36,9 +36,9 @@ export interface DurableHarness extends StoreHarness {
   /** A new store object over the same file or directory. */
   reopen(): RepairableStore;
   /** Replaces the run's last entry with well-formed JSON that is not a valid event. */
-  corruptLast(runId: string): void;
+  corruptLast(runId: string): void | Promise<void>;
   /** Cuts the run's last entry in the middle, as a crash inside a write would. */
-  tearLast(runId: string): void;
+  tearLast(runId: string): void | Promise<void>;
   /** How the store's error names a torn entry at 0-based `position` ("line 4", "event 3"). */
   tornEntry(position: number): string;
   readonly blobs: BlobHooks;
@@ -331,7 +331,7 @@ export function describeDurableStore(name: string, make: () => Promise<DurableHa
         const events = sampleLog();
         await appendAll(harness.store, "run-1", events);
         await appendAll(harness.store, "run-2", events);
-        damageLast(harness, damage, "run-1");
+        await damageLast(harness, damage, "run-1");
         for (const store of [harness.store, harness.reopen()]) {
           const error = await logError(store.read("run-1"));
           expect(error).toMatchObject({ runId: "run-1", position: 5 });
@@ -346,7 +346,7 @@ export function describeDurableStore(name: string, make: () => Promise<DurableHa
     it("lists a broken run from its intact events, and refuses to extend it", async () => {
       const events = sampleLog();
       await appendAll(harness.store, "run-1", events);
-      harness.tearLast("run-1");
+      await harness.tearLast("run-1");
       const reopened = harness.reopen();
       expect(await reopened.list()).toEqual([
         { runId: "run-1", task: "How hot is Pune?", startedAt: events[0]?.at, events: 5, outcome: null },
@@ -361,7 +361,7 @@ export function describeDurableStore(name: string, make: () => Promise<DurableHa
         const events = sampleLog();
         await appendAll(harness.store, "run-1", events);
         await appendAll(harness.store, "run-2", events.slice(0, 3));
-        damageLast(harness, damage, "run-1");
+        await damageLast(harness, damage, "run-1");
         const reopened = harness.reopen();
         expect(await reopened.repair("run-1")).toBe(1);
         expect(await reopened.read("run-1")).toEqual(events.slice(0, 5));
@@ -376,7 +376,7 @@ export function describeDurableStore(name: string, make: () => Promise<DurableHa
   });
 }
 
-function damageLast(harness: DurableHarness, damage: "corrupt" | "torn", runId: string): void {
-  if (damage === "corrupt") harness.corruptLast(runId);
-  else harness.tearLast(runId);
+async function damageLast(harness: DurableHarness, damage: "corrupt" | "torn", runId: string): Promise<void> {
+  if (damage === "corrupt") await harness.corruptLast(runId);
+  else await harness.tearLast(runId);
 }

@@ -32,7 +32,8 @@ result count over the whole conversation. A run that is not finished (it waits f
 or was interrupted) is resumed first: 'agentloop resume'.
 
 Arguments:
-  <log>                    a <runId>.jsonl file, or <file.db>#<runId> in a SQLite store
+  <log>                    a <runId>.jsonl file, <file.db>#<runId> in a SQLite store, or
+                           postgres://…#<runId> in a Postgres store
   <message>                your next message, in quotes
 
 Options:

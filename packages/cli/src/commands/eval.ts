@@ -10,7 +10,7 @@ import { palette, useColor } from "../output/colors.js";
 import { loadEvalFile } from "../setup/eval-module.js";
 import { importOptional } from "../setup/optional-module.js";
 import { logPathOf } from "../setup/run-ids.js";
-import { openStore } from "../setup/stores.js";
+import { isPostgresUrl, openStore } from "../setup/stores.js";
 import { DEFAULT_STORE } from "./run.js";
 
 export const EVAL_HELP = `Usage: agentloop eval <file> [--baseline report.json] [--json out.json] [--junit out.xml] [--html out.html]
@@ -26,7 +26,8 @@ Options:
   --json <file>        write the report as JSON (a later run's --baseline)
   --junit <file>       write JUnit XML, for CI systems
   --html <file>        write the report as a web page, each case's run one click away
-  --store <path>       where the runs are logged (default ${DEFAULT_STORE})
+  --store <path>       where the runs are logged: a directory, a .db/.sqlite file, or postgres://…
+                       (default ${DEFAULT_STORE})
   --from-store <path>  the cases are the runs this store holds that ended done: the task, the
                        answer (or output) as expected, the log in metadata.events
   --since <date>       with --from-store, only runs started at or after this date (ISO 8601)
@@ -112,7 +113,10 @@ export async function evalCommand(args: string[], io: Io): Promise<number> {
   write(values.junit, "the JUnit report", evals.junitReport(report));
   if (values.html !== undefined) {
     const base = dirname(resolve(values.html));
-    const link = (runId: string) => relative(base, resolve(logPathOf(values.store, runId)));
+    const link = (runId: string) =>
+      isPostgresUrl(values.store)
+        ? logPathOf(values.store, runId)
+        : relative(base, resolve(logPathOf(values.store, runId)));
     write(values.html, "the HTML report", evals.htmlReport(report, link));
   }
   if (report.interrupted) return EXIT_CODES.cancelled;

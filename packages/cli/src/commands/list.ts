@@ -5,7 +5,7 @@ import { palette, useColor } from "../output/colors.js";
 import { formatUsd } from "../output/outcome.js";
 import { listRuns } from "../setup/list-runs.js";
 import { logPathOf } from "../setup/run-ids.js";
-import { openStore } from "../setup/stores.js";
+import { openStore, storeShown } from "../setup/stores.js";
 import { DEFAULT_STORE } from "./run.js";
 
 export const LIST_HELP = `Usage: agentloop list [--store <path>] [--json] [--no-color]
@@ -22,7 +22,8 @@ log is read whole and its hashes checked. A file named *.jsonl that is not a reg
 FIFO, a device) is left out, with one line on stderr saying why.
 
 Options:
-  --store <path>  a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
+  --store <path>  a directory of <runId>.jsonl files, a .db/.sqlite file, or a
+                  postgres://… database (default ${DEFAULT_STORE})
   --json          print the runs as a JSON array of { runId, task, startedAt, events, outcome,
                   status, log } (and parent: { runId, callId } for a child run, refused: the
                   reason for a refused log)
@@ -58,7 +59,7 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
   }
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
   if (sorted.length === 0) {
-    writeLines(io.stdout, [`no runs in ${values.store}`]);
+    writeLines(io.stdout, [`no runs in ${storeShown(values.store)}`]);
     return 0;
   }
   const names = sorted.map((run) => (run.depth === 0 ? run.runId : `${"  ".repeat(run.depth)}↳ ${run.runId}`));

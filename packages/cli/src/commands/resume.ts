@@ -34,7 +34,8 @@ result comes back as it was. A run paused for approval goes on with your decisio
 paused for input goes on with your answers.
 
 Arguments:
-  <log>                    a <runId>.jsonl file, or <file.db>#<runId> in a SQLite store
+  <log>                    a <runId>.jsonl file, <file.db>#<runId> in a SQLite store, or
+                           postgres://…#<runId> in a Postgres store
 
 Options:
   --tools, --mcp, --mcp-url

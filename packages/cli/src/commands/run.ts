@@ -34,8 +34,8 @@ ${TOOL_SOURCE_HELP}
                            google:<name> (GOOGLE_GENERATIVE_AI_API_KEY), mistral:<name> (MISTRAL_API_KEY) or
                            bedrock:<name> (AWS_REGION and AWS keys or AWS_BEARER_TOKEN_BEDROCK), through @agentloop/ai-sdk
   --script <file.json>     a scripted model instead: a JSON array of replies { "content", "toolCalls" }
-  --store <path>           where the log is kept: a directory of <runId>.jsonl files, or a .db/.sqlite
-                           file (default ${DEFAULT_STORE})
+  --store <path>           where the log is kept: a directory of <runId>.jsonl files, a .db/.sqlite
+                           file, or a postgres://… database (default ${DEFAULT_STORE})
   --run-id <id>            the run's id in the store (default run-<date>-<time>-<random>)
 ${RUN_OPTION_HELP}
 ${MONEY_HELP}

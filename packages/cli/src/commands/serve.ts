@@ -18,7 +18,7 @@ import {
 } from "../setup/run-options.js";
 import { loadConversationScript } from "../setup/script-file.js";
 import { ServedToolRegistry } from "../setup/served-tools.js";
-import { openStore } from "../setup/stores.js";
+import { openStore, storeShown } from "../setup/stores.js";
 import { openToolSources, type ToolSourceValues } from "../setup/tool-sources.js";
 import { DEFAULT_STORE } from "./run.js";
 
@@ -39,7 +39,8 @@ Options:
   --mcp-url <url>          an MCP server to reach over Streamable HTTP whose tools the agent may use; repeatable
   --model <provider:name>  openai:<name> (OPENAI_API_KEY) or anthropic:<name> (ANTHROPIC_API_KEY)
   --script <file.json>     or a scripted model: each conversation replays it from its start
-  --store <path>           a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
+  --store <path>           a directory of <runId>.jsonl files, a .db/.sqlite file, or a
+                           postgres://… database (default ${DEFAULT_STORE})
   --port <n>               the port (default 4478; 0 picks a free one)
   --name <name>            with --mcp: the tool's name (default agent)
   --description <text>     with --mcp: the tool's description
@@ -149,7 +150,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     writeLines(io.stdout, [
       `agentloop serve (${protocol}): http://127.0.0.1:${bound}${path}`,
       ...(protocol === "ui-stream" ? [`a chat page at /; useChat's API at http://127.0.0.1:${bound}/api/chat`] : []),
-      `store ${values.store}; Ctrl-C stops`,
+      `store ${storeShown(values.store)}; Ctrl-C stops`,
     ]);
     await stoppedSignal();
     server.closeAllConnections();

@@ -16,7 +16,8 @@ highlighted), token usage, approval decisions, pauses and interruptions, and the
 The log is only read: a SQLite file is opened read-only.
 
 Arguments:
-  <log>          a <runId>.jsonl file, or <file.db>#<runId> in a SQLite store
+  <log>          a <runId>.jsonl file, <file.db>#<runId> in a SQLite store, or
+                 postgres://…#<runId> in a Postgres store
 
 Options:
   --html <file>  also write a self-contained HTML report (works offline): the statechart with

@@ -4,8 +4,9 @@ import type { Server } from "node:http";
 import { parseArgs } from "node:util";
 import { parseCommandLine, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
+import type { RepairableStore } from "../core-api.js";
 import { type Io, writeLines } from "../io.js";
-import { isSqlitePath, openStore } from "../setup/stores.js";
+import { isPostgresUrl, isSqlitePath, openStore, postgresStoreOf, storeShown } from "../setup/stores.js";
 import {
   openToolSources,
   TOOL_SOURCE_HELP,
@@ -17,6 +18,7 @@ import { StudioActions } from "../studio/server/studio-actions.js";
 import { createStudioServer } from "../studio/server/studio-server.js";
 import { foldWhileIdle } from "../studio/watch/idle-fold.js";
 import { JsonlWatcher } from "../studio/watch/jsonl-watcher.js";
+import { PostgresWatcher } from "../studio/watch/postgres-watcher.js";
 import type { StoreWatcher } from "../studio/watch/run-set.js";
 import { SqliteWatcher } from "../studio/watch/sqlite-watcher.js";
 import { DEFAULT_STORE } from "./run.js";
@@ -35,7 +37,8 @@ It prints a URL holding a secret made for this start; every request needs it (th
 in a cookie), and every request that changes something needs it in a header the page sends.
 
 Options:
-  --store <path>           a directory of <runId>.jsonl files, or a .db/.sqlite file (default ${DEFAULT_STORE})
+  --store <path>           a directory of <runId>.jsonl files, a .db/.sqlite file, or a
+                           postgres://… database (default ${DEFAULT_STORE})
   --evals <dir>            a directory of eval reports (agentloop eval --json) to show
   --port <n>               the port (default 4477; 0 picks a free one)
   --host <address>         the address to listen on (default 127.0.0.1: only this machine)
@@ -74,7 +77,9 @@ export async function studioCommand(args: string[], io: Io): Promise<number> {
   if (values.model !== undefined && values.script !== undefined) {
     throw new UsageError("give --model or --script, not both; see 'agentloop studio --help'");
   }
-  if (!existsSync(values.store)) throw new UsageError(`store '${values.store}' does not exist`);
+  if (!isPostgresUrl(values.store) && !existsSync(values.store)) {
+    throw new UsageError(`store '${values.store}' does not exist`);
+  }
   if (values.evals !== undefined && !existsSync(values.evals)) {
     throw new UsageError(`eval reports directory '${values.evals}' does not exist`);
   }
@@ -96,7 +101,7 @@ async function serve(values: StudioValues, port: number, io: Io): Promise<number
   let stopFolding = () => {};
   let watcher: StoreWatcher | null = null;
   try {
-    watcher = isSqlitePath(values.store) ? new SqliteWatcher(values.store) : new JsonlWatcher(values.store);
+    watcher = watcherOf(values.store, store);
     await watcher.start();
     stopFolding = foldWhileIdle(watcher.runs);
     const actions = new StudioActions({ store, sources, model: values, io });
@@ -106,7 +111,7 @@ async function serve(values: StudioValues, port: number, io: Io): Promise<number
       watcher,
       actions,
       token,
-      storeLabel: values.store,
+      storeLabel: storeShown(values.store),
       hosts,
       evals: values.evals === undefined ? null : new EvalReports(values.evals),
     });
@@ -122,12 +127,19 @@ async function serve(values: StudioValues, port: number, io: Io): Promise<number
   }
 }
 
+/** The watcher for the store: Postgres reads what is looked at, SQLite and JSONL hold every run. */
+function watcherOf(path: string, store: RepairableStore): StoreWatcher {
+  const postgres = postgresStoreOf(store);
+  if (postgres !== null) return new PostgresWatcher(postgres);
+  return isSqlitePath(path) ? new SqliteWatcher(path) : new JsonlWatcher(path);
+}
+
 /** Prints the URL with the start's secret, and a warning when the studio is reachable from other machines. */
 function announce(io: Io, values: StudioValues, port: number, token: string): void {
   const shown = values.host.includes(":") ? `[${values.host}]` : values.host;
   writeLines(io.stdout, [
     `agentloop studio: http://${shown}:${port}/?token=${token}`,
-    `watching ${values.store}; Ctrl-C stops`,
+    `watching ${storeShown(values.store)}; Ctrl-C stops`,
   ]);
   if (!isLoopback(values.host)) {
     writeLines(io.stderr, [

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { isSqlitePath } from "./stores.js";
+import { isPostgresUrl, isSqlitePath, storeShown } from "./stores.js";
 
 /** A new run id that sorts by start time: `<prefix>-20261202-111912-3fa9`. */
 export function newRunId(prefix: string, now = new Date()): string {
@@ -12,7 +12,8 @@ export function newRunId(prefix: string, now = new Date()): string {
   return `${prefix}-${stamp}-${randomBytes(2).toString("hex")}`;
 }
 
-/** How to name one run's log on the command line: `<dir>/<runId>.jsonl`, or `<file.db>#<runId>`. */
+/** How to name one run's log on the command line: `<dir>/<runId>.jsonl`, `<file.db>#<runId>`, or `postgres://…#<runId>` (its password left out). */
 export function logPathOf(storePath: string, runId: string): string {
+  if (isPostgresUrl(storePath)) return `${storeShown(storePath)}#${runId}`;
   return isSqlitePath(storePath) ? `${storePath}#${runId}` : join(storePath, `${runId}.jsonl`);
 }

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, extname } from "node:path";
+import type { PostgresEventStore } from "@agentloop/postgres";
 import { fileError, messageOf, UsageError } from "../cli-error.js";
 import { type EventStore, isRunId, JsonlEventStore, type RepairableStore, type StoredEvent } from "../core-api.js";
 import { type Importer, importOptional } from "./optional-module.js";
@@ -14,6 +15,38 @@ export interface LogRef {
   readonly label: string;
   /** The store's own path: a directory of JSONL logs, or a SQLite file. */
   readonly storePath: string;
+}
+
+/** Whether a `--store` names a PostgreSQL database (`postgres://…` or `postgresql://…`) rather than a path. */
+export function isPostgresUrl(store: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(store);
+}
+
+/** A store as messages show it: a Postgres URL without its password. */
+export function storeShown(store: string): string {
+  if (!isPostgresUrl(store)) return store;
+  try {
+    const url = new URL(store);
+    if (url.password !== "") url.password = "***";
+    return url.href;
+  } catch {
+    return "the PostgreSQL database given";
+  }
+}
+
+/** Postgres stores this process opened: their pools and sessions keep it alive until closed (`closeStores`). */
+const opened = new Set<{ close(): Promise<void> }>();
+
+/** Closes the Postgres stores opened by the command that ends: committed appends kept, runs released. */
+export async function closeStores(): Promise<void> {
+  const stores = [...opened];
+  opened.clear();
+  await Promise.all(stores.map((store) => store.close().catch(() => undefined)));
+}
+
+/** The store as a `PostgresEventStore` (it pages and tells of commits), or `null` for another store. */
+export function postgresStoreOf(store: EventStore): PostgresEventStore | null {
+  return "listPage" in store && "watch" in store && "pool" in store ? (store as PostgresEventStore) : null;
 }
 
 /** Whether a path names a SQLite file rather than a directory of JSONL logs. */
@@ -40,6 +73,7 @@ export async function openStore(
   path: string,
   { readonly = false, load }: { readonly readonly?: boolean; readonly load?: Importer } = {},
 ): Promise<RepairableStore> {
+  if (isPostgresUrl(path)) return openPostgres(path, load);
   if (isSqlitePath(path)) return openSqlite(path, readonly, load);
   if (existsSync(path) && !statSync(path).isDirectory()) {
     throw new UsageError(`--store '${path}' is a file: give a directory (for JSONL logs) or a .db/.sqlite file`);
@@ -58,7 +92,14 @@ export async function openStore(
  */
 export async function openLog(reference: string, { readonly = true } = {}): Promise<LogRef> {
   const hash = reference.lastIndexOf("#");
-  const path = hash > 0 && isSqlitePath(reference.slice(0, hash)) ? reference.slice(0, hash) : reference;
+  const before = reference.slice(0, hash);
+  const path = hash > 0 && (isSqlitePath(before) || isPostgresUrl(before)) ? before : reference;
+  if (isPostgresUrl(path)) {
+    const store = await openPostgres(path);
+    const named = hash > 0 && path !== reference ? reference.slice(hash + 1) : null;
+    const runId = named === null ? await onlyRun(store, storeShown(path)) : checkRunId(named, "the run id after '#'");
+    return { store, runId, label: `${storeShown(path)}#${runId}`, storePath: path };
+  }
   if (!existsSync(path)) throw new UsageError(`log '${path}' does not exist`);
   if (isSqlitePath(path)) {
     const store = await openSqlite(path, readonly);
@@ -109,6 +150,36 @@ async function onlyRun(store: EventStore, path: string): Promise<string> {
       ? `store '${path}' holds no runs`
       : `store '${path}' holds ${runs.length} runs (${ids}): name one as ${path}#<runId>`,
   );
+}
+
+/**
+ * A `postgres://` URL as a `PostgresEventStore` (loaded only then: an optional peer of the CLI);
+ * its `schema` parameter names the store's schema (default `agentloop`), the rest goes to pg.
+ */
+async function openPostgres(store: string, load?: Importer): Promise<RepairableStore> {
+  const module = await importOptional<typeof import("@agentloop/postgres")>(
+    "@agentloop/postgres",
+    `the PostgreSQL store '${storeShown(store)}'`,
+    ["@agentloop/postgres", "pg"],
+    load,
+  );
+  let url: URL;
+  try {
+    url = new URL(store);
+  } catch {
+    throw new UsageError(
+      `--store '${storeShown(store)}' is not a URL: give postgres://user:password@host:port/database`,
+    );
+  }
+  const schema = url.searchParams.get("schema");
+  url.searchParams.delete("schema");
+  try {
+    const postgres = new module.PostgresEventStore({ connectionString: url.href }, schema === null ? {} : { schema });
+    opened.add(postgres);
+    return postgres;
+  } catch (error) {
+    throw new UsageError(`--store '${storeShown(store)}': ${messageOf(error)}`);
+  }
 }
 
 async function openSqlite(path: string, readonly: boolean, load?: Importer): Promise<RepairableStore> {

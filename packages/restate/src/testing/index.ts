@@ -1,5 +1,5 @@
+export { freePort } from "@agentloop/store-testkit/servers";
 export { type Balancer, startBalancer } from "./balancer.js";
-export { freePort } from "./free-port.js";
 export {
   type RestateServer,
   restateServerBinary,

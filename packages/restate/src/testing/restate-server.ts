@@ -3,7 +3,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./free-port.js";
+import { freePort } from "@agentloop/store-testkit/servers";
 import { waitUntil } from "./wait-until.js";
 
 /** A Restate server started from `node_modules` for a test file: its own temp dir, 127.0.0.1 only. */

@@ -23,7 +23,7 @@ const RUN_ID = "crash";
 export type CrashStore = EventStore & { close?(): void | Promise<void> };
 
 /** The run's log as the store keeps it, one string per event (a JSONL line, a SQLite row), for the byte-for-byte checks. */
-export type RawLog = (storePath: string, runId: string) => string[];
+export type RawLog = (storePath: string, runId: string) => string[] | Promise<string[]>;
 
 /** A package whose dist/ the child loads: `dir` is its directory, holding src/ and dist/. */
 export interface BuiltPackage {
@@ -35,8 +35,14 @@ export interface BuiltPackage {
 export type CrashSuiteOptions = (
   | { readonly kind: "jsonl"; readonly rawLog?: RawLog }
   | { readonly kind: "sqlite"; readonly rawLog: RawLog }
+  | {
+      readonly kind: "postgres";
+      readonly rawLog: RawLog;
+      /** A store of its own for each scenario: `postgres://…?schema=<a new schema>`. */
+      readonly storePath: (directory: string) => string;
+    }
 ) & {
-  /** Opens the store at `path`: the JSONL directory, or the SQLite file. */
+  /** Opens the store at `path`: the JSONL directory, the SQLite file, or the Postgres location. */
   readonly openStore: (path: string) => CrashStore;
   /** More environment for every child, e.g. `CRASH_SQLITE_MODULE`. */
   readonly childEnv?: Readonly<Record<string, string>>;
@@ -75,7 +81,10 @@ class Scenario {
   constructor(options: CrashSuiteOptions, dirs: string[]) {
     this.options = options;
     dirs.push(this.dir);
-    this.storePath = join(this.dir, options.kind === "jsonl" ? "store" : "runs.db");
+    this.storePath =
+      options.kind === "postgres"
+        ? options.storePath(this.dir)
+        : join(this.dir, options.kind === "jsonl" ? "store" : "runs.db");
   }
 
   env(vars: Record<string, string>): NodeJS.ProcessEnv {
@@ -94,7 +103,7 @@ class Scenario {
 
   /** The log as stored (file lines, or rows as text) and as events (what the store reads). */
   async log(): Promise<{ lines: string[]; events: StoredEvent[] }> {
-    const lines = (this.options.rawLog ?? jsonlLines)(this.storePath, RUN_ID);
+    const lines = await (this.options.rawLog ?? jsonlLines)(this.storePath, RUN_ID);
     const store = this.options.openStore(this.storePath);
     try {
       return { lines, events: await store.read(RUN_ID) };

@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EventStore } from "@agentloop/core";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { EventStore, RunLock } from "@agentloop/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { logError } from "../store-contract.js";
 import { type LineChild, startLineChild } from "./line-child.js";
@@ -17,11 +18,17 @@ const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "lock-child.mjs"
 export interface LockSuiteOptions {
   /** `LOCK_STORE` for the child, and any more environment it needs. */
   readonly childEnv: Readonly<Record<string, string>>;
-  /** Where the store lives inside a temp directory: the JSONL directory, or the SQLite file. */
+  /** Where the store lives inside a temp directory: the JSONL directory, the SQLite file, or a Postgres schema's location. */
   storePath(directory: string): string;
-  openStore(path: string): EventStore & { close?(): void };
+  openStore(path: string): EventStore & { close?(): void | Promise<void> };
   /** Leaves a lock on `runId` as a process that died without releasing it would (`pid` is dead). */
-  plantStaleLock(path: string, runId: string, pid: number): void;
+  plantStaleLock(path: string, runId: string, pid: number): void | Promise<void>;
+  /**
+   * How a holder's death is told: `process` (default), by its pid on this host, boot and PID
+   * namespace, so that a holder in another namespace is never taken over; `session`, by the
+   * server, which frees the lock when the holder's connection ends, wherever it ran.
+   */
+  readonly liveness?: "process" | "session";
 }
 
 /** Starts a lock child, through `wrapper` (a command that runs the rest of its arguments) if given. */
@@ -57,6 +64,22 @@ function isAlive(pid: number): boolean {
 
 /** The lock tests with real processes on one store; `label` names it in the suite's title. */
 export function describeLockProcesses(label: string, options: LockSuiteOptions): void {
+  /**
+   * Acquires a run whose holder was killed: at once where a dead pid tells it; where the server
+   * tells it, once the server has seen the holder's connection close (refused until then).
+   */
+  const takeOver = async (store: EventStore, runId: string): Promise<RunLock> => {
+    if (store.acquire === undefined) throw new Error("the store has no acquire");
+    for (let tries = 0; ; tries++) {
+      try {
+        return await store.acquire(runId);
+      } catch (error) {
+        if (options.liveness !== "session" || tries >= 500) throw error;
+        await sleep(20);
+      }
+    }
+  };
+
   describe(`one writer per run, across processes (${label})`, () => {
     const directory = mkdtempSync(join(tmpdir(), "agentloop-locks-"));
     const path = options.storePath(directory);
@@ -79,15 +102,15 @@ export function describeLockProcesses(label: string, options: LockSuiteOptions):
         const refused = await logError(store.acquire?.("killed") ?? Promise.resolve());
         expect(refused.message).toContain(`run 'killed' is being written elsewhere: by process ${holder.pid} on host`);
         await holder.kill();
-        const lock = await store.acquire?.("killed");
-        expect(lock?.runId).toBe("killed");
+        const lock = await takeOver(store, "killed");
+        expect(lock.runId).toBe("killed");
         const again = start();
         expect(await again.ask(`acquire ${path} killed`)).toMatch(/^refused EventLogError: .*being written elsewhere/);
         await lock?.release();
         expect(await again.ask(`acquire ${path} killed`)).toBe("ok");
         expect(await again.ask("release")).toBe("released");
       } finally {
-        store.close?.();
+        await store.close?.();
       }
     });
 
@@ -96,7 +119,7 @@ export function describeLockProcesses(label: string, options: LockSuiteOptions):
       await Promise.all(racers.map((racer) => racer.ask("release"))); // loaded and listening
       for (let trial = 0; trial < 25; trial++) {
         const runId = `stale-${trial}`;
-        options.plantStaleLock(path, runId, deadPid());
+        await options.plantStaleLock(path, runId, deadPid());
         const answers = await Promise.all(racers.map((racer) => racer.ask(`acquire ${path} ${runId}`)));
         expect(
           answers.filter((answer) => answer === "ok"),
@@ -112,44 +135,68 @@ export function describeLockProcesses(label: string, options: LockSuiteOptions):
     // A new PID namespace needs root (CI runs as root).
     const rootOnly = it.skipIf(process.getuid?.() !== 0);
 
-    rootOnly("refuses a run held in another PID namespace, even where its pid names no process here", async () => {
-      const free = deadPid();
-      const holder = start(inNamespaceAs(free));
-      expect(await holder.ask(`acquire ${path} contained`)).toBe("ok");
-      expect(await holder.ask("pid")).toBe(String(free));
-      expect(isAlive(free)).toBe(false); // signal 0 from here would call the holder dead
-      const store = options.openStore(path);
-      try {
-        for (const stage of ["held", "killed"]) {
-          const refused = await logError(store.acquire?.("contained") ?? Promise.resolve());
-          expect(refused.message, stage).toContain(`by process ${free} in PID namespace pid:[`);
-          expect(refused.message, stage).toContain(
-            "a lock from another PID namespace (another container's) is never taken over",
-          );
-          // Killed with its namespace, it is still out of sight: only a person can say it is gone.
-          if (stage === "held") await holder.kill();
-        }
-      } finally {
-        store.close?.();
-      }
-    });
-
-    rootOnly(
-      "refuses a run held by pid 1 of another PID namespace, saying how to remove it rather than to wait",
-      async () => {
-        const holder = start(UNSHARE);
-        expect(await holder.ask(`acquire ${path} init`)).toBe("ok");
-        expect(await holder.ask("pid")).toBe("1");
+    if (options.liveness === "session") {
+      rootOnly(
+        "refuses a run held in another PID namespace while its holder lives, and takes it over once that holder was killed",
+        async () => {
+          const free = deadPid();
+          const holder = start(inNamespaceAs(free));
+          expect(await holder.ask(`acquire ${path} contained`)).toBe("ok");
+          expect(await holder.ask("pid")).toBe(String(free));
+          const store = options.openStore(path);
+          try {
+            const refused = await logError(store.acquire?.("contained") ?? Promise.resolve());
+            expect(refused.message).toContain(`by process ${free} in PID namespace pid:[`);
+            // The server, not a pid, tells that the holder is gone: its connection ended with it.
+            await holder.kill();
+            const lock = await takeOver(store, "contained");
+            expect(lock.runId).toBe("contained");
+            await lock.release();
+          } finally {
+            await store.close?.();
+          }
+        },
+      );
+    } else {
+      rootOnly("refuses a run held in another PID namespace, even where its pid names no process here", async () => {
+        const free = deadPid();
+        const holder = start(inNamespaceAs(free));
+        expect(await holder.ask(`acquire ${path} contained`)).toBe("ok");
+        expect(await holder.ask("pid")).toBe(String(free));
+        expect(isAlive(free)).toBe(false); // signal 0 from here would call the holder dead
         const store = options.openStore(path);
         try {
-          const refused = await logError(store.acquire?.("init") ?? Promise.resolve());
-          expect(refused.message).toMatch(
-            /^run 'init' is being written elsewhere: by process 1 in PID namespace pid:\[\d+\] on host '[^']*' since \S+ \(.*\); a lock from another PID namespace \(another container's\) is never taken over: if no process there writes this run any more, (remove the lock file by hand|delete its row by hand)/,
-          );
+          for (const stage of ["held", "killed"]) {
+            const refused = await logError(store.acquire?.("contained") ?? Promise.resolve());
+            expect(refused.message, stage).toContain(`by process ${free} in PID namespace pid:[`);
+            expect(refused.message, stage).toContain(
+              "a lock from another PID namespace (another container's) is never taken over",
+            );
+            // Killed with its namespace, it is still out of sight: only a person can say it is gone.
+            if (stage === "held") await holder.kill();
+          }
         } finally {
-          store.close?.();
+          await store.close?.();
         }
-      },
-    );
+      });
+
+      rootOnly(
+        "refuses a run held by pid 1 of another PID namespace, saying how to remove it rather than to wait",
+        async () => {
+          const holder = start(UNSHARE);
+          expect(await holder.ask(`acquire ${path} init`)).toBe("ok");
+          expect(await holder.ask("pid")).toBe("1");
+          const store = options.openStore(path);
+          try {
+            const refused = await logError(store.acquire?.("init") ?? Promise.resolve());
+            expect(refused.message).toMatch(
+              /^run 'init' is being written elsewhere: by process 1 in PID namespace pid:\[\d+\] on host '[^']*' since \S+ \(.*\); a lock from another PID namespace \(another container's\) is never taken over: if no process there writes this run any more, (remove the lock file by hand|delete its row by hand)/,
+            );
+          } finally {
+            await store.close?.();
+          }
+        },
+      );
+    }
   });
 }

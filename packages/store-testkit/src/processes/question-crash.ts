@@ -21,7 +21,7 @@ export interface QuestionCrashOptions {
   /** `QUESTION_STORE` for the child, and any more environment it needs. */
   readonly childEnv: Readonly<Record<string, string>>;
   storePath(directory: string): string;
-  openStore(path: string): EventStore & { close?(): void };
+  openStore(path: string): EventStore & { close?(): void | Promise<void> };
 }
 
 function startChild(env: NodeJS.ProcessEnv): LineChild {
@@ -68,7 +68,7 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
       try {
         return await store.read(runId);
       } finally {
-        store.close?.();
+        await store.close?.();
       }
     }
 

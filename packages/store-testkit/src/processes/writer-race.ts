@@ -20,7 +20,7 @@ export interface WriterRaceOptions {
   /** `RACE_STORE` for the child, and any more environment it needs. */
   readonly childEnv: Readonly<Record<string, string>>;
   storePath(directory: string): string;
-  openStore(path: string): EventStore & { close?(): void };
+  openStore(path: string): EventStore & { close?(): void | Promise<void> };
 }
 
 function startChild(env: NodeJS.ProcessEnv): LineChild {
@@ -82,7 +82,7 @@ export function describeWriterRace(label: string, options: WriterRaceOptions): v
           ).toHaveLength(1);
           expect(events.at(-1), at).toMatchObject({ type: "run.finished", outcome: { status: "done" } });
         } finally {
-          store.close?.();
+          await store.close?.();
         }
       }
     });

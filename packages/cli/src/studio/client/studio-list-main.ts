@@ -32,6 +32,12 @@ const body = byId<HTMLTableSectionElement>("runs");
 const filter = byId<HTMLInputElement>("filter");
 const status = byId<HTMLSelectElement>("status");
 let runs: Row[] = [];
+/** Runs the store holds, and where the next page starts (`null`: every run is shown). */
+let total = 0;
+let next: string | null = null;
+/** Runs asked for per page, and how many pages are shown: a store of any size opens with one page. */
+const PAGE = 200;
+let pages = 1;
 
 function render(): void {
   const query = filter.value.toLowerCase();
@@ -68,13 +74,32 @@ function render(): void {
     "priced",
     runs.some((r) => r.cost !== null),
   );
-  byId("count").textContent = `${shown.length} of ${runs.length} runs`;
+  byId("count").textContent =
+    runs.length === total
+      ? `${shown.length} of ${total} runs`
+      : `${shown.length} of the newest ${runs.length} of ${total} runs`;
+  byId("more").hidden = next === null;
 }
 
 /** A load is waited for at most once at a time: changes heard meanwhile are in it. */
 let pending = false;
 async function load(): Promise<void> {
-  runs = (await (await fetch("/api/runs")).json()) as Row[];
+  const loaded: Row[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < pages; page++) {
+    const query: string = after === null ? "" : `&after=${encodeURIComponent(after)}`;
+    const answer = (await (await fetch(`/api/runs?limit=${PAGE}${query}`)).json()) as {
+      runs: Row[];
+      total: number;
+      next: string | null;
+    };
+    loaded.push(...answer.runs);
+    total = answer.total;
+    after = answer.next;
+    if (after === null) break;
+  }
+  runs = loaded;
+  next = after;
   render();
   document.body.dataset.ready = "true";
 }
@@ -88,6 +113,10 @@ const later = (ms: number) => {
 };
 
 filter.addEventListener("input", render);
+byId("more").addEventListener("click", () => {
+  pages++;
+  void load();
+});
 status.addEventListener("change", render);
 byId("compare").addEventListener("click", () => {
   const picked = [...document.querySelectorAll<HTMLInputElement>(".pick:checked")].map((box) => box.value);

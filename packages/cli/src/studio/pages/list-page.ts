@@ -25,6 +25,7 @@ export function renderListPage(storeLabel: string, token: string, canStart: bool
 <button type="button" id="compare">compare the two picked</button><span id="count"></span></div>
 <div class="table-scroll"><table id="runs-table"><thead><tr><th></th><th>run</th><th>status</th><th>task</th><th>steps</th><th>tokens</th><th class="cost">cost</th><th>started (UTC)</th><th>duration</th><th>forks and children</th></tr></thead>
 <tbody id="runs"></tbody></table></div>
+<button type="button" id="more" hidden>show older runs</button>
 </main>`,
     script: { src: scriptAddress(STUDIO_SCRIPTS.list) },
   });

@@ -29,14 +29,17 @@ export function runIdOf(text: string): string {
  * A run of the store as the watcher has it. One it does not know yet is looked for in the store at
  * once: a log written a moment ago may be asked for before the watcher's own look at it.
  */
-export function watchedRun(context: StudioContext, runId: string): WatchedRun | undefined {
-  if (context.watcher.runs.get(runId) === undefined) context.watcher.poke();
+export async function watchedRun(context: StudioContext, runId: string): Promise<WatchedRun | undefined> {
+  if (context.watcher.runs.get(runId) === undefined) {
+    const { watcher } = context;
+    await (watcher.load === undefined ? watcher.poke() : watcher.load(runId));
+  }
   return context.watcher.runs.get(runId);
 }
 
 /** The trace of a run the store holds; 404 for an unknown run, 409 for a log the reader refused. */
-export function traceOf(context: StudioContext, runId: string): RunTrace {
-  const run = watchedRun(context, runId);
+export async function traceOf(context: StudioContext, runId: string): Promise<RunTrace> {
+  const run = await watchedRun(context, runId);
   const trace = run?.trace() ?? null;
   if (run?.refused) throw new ActionError(409, `run '${runId}' is refused: ${run.refused}`);
   if (trace === null) throw new ActionError(404, `no run '${runId}' in this store`);

@@ -25,11 +25,11 @@ export async function postAction(
     throw new ActionError(404, `nothing to post to at ${path}`);
   }
   const runId = runIdOf(decodeURIComponent(id));
-  const trace = traceOf(context, runId);
+  const trace = await traceOf(context, runId);
   const events = trace.entries.map((entry) => entry.event);
   if (action === "decisions") {
     const callId = text(body, "callId");
-    refuseChild(context, runId, (chained) => `decide on '${chained(callId)}'`);
+    await refuseChild(context, runId, (chained) => `decide on '${chained(callId)}'`);
     const { waiting } = await treeOf(context, runId, trace);
     if (!waiting.some((call) => call.id === callId)) {
       throw new ActionError(409, `run '${runId}' does not wait for a decision on '${callId}'`);
@@ -40,7 +40,7 @@ export async function postAction(
   }
   if (action === "answers") {
     const callId = text(body, "callId");
-    refuseChild(context, runId, (chained) => `answer '${chained(callId)}'`);
+    await refuseChild(context, runId, (chained) => `answer '${chained(callId)}'`);
     const { questions } = await treeOf(context, runId, trace);
     if (!questions.some((question) => question.id === callId)) {
       const which =
@@ -59,7 +59,8 @@ export async function postAction(
     }
     const forkId = await actions.fork(runId, keep);
     // The fork is whole in the store: the studio reads it now, so that the pages opened next show all of it.
-    context.watcher.poke();
+    await context.watcher.load?.(forkId);
+    await context.watcher.poke();
     return sendJson(response, 201, { runId: forkId });
   }
   if (action === "messages") {
@@ -75,12 +76,12 @@ export async function postAction(
  * Refuses to act on an agent tool's child run, whose calls are decided and answered from the run
  * that called it: `what` says what to do there, given the way to chain a call id under that call.
  */
-function refuseChild(
+async function refuseChild(
   context: StudioContext,
   runId: string,
   what: (chained: (callId: string) => string) => string,
-): void {
-  const calledBy = watchedRun(context, runId)?.calledBy ?? null;
+): Promise<void> {
+  const calledBy = (await watchedRun(context, runId))?.calledBy ?? null;
   if (calledBy === null) return;
   const chained = (callId: string) => chainCallId(calledBy.callId, callId);
   throw new ActionError(
@@ -96,7 +97,8 @@ async function untilWatched(context: StudioContext, runId: string): Promise<void
     const failure = failed();
     if (failure !== undefined) throw new ActionError(409, failure);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    context.watcher.poke();
+    const { watcher } = context;
+    await (watcher.load === undefined ? watcher.poke() : watcher.load(runId));
   }
 }
 

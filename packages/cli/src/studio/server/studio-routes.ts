@@ -17,7 +17,7 @@ import {
   runUpdate,
 } from "../pages/run-page.js";
 import { STUDIO_SCRIPTS } from "../pages/studio-scripts.js";
-import type { RunRow } from "../watch/watched-run.js";
+import type { RunRow, WatchedRun } from "../watch/watched-run.js";
 import type { EvalReports } from "./eval-reports.js";
 import type { PageCache } from "./page-cache.js";
 import { ActionError } from "./studio-actions.js";
@@ -44,7 +44,7 @@ export interface Route {
 /** Every page and read the studio serves, first match wins; the POSTs are `studio-posts.ts`'s. */
 export const GET_ROUTES: readonly Route[] = [
   { path: "/", serve: listPage },
-  { path: "/api/runs", serve: ({ context, response }) => sendJson(response, 200, runRows(context)) },
+  { path: "/api/runs", serve: runsJson },
   { path: "/api/runs/:id/update", serve: runUpdateJson },
   { path: "/api/runs/:id/chart", serve: runChartJson },
   { path: "/events", serve: streamEvents },
@@ -68,7 +68,7 @@ function listPage({ context, response }: Request): void {
 
 async function runPage({ context, pages, views, response, params }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
-  const run = watchedRun(context, runId);
+  const run = await watchedRun(context, runId);
   run?.fold();
   const refused = run?.refused;
   if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
@@ -83,10 +83,10 @@ async function runPage({ context, pages, views, response, params }: Request): Pr
  * only a blob the run's log refers to, with the part's media type (an image shown inline, a file
  * as an attachment), kept by the browser (its address names its content).
  */
-function runBlob({ context, response, params }: Request): void {
+async function runBlob({ context, response, params }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
   const sha256 = params.sha ?? "";
-  const run = watchedRun(context, runId);
+  const run = await watchedRun(context, runId);
   const mediaType = run?.mediaTypeOf(sha256);
   if (run === undefined || mediaType === undefined) {
     throw new ActionError(404, `run '${runId}' refers to no blob '${sha256.slice(0, 80)}'`);
@@ -111,7 +111,7 @@ async function runState(
   context: StudioContext,
   runId: string,
 ): Promise<{ readonly trace: RunTrace; readonly options: RunPageOptions; readonly key: string }> {
-  const trace = traceOf(context, runId);
+  const trace = await traceOf(context, runId);
   const options = await runPageOptions(context, runId, trace);
   const waits = [...options.waiting, ...options.questions].map((call) => call.id).join(" ");
   const children = options.children.map((child) => `${child.runId}:${child.status}:${child.steps}`).join(" ");
@@ -168,12 +168,13 @@ function script({ response, params }: Request): void {
   response.end(clientBundle(known.entry));
 }
 
-function comparePage({ context, response, url }: Request): void {
+async function comparePage({ context, response, url }: Request): Promise<void> {
   const ids = [runIdOf(url.searchParams.get("a") ?? ""), runIdOf(url.searchParams.get("b") ?? "")] as const;
   // The comparison does not follow the runs: it is drawn from the store as it is now, not from the
   // watcher's last look, which may have caught a log (a fork just made) half written.
-  context.watcher.poke();
-  sendHtml(response, renderComparePage(ids, [traceOf(context, ids[0]), traceOf(context, ids[1])]));
+  await context.watcher.poke();
+  const traces = [await traceOf(context, ids[0]), await traceOf(context, ids[1])] as const;
+  sendHtml(response, renderComparePage(ids, traces));
 }
 
 function evalCompare({ context, response, url }: Request): void {
@@ -189,9 +190,37 @@ function evalsOf(context: StudioContext): EvalReports {
   return context.evals;
 }
 
-function runRows(context: StudioContext): RunRow[] {
-  const rows = context.watcher.runs
-    .all()
+/**
+ * The runs as rows, newest first: all of them (an array), or with `?limit=` a page of them as
+ * `{ runs, total, next }`, `next` going as `?after=` for the page after it. A store whose watcher
+ * pages (Postgres) reads only that page's runs, however many it keeps.
+ */
+async function runsJson({ context, response, url }: Request): Promise<void> {
+  const limitText = url.searchParams.get("limit");
+  if (limitText === null) return sendJson(response, 200, runRows(context.watcher.runs.all()));
+  const limit = Number(limitText);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
+    throw new ActionError(400, "limit must be a whole number from 1 to 1000");
+  }
+  const after = url.searchParams.get("after");
+  const { watcher } = context;
+  if (watcher.page !== undefined) {
+    const page = await watcher.page(limit, after);
+    return sendJson(response, 200, { runs: runRows(page.runs), total: page.total, next: page.next });
+  }
+  const rows = runRows(watcher.runs.all());
+  const start = after === null ? 0 : Number(after);
+  if (!Number.isSafeInteger(start) || start < 0) throw new ActionError(400, "after must be the next of a page");
+  const end = start + limit;
+  sendJson(response, 200, {
+    runs: rows.slice(start, end),
+    total: rows.length,
+    next: end < rows.length ? String(end) : null,
+  });
+}
+
+function runRows(runs: readonly WatchedRun[]): RunRow[] {
+  const rows = runs
     .map((run) => run.row())
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || a.runId.localeCompare(b.runId));
   return withTreePauses(rows, (row) => row.calledBy?.runId);
@@ -207,7 +236,7 @@ async function runPageOptions(context: StudioContext, runId: string, trace: RunT
     failure: context.actions.failures.get(runId),
     waiting,
     questions,
-    calledBy: watchedRun(context, runId)?.calledBy ?? null,
+    calledBy: (await watchedRun(context, runId))?.calledBy ?? null,
     children,
   };
 }

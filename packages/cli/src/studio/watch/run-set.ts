@@ -59,12 +59,27 @@ export class RunSet {
   }
 }
 
-/** What the studio watches a store with: the JSONL and the SQLite watchers. */
+/** A page of the list of runs, newest first: `next` asks for the page after it (`null` on the last). */
+export interface RunsPage {
+  readonly runs: readonly WatchedRun[];
+  /** Runs the store holds in all. */
+  readonly total: number;
+  readonly next: string | null;
+}
+
+/**
+ * What the studio watches a store with: the JSONL and the SQLite watchers hold every run; the
+ * Postgres watcher holds the runs looked at (`load`, `page`), however many the store keeps.
+ */
 export interface StoreWatcher {
   readonly runs: RunSet;
-  /** Reads what the store holds now and starts watching it. */
+  /** Reads what the store holds now (or, with `page`, what it needs to) and starts watching it. */
   start(): Promise<void>;
   /** Reads what changed since the last look, now (after the studio wrote to the store itself). */
-  poke(): void;
+  poke(): void | Promise<void>;
+  /** Reads a run the watcher does not hold yet; without it, `poke` finds it. */
+  load?(runId: string): Promise<void>;
+  /** A page of runs read from the store; without it, the page is cut from the runs it holds. */
+  page?(limit: number, after: string | null): Promise<RunsPage>;
   close(): void;
 }

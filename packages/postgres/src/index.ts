@@ -1,0 +1,8 @@
+export type { PgNotification, PgPool, PgPoolClient, PgQueryable, PgResult } from "./pg-types.js";
+export {
+  type PostgresConnection,
+  PostgresEventStore,
+  type PostgresEventStoreSettings,
+  type RunPage,
+} from "./postgres-event-store.js";
+export { POSTGRES_LAYOUT_VERSION } from "./postgres-layout.js";

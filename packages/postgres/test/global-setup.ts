@@ -1,0 +1,16 @@
+import { startTestPostgres } from "@agentloop/store-testkit/servers";
+import type { TestProject } from "vitest/node";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The connection string of the project's PostgreSQL server. */
+    postgresUrl: string;
+  }
+}
+
+/** Starts the project's PostgreSQL (or takes the one AGENTLOOP_TEST_POSTGRES names) once, and stops it after the last file. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const server = await startTestPostgres();
+  project.provide("postgresUrl", server.url);
+  return () => server.stop();
+}

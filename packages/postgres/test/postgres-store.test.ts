@@ -1,0 +1,4 @@
+import { describeDurableStore } from "@agentloop/store-testkit";
+import { postgresHarness } from "./postgres-harness.js";
+
+describeDurableStore("PostgresEventStore", async () => postgresHarness());
