@@ -144,8 +144,8 @@ describe("agentloop graph", () => {
       "agent.callingModel:model.replied:0": 0,
       "agent.callingModel:model.replied:1": 3,
       "agent.callingModel:model.replied:4": 1,
-      "agent.executingTools.runningTools:tool.finished:0": 3,
-      "agent.executingTools.nextCalls:always:2": 3,
+      "agent.executingTools.runningTools:tool.finished:1": 3,
+      "agent.executingTools.nextCalls:always:3": 3,
       "agent.budgetCheck:always:0": 0,
     });
   });
