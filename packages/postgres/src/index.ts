@@ -6,3 +6,4 @@ export {
   type RunPage,
 } from "./postgres-event-store.js";
 export { POSTGRES_LAYOUT_VERSION } from "./postgres-layout.js";
+export { PostgresSpendLedger } from "./postgres-spending.js";

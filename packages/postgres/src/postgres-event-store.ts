@@ -3,9 +3,11 @@ import {
   type BlobSource,
   blobRefsOf,
   checkAppend,
+  checkPrune,
   loggedEvent,
   parseEventLog,
   type RunSummary,
+  type SpendLedger,
   type StoredEvent,
   summarize,
 } from "@agentloop/core/store";
@@ -13,6 +15,7 @@ import pg from "pg";
 import type { PgPool, PgPoolClient, PgQueryable } from "./pg-types.js";
 import { checkSchemaName, ensureLayout } from "./postgres-layout.js";
 import { PostgresLocks } from "./postgres-locks.js";
+import { PostgresSpendLedger } from "./postgres-spending.js";
 import { type EventRow, eventOf } from "./row-event.js";
 import { storeLabel } from "./store-label.js";
 import { WriterSession } from "./writer-session.js";
@@ -59,6 +62,8 @@ export class PostgresEventStore implements EventStore {
   readonly schema: string;
   /** The pool the store reads through. */
   readonly pool: PgPool;
+  /** Owners' spending, for spending ceilings: the schema's `spending` table, shared by every process on the schema (see `PostgresSpendLedger`). */
+  readonly spending: SpendLedger;
   readonly #label: string;
   readonly #ownsPool: boolean;
   readonly #locks: PostgresLocks;
@@ -87,6 +92,7 @@ export class PostgresEventStore implements EventStore {
       this.pool = pool as unknown as PgPool;
     }
     this.#locks = new PostgresLocks(this.schema, this.#label);
+    this.spending = new PostgresSpendLedger(this.pool, this.schema, () => this.#opened());
     this.#session = new WriterSession(this.pool, (why) => {
       for (const [runId, token] of this.#held) this.#lost.set(runId, { token, why });
       this.#held.clear();
@@ -165,6 +171,50 @@ export class PostgresEventStore implements EventStore {
         await this.#session.run((client) => this.#locks.release(client, runId, token)).catch(() => undefined);
       },
     };
+  }
+
+  /**
+   * Replaces the run's rows by its anchor's in one transaction (another session reads the old log
+   * or the new one), and drops the blobs only the old rows referred to. Refused, changing nothing,
+   * while another writer holds the run or when the log holds another number of events than `length`.
+   */
+  async prune(runId: string, anchor: StoredEvent, length: number): Promise<void> {
+    await this.#opened();
+    await this.#session.run(async (client) => {
+      await client.query("BEGIN");
+      try {
+        const refused = await this.#check(client, runId);
+        if (refused !== null) throw refused;
+        const last = await client.query<{ seq: number | null }>(
+          `SELECT max(seq) AS seq FROM ${this.schema}.events WHERE run_id = $1`,
+          [runId],
+        );
+        checkPrune(runId, (last.rows[0]?.seq ?? -1) + 1, length, anchor);
+        const logged = loggedEvent(anchor);
+        for (const [sha256, bytes] of logged.blobs) {
+          await client.query(
+            `INSERT INTO ${this.schema}.blobs (run_id, sha256, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+            [runId, sha256, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
+          );
+        }
+        await client.query(`DELETE FROM ${this.schema}.blobs WHERE run_id = $1 AND NOT (sha256 = ANY($2))`, [
+          runId,
+          [...logged.blobs.keys()],
+        ]);
+        await client.query(`DELETE FROM ${this.schema}.events WHERE run_id = $1`, [runId]);
+        await client.query(
+          `INSERT INTO ${this.schema}.events (run_id, seq, type, at, data) VALUES ($1, $2, $3, $4, $5)`,
+          [runId, anchor.seq, anchor.type, anchor.at, JSON.stringify(logged.event)],
+        );
+        await client.query("SELECT pg_notify($1, $2)", [this.#channel, runId]);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    });
+    if (this.#held.has(runId)) this.#lengths.set(runId, 1);
+    else this.#lengths.delete(runId);
   }
 
   /** Deletes a corrupt last row, keeping every event before it; returns how many rows were deleted (0 or 1). A corrupt row before the last is left alone and reported. */

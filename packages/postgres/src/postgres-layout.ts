@@ -3,7 +3,7 @@ import { type PgQueryable, sqlState } from "./pg-types.js";
 /** The version of the table layout, kept in the schema's `agentloop_layout` table; a newer one is refused. */
 export const POSTGRES_LAYOUT_VERSION = 1;
 
-const TABLES = ["agentloop_layout", "events", "blobs", "locks"] as const;
+const TABLES = ["agentloop_layout", "events", "blobs", "locks", "spending"] as const;
 const EVENT_COLUMNS = ["run_id", "seq", "type", "at", "data"];
 
 /** A schema name the store writes into SQL as it is: lower-case letters, digits and `_`, not starting with a digit. */
@@ -15,6 +15,13 @@ export function checkSchemaName(schema: string): string {
   }
   return schema;
 }
+
+const SPENDING = (s: string) => `CREATE TABLE ${s}.spending (
+      owner text NOT NULL,
+      "window" text NOT NULL,
+      usd double precision NOT NULL,
+      PRIMARY KEY (owner, "window")
+    );`;
 
 // `data` is text, not jsonb: an event is kept as written, its keys in their order, and a row that
 // something else wrote wrong is read back as it is, to be reported with its position.
@@ -47,7 +54,8 @@ function layout(s: string): string {
       boot text,
       pid_namespace text,
       backend_pid integer NOT NULL
-    );`;
+    );
+    ${SPENDING(s)}`;
 }
 
 /**
@@ -85,6 +93,8 @@ export async function ensureLayout(db: PgQueryable, schema: string, label: strin
           `${label} holds event store layout ${version}; this @agentloop/postgres reads up to ${POSTGRES_LAYOUT_VERSION}`,
         );
       }
+      // A schema made before owners' spending was kept gains its table.
+      if (columns("spending").length === 0) await db.query(SPENDING(schema));
     }
     await db.query("COMMIT");
   } catch (error) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
  */
 export interface SpendHarness {
   open(): SpendLedger;
-  close?(): void;
+  close?(): void | Promise<void>;
 }
 
 const DAY = new Date("2026-12-07T10:00:00Z");
@@ -26,7 +26,7 @@ export function describeSpendLedger(name: string, harness: () => SpendHarness): 
     try {
       await test(() => made.open());
     } finally {
-      made.close?.();
+      await made.close?.();
     }
   };
 
