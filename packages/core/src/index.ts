@@ -18,6 +18,12 @@ export {
   type GuardrailVerdict,
   type JSONValue,
   MAX_PART_BYTES,
+  MEMORY_CLOSE,
+  MEMORY_OPEN,
+  type MemoryEmbed,
+  type MemoryHit,
+  type MemoryScope,
+  type MemoryStore,
   type Message,
   type MessageContent,
   type Model,
@@ -29,6 +35,7 @@ export {
   type Pricing,
   type ProviderMetadata,
   partTokens,
+  quotedMemories,
   splitChainedId,
   type ToolCall,
   type ToolChoice,
@@ -42,7 +49,18 @@ export {
 } from "./data/index.js";
 export type { AgentView } from "./decide/index.js";
 export { agentMachine } from "./decide/index.js";
-export { EventLogError, type EventStore, MemoryEventStore, type RunLock, replayRun, shownAtStep } from "./log/index.js";
+export {
+  EventLogError,
+  type EventStore,
+  InMemoryMemoryStore,
+  MemoryEventStore,
+  type MemoryRecall,
+  type RunLock,
+  type RunRecalling,
+  replayRun,
+  runsRecalling,
+  shownAtStep,
+} from "./log/index.js";
 export type { AgentStreamEvent, Approver, EventOrigin } from "./run/index.js";
 export {
   type AgentActorEvent,
@@ -67,6 +85,8 @@ export {
   type ForkOptions,
   final,
   forkRun,
+  type MemoryOptions,
+  memoryTools,
   type OutputOf,
   type PrepareStep,
   type ReplayedRun,

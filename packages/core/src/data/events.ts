@@ -1,6 +1,7 @@
 import type { CompactedView } from "./compacted-view.js";
 import type { MessageContent } from "./content-part.js";
 import type { TurnChecks } from "./guardrail.js";
+import type { MemoryHit, MemoryScope, MemorySettings } from "./memory.js";
 import type { ToolFailure } from "./tool-outcome.js";
 import type { Transcript } from "./transcript.js";
 import type {
@@ -88,6 +89,8 @@ export interface RunSettings extends TurnChecks {
   readonly prices?: RunPrices;
   /** USD allowed per turn, checked before each call (absent: no limit; only with `prices`). */
   readonly costBudget?: number;
+  /** Whose memories the run recalls before each turn, and how many (absent: none). */
+  readonly memory?: MemorySettings;
 }
 
 /** A model as priced: its name (null when it has none) and its price (null when `pricing` has none for it). */
@@ -252,7 +255,29 @@ export type AgentEvent =
   | QuestionAnswered
   | ToolAsked
   | ToolPaused
-  | ToolResumed;
+  | ToolResumed
+  | MemoryRecalled;
+
+/**
+ * What the memory store gave for the turn's message before its first model call: the hits, values
+ * included, best first. The model is shown them as quoted data in a message of the turn (none when
+ * there are no hits); replay and resume read them here and never ask the store again.
+ */
+export type MemoryRecalled = {
+  readonly type: "memory.recalled";
+  readonly scope: MemoryScope;
+  readonly query: string;
+  readonly hits: readonly MemoryHit[];
+};
+
+/** A memory a tool wrote (`memoryTools`' `remember`), logged before the call's `tool.finished`. */
+export type MemoryWritten = {
+  readonly type: "memory.written";
+  readonly callId: string;
+  readonly scope: MemoryScope;
+  readonly key: string;
+  readonly value: string;
+};
 
 /**
  * The messages before `keptFrom` (after the task) are no longer shown to the model from model
@@ -356,6 +381,15 @@ export type AgentRequest =
     }
   | { readonly type: "checkOutput"; readonly text: string }
   | {
+      /** Recalls memories for the turn's message; answered by `memory.recalled`. */
+      readonly type: "recallMemory";
+      readonly scope: MemoryScope;
+      readonly query: string;
+      readonly limit: number;
+      /** The turn's message's place in the list (from 0): it names the recall among the run's. */
+      readonly message: number;
+    }
+  | {
       readonly type: "checkGuardrail";
       readonly stage: GuardrailStage;
       readonly index: number;
@@ -388,7 +422,8 @@ export type LifecycleEvent =
       readonly content: MessageContent;
       /** The new turn's output schema and guardrails (absent: none). */
       readonly turn?: TurnChecks;
-    };
+    }
+  | MemoryWritten;
 
 /** What happened in a run, in our own documented names; never XState internals. */
 export type RunEvent = AgentEvent | LifecycleEvent;
@@ -419,6 +454,8 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "tool.asked",
   "tool.paused",
   "tool.resumed",
+  "memory.recalled",
+  "memory.written",
 ];
 
 /** The `tool.finished` event of an observation: a result, or, given why, an error (`isError` and `failure`). */

@@ -5,6 +5,7 @@ import type {
   GuardrailChecked,
   GuardrailStage,
   GuardrailTrip,
+  MemorySettings,
   MessageContent,
   PendingQuestion,
   RunPrices,
@@ -169,6 +170,10 @@ export interface AgentContext {
   readonly toolAsks: readonly AskedCall[];
   /** The calls of the last reply paused in their child (see `child-pauses.ts`). */
   readonly childPauses: readonly PausedCall[];
+  /** Whose memories are recalled before each turn, and how many; null for a run without memory. */
+  readonly memory: MemorySettings | null;
+  /** Whether this turn has recalled (see `memory-recall.ts`). */
+  readonly recalled: boolean;
 }
 
 /** The context a run starts from: its settings, and the system message, any history and the task as the list. */
@@ -225,6 +230,8 @@ export function initialContext({
     askTools: settings.askTools ?? [],
     toolAsks: NO_ASKS,
     childPauses: NO_PAUSES,
+    memory: settings.memory ?? null,
+    recalled: false,
   };
   // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
   // an object that way on its fast path only once an object of the same shape has been spread:
@@ -283,6 +290,7 @@ function nextTurn(context: AgentContext, message: MessageContent, turn: TurnChec
     turnStart: { steps: context.steps, tokens: context.tokens, cost: context.cost },
     batch: null,
     childPauses: NO_PAUSES,
+    recalled: false,
     // A user's message breaks any row of repeated calls.
     lastCall: null,
     status: null,

@@ -52,6 +52,7 @@ import {
   recordVerdict,
   startGuard,
 } from "./guardrail-decisions.js";
+import { isAwaitedRecall, needsRecall, recallRequest, recordRecall } from "./memory-recall.js";
 import {
   clearAttempts,
   currentAttempt,
@@ -110,6 +111,9 @@ const RESUMED = { guard: "isResumeOfPausedCall", target: "nextCalls", actions: "
  * A running agent tool's call whose child paused (`tool.paused`) waits the same way, paused in its
  * child, with what waits below it by chained id: in `awaitingDecision` while a decision waits
  * below, else in `awaitingInput`, until `tool.resumed` makes it run again.
+ * With `memory`, each turn recalls once, in `recalling`, after its input guardrails and before its
+ * first budget check (`recallMemory`, answered by `memory.recalled`): the hits join the turn as
+ * quoted data, so the budget counts them before the call.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -200,6 +204,11 @@ export const agentMachine = setup({
     },
     isGuardTripped: ({ context }) => firstTrip(context) !== null,
     isGuardPassed: ({ context }) => isGuardPassed(context),
+    needsRecall: ({ context }) => needsRecall(context),
+    isAwaitedRecall: ({ context, event }) => {
+      assertEvent(event, "memory.recalled");
+      return isAwaitedRecall(context, event);
+    },
   },
   actions: {
     requestModelReply: emit(({ context }) => modelRequest(context)),
@@ -286,6 +295,11 @@ export const agentMachine = setup({
     }),
     passGuard: assign(({ context }) => passGuard(context)),
     tripGuard: assign(({ context }) => ({ guardrail: firstTrip(context), guard: null })),
+    requestRecall: emit(({ context }) => recallRequest(context)),
+    recordRecall: assign(({ context, event }) => {
+      assertEvent(event, "memory.recalled");
+      return recordRecall(context, event);
+    }),
   },
 }).createMachine({
   id: "agent",
@@ -296,6 +310,7 @@ export const agentMachine = setup({
     budgetCheck: {
       always: [
         { guard: "isInputUnguarded", target: "guardingInput" },
+        { guard: "needsRecall", target: "recalling" },
         { guard: "isStepLimitReached", target: "stepLimit" },
         { guard: "needsCompaction", target: "compacting" },
         { guard: "needsPreparingFirst", target: "preparingStep" },
@@ -303,6 +318,13 @@ export const agentMachine = setup({
         { guard: "isOverCostBudget", target: "costBudget" },
         { target: "callingModel" },
       ],
+    },
+    recalling: {
+      entry: "requestRecall",
+      on: {
+        // Back to the budget check, which now counts the recalled memories the model will be shown.
+        "memory.recalled": { guard: "isAwaitedRecall", target: "budgetCheck", actions: "recordRecall" },
+      },
     },
     compacting: {
       initial: "checkingSummary",
@@ -479,6 +501,7 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   if (snapshot.matches("callingModel")) return [modelRequest(context)];
   if (snapshot.matches({ compacting: "awaitingView" })) return [compactionRequest(context)];
   if (snapshot.matches("preparingStep")) return [preparationRequest(context)];
+  if (snapshot.matches("recalling")) return [recallRequest(context)];
   if (snapshot.matches("retryWait")) return [waitRequest(context)];
   if (snapshot.matches("checkingOutput")) return [{ type: "checkOutput", text: context.answer ?? "" }];
   if (snapshot.matches("guardingInput") || snapshot.matches("guardingOutput")) return pendingChecks(context);

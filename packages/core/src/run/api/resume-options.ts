@@ -18,6 +18,7 @@ const TAKEN = new Set([
   "guardrails",
   "summarizer",
   "compaction",
+  "memory",
 ]);
 
 /**

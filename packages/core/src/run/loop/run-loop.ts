@@ -2,6 +2,7 @@ import type {
   AgentEvent,
   AgentRequest,
   AgentResult,
+  MemoryStore,
   Message,
   Model,
   ModelDelta,
@@ -34,6 +35,7 @@ import {
   pickedModelName,
   prepareStepAnswer,
   type RunToolOptions,
+  recallMemory,
   retryWaited,
   runTool,
   type StepInput,
@@ -77,6 +79,8 @@ export interface EffectPorts {
   readonly checks?: TurnPorts | undefined;
   /** Runs the calls of agent tools as child runs (absent: the registry has none). */
   readonly children?: ChildPort | undefined;
+  /** Where a run with memory recalls from before each turn (absent: a run without memory, or one not given it again). */
+  readonly memory?: MemoryStore | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
@@ -202,6 +206,7 @@ export class RunLoop {
         if (this.#end.ended && !this.#cancelled) continue;
         const event = this.#eventOf(answer);
         if (event === null) continue;
+        if (answer.type === "event" && answer.notes !== undefined) await this.#note(answer.notes);
         const logged = this.#record(event);
         if (logged !== undefined) await logged;
         this.#tellLogged(event);
@@ -212,6 +217,15 @@ export class RunLoop {
       }
     } finally {
       this.#end.end();
+    }
+  }
+
+  /** Logs what a performance did besides its answer, in order, before the answer. */
+  async #note(notes: readonly RunEvent[]): Promise<void> {
+    for (const note of notes) {
+      const logged = this.#record(note);
+      if (logged !== undefined) await logged;
+      this.#tellLogged(note);
     }
   }
 
@@ -290,6 +304,11 @@ export class RunLoop {
       const first = firstGiven(children, work);
       const settle = (): LoopAnswer => answerOf({ type: "tool.resumed", callId: call.id });
       this.#inbox.perform({ form: "promise", request, work, first, settle });
+      return;
+    }
+    if (request.type === "recallMemory") {
+      const work = () => recallMemory(this.#ports.memory, request);
+      this.#inbox.perform({ form: "once", request, work, retriesItself: false });
       return;
     }
     if (request.type === "checkOutput" || request.type === "checkGuardrail") {
