@@ -1,6 +1,13 @@
 // The store contract as a vitest suite, for anyone who writes an `EventStore`: `@agentloop/store-testkit`.
 export { type BlobHarness, type BlobHooks, describeBlobContract, sampleImage } from "./blob-contract.js";
 export {
+  describeMemoryStore,
+  letterEmbedder,
+  MEMORY_FACTS,
+  type MemoryHarness,
+  type OpenMemoryStore,
+} from "./memory-contract.js";
+export {
   type DurableHarness,
   describeDurableStore,
   describeEventStore,

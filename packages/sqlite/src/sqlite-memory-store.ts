@@ -1,0 +1,201 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { MemoryEmbed, MemoryHit, MemoryScope, MemoryStore } from "@agentloop/core";
+import {
+  checkedVector,
+  checkLimit,
+  checkMemoryWrite,
+  indexMemory,
+  type LexicalCandidate,
+  memoryText,
+  queryTerms,
+  rankLexical,
+  rankSemantic,
+  scopeKey,
+} from "@agentloop/core/store";
+import { openDatabase, type SqliteDatabase, type SqliteStatement } from "./sqlite-driver.js";
+
+// Plain SQL, so that another SQL store can take it as it is: a memory per row, and per memory the
+// count of each of its terms (the inverted index lexical search selects candidates by). Ranking is
+// done in TypeScript by the functions every store shares, over what these queries give.
+const LAYOUT = `
+  CREATE TABLE IF NOT EXISTS memories (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    embedding BLOB,
+    PRIMARY KEY (scope, key)
+  ) STRICT;
+  CREATE TABLE IF NOT EXISTS memory_terms (
+    scope TEXT NOT NULL,
+    term TEXT NOT NULL,
+    key TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (scope, term, key)
+  ) STRICT;
+`;
+
+/** Options of `SqliteMemoryStore`. */
+export interface SqliteMemoryStoreOptions {
+  /** Makes search semantic: each memory's vector is computed once, when it is written, and kept beside it. */
+  readonly embed?: MemoryEmbed;
+  /** How long to wait for another connection's write lock before failing with `SQLITE_BUSY`, in milliseconds (default 5000). */
+  readonly timeout?: number;
+}
+
+interface CandidateRow {
+  readonly key: string;
+  readonly value: string;
+  readonly length: number;
+  readonly term: string;
+  readonly count: number;
+}
+
+/**
+ * A `MemoryStore` in a SQLite file (WAL), on the same drivers as `SqliteEventStore`: its own file,
+ * or the event store's (the tables are `memories` and `memory_terms`). Search ranks exactly as
+ * `InMemoryMemoryStore` does: lexical (BM25) by default, semantic with `embed`, whose vectors are
+ * stored as 64-bit floats (the numbers the embedder gave, bit for bit). `":memory:"` gives a
+ * private store that dies with the object.
+ */
+export class SqliteMemoryStore implements MemoryStore {
+  readonly filename: string;
+  readonly #db: SqliteDatabase;
+  readonly #embed: MemoryEmbed | undefined;
+  readonly #get: SqliteStatement<{ readonly value: string }>;
+  readonly #count: SqliteStatement<{ readonly memories: number; readonly total: number | null }>;
+  readonly #vectors: SqliteStatement<{
+    readonly key: string;
+    readonly value: string;
+    readonly embedding: Uint8Array | null;
+  }>;
+  readonly #insert: SqliteStatement<never>;
+  readonly #insertTerm: SqliteStatement<never>;
+  readonly #deleteOne: SqliteStatement<never>;
+  readonly #deleteTerms: SqliteStatement<never>;
+  readonly #deleteScope: SqliteStatement<never>;
+  readonly #deleteScopeTerms: SqliteStatement<never>;
+
+  constructor(filename: string, options: SqliteMemoryStoreOptions = {}) {
+    if (options.embed !== undefined && typeof options.embed !== "function") {
+      throw new TypeError("embed must be a function from a text to a list of numbers");
+    }
+    this.filename = filename;
+    this.#embed = options.embed;
+    if (filename !== ":memory:" && filename !== "") mkdirSync(dirname(filename), { recursive: true });
+    this.#db = openDatabase(filename, { timeout: options.timeout ?? 5000, readonly: false });
+    try {
+      this.#db.exec("PRAGMA journal_mode = WAL");
+      this.#db.exec(LAYOUT);
+    } catch (error) {
+      this.#db.close();
+      throw error;
+    }
+    const db = this.#db;
+    this.#get = db.prepare("SELECT value FROM memories WHERE scope = ? AND key = ?");
+    this.#count = db.prepare("SELECT count(*) AS memories, sum(length) AS total FROM memories WHERE scope = ?");
+    this.#vectors = db.prepare("SELECT key, value, embedding FROM memories WHERE scope = ?");
+    this.#insert = db.prepare(
+      "INSERT OR REPLACE INTO memories (scope, key, value, length, embedding) VALUES (?, ?, ?, ?, ?)",
+    );
+    this.#insertTerm = db.prepare("INSERT INTO memory_terms (scope, term, key, count) VALUES (?, ?, ?, ?)");
+    this.#deleteOne = db.prepare("DELETE FROM memories WHERE scope = ? AND key = ?");
+    this.#deleteTerms = db.prepare("DELETE FROM memory_terms WHERE scope = ? AND key = ?");
+    this.#deleteScope = db.prepare("DELETE FROM memories WHERE scope = ?");
+    this.#deleteScopeTerms = db.prepare("DELETE FROM memory_terms WHERE scope = ?");
+  }
+
+  async put(scope: MemoryScope, key: string, value: string): Promise<void> {
+    const name = scopeKey(scope);
+    checkMemoryWrite(key, value);
+    if (this.#get.get(name, key)?.value === value) return;
+    const embed = this.#embed;
+    const vector = embed === undefined ? null : checkedVector(await embed(memoryText(key, value)));
+    const { terms, length } = indexMemory(key, value);
+    this.#db.immediate(() => {
+      this.#deleteTerms.run(name, key);
+      this.#insert.run(name, key, value, length, vector === null ? null : encodeVector(vector));
+      for (const [term, count] of terms) this.#insertTerm.run(name, term, key, count);
+    });
+  }
+
+  async get(scope: MemoryScope, key: string): Promise<string | undefined> {
+    return this.#get.get(scopeKey(scope), key)?.value;
+  }
+
+  async search(scope: MemoryScope, query: string, limit: number): Promise<readonly MemoryHit[]> {
+    const name = scopeKey(scope);
+    checkLimit(limit);
+    if (typeof query !== "string") throw new TypeError("a memory search's query must be a string");
+    if (limit === 0) return [];
+    const embed = this.#embed;
+    if (embed !== undefined) {
+      const vector = checkedVector(await embed(query));
+      const candidates = this.#vectors.all(name).map((row) => ({
+        key: row.key,
+        value: row.value,
+        vector: row.embedding === null ? [] : decodeVector(row.embedding),
+      }));
+      return rankSemantic(vector, candidates, limit);
+    }
+    const terms = queryTerms(query);
+    if (terms.length === 0) return [];
+    const marks = terms.map(() => "?").join(", ");
+    const holding = new Map<string, number>(terms.map((term) => [term, 0]));
+    const frequencies = this.#db.prepare<{ readonly term: string; readonly holding: number }>(
+      `SELECT term, count(*) AS holding FROM memory_terms WHERE scope = ? AND term IN (${marks}) GROUP BY term`,
+    );
+    for (const row of frequencies.all(name, ...terms)) holding.set(row.term, row.holding);
+    const rows = this.#db
+      .prepare<CandidateRow>(
+        `SELECT t.key AS key, m.value AS value, m.length AS length, t.term AS term, t.count AS count
+         FROM memory_terms t JOIN memories m ON m.scope = t.scope AND m.key = t.key
+         WHERE t.scope = ? AND t.term IN (${marks})`,
+      )
+      .all(name, ...terms);
+    const candidates = new Map<string, LexicalCandidate & { readonly counts: Map<string, number> }>();
+    for (const row of rows) {
+      let candidate = candidates.get(row.key);
+      if (candidate === undefined) {
+        candidate = { key: row.key, value: row.value, length: row.length, counts: new Map() };
+        candidates.set(row.key, candidate);
+      }
+      candidate.counts.set(row.term, row.count);
+    }
+    const counted = this.#count.get(name);
+    const corpus = { count: counted?.memories ?? 0, totalLength: counted?.total ?? 0, holding };
+    return rankLexical(terms, corpus, candidates.values(), limit);
+  }
+
+  async delete(scope: MemoryScope, key?: string): Promise<void> {
+    const name = scopeKey(scope);
+    this.#db.immediate(() => {
+      if (key === undefined) {
+        this.#deleteScope.run(name);
+        this.#deleteScopeTerms.run(name);
+      } else {
+        this.#deleteOne.run(name, key);
+        this.#deleteTerms.run(name, key);
+      }
+    });
+  }
+
+  /** Closes the database file; the store cannot be used afterwards. */
+  close(): void {
+    this.#db.close();
+  }
+}
+
+/** A vector as 64-bit floats, little-endian: the numbers the embedder gave, bit for bit. */
+function encodeVector(vector: readonly number[]): Uint8Array {
+  const bytes = new Uint8Array(vector.length * 8);
+  const view = new DataView(bytes.buffer);
+  for (const [index, number] of vector.entries()) view.setFloat64(index * 8, number, true);
+  return bytes;
+}
+
+function decodeVector(bytes: Uint8Array): number[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Array.from({ length: bytes.byteLength / 8 }, (_, index) => view.getFloat64(index * 8, true));
+}
