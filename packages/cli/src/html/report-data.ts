@@ -18,6 +18,8 @@ import {
   overBudget,
   pausedDetail,
   preparedDetail,
+  recalledDetail,
+  writtenDetail,
 } from "../output/timeline-text.js";
 import { endNotes, type Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
@@ -171,6 +173,10 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [names.get(event.callId) ?? "", event.callId, pausedDetail(event)];
     case "tool.resumed":
       return [names.get(event.callId) ?? "", event.callId, "resumed: its child goes on"];
+    case "memory.recalled":
+      return [recalledDetail(event)];
+    case "memory.written":
+      return [names.get(event.callId) ?? "", event.callId, writtenDetail(event)];
   }
 }
 
