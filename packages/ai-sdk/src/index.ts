@@ -10,6 +10,7 @@ export { ChatRequestError, type ChatTurn, readChatTurn } from "./chat-request.js
 export { type LoadChatOptions, loadChat } from "./load-chat.js";
 export type { ServeOptions } from "./serve-options.js";
 export {
+  type MemoryData,
   type QuestionData,
   type RunMetadata,
   toUIMessageStream,
