@@ -34,13 +34,13 @@ assert.equal(await memory.get(scope, "name"), "The user wants to be called Ana")
 // A second conversation, days later: before its first model call the run recalls the memories that
 // match the message, logs them (memory.recalled, values included), and shows them to the model as
 // quoted data in a message of the turn. The system prompt is never touched.
-const model = scriptedModel([final("Ana, of course.")]);
-const result = await runAgent("What should you call me?", model, registry, {
+const model = scriptedModel([final("Ana.")]);
+const result = await runAgent("What is my name?", model, registry, {
   store,
   runId: "friday",
   memory: { store: memory, scope, recall: 3 },
 });
-assert.equal(result.answer, "Ana, of course.");
+assert.equal(result.answer, "Ana.");
 const shown = model.seen[0] ?? [];
 assert.deepEqual(
   shown.map((message) => message.role),
