@@ -195,7 +195,12 @@ function encodeVector(vector: readonly number[]): Uint8Array {
   return bytes;
 }
 
-function decodeVector(bytes: Uint8Array): number[] {
+function decodeVector(bytes: Uint8Array): ArrayLike<number> {
+  // A copy into an aligned buffer read as floats at once: on a little-endian machine (every one
+  // Node runs on in practice) these are the bytes `encodeVector` wrote; elsewhere, one at a time.
+  if (LITTLE_ENDIAN) return new Float64Array(bytes.slice().buffer);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return Array.from({ length: bytes.byteLength / 8 }, (_, index) => view.getFloat64(index * 8, true));
 }
+
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;

@@ -95,7 +95,7 @@ export function rankLexical(
 export interface VectorCandidate {
   readonly key: string;
   readonly value: string;
-  readonly vector: readonly number[];
+  readonly vector: ArrayLike<number>;
 }
 
 /** The best `limit` candidates by cosine similarity with `query`, ties by key; throws a `TypeError` for vectors of other lengths. */
@@ -112,7 +112,7 @@ export function rankSemantic(
 }
 
 /** The cosine of two vectors of the same length (0 when either is all zeros). */
-export function cosine(a: readonly number[], b: readonly number[]): number {
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length) {
     throw new TypeError(
       `the embedding has ${b.length} dimensions, the query's ${a.length}: embed every memory with the same model`,

@@ -5,6 +5,7 @@ import type {
   MemoryHit,
   MemoryScope,
   MemoryStore,
+  VectorCandidate,
 } from "../data/index.js";
 import {
   checkedVector,
@@ -79,9 +80,7 @@ export class InMemoryMemoryStore implements MemoryStore {
     if (limit === 0) return [];
     if (embed !== undefined) {
       const vector = checkedVector(await embed(query));
-      const memories = this.#scopes.get(name)?.memories ?? new Map<string, Kept>();
-      const candidates = [...memories].map(([key, kept]) => ({ key, value: kept.value, vector: kept.vector ?? [] }));
-      return rankSemantic(vector, candidates, limit);
+      return rankSemantic(vector, vectorsOf(this.#scopes.get(name)?.memories), limit);
     }
     const kept = this.#scopes.get(name);
     if (kept === undefined) return [];
@@ -125,4 +124,10 @@ export class InMemoryMemoryStore implements MemoryStore {
       if (keys?.size === 0) kept.holding.delete(term);
     }
   }
+}
+
+/** The memories of a scope as semantic ranking takes them, made one at a time as it reads them. */
+function* vectorsOf(memories: ReadonlyMap<string, Kept> | undefined): Iterable<VectorCandidate> {
+  if (memories === undefined) return;
+  for (const [key, kept] of memories) yield { key, value: kept.value, vector: kept.vector ?? [] };
 }
