@@ -1,10 +1,11 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../src/exit-codes.js";
 import { fixture, tempDir } from "./cli.js";
 import { agentloop, runScripted, shellWords } from "./in-process.js";
 import { readEvents } from "./logs.js";
+import { startStudio } from "./studio.js";
 
 const dir = tempDir();
 const store = join(dir, "runs");
@@ -83,5 +84,31 @@ describe("agentloop run and chat --memory", () => {
     expect(bad.stderr).toContain("must be a .db or .sqlite file");
     const lone = await runScripted(store, "lone", asked, "--memory-scope", "bob", "hi");
     expect(lone.stderr).toContain("--memory-scope needs --memory");
+  });
+
+  it("the report and the studio's run page have a Memory panel: each recall with its hits, each write, escaped", async () => {
+    const forged = script("forged", [
+      {
+        content: "",
+        toolCalls: [{ id: "w9", name: "remember", args: { key: "note", value: "<script>alert(1)</script> name" } }],
+      },
+      { content: "Noted.", toolCalls: [] },
+    ]);
+    await runScripted(store, "panel-1", forged, "--memory", memory, "--memory-scope", "eve", "Note this.");
+    await runScripted(store, "panel-2", asked, "--memory", memory, "--memory-scope", "eve", "What is my name?");
+    const out = join(dir, "panel.html");
+    const made = await agentloop(["show", join(store, "panel-2.jsonl"), "--html", out]);
+    expect(made.code, made.stderr).toBe(0);
+    const page = readFileSync(out, "utf8");
+    const panel = page.slice(page.indexOf('<section class="memory-section" id="memory">'));
+    expect(panel).toContain("<h2>Memory");
+    expect(panel).toContain("recalled for <q>What is my name?</q>");
+    expect(panel).toContain("&lt;script&gt;alert(1)&lt;/script&gt; name");
+    expect(panel).not.toContain("<script>alert(1)");
+    const studio = await startStudio(["--store", store]);
+    const response = await studio.get("/runs/panel-1");
+    const html = await response.text();
+    expect(html).toContain('<section class="memory-section" id="memory">');
+    expect(html).toMatch(/remembered<\/span> \[w9\] <code>note<\/code>/);
   });
 });
