@@ -91,6 +91,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a benchmark run by hand: its script is checked below, and evals-bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:ai-sdk-model [--tiny]":
     "a benchmark run by hand: its script is checked below, and ai-sdk-model-bench.test.ts runs it with --tiny",
+  "pnpm --filter @agentloop/bench bench:memory [--tiny]":
+    "a benchmark of minutes, run by hand: its script is checked below, and bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:ui-stream [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:ag-ui [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:blobs [--tiny]":
@@ -232,6 +234,7 @@ describe("every command in the READMEs and docs/", () => {
         "bench:compaction",
         "bench:evals",
         "bench:blobs",
+        "bench:memory",
       ]),
     );
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
