@@ -15,8 +15,10 @@ import {
 } from "@agentloop/core/store";
 import { openDatabase, type SqliteDatabase, type SqliteStatement } from "./sqlite-driver.js";
 
-// Plain SQL, so that another SQL store can take it as it is: a memory per row, and per memory the
-// count of each of its terms (the inverted index lexical search selects candidates by). Ranking is
+// Plain SQL, so that another SQL store can take it as it is: a memory per row, per memory the
+// count of each of its terms (the inverted index lexical search selects candidates by), and per
+// scope its number of memories and their total length in terms (kept in each write's transaction,
+// so that a search reads two numbers instead of counting the scope). Ranking is
 // done in TypeScript by the functions every store shares, over what these queries give.
 const LAYOUT = `
   CREATE TABLE IF NOT EXISTS memories (
@@ -34,6 +36,11 @@ const LAYOUT = `
     count INTEGER NOT NULL,
     PRIMARY KEY (scope, term, key)
   ) STRICT;
+  CREATE TABLE IF NOT EXISTS memory_scopes (
+    scope TEXT PRIMARY KEY,
+    memories INTEGER NOT NULL,
+    total_length INTEGER NOT NULL
+  ) STRICT;
 `;
 
 /** Options of `SqliteMemoryStore`. */
@@ -42,6 +49,12 @@ export interface SqliteMemoryStoreOptions {
   readonly embed?: MemoryEmbed;
   /** How long to wait for another connection's write lock before failing with `SQLITE_BUSY`, in milliseconds (default 5000). */
   readonly timeout?: number;
+}
+
+/** The statements of a lexical search for one number of query terms. */
+interface LexicalStatements {
+  readonly frequencies: SqliteStatement<{ readonly term: string; readonly holding: number }>;
+  readonly candidates: SqliteStatement<CandidateRow>;
 }
 
 interface CandidateRow {
@@ -64,7 +77,9 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #db: SqliteDatabase;
   readonly #embed: MemoryEmbed | undefined;
   readonly #get: SqliteStatement<{ readonly value: string }>;
-  readonly #count: SqliteStatement<{ readonly memories: number; readonly total: number | null }>;
+  readonly #count: SqliteStatement<{ readonly memories: number; readonly total: number }>;
+  readonly #length: SqliteStatement<{ readonly length: number }>;
+  readonly #addToScope: SqliteStatement<never>;
   readonly #vectors: SqliteStatement<{
     readonly key: string;
     readonly value: string;
@@ -76,6 +91,9 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly #deleteTerms: SqliteStatement<never>;
   readonly #deleteScope: SqliteStatement<never>;
   readonly #deleteScopeTerms: SqliteStatement<never>;
+  readonly #deleteScopeCount: SqliteStatement<never>;
+  /** The lexical search's statements by number of query terms (a query has few distinct terms). */
+  readonly #lexical = new Map<number, LexicalStatements>();
 
   constructor(filename: string, options: SqliteMemoryStoreOptions = {}) {
     if (options.embed !== undefined && typeof options.embed !== "function") {
@@ -94,7 +112,12 @@ export class SqliteMemoryStore implements MemoryStore {
     }
     const db = this.#db;
     this.#get = db.prepare("SELECT value FROM memories WHERE scope = ? AND key = ?");
-    this.#count = db.prepare("SELECT count(*) AS memories, sum(length) AS total FROM memories WHERE scope = ?");
+    this.#count = db.prepare("SELECT memories, total_length AS total FROM memory_scopes WHERE scope = ?");
+    this.#length = db.prepare("SELECT length FROM memories WHERE scope = ? AND key = ?");
+    this.#addToScope = db.prepare(
+      `INSERT INTO memory_scopes (scope, memories, total_length) VALUES (?, ?, ?)
+       ON CONFLICT (scope) DO UPDATE SET memories = memories + excluded.memories, total_length = total_length + excluded.total_length`,
+    );
     this.#vectors = db.prepare("SELECT key, value, embedding FROM memories WHERE scope = ?");
     this.#insert = db.prepare(
       "INSERT OR REPLACE INTO memories (scope, key, value, length, embedding) VALUES (?, ?, ?, ?, ?)",
@@ -104,6 +127,7 @@ export class SqliteMemoryStore implements MemoryStore {
     this.#deleteTerms = db.prepare("DELETE FROM memory_terms WHERE scope = ? AND key = ?");
     this.#deleteScope = db.prepare("DELETE FROM memories WHERE scope = ?");
     this.#deleteScopeTerms = db.prepare("DELETE FROM memory_terms WHERE scope = ?");
+    this.#deleteScopeCount = db.prepare("DELETE FROM memory_scopes WHERE scope = ?");
   }
 
   async put(scope: MemoryScope, key: string, value: string): Promise<void> {
@@ -114,9 +138,10 @@ export class SqliteMemoryStore implements MemoryStore {
     const vector = embed === undefined ? null : checkedVector(await embed(memoryText(key, value)));
     const { terms, length } = indexMemory(key, value);
     this.#db.immediate(() => {
-      this.#deleteTerms.run(name, key);
+      this.#forget(name, key);
       this.#insert.run(name, key, value, length, vector === null ? null : encodeVector(vector));
       for (const [term, count] of terms) this.#insertTerm.run(name, term, key, count);
+      this.#addToScope.run(name, 1, length);
     });
   }
 
@@ -141,19 +166,10 @@ export class SqliteMemoryStore implements MemoryStore {
     }
     const terms = queryTerms(query);
     if (terms.length === 0) return [];
-    const marks = terms.map(() => "?").join(", ");
     const holding = new Map<string, number>(terms.map((term) => [term, 0]));
-    const frequencies = this.#db.prepare<{ readonly term: string; readonly holding: number }>(
-      `SELECT term, count(*) AS holding FROM memory_terms WHERE scope = ? AND term IN (${marks}) GROUP BY term`,
-    );
+    const { frequencies, candidates: select } = this.#lexicalStatements(terms.length);
     for (const row of frequencies.all(name, ...terms)) holding.set(row.term, row.holding);
-    const rows = this.#db
-      .prepare<CandidateRow>(
-        `SELECT t.key AS key, m.value AS value, m.length AS length, t.term AS term, t.count AS count
-         FROM memory_terms t JOIN memories m ON m.scope = t.scope AND m.key = t.key
-         WHERE t.scope = ? AND t.term IN (${marks})`,
-      )
-      .all(name, ...terms);
+    const rows = select.all(name, ...terms);
     const candidates = new Map<string, LexicalCandidate & { readonly counts: Map<string, number> }>();
     for (const row of rows) {
       let candidate = candidates.get(row.key);
@@ -171,14 +187,42 @@ export class SqliteMemoryStore implements MemoryStore {
   async delete(scope: MemoryScope, key?: string): Promise<void> {
     const name = scopeKey(scope);
     this.#db.immediate(() => {
-      if (key === undefined) {
-        this.#deleteScope.run(name);
-        this.#deleteScopeTerms.run(name);
-      } else {
-        this.#deleteOne.run(name, key);
-        this.#deleteTerms.run(name, key);
+      if (key !== undefined) {
+        this.#forget(name, key);
+        return;
       }
+      this.#deleteScope.run(name);
+      this.#deleteScopeTerms.run(name);
+      this.#deleteScopeCount.run(name);
     });
+  }
+
+  /** Removes one memory and its terms, and takes it off its scope's counts (inside a write's transaction). */
+  #forget(name: string, key: string): void {
+    const before = this.#length.get(name, key);
+    if (before === undefined) return;
+    this.#deleteOne.run(name, key);
+    this.#deleteTerms.run(name, key);
+    this.#addToScope.run(name, -1, -before.length);
+  }
+
+  /** The two queries of a lexical search for `count` terms, prepared once per number of terms. */
+  #lexicalStatements(count: number): LexicalStatements {
+    const kept = this.#lexical.get(count);
+    if (kept !== undefined) return kept;
+    const marks = Array.from({ length: count }, () => "?").join(", ");
+    const made: LexicalStatements = {
+      frequencies: this.#db.prepare(
+        `SELECT term, count(*) AS holding FROM memory_terms WHERE scope = ? AND term IN (${marks}) GROUP BY term`,
+      ),
+      candidates: this.#db.prepare(
+        `SELECT t.key AS key, m.value AS value, m.length AS length, t.term AS term, t.count AS count
+         FROM memory_terms t JOIN memories m ON m.scope = t.scope AND m.key = t.key
+         WHERE t.scope = ? AND t.term IN (${marks})`,
+      ),
+    };
+    this.#lexical.set(count, made);
+    return made;
   }
 
   /** Closes the database file; the store cannot be used afterwards. */
