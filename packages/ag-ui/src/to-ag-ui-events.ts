@@ -8,6 +8,11 @@ export const APPROVAL_REASON = "tool_approval";
 /** The reason an interrupt for a question of an ask-user tool gives: the resume entry's payload is the answer. */
 export const QUESTION_REASON = "user_input";
 
+/** The name of the `CUSTOM` event that tells what a run recalled before a turn: `{ query, hits }`, hits with their values. */
+export const MEMORY_RECALLED = "agentloop.memory.recalled";
+/** The name of the `CUSTOM` event that tells what a tool remembered: `{ toolCallId, key, value }`. */
+export const MEMORY_WRITTEN = "agentloop.memory.written";
+
 /** What a resume entry's `payload` answers an approval interrupt with (`resolved` without one approves). */
 const DECISION_SCHEMA = {
   type: "object",
@@ -21,6 +26,8 @@ const DECISION_SCHEMA = {
  * is `interrupt` (one interrupt per call waiting for approval and one per question waiting for an
  * answer, with its `responseSchema`, each with the call id as its id), `cancelled`, or
  * `success` with `{ status, answer, output }` as the result. A run that fails ends with `RUN_ERROR`.
+ * What a run with memory recalled, and what its tools remembered, are `CUSTOM` events
+ * (`MEMORY_RECALLED`, `MEMORY_WRITTEN`) a page may show.
  * Events of agent tools' children are left out: their calls show as the parent's tool calls.
  */
 export async function* toAgUiEvents(
@@ -134,6 +141,18 @@ class OpenParts {
           role: "tool",
         } as BaseEvent;
         return;
+      case "memory.recalled":
+        yield {
+          type: EventType.CUSTOM,
+          name: MEMORY_RECALLED,
+          value: { query: event.query, hits: event.hits },
+        } as BaseEvent;
+        return;
+      case "memory.written": {
+        const { callId: toolCallId, key, value } = event;
+        yield { type: EventType.CUSTOM, name: MEMORY_WRITTEN, value: { toolCallId, key, value } } as BaseEvent;
+        return;
+      }
       default:
         return;
     }

@@ -11,6 +11,7 @@ export { ChatRequestError, type ChatTurn, readChatTurn } from "./chat-request.js
 export { type LoadChatOptions, loadChat } from "./load-chat.js";
 export {
   type HandoffData,
+  type MemoryData,
   type QuestionData,
   type RunMetadata,
   toUIMessageStream,

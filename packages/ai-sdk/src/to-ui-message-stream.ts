@@ -32,6 +32,18 @@ export interface QuestionData {
   readonly schema?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * What a `data-memory` part holds: the memories a run recalled before a turn (the hits, best
+ * first, with their values, as its log holds them), or one a tool wrote (`remember`).
+ */
+export type MemoryData =
+  | {
+      readonly kind: "recalled";
+      readonly query: string;
+      readonly hits: readonly { readonly key: string; readonly value: string; readonly score: number }[];
+    }
+  | { readonly kind: "written"; readonly toolCallId: string; readonly key: string; readonly value: string };
+
 /** The options of `toUIMessageStream`. */
 export interface UIMessageStreamOptions {
   /** The id of the assistant message the chunks write (`start`'s `messageId`); a resumed turn passes the message it continues. */
@@ -51,7 +63,9 @@ export interface UIMessageStreamOptions {
  * call); a decision, `tool-approval-response` (and `tool-output-denied` when refused); a question
  * of an ask-user tool stays a tool part in `input-available`, as a client-side tool's call does,
  * for the page to answer with `addToolOutput`, and so does the call of a tool that asked a question
- * while it ran (`ctx.ask`), with the question as a `data-question` part (`QuestionData`); last
+ * while it ran (`ctx.ask`), with the question as a `data-question` part (`QuestionData`); what a run
+ * with memory recalled before a turn, and what its tools remembered, as `data-memory` parts
+ * (`MemoryData`); last
  * `finish` with `RunMetadata` — a cancelled run ends as `streamText` ends an aborted stream, with
  * its metadata as `message-metadata` and `abort` (the reason, when one was given) — or `error` when
  * the run rejects. An agent tool's child shows its tool
@@ -113,6 +127,8 @@ class ChunkMapper {
   #finished = false;
   /** Why the run was cancelled, once its `run.cancelled` is logged (`null`: no reason given). */
   #cancelled: string | null | undefined;
+  /** The memory parts so far: each gets an id of its own, so that none replaces another on the page. */
+  #memories = 0;
 
   map(event: AgentStreamEvent): UIMessageChunk[] {
     if (event.origin !== undefined) return this.#child(event, event.origin.callPath);
@@ -264,6 +280,15 @@ class ChunkMapper {
           ...(event.schema === undefined ? {} : { schema: event.schema }),
         };
         return [{ type: "data-question", id, data }];
+      }
+      case "memory.recalled": {
+        const data: MemoryData = { kind: "recalled", query: event.query, hits: event.hits };
+        return [{ type: "data-memory", id: `memory-${++this.#memories}`, data }];
+      }
+      case "memory.written": {
+        const { key, value } = event;
+        const data: MemoryData = { kind: "written", toolCallId: chainedId(path, event.callId), key, value };
+        return [{ type: "data-memory", id: `memory-${++this.#memories}`, data }];
       }
       default:
         return [];

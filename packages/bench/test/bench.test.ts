@@ -89,3 +89,22 @@ describe("pnpm --filter @agentloop/bench bench:compaction --tiny", () => {
     expect(stdout).not.toMatch(/\bNaN\b/);
   });
 });
+
+describe("pnpm --filter @agentloop/bench bench:memory --tiny", () => {
+  it("exits 0 and prints a turn without memory and with each store, lexical and embedded", {
+    timeout: 120_000,
+  }, async () => {
+    const memoryMain = fileURLToPath(new URL("../dist/memory-main.js", import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [memoryMain, "--tiny"], { maxBuffer: 1 << 20 });
+    for (const row of [
+      "| no memory |",
+      "| InMemoryMemoryStore, lexical |",
+      "| InMemoryMemoryStore, stub embedder |",
+      "| SqliteMemoryStore, lexical |",
+      "| SqliteMemoryStore, stub embedder |",
+    ]) {
+      expect(stdout).toContain(row);
+    }
+    expect(stdout).not.toMatch(/\bNaN\b|n\/a/);
+  });
+});

@@ -97,6 +97,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a benchmark run by hand: its script is checked below, and evals-bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:ai-sdk-model [--tiny]":
     "a benchmark run by hand: its script is checked below, and ai-sdk-model-bench.test.ts runs it with --tiny",
+  "pnpm --filter @agentloop/bench bench:memory [--tiny]":
+    "a benchmark of minutes, run by hand: its script is checked below, and bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:ui-stream [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:ag-ui [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:blobs [--tiny]":
@@ -111,6 +113,10 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a stdio server, a placeholder model: mcp's serve-agent.test.ts serves the same agent to the SDK's client",
   "agentloop serve --ui-stream --tools ./tools.mjs --model …":
     "a server until Ctrl-C, a placeholder model: serve.test.ts starts --ui-stream with --script, on --port 0",
+  'agentloop run --tools ./tools.mjs --model openai:gpt-4o-mini --memory memory.db "Call me Ana, please."':
+    "a real model: memory.test.ts runs run --memory twice with --script and checks that the second run remembers",
+  'agentloop run --tools ./tools.mjs --model openai:gpt-4o-mini --memory memory.db "What is my name?"':
+    "the second run of the pair above: memory.test.ts runs it with --script",
   "pnpm --filter @agentloop/restate demo -- --register http://127.0.0.1:9070":
     "run as written below with no Restate server on 9070: it must get past its arguments; restate's demo.test.ts registers the demo with a real server",
 };
@@ -236,6 +242,7 @@ describe("every command in the READMEs and docs/", () => {
         "bench:blobs",
         "bench:processes",
         "bench:studio-postgres",
+        "bench:memory",
       ]),
     );
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");

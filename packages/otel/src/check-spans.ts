@@ -1,8 +1,8 @@
-import type { GuardrailStage } from "@agentloop/core";
-import type { Attributes, Span } from "@opentelemetry/api";
+import type { GuardrailStage, MemoryHit, MemoryScope } from "@agentloop/core";
+import { type Attributes, type Span, SpanKind } from "@opentelemetry/api";
 import { type SpanPlace, type Summary, summarySpan } from "./attempt-spans.js";
 import { guardrailSpan, type Verdict } from "./guardrail-spans.js";
-import { ATTR, COMPACTION_EVENT, OPERATION, OUTPUT_EVENT } from "./semconv.js";
+import { ATTR, COMPACTION_EVENT, MEMORY_RECALL_SPAN, OPERATION, OUTPUT_EVENT } from "./semconv.js";
 import type { SpanSettings } from "./span-settings.js";
 
 /**
@@ -56,10 +56,40 @@ export class CheckSpans {
     guardrailSpan(this.#place, verdict, this.#settings.captureContent, start ?? started ?? end, end);
   }
 
+  /**
+   * What the turn recalled before its first model call: a span `memory_recall` from `start` to
+   * its `memory.recalled`, with the scope, the number of hits and their keys, and (with
+   * `captureContent`) the query and the values.
+   */
+  recalled(recall: { scope: MemoryScope; query: string; hits: readonly MemoryHit[] }, start: Date, end?: Date): void {
+    const attributes: Attributes = {
+      [ATTR.conversationId]: this.#place.base[ATTR.conversationId],
+      [ATTR.memoryScope]: scopeName(recall.scope),
+      [ATTR.memoryHits]: recall.hits.length,
+      [ATTR.memoryKeys]: recall.hits.map((hit) => hit.key),
+    };
+    if (this.#settings.captureContent) {
+      attributes[ATTR.memoryQuery] = recall.query;
+      attributes[ATTR.memoryValues] = recall.hits.map((hit) => hit.value);
+    }
+    const { tracer, parent } = this.#place;
+    const span = tracer.startSpan(
+      MEMORY_RECALL_SPAN,
+      { kind: SpanKind.INTERNAL, attributes, startTime: start },
+      parent,
+    );
+    span.end(end ?? new Date());
+  }
+
   /** The answer was checked against the turn's `output` schema: an event on the turn's span. */
   outputChecked(valid: boolean, problem: string | undefined, at?: Date): void {
     const attributes: Attributes = { [ATTR.outputValid]: valid };
     if (this.#settings.captureContent && problem !== undefined) attributes[ATTR.outputProblem] = problem;
     this.#root.addEvent(OUTPUT_EVENT, attributes, at);
   }
+}
+
+/** A scope as one attribute value: `resource:<id>` or `thread:<id>`. */
+export function scopeName(scope: MemoryScope): string {
+  return "resource" in scope ? `resource:${scope.resource}` : `thread:${scope.thread}`;
 }

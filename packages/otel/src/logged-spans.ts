@@ -100,6 +100,13 @@ export class LoggedSpans {
           at,
         );
         break;
+      case "memory.recalled":
+        // The recall starts once the turn may call the model: at the event before it (its start, or its last input verdict).
+        this.#turn?.checks.recalled(event, this.#previous, at);
+        break;
+      case "memory.written":
+        this.#turn?.memoryWritten(event, at);
+        break;
       case "approval.decided": {
         const { approved, reason } = event;
         this.#turn?.decided(this.#call(event.callId), reason === undefined ? { approved } : { approved, reason }, at);

@@ -63,6 +63,16 @@ export const ATTR = {
   guardrailTripped: "agentloop.guardrail.tripped",
   /** Why the guardrail tripped: content, recorded only with `captureContent`. */
   guardrailReason: "agentloop.guardrail.reason",
+  /** Whose memories a recall searched or a write went to: `resource:<id>` or `thread:<id>`. */
+  memoryScope: "agentloop.memory.scope",
+  /** How many memories a recall found. */
+  memoryHits: "agentloop.memory.hits",
+  /** The keys of the memories a recall found (best first), or the key a tool wrote. */
+  memoryKeys: "agentloop.memory.keys",
+  /** The text a recall searched for: content, recorded only with `captureContent`. */
+  memoryQuery: "agentloop.memory.query",
+  /** The values a recall found, or the value a tool wrote: content, recorded only with `captureContent`. */
+  memoryValues: "agentloop.memory.values",
   outputValid: "agentloop.output.valid",
   /** Why the answer was refused: content, recorded only with `captureContent`. */
   outputProblem: "agentloop.output.problem",
@@ -76,6 +86,12 @@ export const OUTPUT_JSON = "json";
 
 /** The span of one guardrail's check, as the first word of its name: `guardrail <name>`. */
 export const GUARDRAIL_SPAN = "guardrail";
+
+/** The span of the recall before a turn's first model call, from the event before it to its `memory.recalled`. */
+export const MEMORY_RECALL_SPAN = "memory_recall";
+
+/** The span event recorded on a tool's `execute_tool` span (the turn's, when it has none open) for each memory it wrote. */
+export const MEMORY_WRITTEN_EVENT = "agentloop.memory.written";
 
 /** The span of a backoff before a failed model call is tried again. */
 export const RETRY_WAIT_SPAN = "retry_wait";

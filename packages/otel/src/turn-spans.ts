@@ -1,7 +1,7 @@
-import type { Decision, Message, ModelReply, ToolCall } from "@agentloop/core";
+import type { Decision, MemoryScope, Message, ModelReply, ToolCall } from "@agentloop/core";
 import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { endFailed, type Failure, recordError, type SpanPlace, waitSpan } from "./attempt-spans.js";
-import { CheckSpans } from "./check-spans.js";
+import { CheckSpans, scopeName } from "./check-spans.js";
 import {
   answerMessages,
   callArguments,
@@ -10,7 +10,15 @@ import {
   outputMessages,
   systemInstructions,
 } from "./content.js";
-import { APPROVAL_EVENT, ATTR, OPERATION, OUTPUT_JSON, TOOL_ERROR, usageAttributes } from "./semconv.js";
+import {
+  APPROVAL_EVENT,
+  ATTR,
+  MEMORY_WRITTEN_EVENT,
+  OPERATION,
+  OUTPUT_JSON,
+  TOOL_ERROR,
+  usageAttributes,
+} from "./semconv.js";
 import type { SpanSettings } from "./span-settings.js";
 
 export type { SpanSettings } from "./span-settings.js";
@@ -229,6 +237,17 @@ export class TurnSpans {
     this.#chat = null;
     recordError(chat, error);
     chat.end(at ?? new Date());
+  }
+
+  /** A tool wrote a memory: an event on its `execute_tool` span (the turn's when it has none open), the value with `captureContent`. */
+  memoryWritten(write: { callId: string; scope: MemoryScope; key: string; value: string }, at?: Date): void {
+    const attributes: Attributes = {
+      [ATTR.toolCallId]: write.callId,
+      [ATTR.memoryScope]: scopeName(write.scope),
+      [ATTR.memoryKeys]: [write.key],
+    };
+    if (this.#settings.captureContent) attributes[ATTR.memoryValues] = [write.value];
+    (this.#tools.get(write.callId) ?? this.#root).addEvent(MEMORY_WRITTEN_EVENT, attributes, at);
   }
 
   /** A tool call starts running: its `execute_tool` span. */

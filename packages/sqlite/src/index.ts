@@ -4,3 +4,4 @@ export {
   SqliteEventStore,
   type SqliteEventStoreOptions,
 } from "./sqlite-event-store.js";
+export { SqliteMemoryStore, type SqliteMemoryStoreOptions } from "./sqlite-memory-store.js";

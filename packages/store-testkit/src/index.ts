@@ -3,6 +3,13 @@ export { type BlobHarness, type BlobHooks, describeBlobContract, sampleImage } f
 export { describePruneContract, type PruneHarness } from "./prune-contract.js";
 export { describeSpendLedger, type SpendHarness } from "./spend-contract.js";
 export {
+  describeMemoryStore,
+  letterEmbedder,
+  MEMORY_FACTS,
+  type MemoryHarness,
+  type OpenMemoryStore,
+} from "./memory-contract.js";
+export {
   type DurableHarness,
   describeDurableStore,
   describeEventStore,

@@ -16,6 +16,7 @@ import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { type Limits, limitLines } from "../output/limit-hints.js";
 import { formatOutcome, questionLines, type ResumeWith, resumeCommand, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
+import { MEMORY_FLAGS, MEMORY_HELP, type OpenedMemory, openMemory } from "../setup/memory-flags.js";
 import { type LogRef, openLog, readLog } from "../setup/stores.js";
 import { openToolSources, requireToolSource, TOOL_SOURCE_OPTIONS, toolSourceFlags } from "../setup/tool-sources.js";
 import { checkSameTools } from "../setup/tools-diff.js";
@@ -43,6 +44,8 @@ Options:
   --model <provider:name>  openai:<name> or anthropic:<name>, for this turn's model calls
   --script <file.json>     or a scripted model: the script the conversation ran with so far (the replies
                            the log already holds are skipped), or just the replies still to come
+${MEMORY_HELP}
+                           (give them as the run was started with them: its tools and scope are the log's)
 ${JSON_VIEW_HELP}
 
 ${EXIT_CODE_HELP}`;
@@ -52,6 +55,7 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand("chat", args, {
     ...TOOL_SOURCE_OPTIONS,
     ...MODEL_OPTIONS,
+    ...MEMORY_FLAGS,
     ...JSON_VIEW_OPTIONS,
   });
   if (values.help) {
@@ -66,18 +70,31 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
   requireToolSource("chat", values);
   const log = await openLog(reference, { readonly: false });
   const history = await readLog(log);
-  const how = { log: log.label, runId: log.runId, tools: toolSourceFlags(values), model: modelFlagsOf(values) };
+  const memoryFlags = [
+    ...(values.memory === undefined ? [] : ["--memory", values.memory]),
+    ...(values["memory-scope"] === undefined ? [] : ["--memory-scope", values["memory-scope"]]),
+  ];
+  const tools = [...toolSourceFlags(values), ...memoryFlags];
+  const how = { log: log.label, runId: log.runId, tools, model: modelFlagsOf(values) };
   const tracer = nextTurnTracer(log, history, resumeCommand(io, how, null, []));
   const started = history[0] as StartEvent;
   const sources = await openToolSources("chat", values);
   const { registry } = sources;
+  let opened: OpenedMemory | undefined;
   try {
-    checkSameTools(log.runId, started.settings, registry, sources.flags.join(" "));
+    opened = await openMemory(values, registry);
+    const { memory } = opened;
+    checkSameTools(log.runId, started.settings, registry, [...sources.flags, ...opened.flags].join(" "));
     const logged = history.flatMap((event) => (event.type === "model.replied" ? [event.reply as ModelReply] : []));
     const model = await chooseModel(values, io, "chat", "refuse", logged);
     const colors = palette(useColor(io.stdout, values["no-color"], io.env));
     const result = await runWithProgress(
-      (hooks) => continueAgent(log.runId, message, model, registry, { ...hooks, store: log.store }),
+      (hooks) =>
+        continueAgent(log.runId, message, model, registry, {
+          ...hooks,
+          store: log.store,
+          ...(memory === undefined ? {} : { memory }),
+        }),
       { io, colors, quiet: values.json, tracer },
     ).catch((error: unknown) => {
       if (!ModelError.isInstance(error)) throw error;
@@ -87,6 +104,7 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
     else writeLines(io.stdout, turnLines(io, colors, how, tracer.fold.turn, result, started.settings));
     return exitCodeOf(result);
   } finally {
+    opened?.close();
     await sources.close();
   }
 }

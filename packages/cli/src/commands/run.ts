@@ -8,6 +8,7 @@ import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { limitLines } from "../output/limit-hints.js";
 import { formatOutcome, questionLines, waitingLines } from "../output/outcome.js";
 import { chooseModel } from "../setup/choose-model.js";
+import { MEMORY_FLAGS, MEMORY_HELP, type OpenedMemory, openMemory } from "../setup/memory-flags.js";
 import { MONEY_FLAGS, MONEY_HELP, moneyOptionsOf } from "../setup/money-flags.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
 import { CLI_RUN_DEFAULTS, RUN_OPTION_FLAGS, RUN_OPTION_HELP, runOptionsOf } from "../setup/run-options.js";
@@ -38,6 +39,7 @@ ${TOOL_SOURCE_HELP}
                            file, or a postgres://… database (default ${DEFAULT_STORE})
   --run-id <id>            the run's id in the store (default run-<date>-<time>-<random>)
 ${RUN_OPTION_HELP}
+${MEMORY_HELP}
 ${MONEY_HELP}
 ${JSON_VIEW_HELP}
 
@@ -51,6 +53,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     store: { type: "string", default: DEFAULT_STORE },
     "run-id": { type: "string" },
     ...RUN_OPTION_FLAGS,
+    ...MEMORY_FLAGS,
     ...MONEY_FLAGS,
     ...JSON_VIEW_OPTIONS,
   });
@@ -66,8 +69,16 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
   const { registry } = sources;
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
   const log = logPathOf(values.store, runId);
+  let opened: OpenedMemory | undefined;
   try {
-    const options = { ...CLI_RUN_DEFAULTS, ...runOptionsOf(values, registry), ...moneyOptionsOf(values) };
+    opened = await openMemory(values, registry);
+    const { memory } = opened;
+    const options = {
+      ...CLI_RUN_DEFAULTS,
+      ...runOptionsOf(values, registry),
+      ...moneyOptionsOf(values),
+      ...(memory === undefined ? {} : { memory }),
+    };
     const store = await openStore(values.store);
     const tracer = values.json ? null : new RunTracer(runId, { keep: false });
     const result = await runWithProgress(
@@ -76,7 +87,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     );
     if (values.json) writeLines(io.stdout, [JSON.stringify(result, null, 2)]);
     else {
-      const how = { log, runId, tools: sources.flags, model: modelFlagsOf(values) };
+      const how = { log, runId, tools: [...sources.flags, ...opened.flags], model: modelFlagsOf(values) };
       writeLines(io.stdout, [
         "",
         ...formatOutcome(result, colors),
@@ -96,6 +107,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
       cause: error,
     });
   } finally {
+    opened?.close();
     await sources.close();
   }
 }

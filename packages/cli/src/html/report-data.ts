@@ -21,6 +21,8 @@ import {
   overBudget,
   pausedDetail,
   preparedDetail,
+  recalledDetail,
+  writtenDetail,
 } from "../output/timeline-text.js";
 import { endNotes, type Note } from "../trace/notes.js";
 import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
@@ -182,6 +184,10 @@ function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (strin
       return [names.get(event.callId) ?? "", event.callId, `noted ${JSON.stringify(event.note)}`];
     case "ceiling.reached":
       return [1, ceilingDetail(event)];
+    case "memory.recalled":
+      return [recalledDetail(event)];
+    case "memory.written":
+      return [names.get(event.callId) ?? "", event.callId, writtenDetail(event)];
   }
 }
 

@@ -10,6 +10,7 @@ import { type Html, html, raw } from "./client/html.js";
 import type { ChildData, ReportData, RunHeader, WaitingCall } from "./client/page-data.js";
 import { clientBundle } from "./client-bundle.js";
 import { scriptJson } from "./escape.js";
+import { memoryPanelHtml } from "./memory-html.js";
 import { reportData } from "./report-data.js";
 import { REPORT_CSS } from "./report-style.js";
 import { renderChartSvg } from "./svg-chart.js";
@@ -119,6 +120,7 @@ export async function reportParts(
 <section class="prompt-section"><h2>What the model was shown</h2><p id="prompt-note"></p><ol class="prompt" id="prompt"></ol></section>
 </main>
 <div id="children-place">${childRunsHtml(childData(children, options.program))}</div>
+${memoryPanelHtml(trace)}
 <details class="chart-section" id="chart"${raw(options.chartOpen ? " open" : "")}>
 <summary><h2>Statechart of <code>${trace.chart.id}</code>, with the path this run took</h2></summary>
 <div class="legend"><span><i class="key visited"></i>entered (×times)</span><span><i class="key end"></i>where the run ended</span><span><i class="key taken"></i>transition taken (×times)</span><span><i class="key focus"></i>what the selected event touched</span><span>dashed: eventless (guarded) transition</span><span>double border: final state</span></div>

@@ -189,7 +189,29 @@ function describeEvent(
       return `${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${JSON.stringify(event.note)}`;
     case "ceiling.reached":
       return colors.red(ceilingDetail(event));
+    case "memory.recalled":
+      return `${colors.dim(recalledDetail(event))}`;
+    case "memory.written":
+      return `${colors.cyan(names.get(event.callId) ?? "")} ${colors.dim(`[${event.callId}]`)} ${writtenDetail(event)}`;
   }
+}
+
+/** A recall in a line: whose memories, for what, and the keys found (the values are in the message that follows). */
+export function recalledDetail(event: Extract<StoredEvent, { type: "memory.recalled" }>): string {
+  const found =
+    event.hits.length === 0
+      ? "nothing found"
+      : `${event.hits.length} found: ${event.hits.map((hit) => hit.key).join(", ")}`;
+  return `${scopeName(event.scope)} · ${JSON.stringify(event.query)} · ${found}`;
+}
+
+/** A memory write in a line: whose memory, its key and its value. */
+export function writtenDetail(event: Extract<StoredEvent, { type: "memory.written" }>): string {
+  return `${scopeName(event.scope)} · ${event.key} = ${JSON.stringify(event.value)}`;
+}
+
+function scopeName(scope: Extract<StoredEvent, { type: "memory.written" }>["scope"]): string {
+  return "resource" in scope ? `resource ${scope.resource}` : `thread ${scope.thread}`;
 }
 
 /** A spending ceiling's refusal of a model call, in a line: the window, what was spent of the limit, and the call's hold. */

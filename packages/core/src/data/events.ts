@@ -2,6 +2,7 @@ import type { CompactedView } from "./compacted-view.js";
 import type { MessageContent } from "./content-part.js";
 import type { TurnChecks } from "./guardrail.js";
 import type { AgentShown } from "./handoff.js";
+import type { MemoryHit, MemoryScope, MemorySettings } from "./memory.js";
 import type { ToolFailure } from "./tool-outcome.js";
 import type { Transcript } from "./transcript.js";
 import type {
@@ -91,6 +92,8 @@ export interface RunSettings extends TurnChecks {
   readonly costBudget?: number;
   /** The agents the run may hand the conversation to, and the one it started with (absent: no handoff tools). */
   readonly handoffs?: HandoffSettings;
+  /** Whose memories the run recalls before each turn, and how many (absent: none). */
+  readonly memory?: MemorySettings;
 }
 
 /**
@@ -325,7 +328,29 @@ export type AgentEvent =
   | ToolPaused
   | ToolResumed
   | HandoffEvent
-  | CeilingReached;
+  | CeilingReached
+  | MemoryRecalled;
+
+/**
+ * What the memory store gave for the turn's message before its first model call: the hits, values
+ * included, best first. The model is shown them as quoted data in a message of the turn (none when
+ * there are no hits); replay and resume read them here and never ask the store again.
+ */
+export type MemoryRecalled = {
+  readonly type: "memory.recalled";
+  readonly scope: MemoryScope;
+  readonly query: string;
+  readonly hits: readonly MemoryHit[];
+};
+
+/** A memory a tool wrote (`memoryTools`' `remember`), logged before the call's `tool.finished`. */
+export type MemoryWritten = {
+  readonly type: "memory.written";
+  readonly callId: string;
+  readonly scope: MemoryScope;
+  readonly key: string;
+  readonly value: string;
+};
 
 /**
  * The messages before `keptFrom` (after the task) are no longer shown to the model from model
@@ -431,6 +456,15 @@ export type AgentRequest =
     }
   | { readonly type: "checkOutput"; readonly text: string }
   | {
+      /** Recalls memories for the turn's message; answered by `memory.recalled`. */
+      readonly type: "recallMemory";
+      readonly scope: MemoryScope;
+      readonly query: string;
+      readonly limit: number;
+      /** The turn's message's place in the list (from 0): it names the recall among the run's. */
+      readonly message: number;
+    }
+  | {
       readonly type: "checkGuardrail";
       readonly stage: GuardrailStage;
       readonly index: number;
@@ -486,7 +520,8 @@ export type LifecycleEvent =
       readonly content: MessageContent;
       /** The new turn's output schema and guardrails (absent: none). */
       readonly turn?: TurnChecks;
-    };
+    }
+  | MemoryWritten;
 
 /**
  * Where a log starts once `retain` dropped a finished run's events: it stands, at position 0, for
@@ -558,6 +593,8 @@ export const RUN_EVENT_TYPES: readonly RunEvent["type"][] = [
   "handoff",
   "tool.noted",
   "ceiling.reached",
+  "memory.recalled",
+  "memory.written",
 ];
 
 /** The `tool.finished` event of an observation: a result, or, given why, an error (`isError` and `failure`). */

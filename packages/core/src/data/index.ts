@@ -46,6 +46,8 @@ export {
   type HandoffSettings,
   isPrincipal,
   type LifecycleEvent,
+  type MemoryRecalled,
+  type MemoryWritten,
   type ModelFailed,
   type OutputChecked,
   type PricedModel,
@@ -84,6 +86,37 @@ export {
   OLDEST_EVENT_LOG_SCHEMA_VERSION,
   toolFailureOf,
 } from "./log-flags.js";
+export {
+  checkedScope,
+  checkMemoryWrite,
+  MAX_MEMORY_KEY_CHARS,
+  type MemoryEmbed,
+  type MemoryHit,
+  type MemoryScope,
+  type MemorySettings,
+  type MemoryStore,
+  sameScope,
+  scopeKey,
+  scopeProblem,
+} from "./memory.js";
+export { MEMORY_CLOSE, MEMORY_OPEN, memoryMessage, quotedMemories } from "./memory-quote.js";
+export {
+  checkedVector,
+  checkLimit,
+  compareKeys,
+  cosine,
+  type IndexedMemory,
+  indexMemory,
+  type LexicalCandidate,
+  type LexicalCorpus,
+  memoryTerms,
+  memoryText,
+  queryTerms,
+  rankLexical,
+  rankSemantic,
+  topHits,
+  type VectorCandidate,
+} from "./memory-search.js";
 export { readModelStream, type StreamCall, type StreamPump, type StreamReading } from "./model-stream.js";
 export { pairedCalls } from "./paired-calls.js";
 export { partTokens } from "./part-tokens.js";

@@ -6,6 +6,7 @@ import type {
   GuardrailChecked,
   GuardrailStage,
   GuardrailTrip,
+  MemorySettings,
   MessageContent,
   PendingQuestion,
   RunPrices,
@@ -176,6 +177,10 @@ export interface AgentContext {
   readonly childPauses: readonly PausedCall[];
   /** The run's agents and the one answering now; null for a run without handoff tools. */
   readonly handoffs: HandoffState | null;
+  /** Whose memories are recalled before each turn, and how many; null for a run without memory. */
+  readonly memory: MemorySettings | null;
+  /** Whether this turn has recalled (see `memory-recall.ts`). */
+  readonly recalled: boolean;
 }
 
 /** The context a run starts from: its settings, and the system message, any history and the task as the list. */
@@ -234,6 +239,8 @@ export function initialContext({
     toolAsks: NO_ASKS,
     childPauses: NO_PAUSES,
     handoffs: initialHandoffs(settings.handoffs),
+    memory: settings.memory ?? null,
+    recalled: false,
   };
   // Every assign copies the context (XState: `Object.assign({}, context, update)`), and V8 copies
   // an object that way on its fast path only once an object of the same shape has been spread:
@@ -293,6 +300,7 @@ function nextTurn(context: AgentContext, message: MessageContent, turn: TurnChec
     turnStart: { steps: context.steps, tokens: context.tokens, cost: context.cost },
     batch: null,
     childPauses: NO_PAUSES,
+    recalled: false,
     // A user's message breaks any row of repeated calls.
     lastCall: null,
     status: null,

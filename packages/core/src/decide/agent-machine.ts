@@ -55,6 +55,7 @@ import {
 } from "./guardrail-decisions.js";
 import { profileOf } from "./handoff-state.js";
 import { agentOfRequest, handoffRequest, isAwaitedHandoff, isHandoffDue, recordHandoff } from "./handoffs.js";
+import { isAwaitedRecall, needsRecall, recallRequest, recordRecall } from "./memory-recall.js";
 import {
   clearAttempts,
   currentAttempt,
@@ -116,6 +117,10 @@ const RESUMED = { guard: "isResumeOfPausedCall", target: "nextCalls", actions: "
  * With handoff tools, a reply's first handoff call is answered at once and any later one refused;
  * once every call of the reply has its tool message the run waits in `handingOff` for the
  * target's view of the conversation (`handoff`), and goes on with the target's tools from `budgetCheck`.
+ *
+ * With `memory`, each turn recalls once, in `recalling`, after its input guardrails and before its
+ * first budget check (`recallMemory`, answered by `memory.recalled`): the hits join the turn as
+ * quoted data, so the budget counts them before the call.
  *
  * The machine performs nothing itself. Every guard and assign is a pure function of context and
  * event; what it needs done it emits as a request (`callModel`, `runTool`, `requestDecision`), and
@@ -215,6 +220,11 @@ export const agentMachine = setup({
     },
     isGuardTripped: ({ context }) => firstTrip(context) !== null,
     isGuardPassed: ({ context }) => isGuardPassed(context),
+    needsRecall: ({ context }) => needsRecall(context),
+    isAwaitedRecall: ({ context, event }) => {
+      assertEvent(event, "memory.recalled");
+      return isAwaitedRecall(context, event);
+    },
   },
   actions: {
     requestModelReply: emit(({ context }) => modelRequest(context)),
@@ -313,6 +323,11 @@ export const agentMachine = setup({
       return { ceiling: { window, limit, spent, reserve } };
     }),
     tripGuard: assign(({ context }) => ({ guardrail: firstTrip(context), guard: null })),
+    requestRecall: emit(({ context }) => recallRequest(context)),
+    recordRecall: assign(({ context, event }) => {
+      assertEvent(event, "memory.recalled");
+      return recordRecall(context, event);
+    }),
   },
 }).createMachine({
   id: "agent",
@@ -323,6 +338,7 @@ export const agentMachine = setup({
     budgetCheck: {
       always: [
         { guard: "isInputUnguarded", target: "guardingInput" },
+        { guard: "needsRecall", target: "recalling" },
         { guard: "isStepLimitReached", target: "stepLimit" },
         { guard: "needsCompaction", target: "compacting" },
         { guard: "needsPreparingFirst", target: "preparingStep" },
@@ -330,6 +346,13 @@ export const agentMachine = setup({
         { guard: "isOverCostBudget", target: "costBudget" },
         { target: "callingModel" },
       ],
+    },
+    recalling: {
+      entry: "requestRecall",
+      on: {
+        // Back to the budget check, which now counts the recalled memories the model will be shown.
+        "memory.recalled": { guard: "isAwaitedRecall", target: "budgetCheck", actions: "recordRecall" },
+      },
     },
     compacting: {
       initial: "checkingSummary",
@@ -515,6 +538,7 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   if (snapshot.matches("callingModel")) return [modelRequest(context)];
   if (snapshot.matches({ compacting: "awaitingView" })) return [compactionRequest(context)];
   if (snapshot.matches("preparingStep")) return [preparationRequest(context)];
+  if (snapshot.matches("recalling")) return [recallRequest(context)];
   if (snapshot.matches("retryWait")) return [waitRequest(context)];
   if (snapshot.matches("checkingOutput")) return [{ type: "checkOutput", text: context.answer ?? "" }];
   if (snapshot.matches("handingOff")) return [handoffRequest(context)];

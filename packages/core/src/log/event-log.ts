@@ -15,6 +15,7 @@ import {
   RUN_EVENT_TYPES,
   type RunEvent,
   type StoredEvent,
+  scopeProblem,
   TOOL_FAILURES,
   type ToolFailure,
 } from "../data/index.js";
@@ -231,6 +232,19 @@ function eventProblem(value: unknown, position: number): string | null {
         isAmount(value.reserve)
         ? null
         : "needs a window ('day' or 'month') and a limit, spent and reserve in USD, 0 or more";
+    case "memory.recalled":
+      if (scopeProblem(value.scope) !== null || !isString(value.query))
+        return "needs a memory scope and a query string";
+      return Array.isArray(value.hits) && value.hits.every(isMemoryHit)
+        ? null
+        : "needs hits, a list of { key, value, score } with strings and a finite score";
+    case "memory.written":
+      return isString(value.callId) &&
+        scopeProblem(value.scope) === null &&
+        isString(value.key) &&
+        isString(value.value)
+        ? null
+        : "needs a callId string, a memory scope, and key and value strings";
     default:
       return `has an unknown type ${JSON.stringify(value.type)} (known: ${RUN_EVENT_TYPES.join(", ")})`;
   }
@@ -256,6 +270,16 @@ function anchoredProblem(value: Record<string, unknown>): string | null {
   }
   const messages = checkHistory(rest);
   return typeof messages === "string" ? `has a state whose messages are not a message list: ${messages}` : null;
+}
+
+function isMemoryHit(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    isString(value.key) &&
+    isString(value.value) &&
+    typeof value.score === "number" &&
+    Number.isFinite(value.score)
+  );
 }
 
 function pausedProblem(value: Record<string, unknown>): string | null {
@@ -417,6 +441,10 @@ function runStartedProblem(value: Record<string, unknown>): string | null {
   if (!isOptional(settings.costBudget, isAmount)) return "needs settings.costBudget to be a number of USD, 0 or more";
   const handoffs = handoffSettingsProblem(settings.handoffs);
   if (handoffs !== null) return handoffs;
+  const isMemory = (memory: unknown) =>
+    isPlainObject(memory) && scopeProblem(memory.scope) === null && isCount(memory.recall);
+  if (!isOptional(settings.memory, isMemory))
+    return "needs settings.memory to be { scope, recall } with a whole recall";
   const checks = turnProblem(settings, "settings.");
   if (checks !== null) return checks;
   if (settings.history !== undefined) {

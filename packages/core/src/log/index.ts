@@ -23,9 +23,11 @@ export {
   readIntact,
   summarize,
 } from "./event-store.js";
+export { InMemoryMemoryStore } from "./in-memory-memory-store.js";
 export { Journal } from "./journal.js";
 export { chainHash, runHashSeed } from "./log-hash.js";
 export { LogStamps } from "./log-stamps.js";
+export { type MemoryRecall, type RunRecalling, recallsOf, runsRecalling } from "./memory-recalls.js";
 export { foldEvents, type Replay, type ReplayOptions, replayRun } from "./replay.js";
 export { type RetentionPolicy, retain } from "./retain.js";
 export { anchorOf, startedOf } from "./run-anchor.js";

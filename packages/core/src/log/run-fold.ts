@@ -195,6 +195,12 @@ export class RunFold {
         this.#started.add(event.callId);
         return;
       }
+      case "memory.written":
+        // A tool's write, logged before its result: it changes nothing the machine decides by.
+        if (!this.#started.has(event.callId)) {
+          throw this.#misfit(event, `has no tool.started for call '${event.callId}' before it`);
+        }
+        return;
       case "tool.finished":
       case "tool.asked":
       case "tool.paused":

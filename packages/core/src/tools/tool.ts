@@ -1,4 +1,4 @@
-import { isPlainObject, ToolSchemaError } from "../data/index.js";
+import { isPlainObject, type MemoryScope, ToolSchemaError } from "../data/index.js";
 import type { ArgsOf } from "./schema/index.js";
 import { type CompiledParameters, compileParameters, type ToolSchema } from "./schema/index.js";
 import type { ToolFunction } from "./tool-function.js";
@@ -13,13 +13,15 @@ export const PERFORMER: unique symbol = Symbol("agentloop.performer");
  * How a run performs a tool's calls when not by calling its function, kept with the tool (and by
  * the registry with its entry): `agent`, a child run (`child` is the run part's description of it,
  * set by `agentTool`); `ask-user`, a person's answer of the `answer` shape (set by `askUserTool`);
- * `handoff`, the conversation given to another agent (`target`, set by `handoff`).
- * Internal: a plain tool (`tool()`, `register`, MCP) has none.
+ * `handoff`, the conversation given to another agent (`target`, set by `handoff`); `memory-write`, its
+ * function, and a call that succeeds is logged as a write of its `key` and `value` to `scope` (set by
+ * `memoryTools`). Internal: a plain tool (`tool()`, `register`, MCP) has none.
  */
 export type ToolPerformer =
   | { readonly kind: "agent"; readonly child: object }
   | { readonly kind: "ask-user"; readonly answer?: CompiledParameters }
-  | { readonly kind: "handoff"; readonly target: object };
+  | { readonly kind: "handoff" readonly target: object }
+  | { readonly kind: "memory-write"; readonly scope: MemoryScope };
 
 /** Everything that makes a tool: what the model is shown, the function, and how the harness treats it. */
 export interface ToolDefinition<P extends ToolSchema = ToolSchema> extends ToolOptions {
@@ -97,8 +99,10 @@ export function compileTool(definition: unknown): CompiledTool {
 function performerOf(value: unknown): ToolPerformer | undefined {
   if (value === undefined) return undefined;
   const kind = isPlainObject(value) ? value.kind : undefined;
-  if (kind === "agent" || kind === "ask-user" || kind === "handoff") return value as ToolPerformer;
-  throw new ToolSchemaError("a tool's performer must be one agentTool(), askUserTool() or handoff() made");
+  if (kind === "agent" || kind === "ask-user" || kind === "handoff" || kind === "memory-write") {
+    return value as ToolPerformer;
+  }
+  throw new ToolSchemaError("a tool's performer must be one agentTool(), askUserTool(), handoff() or memoryTools() made");
 }
 
 function checkName(name: unknown): string {

@@ -46,6 +46,7 @@ describe("golden logs of schema version 4", () => {
       "v4-compaction.jsonl",
       "v4-guardrail-tripped.jsonl",
       "v4-handoff.jsonl",
+      "v4-memory.jsonl",
       "v4-output-guardrails.jsonl",
       "v4-retries.jsonl",
       "v4-steering.jsonl",

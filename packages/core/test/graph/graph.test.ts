@@ -87,6 +87,7 @@ describe("agentMachine structure", () => {
         "guardingInput",
         "guardingOutput",
         "handingOff",
+        "recalling",
         ...FINAL_STATES,
         ...CHECK_EXITS,
         ...COST_EXITS,
@@ -111,17 +112,28 @@ describe("agentMachine structure", () => {
     for (const t of intoCallingModel) expect(t.source.key).toBe("budgetCheck");
   });
 
-  it("budgetCheck decides with eventless transitions only: input guardrails, step limit, compaction, the step's settings, budgets, then the call", () => {
+  it("budgetCheck decides with eventless transitions only: input guardrails, recall, step limit, compaction, the step's settings, budgets, then the call", () => {
     const budgetCheck = root.states.budgetCheck;
     expect([...(budgetCheck?.transitions.keys() ?? [])]).toEqual([]);
     expect((budgetCheck?.always ?? []).map((t) => [keys(t.target), t.guard])).toEqual([
       [["guardingInput"], "isInputUnguarded"],
+      [["recalling"], "needsRecall"],
       [["stepLimit"], "isStepLimitReached"],
       [["compacting"], "needsCompaction"],
       [["preparingStep"], "needsPreparingFirst"],
       [["tokenBudget"], "isOverBudget"],
       [["costBudget"], "isOverCostBudget"],
       [["callingModel"], undefined],
+    ]);
+  });
+
+  it("recalling is entered only from budgetCheck and goes back to it with the recalled memories", () => {
+    const all = [root, ...nodes].flatMap(transitionsOf);
+    const into = all.filter((t) => keys(t.target).includes("recalling"));
+    expect(into.map((t) => t.source.key)).toEqual(["budgetCheck"]);
+    const recalling = [...(root.states.recalling?.transitions.values() ?? [])].flat();
+    expect(recalling.map((t) => [t.eventType, keys(t.target), t.guard, names(t)])).toEqual([
+      ["memory.recalled", ["budgetCheck"], "isAwaitedRecall", ["recordRecall"]],
     ]);
   });
 

@@ -87,7 +87,7 @@ describe("tool.paused and tool.resumed in a log", () => {
 });
 
 describe("a tool's performer", () => {
-  it("refuses a value under the performer's key that agentTool or askUserTool did not make", () => {
+  it("refuses a value under the performer's key that agentTool, askUserTool or memoryTools did not make", () => {
     const definition = {
       name: "odd",
       description: "Odd.",
@@ -97,7 +97,7 @@ describe("a tool's performer", () => {
     } as unknown as Parameters<typeof tool>[0];
     expect(() => tool(definition)).toThrow(ToolSchemaError);
     expect(() => tool(definition)).toThrow(
-      "a tool's performer must be one agentTool(), askUserTool() or handoff() made",
+      "a tool's performer must be one agentTool(), askUserTool(), handoff() or memoryTools() made",
     );
   });
 });

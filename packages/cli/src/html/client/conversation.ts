@@ -89,6 +89,8 @@ export const CONVERSATION: Readonly<Record<string, Turn>> = {
   "guardrail.checked": detailChip((row) => (row[4][0] === 1 ? "bad" : "ok"), "guardrail"),
   "output.checked": detailChip((row) => (row[4][0] === 1 ? "ok" : "bad"), "output"),
   "context.compacted": detailChip(() => "info", "compacted"),
+  "memory.recalled": detailChip(() => "info", "memory recalled"),
+  "memory.written": detailChip(() => "ok", "memory written"),
   "model.failed": detailChip(() => "bad", "model failed"),
   "retry.waited": detailChip(() => "info", "retry"),
   "run.cancelled": detailChip(() => "bad", "cancelled"),

@@ -36,6 +36,10 @@ export function eventDetail(type: string, d: readonly (string | number)[]): Html
       return d[0] === 1 ? span("approved", text(d[1])) : span("denied", text(d[1]));
     case "guardrail.checked":
       return d[0] === 1 ? span("denied", text(d[1])) : span("approved", text(d[1]));
+    case "memory.recalled":
+      return span("turn", text(d[0]));
+    case "memory.written":
+      return html`${call(d[0], d[1])} ${text(d[2])}`;
   }
   // An event type this page does not know yet still shows what the data says of it.
   return html`${d.join(" ")}`;

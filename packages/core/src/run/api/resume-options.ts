@@ -19,6 +19,7 @@ const TAKEN = new Set([
   "summarizer",
   "compaction",
   "ceiling",
+  "memory",
 ]);
 
 /**

@@ -26,6 +26,8 @@ import {
   type AnswerPort,
   checkAnswer,
   describe,
+  type MemoryOptions,
+  memoryStoreFor,
   type OutputOf,
   resolveLimits,
   resolveTurn,
@@ -73,6 +75,8 @@ export interface ResumeOptions<Output extends ToolSchema = ToolSchema>
   readonly summarizer?: Model;
   /** Only its `summarizer` (as `runAgent` takes it); the rest of `compaction` is the log's. */
   readonly compaction?: { readonly summarizer?: Model };
+  /** The store of a run started with `memory` (its scope and recall are the log's; a scope given must be the same). */
+  readonly memory?: Pick<MemoryOptions, "store"> & Partial<MemoryOptions>;
 }
 
 /**
@@ -195,15 +199,17 @@ async function resumeHeld(
     if (given.delete(call.id) && pending.get(call.id) === call) return own.get(call.id);
     return approve?.(call);
   };
+  const settings = startOf(runId, events).settings;
   return runLive({
     ...portsOf({ ...options, answers }, options.summarizer),
+    memory: memoryStoreFor(options.memory, settings.memory),
     approve: decide,
     model,
     registry,
     journal,
     // A turn cut off in a check performs the rest of it with the same schema and guardrails.
     checks: resolveTurn({ output: options.output, guardrails: options.guardrails }).ports,
-    settings: startOf(runId, events).settings,
+    settings,
     schemaVersion: replay.schemaVersion,
     from: { snapshot: replay.snapshot, interrupted: replay.interrupted },
     notes: notesOf(events),
@@ -384,13 +390,15 @@ async function continueHeld(
       position: 0,
     });
   }
+  const settings = startOf(runId, events).settings;
   return runLive({
     ...portsOf(options, options.summarizer ?? options.compaction?.summarizer),
+    memory: memoryStoreFor(options.memory, settings.memory),
     model,
     registry,
     journal,
     store: options.store,
-    settings: startOf(runId, events).settings,
+    settings,
     schemaVersion: replay.schemaVersion,
     checks: turn.ports,
     begin: { type: "user.messaged", content: message, ...withTurn(turn.checks) },

@@ -1,5 +1,5 @@
 import { createActor, type InspectionEvent, type Observer } from "xstate";
-import type { AgentResult, Decision, MessageContent, Principal } from "../../data/index.js";
+import type { AgentResult, Decision, MemoryStore, MessageContent, Principal } from "../../data/index.js";
 import {
   EVENT_LOG_SCHEMA_VERSION,
   isPrincipal,
@@ -146,12 +146,13 @@ export function portsOf(
     | "prepareStep"
     | "ceiling"
   > &
-    Pick<EffectPorts, "answers">,
+    Pick<EffectPorts, "answers"> & { readonly memory?: { readonly store?: MemoryStore } | undefined },
   summarizer?: EffectPorts["summarizer"],
 ): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
   const { approve, toolTimeoutMs, maxResultChars, signal, inspect, onEvent, fallbackModels } = options;
   const { prepareStep, answers, ceiling } = options;
   return {
+    memory: options.memory?.store,
     approve,
     toolTimeoutMs,
     maxResultChars,

@@ -19,6 +19,7 @@ describe("the request table", () => {
       compactContext: "once",
       runTool: "once",
       checkOutput: "once",
+      recallMemory: "once",
       checkGuardrail: "once",
       requestDecision: "promise",
       resumeChild: "promise",
@@ -44,6 +45,8 @@ describe("the request table", () => {
       [{ type: "prepareStep", step: 3, transcript: { items: [], length: 0 } as never, tokens: 0 }, "prepare 3"],
       [{ type: "askUser", call, question: "Which city?" }, "question 2.0 c1"],
       [{ type: "handOff", call, from: "triage", to: "billing" }, "handoff 2.0 c1"],
+      // A turn recalls once, for its message: two turns that made no model call between them still differ.
+      [{ type: "recallMemory", scope: { resource: "u" }, query: "hi", limit: 5, message: 3 }, "recall 3"],
       // A call paused in its child again waits anew: the key names what waits below it.
       [
         { type: "resumeChild", call, pending: [{ ...call, id: "c1/e1" }], questions: [{ id: "c1/q1", question: "?" }] },

@@ -44,6 +44,8 @@ export const REQUEST_TABLE = {
       `tool ${at.place(request.call.id)}${request.answers === undefined ? "" : ` again ${request.answers.length}`}`,
   },
   checkOutput: { form: "once", key: (_request, at) => `output ${at.steps}` },
+  // A turn recalls once, for its message: the message's place names the recall.
+  recallMemory: { form: "once", key: (request) => `recall ${request.message}` },
   checkGuardrail: { form: "once", key: (request, at) => `guardrail ${at.steps} ${request.stage}.${request.index}` },
   requestDecision: { form: "promise", key: (request, at) => `decision ${at.place(request.call.id)}` },
   // A call paused in its child again after a resume waits anew: its key names what waits below it.

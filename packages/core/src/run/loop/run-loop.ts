@@ -3,6 +3,7 @@ import type {
   AgentRequest,
   AgentResult,
   CeilingReached,
+  MemoryStore,
   Message,
   Model,
   ModelDelta,
@@ -39,6 +40,7 @@ import {
   prepareStepAnswer,
   type RunAgent,
   type RunToolOptions,
+  recallMemory,
   retryWaited,
   runTool,
   type SpendCeiling,
@@ -91,6 +93,8 @@ export interface EffectPorts {
   readonly agents?: ReadonlyMap<string, RunAgent> | undefined;
   /** The owner's spending ceiling across runs: each model call is held against it first (absent: none). */
   readonly ceiling?: SpendCeiling | undefined;
+  /** Where a run with memory recalls from before each turn (absent: a run without memory, or one not given it again). */
+  readonly memory?: MemoryStore | undefined;
 }
 
 /** A machine as the loop drives it: the requests it emitted since last asked, its snapshot, and the events it takes. */
@@ -221,6 +225,7 @@ export class RunLoop {
         if (this.#end.ended && !this.#cancelled) continue;
         const event = this.#eventOf(answer);
         if (event === null) continue;
+        if (answer.type === "event" && answer.notes !== undefined) await this.#note(answer.notes);
         const logged = this.#record(event);
         if (logged !== undefined) await logged;
         this.#tellLogged(event);
@@ -233,6 +238,15 @@ export class RunLoop {
       }
     } finally {
       this.#end.end();
+    }
+  }
+
+  /** Logs what a performance did besides its answer, in order, before the answer. */
+  async #note(notes: readonly RunEvent[]): Promise<void> {
+    for (const note of notes) {
+      const logged = this.#record(note);
+      if (logged !== undefined) await logged;
+      this.#tellLogged(note);
     }
   }
 
@@ -317,6 +331,11 @@ export class RunLoop {
       const { registry } = this.#agent(request.from);
       const { transcript } = this.#machine.snapshot().context;
       const work = () => Promise.resolve<LoopAnswer>(performHandoff(request, registry, transcript));
+      this.#inbox.perform({ form: "once", request, work, retriesItself: false });
+      return;
+    }
+    if (request.type === "recallMemory") {
+      const work = () => recallMemory(this.#ports.memory, request);
       this.#inbox.perform({ form: "once", request, work, retriesItself: false });
       return;
     }

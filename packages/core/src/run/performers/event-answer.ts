@@ -1,4 +1,4 @@
-import type { AgentEvent, Model, ModelError } from "../../data/index.js";
+import type { AgentEvent, LifecycleEvent, Model, ModelError } from "../../data/index.js";
 
 /**
  * A performer's answer: the event it makes, which the loop logs and sends to the machine, with only
@@ -11,6 +11,8 @@ export interface EventAnswer<E extends AgentEvent = AgentEvent> {
   readonly error?: ModelError;
   /** The model `prepareStep` picked (with `step.prepared`): the log keeps only its name. */
   readonly model?: Model;
+  /** What the work did that the log keeps and the machine does not take (a tool's memory write), logged before `event`. */
+  readonly notes?: readonly LifecycleEvent[];
 }
 
 /** The answer of a performer that has none yet: no decision or answer was given, and the call waits. */

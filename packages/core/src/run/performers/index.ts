@@ -26,6 +26,8 @@ export {
 } from "./ask-user.js";
 export { type CompactionAnswer, type CompactionRequest, compactContext } from "./compact-context.js";
 export { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
+export { DEFAULT_RECALL, type MemoryOptions, memoryStoreFor, resolveMemory } from "./memory-options.js";
+export { DEFAULT_RECALL_HITS, memoryTools } from "./memory-tools.js";
 export {
   type HandoffAgent,
   type HandoffOptions,
@@ -45,6 +47,7 @@ export {
   type StepSettings,
 } from "./prepare-step.js";
 export { checkPricing, costBudgetRefusal, resolvePrices, unpricedNames } from "./pricing.js";
+export { type RecallRequest, recallMemory } from "./recall-memory.js";
 export {
   DEFAULT_TOOL_TIMEOUT_MS,
   lostResult,

@@ -1,4 +1,4 @@
-import type { ToolCall, ToolOutcome } from "../../data/index.js";
+import type { MemoryScope, MemoryWritten, ToolCall, ToolOutcome } from "../../data/index.js";
 import { type AgentEvent, toolFinished } from "../../data/index.js";
 import type { ExecuteOptions, ToolRegistry } from "../../tools/index.js";
 import { DEFAULT_MAX_RESULT_CHARS } from "../../tools/index.js";
@@ -79,7 +79,16 @@ export async function runTool(
   if (asked !== null) return answerOf(asked);
   const { kind, content } = ended as ToolOutcome;
   const observation = asking === undefined ? content : asking.noted(content);
-  return answerOf(kind === "ok" ? toolFinished(call.id, observation) : toolFinished(call.id, observation, kind));
+  if (kind !== "ok") return answerOf(toolFinished(call.id, observation, kind));
+  const finished = answerOf(toolFinished(call.id, observation));
+  const performer = registry.performerOf(call.name);
+  return performer?.kind === "memory-write" ? { ...finished, notes: [memoryWritten(call, performer.scope)] } : finished;
+}
+
+/** The write a memory tool's call made, from its arguments (the registry checked them: a key and a value, strings). */
+function memoryWritten(call: ToolCall, scope: MemoryScope): MemoryWritten {
+  const args = (call.rawArgs === undefined ? call.args : JSON.parse(call.rawArgs)) as { key: string; value: string };
+  return { type: "memory.written", callId: call.id, scope, key: args.key, value: args.value };
 }
 
 /** Whether a call whose run was cut off may run again: its tool is idempotent, or the call is invalid and runs nothing. */

@@ -4,6 +4,7 @@ import type { ToolRegistry } from "../../tools/index.js";
 import { askToolsOf } from "./ask-user.js";
 import { DEFAULT_SYSTEM } from "./default-system.js";
 import { handoffSettings, type RunAgent, runAgents } from "./handoff.js";
+import { type MemoryOptions, resolveMemory } from "./memory-options.js";
 import type { PrepareStep } from "./prepare-step.js";
 import { resolvePrices } from "./pricing.js";
 import { type RetryOptions, resolveRetry } from "./retry-options.js";
@@ -91,6 +92,12 @@ export interface AgentOptions {
    * `cost_budget`. Needs a price for every model the run may call, or the run does not start.
    */
   readonly costBudget?: number;
+  /**
+   * What the agent knows across conversations: before each turn's first model call the top
+   * `recall` memories of `scope` for the turn's message are recalled from `store`, logged
+   * (`memory.recalled`) and shown to the model as quoted data in the turn. Off by default.
+   */
+  readonly memory?: MemoryOptions;
 }
 
 /**
@@ -154,6 +161,7 @@ export function resolveSettings(
     ...(options.prepareStep === undefined ? {} : { prepareStep: true }),
     ...(askTools.length === 0 ? {} : { askTools }),
     ...resolvePrices(options, model),
+    ...(options.memory === undefined ? {} : { memory: resolveMemory(options.memory) }),
   };
   if (agents === undefined) return settings;
   return { ...settings, handoffs: handoffSettings(agents, settings, options.replyReserve) };

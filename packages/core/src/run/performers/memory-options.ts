@@ -1,0 +1,56 @@
+import type { MemorySettings, MemoryStore } from "../../data/index.js";
+import { checkedScope, describeValue, type MemoryScope, sameScope } from "../../data/index.js";
+
+/** Memories recalled before each turn when `memory.recall` is not given. */
+export const DEFAULT_RECALL = 5;
+
+/** A run's memory, as `runAgent` takes it: the store, whose memories, and how many are recalled before each turn. */
+export interface MemoryOptions {
+  readonly store: MemoryStore;
+  readonly scope: MemoryScope;
+  /** Memories recalled before each turn, at most (default 5); 0 recalls none (the memory tools still write and search). */
+  readonly recall?: number;
+}
+
+/** The memory settings to log: the scope checked and copied, `recall` filled in; throws a `TypeError` or `RangeError` for a bad value. */
+export function resolveMemory(options: MemoryOptions): MemorySettings {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError(`memory must be an object { store, scope, recall? }; got ${describeValue(options, true)}`);
+  }
+  checkStore(options.store);
+  const recall = options.recall ?? DEFAULT_RECALL;
+  if (typeof recall !== "number" || !Number.isSafeInteger(recall) || recall < 0) {
+    throw new RangeError(`memory.recall must be a whole number, 0 or more; got ${describeValue(recall, true)}`);
+  }
+  return { scope: checkedScope(options.scope), recall };
+}
+
+/**
+ * The store a resumed or continued run recalls from: `memory.store` as given. Its scope and recall
+ * are the log's; a scope given that differs from it, or memory given to a run started without, is
+ * refused with a `TypeError` rather than silently ignored.
+ */
+export function memoryStoreFor(
+  given: Partial<MemoryOptions> | undefined,
+  logged: MemorySettings | undefined,
+): MemoryStore | undefined {
+  if (given === undefined) return undefined;
+  if (logged === undefined) {
+    throw new TypeError("the run was started without memory: it cannot take memory now (start a run with it)");
+  }
+  checkStore(given.store);
+  if (given.scope !== undefined && !sameScope(checkedScope(given.scope), logged.scope)) {
+    throw new TypeError("memory.scope differs from the scope the run was started with, which it keeps");
+  }
+  return given.store;
+}
+
+function checkStore(store: unknown): void {
+  const methods = ["put", "get", "search", "delete"] as const;
+  const given = store as Record<string, unknown> | null | undefined;
+  if (given === null || typeof given !== "object" || methods.some((name) => typeof given[name] !== "function")) {
+    throw new TypeError(
+      `memory.store must be a MemoryStore (put, get, search, delete); got ${describeValue(store, true)}`,
+    );
+  }
+}

@@ -1,0 +1,71 @@
+import type { MemoryScope, MemoryStore } from "../../data/index.js";
+import { checkedScope, describeValue } from "../../data/index.js";
+import type { Tool } from "../../tools/index.js";
+import { PERFORMER, tool } from "../../tools/index.js";
+
+/** Hits a `recall` call gives when `memoryTools` is not told. */
+export const DEFAULT_RECALL_HITS = 5;
+
+const REMEMBER_PARAMETERS = {
+  type: "object",
+  properties: {
+    key: {
+      type: "string",
+      description: "A short name for the fact, e.g. 'favourite_colour'. Writing a key again replaces its value.",
+    },
+    value: { type: "string", description: "The fact, in a sentence that makes sense on its own later." },
+  },
+  required: ["key", "value"],
+} as const;
+
+const RECALL_PARAMETERS = {
+  type: "object",
+  properties: { query: { type: "string", description: "What to look for, in a few words." } },
+  required: ["query"],
+} as const;
+
+/**
+ * The memory tools of one scope, for a registry: `remember` ({ key, value }) writes a fact, and a
+ * run logs each write as `memory.written` before the call's result; `recall` ({ query }) searches
+ * the scope and gives the best hits (at most `recall`, default 5) as JSON. A write is idempotent
+ * (the same key and value again change nothing), so a resumed run may make a cut-off one again.
+ * Throws a `TypeError` now for a scope that is not one.
+ */
+export function memoryTools(
+  memory: MemoryStore,
+  scope: MemoryScope,
+  options: { readonly recall?: number } = {},
+): readonly Tool[] {
+  const methods = ["put", "search"] as const;
+  if (memory === null || typeof memory !== "object" || methods.some((name) => typeof memory[name] !== "function")) {
+    throw new TypeError(`memoryTools needs a MemoryStore; got ${describeValue(memory, true)}`);
+  }
+  const owner = checkedScope(scope);
+  const limit = options.recall ?? DEFAULT_RECALL_HITS;
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new RangeError(`recall must be a whole number, 1 or more; got ${limit}`);
+  const remember = tool({
+    name: "remember",
+    description:
+      "Remember a fact about the user for later conversations (a preference, a name, a decision). Not for anything secret.",
+    parameters: REMEMBER_PARAMETERS,
+    idempotent: true,
+    execute: async ({ key, value }) => {
+      await memory.put(owner, key, value);
+      return { remembered: key };
+    },
+    [PERFORMER]: { kind: "memory-write", scope: owner },
+  });
+  const recall = tool({
+    name: "recall",
+    description: "Search what was remembered about the user in earlier conversations.",
+    parameters: RECALL_PARAMETERS,
+    idempotent: true,
+    repeatable: true,
+    execute: async ({ query }) => {
+      const hits = await memory.search(owner, query, limit);
+      return { memories: hits.map(({ key, value }) => ({ key, value })) };
+    },
+  });
+  return Object.freeze([remember, recall]);
+}
