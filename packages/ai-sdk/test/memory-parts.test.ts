@@ -17,10 +17,12 @@ describe("memory in the UI message stream", () => {
     const chunks = await chunksOf(
       streamAgent("My cat is Miso; my city?", model, registry, { memory: { store: memory, scope } }),
     );
-    const data = chunks.filter((chunk) => chunk.type === "data-memory");
+    const data = chunks.filter((chunk) => chunk.type === "data-memory") as { id?: string }[];
     expect(data.map((chunk) => chunk.id)).toEqual(["memory-1", "memory-2"]);
     const message = await messageOf(chunks);
-    const parts = partsOf(message).filter((part) => part.type === "data-memory") as { data: MemoryData }[];
+    const parts = (partsOf(message) as { type: string; data: MemoryData }[]).filter(
+      (part) => part.type === "data-memory",
+    );
     expect(parts.map((part) => part.data)).toEqual([
       {
         kind: "recalled",

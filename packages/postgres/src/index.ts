@@ -6,4 +6,5 @@ export {
   type RunPage,
 } from "./postgres-event-store.js";
 export { POSTGRES_LAYOUT_VERSION } from "./postgres-layout.js";
+export { PostgresMemoryStore, type PostgresMemoryStoreSettings } from "./postgres-memory-store.js";
 export { PostgresSpendLedger } from "./postgres-spending.js";

@@ -56,14 +56,16 @@ export const FROM_SETTINGS = [
   "retry",
   "prepareSteps",
   "askTools",
+  "memory",
 ] as const satisfies readonly (keyof AgentContext)[];
 
 /**
- * The keys a next turn starts afresh (`nextTurn`): the last reply's calls and its children's pauses.
+ * The keys a next turn starts afresh (`nextTurn`): the last reply's calls, its children's pauses,
+ * and whether the turn has recalled its memories.
  * The list itself (`transcript`) and what `prepareStep` decided last (`prepared`) are kept in their
  * own form: the messages, and the logged decision.
  */
-export const NOT_CARRIED = ["batch", "childPauses"] as const satisfies readonly (keyof AgentContext)[];
+export const NOT_CARRIED = ["batch", "childPauses", "recalled"] as const satisfies readonly (keyof AgentContext)[];
 
 const FINAL_STATES: Readonly<Record<string, string>> = {
   done: "done",

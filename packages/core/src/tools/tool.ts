@@ -20,7 +20,7 @@ export const PERFORMER: unique symbol = Symbol("agentloop.performer");
 export type ToolPerformer =
   | { readonly kind: "agent"; readonly child: object }
   | { readonly kind: "ask-user"; readonly answer?: CompiledParameters }
-  | { readonly kind: "handoff" readonly target: object }
+  | { readonly kind: "handoff"; readonly target: object }
   | { readonly kind: "memory-write"; readonly scope: MemoryScope };
 
 /** Everything that makes a tool: what the model is shown, the function, and how the harness treats it. */
@@ -102,7 +102,9 @@ function performerOf(value: unknown): ToolPerformer | undefined {
   if (kind === "agent" || kind === "ask-user" || kind === "handoff" || kind === "memory-write") {
     return value as ToolPerformer;
   }
-  throw new ToolSchemaError("a tool's performer must be one agentTool(), askUserTool(), handoff() or memoryTools() made");
+  throw new ToolSchemaError(
+    "a tool's performer must be one agentTool(), askUserTool(), handoff() or memoryTools() made",
+  );
 }
 
 function checkName(name: unknown): string {

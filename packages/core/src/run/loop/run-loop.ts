@@ -225,7 +225,7 @@ export class RunLoop {
         if (this.#end.ended && !this.#cancelled) continue;
         const event = this.#eventOf(answer);
         if (event === null) continue;
-        if (answer.type === "event" && answer.notes !== undefined) await this.#note(answer.notes);
+        if (answer.type === "event" && answer.preceding !== undefined) await this.#logPreceding(answer.preceding);
         const logged = this.#record(event);
         if (logged !== undefined) await logged;
         this.#tellLogged(event);
@@ -242,11 +242,11 @@ export class RunLoop {
   }
 
   /** Logs what a performance did besides its answer, in order, before the answer. */
-  async #note(notes: readonly RunEvent[]): Promise<void> {
-    for (const note of notes) {
-      const logged = this.#record(note);
+  async #logPreceding(events: readonly RunEvent[]): Promise<void> {
+    for (const event of events) {
+      const logged = this.#record(event);
       if (logged !== undefined) await logged;
-      this.#tellLogged(note);
+      this.#tellLogged(event);
     }
   }
 

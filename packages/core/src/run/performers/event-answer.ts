@@ -12,7 +12,7 @@ export interface EventAnswer<E extends AgentEvent = AgentEvent> {
   /** The model `prepareStep` picked (with `step.prepared`): the log keeps only its name. */
   readonly model?: Model;
   /** What the work did that the log keeps and the machine does not take (a tool's memory write), logged before `event`. */
-  readonly notes?: readonly LifecycleEvent[];
+  readonly preceding?: readonly LifecycleEvent[];
 }
 
 /** The answer of a performer that has none yet: no decision or answer was given, and the call waits. */

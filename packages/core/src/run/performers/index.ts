@@ -26,8 +26,6 @@ export {
 } from "./ask-user.js";
 export { type CompactionAnswer, type CompactionRequest, compactContext } from "./compact-context.js";
 export { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
-export { DEFAULT_RECALL, type MemoryOptions, memoryStoreFor, resolveMemory } from "./memory-options.js";
-export { DEFAULT_RECALL_HITS, memoryTools } from "./memory-tools.js";
 export {
   type HandoffAgent,
   type HandoffOptions,
@@ -36,6 +34,8 @@ export {
   type RunAgent,
   runAgents,
 } from "./handoff.js";
+export { DEFAULT_RECALL, type MemoryOptions, memoryStoreFor, resolveMemory } from "./memory-options.js";
+export { DEFAULT_RECALL_HITS, memoryTools } from "./memory-tools.js";
 export {
   checkedSettings,
   leavesAlone,

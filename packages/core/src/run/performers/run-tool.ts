@@ -82,7 +82,9 @@ export async function runTool(
   if (kind !== "ok") return answerOf(toolFinished(call.id, observation, kind));
   const finished = answerOf(toolFinished(call.id, observation));
   const performer = registry.performerOf(call.name);
-  return performer?.kind === "memory-write" ? { ...finished, notes: [memoryWritten(call, performer.scope)] } : finished;
+  return performer?.kind === "memory-write"
+    ? { ...finished, preceding: [memoryWritten(call, performer.scope)] }
+    : finished;
 }
 
 /** The write a memory tool's call made, from its arguments (the registry checked them: a key and a value, strings). */
