@@ -1,9 +1,12 @@
 export type { ServeOptions } from "@agentloop/core/serve";
 export {
+  type AiSdkEmbeddingModel,
+  type AiSdkEmbeddingSettings,
   type AiSdkModel,
   AiSdkModelError,
   type AiSdkModelSettings,
   AiSdkStreamError,
+  aiSdkEmbedding,
   aiSdkModel,
 } from "./ai-sdk-model/index.js";
 export { chatHandler } from "./chat-handler.js";
