@@ -130,7 +130,11 @@ describe("followLog: a turn another writer drives, followed from its log alone",
       watch: async (onChange: (runId: string) => void) => {
         opened += 1;
         listeners.push(onChange);
-        return { close: async () => void (closed += 1) };
+        return {
+          close: async () => {
+            closed += 1;
+          },
+        };
       },
     });
     const one = logChanges(watched);
