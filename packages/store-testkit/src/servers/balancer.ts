@@ -11,8 +11,10 @@ export interface Balancer {
   readonly port: number;
   /** Connections (per request: requests) handed to each backend port so far. */
   readonly connections: ReadonlyMap<number, number>;
-  /** Per request: each request handed on, in order, with the backend port that answered it. */
+  /** Per request: each request handed on, in the order they were sent on, with the backend port that took it. */
   readonly requests: readonly HandedRequest[];
+  /** The backend port the next connection or request goes to (unless it refuses). */
+  peek(): number;
   close(): Promise<void>;
 }
 
@@ -46,7 +48,10 @@ export function startBalancer(backends: readonly number[], settings: BalancerSet
       ? httpServer((incoming, outgoing) =>
           proxy(incoming, outgoing, turn, backends.length, (port) => {
             count(port);
-            requests.push({ port, method: incoming.method ?? "GET", path: incoming.url ?? "/" });
+            const handed = { port, method: incoming.method ?? "GET", path: incoming.url ?? "/" };
+            requests.push(handed);
+            // A backend that refused it did not take it.
+            return () => void requests.splice(requests.indexOf(handed), 1);
           }),
         )
       : createServer((client) => pipeConnection(client, turn, backends.length, sockets, count));
@@ -62,6 +67,7 @@ export function startBalancer(backends: readonly number[], settings: BalancerSet
         port,
         connections,
         requests,
+        peek: turn.peek,
         close: () =>
           new Promise<void>((done) => {
             for (const socket of sockets) socket.destroy();
@@ -72,9 +78,11 @@ export function startBalancer(backends: readonly number[], settings: BalancerSet
   });
 }
 
-function rotation(backends: readonly number[]): () => number {
+function rotation(backends: readonly number[]): (() => number) & { peek(): number } {
   let next = 0;
-  return () => backends[next++ % backends.length] as number;
+  return Object.assign(() => backends[next++ % backends.length] as number, {
+    peek: () => backends[next % backends.length] as number,
+  });
 }
 
 function pipeConnection(
@@ -116,7 +124,7 @@ async function proxy(
   outgoing: ServerResponse,
   turn: () => number,
   size: number,
-  handed: (port: number) => void,
+  handed: (port: number) => () => void,
 ): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of incoming) chunks.push(chunk as Buffer);
@@ -127,10 +135,10 @@ async function proxy(
       return;
     }
     const port = turn();
+    const refused = handed(port);
     const upstream = httpRequest(
       { host: "127.0.0.1", port, method: incoming.method, path: incoming.url, headers: incoming.headers, agent: false },
       (answer) => {
-        handed(port);
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
         // A client that leaves mid-answer ends the backend's answer too, as a proxy does.
@@ -138,8 +146,9 @@ async function proxy(
       },
     );
     upstream.once("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ECONNREFUSED") attempt(tried + 1);
-      else outgoing.destroy();
+      if (error.code !== "ECONNREFUSED") return void outgoing.destroy();
+      refused();
+      attempt(tried + 1);
     });
     upstream.end(body);
   };
