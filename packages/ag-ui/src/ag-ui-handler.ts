@@ -8,11 +8,13 @@ import {
   conversationIdProblem,
   conversationState,
   decideTurn,
+  followLog,
   frontDoor,
   refusalOf,
   type ServeOptions,
   ServeRefusal,
   takeTurn,
+  turnStartOf,
 } from "@agentloop/core/serve";
 import { toAgUiEvents } from "./to-ag-ui-events.js";
 import { lastUserContent, UserContentError } from "./user-content.js";
@@ -28,6 +30,9 @@ import { lastUserContent, UserContentError } from "./user-content.js";
  * message, the answer's JSON Schema as `responseSchema`): a `resolved` entry's payload is the
  * answer, checked against that shape.
  * Only what the store holds is trusted: earlier messages the client sends are not taken over the log.
+ * An input with no new user message and no `resume[]` for a thread whose turn is going (a page
+ * reloaded mid-turn) follows that turn from its start to its end, read from the store as it grows:
+ * whichever process drives it.
  * What an input does is decided by `@agentloop/core/serve`, as on every front door: every run is
  * given `options`, a continued or resumed one again what its log cannot hold; a run that was cut
  * off is finished from its log by the thread's next message, which then continues it in the same
@@ -66,7 +71,13 @@ async function handle(serve: ServeOptions, request: Request, principal: Principa
   if (ask instanceof ServeRefusal) return refuse(ask.status, ask.message);
   const step = decideTurn("thread", threadId, state, ask);
   if (step instanceof ServeRefusal) return refuse(step.status, step.message);
-  if (step.kind === "follow") return refuse(409, `a run of thread '${threadId}' is still going`);
+  if (step.kind === "follow" || step.kind === "follow-log") {
+    // Followed from the log, whichever process drives the turn: the events it logged since its start, then as they come.
+    const events = state.kind === "held" ? state.events : await serve.store.read(threadId);
+    const feed = followLog(serve.store, threadId, { from: turnStartOf(events), signal: request.signal });
+    const errorText = (error: unknown) => clientError({ exposeErrors: serve.exposeErrors }, threadId, error);
+    return agUiEventStreamResponse(toAgUiEvents(feed, { threadId, runId: input.runId }, errorText));
+  }
   const turn = takeTurn(serve, principal, threadId, step, { noun: "thread" });
   if (turn instanceof ServeRefusal) return refuse(turn.status, turn.message);
   // A resume refused by the run itself (an answer that does not fit, a thread another request
@@ -114,6 +125,8 @@ function askOf(threadId: string, input: RunAgentInput, state: ConversationState)
     if (error instanceof UserContentError) return new ServeRefusal(400, error.message);
     throw error;
   }
+  // An input that asks nothing new of a thread whose turn is going (a reloaded page) follows that turn.
+  if (message === null && (state.kind === "going" || state.kind === "held")) return { kind: "read" };
   if (message === null) {
     return new ServeRefusal(
       400,

@@ -4,12 +4,15 @@ import {
   clientError,
   conversationState,
   decideTurn,
+  followLog,
   frontDoor,
   refusalOf,
   type ServeOptions,
   ServeRefusal,
   takeTurn,
+  turnStartOf,
 } from "@agentloop/core/serve";
+import type { StoredEvent } from "@agentloop/core/store";
 import type { UIMessageChunk } from "ai";
 import { ChatRequestError, type ChatTurn, chatIdProblem, readChatTurn } from "./chat-request.js";
 import { loadChat } from "./load-chat.js";
@@ -27,8 +30,9 @@ import { uiMessageStreamResponse } from "./ui-message-stream-response.js";
  * answer (`answers`), checked against the question's shape. Only
  * the last message is read: the conversation is what the store holds. The answer is the UI message
  * stream over SSE. A GET of `<api>/<chat id>/stream` replays the assistant message of a turn still
- * going from its start and follows it (204 when none is); a client that leaves stops reading, not
- * the run, which goes on to its end in the store. A GET of `<api>/<chat id>/messages` answers the
+ * going from its start and follows it (204 when none is) — a turn another process drives is read
+ * from the store as it grows (`followLog`); a client that leaves stops reading, not the run, which
+ * goes on to its end in the store. A GET of `<api>/<chat id>/messages` answers the
  * chat's `UIMessage[]` as JSON, built from the log (`loadChat`): what a reloaded page starts from.
  * What a turn does is decided by `@agentloop/core/serve`, as on every front door: every turn runs
  * with `options`, a continued or resumed one given again what its log cannot hold; a turn that was
@@ -88,7 +92,7 @@ async function post(
       : { kind: "resume" as const, decisions: turn.decisions, answers };
   const step = decideTurn("chat", chatId, state, ask);
   if (step instanceof ServeRefusal) return text(step.status, step.message);
-  if (step.kind === "follow")
+  if (step.kind === "follow" || step.kind === "follow-log")
     return text(409, `a turn of chat '${chatId}' is still going: GET its stream to follow it`);
   const taken = takeTurn(serve, principal, chatId, step, { noun: "chat" });
   if (taken instanceof ServeRefusal) return text(taken.status, taken.message);
@@ -179,8 +183,26 @@ async function get(
   }
   if (match[2] === "messages") return Response.json(await loadChat({ store: serve.store, chatId }));
   const feed = going.get(chatId);
-  if (feed === undefined) return new Response(null, { status: 204 });
-  return uiMessageStreamResponse(feed.read(0));
+  if (feed !== undefined) return uiMessageStreamResponse(feed.read(0));
+  // A turn another process drives (or this one, through another handler) is followed from its log.
+  if (state.kind !== "held" && state.kind !== "going") return new Response(null, { status: 204 });
+  const events = state.kind === "held" ? state.events : await serve.store.read(chatId);
+  return followed(serve, chatId, events, request.signal);
+}
+
+/**
+ * The turn in progress of chat `chatId`, read from its log as it grows until the turn ends: the
+ * assistant message under the id a loaded chat gives it (`<chatId>-<turn>-assistant`).
+ */
+function followed(serve: ServeOptions, chatId: string, events: readonly StoredEvent[], signal: AbortSignal): Response {
+  const from = turnStartOf(events);
+  const turns = events
+    .slice(0, from + 1)
+    .filter((event) => event.type === "run.started" || event.type === "user.messaged").length;
+  const messageId = `${chatId}-${Math.max(turns - 1, 0)}-assistant`;
+  const feed = followLog(serve.store, chatId, { from, signal });
+  const errorText = (error: unknown) => clientError({ exposeErrors: serve.exposeErrors }, chatId, error);
+  return uiMessageStreamResponse(toUIMessageStream(feed, { messageId, errorText }));
 }
 
 function text(status: number, body: string): Response {

@@ -6,6 +6,7 @@ import {
   conversationIdProblem,
   conversationState,
   decideTurn,
+  followLog,
   isRefusal,
   nextTurn,
   type ServeOptions,
@@ -197,9 +198,11 @@ async function start(
     const turn = await nextTurn(serve, principal, runId, ask, { noun: "run" });
     if (turn instanceof ServeRefusal)
       throw new RangeError(turn.status === 404 ? `run '${runId}' is not known` : turn.message);
-    // A run this process drives (a task's) is waited for, then read from its log.
     if ("step" in turn) return turn.feed.result;
-    await undriven(serve.store, runId);
+    // A run this process drives (a task's) is waited for; one another process drives is followed in
+    // its log to its end or pause (or its writer's going away); then the log says what it came to.
+    if (turn.kind === "follow") await undriven(serve.store, runId);
+    else await followLog(serve.store, runId, { from: turn.from }).result.catch(() => undefined);
   }
 }
 
@@ -235,7 +238,7 @@ async function decide(
           };
   }
   const step = decideTurn("run", runId, state, { kind: "resume", decisions, answers });
-  if (step instanceof ServeRefusal || step.kind === "follow") {
+  if (step instanceof ServeRefusal || step.kind === "follow" || step.kind === "follow-log") {
     throw new RangeError(step instanceof ServeRefusal ? step.message : `run '${runId}' is still going`);
   }
   const turn = takeTurn(serve, principal, runId, step, { noun: "run" });

@@ -46,6 +46,12 @@ export interface EventStore {
    * The blobs the anchor refers to are kept.
    */
   prune?(runId: string, anchor: StoredEvent, length: number): Promise<void>;
+  /**
+   * Calls `onChange(runId)` each time events of a run are committed, by this process or another,
+   * until the returned handle is closed; absent: a reader looks again to see a log grow (a served
+   * turn followed from another process polls).
+   */
+  watch?(onChange: (runId: string) => void): Promise<{ close(): Promise<void> }>;
   /** Where owners' spending across runs is kept, for spending ceilings (a served agent's `tenantBudget`); absent: the store keeps none. */
   readonly spending?: SpendLedger;
 }

@@ -24,6 +24,7 @@ export {
   type LiveRun,
   makeMailRegistry,
   makeWeatherRegistry,
+  pausedResult,
   type ResumeOptions,
   type RunOptions,
   resumeAgent,

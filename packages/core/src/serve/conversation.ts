@@ -16,6 +16,7 @@ import {
   treePending,
   treeQuestions,
 } from "../run/index.js";
+import { isHeld } from "./follow-log.js";
 import { drive, type LiveRun, liveRun } from "./live-runs.js";
 import { mayUse, ownerOf } from "./owner.js";
 import { type RunFeed, runFeed } from "./run-feed.js";
@@ -24,14 +25,16 @@ import { reportFailure, ServeRefusal } from "./served-errors.js";
 
 /**
  * Where a conversation stands for the request that asks: no run under its id, another tenant's
- * run (answered as none), a turn this process drives now, a run that has ended, one that waits for
- * decisions on `calls` and answers to `questions`, or one cut off (a model call that failed, a
- * process that died) with the calls of its last reply still `open`.
+ * run (answered as none), a turn this process drives now, a turn another writer drives now (another
+ * process holds the run: its log so far), a run that has ended, one that waits for decisions on
+ * `calls` and answers to `questions`, or one cut off (a model call that failed, a process that
+ * died) with the calls of its last reply still `open`.
  */
 export type ConversationState =
   | { readonly kind: "none" }
   | { readonly kind: "foreign" }
   | { readonly kind: "going"; readonly live: LiveRun }
+  | { readonly kind: "held"; readonly events: readonly StoredEvent[] }
   | { readonly kind: "ended"; readonly result: AgentResult; readonly events: readonly StoredEvent[] }
   | {
       readonly kind: "waiting";
@@ -54,7 +57,8 @@ export type ConversationAsk =
 /**
  * The conversation's next step: start a run under its id; continue the ended run with a message;
  * finish a cut-off turn from its log (or read a run's result back), alone or then continue; resume
- * the waiting run with decisions and answers; or follow a turn still going to its end.
+ * the waiting run with decisions and answers; or follow a turn still going to its end: one this
+ * process drives (`live`), or one another process drives, from its log (`from`: where the turn starts).
  */
 export type TurnStep =
   | { readonly kind: "start"; readonly content: MessageContent }
@@ -66,12 +70,14 @@ export type TurnStep =
       readonly decisions: Readonly<Record<string, Decision>>;
       readonly answers: Readonly<Record<string, unknown>>;
     }
-  | { readonly kind: "follow"; readonly live: LiveRun };
+  | { readonly kind: "follow"; readonly live: LiveRun }
+  | { readonly kind: "follow-log"; readonly from: number };
 
 /**
  * Reads where conversation `runId` stands for a request from `principal` (`undefined`: none): the
  * runs this process drives first, then the log. A run the principal may not use (`mayUse`) is
- * `foreign` whatever it holds, so nothing of it is read further.
+ * `foreign` whatever it holds, so nothing of it is read further. A log that stops mid-turn is
+ * `held` while another writer holds the run (asked of the store's lock: `isHeld`), else cut off.
  */
 export async function conversationState(
   serve: Pick<ServeOptions, "store">,
@@ -89,6 +95,7 @@ export async function conversationState(
   const calls = await treePending(store, runId, replay);
   const questions = await treeQuestions(store, runId, replay);
   if (calls.length > 0 || questions.length > 0) return { kind: "waiting", calls, questions, events };
+  if (await isHeld(store, runId)) return { kind: "held", events };
   return { kind: "cut-off", open: openCalls(events), events };
 }
 
@@ -107,6 +114,10 @@ export function decideTurn(
   if (state.kind === "going") {
     if (ask.kind === "read") return { kind: "follow", live: state.live };
     return new ServeRefusal(409, `a turn of ${name} is still going: follow it, or wait for its end`);
+  }
+  if (state.kind === "held") {
+    if (ask.kind === "read") return { kind: "follow-log", from: turnStartOf(state.events) };
+    return new ServeRefusal(409, `a turn of ${name} is still going in another process: follow it, or wait for its end`);
   }
   if (ask.kind === "message") {
     switch (state.kind) {
@@ -152,14 +163,14 @@ export function decideTurn(
 
 /** A turn under way: its step, the run this process drives for it, and the run's events as they come. */
 export interface Turn {
-  readonly step: Exclude<TurnStep, { kind: "follow" }>;
+  readonly step: Exclude<TurnStep, { kind: "follow" | "follow-log" }>;
   readonly live: LiveRun;
   readonly feed: RunFeed;
 }
 
 /**
  * Reads the conversation's state, decides `ask`, and drives the step it comes to (`takeTurn`):
- * the whole of a request's deciding, for every door. A `follow` comes back undriven, for the door to follow.
+ * the whole of a request's deciding, for every door. A `follow` or `follow-log` comes back undriven, for the door to follow.
  */
 export async function nextTurn(
   serve: ServeOptions,
@@ -167,9 +178,9 @@ export async function nextTurn(
   runId: string,
   ask: ConversationAsk,
   settings: { readonly noun: string; readonly signal?: AbortSignal },
-): Promise<Turn | Extract<TurnStep, { kind: "follow" }> | ServeRefusal> {
+): Promise<Turn | Extract<TurnStep, { kind: "follow" | "follow-log" }> | ServeRefusal> {
   const step = decideTurn(settings.noun, runId, await conversationState(serve, principal, runId), ask);
-  if (step instanceof ServeRefusal || step.kind === "follow") return step;
+  if (step instanceof ServeRefusal || step.kind === "follow" || step.kind === "follow-log") return step;
   return takeTurn(serve, principal, runId, step, settings);
 }
 
@@ -282,6 +293,15 @@ async function finishThenContinue(
     ...again,
     ...(listen.onEvent ? { onEvent: listen.onEvent } : {}),
   });
+}
+
+/** Where the log's last turn starts: the position of its `run.started` or `user.messaged` (0 for none). */
+export function turnStartOf(events: readonly StoredEvent[]): number {
+  for (let position = events.length - 1; position >= 0; position--) {
+    const type = events[position]?.type;
+    if (type === "run.started" || type === "user.messaged") return position;
+  }
+  return 0;
 }
 
 /** The calls of a cut-off turn's last reply that have no result logged: the finished turn tells their results. */

@@ -10,10 +10,13 @@ export {
   type Turn,
   type TurnStep,
   takeTurn,
+  turnStartOf,
 } from "./conversation.js";
 export { conversationIdProblem } from "./conversation-id.js";
+export { type FollowSettings, followLog, isHeld } from "./follow-log.js";
 export { frontDoor, type Refuse } from "./front-door.js";
 export { drive, type LiveRun, liveRun, undriven } from "./live-runs.js";
+export { type LogChanges, logChanges } from "./log-changes.js";
 export { mayUse, ownerOf, runsFor } from "./owner.js";
 export { type RunFeed, runFeed } from "./run-feed.js";
 export { type ServedRunOptions, type ServeOptions, type TurnOptions, turnOptionsOf } from "./serve-options.js";

@@ -1,5 +1,4 @@
-export { freePort } from "@agentloop/store-testkit/servers";
-export { type Balancer, startBalancer } from "./balancer.js";
+export { type Balancer, freePort, startBalancer } from "@agentloop/store-testkit/servers";
 export {
   type RestateServer,
   restateServerBinary,

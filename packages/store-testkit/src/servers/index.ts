@@ -1,4 +1,5 @@
 // Servers for tests: `@agentloop/store-testkit/servers`. Nothing here imports vitest.
 
+export { type Balancer, type BalancerSettings, type HandedRequest, startBalancer } from "./balancer.js";
 export { freePort } from "./free-port.js";
 export { startTestPostgres, type TestPostgres } from "./test-postgres.js";

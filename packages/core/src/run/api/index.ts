@@ -28,7 +28,15 @@ export {
   type SweepSettings,
   type UnfinishedRuns,
 } from "./resume-unfinished.js";
-export { checkChildPrices, checkRunOptions, type LiveRun, type RunOptions, runAgent, runLive } from "./run-agent.js";
+export {
+  checkChildPrices,
+  checkRunOptions,
+  type LiveRun,
+  pausedResult,
+  type RunOptions,
+  runAgent,
+  runLive,
+} from "./run-agent.js";
 export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
 export { type AgentStream, streamAgent } from "./stream-agent.js";
 export { makeWeatherRegistry, type ToolRun, WEATHER_TASK, weatherScript } from "./weather-fixture.js";
