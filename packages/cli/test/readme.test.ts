@@ -111,6 +111,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a stdio server, a placeholder model: mcp's serve-agent.test.ts serves the same agent to the SDK's client",
   "agentloop serve --ui-stream --tools ./tools.mjs --model …":
     "a server until Ctrl-C, a placeholder model: serve.test.ts starts --ui-stream with --script, on --port 0",
+  "agentloop serve --ui-stream --tools ./tools.mjs --model … --authorize ./authorize.mjs --pricing prices.json --tenant-budget budgets.json":
+    "a server until Ctrl-C, a placeholder model: serve-tenants.test.ts starts it with a bearer-token --authorize module and --script, on --port 0",
   "pnpm --filter @agentloop/restate demo -- --register http://127.0.0.1:9070":
     "run as written below with no Restate server on 9070: it must get past its arguments; restate's demo.test.ts registers the demo with a real server",
 };
