@@ -1,10 +1,13 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { PostgresEventStore } from "@agentloop/postgres";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   asks,
+  type EventStore,
   final,
   JsonlEventStore,
   type Principal,
@@ -31,8 +34,13 @@ const store = join(dir, "runs");
 let studio: Studio;
 let plain: Studio;
 
-/** A run of the weather tools for `owner` (none: no one's), by the script `replies`. */
-async function runFor(runId: string, owner: Principal | undefined, replies: Parameters<typeof scriptedModel>[0]) {
+/** A run of the weather tools in `into` for `owner` (none: no one's), by the script `replies`. */
+async function runFor(
+  into: EventStore,
+  runId: string,
+  owner: Principal | undefined,
+  replies: Parameters<typeof scriptedModel>[0],
+) {
   const registry = new ToolRegistry();
   const { default: register } = (await import(fixture("tools.mjs"))) as {
     default: (registry: ToolRegistry) => void;
@@ -43,17 +51,20 @@ async function runFor(runId: string, owner: Principal | undefined, replies: Para
     { type: "image", mediaType: "image/png", data: PICTURE },
   ] as const;
   await runAgent(task, scriptedModel(replies), registry, {
-    store: new JsonlEventStore(store),
+    store: into,
     runId,
     ...(owner === undefined ? {} : { owner }),
   });
 }
 
+const GLOBEX: Principal = { tenant: "globex", user: "bo" };
+
 beforeAll(async () => {
-  await runFor("acme-done", ACME, [final("It is 35 C in Delhi.")]);
-  await runFor("acme-waits", ACME, [asks(toolCall("m1", "send_report", { to: "ops@example.com" }))]);
-  await runFor("globex-done", { tenant: "globex", user: "bo" }, [final("Done.")]);
-  await runFor("nobodys", undefined, [final("Done.")]);
+  const jsonl = new JsonlEventStore(store);
+  await runFor(jsonl, "acme-done", ACME, [final("It is 35 C in Delhi.")]);
+  await runFor(jsonl, "acme-waits", ACME, [asks(toolCall("m1", "send_report", { to: "ops@example.com" }))]);
+  await runFor(jsonl, "globex-done", GLOBEX, [final("Done.")]);
+  await runFor(jsonl, "nobodys", undefined, [final("Done.")]);
   const script = join(dir, "script.json");
   writeFileSync(script, JSON.stringify([{ content: "Sent.", toolCalls: [] }]));
   const tools = ["--tools", fixture("tools.mjs"), "--script", script];
@@ -61,16 +72,21 @@ beforeAll(async () => {
   plain = await startStudio(["--store", store]);
 }, 60_000);
 
-/** A request to the studio with its token, as `caller`: its status and body. */
-async function ask(caller: Caller, path: string, body?: unknown): Promise<{ status: number; body: string }> {
+/** A request to the studio (`target`, default the one with --authorize) with its token, as `caller`: its status and body. */
+async function ask(
+  caller: Caller,
+  path: string,
+  body?: unknown,
+  target: Studio = studio,
+): Promise<{ status: number; body: string }> {
   const token = TOKENS[caller];
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   const answer =
     body === undefined
-      ? await fetch(studio.base + path, { headers: { ...headers, cookie: `agentloop_studio=${studio.token}` } })
-      : await fetch(studio.base + path, {
+      ? await fetch(target.base + path, { headers: { ...headers, cookie: `agentloop_studio=${target.token}` } })
+      : await fetch(target.base + path, {
           method: "POST",
-          headers: { ...headers, "content-type": "application/json", "x-agentloop-token": studio.token },
+          headers: { ...headers, "content-type": "application/json", "x-agentloop-token": target.token },
           body: JSON.stringify(body),
         });
   return { status: answer.status, body: await answer.text() };
@@ -134,7 +150,7 @@ describe("agentloop studio --authorize: each tenant sees and acts on its own run
     expect(rows.map((row) => row.runId).sort()).toEqual(["acme-done", "acme-waits", "globex-done", "nobodys"]);
   });
 
-  it("the owner's actions: a fork and a started run are the principal's; another tenant's events never name them", async () => {
+  it("the owner's actions reach its runs; a fork and a started run are the principal's; another tenant's events never name them", async () => {
     const heard = { own: "", other: "" };
     const streams = (["own", "other"] as const).map(async (caller) => {
       const answer = await fetch(`${studio.base}/events`, {
@@ -162,7 +178,13 @@ describe("agentloop studio --authorize: each tenant sees and acts on its own run
     const { runId: startedId } = JSON.parse(started.body) as { runId: string };
     expect(logOf(startedId)[0]?.owner).toEqual(ACME);
     expect((await ask("other", `/runs/${startedId}`)).status).toBe(404);
+    // The owner's decision, answer and next message reach its runs (the answer is refused for what it is, not for whose).
+    expect((await ask("own", "/api/runs/acme-waits/answers", { callId: "m1", answer: "yes" })).status).toBe(409);
+    expect((await ask("own", "/api/runs/acme-waits/decisions", { callId: "m1", approved: false })).status).toBe(202);
+    expect((await ask("own", "/api/runs/acme-done/messages", { message: "And Pune?" })).status).toBe(202);
     await Promise.all(streams);
+    expect(heard.own).toContain("data: acme-waits");
+    expect(heard.other).not.toContain("acme-");
     expect(heard.own).toContain(`data: ${forkId}`);
     expect(heard.other).toContain(": watching");
     expect(heard.other).not.toContain(forkId);
@@ -207,5 +229,49 @@ describe("agentloop studio: nothing from another site, as the served doors", () 
       body: JSON.stringify({ keep: 1 }),
     });
     expect(post.status).toBe(403);
+  });
+});
+
+describe("agentloop studio --authorize on a Postgres store, whose list comes a page at a time", () => {
+  const server = inject("postgresUrl");
+  const schema = `cli_${randomBytes(5).toString("hex")}`;
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  it("pages the principal's runs only, with their total; another tenant's run opens as an unknown one", async () => {
+    const writer = new PostgresEventStore({ connectionString: server }, { schema });
+    try {
+      for (const runId of ["acme-1", "acme-2", "acme-3"]) await runFor(writer, runId, ACME, [final("Done.")]);
+      await runFor(writer, "globex-1", GLOBEX, [final("Done.")]);
+      await runFor(writer, "nobodys", undefined, [final("Done.")]);
+    } finally {
+      await writer.close();
+    }
+    const url = new URL(server);
+    url.searchParams.set("schema", schema);
+    const target = await startStudio(["--store", url.href, "--authorize", fixture("bearer-authorize.mjs")]);
+    const pages = async (caller: Caller) => {
+      const ids: string[] = [];
+      let after = "";
+      for (;;) {
+        const answer = await ask(caller, `/api/runs?limit=2${after}`, undefined, target);
+        const page = JSON.parse(answer.body) as { runs: { runId: string }[]; total: number; next: string | null };
+        ids.push(...page.runs.map((run) => run.runId));
+        if (page.next === null) return { ids, total: page.total };
+        after = `&after=${encodeURIComponent(page.next)}`;
+      }
+    };
+    expect(await pages("own")).toEqual({ ids: ["acme-3", "acme-2", "acme-1"], total: 3 });
+    expect(await pages("other")).toEqual({ ids: ["globex-1"], total: 1 });
+    expect((await ask("none", "/api/runs?limit=2", undefined, target)).status).toBe(401);
+    const other = await ask("other", "/runs/acme-1", undefined, target);
+    const unknown = await ask("own", "/runs/ghost", undefined, target);
+    expect(other.status).toBe(404);
+    expect(other.body).toBe(unknown.body.replaceAll("ghost", "acme-1"));
+    expect((await ask("own", "/runs/acme-1", undefined, target)).status).toBe(200);
   });
 });
