@@ -94,6 +94,50 @@ describe("agentloop serve --authorize --tenant-budget", () => {
     expect((await chat(url, "acme-1", "token-of-bo")).status).toBe(409);
   });
 
+  it("--authorize is every door's: AG-UI and MCP refuse a request without a known token 401 and take the tenant's", async () => {
+    const f = files({});
+    const authorize = ["--authorize", fixture("bearer-authorize.mjs")];
+    const door = (protocol: string) =>
+      serve([protocol, "--port", "0", "--tools", fixture("tools.mjs"), "--script", f.script, ...authorize]);
+    const [agUi, mcp] = await Promise.all([door("--ag-ui"), door("--mcp")]);
+    const agUiPost = (token?: string) =>
+      fetch(agUi, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({
+          threadId: "t1",
+          runId: "r1",
+          messages: [{ id: "u1", role: "user", content: "Hi." }],
+          tools: [],
+          context: [],
+        }),
+      });
+    expect((await agUiPost()).status).toBe(401);
+    const taken = await agUiPost("token-of-ana");
+    expect(taken.status).toBe(200);
+    expect(await taken.text()).toContain("RUN_FINISHED");
+    const initialize = (token?: string) =>
+      fetch(mcp, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1.0.0" } },
+        }),
+      });
+    const refused = await initialize("token-of-nobody");
+    expect([refused.status, await refused.text()]).toEqual([401, "sign in first"]);
+    const signedIn = await initialize("token-of-bo");
+    expect(signedIn.status).toBe(200);
+    await signedIn.text();
+  });
+
   it("refuses --tenant-budget without --authorize or --pricing, and a malformed file, each in one line", async () => {
     const f = files({ acme: { costPerDay: 1 } });
     const refused = async (args: string[]) => {
