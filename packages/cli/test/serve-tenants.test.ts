@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { cli, fixture, tempDir } from "./cli.js";
 import { serve } from "./serving.js";
 
@@ -97,8 +97,7 @@ describe("agentloop serve --authorize --tenant-budget", () => {
   it("--authorize is every door's: AG-UI and MCP refuse a request without a known token 401 and take the tenant's", async () => {
     const f = files({});
     const authorize = ["--authorize", fixture("bearer-authorize.mjs")];
-    const door = (protocol: string) =>
-      serve([protocol, "--port", "0", "--tools", fixture("tools.mjs"), "--script", f.script, ...authorize]);
+    const door = (protocol: string) => serve([protocol, ...base(f).slice(1), ...authorize]);
     const [agUi, mcp] = await Promise.all([door("--ag-ui"), door("--mcp")]);
     const agUiPost = (token?: string) =>
       fetch(agUi, {
@@ -159,6 +158,11 @@ describe("agentloop serve --authorize --tenant-budget", () => {
     const unknown = f.write("unknown.json", { acme: { perDay: 1 } });
     expect(await refused([...authorized, "--tenant-budget", unknown])).toContain(
       `${unknown}: the entry 'acme' has 'perDay'`,
+    );
+    const postgres = new URL(inject("postgresUrl"));
+    postgres.searchParams.set("schema", "cli_tenant_budget_refused");
+    expect(await refused([...authorized, "--tenant-budget", f.budget, "--store", postgres.href])).toMatch(
+      /^agentloop: --tenant-budget needs a store that keeps owners' spending \(a directory or a \.db\/\.sqlite file\); postgres:\/\/.* keeps none$/,
     );
     const notJson = f.write("not.json", "{ acme");
     expect(await refused([...authorized, "--tenant-budget", notJson])).toContain(

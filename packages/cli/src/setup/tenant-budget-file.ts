@@ -10,7 +10,8 @@ export const TENANT_BUDGET_HELP = `  --tenant-budget <file>   spending ceilings 
                            month: a JSON file { "<tenant>": { "costPerDay": 5, "costPerMonth": 50 },
                            "*": { "costPerDay": 1 } } ("*": any tenant not named; a tenant with no entry
                            has no ceiling). A turn whose next model call would pass its tenant's
-                           ceiling ends cost_budget, naming the ceiling. Needs --authorize and --pricing`;
+                           ceiling ends cost_budget, naming the ceiling. Needs --authorize and --pricing,
+                           and a directory or SQLite store (they keep the spending)`;
 
 const LIMIT_KEYS: readonly (keyof SpendLimits)[] = ["costPerDay", "costPerMonth"];
 
