@@ -65,6 +65,8 @@ export {
   shownAtStep,
   summaryMessage,
 } from "@agentloop/core/machine";
+export { frontDoor, mayUse, type Principal, runsFor, type ServeOptions } from "@agentloop/core/serve";
+export type { SpendLimits } from "@agentloop/core/store";
 export {
   type BlobSource,
   blobRefsOf,

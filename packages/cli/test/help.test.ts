@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { cli } from "./cli.js";
 import { agentloop } from "./in-process.js";
@@ -26,6 +27,26 @@ describe("help", () => {
     expect(long.stdout).toContain("-h, --help");
     expect(short.stdout).toBe(long.stdout);
     expect(topic.stdout).toBe(long.stdout);
+  });
+
+  it("serve and studio --help tell --authorize in the same words; serve's tells --tenant-budget and what it needs; the README both", async () => {
+    const [serve, studio] = await Promise.all([cli(["serve", "--help"]), cli(["studio", "--help"])]);
+    // The flag's lines: from its own to the next flag's.
+    const authorizeLines = (help: string) => /^ {2}--authorize[\s\S]*?(?=^ {2}-)/m.exec(help)?.[0];
+    const authorize = authorizeLines(serve.stdout);
+    expect(authorize).toMatch(/^ {2}--authorize <module> +who is asking: .*default export/s);
+    expect(authorizeLines(studio.stdout)).toBe(authorize);
+    expect(studio.stdout).toMatch(/^Usage: agentloop studio[^\n]*\n[^\n]*\n\s+\[--authorize <module>\]/);
+    expect(serve.stdout).toMatch(/^ {2}--tenant-budget <file> +spending ceilings per tenant/m);
+    expect(serve.stdout).toContain("Needs --authorize and --pricing");
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    for (const text of [
+      "`--authorize <module>`",
+      "`--tenant-budget <file>`",
+      "agentloop serve --ui-stream --tools ./tools.mjs --model … --authorize",
+    ]) {
+      expect(readme).toContain(text);
+    }
   });
 
   it("--version prints the version", async () => {

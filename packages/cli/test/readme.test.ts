@@ -117,6 +117,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a real model: memory.test.ts runs run --memory twice with --script and checks that the second run remembers",
   'agentloop run --tools ./tools.mjs --model openai:gpt-4o-mini --memory memory.db "What is my name?"':
     "the second run of the pair above: memory.test.ts runs it with --script",
+  "agentloop serve --ui-stream --tools ./tools.mjs --model … --authorize ./authorize.mjs --pricing prices.json --tenant-budget budgets.json":
+    "a server until Ctrl-C, a placeholder model: serve-tenants.test.ts starts it with a bearer-token --authorize module and --script, on --port 0",
   "pnpm --filter @agentloop/restate demo -- --register http://127.0.0.1:9070":
     "run as written below with no Restate server on 9070: it must get past its arguments; restate's demo.test.ts registers the demo with a real server",
 };

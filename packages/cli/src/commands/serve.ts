@@ -3,9 +3,10 @@ import { Readable } from "node:stream";
 import { parseArgs } from "node:util";
 import { parseCommandLine, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import type { CliModel, EventStore, RunOptions, ToolRegistry } from "../core-api.js";
+import type { CliModel, EventStore, Principal, RunOptions, SpendLimits, ToolRegistry } from "../core-api.js";
 import { type Io, writeLines } from "../io.js";
 import { chatPageFile } from "../serving/chat-page-files.js";
+import { AUTHORIZE_FLAG, AUTHORIZE_HELP, type Authorize, loadAuthorize } from "../setup/authorize-module.js";
 import { chooseModel } from "../setup/choose-model.js";
 import { MONEY_FLAGS, MONEY_HELP, moneyOptionsOf } from "../setup/money-flags.js";
 import { importOptional } from "../setup/optional-module.js";
@@ -19,6 +20,7 @@ import {
 import { loadConversationScript } from "../setup/script-file.js";
 import { ServedToolRegistry } from "../setup/served-tools.js";
 import { openStore, storeShown } from "../setup/stores.js";
+import { TENANT_BUDGET_FLAG, TENANT_BUDGET_HELP, tenantBudgetFile } from "../setup/tenant-budget-file.js";
 import { openToolSources, type ToolSourceValues } from "../setup/tool-sources.js";
 import { DEFAULT_STORE } from "./run.js";
 
@@ -49,6 +51,8 @@ Options:
                            Without it, a request from another site's page is refused 403
   --expose-errors          show a client the error a run failed with (for local development); without
                            it, a client sees "the agent failed (<id>)" and the detail stays in the log
+${AUTHORIZE_HELP}
+${TENANT_BUDGET_HELP}
   -h, --help               this help
 
 Run options, as 'agentloop run' takes them: every turn of every conversation runs with them
@@ -71,6 +75,8 @@ interface Served {
   readonly options: ServedRunOptions;
   readonly allowedOrigins?: readonly string[];
   readonly exposeErrors?: boolean;
+  readonly authorize?: Authorize;
+  readonly tenantBudget?: (principal: Principal) => SpendLimits | undefined;
 }
 
 /** The shape `@agentloop/ai-sdk` is imported as, for `--ui-stream`. */
@@ -99,6 +105,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
         name: { type: "string", default: "agent" },
         description: { type: "string", default: "An agent: give it a task; it answers when done." },
         help: { type: "boolean", short: "h", default: false },
+        ...AUTHORIZE_FLAG,
+        ...TENANT_BUDGET_FLAG,
         ...RUN_OPTION_FLAGS,
         ...MONEY_FLAGS,
       },
@@ -117,6 +125,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   const port = wholeNumber("--port", values.port) ?? 0;
   if (port > 65535) throw new UsageError(`--port must be at most 65535; got '${values.port}'`);
   const runOptions = { ...CLI_RUN_DEFAULTS, ...agentRunOptionsOf(values), ...moneyOptionsOf(values) };
+  const access = await accessOf(values, values.stdio);
   // A script is replayed per conversation: one shared script would give the second chat the first one's later replies.
   const model =
     values.script !== undefined && values.model === undefined
@@ -128,6 +137,11 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   try {
     policy.check();
     const store = await openStore(values.store);
+    if (access.tenantBudget !== undefined && store.spending === undefined) {
+      throw new UsageError(
+        `--tenant-budget needs a store that keeps owners' spending (a directory or a .db/.sqlite file); ${storeShown(values.store)} keeps none`,
+      );
+    }
     const options: Served = {
       model,
       registry: sources.registry,
@@ -135,6 +149,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
       options: runOptions,
       ...(values["allow-origin"].length > 0 ? { allowedOrigins: values["allow-origin"] } : {}),
       ...(values["expose-errors"] ? { exposeErrors: true } : {}),
+      ...access,
     };
     if (protocol === "mcp" && values.stdio) {
       const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
@@ -159,6 +174,42 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   } finally {
     await sources.close();
   }
+}
+
+/**
+ * Who may use the served agent and what each tenant may spend: `--authorize`'s function, and
+ * `--tenant-budget`'s ceilings. A ceiling is per tenant, so it needs a principal (`--authorize`),
+ * and it holds each call's most possible cost, so it needs prices (`--pricing`); over stdio there is
+ * no request to authorize.
+ */
+async function accessOf(
+  values: {
+    readonly authorize?: string | undefined;
+    readonly "tenant-budget"?: string | undefined;
+    readonly pricing?: string | undefined;
+  },
+  stdio: boolean,
+): Promise<Pick<Served, "authorize" | "tenantBudget">> {
+  const budget = values["tenant-budget"];
+  if (values.authorize !== undefined && stdio) {
+    throw new UsageError("--authorize goes with HTTP: over --stdio there is no request to authorize");
+  }
+  if (budget !== undefined && values.authorize === undefined) {
+    throw new UsageError(
+      "--tenant-budget needs --authorize <module>: without a principal a request has no tenant to hold to a ceiling",
+    );
+  }
+  if (budget !== undefined && values.pricing === undefined) {
+    throw new UsageError(
+      "--tenant-budget needs --pricing <file.json>: a ceiling holds each model call's most possible cost, which needs its price",
+    );
+  }
+  const tenantBudget = budget === undefined ? undefined : tenantBudgetFile(budget);
+  const authorize = values.authorize === undefined ? undefined : await loadAuthorize(values.authorize);
+  return {
+    ...(authorize === undefined ? {} : { authorize }),
+    ...(tenantBudget === undefined ? {} : { tenantBudget }),
+  };
 }
 
 async function handlerFor(

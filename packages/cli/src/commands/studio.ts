@@ -6,6 +6,7 @@ import { parseCommandLine, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import type { RepairableStore } from "../core-api.js";
 import { type Io, writeLines } from "../io.js";
+import { AUTHORIZE_FLAG, AUTHORIZE_HELP, type Authorize, loadAuthorize } from "../setup/authorize-module.js";
 import { isPostgresUrl, isSqlitePath, openStore, postgresStoreOf, storeShown } from "../setup/stores.js";
 import {
   openToolSources,
@@ -25,6 +26,7 @@ import { DEFAULT_STORE } from "./run.js";
 
 export const STUDIO_HELP = `Usage: agentloop studio [--store <path>] [--evals <dir>] [--port <n>] [--host <address>]
                         [--tools <module>] [--mcp …] [--mcp-url …] [--model <provider:name> | --script <file.json>]
+                        [--authorize <module>]
 
 Serves a local web page for the runs of a store: the list of runs (filterable), and each run's
 timeline, statechart with its path, messages, tool calls and results, updated live as runs are
@@ -34,7 +36,11 @@ reports written by 'agentloop eval --json' as cases × scorers, each case one cl
 and two reports side by side.
 
 It prints a URL holding a secret made for this start; every request needs it (the page keeps it
-in a cookie), and every request that changes something needs it in a header the page sends.
+in a cookie), and every request that changes something needs it in a header the page sends. A
+request from another site's page, or for a host name the studio does not answer to, is refused.
+Without --authorize it shows every run of the store; with it, a request sees and acts on the runs
+of its principal's tenant only (the list, each run's page, its events, its parts, every action; a
+run it starts is its own), and another tenant's run is answered as one the store does not hold.
 
 Options:
   --store <path>           a directory of <runId>.jsonl files, a .db/.sqlite file, or a
@@ -46,6 +52,7 @@ ${TOOL_SOURCE_HELP}
                            with them the studio resumes runs after a decision, as 'agentloop resume'
   --model <provider:name>  the model for new runs, messages and resumed runs (openai:<name>, anthropic:<name>)
   --script <file.json>     or a scripted model
+${AUTHORIZE_HELP}
   -h, --help               this help
 
 Exit codes: 0 stopped (Ctrl-C), 2 a usage error.
@@ -64,6 +71,7 @@ export async function studioCommand(args: string[], io: Io): Promise<number> {
         host: { type: "string", default: "127.0.0.1" },
         model: { type: "string" },
         script: { type: "string" },
+        ...AUTHORIZE_FLAG,
         help: { type: "boolean", short: "h", default: false },
       },
     }),
@@ -83,7 +91,8 @@ export async function studioCommand(args: string[], io: Io): Promise<number> {
   if (values.evals !== undefined && !existsSync(values.evals)) {
     throw new UsageError(`eval reports directory '${values.evals}' does not exist`);
   }
-  return serve(values, port, io);
+  const authorize = values.authorize === undefined ? undefined : await loadAuthorize(values.authorize);
+  return serve(values, port, io, authorize);
 }
 
 type StudioValues = ToolSourceValues & {
@@ -95,7 +104,7 @@ type StudioValues = ToolSourceValues & {
 };
 
 /** Watches the store and serves it until the process is asked to stop. */
-async function serve(values: StudioValues, port: number, io: Io): Promise<number> {
+async function serve(values: StudioValues, port: number, io: Io, authorize: Authorize | undefined): Promise<number> {
   const store = await openStore(values.store);
   const sources = hasTools(values) ? await openToolSources("studio", values) : null;
   let stopFolding = () => {};
@@ -114,6 +123,7 @@ async function serve(values: StudioValues, port: number, io: Io): Promise<number
       storeLabel: storeShown(values.store),
       hosts,
       evals: values.evals === undefined ? null : new EvalReports(values.evals),
+      ...(authorize === undefined ? {} : { authorize }),
     });
     const address = await listen(server, port, values.host);
     for (const name of hostNames(values.host)) hosts.add(`${name}:${address}`);

@@ -43,12 +43,15 @@ export async function loadTools(path: string, registry: ToolRegistry = new ToolR
   return registry;
 }
 
-async function importModule(absolute: string, path: string): Promise<Record<string, unknown>> {
+/** Imports a module of the user's (a `.ts` one through tsx); `what` names it in the error when tsx is missing. */
+export async function importModule(
+  absolute: string,
+  path: string,
+  what = "tools module",
+): Promise<Record<string, unknown>> {
   const url = pathToFileURL(absolute).href;
   if (!TYPESCRIPT.has(extname(absolute).toLowerCase())) return (await import(url)) as Record<string, unknown>;
-  const { tsImport } = await importOptional<typeof import("tsx/esm/api")>("tsx/esm/api", `tools module '${path}'`, [
-    "tsx",
-  ]);
+  const { tsImport } = await importOptional<typeof import("tsx/esm/api")>("tsx/esm/api", `${what} '${path}'`, ["tsx"]);
   return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
 }
 

@@ -5,6 +5,7 @@ import {
   type Decisions,
   forkRun,
   type ModelReply,
+  type Principal,
   type RepairableStore,
   resumeAgent,
   runAgent,
@@ -108,12 +109,12 @@ export class StudioActions {
     if (refused !== null) throw new ActionError(400, refused);
   }
 
-  /** Starts a new run of `task`; resolves with its id once it is under way. */
-  async start(task: string): Promise<string> {
+  /** Starts a new run of `task` (the `owner`'s, when given); resolves with its id once it is under way. */
+  async start(task: string, owner?: Principal): Promise<string> {
     const registry = this.#registry();
     const model = await this.#model([], "refuse");
     const runId = newRunId("run");
-    const options = { ...CLI_RUN_DEFAULTS, store: this.#setup.store, runId };
+    const options = { ...CLI_RUN_DEFAULTS, store: this.#setup.store, runId, ...(owner === undefined ? {} : { owner }) };
     void this.#drive(runId, (onEvent) => runAgent(task, model, registry, { ...options, onEvent }));
     return runId;
   }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
-import { isRunId, type PendingQuestion, type ToolCall } from "../../core-api.js";
+import { isRunId, mayUse, type PendingQuestion, type Principal, type ToolCall } from "../../core-api.js";
+import type { Authorize } from "../../setup/authorize-module.js";
 import { type ChildRun, childRunsOf, treeQuestions, treeWaiting } from "../../trace/child-runs.js";
 import type { RunTrace } from "../../trace/run-trace.js";
 import type { StoreWatcher } from "../watch/run-set.js";
@@ -17,6 +18,17 @@ export interface StudioContext {
   readonly hosts: Set<string>;
   /** The eval reports the studio shows (`--evals`), or `null`. */
   readonly evals?: EvalReports | null;
+  /**
+   * Who is asking (`--authorize`): with it, a request sees and acts on its tenant's runs only, and
+   * another's is answered as a run the store does not hold. Without it, every request sees every
+   * run (a local, single-user studio).
+   */
+  readonly authorize?: Authorize;
+}
+
+/** Whether a request from `principal` may see `run`: any run without `authorize`; with it, its tenant's only (core's `mayUse`). */
+export function mayView(context: StudioContext, principal: Principal | undefined, run: WatchedRun): boolean {
+  return context.authorize === undefined || mayUse(principal, run.owner);
 }
 
 /** A run id from the request, checked: never a path, so nothing outside the store can be named. */
@@ -26,20 +38,31 @@ export function runIdOf(text: string): string {
 }
 
 /**
- * A run of the store as the watcher has it. One it does not know yet is looked for in the store at
- * once: a log written a moment ago may be asked for before the watcher's own look at it.
+ * A run of the store as the watcher has it, when `principal` may see it (`mayView`): another
+ * tenant's run is `undefined`, as one the store does not hold. One the watcher does not know yet is
+ * looked for in the store at once: a log written a moment ago may be asked for before the watcher's
+ * own look at it.
  */
-export async function watchedRun(context: StudioContext, runId: string): Promise<WatchedRun | undefined> {
+export async function watchedRun(
+  context: StudioContext,
+  runId: string,
+  principal: Principal | undefined,
+): Promise<WatchedRun | undefined> {
   if (context.watcher.runs.get(runId) === undefined) {
     const { watcher } = context;
     await (watcher.load === undefined ? watcher.poke() : watcher.load(runId));
   }
-  return context.watcher.runs.get(runId);
+  const run = context.watcher.runs.get(runId);
+  return run !== undefined && mayView(context, principal, run) ? run : undefined;
 }
 
-/** The trace of a run the store holds; 404 for an unknown run, 409 for a log the reader refused. */
-export async function traceOf(context: StudioContext, runId: string): Promise<RunTrace> {
-  const run = await watchedRun(context, runId);
+/** The trace of a run the store holds that `principal` may see; 404 for an unknown run (or another tenant's), 409 for a log the reader refused. */
+export async function traceOf(
+  context: StudioContext,
+  runId: string,
+  principal: Principal | undefined,
+): Promise<RunTrace> {
+  const run = await watchedRun(context, runId, principal);
   const trace = run?.trace() ?? null;
   if (run?.refused) throw new ActionError(409, `run '${runId}' is refused: ${run.refused}`);
   if (trace === null) throw new ActionError(404, `no run '${runId}' in this store`);

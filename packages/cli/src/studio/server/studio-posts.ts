@@ -1,22 +1,27 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { chainCallId } from "../../core-api.js";
+import { chainCallId, type Principal } from "../../core-api.js";
 import { ActionError } from "./studio-actions.js";
 import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } from "./studio-context.js";
 
 /** Bytes a request body may hold. */
 const MAX_BODY = 64 * 1024;
 
-/** Answers a POST: a decision on a waiting call, an answer to a waiting question, a fork, a new run, a next message. */
+/**
+ * Answers a POST: a decision on a waiting call, an answer to a waiting question, a fork, a new run,
+ * a next message. With a `principal`, a new run is the principal's, and a run it may not see is
+ * answered as one the store does not hold.
+ */
 export async function postAction(
   context: StudioContext,
   request: IncomingMessage,
   response: ServerResponse,
   path: string,
+  principal: Principal | undefined,
 ): Promise<void> {
   const body = await readBody(request);
   const { actions } = context;
   if (path === "/api/runs") {
-    const runId = await actions.start(text(body, "task"));
+    const runId = await actions.start(text(body, "task"), principal);
     await untilWatched(context, runId);
     return sendJson(response, 202, { runId });
   }
@@ -25,11 +30,11 @@ export async function postAction(
     throw new ActionError(404, `nothing to post to at ${path}`);
   }
   const runId = runIdOf(decodeURIComponent(id));
-  const trace = await traceOf(context, runId);
+  const trace = await traceOf(context, runId, principal);
   const events = trace.entries.map((entry) => entry.event);
   if (action === "decisions") {
     const callId = text(body, "callId");
-    await refuseChild(context, runId, (chained) => `decide on '${chained(callId)}'`);
+    await refuseChild(context, runId, principal, (chained) => `decide on '${chained(callId)}'`);
     const { waiting } = await treeOf(context, runId, trace);
     if (!waiting.some((call) => call.id === callId)) {
       throw new ActionError(409, `run '${runId}' does not wait for a decision on '${callId}'`);
@@ -40,7 +45,7 @@ export async function postAction(
   }
   if (action === "answers") {
     const callId = text(body, "callId");
-    await refuseChild(context, runId, (chained) => `answer '${chained(callId)}'`);
+    await refuseChild(context, runId, principal, (chained) => `answer '${chained(callId)}'`);
     const { questions } = await treeOf(context, runId, trace);
     if (!questions.some((question) => question.id === callId)) {
       const which =
@@ -79,9 +84,10 @@ export async function postAction(
 async function refuseChild(
   context: StudioContext,
   runId: string,
+  principal: Principal | undefined,
   what: (chained: (callId: string) => string) => string,
 ): Promise<void> {
-  const calledBy = (await watchedRun(context, runId))?.calledBy ?? null;
+  const calledBy = (await watchedRun(context, runId, principal))?.calledBy ?? null;
   if (calledBy === null) return;
   const chained = (callId: string) => chainCallId(calledBy.callId, callId);
   throw new ActionError(

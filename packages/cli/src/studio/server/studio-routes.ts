@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Principal, runsFor } from "../../core-api.js";
 import { clientBundle } from "../../html/client-bundle.js";
 import type { ReportData } from "../../html/report-data.js";
 import { renderChartSvg } from "../../html/svg-chart.js";
@@ -21,7 +22,7 @@ import type { RunRow, WatchedRun } from "../watch/watched-run.js";
 import type { EvalReports } from "./eval-reports.js";
 import type { PageCache } from "./page-cache.js";
 import { ActionError } from "./studio-actions.js";
-import { runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } from "./studio-context.js";
+import { mayView, runIdOf, type StudioContext, sendJson, traceOf, treeOf, watchedRun } from "./studio-context.js";
 
 /** A GET request as a route gets it: what the server serves, the URL and the path's parameters. */
 export interface Request {
@@ -33,6 +34,8 @@ export interface Request {
   readonly response: ServerResponse;
   readonly url: URL;
   readonly params: Readonly<Record<string, string>>;
+  /** Who is asking (`authorize`'s principal), `undefined` without `authorize`: what runs the request may see. */
+  readonly principal: Principal | undefined;
 }
 
 /** A route: a path whose `:name` segments are parameters, and what answers it. */
@@ -66,13 +69,13 @@ function listPage({ context, response }: Request): void {
   sendHtml(response, renderListPage(context.storeLabel, context.token, canStart, (context.evals ?? null) !== null));
 }
 
-async function runPage({ context, pages, views, response, params }: Request): Promise<void> {
+async function runPage({ context, pages, views, response, params, principal }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
-  const run = await watchedRun(context, runId);
+  const run = await watchedRun(context, runId, principal);
   run?.fold();
   const refused = run?.refused;
   if (refused) return sendHtml(response, renderRefusedPage(runId, refused), 409);
-  const { trace, options, key } = await runState(context, runId);
+  const { trace, options, key } = await runState(context, runId, principal);
   const data = await views.get(key, () => runData(trace, options, runId));
   const page = await pages.get(key, () => renderRunPage(trace, runId, options, data, versionOf(key)));
   sendHtml(response, page);
@@ -83,10 +86,10 @@ async function runPage({ context, pages, views, response, params }: Request): Pr
  * only a blob the run's log refers to, with the part's media type (an image shown inline, a file
  * as an attachment), kept by the browser (its address names its content).
  */
-async function runBlob({ context, response, params }: Request): Promise<void> {
+async function runBlob({ context, response, params, principal }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
   const sha256 = params.sha ?? "";
-  const run = await watchedRun(context, runId);
+  const run = await watchedRun(context, runId, principal);
   const mediaType = run?.mediaTypeOf(sha256);
   if (run === undefined || mediaType === undefined) {
     throw new ActionError(404, `run '${runId}' refers to no blob '${sha256.slice(0, 80)}'`);
@@ -110,9 +113,10 @@ async function runBlob({ context, response, params }: Request): Promise<void> {
 async function runState(
   context: StudioContext,
   runId: string,
+  principal: Principal | undefined,
 ): Promise<{ readonly trace: RunTrace; readonly options: RunPageOptions; readonly key: string }> {
-  const trace = await traceOf(context, runId);
-  const options = await runPageOptions(context, runId, trace);
+  const trace = await traceOf(context, runId, principal);
+  const options = await runPageOptions(context, runId, trace, principal);
   const waits = [...options.waiting, ...options.questions].map((call) => call.id).join(" ");
   const children = options.children.map((child) => `${child.runId}:${child.status}:${child.steps}`).join(" ");
   const key = `${runId}\n${trace.entries.length}\n${options.failure}\n${waits}\n${children}`;
@@ -125,7 +129,7 @@ function versionOf(key: string): string {
 }
 
 /** What changed in a run since what the page has (`?rows=&ids=&moves=&version=`), as JSON the page folds in; 204 when its version is the run's. */
-async function runUpdateJson({ context, views, response, params, url }: Request): Promise<void> {
+async function runUpdateJson({ context, views, response, params, url, principal }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
   const count = (name: string) => {
     const value = Number(url.searchParams.get(name) ?? "0");
@@ -133,7 +137,7 @@ async function runUpdateJson({ context, views, response, params, url }: Request)
     return value;
   };
   const known: Known = { rows: count("rows"), ids: count("ids"), moves: count("moves") };
-  const { trace, options, key } = await runState(context, runId);
+  const { trace, options, key } = await runState(context, runId, principal);
   const version = versionOf(key);
   if (url.searchParams.get("version") === version) {
     // Nothing changed since what the page shows: it has nothing to fold in, nor to draw again.
@@ -149,9 +153,9 @@ async function runUpdateJson({ context, views, response, params, url }: Request)
  * The run's chart drawn again with its counts (`{ "chart": "<svg …>" }`): a page asks for it when the
  * run entered a state its chart has no count for yet, which the chart's layout makes room for.
  */
-async function runChartJson({ context, pages, response, params }: Request): Promise<void> {
+async function runChartJson({ context, pages, response, params, principal }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
-  const { trace, key } = await runState(context, runId);
+  const { trace, key } = await runState(context, runId, principal);
   const path = { visits: trace.visits, taken: trace.taken, end: trace.state };
   const chart = await pages.get(`chart\n${key}`, () => renderChartSvg(trace.chart, path));
   sendJson(response, 200, { chart });
@@ -168,12 +172,12 @@ function script({ response, params }: Request): void {
   response.end(clientBundle(known.entry));
 }
 
-async function comparePage({ context, response, url }: Request): Promise<void> {
+async function comparePage({ context, response, url, principal }: Request): Promise<void> {
   const ids = [runIdOf(url.searchParams.get("a") ?? ""), runIdOf(url.searchParams.get("b") ?? "")] as const;
   // The comparison does not follow the runs: it is drawn from the store as it is now, not from the
   // watcher's last look, which may have caught a log (a fork just made) half written.
   await context.watcher.poke();
-  const traces = [await traceOf(context, ids[0]), await traceOf(context, ids[1])] as const;
+  const traces = [await traceOf(context, ids[0], principal), await traceOf(context, ids[1], principal)] as const;
   sendHtml(response, renderComparePage(ids, traces));
 }
 
@@ -191,27 +195,30 @@ function evalsOf(context: StudioContext): EvalReports {
 }
 
 /**
- * The runs as rows, newest first: all of them (an array), or with `?limit=` a page of them as
- * `{ runs, total, next }`, `next` going as `?after=` for the page after it. A store whose watcher
- * pages (Postgres) reads only that page's runs, however many it keeps.
+ * The runs the request may see as rows, newest first: all of them (an array), or with `?limit=` a
+ * page of them as `{ runs, total, next }`, `next` going as `?after=` for the page after it. A store
+ * whose watcher pages (Postgres) reads only that page's runs, however many it keeps; with
+ * `authorize`, its pages are cut from the principal's runs as the store lists them (`runsFor`).
  */
-async function runsJson({ context, response, url }: Request): Promise<void> {
+async function runsJson({ context, response, url, principal }: Request): Promise<void> {
   const limitText = url.searchParams.get("limit");
-  if (limitText === null) return sendJson(response, 200, runRows(context.watcher.runs.all()));
+  const seen = (run: WatchedRun) => mayView(context, principal, run);
+  if (limitText === null) return sendJson(response, 200, runRows(context.watcher.runs.all(), seen));
   const limit = Number(limitText);
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) {
     throw new ActionError(400, "limit must be a whole number from 1 to 1000");
   }
   const after = url.searchParams.get("after");
   const { watcher } = context;
-  if (watcher.page !== undefined) {
+  if (watcher.page !== undefined && context.authorize === undefined) {
     const page = await watcher.page(limit, after);
-    return sendJson(response, 200, { runs: runRows(page.runs), total: page.total, next: page.next });
+    return sendJson(response, 200, { runs: runRows(page.runs, seen), total: page.total, next: page.next });
   }
-  const rows = runRows(watcher.runs.all());
   const start = after === null ? 0 : Number(after);
   if (!Number.isSafeInteger(start) || start < 0) throw new ActionError(400, "after must be the next of a page");
   const end = start + limit;
+  if (watcher.page !== undefined) return sendJson(response, 200, await principalPage(context, principal, start, end));
+  const rows = runRows(watcher.runs.all(), seen);
   sendJson(response, 200, {
     runs: rows.slice(start, end),
     total: rows.length,
@@ -219,14 +226,43 @@ async function runsJson({ context, response, url }: Request): Promise<void> {
   });
 }
 
-function runRows(runs: readonly WatchedRun[]): RunRow[] {
+/** The rows of the runs `seen` keeps, newest first; a run's tree pauses are read from all of `runs`, seen or not. */
+function runRows(runs: readonly WatchedRun[], seen: (run: WatchedRun) => boolean): RunRow[] {
   const rows = runs
     .map((run) => run.row())
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || a.runId.localeCompare(b.runId));
-  return withTreePauses(rows, (row) => row.calledBy?.runId);
+  const shown = new Set(runs.filter(seen).map((run) => run.runId));
+  return withTreePauses(rows, (row) => row.calledBy?.runId).filter((row) => shown.has(row.runId));
 }
 
-async function runPageOptions(context: StudioContext, runId: string, trace: RunTrace): Promise<RunPageOptions> {
+/**
+ * A page of a principal's runs in a store the watcher pages (Postgres): the runs the store lists
+ * for the principal (`runsFor`), newest first, from `start` to `end`, read by the watcher.
+ */
+async function principalPage(
+  context: StudioContext,
+  principal: Principal | undefined,
+  start: number,
+  end: number,
+): Promise<{ runs: RunRow[]; total: number; next: string | null }> {
+  const summaries = (await runsFor(context.actions.store, principal)).sort(
+    (a, b) => b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId),
+  );
+  const runs: WatchedRun[] = [];
+  for (const { runId } of summaries.slice(start, end)) {
+    const run = await watchedRun(context, runId, principal);
+    if (run !== undefined) runs.push(run);
+  }
+  const next = end < summaries.length ? String(end) : null;
+  return { runs: runRows(runs, () => true), total: summaries.length, next };
+}
+
+async function runPageOptions(
+  context: StudioContext,
+  runId: string,
+  trace: RunTrace,
+  principal: Principal | undefined,
+): Promise<RunPageOptions> {
   const { children, waiting, questions } = await treeOf(context, runId, trace);
   return {
     token: context.token,
@@ -236,24 +272,39 @@ async function runPageOptions(context: StudioContext, runId: string, trace: RunT
     failure: context.actions.failures.get(runId),
     waiting,
     questions,
-    calledBy: (await watchedRun(context, runId))?.calledBy ?? null,
+    calledBy: (await watchedRun(context, runId, principal))?.calledBy ?? null,
     children,
   };
 }
 
-/** Server-sent events: the run id each time a run of the store changes, and (`delta`) the text a run the studio drives streams. */
-function streamEvents({ context, request, response }: Request): void {
+/**
+ * Server-sent events: the run id each time a run of the store changes, and (`delta`) the text a run
+ * the studio drives streams; with `authorize`, of the principal's runs only (a run the watcher has
+ * not read yet is read first, to know whose it is).
+ */
+function streamEvents({ context, request, response, principal }: Request): void {
   response.writeHead(200, {
     "content-type": "text/event-stream",
     "cache-control": "no-store",
     connection: "keep-alive",
   });
   response.write(": watching\n\n");
-  const changed = (runId: string) => response.write(`data: ${runId}\n\n`);
-  const stop = context.watcher.runs.listen(changed);
+  const { watcher } = context;
+  const seen = (runId: string) => {
+    if (context.authorize === undefined) return true;
+    const run = watcher.runs.get(runId);
+    // Once read, the watcher tells of the run again.
+    if (run === undefined) void watcher.load?.(runId).catch(() => undefined);
+    return run !== undefined && mayView(context, principal, run);
+  };
+  const changed = (runId: string) => {
+    if (seen(runId)) response.write(`data: ${runId}\n\n`);
+  };
+  const stop = watcher.runs.listen(changed);
   context.actions.failed.add(changed);
-  const delta = (runId: string, text: string) =>
-    response.write(`event: delta\ndata: ${JSON.stringify({ runId, text })}\n\n`);
+  const delta = (runId: string, text: string) => {
+    if (seen(runId)) response.write(`event: delta\ndata: ${JSON.stringify({ runId, text })}\n\n`);
+  };
   context.actions.deltas.add(delta);
   request.on("close", () => {
     stop();

@@ -6,6 +6,7 @@ import { ActionError } from "./studio-actions.js";
 import { allowed, readToken, sameToken, TOKEN_COOKIE } from "./studio-auth.js";
 import type { StudioContext } from "./studio-context.js";
 import { sendJson } from "./studio-context.js";
+import { studioDoor } from "./studio-door.js";
 import { postAction } from "./studio-posts.js";
 import { GET_ROUTES, type Request } from "./studio-routes.js";
 
@@ -28,11 +29,15 @@ async function handle(
   response: ServerResponse,
 ): Promise<void> {
   const url = new URL(request.url ?? "/", "http://studio.invalid");
+  // The served doors' checks first (Host, Origin, who is asking), then the studio's token.
+  const door = await studioDoor(context, request);
+  if ("refused" in door) return sendRefusal(response, door.refused);
   if (!allowed(request, url, context.token, context.hosts)) {
     sendJson(response, 403, { error: "open the studio with the URL it printed at start (it holds the token)" });
     return;
   }
-  if (request.method === "POST") return postAction(context, request, response, url.pathname);
+  const { principal } = door;
+  if (request.method === "POST") return postAction(context, request, response, url.pathname, principal);
   if (request.method !== "GET") return sendJson(response, 405, { error: `${request.method} is not served` });
   if (sameToken(url.searchParams.get("token") ?? undefined, context.token)) {
     // The printed URL: keep the token in a cookie the browser sends only to this origin, and drop it from the address.
@@ -46,10 +51,18 @@ async function handle(
   for (const route of GET_ROUTES) {
     const params = matchOf(route.path, segments);
     if (params === null) continue;
-    const got: Request = { context, ...caches, request, response, url, params };
+    const got: Request = { context, ...caches, request, response, url, params, principal };
     return route.serve(got);
   }
   sendJson(response, 404, { error: `nothing at ${url.pathname}` });
+}
+
+/** Sends a refusal of the doors' checks (or `authorize`'s own response) as it is. */
+async function sendRefusal(response: ServerResponse, refused: Response): Promise<void> {
+  const headers: Record<string, string> = { "cache-control": "no-store" };
+  for (const [name, value] of refused.headers) headers[name] = value;
+  response.writeHead(refused.status, headers);
+  response.end(Buffer.from(await refused.arrayBuffer()));
 }
 
 /** The route's parameters (`:name` segments, decoded) when `segments` fit its path, else `null`. */

@@ -1,5 +1,5 @@
 import { messageOf } from "../../cli-error.js";
-import { type BlobSource, contentText, type StoredEvent, startedOf } from "../../core-api.js";
+import { type BlobSource, contentText, type Principal, type StoredEvent, startedOf } from "../../core-api.js";
 import { type ViewStatus, viewStatus } from "../../trace/run-status.js";
 import { type RunTrace, RunTracer } from "../../trace/run-trace.js";
 import { EventChecker } from "./event-checker.js";
@@ -58,7 +58,11 @@ export class WatchedRun {
     return Buffer.from(this.#checker.blob(sha256) ?? "", "base64");
   }
 
-  /** Why the log is refused, or `null`. */
+  /** Whose run it is (the `owner` of its `run.started`): `undefined` for no one's, or before its start is read. */
+  get owner(): Principal | undefined {
+    return startedOf(this.#events)?.owner;
+  }
+
   /** For an agent tool's child run: the run that called it, and the call (from its `run.started`). */
   get calledBy(): { readonly runId: string; readonly callId: string } | null {
     const parent = startedOf(this.#events)?.parent;
@@ -66,6 +70,7 @@ export class WatchedRun {
     return { runId: parent.runId, callId: parent.callId };
   }
 
+  /** Why the log is refused, or `null`. */
   get refused(): string | null {
     return this.#refused;
   }
