@@ -13,3 +13,4 @@ export {
   weatherScript,
 } from "./run/index.js";
 export { cutResult, DEFAULT_MAX_RESULT_CHARS } from "./tools/index.js";
+export { foreignRequests } from "./serve/foreign-requests.js";

@@ -165,7 +165,7 @@ export function decideFollowOn(
   state: ConversationState,
   previous: { readonly runId: string; readonly state: ConversationState },
   content: MessageContent,
-): TurnStep | ServeRefusal {
+): Extract<TurnStep, { kind: "start" }> | ServeRefusal {
   if (state.kind !== "none") {
     return new ServeRefusal(409, `${noun} '${runId}' cannot be started: the id is taken; start under another`);
   }
