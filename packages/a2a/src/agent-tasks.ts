@@ -23,7 +23,6 @@ import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import type { Principal } from "@agentloop/core";
 import {
   type ConversationAsk,
-  type ConversationState,
   clientError,
   conversationIdProblem,
   conversationState,
