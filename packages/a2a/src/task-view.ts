@@ -42,8 +42,7 @@ export function taskOf(runId: string, read: TaskRead, failure?: string): Task {
     history: historyOf(runId, contextId, events),
     metadata: undefined,
   });
-  const said = (text: string, parts: Part[] = []) =>
-    agentMessage(`${runId}/status/${events.length}`, runId, contextId, [textPart(text), ...parts]);
+  const said = (text: string) => agentMessage(`${runId}/status/${events.length}`, runId, contextId, [textPart(text)]);
   switch (state.kind) {
     case "going":
       return task(TaskState.TASK_STATE_WORKING);
@@ -52,10 +51,9 @@ export function taskOf(runId: string, read: TaskRead, failure?: string): Task {
         approvals: state.calls.map(({ id, name, args }) => ({ id, name, args })),
         questions: state.questions.map(({ id, question, schema }) => ({ id, question, ...(schema ? { schema } : {}) })),
       };
-      return task(
-        TaskState.TASK_STATE_INPUT_REQUIRED,
-        said(promptOf(state.calls, state.questions), [dataPart(waiting)]),
-      );
+      // The text asks a person; the metadata names each call and question for a program that answers by id.
+      const asked = { ...said(promptOf(state.calls, state.questions)), metadata: { agentloop: waiting } };
+      return task(TaskState.TASK_STATE_INPUT_REQUIRED, asked);
     }
     case "cut-off":
       // A turn cut off by a failure has failed; one whose process died is taken up by the next message on it.
@@ -137,10 +135,6 @@ function agentMessage(messageId: string, taskId: string, contextId: string, part
 
 function textPart(text: string): Part {
   return { content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" };
-}
-
-function dataPart(value: unknown): Part {
-  return { content: { $case: "data", value }, metadata: undefined, filename: "", mediaType: "application/json" };
 }
 
 /** Applies a request's `historyLength`: absent, all of it; 0, none; else the last that many messages. */

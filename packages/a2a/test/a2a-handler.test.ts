@@ -62,9 +62,8 @@ describe("a2aHandler: an agentloop agent served over A2A, called with the SDK's 
     const paused = asTask(await client.sendMessage(userText("Email ana.")));
     expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(textOf(paused.status?.message)).toBe('Approve send_email with {"to":"ana"}? Answer yes or no.');
-    expect(paused.status?.message?.parts[1]?.content).toEqual({
-      $case: "data",
-      value: { approvals: [{ id: "e1", name: "send_email", args: { to: "ana" } }], questions: [] },
+    expect(paused.status?.message?.metadata).toEqual({
+      agentloop: { approvals: [{ id: "e1", name: "send_email", args: { to: "ana" } }], questions: [] },
     });
     expect(sent).toEqual([]);
     // GetTask says the same from the log: never "completed" while it waits (mastra#19914).
