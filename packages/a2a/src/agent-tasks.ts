@@ -3,7 +3,6 @@ import {
   type CancelTaskRequest,
   type GetTaskRequest,
   type ListTasksRequest,
-  type ListTasksResponse,
   type Message,
   type SendMessageRequest,
   type StreamResponse,
@@ -12,7 +11,6 @@ import {
   TaskState,
 } from "@a2a-js/sdk";
 import {
-  A2AError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
@@ -20,7 +18,7 @@ import {
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import type { Principal } from "@agentloop/core";
+import type { MessageContent, Principal } from "@agentloop/core";
 import {
   type ConversationAsk,
   clientError,
@@ -32,21 +30,18 @@ import {
   isRefusal,
   liveRun,
   performStep,
-  refusalOf,
-  runsFor,
   type ServeOptions,
   ServeRefusal,
   type Turn,
   takeTurn,
 } from "@agentloop/core/serve";
+import { errorOf, masked, refusalAsError } from "./a2a-errors.js";
+import { listTasks } from "./list-tasks.js";
 import { askOf, contentOf } from "./task-ask.js";
 import { failureOf } from "./task-failures.js";
 import { placeOf, type TaskRead, taskIdOf, taskOf, withHistoryLength } from "./task-view.js";
 
 const NOUN = "task";
-/** Tasks a `ListTasks` page holds when the request names no page size, and at most. */
-const PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 100;
 
 /**
  * The A2A request handler of one request from `principal`: every verb mapped onto the serving
@@ -121,7 +116,9 @@ async function startTurn(serve: ServeOptions, principal: Principal | undefined, 
   const content = contentOf(message);
   if (content instanceof ServeRefusal) throw errorOf(content);
   const step =
-    message.taskId === "" ? await nextTask(serve, principal, message) : await onTask(serve, principal, message);
+    message.taskId === ""
+      ? await nextTask(serve, principal, message, content)
+      : await onTask(serve, principal, message, content);
   if (step instanceof ServeRefusal) throw errorOf(step);
   const turn = takeTurn(serve, principal, step.runId, step.step, { noun: NOUN });
   if (turn instanceof ServeRefusal) throw errorOf(turn);
@@ -136,7 +133,12 @@ async function startTurn(serve: ServeOptions, principal: Principal | undefined, 
 
 type Planned = { readonly runId: string; readonly step: Turn["step"] } | ServeRefusal;
 
-async function onTask(serve: ServeOptions, principal: Principal | undefined, message: Message): Promise<Planned> {
+async function onTask(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  message: Message,
+  content: MessageContent,
+): Promise<Planned> {
   const runId = message.taskId;
   const place = placeOf(runId);
   if (message.contextId !== "" && place !== undefined && place.contextId !== message.contextId) {
@@ -149,7 +151,7 @@ async function onTask(serve: ServeOptions, principal: Principal | undefined, mes
     if (answered instanceof ServeRefusal) return answered;
     ask = answered;
   } else if (state.kind === "cut-off") {
-    ask = { kind: "message", content: contentOf(message) as string };
+    ask = { kind: "message", content };
   } else {
     // Nothing of it waits: the core answers an unknown task (404), a turn still going, or an ended task (409).
     ask = { kind: "resume", decisions: {}, answers: {} };
@@ -160,7 +162,12 @@ async function onTask(serve: ServeOptions, principal: Principal | undefined, mes
   return { runId, step };
 }
 
-async function nextTask(serve: ServeOptions, principal: Principal | undefined, message: Message): Promise<Planned> {
+async function nextTask(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  message: Message,
+  content: MessageContent,
+): Promise<Planned> {
   const contextId = message.contextId === "" ? globalThis.crypto.randomUUID() : message.contextId;
   const taken = (await serve.store.list())
     .map((summary) => placeOf(summary.runId))
@@ -176,7 +183,7 @@ async function nextTask(serve: ServeOptions, principal: Principal | undefined, m
     runId,
     await conversationState(serve, principal, runId),
     { runId: previous, state: taken === 0 ? { kind: "none" } : await conversationState(serve, principal, previous) },
-    contentOf(message) as string,
+    content,
   );
   return step instanceof ServeRefusal ? step : { runId, step };
 }
@@ -257,42 +264,6 @@ async function cancel(
   return snapshot(runId);
 }
 
-async function listTasks(
-  serve: ServeOptions,
-  principal: Principal | undefined,
-  params: ListTasksRequest,
-  snapshot: (runId: string) => Promise<Task>,
-): Promise<ListTasksResponse> {
-  const size = Math.min(params.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE);
-  if (!(Number.isSafeInteger(size) && size >= 1)) throw new RequestMalformedError("pageSize must be 1 to 100");
-  const offset = params.pageToken === "" ? 0 : Number(params.pageToken);
-  if (!(Number.isSafeInteger(offset) && offset >= 0))
-    throw new RequestMalformedError("the pageToken is not one this server gave");
-  const ids = (await runsFor(serve.store, principal))
-    .filter((summary) => {
-      const place = placeOf(summary.runId);
-      return place !== undefined && (params.contextId === "" || place.contextId === params.contextId);
-    })
-    .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId))
-    .map((summary) => summary.runId);
-  const filtered = params.status !== TaskState.TASK_STATE_UNSPECIFIED || params.statusTimestampAfter !== undefined;
-  // Without a filter on what only the log says, only the page's tasks are read.
-  const candidates = filtered ? ids : ids.slice(offset, offset + size);
-  const tasks: Task[] = [];
-  for (const id of candidates) {
-    const task = await snapshot(id).catch(() => undefined);
-    if (task === undefined) continue;
-    if (params.status !== TaskState.TASK_STATE_UNSPECIFIED && task.status?.state !== params.status) continue;
-    const after = params.statusTimestampAfter;
-    if (after !== undefined && (task.status?.timestamp ?? "") <= after) continue;
-    tasks.push(withHistoryLength(task, params.historyLength ?? 0));
-  }
-  const page = filtered ? tasks.slice(offset, offset + size) : tasks;
-  const total = filtered ? tasks.length : ids.length;
-  const next = offset + size < total ? String(offset + size) : "";
-  return { tasks: page, nextPageToken: next, pageSize: size, totalSize: total };
-}
-
 function isTerminal(state: TaskState | undefined): boolean {
   return (
     state === TaskState.TASK_STATE_COMPLETED ||
@@ -300,28 +271,4 @@ function isTerminal(state: TaskState | undefined): boolean {
     state === TaskState.TASK_STATE_CANCELED ||
     state === TaskState.TASK_STATE_REJECTED
   );
-}
-
-/** Runs `work`, answering what it throws as an A2A error: a refusal in its own words, any other error masked unless `exposeErrors`. */
-async function masked<T>(serve: ServeOptions, runId: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof A2AError) throw error;
-    throw errorOf(refusalAsError(serve, runId, error));
-  }
-}
-
-function refusalAsError(serve: ServeOptions, runId: string, error: unknown): ServeRefusal | A2AError {
-  const { status, message } = refusalOf(serve, runId, error);
-  if (status === 400 || status === 404 || status === 409) return new ServeRefusal(status, message);
-  return new A2AError(message);
-}
-
-/** A refusal of the core as the A2A error that says it: 404 a task not found, 400 a malformed request, 409 an operation the task's state does not allow. */
-function errorOf(refusal: ServeRefusal | A2AError): A2AError {
-  if (refusal instanceof A2AError) return refusal;
-  if (refusal.status === 404) return new TaskNotFoundError(refusal.message);
-  if (refusal.status === 400) return new RequestMalformedError(refusal.message);
-  return new UnsupportedOperationError(refusal.message);
 }
