@@ -18,7 +18,7 @@ import {
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import type { MessageContent, Principal } from "@agentloop/core";
+import type { AgentStreamEvent, MessageContent, Principal } from "@agentloop/core";
 import {
   type ConversationAsk,
   clientError,
@@ -39,7 +39,7 @@ import { errorOf, masked, refusalAsError } from "./a2a-errors.js";
 import { listTasks } from "./list-tasks.js";
 import { askOf, contentOf } from "./task-ask.js";
 import { failureOf } from "./task-failures.js";
-import { placeOf, type TaskRead, taskIdOf, taskOf, withHistoryLength } from "./task-view.js";
+import { agentMessage, placeOf, type TaskRead, taskIdOf, taskOf, withHistoryLength } from "./task-view.js";
 
 const NOUN = "task";
 
@@ -202,9 +202,37 @@ async function* streamed(
 ): AsyncGenerator<StreamResponse> {
   const turn = await masked(serve, "", start);
   const runId = turn.live.runId;
-  yield { payload: { $case: "task", value: await masked(serve, runId, () => snapshot(runId)) } };
+  const task = await masked(serve, runId, () => snapshot(runId));
+  yield { payload: { $case: "task", value: task } };
+  try {
+    for await (const event of turn.feed) {
+      const said = progressOf(event);
+      if (said === undefined) continue;
+      const message = agentMessage(globalThis.crypto.randomUUID(), runId, task.contextId, said);
+      const status = { state: TaskState.TASK_STATE_WORKING, message, timestamp: new Date().toISOString() };
+      yield {
+        payload: {
+          $case: "statusUpdate",
+          value: { taskId: runId, contextId: task.contextId, status, metadata: undefined },
+        },
+      };
+    }
+  } catch {
+    // The run failed: its end below says so, as the client may see it.
+  }
   await settled(turn);
   yield* endOf(serve, runId, snapshot);
+}
+
+/** What a working task tells of the run's progress: the text of a reply that calls tools, and each tool it starts (the run's own, not a child's). */
+function progressOf(event: AgentStreamEvent): string | undefined {
+  if (event.type !== "logged" || event.origin !== undefined) return undefined;
+  const logged = event.event;
+  if (logged.type === "model.replied" && logged.reply.toolCalls.length > 0 && logged.reply.content !== "") {
+    return logged.reply.content;
+  }
+  if (logged.type === "tool.started") return `Running ${logged.name}.`;
+  return undefined;
 }
 
 async function* endOf(

@@ -120,13 +120,14 @@ function userOf(messageId: string, taskId: string, contextId: string, content: M
   return { ...agentMessage(messageId, taskId, contextId, [textPart(contentText(content))]), role: Role.ROLE_USER };
 }
 
-function agentMessage(messageId: string, taskId: string, contextId: string, parts: Part[]): Message {
+/** An agent's message of `parts` (or of one text) on task `taskId`. */
+export function agentMessage(messageId: string, taskId: string, contextId: string, parts: Part[] | string): Message {
   return {
     messageId,
     contextId,
     taskId,
     role: Role.ROLE_AGENT,
-    parts,
+    parts: typeof parts === "string" ? [textPart(parts)] : parts,
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],

@@ -143,7 +143,15 @@ describe("a2aHandler: an agentloop agent served over A2A, called with the SDK's 
     const taskId = paused?.$case === "statusUpdate" ? paused.value.taskId : "";
     const second = [];
     for await (const event of client.sendMessageStream(userText("yes", { taskId }))) second.push(event);
-    expect(second.map((event) => event.payload?.$case)).toEqual(["task", "artifactUpdate", "statusUpdate"]);
+    expect(second.map((event) => event.payload?.$case)).toEqual([
+      "task",
+      "statusUpdate",
+      "artifactUpdate",
+      "statusUpdate",
+    ]);
+    const running = second[1]?.payload;
+    expect(running?.$case === "statusUpdate" && running.value.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    expect(running?.$case === "statusUpdate" && textOf(running.value.status?.message)).toBe("Running send_email.");
     const end = second.at(-1)?.payload;
     expect(end?.$case === "statusUpdate" && end.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
