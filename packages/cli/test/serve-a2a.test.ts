@@ -1,4 +1,5 @@
 import { mkdtempSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GetTaskRequest, Message, SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
@@ -76,6 +77,18 @@ describe("agentloop serve --a2a", () => {
       supportedInterfaces: { url: string }[];
     };
     expect(card.supportedInterfaces[0]?.url).toBe("https://agent.example.com/a2a");
+    // A proxy that keeps the Host: the server answers to the card's host, and to no other.
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(new URL("/.well-known/agent-card.json", url), { headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    expect(await status("agent.example.com")).toBe(200);
+    expect(await status("evil.example")).toBe(403);
   });
 
   it("refuses --card-url without --a2a", async () => {

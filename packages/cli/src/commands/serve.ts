@@ -46,8 +46,8 @@ Options:
   --port <n>               the port (default 4478; 0 picks a free one)
   --name <name>            with --mcp: the tool's name; with --a2a: the card's (default agent)
   --description <text>     with --mcp: the tool's description; with --a2a: the card's
-  --card-url <url>         with --a2a: the URL the card tells clients to call (default: the address
-                           it listens on, http://127.0.0.1:<port>/)
+  --card-url <url>         with --a2a: the URL the card tells clients to call, whose host the server
+                           then answers to (default: the address it listens on, http://127.0.0.1:<port>/)
   --stdio                  with --mcp: serve over stdin and stdout
   --allow-origin <origin>  a site whose pages may call the agent (https://app.example.com); repeatable.
                            Without it, a request from another site's page is refused 403
@@ -74,6 +74,7 @@ interface Served {
   readonly store: EventStore;
   readonly options: ServedRunOptions;
   readonly allowedOrigins?: readonly string[];
+  readonly allowedHosts?: readonly string[];
   readonly exposeErrors?: boolean;
 }
 
@@ -144,6 +145,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
       store,
       options: runOptions,
       ...(values["allow-origin"].length > 0 ? { allowedOrigins: values["allow-origin"] } : {}),
+      // Clients call the URL the card names: the server answers to its host too (a proxy that keeps the Host).
+      ...(values["card-url"] === undefined ? {} : { allowedHosts: [new URL(values["card-url"]).host] }),
       ...(values["expose-errors"] ? { exposeErrors: true } : {}),
     };
     if (protocol === "mcp" && values.stdio) {
