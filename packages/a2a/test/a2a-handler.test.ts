@@ -1,4 +1,4 @@
-import { GetTaskRequest, ListTasksRequest, type Message, Task, TaskState } from "@a2a-js/sdk";
+import { GetTaskRequest, ListTasksRequest, type Message, SendMessageRequest, Task, TaskState } from "@a2a-js/sdk";
 import {
   askUserTool,
   type Message as LoopMessage,
@@ -209,6 +209,28 @@ describe("a2aHandler: an agentloop agent served over A2A, called with the SDK's 
     const exposed = await served(model, new ToolRegistry(), { exposeErrors: true });
     const told = asTask(await exposed.client.sendMessage(userText("Hi.")));
     expect(textOf(told.status?.message)).toContain("invalid x-api-key");
+  });
+
+  it("pages ListTasks newest first, filters it by state, and refuses a file part it cannot run", async () => {
+    const { client } = await served((messages) => final(`Hello ${messages.length}.`));
+    const ids: string[] = [];
+    for (const text of ["One.", "Two.", "Three."]) ids.push(asTask(await client.sendMessage(userText(text))).id);
+    const first = await client.listTasks(ListTasksRequest.fromJSON({ pageSize: 2 }));
+    expect(first.tasks).toHaveLength(2);
+    expect(first.totalSize).toBe(3);
+    const rest = await client.listTasks(ListTasksRequest.fromJSON({ pageSize: 2, pageToken: first.nextPageToken }));
+    expect(rest.nextPageToken).toBe("");
+    expect([...first.tasks, ...rest.tasks].map((task) => task.id).sort()).toEqual([...ids].sort());
+    const working = await client.listTasks(ListTasksRequest.fromJSON({ status: "TASK_STATE_WORKING" }));
+    expect(working.tasks).toEqual([]);
+    const file = SendMessageRequest.fromJSON({
+      message: {
+        messageId: "m1",
+        role: "ROLE_USER",
+        parts: [{ url: "https://example.com/a.pdf", mediaType: "application/pdf" }],
+      },
+    });
+    await expect(client.sendMessage(file)).rejects.toThrow(/file part/);
   });
 
   it("refuses 405 a GET that is not the card, and answers a JSON-RPC request without a version header as the SDK's server does", async () => {
