@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { askUserTool, MemoryEventStore, type Model, type Principal, ToolRegistry } from "@agentloop/core";
-import { asks, final, toolCall } from "@agentloop/core/testing";
+import { asks, final, foreignRequests, toolCall } from "@agentloop/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { agUiHandler } from "../src/index.js";
 import { input } from "./fixture.js";
@@ -125,13 +125,8 @@ describe("agUiHandler takes nothing from another site", () => {
     const host = new URL(s.url).host;
     const body = JSON.stringify(input("fresh", "r1", "Hi."));
     const auth = { authorization: "Bearer acme-token" };
-    const foreign: Record<string, string>[] = [
-      { ...auth, origin: "https://evil.example", "content-type": "text/plain", host },
-      { ...auth, "sec-fetch-site": "cross-site", "content-type": "text/plain", host },
-      { ...auth, origin: "http://evil.example", host: "evil.example", "content-type": "text/plain" },
-    ];
-    for (const headers of foreign) {
-      expect(await send(s.url, headers, body)).toBe(403);
+    for (const headers of foreignRequests(host)) {
+      expect(await send(s.url, { ...auth, ...headers }, body)).toBe(403);
     }
     expect(await s.store.read("fresh")).toEqual([]);
     const calls = s.calls();

@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { chatHandler } from "@agentloop/ai-sdk";
 import { MemoryEventStore, type Model, ToolRegistry } from "@agentloop/core";
-import { final } from "@agentloop/core/testing";
+import { final, foreignRequests } from "@agentloop/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { listen } from "./chat-server.js";
 
@@ -46,15 +46,7 @@ describe("chatHandler takes nothing from another site", () => {
   it("refuses 403 what a foreign page or a rebound name sends; nothing runs, nothing is logged", async () => {
     const { url, store, calls } = await served();
     const host = new URL(url).host;
-    const foreign: Record<string, string>[] = [
-      // The no-preflight POST any page can send: text/plain, from another origin.
-      { origin: "https://evil.example", "content-type": "text/plain", host },
-      { origin: "null", "content-type": "application/json", host },
-      { "sec-fetch-site": "cross-site", "content-type": "text/plain", host },
-      // DNS rebinding: the page's own name, now resolving to 127.0.0.1.
-      { origin: "http://evil.example:80", host: "evil.example:80", "content-type": "text/plain" },
-    ];
-    for (const headers of foreign) expect((await send(url, "POST", headers, BODY)).status).toBe(403);
+    for (const headers of foreignRequests(host)) expect((await send(url, "POST", headers, BODY)).status).toBe(403);
     const preflight = await send(url, "OPTIONS", {
       origin: "https://evil.example",
       "access-control-request-method": "POST",

@@ -111,6 +111,8 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a server until Ctrl-C, a placeholder model: serve.test.ts starts --mcp --name weather with --script, on --port 0",
   "agentloop serve --mcp --stdio --tools ./tools.mjs --model …":
     "a stdio server, a placeholder model: mcp's serve-agent.test.ts serves the same agent to the SDK's client",
+  "agentloop serve --a2a --name weather --tools ./tools.mjs --model …":
+    "a server until Ctrl-C, a placeholder model: serve-a2a.test.ts starts --a2a --name weather with --script, on --port 0",
   "agentloop serve --ui-stream --tools ./tools.mjs --model …":
     "a server until Ctrl-C, a placeholder model: serve.test.ts starts --ui-stream with --script, on --port 0",
   'agentloop run --tools ./tools.mjs --model openai:gpt-4o-mini --memory memory.db "Call me Ana, please."':

@@ -94,6 +94,20 @@ describe("agentloop serve --authorize --tenant-budget", () => {
     expect((await chat(url, "acme-1", "token-of-bo")).status).toBe(409);
   });
 
+  it("holds a tenant to its ceiling on a Postgres store, whose spending every server on it shares", async () => {
+    const f = files({ acme: { costPerDay: 0 }, "*": { costPerDay: 1 } });
+    const postgres = new URL(inject("postgresUrl"));
+    postgres.searchParams.set("schema", `cli_tenant_budget_${process.pid}_${Date.now().toString(36)}`);
+    const args = ["--authorize", fixture("bearer-authorize.mjs"), "--tenant-budget", f.budget, "--pricing", f.pricing];
+    const url = await serve([...base(f).slice(0, -1), postgres.href, ...args]);
+    const acme = await chat(url, "acme-pg", "token-of-ana");
+    expect(acme.body).toContain('"status":"cost_budget"');
+    const globex = await chat(url, "globex-pg", "token-of-bo");
+    expect(globex.body).toContain('"status":"done"');
+    const shown = await cli(["show", `${postgres.href}#acme-pg`, "--no-color"]);
+    expect(shown.stdout).toContain("the owner's daily ceiling of $0.0000: $0.0000 spent");
+  });
+
   it("--authorize is every door's: AG-UI and MCP refuse a request without a known token 401 and take the tenant's", async () => {
     const f = files({});
     const authorize = ["--authorize", fixture("bearer-authorize.mjs")];
@@ -158,11 +172,6 @@ describe("agentloop serve --authorize --tenant-budget", () => {
     const unknown = f.write("unknown.json", { acme: { perDay: 1 } });
     expect(await refused([...authorized, "--tenant-budget", unknown])).toContain(
       `${unknown}: the entry 'acme' has 'perDay'`,
-    );
-    const postgres = new URL(inject("postgresUrl"));
-    postgres.searchParams.set("schema", "cli_tenant_budget_refused");
-    expect(await refused([...authorized, "--tenant-budget", f.budget, "--store", postgres.href])).toMatch(
-      /^agentloop: --tenant-budget needs a store that keeps owners' spending \(a directory or a \.db\/\.sqlite file\); postgres:\/\/.* keeps none$/,
     );
     const notJson = f.write("not.json", "{ acme");
     expect(await refused([...authorized, "--tenant-budget", notJson])).toContain(

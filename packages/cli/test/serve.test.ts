@@ -144,7 +144,7 @@ describe("agentloop serve", () => {
   it("refuses a command line without exactly one protocol", async () => {
     await expect(
       serve(["--ag-ui", "--mcp", "--script", fixture("weather-script.json"), "--tools", fixture("tools.mjs")]),
-    ).rejects.toThrow("give one of --ui-stream, --ag-ui or --mcp");
+    ).rejects.toThrow("give one of --ui-stream, --ag-ui, --mcp or --a2a");
   });
 
   it("--ui-stream: a chat's message is answered as the UI message stream useChat reads", async () => {

@@ -8,6 +8,7 @@ export {
   clientError,
   conversationIdProblem,
   conversationState,
+  decideFollowOn,
   decideTurn,
   drive,
   type FollowSettings,

@@ -12,4 +12,5 @@ export {
   WEATHER_TASK,
   weatherScript,
 } from "./run/index.js";
+export { foreignRequests } from "./serve/foreign-requests.js";
 export { cutResult, DEFAULT_MAX_RESULT_CHARS } from "./tools/index.js";

@@ -2,7 +2,7 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { MemoryEventStore, type Model, ToolRegistry } from "@agentloop/core";
-import { final } from "@agentloop/core/testing";
+import { final, foreignRequests } from "@agentloop/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { serveAgentHttp } from "../src/index.js";
 
@@ -90,13 +90,8 @@ describe("serveAgentHttp takes nothing from another site", () => {
   it("refuses 403 a foreign page's calls (the no-preflight text/plain one too); nothing runs, nothing is logged", async () => {
     const { url, store, calls } = await served();
     const host = new URL(url).host;
-    const foreign: Record<string, string>[] = [
-      { "content-type": "text/plain", accept, host, origin: "https://evil.example" },
-      { "content-type": "application/json", accept, host, "sec-fetch-site": "cross-site" },
-      { "content-type": "application/json", accept, host: "evil.example", origin: "http://evil.example" },
-    ];
-    for (const headers of foreign) {
-      expect(await post(url, headers, call)).toBe(403);
+    for (const headers of foreignRequests(host)) {
+      expect(await post(url, { ...headers, accept }, call)).toBe(403);
     }
     expect(await store.read("foreign")).toEqual([]);
     expect(calls()).toBe(0);

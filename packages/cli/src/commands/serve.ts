@@ -24,7 +24,7 @@ import { TENANT_BUDGET_FLAG, TENANT_BUDGET_HELP, tenantBudgetFile } from "../set
 import { openToolSources, type ToolSourceValues } from "../setup/tool-sources.js";
 import { DEFAULT_STORE } from "./run.js";
 
-export const SERVE_HELP = `Usage: agentloop serve (--ui-stream | --ag-ui | --mcp) [--tools <module>] [--mcp-url <url>]...
+export const SERVE_HELP = `Usage: agentloop serve (--ui-stream | --ag-ui | --mcp | --a2a) [--tools <module>] [--mcp-url <url>]...
                        [--model <provider:name> | --script <file.json>] [--store <path>] [--port <n>]
                        [run options]
 
@@ -35,6 +35,8 @@ client's chat or thread id (a run waiting for approval pauses there until the cl
   --ag-ui                  AG-UI: RunAgentInput in, events out over SSE; an approval is an interrupt (needs @agentloop/ag-ui)
   --mcp                    the agent as one MCP tool over Streamable HTTP at /mcp (with --stdio:
                            over this process's stdin and stdout instead); an approval is input_required
+  --a2a                    A2A (v1.0, JSON-RPC) at /, its agent card at /.well-known/agent-card.json; a task
+                           is a run, an approval or a question is input-required (needs @agentloop/a2a)
 
 Options:
   --tools <module>         a module whose default export registers tools on a ToolRegistry
@@ -44,8 +46,10 @@ Options:
   --store <path>           a directory of <runId>.jsonl files, a .db/.sqlite file, or a
                            postgres://… database (default ${DEFAULT_STORE})
   --port <n>               the port (default 4478; 0 picks a free one)
-  --name <name>            with --mcp: the tool's name (default agent)
-  --description <text>     with --mcp: the tool's description
+  --name <name>            with --mcp: the tool's name; with --a2a: the card's (default agent)
+  --description <text>     with --mcp: the tool's description; with --a2a: the card's
+  --card-url <url>         with --a2a: the URL the card tells clients to call, whose host the server
+                           then answers to (default: the address it listens on, http://127.0.0.1:<port>/)
   --stdio                  with --mcp: serve over stdin and stdout
   --allow-origin <origin>  a site whose pages may call the agent (https://app.example.com); repeatable.
                            Without it, a request from another site's page is refused 403
@@ -74,6 +78,7 @@ interface Served {
   readonly store: EventStore;
   readonly options: ServedRunOptions;
   readonly allowedOrigins?: readonly string[];
+  readonly allowedHosts?: readonly string[];
   readonly exposeErrors?: boolean;
   readonly authorize?: Authorize;
   readonly tenantBudget?: (principal: Principal) => SpendLimits | undefined;
@@ -99,6 +104,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
         "ui-stream": { type: "boolean", default: false },
         "ag-ui": { type: "boolean", default: false },
         mcp: { type: "boolean", default: false },
+        a2a: { type: "boolean", default: false },
+        "card-url": { type: "string" },
         stdio: { type: "boolean", default: false },
         "allow-origin": { type: "string", multiple: true, default: [] },
         "expose-errors": { type: "boolean", default: false },
@@ -116,12 +123,16 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     io.stdout.write(SERVE_HELP);
     return 0;
   }
-  const protocols = (["ui-stream", "ag-ui", "mcp"] as const).filter((flag) => values[flag]);
+  const protocols = (["ui-stream", "ag-ui", "mcp", "a2a"] as const).filter((flag) => values[flag]);
   if (protocols.length !== 1) {
-    throw new UsageError("give one of --ui-stream, --ag-ui or --mcp; see 'agentloop serve --help'");
+    throw new UsageError("give one of --ui-stream, --ag-ui, --mcp or --a2a; see 'agentloop serve --help'");
   }
-  const protocol = protocols[0] as "ui-stream" | "ag-ui" | "mcp";
+  const protocol = protocols[0] as Protocol;
   if (values.stdio && protocol !== "mcp") throw new UsageError("--stdio goes with --mcp only");
+  if (values["card-url"] !== undefined && protocol !== "a2a") throw new UsageError("--card-url goes with --a2a only");
+  if (values["card-url"] !== undefined && !/^https?:\/\/\S+$/.test(values["card-url"])) {
+    throw new UsageError(`--card-url must be an http(s) URL; got '${values["card-url"]}'`);
+  }
   const port = wholeNumber("--port", values.port) ?? 0;
   if (port > 65535) throw new UsageError(`--port must be at most 65535; got '${values.port}'`);
   const runOptions = { ...CLI_RUN_DEFAULTS, ...agentRunOptionsOf(values), ...moneyOptionsOf(values) };
@@ -148,6 +159,8 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
       store,
       options: runOptions,
       ...(values["allow-origin"].length > 0 ? { allowedOrigins: values["allow-origin"] } : {}),
+      // Clients call the URL the card names: the server answers to its host too (a proxy that keeps the Host).
+      ...(values["card-url"] === undefined ? {} : { allowedHosts: [new URL(values["card-url"]).host] }),
       ...(values["expose-errors"] ? { exposeErrors: true } : {}),
       ...access,
     };
@@ -158,9 +171,12 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
       await stoppedSignal();
       return 0;
     }
-    const handler = await handlerFor(protocol, options, values.name, values.description);
+    const handlerAt = await handlerFor(protocol, options, values.name, values.description);
+    // The handler is made once the port is known: an A2A card names the URL it is reached at.
+    let handler: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 });
     const server = createServer((request, response) => void bridge(handler, request, response));
     const bound = await listen(server, port);
+    handler = handlerAt(values["card-url"] ?? `http://127.0.0.1:${bound}/`);
     const path = protocol === "mcp" ? "/mcp" : "/";
     writeLines(io.stdout, [
       `agentloop serve (${protocol}): http://127.0.0.1:${bound}${path}`,
@@ -212,12 +228,16 @@ async function accessOf(
   };
 }
 
+type Protocol = "ui-stream" | "ag-ui" | "mcp" | "a2a";
+type Handler = (request: Request) => Promise<Response>;
+
+/** Loads the protocol's package and gives the maker of its handler, given the URL the server is reached at. */
 async function handlerFor(
-  protocol: "ui-stream" | "ag-ui" | "mcp",
+  protocol: Protocol,
   options: Served,
   name: string,
   description: string,
-): Promise<(request: Request) => Promise<Response>> {
+): Promise<(url: string) => Handler> {
   // Each protocol's package is loaded only when it is served: the other commands start without them.
   if (protocol === "ag-ui") {
     const agUi = await importOptional<typeof import("@agentloop/ag-ui")>(
@@ -225,20 +245,26 @@ async function handlerFor(
       "agentloop serve --ag-ui",
       ["@agentloop/ag-ui"],
     );
-    return agUi.agUiHandler(options);
+    return () => agUi.agUiHandler(options);
+  }
+  if (protocol === "a2a") {
+    const a2a = await importOptional<typeof import("@agentloop/a2a")>("@agentloop/a2a", "agentloop serve --a2a", [
+      "@agentloop/a2a",
+    ]);
+    return (url) => a2a.a2aHandler({ ...options, card: { name, description, url } });
   }
   if (protocol === "mcp") {
     const { serveAgentHttp } = await import("@agentloop/mcp");
     // 2025-era clients get a session, so a task's tasks/result can ask them for an approval.
     const mcp = serveAgentHttp({ ...options, name, description });
-    return (request) => mcp.fetch(request);
+    return () => (request) => mcp.fetch(request);
   }
   const aiSdk = await importOptional<AiSdkModule>("@agentloop/ai-sdk", "agentloop serve --ui-stream", [
     "@agentloop/ai-sdk",
   ]);
   const chat = aiSdk.chatHandler(options);
   // The page at / asks the API at /api/chat, on the same origin; every other request is the API's.
-  return async (request) => (await chatPageFile(request)) ?? chat(request);
+  return () => async (request) => (await chatPageFile(request)) ?? chat(request);
 }
 
 /** Hands a `node:http` request to a web-standard handler and streams its response back; a client gone mid-stream stops the copy only. */

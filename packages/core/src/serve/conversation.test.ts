@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentResult, PendingQuestion, ToolCall } from "../data/index.js";
-import { type ConversationAsk, type ConversationState, decideTurn } from "./conversation.js";
+import { type ConversationAsk, type ConversationState, decideFollowOn, decideTurn } from "./conversation.js";
 import type { LiveRun } from "./live-runs.js";
 import { mayUse } from "./owner.js";
 import { ServeRefusal } from "./served-errors.js";
@@ -94,6 +94,33 @@ describe("decideTurn: the one table every front door answers by", () => {
     expect(refused.message).toBe(
       "thread 't' has nothing waiting on 'e9': it waits for decisions on 'e1' and answers to 'q1'",
     );
+  });
+});
+
+describe("decideFollowOn: a conversation kept as a chain of runs", () => {
+  it("starts the next run with the ended one's transcript, and refuses while the one before is open", () => {
+    const messages = [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Hi." },
+      { role: "assistant", content: "Hello.", toolCalls: [] },
+    ] as AgentResult["messages"];
+    const ended: ConversationState = { kind: "ended", result: { ...result, messages }, events: [] };
+    const seen = Object.fromEntries(
+      Object.entries({ ...STATES, ended }).map(([kind, before]) => {
+        const step = decideFollowOn("task", "c.2", STATES.none, { runId: "c.1", state: before }, "More.");
+        return [kind, step instanceof ServeRefusal ? step.status : step];
+      }),
+    );
+    expect(seen).toEqual({
+      none: { kind: "start", content: "More." },
+      ended: { kind: "start", content: "More.", history: messages.slice(1) },
+      foreign: 409,
+      going: 409,
+      waiting: 409,
+      "cut-off": 409,
+    });
+    const taken = decideFollowOn("task", "c.2", STATES.ended, { runId: "c.1", state: ended }, "More.");
+    expect(taken).toBeInstanceOf(ServeRefusal);
   });
 });
 

@@ -1,6 +1,7 @@
 import type {
   AgentResult,
   Decision,
+  Message,
   MessageContent,
   PendingQuestion,
   Principal,
@@ -55,13 +56,14 @@ export type ConversationAsk =
   | { readonly kind: "read" };
 
 /**
- * The conversation's next step: start a run under its id; continue the ended run with a message;
- * finish a cut-off turn from its log (or read a run's result back), alone or then continue; resume
- * the waiting run with decisions and answers; or follow a turn still going to its end: one this
- * process drives (`live`), or one another process drives, from its log (`from`: where the turn starts).
+ * The conversation's next step: start a run under its id (with the messages of a conversation it
+ * goes on from, if any); continue the ended run with a message; finish a cut-off turn from its log
+ * (or read a run's result back), alone or then continue; resume the waiting run with decisions and
+ * answers; or follow a turn still going to its end: one this process drives (`live`), or one
+ * another process drives, from its log (`from`: where the turn starts).
  */
 export type TurnStep =
-  | { readonly kind: "start"; readonly content: MessageContent }
+  | { readonly kind: "start"; readonly content: MessageContent; readonly history?: readonly Message[] }
   | { readonly kind: "continue"; readonly content: MessageContent }
   | { readonly kind: "finish" }
   | { readonly kind: "finish-then-continue"; readonly content: MessageContent; readonly open: readonly ToolCall[] }
@@ -161,6 +163,43 @@ export function decideTurn(
   return { kind: "resume", decisions: ask.decisions, answers: ask.answers };
 }
 
+/**
+ * Decides a message that starts run `runId` as the next part of another conversation, `previous`
+ * (pure): a protocol whose units of work end for good (an A2A task) keeps a conversation as a
+ * chain of runs. It starts as `decideTurn` decides, given the whole transcript of `previous` as
+ * its history when that run has ended (none when there is no such run); a `previous` still going,
+ * waiting or cut off is refused (409: answer or finish it first), and another tenant's as a taken id.
+ */
+export function decideFollowOn(
+  noun: string,
+  runId: string,
+  state: ConversationState,
+  previous: { readonly runId: string; readonly state: ConversationState },
+  content: MessageContent,
+): Extract<TurnStep, { kind: "start" }> | ServeRefusal {
+  if (state.kind !== "none") {
+    return new ServeRefusal(409, `${noun} '${runId}' cannot be started: the id is taken; start under another`);
+  }
+  const before = previous.state;
+  const name = `${noun} '${previous.runId}'`;
+  switch (before.kind) {
+    case "none":
+      return { kind: "start", content };
+    case "ended": {
+      const history = before.result.messages.filter((message) => message.role !== "system");
+      return history.length === 0 ? { kind: "start", content } : { kind: "start", content, history };
+    }
+    case "foreign":
+      return new ServeRefusal(409, `${noun} '${runId}' cannot be started: the id is taken; start under another`);
+    case "going":
+      return new ServeRefusal(409, `${name} is still going: follow it, or wait for its end`);
+    case "waiting":
+      return new ServeRefusal(409, `${name} waits for ${waitsFor(before)}: give those on it first`);
+    case "cut-off":
+      return new ServeRefusal(409, `${name} was cut off: send the message on it to finish it first`);
+  }
+}
+
 /** A turn under way: its step, the run this process drives for it, and the run's events as they come. */
 export interface Turn {
   readonly step: Exclude<TurnStep, { kind: "follow" | "follow-log" }>;
@@ -238,8 +277,10 @@ export function performStep(
   switch (step.kind) {
     case "start": {
       const owner = principal === undefined ? {} : { owner: principal };
+      const history = step.history === undefined ? {} : { history: step.history };
       return runAgent(step.content, model, registry, {
         ...serve.options,
+        ...history,
         store,
         runId,
         ...owner,

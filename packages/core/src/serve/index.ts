@@ -4,6 +4,7 @@ export {
   type ConversationAsk,
   type ConversationState,
   conversationState,
+  decideFollowOn,
   decideTurn,
   nextTurn,
   performStep,

@@ -1,0 +1,302 @@
+import {
+  type AgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTasksRequest,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  TaskState,
+} from "@a2a-js/sdk";
+import {
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from "@a2a-js/sdk/errors";
+import type { A2ARequestHandler } from "@a2a-js/sdk/server";
+import type { AgentStreamEvent, MessageContent, Principal } from "@agentloop/core";
+import {
+  type ConversationAsk,
+  clientError,
+  conversationIdProblem,
+  conversationState,
+  decideFollowOn,
+  decideTurn,
+  drive,
+  isRefusal,
+  liveRun,
+  performStep,
+  type ServeOptions,
+  ServeRefusal,
+  type Turn,
+  takeTurn,
+} from "@agentloop/core/serve";
+import { errorOf, masked, refusalAsError } from "./a2a-errors.js";
+import { listTasks } from "./list-tasks.js";
+import { askOf, contentOf } from "./task-ask.js";
+import { failureOf } from "./task-failures.js";
+import { agentMessage, placeOf, type TaskRead, taskIdOf, taskOf, withHistoryLength } from "./task-view.js";
+
+const NOUN = "task";
+
+/**
+ * The A2A request handler of one request from `principal`: every verb mapped onto the serving
+ * core, so that a task is a run of `serve.store` (task id = run id) and every answer is read from
+ * its log. A context is a conversation: its tasks are `<contextId>.1`, `<contextId>.2`, … and each
+ * new task goes on from the transcript of the one before. Another tenant's task is answered, on
+ * every verb, exactly as a task that does not exist.
+ */
+export function agentTasks(serve: ServeOptions, principal: Principal | undefined, card: AgentCard): A2ARequestHandler {
+  const snapshot = async (runId: string): Promise<Task> => {
+    const read = await readTask(serve, principal, runId);
+    return taskOf(runId, read, read.state.kind === "cut-off" ? failed(serve, runId, read.events) : undefined);
+  };
+  const unsupported = () => Promise.reject(new PushNotificationNotSupportedError());
+  return {
+    getAgentCard: async () => card,
+    getAuthenticatedExtendedAgentCard: async () => card,
+    sendMessage: (params) =>
+      masked(serve, params.message?.taskId ?? "", async () => {
+        const turn = await startTurn(serve, principal, params);
+        const runId = turn.live.runId;
+        if (params.configuration?.returnImmediately !== true) {
+          await settled(turn);
+        }
+        return withHistoryLength(await snapshot(runId), params.configuration?.historyLength);
+      }),
+    sendMessageStream: (params) => streamed(serve, () => startTurn(serve, principal, params), snapshot),
+    getTask: (params: GetTaskRequest) =>
+      masked(serve, params.id, async () => withHistoryLength(await snapshot(params.id), params.historyLength)),
+    listTasks: (params: ListTasksRequest) => masked(serve, "", () => listTasks(serve, principal, params, snapshot)),
+    cancelTask: (params: CancelTaskRequest) =>
+      masked(serve, params.id, () => cancel(serve, principal, params.id, snapshot)),
+    resubscribe: (params: SubscribeToTaskRequest) => resubscribe(serve, params.id, snapshot),
+    createTaskPushNotificationConfig: unsupported,
+    getTaskPushNotificationConfig: unsupported,
+    listTaskPushNotificationConfigs: unsupported,
+    deleteTaskPushNotificationConfig: unsupported,
+  };
+}
+
+/** Where task `runId` stands for `principal`, with its log; an unknown task, or another tenant's, is "not found" in one wording. */
+async function readTask(serve: ServeOptions, principal: Principal | undefined, runId: string): Promise<TaskRead> {
+  const state = await conversationState(serve, principal, runId);
+  if (state.kind === "none" || state.kind === "foreign") throw notFound(runId);
+  const events = state.kind === "going" ? await serve.store.read(runId) : state.events;
+  return { state, events };
+}
+
+/** What the client is told of a cut-off turn that failed: as this process saw it fail, or as its log says a model call failed. */
+function failed(serve: ServeOptions, runId: string, events: TaskRead["events"]): string | undefined {
+  const kept = failureOf(serve.store, runId, events);
+  if (kept !== undefined) return kept;
+  const last = events.at(-1);
+  if (last?.type !== "model.failed") return undefined;
+  return clientError({ exposeErrors: serve.exposeErrors }, runId, new Error(last.error));
+}
+
+function notFound(runId: string): TaskNotFoundError {
+  // The core's wording of a run it does not hold, for an unknown task and another tenant's alike.
+  const refusal = decideTurn(NOUN, runId, { kind: "none" }, { kind: "read" }) as ServeRefusal;
+  return new TaskNotFoundError(refusal.message);
+}
+
+/**
+ * Decides and drives what a message asks: on a task (`taskId`), the decisions and answers it
+ * waits for (a cut-off task is finished, then goes on with the message); without one, a new
+ * task of its context (a new one when it names none), going on from the context's last task.
+ */
+async function startTurn(serve: ServeOptions, principal: Principal | undefined, params: SendMessageRequest) {
+  const { message } = params;
+  if (message === undefined) throw new RequestMalformedError("the request has no message");
+  const content = contentOf(message);
+  if (content instanceof ServeRefusal) throw errorOf(content);
+  const step =
+    message.taskId === ""
+      ? await nextTask(serve, principal, message, content)
+      : await onTask(serve, principal, message, content);
+  if (step instanceof ServeRefusal) throw errorOf(step);
+  const turn = takeTurn(serve, principal, step.runId, step.step, { noun: NOUN });
+  if (turn instanceof ServeRefusal) throw errorOf(turn);
+  try {
+    await turn.feed.started;
+  } catch (error) {
+    // Refused by the run itself (an answer off its question's shape, a log another writer holds): nothing ran.
+    if (isRefusal(error)) throw errorOf(refusalAsError(serve, step.runId, error));
+  }
+  return turn;
+}
+
+type Planned = { readonly runId: string; readonly step: Turn["step"] } | ServeRefusal;
+
+async function onTask(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  message: Message,
+  content: MessageContent,
+): Promise<Planned> {
+  const runId = message.taskId;
+  const place = placeOf(runId);
+  if (message.contextId !== "" && place !== undefined && place.contextId !== message.contextId) {
+    return new ServeRefusal(400, `the message's contextId '${message.contextId}' is not task '${runId}''s`);
+  }
+  const state = await conversationState(serve, principal, runId);
+  let ask: ConversationAsk;
+  if (state.kind === "waiting") {
+    const answered = askOf(message, state.calls, state.questions);
+    if (answered instanceof ServeRefusal) return answered;
+    ask = answered;
+  } else if (state.kind === "cut-off") {
+    ask = { kind: "message", content };
+  } else {
+    // Nothing of it waits: the core answers an unknown task (404), a turn still going, or an ended task (409).
+    ask = { kind: "resume", decisions: {}, answers: {} };
+  }
+  const step = decideTurn(NOUN, runId, state, ask);
+  if (step instanceof ServeRefusal) return step;
+  if (step.kind === "follow") return new ServeRefusal(409, `task '${runId}' is still working`);
+  return { runId, step };
+}
+
+async function nextTask(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  message: Message,
+  content: MessageContent,
+): Promise<Planned> {
+  const contextId = message.contextId === "" ? globalThis.crypto.randomUUID() : message.contextId;
+  const taken = (await serve.store.list())
+    .map((summary) => placeOf(summary.runId))
+    .filter((place) => place?.contextId === contextId)
+    .reduce((last, place) => Math.max(last, place?.n ?? 0), 0);
+  const runId = taskIdOf(contextId, taken + 1);
+  const problem = conversationIdProblem(runId, "task id");
+  if (problem !== null)
+    return new ServeRefusal(400, `the contextId '${contextId.slice(0, 100)}' cannot name tasks: ${problem}`);
+  const previous = taskIdOf(contextId, Math.max(taken, 1));
+  const step = decideFollowOn(
+    NOUN,
+    runId,
+    await conversationState(serve, principal, runId),
+    { runId: previous, state: taken === 0 ? { kind: "none" } : await conversationState(serve, principal, previous) },
+    content,
+  );
+  return step instanceof ServeRefusal ? step : { runId, step };
+}
+
+/** Waits for the turn's end; a failure is the task's (failed), told as the client may see it. */
+async function settled(turn: Turn): Promise<void> {
+  await turn.feed.result.catch(() => undefined);
+  await turn.live.ended;
+}
+
+/** A turn's stream: the task as it starts, then its end as a status update (the answer first, as an artifact). */
+async function* streamed(
+  serve: ServeOptions,
+  start: () => Promise<Turn>,
+  snapshot: (runId: string) => Promise<Task>,
+): AsyncGenerator<StreamResponse> {
+  const turn = await masked(serve, "", start);
+  const runId = turn.live.runId;
+  const task = await masked(serve, runId, () => snapshot(runId));
+  yield { payload: { $case: "task", value: task } };
+  try {
+    for await (const event of turn.feed) {
+      const said = progressOf(event);
+      if (said === undefined) continue;
+      const message = agentMessage(globalThis.crypto.randomUUID(), runId, task.contextId, said);
+      const status = { state: TaskState.TASK_STATE_WORKING, message, timestamp: new Date().toISOString() };
+      yield {
+        payload: {
+          $case: "statusUpdate",
+          value: { taskId: runId, contextId: task.contextId, status, metadata: undefined },
+        },
+      };
+    }
+  } catch {
+    // The run failed: its end below says so, as the client may see it.
+  }
+  await settled(turn);
+  yield* endOf(serve, runId, snapshot);
+}
+
+/** What a working task tells of the run's progress: the text of a reply that calls tools, and each tool it starts (the run's own, not a child's). */
+function progressOf(event: AgentStreamEvent): string | undefined {
+  if (event.type !== "logged" || event.origin !== undefined) return undefined;
+  const logged = event.event;
+  if (logged.type === "model.replied" && logged.reply.toolCalls.length > 0 && logged.reply.content !== "") {
+    return logged.reply.content;
+  }
+  if (logged.type === "tool.started") return `Running ${logged.name}.`;
+  return undefined;
+}
+
+async function* endOf(
+  serve: ServeOptions,
+  runId: string,
+  snapshot: (runId: string) => Promise<Task>,
+): AsyncGenerator<StreamResponse> {
+  const task = await masked(serve, runId, () => snapshot(runId));
+  const ids = { taskId: task.id, contextId: task.contextId, metadata: undefined };
+  for (const artifact of task.artifacts) {
+    yield { payload: { $case: "artifactUpdate", value: { ...ids, artifact, append: false, lastChunk: true } } };
+  }
+  yield { payload: { $case: "statusUpdate", value: { ...ids, status: task.status } } };
+}
+
+/** Follows a task from now: a working one to its next pause or end; one that waits is told as it stands. An ended task is not followed. */
+async function* resubscribe(
+  serve: ServeOptions,
+  runId: string,
+  snapshot: (runId: string) => Promise<Task>,
+): AsyncGenerator<StreamResponse> {
+  const task = await masked(serve, runId, () => snapshot(runId));
+  const state = task.status?.state;
+  if (isTerminal(state)) {
+    throw new UnsupportedOperationError(`task '${runId}' has ended (${TaskState[state ?? 0]}): read it with GetTask`);
+  }
+  yield { payload: { $case: "task", value: task } };
+  const live = liveRun(serve.store, runId);
+  if (live === undefined) return;
+  await live.ended;
+  yield* endOf(serve, runId, snapshot);
+}
+
+/** Cancels the task: a turn this process drives is stopped; one that waits or was cut off is ended `cancelled` in its log. */
+async function cancel(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  runId: string,
+  snapshot: (runId: string) => Promise<Task>,
+): Promise<Task> {
+  const task = await snapshot(runId);
+  if (isTerminal(task.status?.state)) {
+    throw new TaskNotCancelableError(`task '${runId}' has ended (${TaskState[task.status?.state ?? 0]})`);
+  }
+  const live = liveRun(serve.store, runId);
+  if (live !== undefined) {
+    live.controller.abort(new Error("the client cancelled the task"));
+    await live.ended;
+  }
+  const state = await conversationState(serve, principal, runId);
+  if (state.kind === "waiting" || state.kind === "cut-off") {
+    const stopped = AbortSignal.abort(new Error("the client cancelled the task"));
+    await drive(serve.store, runId, principal, (signal) =>
+      performStep(serve, principal, runId, { kind: "finish" }, { signal: AbortSignal.any([signal, stopped]) }),
+    ).ended;
+  }
+  return snapshot(runId);
+}
+
+function isTerminal(state: TaskState | undefined): boolean {
+  return (
+    state === TaskState.TASK_STATE_COMPLETED ||
+    state === TaskState.TASK_STATE_FAILED ||
+    state === TaskState.TASK_STATE_CANCELED ||
+    state === TaskState.TASK_STATE_REJECTED
+  );
+}
