@@ -150,7 +150,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     const store = await openStore(values.store);
     if (access.tenantBudget !== undefined && store.spending === undefined) {
       throw new UsageError(
-        `--tenant-budget needs a store that keeps owners' spending (a directory or a .db/.sqlite file); ${storeShown(values.store)} keeps none`,
+        `--tenant-budget needs a store that keeps owners' spending; ${storeShown(values.store)} keeps none`,
       );
     }
     const options: Served = {
