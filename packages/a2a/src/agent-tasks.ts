@@ -158,7 +158,9 @@ async function onTask(
   }
   const step = decideTurn(NOUN, runId, state, ask);
   if (step instanceof ServeRefusal) return step;
-  if (step.kind === "follow") return new ServeRefusal(409, `task '${runId}' is still working`);
+  if (step.kind === "follow" || step.kind === "follow-log") {
+    return new ServeRefusal(409, `task '${runId}' is still working`);
+  }
   return { runId, step };
 }
 

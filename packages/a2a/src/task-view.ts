@@ -45,6 +45,7 @@ export function taskOf(runId: string, read: TaskRead, failure?: string): Task {
   const said = (text: string) => agentMessage(`${runId}/status/${events.length}`, runId, contextId, [textPart(text)]);
   switch (state.kind) {
     case "going":
+    case "held":
       return task(TaskState.TASK_STATE_WORKING);
     case "waiting": {
       const waiting = {

@@ -193,6 +193,8 @@ export function decideFollowOn(
       return new ServeRefusal(409, `${noun} '${runId}' cannot be started: the id is taken; start under another`);
     case "going":
       return new ServeRefusal(409, `${name} is still going: follow it, or wait for its end`);
+    case "held":
+      return new ServeRefusal(409, `${name} is still going in another process: follow it, or wait for its end`);
     case "waiting":
       return new ServeRefusal(409, `${name} waits for ${waitsFor(before)}: give those on it first`);
     case "cut-off":
