@@ -116,6 +116,7 @@ describe("decideFollowOn: a conversation kept as a chain of runs", () => {
       ended: { kind: "start", content: "More.", history: messages.slice(1) },
       foreign: 409,
       going: 409,
+      held: 409,
       waiting: 409,
       "cut-off": 409,
     });
