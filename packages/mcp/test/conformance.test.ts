@@ -1,14 +1,12 @@
 import { execFile } from "node:child_process";
-import { createServer } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { Readable } from "node:stream";
 import { MemoryEventStore, ToolRegistry } from "@agentloop/core";
 import { final } from "@agentloop/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { serveAgentHttp } from "../src/index.js";
+import { listenMcp } from "./http-server.js";
 
 // The official suite and the Node it needs (22: it imports `globSync` from node:fs, which Node 20
 // lacks), both installed from the registry with the suite's own package (test/conformance). The
@@ -33,26 +31,12 @@ async function served(settings: { allowedHosts?: string[]; allowedOrigins?: stri
     store: new MemoryEventStore(),
     ...settings,
   });
-  const http = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [key, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(key, value);
-    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-    const answer = await handler.fetch(
-      new Request(`http://127.0.0.1${request.url}`, { method: request.method, headers, body }),
-    );
-    response.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (answer.body === null) response.end();
-    else Readable.fromWeb(answer.body as never).pipe(response);
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const http = await listenMcp((request) => handler.fetch(request));
   closers.push(async () => {
     await handler.close();
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    await http.close();
   });
-  return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  return http.url.href;
 }
 
 /** Runs the suite's server scenario against `url` on Node 22: its exit code and what it printed. */

@@ -1,10 +1,9 @@
-import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
+import { request as httpRequest } from "node:http";
 import { MemoryEventStore, type Model, ToolRegistry } from "@agentloop/core";
 import { final, foreignRequests } from "@agentloop/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { serveAgentHttp } from "../src/index.js";
+import { listenMcp } from "./http-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -25,25 +24,11 @@ async function served() {
     registry: new ToolRegistry(),
     store,
   });
-  const http = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [key, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(key, value);
-    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-    const answer = await handler.fetch(
-      new Request(`http://127.0.0.1${request.url}`, { method: request.method, headers, body }),
-    );
-    response.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (answer.body === null) response.end();
-    else Readable.fromWeb(answer.body as never).pipe(response);
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  const http = await listenMcp((request) => handler.fetch(request));
+  const url = http.url.href;
   closers.push(async () => {
     await handler.close();
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    await http.close();
   });
   return { url, store, calls: () => calls };
 }

@@ -1,6 +1,3 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { asks, final, MemoryEventStore, type ModelReply, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
 import type { AgentOptions } from "@agentloop/core/machine";
@@ -13,6 +10,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type ServeOptions, serveAgent, serveAgentHttp } from "../src/index.js";
+import { listenMcp } from "./http-server.js";
 
 // The MCP SDK 1.x client is the published client with a task runtime (`experimental.tasks`):
 // it polls `tasks/get`, and on `input_required` calls `tasks/result`, answering the forms sent there.
@@ -85,30 +83,13 @@ async function endpointFor(serve: Serve): Promise<URL> {
   const known = endpoints.get(serve);
   if (known !== undefined) return known;
   const handler = serveAgentHttp(serve);
-  const http = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [key, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(key, value);
-    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-    const answer = await handler.fetch(
-      new Request(`http://127.0.0.1${request.url}`, { method: request.method, headers, body }),
-    );
-    response.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (answer.body === null) response.end();
-    else
-      Readable.fromWeb(answer.body as never)
-        .on("error", () => response.destroy())
-        .pipe(response);
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+  const http = await listenMcp((request) => handler.fetch(request));
+  const { url } = http;
   endpoints.set(serve, url);
   closers.push(async () => {
     endpoints.delete(serve);
     await handler.close();
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    await http.close();
   });
   return url;
 }

@@ -1,11 +1,9 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import { asks, final, MemoryEventStore, type ModelReply, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
 import { RUN_ID_META, type ServeOptions, serveAgent } from "../src/index.js";
+import { listenMcp } from "./http-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -73,33 +71,10 @@ async function inMemory(serve: ServeOptions & { name: string; description: strin
 
 async function overHttp(serve: ServeOptions & { name: string; description: string }, elicit: Elicit | null) {
   const handler = createMcpHandler(() => serveAgent(serve));
-  const http = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [key, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(key, value);
-    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-    const answer = await handler.fetch(
-      new Request(`http://127.0.0.1${request.url}`, { method: request.method, headers, body }),
-    );
-    response.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (answer.body === null) response.end();
-    else
-      Readable.fromWeb(answer.body as never)
-        .on("error", () => response.destroy())
-        .pipe(response);
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const { port } = http.address() as AddressInfo;
+  const http = await listenMcp((request) => handler.fetch(request));
   const { client, asked } = clientWith(elicit);
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  );
+  await client.connect(new StreamableHTTPClientTransport(http.url));
+  closers.push(() => http.close());
   closers.push(() => client.close());
   return { client, asked };
 }

@@ -1,6 +1,3 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import { MemoryEventStore, type Model, type Principal, runAgent, ToolRegistry } from "@agentloop/core";
 import { asks, final, toolCall } from "@agentloop/core/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -8,6 +5,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { serveAgentHttp } from "../src/index.js";
+import { listenMcp } from "./http-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -50,25 +48,11 @@ async function served() {
     store,
     authorize,
   });
-  const http = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [key, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(key, value);
-    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
-    const answer = await handler.fetch(
-      new Request(`http://127.0.0.1${request.url}`, { method: request.method, headers, body }),
-    );
-    response.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (answer.body === null) response.end();
-    else Readable.fromWeb(answer.body as never).pipe(response);
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+  const http = await listenMcp((request) => handler.fetch(request));
+  const { url } = http;
   closers.push(async () => {
     await handler.close();
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
+    await http.close();
   });
   const client = async (token: string) => {
     const connected = new Client({ name: "tenant", version: "1.0.0" });
