@@ -31,7 +31,7 @@ execFileSync(
     ...["--outDir", join(out, "dist"), "--rootDir", src, "--module", "nodenext"],
     ...["--target", "es2022", "--skipLibCheck", "--noCheck"],
     ...["--moduleResolution", "nodenext"],
-    src + "/index.ts",
+    `${src}/index.ts`,
   ],
   {
     cwd: join(root, "packages/ai-sdk"),
