@@ -1,8 +1,15 @@
 import { defineProject } from "vitest/config";
+import { hangGuard } from "../../hang-guard.js";
 
 // A test's time limit is a guard against a hang, not a measure: its waits are for conditions, and on a
-// loaded 2-core machine a test that starts servers or processes takes many times what it takes alone.
+// loaded 2-core machine a test that starts servers or processes takes many times what it takes alone,
+// so every limit grows with the machine's load (hang-guard.ts at the root).
 // One PostgreSQL server for the whole project (test/global-setup.ts); each test file uses schemas of its own.
 export default defineProject({
-  test: { name: "postgres", testTimeout: 60_000, hookTimeout: 60_000, globalSetup: ["test/global-setup.ts"] },
+  test: {
+    name: "postgres",
+    testTimeout: hangGuard(60_000),
+    hookTimeout: hangGuard(60_000),
+    globalSetup: ["test/global-setup.ts"],
+  },
 });

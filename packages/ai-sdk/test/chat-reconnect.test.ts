@@ -2,6 +2,7 @@ import { chatHandler } from "@agentloop/ai-sdk";
 import { MemoryEventStore } from "@agentloop/core";
 import { asks, final, scriptedModel, toolCall } from "@agentloop/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { hangGuard } from "../../../hang-guard.js";
 import { listen, NodeChat } from "./chat-server.js";
 import { gatedRegistry, until } from "./gate.js";
 import { partsOf, reply } from "./read.js";
@@ -128,7 +129,7 @@ describe("a client that leaves and comes back", () => {
   });
 
   it("100 chats at once on one handler each get their own answer, and each run is in the store", {
-    timeout: 120_000,
+    timeout: hangGuard(120_000),
   }, async () => {
     const store = new MemoryEventStore();
     const replies = Array.from({ length: 100 }, (_, i) => final(`Answer ${i}.`));

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { SqliteEventStore } from "@agentloop/sqlite";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { describe, expect, it } from "vitest";
 
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -13,7 +14,7 @@ probe.close();
 // The bench is a command, not a test: this only checks that it still runs, at its tiny size, and
 // prints every metric. No number it prints is asserted.
 describe("pnpm bench --tiny", () => {
-  it("exits 0 and prints every metric row", { timeout: 120_000 }, async () => {
+  it("exits 0 and prints every metric row", { timeout: hangGuard(120_000) }, async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ["--expose-gc", main, "--tiny"], {
       maxBuffer: 1 << 20,
     });
@@ -74,7 +75,9 @@ describe("pnpm bench --tiny", () => {
 });
 
 describe("pnpm --filter @agentloop/bench bench:compaction --tiny", () => {
-  it("exits 0 and prints the tokens of each run and the cost per step side by side", { timeout: 60_000 }, async () => {
+  it("exits 0 and prints the tokens of each run and the cost per step side by side", {
+    timeout: hangGuard(60_000),
+  }, async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [compactionMain, "--tiny"], { maxBuffer: 1 << 20 });
     for (const row of ["| no compaction |", "| trim |", "| summarize (scripted summarizer) |"]) {
       expect(stdout).toContain(row);
@@ -92,7 +95,7 @@ describe("pnpm --filter @agentloop/bench bench:compaction --tiny", () => {
 
 describe("pnpm --filter @agentloop/bench bench:memory --tiny", () => {
   it("exits 0 and prints a turn without memory and with each store, lexical and embedded", {
-    timeout: 120_000,
+    timeout: hangGuard(120_000),
   }, async () => {
     const memoryMain = fileURLToPath(new URL("../dist/memory-main.js", import.meta.url));
     const { stdout } = await promisify(execFile)(process.execPath, [memoryMain, "--tiny"], { maxBuffer: 1 << 20 });

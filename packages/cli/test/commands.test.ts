@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../src/exit-codes.js";
 import { cli, fixture, tempDir } from "./cli.js";
@@ -183,7 +184,7 @@ describe("agentloop list", () => {
     symlinkSync("/dev/zero", join(odd, "zero.jsonl"));
     // A child process with a deadline: a FIFO opened for reading blocks the thread that opens it.
     for (const json of [[], ["--json"]]) {
-      const listed = await cli(["list", "--store", odd, ...json], { timeout: 45_000 });
+      const listed = await cli(["list", "--store", odd, ...json], { timeout: hangGuard(45_000) });
       expect(listed.code).toBe(0);
       expect(listed.stderr).toBe(
         `agentloop: left out ${join(odd, "pipe.jsonl")}: it is a FIFO, not a regular file\n` +

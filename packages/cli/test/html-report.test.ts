@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { agentMachine } from "../src/core-api.js";
 import { openInChromium, requireChromium } from "./chromium.js";
@@ -109,7 +110,7 @@ beforeAll(async () => {
     const shown = await agentloop(["show", join(store, `${name}.jsonl`), "--html", report]);
     expect(shown.code).toBe(0);
   }
-}, 120_000);
+}, hangGuard(120_000));
 
 describe("the HTML run report", () => {
   it("is one self-contained page: inline style, script and SVG, nothing to fetch", () => {
@@ -119,90 +120,110 @@ describe("the HTML run report", () => {
     expect(html.match(/https?:\/\/[^\s"')]+/g) ?? []).toEqual(["http://www.w3.org/2000/svg"]);
   });
 
-  it("a small run: every state drawn, the path marked, nothing overlapping, columns apart past 10 s", async () => {
-    const { dom, measure } = await inChromium(reports.small, "report-small");
-    expect(dom).toMatch(/<body[^>]* data-ready="true"/);
-    for (const id of stateIds) expect(dom).toContain(`data-id="${id}"`);
-    expect(measure.states).toBe(stateIds.length);
-    expect(measure.overlaps).toEqual([]);
-    expect(measure.clipped).toEqual([]);
-    expect(measure.columns).toEqual([]);
-    expect(measure.entries).toBe(12);
-    expect(dom).toContain('<span class="time">+1h00m</span>');
-    expect(dom).toContain("no event for 1h00m");
-    expect(dom).toMatch(/class="state final visited end[^"]*" data-id="agent\.done"/);
-    expect(dom).toContain("model.replied ×1");
-    expect(dom).toContain("entered ×4");
-    expect(measure.lit[0]?.focus).toBeGreaterThan(0);
-    expect(dom).toContain('<div class="msg tool error">');
-    expect(dom).toContain("usage 310 in / 12 out");
-  }, 60_000);
+  it(
+    "a small run: every state drawn, the path marked, nothing overlapping, columns apart past 10 s",
+    async () => {
+      const { dom, measure } = await inChromium(reports.small, "report-small");
+      expect(dom).toMatch(/<body[^>]* data-ready="true"/);
+      for (const id of stateIds) expect(dom).toContain(`data-id="${id}"`);
+      expect(measure.states).toBe(stateIds.length);
+      expect(measure.overlaps).toEqual([]);
+      expect(measure.clipped).toEqual([]);
+      expect(measure.columns).toEqual([]);
+      expect(measure.entries).toBe(12);
+      expect(dom).toContain('<span class="time">+1h00m</span>');
+      expect(dom).toContain("no event for 1h00m");
+      expect(dom).toMatch(/class="state final visited end[^"]*" data-id="agent\.done"/);
+      expect(dom).toContain("model.replied ×1");
+      expect(dom).toContain("entered ×4");
+      expect(measure.lit[0]?.focus).toBeGreaterThan(0);
+      expect(dom).toContain('<div class="msg tool error">');
+      expect(dom).toContain("usage 310 in / 12 out");
+    },
+    hangGuard(60_000),
+  );
 
-  it("a 1,000-step run: a window of the timeline, the slider lights each event, counts whole", async () => {
-    const { dom, measure } = await inChromium(reports.long, "report-1000-steps");
-    expect(dom).toMatch(/id="outcome">done · 1001 steps · \d+ tokens · 3003 events</);
-    expect(measure.overlaps).toEqual([]);
-    expect(measure.clipped).toEqual([]);
-    expect(measure.columns).toEqual([]);
-    expect(measure.entries).toBeLessThanOrEqual(60);
-    expect(measure.nodes).toBeLessThan(3000);
-    expect(dom).toContain("entered ×1001");
-    expect(dom).toContain("tool.finished");
-    expect(dom).toMatch(/\[isLastResult\] ×1000/);
-    const [, middle, last] = measure.lit;
-    expect(middle?.label).toMatch(/^#1501 /);
-    expect(middle?.focus).toBeGreaterThanOrEqual(0);
-    expect(middle?.current).toBe(1);
-    expect(last?.label).toMatch(/^#3002 run\.finished/);
-  }, 60_000);
+  it(
+    "a 1,000-step run: a window of the timeline, the slider lights each event, counts whole",
+    async () => {
+      const { dom, measure } = await inChromium(reports.long, "report-1000-steps");
+      expect(dom).toMatch(/id="outcome">done · 1001 steps · \d+ tokens · 3003 events</);
+      expect(measure.overlaps).toEqual([]);
+      expect(measure.clipped).toEqual([]);
+      expect(measure.columns).toEqual([]);
+      expect(measure.entries).toBeLessThanOrEqual(60);
+      expect(measure.nodes).toBeLessThan(3000);
+      expect(dom).toContain("entered ×1001");
+      expect(dom).toContain("tool.finished");
+      expect(dom).toMatch(/\[isLastResult\] ×1000/);
+      const [, middle, last] = measure.lit;
+      expect(middle?.label).toMatch(/^#1501 /);
+      expect(middle?.focus).toBeGreaterThanOrEqual(0);
+      expect(middle?.current).toBe(1);
+      expect(last?.label).toMatch(/^#3002 run\.finished/);
+    },
+    hangGuard(60_000),
+  );
 
-  it("a 10,000-step run stays small: a page smaller than its log, a window of nodes, marks merged", async () => {
-    const bytes = statSync(reports.huge).size;
-    expect(bytes).toBeLessThan(statSync(join(store, "huge.jsonl")).size);
-    expect(bytes).toBeLessThan(3_000_000);
-    const { dom, measure } = await inChromium(reports.huge, "report-10000-steps");
-    expect(dom).toMatch(/id="outcome">done · 10000 steps · \d+ tokens · 30000 events</);
-    expect(measure.entries).toBeLessThanOrEqual(60);
-    // The page's size follows the machine's chart and the windows, never the run's length: the
-    // chart's newer states (preparingStep, awaitingInput, costBudget, handingOff) are in this bound.
-    expect(measure.nodes).toBeLessThan(2200);
-    expect(measure.overlaps).toEqual([]);
-    expect(measure.clipped).toEqual([]);
-    expect(dom).toContain("entered ×10000");
-    // A long pause every 7 events: 4,285 notes, shown in the window only, merged on the track.
-    expect(measure.notes.length).toBeGreaterThan(0);
-    expect(measure.notes.length).toBeLessThanOrEqual(10);
-    expect(measure.marks.length).toBeLessThanOrEqual(400);
-    expect(measure.marks.some((mark) => /\(and \d+ more here\)$/.test(mark))).toBe(true);
-    expect(measure.lit.at(-1)?.label).toMatch(/^#29999 run\.finished/);
-  }, 60_000);
+  it(
+    "a 10,000-step run stays small: a page smaller than its log, a window of nodes, marks merged",
+    async () => {
+      const bytes = statSync(reports.huge).size;
+      expect(bytes).toBeLessThan(statSync(join(store, "huge.jsonl")).size);
+      expect(bytes).toBeLessThan(3_000_000);
+      const { dom, measure } = await inChromium(reports.huge, "report-10000-steps");
+      expect(dom).toMatch(/id="outcome">done · 10000 steps · \d+ tokens · 30000 events</);
+      expect(measure.entries).toBeLessThanOrEqual(60);
+      // The page's size follows the machine's chart and the windows, never the run's length: the
+      // chart's newer states (preparingStep, awaitingInput, costBudget, handingOff) are in this bound.
+      expect(measure.nodes).toBeLessThan(2200);
+      expect(measure.overlaps).toEqual([]);
+      expect(measure.clipped).toEqual([]);
+      expect(dom).toContain("entered ×10000");
+      // A long pause every 7 events: 4,285 notes, shown in the window only, merged on the track.
+      expect(measure.notes.length).toBeGreaterThan(0);
+      expect(measure.notes.length).toBeLessThanOrEqual(10);
+      expect(measure.marks.length).toBeLessThanOrEqual(400);
+      expect(measure.marks.some((mark) => /\(and \d+ more here\)$/.test(mark))).toBe(true);
+      expect(measure.lit.at(-1)?.label).toMatch(/^#29999 run\.finished/);
+    },
+    hangGuard(60_000),
+  );
 
-  it("a conversation: each turn marked on the timeline and the track, parallel calls side by side", async () => {
-    const { dom, measure } = await inChromium(reports.talk, "report-conversation");
-    expect(dom).toMatch(/id="outcome">done · 3 steps · \d+ tokens · 11 events · 2 turns</);
-    const turn = "turn 2: the conversation goes on with the user's next message";
-    expect(measure.notes).toEqual([`note turn: ${turn}`]);
-    expect(measure.marks).toEqual([`mark turn: ${turn}`]);
-    expect(dom).toContain('<span class="turn">turn 2</span>');
-    expect(dom).toContain("turn 2 done · steps 3");
-    const types = [...dom.matchAll(/<span class="type">([^<]+)<\/span>/g)].map((match) => match[1]);
-    expect(types.slice(1, 4)).toEqual(["model.replied", "tool.started", "tool.started"]);
-    expect(measure.overlaps).toEqual([]);
-    expect(measure.clipped).toEqual([]);
-  }, 60_000);
+  it(
+    "a conversation: each turn marked on the timeline and the track, parallel calls side by side",
+    async () => {
+      const { dom, measure } = await inChromium(reports.talk, "report-conversation");
+      expect(dom).toMatch(/id="outcome">done · 3 steps · \d+ tokens · 11 events · 2 turns</);
+      const turn = "turn 2: the conversation goes on with the user's next message";
+      expect(measure.notes).toEqual([`note turn: ${turn}`]);
+      expect(measure.marks).toEqual([`mark turn: ${turn}`]);
+      expect(dom).toContain('<span class="turn">turn 2</span>');
+      expect(dom).toContain("turn 2 done · steps 3");
+      const types = [...dom.matchAll(/<span class="type">([^<]+)<\/span>/g)].map((match) => match[1]);
+      expect(types.slice(1, 4)).toEqual(["model.replied", "tool.started", "tool.started"]);
+      expect(measure.overlaps).toEqual([]);
+      expect(measure.clipped).toEqual([]);
+    },
+    hangGuard(60_000),
+  );
 
-  it("a paused run names the call that waits; a resumed one marks the pause on the timeline", async () => {
-    const { dom, measure } = await inChromium(reports.paused, "report-paused");
-    expect(measure.overlaps).toEqual([]);
-    expect(measure.clipped).toEqual([]);
-    expect(dom).toContain("<strong>Waiting</strong> for a decision on <code>m1</code> (send_report)");
-    expect(dom).toMatch(/id="outcome">awaiting_approval · 2 steps/);
-    expect(dom).toMatch(/class="state atomic visited end[^"]*" data-id="agent\.executingTools\.awaitingDecision"/);
-    expect(measure.notes).toEqual(["note waiting: waiting for a decision on m1 (send_report)"]);
-    expect(measure.marks).toEqual(["mark waiting: waiting for a decision on m1 (send_report)"]);
-    const resumed = await inChromium(reports.resumed, "report-resumed");
-    expect(resumed.measure.notes).toEqual(["note pause: paused 3m00s for a decision on m1 (send_report)"]);
-    expect(resumed.measure.marks).toEqual(["mark pause: paused 3m00s for a decision on m1 (send_report)"]);
-    expect(existsSync(join(RESULTS, "report-paused.png"))).toBe(true);
-  }, 60_000);
+  it(
+    "a paused run names the call that waits; a resumed one marks the pause on the timeline",
+    async () => {
+      const { dom, measure } = await inChromium(reports.paused, "report-paused");
+      expect(measure.overlaps).toEqual([]);
+      expect(measure.clipped).toEqual([]);
+      expect(dom).toContain("<strong>Waiting</strong> for a decision on <code>m1</code> (send_report)");
+      expect(dom).toMatch(/id="outcome">awaiting_approval · 2 steps/);
+      expect(dom).toMatch(/class="state atomic visited end[^"]*" data-id="agent\.executingTools\.awaitingDecision"/);
+      expect(measure.notes).toEqual(["note waiting: waiting for a decision on m1 (send_report)"]);
+      expect(measure.marks).toEqual(["mark waiting: waiting for a decision on m1 (send_report)"]);
+      const resumed = await inChromium(reports.resumed, "report-resumed");
+      expect(resumed.measure.notes).toEqual(["note pause: paused 3m00s for a decision on m1 (send_report)"]);
+      expect(resumed.measure.marks).toEqual(["mark pause: paused 3m00s for a decision on m1 (send_report)"]);
+      expect(existsSync(join(RESULTS, "report-paused.png"))).toBe(true);
+    },
+    hangGuard(60_000),
+  );
 });

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../src/exit-codes.js";
 import { cli, fixture, tempDir } from "./cli.js";
@@ -31,18 +32,22 @@ function manyTools(): string {
 }
 
 describe("agentloop run's limits fit real models and servers", () => {
-  it("a 4-step run with 14 tools finishes under the CLI's defaults, where runAgent's own (8 steps, 4,000 tokens) stop it", async () => {
-    const tools = manyTools();
-    const base = ["run", "--tools", tools, "--script", weather, "--store", join(dir, "runs")];
-    const spec = await cli([...base, "--run-id", "spec", "--max-steps", "8", "--token-budget", "4000", "How hot?"]);
-    expect(spec.code, spec.stderr).toBe(EXIT_CODES.token_budget);
-    const ran = await cli([...base, "--run-id", "defaults", "How hot?"]);
-    expect(ran.stderr).toBe("");
-    expect(ran.code).toBe(EXIT_CODES.done);
-    expect(ran.stdout).toMatch(/^progress {2}done · step 4 of 50 · tokens \d+ of 200000$/m);
-    const help = await cli(["run", "--help"]);
-    expect(help.stdout).toContain("--max-steps N            model calls allowed (default 50; runAgent's own: 8)");
-  }, 120_000);
+  it(
+    "a 4-step run with 14 tools finishes under the CLI's defaults, where runAgent's own (8 steps, 4,000 tokens) stop it",
+    async () => {
+      const tools = manyTools();
+      const base = ["run", "--tools", tools, "--script", weather, "--store", join(dir, "runs")];
+      const spec = await cli([...base, "--run-id", "spec", "--max-steps", "8", "--token-budget", "4000", "How hot?"]);
+      expect(spec.code, spec.stderr).toBe(EXIT_CODES.token_budget);
+      const ran = await cli([...base, "--run-id", "defaults", "How hot?"]);
+      expect(ran.stderr).toBe("");
+      expect(ran.code).toBe(EXIT_CODES.done);
+      expect(ran.stdout).toMatch(/^progress {2}done · step 4 of 50 · tokens \d+ of 200000$/m);
+      const help = await cli(["run", "--help"]);
+      expect(help.stdout).toContain("--max-steps N            model calls allowed (default 50; runAgent's own: 8)");
+    },
+    hangGuard(120_000),
+  );
 });
 
 describe("a run stopped by a limit says how to go on, in commands that run as printed", () => {

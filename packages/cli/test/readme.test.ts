@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI, cli, fixture, tempDir } from "./cli.js";
 import { docCommands, ROOT } from "./doc-commands.js";
@@ -38,19 +39,23 @@ afterAll(() => {
 });
 
 describe("the README's 'See a run' commands", () => {
-  it("run as written, from the repository's root, one after the other", async () => {
-    const commands = seeARun();
-    expect(commands.map((words) => words[0])).toEqual(["run", "chat", "show", "show", "list", "graph"]);
-    for (const file of made) rmSync(file, { force: true });
-    for (const words of commands) {
-      const ran = await cli(words, { cwd: ROOT });
-      expect(ran.stderr, words.join(" ")).toBe("");
-      expect(ran.code, words.join(" ")).toBe(0);
-    }
-    expect(existsSync(join(ROOT, "report.html"))).toBe(true);
-    const shown = await cli(["replay", ".agentloop/runs/pune.jsonl"], { cwd: ROOT });
-    expect(shown.stdout).toContain("answer   Delhi is warmer: 35 C.");
-  }, 120_000);
+  it(
+    "run as written, from the repository's root, one after the other",
+    async () => {
+      const commands = seeARun();
+      expect(commands.map((words) => words[0])).toEqual(["run", "chat", "show", "show", "list", "graph"]);
+      for (const file of made) rmSync(file, { force: true });
+      for (const words of commands) {
+        const ran = await cli(words, { cwd: ROOT });
+        expect(ran.stderr, words.join(" ")).toBe("");
+        expect(ran.code, words.join(" ")).toBe(0);
+      }
+      expect(existsSync(join(ROOT, "report.html"))).toBe(true);
+      const shown = await cli(["replay", ".agentloop/runs/pune.jsonl"], { cwd: ROOT });
+      expect(shown.stdout).toContain("answer   Delhi is warmer: 35 C.");
+    },
+    hangGuard(120_000),
+  );
 });
 
 /**
@@ -186,38 +191,42 @@ describe("every command in the READMEs and docs/", () => {
     expect(stale).toEqual([]);
   });
 
-  it("the CLI README's commands run as written, in order, in a project with agentloop installed", async () => {
-    const { dir, env } = project();
-    const server = await startAnswerServer("It is 30 °C in Pune.");
-    Object.assign(env, { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseUrl });
-    try {
-      const paused = await sh(
-        "agentloop run --tools ./tools.mjs --script mail-script.json --store runs --run-id mail Mail",
-        dir,
-        env,
-      );
-      expect(paused.code, paused.stderr).toBe(5);
-      const mail = readFileSync(join(dir, "runs/mail.jsonl"));
-      for (const command of CLI_README_RUNS) {
-        if (command.startsWith("agentloop resume runs/mail.jsonl")) writeFileSync(join(dir, "runs/mail.jsonl"), mail);
-        const ran = await sh(command, dir, env);
-        expect(ran.stderr, command).toBe("");
-        expect(ran.code, command).toBe(0);
+  it(
+    "the CLI README's commands run as written, in order, in a project with agentloop installed",
+    async () => {
+      const { dir, env } = project();
+      const server = await startAnswerServer("It is 30 °C in Pune.");
+      Object.assign(env, { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: server.baseUrl });
+      try {
+        const paused = await sh(
+          "agentloop run --tools ./tools.mjs --script mail-script.json --store runs --run-id mail Mail",
+          dir,
+          env,
+        );
+        expect(paused.code, paused.stderr).toBe(5);
+        const mail = readFileSync(join(dir, "runs/mail.jsonl"));
+        for (const command of CLI_README_RUNS) {
+          if (command.startsWith("agentloop resume runs/mail.jsonl")) writeFileSync(join(dir, "runs/mail.jsonl"), mail);
+          const ran = await sh(command, dir, env);
+          expect(ran.stderr, command).toBe("");
+          expect(ran.code, command).toBe(0);
+        }
+        expect(server.count()).toBe(5);
+        expect(readFileSync(join(dir, "agent.mmd"), "utf8")).toMatch(/^stateDiagram-v2/);
+        const dot = await sh("agentloop graph --format dot --run runs/pune.jsonl", dir, env);
+        expect(dot.stdout).toMatch(/^digraph/);
+        const mcp = await sh(`${MCP_COMMAND} --help`, dir, env);
+        expect(mcp.code, mcp.stderr).toBe(0);
+        expect(mcp.stdout).toMatch(/^Usage: agentloop run/);
+        const demo = await sh("node packages/cli/dist/main.js demo", ROOT, env);
+        expect(demo.code, demo.stderr).toBe(0);
+        expect(demo.stdout).toContain("answer   It is 86 F in Pune.");
+      } finally {
+        server.close();
       }
-      expect(server.count()).toBe(5);
-      expect(readFileSync(join(dir, "agent.mmd"), "utf8")).toMatch(/^stateDiagram-v2/);
-      const dot = await sh("agentloop graph --format dot --run runs/pune.jsonl", dir, env);
-      expect(dot.stdout).toMatch(/^digraph/);
-      const mcp = await sh(`${MCP_COMMAND} --help`, dir, env);
-      expect(mcp.code, mcp.stderr).toBe(0);
-      expect(mcp.stdout).toMatch(/^Usage: agentloop run/);
-      const demo = await sh("node packages/cli/dist/main.js demo", ROOT, env);
-      expect(demo.code, demo.stderr).toBe(0);
-      expect(demo.stdout).toContain("answer   It is 86 F in Pune.");
-    } finally {
-      server.close();
-    }
-  }, 180_000);
+    },
+    hangGuard(180_000),
+  );
 
   it("the Restate demo's command passes its '--' through pnpm and gets past its arguments", async () => {
     const command = "pnpm --filter @agentloop/restate demo -- --register http://127.0.0.1:9070";

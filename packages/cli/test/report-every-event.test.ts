@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUN_EVENT_TYPES } from "../src/core-api.js";
@@ -26,7 +27,7 @@ let page: Page;
 beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-}, 60_000);
+}, hangGuard(60_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -61,7 +62,7 @@ const WALK = `(() => {
   return seen;
 })()`;
 
-describe("the report shows every logged event with its text", { timeout: 60_000 }, () => {
+describe("the report shows every logged event with its text", { timeout: hangGuard(60_000) }, () => {
   // Regression test; before the change: the page's script had no case for output.checked,
   // guardrail.checked and retry.waited (and nothing for a run.started that is not a fork), so
   // their entries carried a type and a blank where their text belongs.

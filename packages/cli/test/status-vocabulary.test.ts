@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, tempDir } from "./cli.js";
 import { agentloop, runScripted } from "./in-process.js";
@@ -39,13 +40,13 @@ beforeAll(async () => {
   writeFileSync(join(store, "tampered.jsonl"), lines.replace('"celsius":30', '"celsius":-5'));
   writeFileSync(join(store, "garbage.jsonl"), "this is not a log\n");
   studio = await startStudio(["--store", store]);
-}, 60_000);
+}, hangGuard(60_000));
 
 afterAll(() => {
   studio?.child.kill("SIGTERM");
 });
 
-describe("one status vocabulary in every view", { timeout: 60_000 }, () => {
+describe("one status vocabulary in every view", { timeout: hangGuard(60_000) }, () => {
   // Regression test; before the change: list said `unfinished` for a run waiting for a decision,
   // a run whose model failed and a tampered log, and left out a log it could not parse without a
   // word, while the studio said `awaiting_approval` and `refused`.

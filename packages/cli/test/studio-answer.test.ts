@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../src/exit-codes.js";
@@ -42,7 +43,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: LAPTOP });
   await page.goto(studio.url);
-}, 120_000);
+}, hangGuard(120_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -68,7 +69,7 @@ async function expectNoOverlaps(): Promise<void> {
   for (const selector of PARTS) expect(await overlapsOf(page, selector), selector).toEqual([]);
 }
 
-describe("the studio answers a run's question", { timeout: 90_000 }, () => {
+describe("the studio answers a run's question", { timeout: hangGuard(90_000) }, () => {
   it("shows the question and its shape, refuses an answer that does not fit in one line, and goes on with one that fits, by keyboard", async () => {
     await open("/runs/asking");
     expect(await page.locator("#outcome").textContent()).toMatch(/^awaiting_input/);
@@ -81,7 +82,7 @@ describe("the studio answers a run's question", { timeout: 90_000 }, () => {
     await page.keyboard.type("Pune");
     await page.keyboard.press("Enter");
     await expect
-      .poll(() => page.locator("#failure").textContent(), { timeout: 30_000 })
+      .poll(() => page.locator("#failure").textContent(), { timeout: hangGuard(30_000) })
       .toContain("the answer to 'q1' does not fit");
     expect((await page.locator("#failure").textContent())?.split("\n")).toHaveLength(1);
     // Refused before anything was logged: the question still waits.
@@ -91,10 +92,10 @@ describe("the studio answers a run's question", { timeout: 90_000 }, () => {
     await page.keyboard.type('{"city":"Pune"}');
     await page.keyboard.press("Enter");
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 45_000,
+      timeout: hangGuard(45_000),
     });
     await expect
-      .poll(() => page.locator("#conversation").textContent(), { timeout: 30_000 })
+      .poll(() => page.locator("#conversation").textContent(), { timeout: hangGuard(30_000) })
       .toContain("Thanks, noted.");
     expect(await page.locator("form.answer").count()).toBe(0);
     await keepScreenshot(page, "studio-question-answered");
@@ -137,7 +138,7 @@ describe("the studio answers a run's question", { timeout: 90_000 }, () => {
     await page.keyboard.type('{"city":"Delhi"}');
     await page.keyboard.press("Enter");
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 45_000,
+      timeout: hangGuard(45_000),
     });
     const child = await readEvents(join(store, "tree.r1.jsonl"));
     expect(JSON.stringify(child)).toContain('research: the user said {\\"city\\":\\"Delhi\\"}');

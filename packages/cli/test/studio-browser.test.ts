@@ -1,5 +1,6 @@
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StoredEvent, shownAtStep } from "../src/core-api.js";
@@ -36,7 +37,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(studio.url);
-}, 60_000);
+}, hangGuard(60_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -44,7 +45,9 @@ afterAll(async () => {
 
 /** Waits until the studio lists a run whose log was just written, then opens its page. */
 async function openNewRun(runId: string): Promise<void> {
-  await expect.poll(async () => (await studio.get("/api/runs")).text(), { timeout: 45_000 }).toContain(`"${runId}"`);
+  await expect
+    .poll(async () => (await studio.get("/api/runs")).text(), { timeout: hangGuard(45_000) })
+    .toContain(`"${runId}"`);
   await page.goto(`${studio.base}/runs/${runId}`);
   await page.waitForSelector("body[data-ready]");
 }
@@ -53,7 +56,7 @@ async function expectNoOverlaps(selectors: readonly string[]): Promise<void> {
   for (const selector of selectors) expect(await overlapsOf(page, selector)).toEqual([]);
 }
 
-describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
+describe("agentloop studio in Chromium", { timeout: hangGuard(60_000) }, () => {
   it("lists the runs, and filters them as the user types", async () => {
     await page.goto(`${studio.base}/`);
     await page.waitForSelector("body[data-ready]");
@@ -107,7 +110,7 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 45_000,
+      timeout: hangGuard(45_000),
     });
     expect(Number(await page.locator("body").getAttribute("data-updates"))).toBeGreaterThan(0);
     await keepScreenshot(page, "studio-live");
@@ -119,7 +122,7 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
     await keepScreenshot(page, "studio-paused");
     await page.click('button[data-act="decide"][data-approved="1"]');
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 45_000,
+      timeout: hangGuard(45_000),
     });
     expect(await page.locator("#timeline").textContent()).toContain("the report went out");
     await keepScreenshot(page, "studio-approved");
@@ -166,9 +169,9 @@ describe("agentloop studio in Chromium", { timeout: 60_000 }, () => {
         `The model call answered at event #8 was shown these ${expected.length} messages (compacted at event #7: 2 earlier messages hidden, a summary in their place):`,
       );
     const roles = async () => (await page.locator("#prompt > li").allTextContents()).map((text) => text.split(" ")[0]);
-    await expect.poll(roles, { timeout: 45_000 }).toEqual(expected.map((message) => message.role));
+    await expect.poll(roles, { timeout: hangGuard(45_000) }).toEqual(expected.map((message) => message.role));
     await expect
-      .poll(async () => (await page.locator("#prompt > li").allTextContents())[2], { timeout: 45_000 })
+      .poll(async () => (await page.locator("#prompt > li").allTextContents())[2], { timeout: hangGuard(45_000) })
       .toContain("Pages 1 and 2 are lorem ipsum.");
     await keepScreenshot(page, "studio-compacted");
   });

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keepScreenshot, launchChromium } from "./browser.js";
@@ -27,20 +28,20 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   await page.goto(studio.url);
-}, 60_000);
+}, hangGuard(60_000));
 
 afterAll(async () => {
   await browser?.close();
 });
 
-describe("agentloop studio in Chromium, with a model", { timeout: 60_000 }, () => {
+describe("agentloop studio in Chromium, with a model", { timeout: hangGuard(60_000) }, () => {
   it("starts a run from the list, then takes it further with a next message", async () => {
     await page.waitForSelector("body[data-ready]");
     await page.fill("#task", "How warm is Pune?");
     await page.click('#start button[type="submit"]');
     await page.waitForURL(/\/runs\/run-/);
     await page.waitForFunction("document.getElementById('outcome')?.textContent.startsWith('done')", null, {
-      timeout: 45_000,
+      timeout: hangGuard(45_000),
     });
     expect(await page.locator(".answer").textContent()).toContain("Pune is warm today.");
     await page.fill("#message", "And Delhi?");
@@ -49,7 +50,7 @@ describe("agentloop studio in Chromium, with a model", { timeout: 60_000 }, () =
       "document.querySelector('.answer').textContent.includes('Delhi is warmer still.')",
       null,
       {
-        timeout: 45_000,
+        timeout: hangGuard(45_000),
       },
     );
     expect(await page.locator("#outcome").textContent()).toContain("2 turns");
@@ -59,7 +60,9 @@ describe("agentloop studio in Chromium, with a model", { timeout: 60_000 }, () =
   it("says on the page why a message could not go on (the script ran out)", async () => {
     await page.fill("#message", "And Mumbai?");
     await page.click('#chat button[type="submit"]');
-    await page.waitForFunction("document.getElementById('failure').textContent.length > 0", null, { timeout: 45_000 });
+    await page.waitForFunction("document.getElementById('failure').textContent.length > 0", null, {
+      timeout: hangGuard(45_000),
+    });
     expect(await page.locator("#failure").textContent()).toMatch(/script/i);
   });
 });

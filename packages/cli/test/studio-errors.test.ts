@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
@@ -17,7 +18,7 @@ beforeAll(async () => {
   await run("done1", "weather-script.json");
   await run("paused1", "approval-script.json");
   studio = await startStudio(["--store", db, "--tools", tools, "--script", fixture("approval-rest.json")]);
-}, 60_000);
+}, hangGuard(60_000));
 
 describe("agentloop studio on a SQLite store", () => {
   it("lists its runs and serves their pages", async () => {
@@ -44,7 +45,7 @@ describe("agentloop studio on a SQLite store", () => {
           const rows = (await (await studio.get("/api/runs")).json()) as { runId: string; status: string }[];
           return rows.find((row) => row.runId === "paused1")?.status;
         },
-        { timeout: 45_000 },
+        { timeout: hangGuard(45_000) },
       )
       .toBe("done");
     expect((await studio.post("/api/runs/paused1/decisions", { callId: "m1", approved: true })).status).toBe(409);

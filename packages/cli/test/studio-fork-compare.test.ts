@@ -1,6 +1,7 @@
 import { appendFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JsonlEventStore, type RepairableStore, type StoredEvent } from "../src/core-api.js";
 import { StudioActions } from "../src/studio/server/studio-actions.js";
@@ -51,7 +52,7 @@ beforeAll(async () => {
   hosts.add(`127.0.0.1:${port}`);
   base = `http://127.0.0.1:${port}`;
   close = () => server.close();
-}, 60_000);
+}, hangGuard(60_000));
 
 afterAll(() => close());
 

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keepScreenshot, launchChromium, overlapsOf } from "./browser.js";
@@ -57,7 +58,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await browser.newPage({ viewport: LAPTOP });
   await page.goto(studio.url);
-}, 120_000);
+}, hangGuard(120_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -114,7 +115,7 @@ const narrowest = (selector: string) =>
     `Math.min(...[...document.querySelectorAll(${JSON.stringify(selector)})].map((e) => e.getBoundingClientRect().width))`,
   );
 
-describe("the studio as a person uses it", { timeout: 90_000 }, () => {
+describe("the studio as a person uses it", { timeout: hangGuard(90_000) }, () => {
   it("a run opens on its conversation, the last event selected and what the model was shown filled", async () => {
     for (const [name, viewport] of [
       ["laptop", LAPTOP],
@@ -199,25 +200,25 @@ describe("the studio as a person uses it", { timeout: 90_000 }, () => {
     await keepScreenshot(page, "studio-keyboard-focus");
     await page.keyboard.press("Enter");
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 45_000,
+      timeout: hangGuard(45_000),
     });
     // Folded in from the studio's JSON: the same page, never reloaded.
     expect(Number(await page.locator("body").getAttribute("data-updates"))).toBeGreaterThan(0);
     await expect
-      .poll(() => page.locator("#conversation").textContent(), { timeout: 45_000 })
+      .poll(() => page.locator("#conversation").textContent(), { timeout: hangGuard(45_000) })
       .toContain("approved send_report [m1]");
     expect(await page.locator("#conversation").textContent()).toContain("the report went out");
     expect(await page.locator("#step").inputValue()).toBe(await page.locator("#step").getAttribute("max"));
     // A state the run entered first while the page was open is counted on the chart, as after a reload.
     await expect
-      .poll(() => page.locator("svg.chart g.state.end > text.count").textContent(), { timeout: 45_000 })
+      .poll(() => page.locator("svg.chart g.state.end > text.count").textContent(), { timeout: hangGuard(45_000) })
       .toBe("entered ×1");
     // A later update may mark one more state entered: the page then draws its chart again, with the count.
     const uncounted = () =>
       page.evaluate(
         "[...document.querySelectorAll('svg.chart g.state.visited')].filter((g) => !g.querySelector(':scope > text.count')).map((g) => g.dataset.id)",
       );
-    await expect.poll(uncounted, { timeout: 45_000 }).toEqual([]);
+    await expect.poll(uncounted, { timeout: hangGuard(45_000) }).toEqual([]);
     expect(Number(await page.locator("body").getAttribute("data-charts"))).toBeGreaterThan(0);
     await expectNoOverlaps(RUN_PARTS);
     await keepScreenshot(page, "studio-keyboard-approved");

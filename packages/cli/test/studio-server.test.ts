@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { AGENT_STATUSES } from "@agentloop/core";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, fixture, tempDir } from "./cli.js";
 import { agentloop } from "./in-process.js";
@@ -30,7 +31,7 @@ beforeAll(async () => {
   writeFileSync(join(store, "copied.jsonl"), good.map((event) => `${JSON.stringify(event)}\n`).join(""));
   studio = await startStudio(["--store", store, "--tools", tools, "--script", fixture("approval-rest.json")]);
   bare = await startStudio(["--store", store]);
-}, 60_000);
+}, hangGuard(60_000));
 
 function rawGet(target: Studio, path: string): Promise<{ status: number; body: string }> {
   const { port } = new URL(target.base);
@@ -145,7 +146,7 @@ describe("agentloop studio: refused logs and bad requests", () => {
       const rows = (await (await studio.get("/api/runs")).json()) as { runId: string; status: string }[];
       return rows.find((row) => row.runId === "cut1")?.status;
     };
-    await expect.poll(statusOfCut, { timeout: 45_000 }).toBe("unfinished");
+    await expect.poll(statusOfCut, { timeout: hangGuard(45_000) }).toBe("unfinished");
   });
 
   it("names an agent tool's child run by the run and the call that started it; its parent waits with it", async () => {
@@ -238,7 +239,7 @@ describe("agentloop studio: live", () => {
       ((await (await studio.get("/api/runs")).json()) as { runId: string; events: number }[]).find(
         (row) => row.runId === "grow",
       )?.events;
-    await expect.poll(eventsOf, { timeout: 45_000 }).toBe(1);
+    await expect.poll(eventsOf, { timeout: hangGuard(45_000) }).toBe(1);
     const stream = await studio.get("/events");
     const reader = stream.body?.getReader();
     const heard = (async () => {

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { PostgresEventStore } from "@agentloop/postgres";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
@@ -70,7 +71,7 @@ beforeAll(async () => {
   const tools = ["--tools", fixture("tools.mjs"), "--script", script];
   studio = await startStudio(["--store", store, ...tools, "--authorize", fixture("bearer-authorize.mjs")]);
   plain = await startStudio(["--store", store]);
-}, 60_000);
+}, hangGuard(60_000));
 
 /** A request to the studio (`target`, default the one with --authorize) with its token, as `caller`: its status and body. */
 async function ask(

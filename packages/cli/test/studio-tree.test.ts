@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keepScreenshot, launchChromium, overlapsOf } from "./browser.js";
@@ -34,7 +35,7 @@ beforeAll(async () => {
   ]);
   expect(ran.code).toBe(5);
   studio = await startStudio(["--store", store, "--tools", tools, "--script", script]);
-}, 60_000);
+}, hangGuard(60_000));
 
 type Row = { runId: string; status: string };
 const rows = async () => (await (await studio.get("/api/runs")).json()) as Row[];
@@ -79,10 +80,10 @@ describe("agentloop studio: a tree of runs", () => {
     await keepScreenshot(page, "studio-tree-paused");
     await page.click('button[data-act="decide"][data-call="r1/e1"][data-approved="1"]');
     await page.waitForFunction("document.getElementById('outcome').textContent.startsWith('done')", null, {
-      timeout: 45_000,
+      timeout: hangGuard(45_000),
     });
     await keepScreenshot(page, "studio-tree-approved");
-    await expect.poll(() => statusOf("tree"), { timeout: 45_000 }).toBe("done");
+    await expect.poll(() => statusOf("tree"), { timeout: hangGuard(45_000) }).toBe("done");
     expect(await statusOf("tree.r1")).toBe("done");
     const child = readEvents(join(store, "tree.r1.jsonl"));
     expect(child.filter((event) => event.type === "approval.decided")).toMatchObject([

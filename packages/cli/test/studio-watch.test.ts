@@ -1,5 +1,6 @@
 import { appendFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { foldWhileIdle } from "../src/studio/watch/idle-fold.js";
 import { JsonlWatcher } from "../src/studio/watch/jsonl-watcher.js";
@@ -135,7 +136,7 @@ describe("SqliteWatcher", () => {
     // the rest. Rows read twice would not fit the fold (their seq repeats) and would refuse the run.
     await vi.waitFor(
       () => expect(watcher.runs.get("p")?.row()).toMatchObject({ status: "done", refused: null, events: 10 }),
-      { timeout: 45_000 },
+      { timeout: hangGuard(45_000) },
     );
   });
 
@@ -184,7 +185,9 @@ describe("foldWhileIdle", () => {
     expect(watcher.runs.all().map((run) => run.folded)).toEqual([false, false]);
     const stop = foldWhileIdle(watcher.runs);
     try {
-      await vi.waitFor(() => expect(watcher.runs.all().every((run) => run.folded)).toBe(true), { timeout: 45_000 });
+      await vi.waitFor(() => expect(watcher.runs.all().every((run) => run.folded)).toBe(true), {
+        timeout: hangGuard(45_000),
+      });
     } finally {
       stop();
     }

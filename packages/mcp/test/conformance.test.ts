@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { MemoryEventStore, ToolRegistry } from "@agentloop/core";
 import { final } from "@agentloop/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { hangGuard } from "../../../hang-guard.js";
 import { serveAgentHttp } from "../src/index.js";
 import { listenMcp } from "./http-server.js";
 
@@ -47,7 +48,7 @@ function scenario(url: string, name: string): Promise<{ code: number; output: st
     execFile(
       node22,
       args,
-      { cwd: tmpdir(), timeout: 60_000, env: { ...process.env, NO_COLOR: "1" } },
+      { cwd: tmpdir(), timeout: hangGuard(60_000), env: { ...process.env, NO_COLOR: "1" } },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
         resolve({ code, output: `${stdout}${stderr}` });

@@ -1,5 +1,6 @@
 import { asks, final, runAgent, scriptedModel, ToolRegistry, ToolSchemaError, toolCall } from "@agentloop/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { hangGuard } from "../../../hang-guard.js";
 import { mcpNameOf, mcpTools } from "../src/index.js";
 import { connectInMemory } from "./connect.js";
 
@@ -88,11 +89,11 @@ describe("mcpTools over an in-process server", () => {
     const run = new AbortController();
     const pending = registry.execute("hang", {}, { signal: run.signal });
     // Aborted once the call is on the server, so that there is a request to cancel there.
-    await vi.waitFor(() => expect(calls.map((call) => call.name)).toContain("hang"), { timeout: 45_000 });
+    await vi.waitFor(() => expect(calls.map((call) => call.name)).toContain("hang"), { timeout: hangGuard(45_000) });
     run.abort(new Error("the run was cancelled"));
     await expect(pending).resolves.toMatch(/^ERROR: hang failed: .*the run was cancelled/);
     await vi.waitFor(() => expect(cancelled).toEqual([expect.objectContaining({ requestId: expect.anything() })]), {
-      timeout: 45_000,
+      timeout: hangGuard(45_000),
     });
   });
 
@@ -101,7 +102,7 @@ describe("mcpTools over an in-process server", () => {
     const registry = new ToolRegistry(await mcpTools(client, { options: { timeoutMs: 600_000 } }));
     const pending = registry.execute("hang", {});
     // Closed once the call is on the server: the call waits for an answer that cannot come.
-    await vi.waitFor(() => expect(calls.map((call) => call.name)).toContain("hang"), { timeout: 45_000 });
+    await vi.waitFor(() => expect(calls.map((call) => call.name)).toContain("hang"), { timeout: hangGuard(45_000) });
     void server.close();
     await expect(pending).resolves.toMatch(/^ERROR: hang failed: /);
   });

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, describe, expect, it } from "vitest";
 import { locationOf, madeSchemas, POSTGRES_URL, storeAt } from "./schemas.js";
 
@@ -31,7 +32,9 @@ describe("holds from four processes at once on one Postgres schema", () => {
   it("never pass the ceiling together, and the ledger holds exactly the ceiling", async () => {
     const schema = schemas.make();
     const children = [0, 1, 2, 3].map(() =>
-      run(process.execPath, ["--input-type=module", "-e", CHILD, POSTGRES_URL, schema, MODULE], { timeout: 60_000 }),
+      run(process.execPath, ["--input-type=module", "-e", CHILD, POSTGRES_URL, schema, MODULE], {
+        timeout: hangGuard(60_000),
+      }),
     );
     const held = (await Promise.all(children)).map(({ stdout }) => Number(stdout));
     expect(held.reduce((sum, each) => sum + each, 0)).toBe(10);

@@ -12,6 +12,7 @@ import {
   toolCall,
 } from "@agentloop/core";
 import { type ChildTool, childToolOf } from "@agentloop/core/driver";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentWorkflowOptions, agentWorkflow } from "../src/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -101,7 +102,7 @@ describe("agent tools on Restate: a child is a workflow of its own", () => {
 
   beforeAll(async () => {
     restate = await openInProcess(workflows);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await restate?.close();

@@ -1,6 +1,7 @@
 import { type Approver, asks, final, MemoryEventStore, toolCall } from "@agentloop/core";
 import { parseEventLog } from "@agentloop/core/store";
 import { makeMailRegistry } from "@agentloop/core/testing";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentWorkflow, agentWorkflow } from "../src/index.js";
 import { stepModel } from "./support/in-process.js";
@@ -30,7 +31,7 @@ describe("an approval policy's decision on a real Restate server", () => {
   beforeAll(async () => {
     const workflows = Object.entries(BAD_DECISIONS).map(([name, decision]) => policyGiving(name, decision));
     restate = await openInProcess([...workflows, policyGiving("sound", { approved: false, reason: "not today" })]);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await restate?.close();

@@ -1,5 +1,6 @@
 import { asks, final, MemoryEventStore, type ToolRegistry, toolCall } from "@agentloop/core";
 import { makeMailRegistry } from "@agentloop/core/testing";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentWorkflow, type RunStatus } from "../src/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -52,7 +53,7 @@ describe("approval and cancellation on a real Restate server", () => {
 
   beforeAll(async () => {
     restate = await openInProcess([mail, policy, waiting]);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await restate?.close();

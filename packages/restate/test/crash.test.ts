@@ -1,5 +1,6 @@
 import { replayRun } from "@agentloop/core";
 import { parseEventLog } from "@agentloop/core/store";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/testing/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -19,7 +20,7 @@ describe("a service process killed with SIGKILL and started again", () => {
     const service = await harness.service(port);
     await harness.server.register(`http://127.0.0.1:${port}`);
     await service.kill();
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await harness?.close();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import * as clients from "@restatedev/restate-sdk-clients";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentHandlers, DEMO_TASK } from "../src/index.js";
@@ -22,7 +23,7 @@ describe("agentloop-restate-demo, the command that serves the demo agent", () =>
   beforeAll(async () => {
     server = await startRestateServer();
     runs = mkdtempSync(join(tmpdir(), "agentloop-restate-demo-"));
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await server?.stop();
@@ -111,48 +112,52 @@ describe("the guide's curl commands, against a real Restate server", () => {
   let server: RestateServer;
   beforeAll(async () => {
     server = await startRestateServer();
-  }, 60_000);
+  }, hangGuard(60_000));
   afterAll(async () => {
     await server?.stop();
   });
 
-  it("register the demo, submit, read the status, approve, cancel, read the events and the result", async () => {
-    const child = spawn(process.execPath, [BIN, "--port", "0"], {
-      env: { ...process.env, RESTATE_LOGGING: "ERROR" },
-    });
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    const curl = async (command: string) => JSON.parse((await sh(command)).stdout || "null") as unknown;
-    try {
-      const service = await waitUntil(() => /listens at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1], {
-        what: "the demo service to listen on a port of its own",
-        failIf: () => exitedWith(child),
+  it(
+    "register the demo, submit, read the status, approve, cancel, read the events and the result",
+    async () => {
+      const child = spawn(process.execPath, [BIN, "--port", "0"], {
+        env: { ...process.env, RESTATE_LOGGING: "ERROR" },
       });
-      const [register, send, status, decide, cancel, events, attach] = guideRequests(
-        server.ingress,
-        server.admin,
-        service,
-      );
-      expect(attach).toMatch(/\/restate\/workflow\/agent\/run-1\/attach$/);
-      expect(await curl(register ?? "")).toHaveProperty("services");
-      expect(await curl(send ?? "")).toHaveProperty("invocationId");
-      await waitUntil(async () => ((await curl(status ?? "")) as { phase?: string }).phase === "awaiting_approval", {
-        what: "the report to wait for approval",
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
       });
-      await curl(decide ?? "");
-      await curl(cancel ?? "");
-      const result = (await curl(attach ?? "")) as { status: string };
-      // The cancel may come before or after the run finished: either way the run ended once.
-      expect(["done", "cancelled"]).toContain(result.status);
-      const logged = (await curl(events ?? "")) as { type: string }[];
-      expect(logged[0]?.type).toBe("run.started");
-      expect(logged.at(-1)?.type).toBe("run.finished");
-    } finally {
-      child.kill("SIGTERM");
-    }
-  }, 60_000);
+      const curl = async (command: string) => JSON.parse((await sh(command)).stdout || "null") as unknown;
+      try {
+        const service = await waitUntil(() => /listens at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1], {
+          what: "the demo service to listen on a port of its own",
+          failIf: () => exitedWith(child),
+        });
+        const [register, send, status, decide, cancel, events, attach] = guideRequests(
+          server.ingress,
+          server.admin,
+          service,
+        );
+        expect(attach).toMatch(/\/restate\/workflow\/agent\/run-1\/attach$/);
+        expect(await curl(register ?? "")).toHaveProperty("services");
+        expect(await curl(send ?? "")).toHaveProperty("invocationId");
+        await waitUntil(async () => ((await curl(status ?? "")) as { phase?: string }).phase === "awaiting_approval", {
+          what: "the report to wait for approval",
+        });
+        await curl(decide ?? "");
+        await curl(cancel ?? "");
+        const result = (await curl(attach ?? "")) as { status: string };
+        // The cancel may come before or after the run finished: either way the run ended once.
+        expect(["done", "cancelled"]).toContain(result.status);
+        const logged = (await curl(events ?? "")) as { type: string }[];
+        expect(logged[0]?.type).toBe("run.started");
+        expect(logged.at(-1)?.type).toBe("run.finished");
+      } finally {
+        child.kill("SIGTERM");
+      }
+    },
+    hangGuard(60_000),
+  );
 });
 
 /** Why waiting for `child` is pointless: it exited (with what it said on stderr), or `null` while it runs. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JsonlEventStore } from "@agentloop/core/jsonl-store";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serve } from "../examples/agent-service.js";
 import { submitAndDecide } from "../examples/submit-and-decide.js";
@@ -20,7 +21,7 @@ describe("the examples run against a real Restate server", () => {
     close = () => new Promise((resolve) => service.close(() => resolve()));
     const address = service.address();
     await server.register(`http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await server?.stop();

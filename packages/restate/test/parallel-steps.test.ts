@@ -1,5 +1,6 @@
 import { asks, final, MemoryEventStore, ToolRegistry, toolCall } from "@agentloop/core";
 import { parseEventLog } from "@agentloop/core/store";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentWorkflow } from "../src/index.js";
 import { stepModel } from "./support/in-process.js";
@@ -55,7 +56,7 @@ describe("the calls of one reply, outstanding at once", () => {
 
   beforeAll(async () => {
     restate = await openInProcess([parallel]);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await restate?.close();

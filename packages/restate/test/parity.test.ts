@@ -12,6 +12,7 @@ import {
   toolCall,
 } from "@agentloop/core";
 import { parseEventLog } from "@agentloop/core/store";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentWorkflowOptions, agentWorkflow } from "../src/index.js";
 import { stepModel } from "./support/in-process.js";
@@ -150,7 +151,7 @@ describe("a Restate run runs everything runAgent runs", () => {
 
   beforeAll(async () => {
     restate = await openInProcess(workflows);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await restate?.close();

@@ -9,6 +9,7 @@ import {
   ToolRegistry,
   toolCall,
 } from "@agentloop/core";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentWorkflow, type RunStatus } from "../src/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -59,7 +60,7 @@ describe("questions on a real Restate server", () => {
 
   beforeAll(async () => {
     restate = await openInProcess([asking, both, midCall]);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await restate?.close();

@@ -1,4 +1,5 @@
 import { type AgentResult, contentText } from "@agentloop/core";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Balancer, freePort, startBalancer } from "../src/testing/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -40,7 +41,7 @@ describe("runs spread over two service processes, one killed mid-batch", () => {
     });
     await killed.kill();
     results = await Promise.all(ids.map((id) => harness.run(id).workflowAttach()));
-  }, 120_000);
+  }, hangGuard(120_000));
 
   afterAll(async () => {
     await balancer?.close();
@@ -103,7 +104,9 @@ describe("runs spread over two service processes, one killed mid-batch", () => {
     }
   });
 
-  it("every run's mirrored log holds each effect once and replays to its result", { timeout: 60_000 }, async () => {
+  it("every run's mirrored log holds each effect once and replays to its result", {
+    timeout: hangGuard(60_000),
+  }, async () => {
     for (const result of results) {
       const log = await expectLogReplays(harness, result.runId as string, result);
       expect(countEvents(log, "model.replied")).toBe(3);

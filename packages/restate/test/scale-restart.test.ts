@@ -1,4 +1,5 @@
 import { type AgentResult, contentText } from "@agentloop/core";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/testing/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -59,7 +60,7 @@ describe(`${RUNS} runs at once over two deployments, one process SIGKILLed mid-r
     if (process.env.AGENTLOOP_SCALE_RUNS !== undefined) {
       process.stderr.write(`${RUNS} runs in ${seconds.toFixed(1)} s: ${(RUNS / seconds).toFixed(1)} runs/s\n`);
     }
-  }, 300_000);
+  }, hangGuard(300_000));
 
   afterAll(async () => {
     await harness?.close();
@@ -127,7 +128,7 @@ describe(`${RUNS} runs at once over two deployments, one process SIGKILLed mid-r
     }
   });
 
-  it("every run's log holds each effect once and replays to its result", { timeout: 120_000 }, async () => {
+  it("every run's log holds each effect once and replays to its result", { timeout: hangGuard(120_000) }, async () => {
     const check = async (result: AgentResult) => {
       const log = await expectLogReplays(harness, result.runId as string, result);
       expect(countEvents(log, "model.replied")).toBe(3);

@@ -12,6 +12,7 @@ import {
   toolCall,
 } from "@agentloop/core";
 import { makeWeatherRegistry } from "@agentloop/core/testing";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AgentWorkflowOptions, agentWorkflow } from "../src/index.js";
 import { stepModel } from "./support/in-process.js";
@@ -103,7 +104,7 @@ describe("per-step control and cost on Restate", () => {
 
   beforeAll(async () => {
     restate = await openInProcess(workflows);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await restate?.close();

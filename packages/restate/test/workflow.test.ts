@@ -10,6 +10,7 @@ import {
   toolCall,
 } from "@agentloop/core";
 import { parseEventLog } from "@agentloop/core/store";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentWorkflow } from "../src/index.js";
 import { waitUntil } from "../src/testing/wait-until.js";
@@ -121,7 +122,7 @@ describe("an agent workflow on a real Restate server", () => {
 
   beforeAll(async () => {
     restate = await openInProcess([weather, flaky, broken, conflicted, gated, gatedEvery]);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   afterAll(async () => {
     await restate?.close();

@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { describeSpendLedger } from "@agentloop/store-testkit";
+import { hangGuard } from "@agentloop/store-testkit/servers";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { SqliteEventStore } from "../src/index.js";
 
@@ -54,7 +55,7 @@ describe("holds from two processes at once on one store never pass the ceiling t
     onTestFinished(() => rmSync(directory, { recursive: true, force: true }));
     const path = kind === "sqlite" ? join(directory, "runs.db") : directory;
     const children = [0, 1].map(() =>
-      run(process.execPath, ["--input-type=module", "-e", CHILD, kind, path, module], { timeout: 60_000 }),
+      run(process.execPath, ["--input-type=module", "-e", CHILD, kind, path, module], { timeout: hangGuard(60_000) }),
     );
     const held = (await Promise.all(children)).map(({ stdout }) => Number(stdout));
     expect(held.reduce((sum, each) => sum + each, 0)).toBe(10);

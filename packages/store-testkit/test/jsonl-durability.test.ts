@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { hangGuard } from "../src/hang-guard.js";
 import { sampleLog } from "../src/index.js";
 
 // What each durability does, seen from the system calls: the store's fsyncs are counted, and the
@@ -68,7 +69,7 @@ describe("JsonlEventStore durability", () => {
     calls.hold = true;
     let resolved = 0;
     const appends = ["a", "b", "c"].map((runId) => store.append(runId, first).then(() => resolved++));
-    await vi.waitFor(() => expect(calls.held).toHaveLength(4), { timeout: 45_000 }); // three files, one directory
+    await vi.waitFor(() => expect(calls.held).toHaveLength(4), { timeout: hangGuard(45_000) }); // three files, one directory
     expect(calls.syncs.sort()).toEqual(["fdatasync", "fdatasync", "fdatasync", "fsync"]);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(resolved).toBe(0);

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { hangGuard } from "../src/hang-guard.js";
 import { sampleLog } from "../src/index.js";
 
 // Files named like logs that are no regular files. A FIFO blocks the thread that opens it and
@@ -35,7 +36,7 @@ function inChild(path: string, body: string): { readonly output: unknown; readon
     const store = new JsonlEventStore(${JSON.stringify(path)});
     ${body}`;
   const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
-    timeout: 45_000,
+    timeout: hangGuard(45_000),
     encoding: "utf8",
   });
   return { output: child.status === 0 ? JSON.parse(child.stdout) : child.stderr, timedOut: child.signal !== null };

@@ -8,6 +8,7 @@ import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { Journal } from "@agentloop/core/machine";
 import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hangGuard } from "../src/hang-guard.js";
 import { sampleLog } from "../src/index.js";
 
 // Repair is crash-safe: a child (fixtures/repair-child.mjs, on the BUILT core) repairs a large log
@@ -83,11 +84,11 @@ describe("repair killed at any point loses no intact event", () => {
       Buffer.from(`{"seq":${events.length},"at":"2026-01-02T03:04:05.000Z","type":"tool.sta`),
     ]);
     writeFileSync(damaged, old);
-  }, 60_000);
+  }, hangGuard(60_000));
 
   it(`${TRIALS} children SIGKILLed across a repair of ${EVENTS.toLocaleString("en")} events: the file is always the old or the repaired log`, {
     // 30 processes each loading core and a 60,000-event log: minutes' worth of CPU on a loaded 2-core machine.
-    timeout: 300_000,
+    timeout: hangGuard(300_000),
   }, async () => {
     const trial = (index: number) => {
       const directory = join(root, `trial-${index}`);

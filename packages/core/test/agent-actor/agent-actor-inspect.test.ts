@@ -1,6 +1,7 @@
 import { createInspector, type StatelyInspectionEvent } from "@statelyai/inspect";
 import { describe, expect, it, vi } from "vitest";
 import { type AnyStateNode, createActor } from "xstate";
+import { hangGuard } from "../../../../hang-guard.js";
 import { agentMachine, asks, createAgentActor, final, scriptedModel, toolCall } from "../../src/index.js";
 import { makeMailRegistry, testWorkflow, until } from "./agent-workflow.js";
 
@@ -41,7 +42,7 @@ describe("Stately inspector, given the parent's inspect", () => {
         if (found?.type !== "@xstate.actor") throw new Error("no @xstate.actor event for the agent yet");
         return found;
       },
-      { timeout: 45_000 },
+      { timeout: hangGuard(45_000) },
     );
     expect(child.parentId).toBe(parent.sessionId);
     const definition = JSON.parse(String(child.definition)) as Definition;
@@ -53,7 +54,7 @@ describe("Stately inspector, given the parent's inspect", () => {
           ? [JSON.stringify((event.snapshot as { value?: unknown }).value)]
           : [],
       );
-    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'), { timeout: 45_000 });
+    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'), { timeout: hangGuard(45_000) });
     expect(values()).toEqual(
       expect.arrayContaining(['"callingModel"', '{"executingTools":"awaitingDecision"}', '"done"']),
     );

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { assign, createActor, type SnapshotFrom, setup } from "xstate";
+import { hangGuard } from "../../../../hang-guard.js";
 import {
   type AgentActorSnapshot,
   type AgentResult,
@@ -152,10 +153,12 @@ describe("agentActor: every end reaches the parent as it expects", () => {
     const model = hangingModel();
     const store = new MemoryEventStore();
     const actor = startWorkflow(createAgentActor({ model, registry, store }), { task: "Email.", runId: "r1" });
-    await vi.waitFor(() => expect(model.seen).toHaveLength(1), { timeout: 45_000 });
+    await vi.waitFor(() => expect(model.seen).toHaveLength(1), { timeout: hangGuard(45_000) });
     actor.send({ type: "leave" });
     expect(model.seen[0]?.aborted).toBe(true);
-    await expect.poll(async () => (await store.list())[0]?.outcome?.status, { timeout: 45_000 }).toBe("cancelled");
+    await expect
+      .poll(async () => (await store.list())[0]?.outcome?.status, { timeout: hangGuard(45_000) })
+      .toBe("cancelled");
   });
 
   it("stopping the whole workflow leaves the run's log where it stands, for a restore to continue", async () => {
@@ -163,7 +166,7 @@ describe("agentActor: every end reaches the parent as it expects", () => {
     const model = hangingModel();
     const store = new MemoryEventStore();
     const actor = startWorkflow(createAgentActor({ model, registry, store }), { task: "Email.", runId: "r1" });
-    await vi.waitFor(() => expect(model.seen).toHaveLength(1), { timeout: 45_000 });
+    await vi.waitFor(() => expect(model.seen).toHaveLength(1), { timeout: hangGuard(45_000) });
     actor.stop();
     expect(model.seen[0]?.aborted).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -208,7 +211,7 @@ describe("agentActor: a workflow restored from its persisted snapshot", () => {
       },
     });
     const first = createActor(workflow).start();
-    await expect.poll(() => runs.length, { timeout: 45_000 }).toBe(1);
+    await expect.poll(() => runs.length, { timeout: hangGuard(45_000) }).toBe(1);
     const snapshot = first.getPersistedSnapshot();
     first.stop();
     release();
@@ -277,7 +280,7 @@ describe("agentActor: a workflow restored from its persisted snapshot", () => {
     const model = hangingModel();
     const workflow = testWorkflow(createAgentActor({ store }), { task: "Email.", model, registry });
     const first = createActor(workflow).start();
-    await vi.waitFor(() => expect(model.seen).toHaveLength(1), { timeout: 45_000 });
+    await vi.waitFor(() => expect(model.seen).toHaveLength(1), { timeout: hangGuard(45_000) });
     const snapshot = JSON.parse(JSON.stringify(first.getPersistedSnapshot())) as SnapshotFrom<typeof workflow>;
     first.stop();
     const restored = createActor(workflow, { snapshot }).start();

@@ -1,6 +1,7 @@
 import { agentActor, asks, final, type Model, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
 import { describe, expect, it, vi } from "vitest";
 import { createActor, setup, toPromise } from "xstate";
+import { hangGuard } from "../../../../hang-guard.js";
 import { researchWorkflow } from "../../examples/research-then-summarize.js";
 
 /** The example is written against the published package, so its tools come from there too. */
@@ -91,9 +92,9 @@ describe("agentMachine as a child actor of a larger workflow", () => {
       },
     });
     const actor = createActor(parent).start();
-    await vi.waitFor(() => expect(seen?.aborted).toBe(false), { timeout: 45_000 });
+    await vi.waitFor(() => expect(seen?.aborted).toBe(false), { timeout: hangGuard(45_000) });
     actor.send({ type: "stop" });
-    await vi.waitFor(() => expect(seen?.aborted).toBe(true), { timeout: 45_000 });
+    await vi.waitFor(() => expect(seen?.aborted).toBe(true), { timeout: hangGuard(45_000) });
     expect(actor.getSnapshot().status).toBe("done");
   });
 });

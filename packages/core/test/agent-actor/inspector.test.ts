@@ -1,6 +1,7 @@
 import { createInspector, type StatelyInspectionEvent } from "@statelyai/inspect";
 import { describe, expect, it, vi } from "vitest";
 import type { AnyStateNode } from "xstate";
+import { hangGuard } from "../../../../hang-guard.js";
 import { agentMachine, runAgent, scriptedModel } from "../../src/index.js";
 import { weatherScript as happyScript, makeWeatherRegistry, WEATHER_TASK as TASK } from "../../src/testing.js";
 
@@ -55,7 +56,7 @@ describe("Stately inspector", () => {
         if (found === undefined) throw new Error("no @xstate.actor event for the agent yet");
         return found;
       },
-      { timeout: 45_000 },
+      { timeout: hangGuard(45_000) },
     );
     const definition = JSON.parse(String((root as { definition?: string }).definition)) as Definition;
     const carried = walkDefinition(definition);
@@ -95,7 +96,7 @@ describe("Stately inspector", () => {
         event.type === "@xstate.snapshot" ? [JSON.stringify((event.snapshot as { value?: unknown }).value)] : [],
       );
     // The inspector hands events on when the event loop is idle: wait for the final snapshot.
-    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'), { timeout: 45_000 });
+    await vi.waitFor(() => expect(values().at(-1)).toBe('"done"'), { timeout: hangGuard(45_000) });
     const rootEvents = sent.filter((event) => event.type === "@xstate.event" && event.event.type.includes("."));
     expect(rootEvents.map((event) => (event.type === "@xstate.event" ? event.event.type : ""))).toEqual(
       expect.arrayContaining(["model.replied", "tool.finished"]),

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { hangGuard } from "../../../../hang-guard.js";
 import { replayRun } from "../../src/index.js";
 import { JsonlEventStore } from "../../src/stores/index.js";
 
@@ -20,7 +21,7 @@ afterAll(() => {
 function spawnChild(mode: "run" | "resume", dir: string, killAfter: number | "never", counts: string) {
   return spawnSync(process.execPath, [CHILD, mode, dir, String(killAfter), counts], {
     encoding: "utf8",
-    timeout: 45_000,
+    timeout: hangGuard(45_000),
   });
 }
 
@@ -46,43 +47,47 @@ async function logged(store: JsonlEventStore): Promise<Set<string>> {
 }
 
 describe("kill -9 with children in flight (JSONL store, real processes)", () => {
-  it("resumes the tree from its logs after a SIGKILL at every event, doing nothing logged again", async () => {
-    const built = join(import.meta.dirname, "..", "..", "dist", "run", "api", "agent-tool.js");
-    expect(
-      existsSync(built),
-      "packages/core/dist has no agentTool: run `pnpm --filter @agentloop/core build` first",
-    ).toBe(true);
-    const cleanDir = mkdtempSync(join(tmpdir(), "agent-crash-"));
-    dirs.push(cleanDir);
-    const clean = spawnChild("run", cleanDir, "never", join(cleanDir, "counts"));
-    expect(clean.status, clean.stderr).toBe(0);
-    const expected = JSON.parse(clean.stdout) as {
-      status: string;
-      answer: string;
-      tokens: number;
-      messages: unknown[];
-    };
-    const total = Number(clean.stderr.trim());
-    expect(expected.status).toBe("done");
-    expect(total).toBeGreaterThan(20);
-    for (let killAfter = 1; killAfter < total; killAfter++) {
-      const dir = mkdtempSync(join(tmpdir(), "agent-crash-"));
-      dirs.push(dir);
-      const killed = spawnChild("run", dir, killAfter, join(dir, "first"));
-      expect(killed.signal, `run killed after ${killAfter}`).toBe("SIGKILL");
-      const work = await logged(new JsonlEventStore(dir));
-      const resumed = spawnChild("resume", dir, "never", join(dir, "again"));
-      expect(resumed.status, `resume after ${killAfter}: ${resumed.stderr}`).toBe(0);
-      const result = JSON.parse(resumed.stdout) as typeof expected;
-      expect({ ...result, runId: undefined }, `after ${killAfter}`).toEqual({ ...expected, runId: undefined });
+  it(
+    "resumes the tree from its logs after a SIGKILL at every event, doing nothing logged again",
+    async () => {
+      const built = join(import.meta.dirname, "..", "..", "dist", "run", "api", "agent-tool.js");
       expect(
-        lines(join(dir, "again")).filter((line) => work.has(line)),
-        `done again after ${killAfter}`,
-      ).toEqual([]);
-      const store = new JsonlEventStore(dir);
-      for (const runId of ["p", "p.r1", "p.r2"]) {
-        expect(replayRun(await store.read(runId)).result?.status).toBe("done");
+        existsSync(built),
+        "packages/core/dist has no agentTool: run `pnpm --filter @agentloop/core build` first",
+      ).toBe(true);
+      const cleanDir = mkdtempSync(join(tmpdir(), "agent-crash-"));
+      dirs.push(cleanDir);
+      const clean = spawnChild("run", cleanDir, "never", join(cleanDir, "counts"));
+      expect(clean.status, clean.stderr).toBe(0);
+      const expected = JSON.parse(clean.stdout) as {
+        status: string;
+        answer: string;
+        tokens: number;
+        messages: unknown[];
+      };
+      const total = Number(clean.stderr.trim());
+      expect(expected.status).toBe("done");
+      expect(total).toBeGreaterThan(20);
+      for (let killAfter = 1; killAfter < total; killAfter++) {
+        const dir = mkdtempSync(join(tmpdir(), "agent-crash-"));
+        dirs.push(dir);
+        const killed = spawnChild("run", dir, killAfter, join(dir, "first"));
+        expect(killed.signal, `run killed after ${killAfter}`).toBe("SIGKILL");
+        const work = await logged(new JsonlEventStore(dir));
+        const resumed = spawnChild("resume", dir, "never", join(dir, "again"));
+        expect(resumed.status, `resume after ${killAfter}: ${resumed.stderr}`).toBe(0);
+        const result = JSON.parse(resumed.stdout) as typeof expected;
+        expect({ ...result, runId: undefined }, `after ${killAfter}`).toEqual({ ...expected, runId: undefined });
+        expect(
+          lines(join(dir, "again")).filter((line) => work.has(line)),
+          `done again after ${killAfter}`,
+        ).toEqual([]);
+        const store = new JsonlEventStore(dir);
+        for (const runId of ["p", "p.r1", "p.r2"]) {
+          expect(replayRun(await store.read(runId)).result?.status).toBe("done");
+        }
       }
-    }
-  }, 300_000);
+    },
+    hangGuard(300_000),
+  );
 });

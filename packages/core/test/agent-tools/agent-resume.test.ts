@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { hangGuard } from "../../../../hang-guard.js";
 import {
   type AgentResult,
   agentTool,
@@ -102,40 +103,44 @@ async function loggedWork(store: EventStore): Promise<{ replies: Set<string>; se
 const comparable = (result: AgentResult) => ({ ...result, runId: undefined });
 
 function describeKills(name: string, makeStore: () => Promise<EventStore>) {
-  it(`${name}: killed after any number of logged events, the resumed tree ends as one never killed and does nothing logged again`, async () => {
-    const clean = { asked: [], searched: [] };
-    const whole = dying(await makeStore(), Number.POSITIVE_INFINITY);
-    const expected = await runAgent("Find a and b.", tree(clean).parent, tree(clean).registry, {
-      store: whole,
-      runId: "p",
-    });
-    expect(expected.status).toBe("done");
-    for (let allowed = 1; allowed < whole.appended; allowed++) {
-      const store = await makeStore();
-      const first: Counters = { asked: [], searched: [] };
-      const killedRun = tree(first);
-      await expect(
-        runAgent("Find a and b.", killedRun.parent, killedRun.registry, { store: dying(store, allowed), runId: "p" }),
-      ).rejects.toThrow("killed");
-      const logged = await loggedWork(store);
-      const again: Counters = { asked: [], searched: [] };
-      const resumed = tree(again);
-      const result = await resumeAgent("p", resumed.parent, resumed.registry, { store });
-      expect(comparable(result), `killed after ${allowed} events`).toEqual(comparable(expected));
-      expect(
-        again.asked.filter((call) => logged.replies.has(call)),
-        `asked again after ${allowed}`,
-      ).toEqual([]);
-      expect(
-        again.searched.filter((q) => logged.searches.has(q)),
-        `ran again after ${allowed}`,
-      ).toEqual([]);
-      for (const runId of ["p", "p.r1", "p.r2"]) {
-        expect(replayRun(await store.read(runId)).result?.status).toBe("done");
+  it(
+    `${name}: killed after any number of logged events, the resumed tree ends as one never killed and does nothing logged again`,
+    async () => {
+      const clean = { asked: [], searched: [] };
+      const whole = dying(await makeStore(), Number.POSITIVE_INFINITY);
+      const expected = await runAgent("Find a and b.", tree(clean).parent, tree(clean).registry, {
+        store: whole,
+        runId: "p",
+      });
+      expect(expected.status).toBe("done");
+      for (let allowed = 1; allowed < whole.appended; allowed++) {
+        const store = await makeStore();
+        const first: Counters = { asked: [], searched: [] };
+        const killedRun = tree(first);
+        await expect(
+          runAgent("Find a and b.", killedRun.parent, killedRun.registry, { store: dying(store, allowed), runId: "p" }),
+        ).rejects.toThrow("killed");
+        const logged = await loggedWork(store);
+        const again: Counters = { asked: [], searched: [] };
+        const resumed = tree(again);
+        const result = await resumeAgent("p", resumed.parent, resumed.registry, { store });
+        expect(comparable(result), `killed after ${allowed} events`).toEqual(comparable(expected));
+        expect(
+          again.asked.filter((call) => logged.replies.has(call)),
+          `asked again after ${allowed}`,
+        ).toEqual([]);
+        expect(
+          again.searched.filter((q) => logged.searches.has(q)),
+          `ran again after ${allowed}`,
+        ).toEqual([]);
+        for (const runId of ["p", "p.r1", "p.r2"]) {
+          expect(replayRun(await store.read(runId)).result?.status).toBe("done");
+        }
       }
-    }
-    // A run and a resume for every prefix of the log, each written to disk: room on a busy machine.
-  }, 60_000);
+      // A run and a resume for every prefix of the log, each written to disk: room on a busy machine.
+    },
+    hangGuard(60_000),
+  );
 }
 
 const directories: string[] = [];

@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statfsSync, statSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { hangGuard } from "../../../../hang-guard.js";
 import { asks, final, type Model, type ModelReply, resumeAgent, ToolRegistry, toolCall } from "../../src/index.js";
 import { Journal } from "../../src/log/journal.js";
 import { JsonlEventStore } from "../../src/stores/jsonl-store.js";
@@ -61,7 +62,7 @@ describe("a JSONL log over 512 MiB", () => {
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
   it("is written, read, listed, resumed and repaired line by line; a broken neighbour spoils only itself", {
-    timeout: 300_000,
+    timeout: hangGuard(300_000),
   }, async () => {
     const { bavail, bsize } = statfsSync(directory);
     // The log, and the repair's copy of it beside it.

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
+import { hangGuard } from "../../../../hang-guard.js";
 import {
   type AgentResult,
   type Approver,
@@ -143,41 +144,45 @@ async function run(lp: LogPlan, store: EventStore, runId: string): Promise<Ended
 }
 
 describe("every log a run writes", () => {
-  it("reads back through MemoryEventStore and JsonlEventStore, event for event, and replays to the run's result", async () => {
-    await fc.assert(
-      fc.asyncProperty(logPlanArb, async (lp) => {
-        runs += 1;
-        const runId = `run-${runs}`;
-        const store = storeOf(lp.store);
-        const ended = await run(lp, store, runId);
-        const events = await store.read(runId);
-        expect(events.length).toBeGreaterThan(0);
-        // Copied into the other kind of store, the log reads back the same from there.
-        const other = storeOf(lp.store === "memory" ? "jsonl" : "memory");
-        for (const event of events) await other.append(runId, event);
-        expect(await other.read(runId)).toEqual(events);
-        for (const readable of [store, other]) {
-          expect((await readable.list()).map((summary) => summary.runId)).toContain(runId);
-        }
-        const replay = replayRun(events, { runId });
-        if ("failure" in ended) {
-          // A failed model call leaves a log that stops before the failed step, ready to resume.
-          expect(replay.result).toBeNull();
-          expect(replay.snapshot.value).toBe("callingModel");
-          expect(replay.context.transcript.toJSON()).toEqual(ended.failure.messages);
-          return;
-        }
-        const { result } = ended;
-        expect(replay.snapshot.value).toEqual(STATE_OF[result.status]);
-        if (result.status === "awaiting_approval") {
-          expect(replay.result).toBeNull();
-          expect(replay.context.transcript.toJSON()).toEqual(result.messages);
-        } else {
-          expect(replay.result).toEqual(comparable(result));
-          expect(replay.finished).toBe(true);
-        }
-      }),
-      { numRuns: 200 },
-    );
-  }, 60_000);
+  it(
+    "reads back through MemoryEventStore and JsonlEventStore, event for event, and replays to the run's result",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(logPlanArb, async (lp) => {
+          runs += 1;
+          const runId = `run-${runs}`;
+          const store = storeOf(lp.store);
+          const ended = await run(lp, store, runId);
+          const events = await store.read(runId);
+          expect(events.length).toBeGreaterThan(0);
+          // Copied into the other kind of store, the log reads back the same from there.
+          const other = storeOf(lp.store === "memory" ? "jsonl" : "memory");
+          for (const event of events) await other.append(runId, event);
+          expect(await other.read(runId)).toEqual(events);
+          for (const readable of [store, other]) {
+            expect((await readable.list()).map((summary) => summary.runId)).toContain(runId);
+          }
+          const replay = replayRun(events, { runId });
+          if ("failure" in ended) {
+            // A failed model call leaves a log that stops before the failed step, ready to resume.
+            expect(replay.result).toBeNull();
+            expect(replay.snapshot.value).toBe("callingModel");
+            expect(replay.context.transcript.toJSON()).toEqual(ended.failure.messages);
+            return;
+          }
+          const { result } = ended;
+          expect(replay.snapshot.value).toEqual(STATE_OF[result.status]);
+          if (result.status === "awaiting_approval") {
+            expect(replay.result).toBeNull();
+            expect(replay.context.transcript.toJSON()).toEqual(result.messages);
+          } else {
+            expect(replay.result).toEqual(comparable(result));
+            expect(replay.finished).toBe(true);
+          }
+        }),
+        { numRuns: 200 },
+      );
+    },
+    hangGuard(60_000),
+  );
 });

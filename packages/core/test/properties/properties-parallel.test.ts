@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { hangGuard } from "../../../../hang-guard.js";
 import {
   type AgentResult,
   countTokens,
@@ -223,55 +224,59 @@ function orderProblems(log: readonly Happening[], real: readonly Happening[]): s
 }
 
 describe("calls of one reply that finish in a random order, under a random cap", () => {
-  it("one message per call in call order, never more in progress than the cap, a log in the order things happened", async () => {
-    await fc.assert(
-      fc.asyncProperty(planArb, schedulerArb, async (plan, s) => {
-        const { result, seen, happenings, approved, busiest, specsTokens, store } = await run(plan, s);
-        const cap = plan.toolConcurrency ?? Number.POSITIVE_INFINITY;
-        // Model calls: at most maxSteps; each sent within the budget, counted before the call.
-        expect(seen.length).toBe(result.steps);
-        expect(result.steps).toBeLessThanOrEqual(plan.maxSteps);
-        const assistants = result.messages.filter((m) => m.role === "assistant");
-        let spent = 0;
-        for (const [i, list] of seen.entries()) {
-          const prompt = specsTokens + countTokens(list);
-          expect(spent + prompt).toBeLessThanOrEqual(plan.tokenBudget);
-          spent += prompt + countTokens(assistants[i]);
-          // Never edited: every later list extends this one.
-          expect(result.messages.slice(0, list.length)).toEqual(list);
-        }
-        // One tool message per call, in call order, with what the rules say, whatever the finish order.
-        expect(traceProblem(result.messages)).toBeNull();
-        let at = 2;
-        for (const [i, assistant] of assistants.entries()) {
-          at += 1;
-          for (const [j, call] of (assistant.role === "assistant" ? assistant.toolCalls : []).entries()) {
-            const message = result.messages[at];
-            const expected = contentOf(plan.replies[i]?.[j] as Planned, tokenOf(i, j));
-            expect(message?.role === "tool" && message.toolCallId).toBe(call.id);
-            if (typeof expected === "string") expect(message?.role === "tool" && message.content).toBe(expected);
-            else expect(message?.role === "tool" ? message.content : "").toMatch(expected);
-            at += 1;
+  it(
+    "one message per call in call order, never more in progress than the cap, a log in the order things happened",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(planArb, schedulerArb, async (plan, s) => {
+          const { result, seen, happenings, approved, busiest, specsTokens, store } = await run(plan, s);
+          const cap = plan.toolConcurrency ?? Number.POSITIVE_INFINITY;
+          // Model calls: at most maxSteps; each sent within the budget, counted before the call.
+          expect(seen.length).toBe(result.steps);
+          expect(result.steps).toBeLessThanOrEqual(plan.maxSteps);
+          const assistants = result.messages.filter((m) => m.role === "assistant");
+          let spent = 0;
+          for (const [i, list] of seen.entries()) {
+            const prompt = specsTokens + countTokens(list);
+            expect(spent + prompt).toBeLessThanOrEqual(plan.tokenBudget);
+            spent += prompt + countTokens(assistants[i]);
+            // Never edited: every later list extends this one.
+            expect(result.messages.slice(0, list.length)).toEqual(list);
           }
-        }
-        // Calls in progress at once, counted in the tools and the approver: never more than the cap.
-        expect(busiest).toBeLessThanOrEqual(cap);
-        // A call that needs approval ran only on a decision approving that very call; no call ran twice.
-        const started = happenings.filter((h) => h.what === "start").map((h) => h.token);
-        expect(new Set(started).size).toBe(started.length);
-        for (const token of started) {
-          const [i, j] = token.slice(1).split("_").map(Number);
-          if (plan.replies[i as number]?.[j as number]?.kind === "send") expect(approved.has(token)).toBe(true);
-        }
-        // The log: starts and ends in the order they happened, and it replays to the result.
-        const log = await store.read("run");
-        expect(orderProblems(logged(result, log), happenings)).toEqual([]);
-        expect(logged(result, log).length).toBe(happenings.length);
-        expect(replayRun(log).result).toEqual(comparable(result));
-      }),
-      { numRuns: 200 },
-    );
-  }, 60_000);
+          // One tool message per call, in call order, with what the rules say, whatever the finish order.
+          expect(traceProblem(result.messages)).toBeNull();
+          let at = 2;
+          for (const [i, assistant] of assistants.entries()) {
+            at += 1;
+            for (const [j, call] of (assistant.role === "assistant" ? assistant.toolCalls : []).entries()) {
+              const message = result.messages[at];
+              const expected = contentOf(plan.replies[i]?.[j] as Planned, tokenOf(i, j));
+              expect(message?.role === "tool" && message.toolCallId).toBe(call.id);
+              if (typeof expected === "string") expect(message?.role === "tool" && message.content).toBe(expected);
+              else expect(message?.role === "tool" ? message.content : "").toMatch(expected);
+              at += 1;
+            }
+          }
+          // Calls in progress at once, counted in the tools and the approver: never more than the cap.
+          expect(busiest).toBeLessThanOrEqual(cap);
+          // A call that needs approval ran only on a decision approving that very call; no call ran twice.
+          const started = happenings.filter((h) => h.what === "start").map((h) => h.token);
+          expect(new Set(started).size).toBe(started.length);
+          for (const token of started) {
+            const [i, j] = token.slice(1).split("_").map(Number);
+            if (plan.replies[i as number]?.[j as number]?.kind === "send") expect(approved.has(token)).toBe(true);
+          }
+          // The log: starts and ends in the order they happened, and it replays to the result.
+          const log = await store.read("run");
+          expect(orderProblems(logged(result, log), happenings)).toEqual([]);
+          expect(logged(result, log).length).toBe(happenings.length);
+          expect(replayRun(log).result).toEqual(comparable(result));
+        }),
+        { numRuns: 200 },
+      );
+    },
+    hangGuard(60_000),
+  );
 
   it("calls at once are really at once: a reply of several slow calls keeps as many at work as the cap allows", async () => {
     await fc.assert(

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { InspectionEvent } from "xstate";
+import { hangGuard } from "../../../../hang-guard.js";
 import {
   type AgentResult,
   type Approver,
@@ -381,14 +382,18 @@ async function checkLog(o: Outcome): Promise<void> {
 }
 
 describe("runAgent with every safeguard, over random plans", () => {
-  it("keeps its invariants and gives what the rules say: calls at once, approvers, timeouts, aborts, repeats, usage", async () => {
-    await fc.assert(
-      fc.asyncProperty(planArb, async (plan) => {
-        const outcome = await run(plan);
-        await checkInvariants(outcome);
-        checkAgainstRules(outcome);
-      }),
-      { numRuns: 250 },
-    );
-  }, 60_000);
+  it(
+    "keeps its invariants and gives what the rules say: calls at once, approvers, timeouts, aborts, repeats, usage",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(planArb, async (plan) => {
+          const outcome = await run(plan);
+          await checkInvariants(outcome);
+          checkAgainstRules(outcome);
+        }),
+        { numRuns: 250 },
+      );
+    },
+    hangGuard(60_000),
+  );
 });

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { hangGuard } from "../../../../hang-guard.js";
 import {
   asks,
   final,
@@ -66,51 +67,55 @@ function isPrefix(before: readonly Message[], after: readonly Message[]): boolea
 }
 
 describe("tools that ask: property over random runs", () => {
-  it("one tool message per call in call order, messages never edited, model calls ≤ maxSteps, and replay gives the live result", async () => {
-    await fc.assert(
-      fc.asyncProperty(runArb, async ({ maxSteps, toolConcurrency, replies }) => {
-        const tools = registry();
-        const model = scriptedModel(replies);
-        const store = new MemoryEventStore();
-        let result = await runAgent("Trip?", model, tools, { store, runId: "r", maxSteps, toolConcurrency });
-        let pauses = 0;
-        while (result.status === "awaiting_input" || result.status === "awaiting_approval") {
-          pauses += 1;
-          expect(pauses).toBeLessThan(20);
-          const before = result.messages;
-          const answers = Object.fromEntries((result.pendingQuestions ?? []).map((q) => [q.id, `yes ${q.question}`]));
-          const decisions = Object.fromEntries(
-            (result.pendingApprovals ?? []).map((call) => [call.id, { approved: true }]),
-          );
-          result = await resumeAgent("r", model, tools, { store, answers, decisions });
-          expect(isPrefix(before, result.messages)).toBe(true);
-        }
-        expect(result.steps).toBeLessThanOrEqual(maxSteps);
-        const messages = result.messages;
-        for (const [index, message] of messages.entries()) {
-          if (message.role !== "assistant" || message.toolCalls.length === 0) continue;
-          const answered = messages.slice(index + 1, index + 1 + message.toolCalls.length);
-          expect(answered.map((m) => (m.role === "tool" ? m.toolCallId : m.role))).toEqual(
-            message.toolCalls.map((call) => call.id),
-          );
-        }
-        // A call that asked was made again with the answers, in the order it asked.
-        for (const message of messages) {
-          if (message.role !== "tool" || message.name !== "book" || typeof message.content !== "string") continue;
-          const times = Number(
-            (
-              messages.find((m) => m.role === "assistant" && m.toolCalls.some((c) => c.id === message.toolCallId)) as
-                | Extract<Message, { role: "assistant" }>
-                | undefined
-            )?.toolCalls.find((c) => c.id === message.toolCallId)?.args.times ?? 0,
-          );
-          const expected = Array.from({ length: times }, (_, n) => `yes Question ${n + 1}?`);
-          expect(JSON.parse(message.content.split("\n")[0] as string)).toEqual({ answers: expected });
-        }
-        const { runId: _runId, ...live } = result;
-        expect(replayRun(await store.read("r")).result).toEqual(live);
-      }),
-      { numRuns: 40 },
-    );
-  }, 60_000);
+  it(
+    "one tool message per call in call order, messages never edited, model calls ≤ maxSteps, and replay gives the live result",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(runArb, async ({ maxSteps, toolConcurrency, replies }) => {
+          const tools = registry();
+          const model = scriptedModel(replies);
+          const store = new MemoryEventStore();
+          let result = await runAgent("Trip?", model, tools, { store, runId: "r", maxSteps, toolConcurrency });
+          let pauses = 0;
+          while (result.status === "awaiting_input" || result.status === "awaiting_approval") {
+            pauses += 1;
+            expect(pauses).toBeLessThan(20);
+            const before = result.messages;
+            const answers = Object.fromEntries((result.pendingQuestions ?? []).map((q) => [q.id, `yes ${q.question}`]));
+            const decisions = Object.fromEntries(
+              (result.pendingApprovals ?? []).map((call) => [call.id, { approved: true }]),
+            );
+            result = await resumeAgent("r", model, tools, { store, answers, decisions });
+            expect(isPrefix(before, result.messages)).toBe(true);
+          }
+          expect(result.steps).toBeLessThanOrEqual(maxSteps);
+          const messages = result.messages;
+          for (const [index, message] of messages.entries()) {
+            if (message.role !== "assistant" || message.toolCalls.length === 0) continue;
+            const answered = messages.slice(index + 1, index + 1 + message.toolCalls.length);
+            expect(answered.map((m) => (m.role === "tool" ? m.toolCallId : m.role))).toEqual(
+              message.toolCalls.map((call) => call.id),
+            );
+          }
+          // A call that asked was made again with the answers, in the order it asked.
+          for (const message of messages) {
+            if (message.role !== "tool" || message.name !== "book" || typeof message.content !== "string") continue;
+            const times = Number(
+              (
+                messages.find((m) => m.role === "assistant" && m.toolCalls.some((c) => c.id === message.toolCallId)) as
+                  | Extract<Message, { role: "assistant" }>
+                  | undefined
+              )?.toolCalls.find((c) => c.id === message.toolCallId)?.args.times ?? 0,
+            );
+            const expected = Array.from({ length: times }, (_, n) => `yes Question ${n + 1}?`);
+            expect(JSON.parse(message.content.split("\n")[0] as string)).toEqual({ answers: expected });
+          }
+          const { runId: _runId, ...live } = result;
+          expect(replayRun(await store.read("r")).result).toEqual(live);
+        }),
+        { numRuns: 40 },
+      );
+    },
+    hangGuard(60_000),
+  );
 });

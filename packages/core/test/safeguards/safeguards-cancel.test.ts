@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { hangGuard } from "../../../../hang-guard.js";
 import {
   type AgentResult,
   asks,
@@ -131,7 +132,7 @@ describe("cancellation through the run's signal", () => {
     const controller = new AbortController();
     const { model, signals, seen } = modelThatHangsAt(2, [asks(toolCall("q1", "quick"))]);
     const running = runAgent("t", model, registry, { signal: controller.signal });
-    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: 45_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: hangGuard(45_000) });
     expect(signals[1]?.aborted).toBe(false);
     controller.abort(new Error("stop"));
     const result = await running;
@@ -149,7 +150,7 @@ describe("cancellation through the run's signal", () => {
     const store = new MemoryEventStore();
     const { model, signals } = modelThatHangsAt(1, []);
     const running = runAgent("t", model, registry, { signal: controller.signal, store, runId: "m" });
-    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 45_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: hangGuard(45_000) });
     controller.abort(new Error("stop"));
     const result = await running;
     expect(signals[0]?.aborted).toBe(true);
@@ -171,7 +172,7 @@ describe("cancellation through the run's signal", () => {
       runId: "tool",
       toolConcurrency: 1,
     });
-    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 45_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: hangGuard(45_000) });
     expect(signals[0]?.aborted).toBe(false);
     controller.abort(new Error("stop"));
     const result = await running;
@@ -227,7 +228,7 @@ describe("cancellation through the run's signal", () => {
         }),
     });
     // Cancelled once the decision is asked for and the call that needed none has run.
-    await vi.waitFor(() => expect([asked, runs]).toEqual([true, ["quick"]]), { timeout: 45_000 });
+    await vi.waitFor(() => expect([asked, runs]).toEqual([true, ["quick"]]), { timeout: hangGuard(45_000) });
     controller.abort(new Error("stop"));
     const result = await running;
     decide(true);
@@ -250,7 +251,7 @@ describe("cancellation through the run's signal", () => {
       final("never"),
     ]);
     const running = runAgent("t", model, registry, { signal: controller.signal, store, runId: "many" });
-    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: 45_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(2), { timeout: hangGuard(45_000) });
     expect(signals.map((signal) => signal.aborted)).toEqual([false, false]);
     controller.abort(new Error("stop"));
     const result = await running;
@@ -354,7 +355,7 @@ describe("cancellation through the run's signal", () => {
       return model(messages, specs, options);
     };
     const running = runAgent("t", slow, registry, { signal: controller.signal, store, runId: "full-disk" });
-    await vi.waitFor(() => expect(calling).toBe(true), { timeout: 45_000 });
+    await vi.waitFor(() => expect(calling).toBe(true), { timeout: hangGuard(45_000) });
     controller.abort(new Error("stop"));
     release();
     const outcome = await running.then(
@@ -363,7 +364,7 @@ describe("cancellation through the run's signal", () => {
     );
     expect(["disk full", "cancelled"]).toContain(outcome);
     // The model call in flight at the abort reaches the model, aborted.
-    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: 45_000 });
+    await vi.waitFor(() => expect(signals).toHaveLength(1), { timeout: hangGuard(45_000) });
     expect(signals[0]?.aborted).toBe(true);
     expect(runs).toEqual([]);
   });
@@ -394,7 +395,7 @@ describe("cancellation through the run's signal", () => {
       store,
       runId: "c",
     });
-    await vi.waitFor(() => expect(runs).toEqual(["wait"]), { timeout: 45_000 });
+    await vi.waitFor(() => expect(runs).toEqual(["wait"]), { timeout: hangGuard(45_000) });
     controller.abort("not an Error");
     const result = await running;
     const log = await store.read("c");

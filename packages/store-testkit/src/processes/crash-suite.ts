@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { AgentResult, EventStore, Message } from "@agentloop/core";
 import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hangGuard } from "../hang-guard.js";
 
 // Crash tests with real processes, for any durable store: fixtures/crash-child.mjs runs the weather
 // agent on the BUILT core against the store under test, and dies by SIGKILL right after the log's
@@ -315,7 +316,7 @@ export function describeCrashTests(label: string, options: CrashSuiteOptions): v
         4,
         kills.map((k) => () => boundaryCrash(scenario(), k)),
       );
-    }, 120_000);
+    }, hangGuard(120_000));
 
     it("the never-interrupted run: 4 model calls, 4 tool executions, 14 events", () => {
       expect(weather.result.status).toBe("done");

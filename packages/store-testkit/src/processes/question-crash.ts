@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { EventStore } from "@agentloop/core";
 import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hangGuard } from "../hang-guard.js";
 import { type LineChild, startLineChild } from "./line-child.js";
 
 // A question waiting across real processes (fixtures/question-child.mjs, on the BUILT packages):
@@ -54,7 +55,7 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
       const [first, second, ...doomed] = children;
       workers = [first, second] as [LineChild, LineChild];
       victims = doomed as [LineChild, LineChild, LineChild];
-    }, 60_000);
+    }, hangGuard(60_000));
     afterAll(() => {
       for (const child of children) child.kill();
       rmSync(directory, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { replayRun } from "@agentloop/core";
 import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hangGuard } from "../hang-guard.js";
 import { assertBuilt, type BuiltPackage, type CrashStore } from "./crash-suite.js";
 
 // Service processes that take over each other's runs (fixtures/sweep-child.mjs, on the BUILT
@@ -141,7 +142,7 @@ export function describeSweepKill(label: string, options: SweepKillOptions): voi
       } finally {
         await store.close?.();
       }
-    }, 600_000);
+    }, hangGuard(600_000));
 
     it("the first and one of the pair died by SIGKILL; the others swept and served to their end", () => {
       expect(first.signal, first.stderr).toBe("SIGKILL");
