@@ -16,7 +16,7 @@ import type { PgPool, PgPoolClient, PgQueryable } from "./pg-types.js";
 import { checkSchemaName, ensureLayout } from "./postgres-layout.js";
 import { PostgresLocks } from "./postgres-locks.js";
 import { PostgresSpendLedger } from "./postgres-spending.js";
-import { type EventRow, eventOf } from "./row-event.js";
+import { type EventRow, eventOf, rowTime } from "./row-event.js";
 import { storeLabel } from "./store-label.js";
 import { WriterSession } from "./writer-session.js";
 
@@ -204,7 +204,7 @@ export class PostgresEventStore implements EventStore {
         await client.query(`DELETE FROM ${this.schema}.events WHERE run_id = $1`, [runId]);
         await client.query(
           `INSERT INTO ${this.schema}.events (run_id, seq, type, at, data) VALUES ($1, $2, $3, $4, $5)`,
-          [runId, anchor.seq, anchor.type, anchor.at, JSON.stringify(logged.event)],
+          [runId, anchor.seq, anchor.type, rowTime(anchor), JSON.stringify(logged.event)],
         );
         await client.query("SELECT pg_notify($1, $2)", [this.#channel, runId]);
         await client.query("COMMIT");
@@ -347,7 +347,7 @@ export class PostgresEventStore implements EventStore {
         rows.map((row) => row.runId),
         rows.map((row) => row.event.seq),
         rows.map((row) => row.event.type),
-        rows.map((row) => row.event.at),
+        rows.map((row) => rowTime(row.event)),
         rows.map((row) => JSON.stringify(loggedEvent(row.event).event)),
         this.#channel,
       ],
@@ -418,7 +418,7 @@ export class PostgresEventStore implements EventStore {
       }
       const inserted = await client.query(
         `INSERT INTO ${this.schema}.events (run_id, seq, type, at, data) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-        [runId, event.seq, event.type, event.at, JSON.stringify(logged.event)],
+        [runId, event.seq, event.type, rowTime(event), JSON.stringify(logged.event)],
       );
       // Another session inserted this position between the check and the insert.
       if (inserted.rowCount === 0) return checkAppendError(runId, event);

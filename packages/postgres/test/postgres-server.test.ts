@@ -1,3 +1,5 @@
+import { retain, runAgent, scriptedModel } from "@agentloop/core";
+import { makeWeatherRegistry, weatherScript } from "@agentloop/core/testing";
 import { sampleLog } from "@agentloop/store-testkit";
 import pg from "pg";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -112,6 +114,31 @@ describe("PostgresEventStore on a server", () => {
     }
     const [first] = (await store.listPage({ limit: 1 })).runs;
     expect(first).toEqual((await store.list()).find((run) => run.runId === "run-22"));
+  });
+
+  it("keeps a pruned run where its start puts it in the pages, not where its anchor was written", async () => {
+    const store = open();
+    // Started c, then b, then a: newest first is a, b, c. retain prunes them in id order, a first,
+    // so their anchors are written in the other order.
+    for (const runId of ["c", "b", "a"]) {
+      await runAgent("How hot is Pune?", scriptedModel(weatherScript()), makeWeatherRegistry().registry, {
+        store,
+        runId,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const before = (await store.listPage({ limit: 10 })).runs.map((run) => run.runId);
+    expect(before).toEqual(["a", "b", "c"]);
+    expect(await retain(store, { olderThan: new Date(Date.now() + 60_000) })).toEqual({ pruned: ["a", "b", "c"] });
+    const page = await store.listPage({ limit: 10 });
+    expect(page.runs.map((run) => [run.runId, run.events])).toEqual([
+      ["a", 1],
+      ["b", 1],
+      ["c", 1],
+    ]);
+    // And a page boundary after a pruned run still lands between the same two runs.
+    const first = await store.listPage({ limit: 1 });
+    expect((await store.listPage({ limit: 2, after: first.next })).runs.map((run) => run.runId)).toEqual(["b", "c"]);
   });
 
   it("tells a watcher of each run another process committed events of", async () => {
