@@ -4,9 +4,9 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 const documents = [
   "README.md",
-  ...readdirSync("docs")
+  ...readdirSync("docs", { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".md"))
-    .map((f) => `docs/${f}`),
+    .map((f) => `docs/${f.split("\\").join("/")}`),
   ...readdirSync("packages")
     .map((name) => `packages/${name}/README.md`)
     .filter((f) => existsSync(f)),

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository's root. */
@@ -7,7 +7,7 @@ export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 /** One command of a shell block in the docs, as written (continued lines joined, the comment cut). */
 export interface DocCommand {
-  /** `README.md`, `packages/cli/README.md`, `docs/guide.md`, ... */
+  /** `README.md`, `packages/cli/README.md`, `docs/guide/tools.md`, ... */
   readonly file: string;
   readonly command: string;
 }
@@ -17,9 +17,10 @@ export function docFiles(): string[] {
   const packages = readdirSync(join(ROOT, "packages"))
     .map((name) => `packages/${name}/README.md`)
     .filter((file) => readdirSync(join(ROOT, file, "..")).includes("README.md"));
-  const docs = readdirSync(join(ROOT, "docs"))
+  const docs = readdirSync(join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
     .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`);
+    .map((name) => `docs/${name.split(sep).join("/")}`)
+    .sort();
   return ["README.md", ...packages, ...docs];
 }
 

@@ -4,7 +4,13 @@ import { describe, expect, it, vi } from "vitest";
 const root = new URL("../../../", import.meta.url);
 const examples = new URL("../examples/", import.meta.url);
 const packages = readdirSync(new URL("packages/", root)).map((name) => `packages/${name}/README.md`);
-const documents = ["README.md", ...readdirSync(new URL("docs/", root)).map((file) => `docs/${file}`), ...packages]
+const documents = [
+  "README.md",
+  ...readdirSync(new URL("docs/", root), { recursive: true, encoding: "utf8" }).map(
+    (file) => `docs/${file.split("\\").join("/")}`,
+  ),
+  ...packages,
+]
   .filter((file) => file.endsWith(".md"))
   .filter((file) => existsSync(new URL(file, root)));
 

@@ -41,7 +41,7 @@ describe("what a registry page needs, in every published package", () => {
 });
 
 // A peer that declares a newer Node than ours is what a Node 20 user hits first: the notes on
-// Node versions (the README's and the guide's, and the README of the package it is a peer of,
+// Node versions (docs/develop.md's and the guide's, and the README of the package it is a peer of,
 // unless it is an optional one there) name it.
 interface Peers {
   readonly peerDependencies?: Record<string, string>;
@@ -70,11 +70,16 @@ describe("peers that need a newer Node than the packages", () => {
   it.each(newer)(
     "$peer (a peer of packages/$dir) and its Node $major are named where Node versions are",
     ({ dir, peer, major, optional }) => {
-      const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-      const at = readme.indexOf("## Node versions");
+      const develop = readFileSync(join(ROOT, "docs", "develop.md"), "utf8");
+      const at = develop.indexOf("## Node versions");
+      const chapters = join(ROOT, "docs", "guide");
+      const guide = readdirSync(chapters)
+        .filter((file) => file.endsWith(".md"))
+        .map((file) => readFileSync(join(chapters, file), "utf8"))
+        .join("\n");
       const texts: [string, string][] = [
-        ["the README's Node versions", readme.slice(at, readme.indexOf("\n## ", at + 1))],
-        ["docs/guide.md", readFileSync(join(ROOT, "docs", "guide.md"), "utf8")],
+        ["docs/develop.md's Node versions", develop.slice(at, develop.indexOf("\n## ", at + 1))],
+        ["the guide (docs/guide/)", guide],
       ];
       if (!optional)
         texts.push([`packages/${dir}/README.md`, readFileSync(join(ROOT, "packages", dir, "README.md"), "utf8")]);

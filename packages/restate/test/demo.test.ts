@@ -93,9 +93,12 @@ describe("agentloop-restate-demo, the command that serves the demo agent", () =>
   });
 });
 
-/** The guide's `curl` block, one command a line: as written, but for the ports of this test's server. */
+/** The guide's `curl` block (its chapter on Restate), one command a line: as written, but for the ports of this test's server. */
 function guideRequests(ingress: string, admin: string, service: string): string[] {
-  const guide = readFileSync(fileURLToPath(new URL("../../../docs/guide.md", import.meta.url)), "utf8");
+  const guide = readFileSync(
+    fileURLToPath(new URL("../../../docs/guide/when-one-process-is-not-enough.md", import.meta.url)),
+    "utf8",
+  );
   return [...guide.matchAll(/^```sh\n([\s\S]*?)^```/gm)]
     .flatMap((block) => (block[1] ?? "").replace(/\\\n\s*/g, "").split("\n"))
     .map((line) => line.replace(/\s+#[^']*$/, "").trim())
