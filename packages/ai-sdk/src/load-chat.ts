@@ -11,7 +11,7 @@ import { replayRun } from "@agentloop/core";
 import { partUrl } from "@agentloop/core/adapter";
 import { treePending, treeQuestions } from "@agentloop/core/driver";
 import type { RunEvent, StoredEvent } from "@agentloop/core/store";
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
+import type { UIMessage, UIMessageChunk } from "ai";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
 
 /** Which chat to load, and from where. */
@@ -189,7 +189,12 @@ async function* fromList<T>(items: readonly T[]): AsyncIterable<T> {
   yield* items;
 }
 
+/**
+ * The turn's message as `useChat` would build it from the stream. The AI SDK is loaded here, when a
+ * chat is loaded, not with the module: a handler that only answers turns never loads it.
+ */
 async function lastMessageOf(stream: ReadableStream<UIMessageChunk>): Promise<UIMessage> {
+  const { readUIMessageStream } = await import("ai");
   let last: UIMessage | undefined;
   for await (const snapshot of readUIMessageStream({ stream })) last = snapshot;
   if (last === undefined) throw new Error("the logged turn wrote no message");
