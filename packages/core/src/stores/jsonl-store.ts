@@ -76,10 +76,10 @@ export interface JsonlListOptions {
  * log (`<runId>.jsonl.lock`) is held by `acquire` until released, or by an `append` or `repair`
  * for its own length; a lock whose process died on this host is taken over, one on another host
  * is refused. A run held by `acquire` keeps its file open until released: its appends are a
- * `write` each, with no `open` or `stat`. Files are read line by line, so a log may be larger than the longest string. The
- * bytes of an image or file part are kept once per run in `<directory>/<runId>.blobs/<sha256>`,
- * written (whole, by a rename) before the line that refers to them; `read` checks them against
- * their hash.
+ * `write` each, with no `open` or `stat`. Files are read line by line, so a log may be larger than
+ * the longest string. The bytes of an image or file part are kept once per run in
+ * `<directory>/<runId>.blobs/<sha256>`, written (whole, by a rename) before the line that refers
+ * to them; `read` checks them against their hash.
  */
 export class JsonlEventStore implements EventStore {
   readonly directory: string;
