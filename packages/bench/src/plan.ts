@@ -3,6 +3,7 @@ import type { LatencyPlan } from "./metrics/latency.js";
 import type { PatternPlan } from "./metrics/patterns.js";
 import type { RestatePlan } from "./metrics/restate.js";
 import type { StoreLoadPlan } from "./metrics/store-load.js";
+import type { RunCostPlan } from "./metrics/store-run-cost.js";
 
 /** The sizes of one bench run: the full one, or `--tiny` (every metric, in a few seconds). */
 export interface Plan {
@@ -26,6 +27,8 @@ export interface Plan {
   readonly store: { readonly rounds: number; readonly sampleMs: number };
   /** Each store under concurrent appends, and along one long log. */
   readonly storeLoad: StoreLoadPlan;
+  /** What each store adds to live runs of one step and of `steps` steps. */
+  readonly storeRuns: RunCostPlan;
   /** Lengths that only the floor and agentloop run, and how many times each. */
   readonly longRuns: { readonly lengths: readonly number[]; readonly rounds: number };
   /** One reply of three tool calls of `ms` milliseconds each. */
@@ -51,6 +54,7 @@ export const FULL: Plan = {
   storeSteps: 100,
   store: { rounds: 5, sampleMs: 200 },
   storeLoad: { runs: 100, eventsPerRun: 300, maxMs: 3000, logLength: 30_000, window: 1000 },
+  storeRuns: { steps: 100, rounds: 15, sampleMs: 100 },
   longRuns: { lengths: [10_000, 100_000], rounds: 3 },
   parallelCalls: { ms: 300, rounds: 5 },
   validation: { rounds: 7, calls: 20_000 },
@@ -71,6 +75,7 @@ export const TINY: Plan = {
   storeSteps: 3,
   store: { rounds: 1, sampleMs: 1 },
   storeLoad: { runs: 5, eventsPerRun: 10, maxMs: 1000, logLength: 60, window: 10 },
+  storeRuns: { steps: 5, rounds: 1, sampleMs: 1 },
   longRuns: { lengths: [20, 40], rounds: 1 },
   parallelCalls: { ms: 5, rounds: 1 },
   validation: { rounds: 1, calls: 10 },

@@ -1,4 +1,5 @@
 import type { StoreLoad, StoreLoadPlan } from "./metrics/store-load.js";
+import type { RunCost, RunCostPlan } from "./metrics/store-run-cost.js";
 import { count, micros, ratio, table } from "./report.js";
 
 /** Appended events per second that SQLite must reach under the plan's concurrent runs. */
@@ -44,4 +45,23 @@ export function storeLoadTable(
     ],
   );
   return `${loadTable}\n\n${targets}`;
+}
+
+/** What each store adds to a live run: µs per step and per run, in wall time and in CPU time, against the same runs without a store. */
+export function runCostTable(plan: RunCostPlan, costs: readonly { name: string; cost: RunCost | string }[]): string {
+  const rows = costs.map(({ name, cost }) =>
+    typeof cost === "string"
+      ? [name, `not measured: ${cost}`, "", "", ""]
+      : [name, micros(cost.perStep), micros(cost.perRun), micros(cost.cpuPerStep), micros(cost.cpuPerRun)],
+  );
+  return table(
+    [
+      "event store",
+      `+ µs per step (runs of 1 and ${count(plan.steps)} steps)`,
+      "+ µs per run",
+      "+ CPU µs per step",
+      "+ CPU µs per run",
+    ],
+    rows,
+  );
 }

@@ -9,7 +9,7 @@ export interface StoreKind {
   readonly name: string;
   /** Why the store cannot be measured here, or `null` when it can. */
   readonly unavailable: string | null;
-  open(): { readonly store: EventStore; close(): void };
+  open(): { readonly store: EventStore; close(): void | Promise<void> };
 }
 
 type SqliteStore = EventStore & { close(): void; readonly driver?: string };
@@ -66,6 +66,28 @@ async function loadSqlite(): Promise<(SqliteModule & { readonly driver: string }
   } catch (error) {
     return `@agentloop/sqlite is not available: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
   }
+}
+
+type PostgresModule = {
+  PostgresEventStore: new (
+    connection: { connectionString: string },
+    settings: { schema: string },
+  ) => EventStore & { close(): Promise<void> };
+};
+
+/** Postgres at `url` (a server the caller started), a new schema for each sample. */
+export async function postgresKind(url: string): Promise<StoreKind> {
+  const specifier = "@agentloop/postgres";
+  const { PostgresEventStore } = (await import(specifier)) as PostgresModule;
+  let sequence = 0;
+  return {
+    name: "PostgresEventStore (127.0.0.1)",
+    unavailable: null,
+    open: () => {
+      const store = new PostgresEventStore({ connectionString: url }, { schema: `bench_${process.pid}_${sequence++}` });
+      return { store, close: () => store.close() };
+    },
+  };
 }
 
 /** A temp directory for the stores' files, and a function that removes it. */

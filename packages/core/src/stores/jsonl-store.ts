@@ -28,6 +28,7 @@ import {
   summarize,
 } from "../log/index.js";
 import { blobFolderSource, syncFolder, writeBlobs } from "./blob-folder.js";
+import { HeldLog, type LogPosition } from "./held-log.js";
 import { NotAFileError } from "./jsonl-lines.js";
 import { type Scan, scanLog } from "./jsonl-scan.js";
 import { JsonlSpendLedger } from "./jsonl-spending.js";
@@ -74,18 +75,19 @@ export interface JsonlListOptions {
  * write is reported by `read` and dropped by `repair`. One writer per run: a lock file beside the
  * log (`<runId>.jsonl.lock`) is held by `acquire` until released, or by an `append` or `repair`
  * for its own length; a lock whose process died on this host is taken over, one on another host
- * is refused. Files are read line by line, so a log may be larger than the longest string. The
- * bytes of an image or file part are kept once per run in `<directory>/<runId>.blobs/<sha256>`,
- * written (whole, by a rename) before the line that refers to them; `read` checks them against
- * their hash.
+ * is refused. A run held by `acquire` keeps its file open until released: its appends are a
+ * `write` each, with no `open` or `stat`. Files are read line by line, so a log may be larger than
+ * the longest string. The bytes of an image or file part are kept once per run in
+ * `<directory>/<runId>.blobs/<sha256>`, written (whole, by a rename) before the line that refers
+ * to them; `read` checks them against their hash.
  */
 export class JsonlEventStore implements EventStore {
   readonly directory: string;
   readonly durability: Durability;
-  /** Per run: events and bytes this store knows the file holds, so appends need no re-read. */
-  readonly #known = new Map<string, { events: number; bytes: number }>();
-  /** Runs this object holds the lock of, by the lock's token. */
-  readonly #held = new Map<string, string>();
+  /** Per run not held: events and bytes this store knows the file holds, so appends need no re-read. */
+  readonly #known = new Map<string, LogPosition>();
+  /** Runs this object holds the lock of, each with its file as the holder keeps it. */
+  readonly #held = new Map<string, HeldLog>();
   readonly #appender: LineAppender;
   /** Owners' spending, for spending ceilings: a small file per owner in the folder (see `JsonlSpendLedger`). */
   readonly spending: SpendLedger;
@@ -105,32 +107,46 @@ export class JsonlEventStore implements EventStore {
   async acquire(runId: string): Promise<RunLock> {
     const lockPath = this.#lockPath(runId);
     if (this.#held.has(runId)) throw this.#locked(runId, lockPath, readLockFile(lockPath) ?? null);
-    const token = this.#lock(runId);
-    this.#held.set(runId, token);
+    const held = new HeldLog(this.#path(runId), this.#lock(runId));
+    this.#held.set(runId, held);
     this.#known.delete(runId);
     return {
       runId,
       release: async () => {
-        if (this.#held.get(runId) !== token) return;
+        if (this.#held.get(runId) !== held) return;
+        await held.close(); // the syncs of its appends are done first
+        if (this.#held.get(runId) !== held) return; // released meanwhile by another call
         this.#held.delete(runId);
-        unlockFile(lockPath, token);
+        if (held.position !== null) this.#known.set(runId, held.position);
+        unlockFile(lockPath, held.token);
       },
     };
   }
 
   async append(runId: string, event: StoredEvent): Promise<void> {
+    const held = this.#held.get(runId);
+    if (held !== undefined) {
+      // Nobody else writes the file while the lock is held: where it ends is where this holder left it.
+      const position = held.position ?? this.#position(runId, held.path, undefined);
+      return held.append(this.#appender, this.#line(runId, position.events, event), position);
+    }
     const path = this.#path(runId);
     await this.#underLock(runId, () => {
       // Under the lock: the position is the file's as it is now, never a size taken before.
-      const { events, bytes } = this.#position(runId, path);
-      checkAppend(runId, events, event);
-      const logged = loggedEvent(event);
-      writeBlobs(this.#blobFolder(runId), logged.blobs, this.durability !== "none");
-      const line = Buffer.from(`${JSON.stringify(logged.event)}\n`);
+      const { events, bytes } = this.#position(runId, path, this.#known.get(runId));
+      const line = this.#line(runId, events, event);
       const durable = this.#appender.append(path, line, bytes < 0);
       this.#known.set(runId, { events: events + 1, bytes: Math.max(bytes, 0) + line.length });
       return durable;
     });
+  }
+
+  /** The event's line, once it is checked to extend a log of `events` events and its blobs are written. */
+  #line(runId: string, events: number, event: StoredEvent): Buffer {
+    checkAppend(runId, events, event);
+    const logged = loggedEvent(event);
+    if (logged.blobs.size > 0) writeBlobs(this.#blobFolder(runId), logged.blobs, this.durability !== "none");
+    return Buffer.from(`${JSON.stringify(logged.event)}\n`);
   }
 
   async read(runId: string): Promise<StoredEvent[]> {
@@ -139,7 +155,8 @@ export class JsonlEventStore implements EventStore {
     if (scan.broken !== null) throw this.#broken(runId, scan.broken, scan.values);
     const events = parseEventLog(runId, scan.values, this.#blobs(runId));
     // Only a holder of the lock knows nobody changes the file after this read.
-    if (this.#held.has(runId)) this.#known.set(runId, { events: events.length, bytes: scan.bytes });
+    const held = this.#held.get(runId);
+    if (held !== undefined) held.position = { events: events.length, bytes: scan.bytes };
     return events;
   }
 
@@ -174,8 +191,11 @@ export class JsonlEventStore implements EventStore {
    */
   async prune(runId: string, anchor: StoredEvent, length: number): Promise<void> {
     const path = this.#path(runId);
+    const held = this.#held.get(runId);
     await this.#underLock(runId, () => {
-      checkPrune(runId, this.#position(runId, path).events, length, anchor);
+      const position =
+        held?.position ?? this.#position(runId, path, held === undefined ? this.#known.get(runId) : undefined);
+      checkPrune(runId, position.events, length, anchor);
       const logged = loggedEvent(anchor);
       const durable = this.durability !== "none";
       writeBlobs(this.#blobFolder(runId), logged.blobs, durable);
@@ -190,7 +210,9 @@ export class JsonlEventStore implements EventStore {
       }
       renameSync(temporary, path);
       if (durable) syncFolder(this.directory);
-      this.#known.set(runId, { events: 1, bytes: line.length });
+      const pruned = { events: 1, bytes: line.length };
+      if (held === undefined) this.#known.set(runId, pruned);
+      else held.forget(pruned); // the file it holds open is the old log
     });
   }
 
@@ -231,6 +253,8 @@ export class JsonlEventStore implements EventStore {
     }
     cutInPlace(path, cut);
     this.#known.delete(runId);
+    const held = this.#held.get(runId);
+    if (held !== undefined) held.position = null; // its open file is the same, cut: read where it ends again
     return 1;
   }
 
@@ -268,10 +292,9 @@ export class JsonlEventStore implements EventStore {
     return runLockedError(runId, owner, `lock file ${lockPath}`, `remove the lock file by hand (rm '${lockPath}')`);
   }
 
-  /** Events and bytes in the run's file now (`bytes` is -1 when there is no file); re-read when the size is not the one this store wrote. */
-  #position(runId: string, path: string): { events: number; bytes: number } {
+  /** Events and bytes in the run's file now (`bytes` is -1 when there is no file); re-read when the size is not the `known` one. */
+  #position(runId: string, path: string, known: LogPosition | undefined): LogPosition {
     const size = sizeOf(path);
-    const known = this.#known.get(runId);
     if (known !== undefined && known.bytes === size) return known;
     if (size < 0) return { events: 0, bytes: -1 };
     const scan = scanLog(path);

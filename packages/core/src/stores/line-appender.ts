@@ -15,6 +15,8 @@ interface Waiting {
   readonly path: string;
   readonly fd: number;
   readonly created: boolean;
+  /** Whether the appender closes `fd` once it is synced (it opened it), or its caller keeps it open. */
+  readonly owned: boolean;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
@@ -34,7 +36,15 @@ export class LineAppender {
 
   /** Writes `line` at the end of `path` before returning; the promise resolves once it is durable. */
   append(path: string, line: Buffer, created: boolean): Promise<void> {
-    const fd = openSync(path, "a");
+    return this.write(openSync(path, "a"), path, line, created, true);
+  }
+
+  /**
+   * Writes `line` to `fd`, a file of `path` open for appending, before returning; the promise
+   * resolves once it is durable. `owned`: the appender closes `fd` when done with it, else the
+   * caller keeps it and must not close it before the promise settles (a shared sync may still use it).
+   */
+  write(fd: number, path: string, line: Buffer, created: boolean, owned: boolean): Promise<void> {
     try {
       writeAll(fd, line);
       if (this.durability === "event") {
@@ -42,36 +52,37 @@ export class LineAppender {
         if (created) syncDirectory(dirname(path));
       }
     } catch (error) {
-      closeSync(fd);
+      if (owned) closeSync(fd);
       throw error;
     }
     if (this.durability !== "batch") {
-      closeSync(fd);
+      if (owned) closeSync(fd);
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
       if (this.#batch.length === 0) setImmediate(() => void this.#flush());
-      this.#batch.push({ path, fd, created, resolve, reject });
+      this.#batch.push({ path, fd, created, owned, resolve, reject });
     });
   }
 
-  /** One fsync per file and per new file's directory for the whole batch, in parallel; then each append is told. */
+  /** One fsync per open file and per new file's directory for the whole batch, in parallel; then each append is told. */
   async #flush(): Promise<void> {
     const batch = this.#batch;
     this.#batch = [];
-    const files = new Map<string, Promise<void>>();
+    // By open file, not by path: a log replaced by a rename (prune) is another file under the same name.
+    const files = new Map<number, Promise<void>>();
     const directories = new Map<string, Promise<void>>();
     for (const { path, fd, created } of batch) {
-      if (!files.has(path)) files.set(path, settle(fdatasync, fd));
+      if (!files.has(fd)) files.set(fd, settle(fdatasync, fd));
       const directory = dirname(path);
       if (created && !directories.has(directory)) directories.set(directory, syncDirectoryAsync(directory));
     }
     for (const waiting of batch) {
-      const synced = [files.get(waiting.path), waiting.created ? directories.get(dirname(waiting.path)) : undefined];
+      const synced = [files.get(waiting.fd), waiting.created ? directories.get(dirname(waiting.path)) : undefined];
       Promise.all(synced).then(waiting.resolve, waiting.reject);
     }
     await Promise.allSettled([...files.values(), ...directories.values()]);
-    for (const { fd } of batch) closeSync(fd);
+    for (const { fd, owned } of batch) if (owned) closeSync(fd);
   }
 }
 
