@@ -1,0 +1,34 @@
+import { loadavg } from "node:os";
+import type { Harness } from "./harness.js";
+import { agentloopHarness } from "./harnesses/agentloop.js";
+import { floorHarness } from "./harnesses/floor.js";
+import { vercelAiHarness } from "./harnesses/vercel-ai.js";
+import { measureLatency } from "./metrics/latency.js";
+
+// The fixed cost of a run (`pnpm --filter @agentloop/bench bench:run-cost`, after a build; `--tiny`
+// for a tiny size): the shortest runs of the weather scenario, a run that answers at once (one model
+// call) and a run of one tool step (a call, its result, then the answer: two model calls), in the
+// same harness and interleaved rounds as the main bench's cost per run, beside the floor and the AI SDK.
+
+const tiny = process.argv.includes("--tiny");
+const harnesses: readonly Harness[] = [floorHarness, agentloopHarness, vercelAiHarness];
+const plan = tiny ? { rounds: 1, sampleMs: 5, warmMs: 5 } : { rounds: 9, sampleMs: 300, warmMs: 1500 };
+const lengths = [1, 2];
+const load = loadavg().map((value) => value.toFixed(2));
+const latency = await measureLatency(harnesses, { ...plan, lengths });
+const loadAfter = loadavg().map((value) => value.toFixed(2));
+
+const perRun = (harness: Harness, length: number) => (latency.get(harness.name)?.get(length) ?? Number.NaN) * length;
+const write = (line: string) => process.stdout.write(`${line}\n`);
+write(`Wall µs per run, median of ${plan.rounds} interleaved rounds; the ratio is to the floor.\n`);
+write("| harness | answer at once (1 model call) | one tool step (2 model calls) |");
+write("| --- | --- | --- |");
+for (const harness of harnesses) {
+  const cells = lengths.map((length) => {
+    const value = perRun(harness, length);
+    const floor = perRun(floorHarness, length);
+    return `${value.toFixed(1)} µs (${(value / floor).toFixed(1)}×)`;
+  });
+  write(`| ${harness.name} | ${cells.join(" | ")} |`);
+}
+write(`\nLoad average (1, 5, 15 min): ${load.join(", ")} at the start, ${loadAfter.join(", ")} at the end.`);
