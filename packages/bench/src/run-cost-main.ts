@@ -1,17 +1,28 @@
 import { loadavg } from "node:os";
+import { resolve } from "node:path";
+import type { runAgent, ToolRegistry } from "@agentloop/core";
 import type { Harness } from "./harness.js";
-import { agentloopHarness } from "./harnesses/agentloop.js";
+import { agentloopHarness, outcomeOf, weatherModel, weatherRegistry } from "./harnesses/agentloop.js";
 import { floorHarness } from "./harnesses/floor.js";
 import { vercelAiHarness } from "./harnesses/vercel-ai.js";
 import { measureLatency } from "./metrics/latency.js";
+import { SYSTEM, TASK } from "./scenario.js";
 
 // The fixed cost of a run (`pnpm --filter @agentloop/bench bench:run-cost`, after a build; `--tiny`
 // for a tiny size): the shortest runs of the weather scenario, a run that answers at once (one model
 // call) and a run of one tool step (a call, its result, then the answer: two model calls), in the
 // same harness and interleaved rounds as the main bench's cost per run, beside the floor and the AI SDK.
+// Directories of other builds of core (`packages/core/.compare/<sha>`, as `pnpm bench:compare` makes
+// them) given as arguments are measured beside this one, in the same rounds.
 
 const tiny = process.argv.includes("--tiny");
-const harnesses: readonly Harness[] = [floorHarness, agentloopHarness, vercelAiHarness];
+const others = await Promise.all(
+  process.argv
+    .slice(2)
+    .filter((arg) => !arg.startsWith("--"))
+    .map(async (dir) => buildHarness(dir, await import(resolve(dir, "index.js")))),
+);
+const harnesses: readonly Harness[] = [floorHarness, agentloopHarness, ...others, vercelAiHarness];
 const plan = tiny ? { rounds: 1, sampleMs: 5, warmMs: 5 } : { rounds: 9, sampleMs: 300, warmMs: 1500 };
 const lengths = [1, 2];
 const load = loadavg().map((value) => value.toFixed(2));
@@ -32,3 +43,17 @@ for (const harness of harnesses) {
   write(`| ${harness.name} | ${cells.join(" | ")} |`);
 }
 write(`\nLoad average (1, 5, 15 min): ${load.join(", ")} at the start, ${loadAfter.join(", ")} at the end.`);
+
+/** agentloop from another build of core, with that build's registry. */
+function buildHarness(dir: string, core: { runAgent: typeof runAgent; ToolRegistry: new () => ToolRegistry }): Harness {
+  const registry = weatherRegistry(core.ToolRegistry);
+  return {
+    name: `agentloop (${dir})`,
+    version: dir,
+    prepare(steps, delayMs) {
+      const model = weatherModel(steps, delayMs);
+      const options = { system: SYSTEM, maxSteps: steps, tokenBudget: Number.POSITIVE_INFINITY };
+      return async () => outcomeOf(await core.runAgent(TASK, model, registry, options));
+    },
+  };
+}
