@@ -19,26 +19,34 @@ const tiny = process.argv.includes("--tiny");
 const others = await Promise.all(
   process.argv
     .slice(2)
-    .filter((arg) => !arg.startsWith("--"))
+    .filter((arg, index, args) => !arg.startsWith("--") && args[index - 1] !== "--lengths")
     .map(async (dir) => buildHarness(dir, await import(resolve(dir, "index.js")))),
 );
 const harnesses: readonly Harness[] = [floorHarness, agentloopHarness, ...others, vercelAiHarness];
 const plan = tiny ? { rounds: 1, sampleMs: 5, warmMs: 5 } : { rounds: 9, sampleMs: 300, warmMs: 1500 };
-const lengths = [1, 2];
+// `--lengths 1,2,10,100` adds longer runs, whose cost per step is the step's multiple of the floor.
+const lengthsAt = process.argv.indexOf("--lengths");
+const lengths = lengthsAt === -1 ? [1, 2] : (process.argv[lengthsAt + 1] ?? "1,2").split(",").map(Number);
 const load = loadavg().map((value) => value.toFixed(2));
 const latency = await measureLatency(harnesses, { ...plan, lengths });
 const loadAfter = loadavg().map((value) => value.toFixed(2));
 
 const perRun = (harness: Harness, length: number) => (latency.get(harness.name)?.get(length) ?? Number.NaN) * length;
 const write = (line: string) => process.stdout.write(`${line}\n`);
-write(`Wall µs per run, median of ${plan.rounds} interleaved rounds; the ratio is to the floor.\n`);
-write("| harness | answer at once (1 model call) | one tool step (2 model calls) |");
-write("| --- | --- | --- |");
+write(
+  `Wall µs per run (and per model call), median of ${plan.rounds} interleaved rounds; the ratio is to the floor.\n`,
+);
+const calls = (length: number) =>
+  length === 1 ? "answer at once" : length === 2 ? "one tool step" : `${length} steps`;
+write(
+  `| harness | ${lengths.map((length) => `${calls(length)} (${length} model call${length === 1 ? "" : "s"})`).join(" | ")} |`,
+);
+write(`| --- | ${lengths.map(() => "---").join(" | ")} |`);
 for (const harness of harnesses) {
   const cells = lengths.map((length) => {
     const value = perRun(harness, length);
-    const floor = perRun(floorHarness, length);
-    return `${value.toFixed(1)} µs (${(value / floor).toFixed(1)}×)`;
+    const ratio = `${(value / perRun(floorHarness, length)).toFixed(1)}×`;
+    return length <= 2 ? `${value.toFixed(1)} µs (${ratio})` : `${(value / length).toFixed(1)} µs per step (${ratio})`;
   });
   write(`| ${harness.name} | ${cells.join(" | ")} |`);
 }
