@@ -111,3 +111,19 @@ describe("pnpm --filter @agentloop/bench bench:memory --tiny", () => {
     expect(stdout).not.toMatch(/\bNaN\b|n\/a/);
   });
 });
+
+describe("pnpm --filter @agentloop/bench bench:run-cost --tiny", () => {
+  it(
+    "exits 0 and prints the shortest runs of each harness, and the longer runs it is asked for",
+    async () => {
+      const runCost = fileURLToPath(new URL("../dist/run-cost-main.js", import.meta.url));
+      const { stdout } = await promisify(execFile)(process.execPath, [runCost, "--tiny", "--lengths", "1,2,10"], {
+        maxBuffer: 1 << 20,
+      });
+      for (const row of ["| plain loop (floor) |", "| agentloop |", "| Vercel AI SDK |", "Load average"])
+        expect(stdout).toContain(row);
+      expect(stdout).toContain("| 10 steps (10 model calls) |");
+    },
+    hangGuard(60_000),
+  );
+});
