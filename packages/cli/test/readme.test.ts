@@ -104,6 +104,12 @@ const CHECKED_ELSEWHERE: Readonly<Record<string, string>> = {
     "a benchmark run by hand: its script is checked below, and ai-sdk-model-bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:memory [--tiny]":
     "a benchmark of minutes, run by hand: its script is checked below, and bench.test.ts runs it with --tiny",
+  "pnpm --filter @agentloop/bench bench:stores --live [--tiny]":
+    "a benchmark of minutes that starts a PostgreSQL, run by hand: its script is checked below",
+  "pnpm --filter @agentloop/bench bench:weight [--tiny]":
+    "a benchmark run by hand: its script is checked below, and weight.test.ts holds the bundles it measures",
+  "pnpm --filter @agentloop/bench bench:run-cost [--lengths 10,100] [dir ...]":
+    "a benchmark run by hand: its script is checked below, and bench.test.ts runs it with --tiny",
   "pnpm --filter @agentloop/bench bench:ui-stream [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:ag-ui [--tiny]": "a benchmark run by hand: its script is checked below",
   "pnpm --filter @agentloop/bench bench:blobs [--tiny]":
@@ -256,6 +262,8 @@ describe("every command in the READMEs and docs/", () => {
         "bench:processes",
         "bench:studio-postgres",
         "bench:memory",
+        "bench:weight",
+        "bench:run-cost",
       ]),
     );
     const ci = readFileSync(join(ROOT, ".ci/run"), "utf8");
