@@ -12,7 +12,7 @@ import {
   sweepLockFile,
   tryLockFile,
   unlockFile,
-} from "./lock-file.js";
+} from "../../src/stores/lock-file.js";
 
 let directory = "";
 afterEach(() => rmSync(directory, { recursive: true, force: true }));
