@@ -1,4 +1,11 @@
-import { AGENT_STATUSES, type AgentStatus, type EndStatus, type RunEvent, type RunSettings } from "../core-api.js";
+import {
+  AGENT_STATUSES,
+  type AgentStatus,
+  type EndStatus,
+  type RunEvent,
+  type RunSettings,
+  TREE_DEPTH_LIMIT,
+} from "../core-api.js";
 import type { RunTrace } from "./run-trace.js";
 
 /**
@@ -72,9 +79,6 @@ function gaveUpOnModel(
   return last.model >= (settings.fallbackModels ?? 0) && !state.endsWith("retryWait");
 }
 
-/** How deep a tree of runs is followed: logs written by hand could name each other in a loop. */
-const DEEPEST = 32;
-
 /**
  * The rows with each run that has no end and whose agent-tool child waits for a decision (or whose
  * child's child does) said `awaiting_approval`: it is paused with its child, as `show` and the
@@ -92,7 +96,7 @@ export function withTreePauses<Row extends { readonly runId: string; readonly st
   // The pause a row's tree is in: a decision anywhere in it wins over a question.
   const pauseOf = (row: Row, depth = 0): ViewStatus | null => {
     if (row.status === "awaiting_approval" || row.status === "awaiting_input") return row.status;
-    if (row.status !== "unfinished" || depth >= DEEPEST) return null;
+    if (row.status !== "unfinished" || depth >= TREE_DEPTH_LIMIT) return null;
     const pauses = (children.get(row.runId) ?? []).map((child) => pauseOf(child, depth + 1));
     if (pauses.includes("awaiting_approval")) return "awaiting_approval";
     return pauses.includes("awaiting_input") ? "awaiting_input" : null;
