@@ -2,7 +2,6 @@ export { type CasesFromRunsOptions, casesFromRuns, recordingOf } from "./cases-f
 export { type Comparison, compareReports } from "./compare-reports.js";
 export { type EvaluateOptions, evaluate } from "./evaluate.js";
 export { exactAnswer } from "./exact-answer.js";
-export { htmlReport } from "./html-report.js";
 export { type JudgeOptions, judge, readVerdict, type Verdict } from "./judge.js";
 export { junitReport } from "./junit-report.js";
 export { outputMatches } from "./output-matches.js";

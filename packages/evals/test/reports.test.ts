@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type EvalReport, htmlReport, junitReport, reportTable } from "../src/index.js";
+import { type EvalReport, junitReport, reportTable } from "../src/index.js";
 
 const report: EvalReport = {
   name: "weather <evals>",
@@ -60,15 +60,5 @@ describe("report outputs", () => {
     expect(xml).toContain('name="broken &#38; odd" time="0.010">');
     expect(xml).toContain('<error message="run: model down">run r3</error>');
     expect(xml).toContain('name="bad did not regress"');
-  });
-
-  it("HTML: cases × scorers, each run one click away, escaped", () => {
-    const html = htmlReport(report, (runId) => `runs/${runId}.html`);
-    expect(html).toContain("<th>exact</th><th>judge</th>");
-    expect(html).toContain('<a href="runs/r2.html">r2</a>');
-    expect(html).toContain('class="fail regressed"');
-    expect(html).toContain("broken &#38; odd");
-    expect(html).toContain("interrupted: 1 cases not run");
-    expect(html).not.toContain("<evals>");
   });
 });

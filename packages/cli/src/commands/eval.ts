@@ -11,6 +11,7 @@ import { loadEvalFile } from "../setup/eval-module.js";
 import { importOptional } from "../setup/optional-module.js";
 import { logPathOf } from "../setup/run-ids.js";
 import { isPostgresUrl, openStore } from "../setup/stores.js";
+import { evalReportFile } from "../studio/pages/eval-pages.js";
 import { DEFAULT_STORE } from "./run.js";
 
 export const EVAL_HELP = `Usage: agentloop eval <file> [--baseline report.json] [--json out.json] [--junit out.xml] [--html out.html]
@@ -117,7 +118,7 @@ export async function evalCommand(args: string[], io: Io): Promise<number> {
       isPostgresUrl(values.store)
         ? logPathOf(values.store, runId)
         : relative(base, resolve(logPathOf(values.store, runId)));
-    write(values.html, "the HTML report", evals.htmlReport(report, link));
+    write(values.html, "the HTML report", evalReportFile(report, link));
   }
   if (report.interrupted) return EXIT_CODES.cancelled;
   if (cases.length === 0) {

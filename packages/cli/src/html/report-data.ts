@@ -9,24 +9,10 @@ import {
 } from "../core-api.js";
 import { formatDuration, offsetOf } from "../output/duration.js";
 import { partLine, partNote, partsText } from "../output/parts-text.js";
-import {
-  anchoredDetail,
-  cacheNote,
-  callNames,
-  ceilingDetail,
-  compactionDetail,
-  costNote,
-  failedAttempt,
-  handoffShown,
-  overBudget,
-  pausedDetail,
-  preparedDetail,
-  recalledDetail,
-  writtenDetail,
-} from "../output/timeline-text.js";
+import { describeEvent, descriptionContext, type EventDescription } from "../trace/event-description.js";
 import { endNotes, type Note } from "../trace/notes.js";
-import type { RunTrace, TraceEntry } from "../trace/run-trace.js";
-import type { MediaData, MessageData, ReportData, RowData } from "./client/page-data.js";
+import type { RunTrace } from "../trace/run-trace.js";
+import type { DescriptionTemplate, MediaData, MessageData, ReportData, RowData } from "./client/page-data.js";
 import { movesHtml } from "./timeline-html.js";
 
 export type { MessageData, ReportData, RowData } from "./client/page-data.js";
@@ -53,8 +39,10 @@ export function reportData(
   const ids = new Indexer<string>();
   const moves = new Indexer<string>();
   const moveList: (readonly [string, readonly number[]])[] = [];
+  const templates = new Indexer<string>();
+  const descriptions: DescriptionTemplate[] = [];
   const start = Date.parse(trace.entries[0]?.event.at ?? "");
-  const names = callNames(trace.entries);
+  const context = descriptionContext(trace.entries);
   const rows = trace.entries.map((entry): RowData => {
     const text = movesHtml(trace.chart, entry.moves);
     const lit = entry.moves.flatMap((move) => [...move.entered.filter((id) => id !== trace.chart.id), ...move.edges]);
@@ -67,7 +55,7 @@ export function reportData(
       formatDuration(offsetOf(entry.event.at, start)),
       ids.of(entry.state),
       moveIndex,
-      detailOf(entry, names),
+      descriptionRow(describeEvent(entry, context), templates, descriptions),
       entry.messages.map(messageData),
       ...withMedia(entry.messages, blobBase === null ? blobs : null),
     ];
@@ -81,6 +69,7 @@ export function reportData(
     types: EVENT_TYPES,
     ids: ids.values(),
     moves: moveList,
+    descriptions,
     rows,
     notes,
     marks: marksOf(all, rows.length),
@@ -119,86 +108,30 @@ function compactionsOf(trace: RunTrace): ReportData["compactions"] {
   });
 }
 
-/** What the page writes beside an event's type, as data it formats. */
-function detailOf(entry: TraceEntry, names: ReadonlyMap<string, string>): (string | number)[] {
-  const { event } = entry;
-  switch (event.type) {
-    case "run.started":
-      return [startedDetail(event)];
-    case "model.replied": {
-      const usage = event.reply.usage;
-      return usage === undefined
-        ? [entry.steps, entry.tokens]
-        : [entry.steps, entry.tokens, usage.inputTokens, usage.outputTokens, cacheNote(usage)];
-    }
-    case "tool.started":
-      return [event.name, event.callId];
-    case "tool.finished":
-      return [names.get(event.callId) ?? "", event.callId];
-    case "approval.decided":
-      return [
-        names.get(event.callId) ?? "",
-        event.callId,
-        event.approved ? 1 : 0,
-        ...(event.reason ? [event.reason] : []),
-      ];
-    case "run.cancelled":
-      return [event.reason ?? "cancelled"];
-    case "run.finished": {
-      const turn = entry.turn > 1 ? `turn ${entry.turn} ` : "";
-      const { status, steps, tokens } = event.outcome;
-      return [
-        `${turn}${status} · steps ${steps} · tokens ${tokens}${overBudget(event.outcome)}${costNote(event.outcome)}`,
-      ];
-    }
-    case "user.messaged":
-      return [entry.turn];
-    case "context.compacted":
-      return [compactionDetail(event)];
-    case "model.failed":
-      return [failedAttempt(event)];
-    case "retry.waited":
-      return ["waited before the next attempt"];
-    case "output.checked":
-      return event.valid ? [1, `valid: ${JSON.stringify(event.value)}`] : [0, `invalid: ${event.problem}`];
-    case "guardrail.checked":
-      return [
-        event.tripped ? 1 : 0,
-        `${event.stage} ${event.name}: ${event.tripped ? `tripped (${event.reason ?? ""})` : "passed"}`,
-      ];
-    case "step.prepared":
-      return [preparedDetail(event)];
-    case "question.answered":
-      return [names.get(event.callId) ?? "", event.callId, `answered ${JSON.stringify(event.answer)}`];
-    case "tool.asked":
-      return [names.get(event.callId) ?? "", event.callId, `asked ${JSON.stringify(event.question)}`];
-    case "tool.paused":
-      return [names.get(event.callId) ?? "", event.callId, pausedDetail(event)];
-    case "tool.resumed":
-      return [names.get(event.callId) ?? "", event.callId, "resumed: its child goes on"];
-    case "run.anchored":
-      return [anchoredDetail(event)];
-    case "handoff":
-      return [`${event.from} → ${event.to}`, event.callId, handoffShown(event).replace(/^ · /, "")];
-    case "tool.noted":
-      return [names.get(event.callId) ?? "", event.callId, `noted ${JSON.stringify(event.note)}`];
-    case "ceiling.reached":
-      return [1, ceilingDetail(event)];
-    case "memory.recalled":
-      return [recalledDetail(event)];
-    case "memory.written":
-      return [names.get(event.callId) ?? "", event.callId, writtenDetail(event)];
-  }
-}
-
-/** What the page writes beside `run.started`: where the run came from, and its log's schema. */
-function startedDetail(event: Extract<StoredEvent, { type: "run.started" }>): string {
-  const from = event.forkedFrom
-    ? `forked from ${event.forkedFrom.runId} at #${event.forkedFrom.seq}`
-    : event.parent
-      ? `child of ${event.parent.runId} (call ${event.parent.callId})`
-      : "started";
-  return `${from} · log schema ${event.schemaVersion}`;
+/**
+ * An event's description as a row carries it: its template (the description with every run of
+ * digits written `0`), added to `descriptions` when new, and the numbers taken out, in order. A
+ * number with a leading zero or too long to be one stays text.
+ */
+function descriptionRow(
+  { title, summary }: EventDescription,
+  templates: Indexer<string>,
+  descriptions: DescriptionTemplate[],
+): RowData[4] {
+  const numbers: (number | string)[] = [];
+  const cut = (text: string): string =>
+    text.replace(/\d+/g, (digits) => {
+      numbers.push(String(Number(digits)) === digits ? Number(digits) : digits);
+      return "0";
+    });
+  const template: DescriptionTemplate = [
+    cut(title),
+    summary.map((piece) => (typeof piece === "string" ? cut(piece) : ([piece[0], cut(piece[1])] as const))),
+  ];
+  const known = templates.size;
+  const index = templates.of(JSON.stringify(template));
+  if (index === known) descriptions.push(template);
+  return [index, ...numbers];
 }
 
 function messageData(message: Message): MessageData {

@@ -105,7 +105,7 @@ svg .edge-label.focus text, svg .edge.internal.focus text { fill: var(--focus); 
 .msg.error { background: var(--error-bg); color: var(--error); font-weight: 600; border-radius: 6px; padding: 2px 6px; }
 .call { margin-left: 8px; } .tool-name { color: #0e7490; font-weight: 600; } .call-id { color: var(--muted); }
 .moves { margin: 3px 0 0 calc(33ch + 36px); font-size: 12.5px; color: #475569; } .state-name { color: var(--end-ink); font-weight: 600; }
-.guard { color: var(--muted); } .approved { color: #15803d; font-weight: 600; } .denied, .cancelled { color: var(--error); font-weight: 600; }
+.guard { color: var(--muted); } .approved { color: #15803d; font-weight: 600; } .denied, .cancelled { color: var(--error); font-weight: 600; } .waiting { color: var(--pause); font-weight: 600; }
 .memory { padding-left: 18px; margin: 4px 0; } .memory ul { margin: 2px 0; } .memory .scope { color: #666; }
 .children { list-style: none; padding-left: 0; margin: 4px 0; } .children .children { padding-left: 18px; }
 .child summary { cursor: pointer; } .child p { margin: 4px 0 4px 18px; }

@@ -1,6 +1,6 @@
 import type { AgentStreamEvent } from "../core-api.js";
+import { failedAttempt } from "../trace/event-description.js";
 import type { Palette } from "./colors.js";
-import { failedAttempt } from "./timeline-text.js";
 
 /** A failed model attempt (its logged `model.failed`), or the wait before the next one, as the run tells them. */
 export type AttemptNotice =

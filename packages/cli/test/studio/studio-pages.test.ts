@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { hangGuard } from "@agentloop/store-testkit/servers";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,7 +47,16 @@ beforeAll(async () => {
   ]);
   expect(priced.code, priced.stderr).toBe(0);
   // Two evaluations of the same cases: the second answers Peru wrong.
-  const good = await agentloop(["eval", CAPITALS, "--store", store, "--json", join(evals, "1-good.json")]);
+  const good = await agentloop([
+    "eval",
+    CAPITALS,
+    "--store",
+    store,
+    "--json",
+    join(evals, "1-good.json"),
+    "--html",
+    join(dir, "1-good.html"),
+  ]);
   expect(good.code, good.stderr).toBe(0);
   const worse = await cli(["eval", CAPITALS, "--store", store, "--json", join(evals, "2-worse.json")], {
     env: { EVAL_VARIANT: "worse" },
@@ -268,6 +278,19 @@ describe("the studio as a person uses it", { timeout: hangGuard(90_000) }, () =>
     await keepScreenshot(page, "studio-eval-compare-phone");
     expect(await page.evaluate("document.body.scrollWidth <= window.innerWidth + 1")).toBe(true);
     await page.setViewportSize(LAPTOP);
+  });
+
+  it("an eval report written by eval --html is the studio's page of it, standing alone: each run a link to its log", async () => {
+    await page.goto(pathToFileURL(join(dir, "1-good.html")).href);
+    await page.waitForSelector("#cases");
+    expect(await page.locator("h1").textContent()).toBe("capitals");
+    expect(await page.locator(".studio-bar").count()).toBe(0);
+    expect(await page.locator("#cases thead th").allTextContents()).toContain("exactAnswer");
+    expect(await page.locator("#eval-summary").textContent()).toMatch(/^3 passed, 0 failed of 3 cases · \d+ tokens$/);
+    const href = await page.locator('#cases tr[data-case="peru"] a').getAttribute("href");
+    expect(href).toMatch(/^runs\/peru-\S+\.jsonl$/);
+    await expectNoOverlaps(["#cases td"]);
+    await keepScreenshot(page, "eval-html-report");
   });
 
   it("refuses an eval report's name that is a path (400), an unknown one (404), a file that is not a report (409)", async () => {

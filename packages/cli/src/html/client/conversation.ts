@@ -1,6 +1,6 @@
-import { eventDetail } from "./event-detail.js";
+import { descriptionOf, eventDetail, saysBad } from "./event-detail.js";
 import { type Html, html } from "./html.js";
-import type { MessageData, ReportData, RowData } from "./page-data.js";
+import type { MessageData, Piece, ReportData, RowData } from "./page-data.js";
 
 /** One event of the run, as the conversation shows it; `null` leaves it out of the conversation. */
 type Turn = (row: RowData, data: ReportData) => Html | null;
@@ -14,7 +14,7 @@ const chip = (kind: string, label: string, body: Html | string): Html =>
 const messagesOf = (row: RowData, role: MessageData[0]): MessageData[] => row[5].filter((m) => m[0] === role);
 
 /** An assistant's reply: its text, and each tool call with its arguments. */
-function reply(row: RowData): Html {
+function reply(row: RowData, data: ReportData): Html {
   const said = messagesOf(row, 2).map((message) => {
     const calls = message[0] === 2 ? message[2] : [];
     const text = message[1] === "" ? null : html`<p>${message[1]}</p>`;
@@ -27,7 +27,7 @@ function reply(row: RowData): Html {
           )}</ul>`;
     return html`${text}${list}`;
   });
-  return bubble("assistant", `model · step ${String(row[4][0] ?? "")}`, html`${said}`);
+  return bubble("assistant", descriptionOf(data, row).title, html`${said}`);
 }
 
 /**
@@ -70,14 +70,20 @@ function user(label: string): Turn {
   };
 }
 
+/** The event as a chip: its title and its description, in the kind of chip `kind` picks from the description. */
 const detailChip =
-  (kind: (row: RowData) => string, label: string): Turn =>
-  (row, data) =>
-    chip(kind(row), label, eventDetail(data.types[row[0]] ?? "", row[4]));
+  (kind: (summary: readonly Piece[]) => string): Turn =>
+  (row, data) => {
+    const { title, summary } = descriptionOf(data, row);
+    return chip(kind(summary), title, eventDetail(summary));
+  };
+
+/** A verdict's chip: `bad` when its description says something went wrong, `ok` otherwise. */
+const verdict = (summary: readonly Piece[]): string => (saysBad(summary) ? "bad" : "ok");
 
 /**
  * How each kind of event reads in the conversation, by event type. A kind of event the run's log
- * gains later gets its line here; one without a line is shown with its type and detail.
+ * gains later gets its line here; one without a line is shown as a chip of its title and description.
  */
 export const CONVERSATION: Readonly<Record<string, Turn>> = {
   "run.started": user("task"),
@@ -85,18 +91,18 @@ export const CONVERSATION: Readonly<Record<string, Turn>> = {
   "model.replied": reply,
   "tool.started": () => null,
   "tool.finished": result,
-  "approval.decided": detailChip((row) => (row[4][2] ? "ok" : "bad"), "decision"),
-  "guardrail.checked": detailChip((row) => (row[4][0] === 1 ? "bad" : "ok"), "guardrail"),
-  "output.checked": detailChip((row) => (row[4][0] === 1 ? "ok" : "bad"), "output"),
-  "context.compacted": detailChip(() => "info", "compacted"),
-  "memory.recalled": detailChip(() => "info", "memory recalled"),
-  "memory.written": detailChip(() => "ok", "memory written"),
-  "model.failed": detailChip(() => "bad", "model failed"),
-  "retry.waited": detailChip(() => "info", "retry"),
-  "run.cancelled": detailChip(() => "bad", "cancelled"),
-  "run.finished": detailChip(() => "end", "finished"),
+  "approval.decided": detailChip(verdict),
+  "guardrail.checked": detailChip(verdict),
+  "output.checked": detailChip(verdict),
+  "context.compacted": detailChip(() => "info"),
+  "memory.recalled": detailChip(() => "info"),
+  "memory.written": detailChip(() => "ok"),
+  "model.failed": detailChip(() => "bad"),
+  "retry.waited": detailChip(() => "info"),
+  "run.cancelled": detailChip(() => "bad"),
+  "run.finished": detailChip(() => "end"),
   "tool.noted": () => null,
-  handoff: detailChip(() => "info", "handoff"),
+  handoff: detailChip(() => "info"),
 };
 
 /** The conversation's entry for row `index`: its turn (or a chip for an unknown type), marked with its index. */
@@ -104,7 +110,7 @@ export function conversationEntry(data: ReportData, index: number): Html {
   const row = data.rows[index];
   if (row === undefined) return html``;
   const type = data.types[row[0]] ?? "";
-  const turn = CONVERSATION[type] ?? detailChip(() => "info", type);
+  const turn = CONVERSATION[type] ?? detailChip(() => "info");
   const shown = turn(row, data);
   if (shown === null) return html``;
   return html`<li class="said-entry" data-index="${index}"><span class="seq">#${index}</span>${shown}</li>`;

@@ -8,6 +8,21 @@ export type MessageData =
   | readonly [3, string, string, string, 1];
 
 /**
+ * What a piece of an event's description is, for the medium to give it its look: a colour in
+ * the terminal, a class on the page. `name` a tool's or an agent's name, `id` a call's id,
+ * `good` and `bad` a verdict, `warn` what waits or stopped, `note` what the run did to itself
+ * (a turn, a compaction, a retry, a recall), `count` the tokens so far, `aside` the rest of a
+ * line said in passing.
+ */
+export type Tone = "name" | "id" | "good" | "bad" | "warn" | "note" | "count" | "aside";
+
+/** A piece of an event's description: plain text, or text with its tone. */
+export type Piece = string | readonly [tone: Tone, text: string];
+
+/** An event's description with its numbers taken out: its title and the pieces written beside its type. */
+export type DescriptionTemplate = readonly [title: string, summary: readonly Piece[]];
+
+/**
  * An image or file part of a row's messages: its kind, media type, the line that names it
  * ("image/png, 12 KB, sha256:ab12cd34ef56…"), the SHA-256 of its bytes (by which the page finds
  * them: in `blobs`, or at `blobBase`), or null and the URL it points to (shown, never fetched).
@@ -23,7 +38,8 @@ export type MediaData = readonly [
 /**
  * One event as the page gets it: its type (an index in `EVENT_TYPES`), its time from the run's
  * start (already formatted), the state it left the machine in and the moves it made (indexes in
- * `states` and `moves`), what the page writes beside its type, and the messages it added. Its
+ * `states` and `moves`), its description (`describeEvent`'s, as the index of its template in
+ * `descriptions` and the numbers that fill it), and the messages it added. Its
  * `seq` is its place in the list.
  */
 export type RowData = readonly [
@@ -31,7 +47,7 @@ export type RowData = readonly [
   offset: string,
   state: number,
   moves: number,
-  detail: readonly (string | number)[],
+  description: readonly [template: number, ...numbers: (number | string)[]],
   messages: readonly MessageData[],
   media?: readonly MediaData[],
 ];
@@ -45,6 +61,11 @@ export interface ReportData {
   readonly ids: readonly string[];
   /** Distinct move sequences: their HTML, and the ids they light on the chart. */
   readonly moves: readonly (readonly [text: string, lit: readonly number[]])[];
+  /**
+   * Distinct descriptions of events, each with every run of digits written as one `0`: a row names
+   * its template and gives the numbers, in order (title first), so that 10,000 steps share one.
+   */
+  readonly descriptions: readonly DescriptionTemplate[];
   readonly rows: readonly RowData[];
   /** Notes before a row, by its index (`rows.length` for the end): `[kind, text]`. */
   readonly notes: Readonly<Record<number, readonly (readonly [string, string])[]>>;
@@ -114,18 +135,27 @@ export interface ChildData {
   readonly children: readonly ChildData[];
 }
 
+/** What the page has of the run: how many rows, chart ids, moves and descriptions. */
+export interface Known {
+  readonly rows: number;
+  readonly ids: number;
+  readonly moves: number;
+  readonly descriptions: number;
+}
+
 /**
- * What changed in a run since the page last looked, as the studio sends it: the rows, chart ids
- * and moves past the ones the page has (`from`), the notes, marks and compactions whole (they are
+ * What changed in a run since the page last looked, as the studio sends it: the rows, chart ids,
+ * moves and descriptions past the ones the page has (`from`), the notes, marks and compactions whole (they are
  * small), the header, the chart's counts and the child runs.
  */
 export interface RunUpdate {
   /** What the page now shows, as the studio names it: asked again with it, the studio answers 204 until the run changes. */
   readonly version: string;
-  readonly from: { readonly rows: number; readonly ids: number; readonly moves: number };
+  readonly from: Known;
   readonly rows: ReportData["rows"];
   readonly ids: ReportData["ids"];
   readonly moves: ReportData["moves"];
+  readonly descriptions: ReportData["descriptions"];
   readonly notes: ReportData["notes"];
   readonly marks: ReportData["marks"];
   readonly compactions: ReportData["compactions"];

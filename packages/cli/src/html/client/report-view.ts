@@ -1,6 +1,6 @@
 import { childRunsHtml } from "./children-html.js";
 import { conversationEntry } from "./conversation.js";
-import { eventDetail } from "./event-detail.js";
+import { descriptionOf, eventDetail } from "./event-detail.js";
 import { headerHtml } from "./header-html.js";
 import { type Html, html, raw } from "./html.js";
 import type { MessageData, ReportData, RowData, RunUpdate } from "./page-data.js";
@@ -55,7 +55,9 @@ function promptMessage(m: MessageData): Html {
  */
 export class ReportView {
   readonly data: {
-    -readonly [K in keyof ReportData]: K extends "rows" | "ids" | "moves" ? ReportData[K][number][] : ReportData[K];
+    -readonly [K in keyof ReportData]: K extends "rows" | "ids" | "moves" | "descriptions"
+      ? ReportData[K][number][]
+      : ReportData[K];
   };
   readonly #byId = new Map<string, Element[]>();
   readonly #slider = byId<HTMLInputElement>("step");
@@ -69,7 +71,13 @@ export class ReportView {
   #said: readonly [number, number] = [0, 0];
 
   constructor(data: ReportData) {
-    this.data = { ...data, rows: [...data.rows], ids: [...data.ids], moves: [...data.moves] };
+    this.data = {
+      ...data,
+      rows: [...data.rows],
+      ids: [...data.ids],
+      moves: [...data.moves],
+      descriptions: [...data.descriptions],
+    };
     this.#findChart();
     this.#slider.addEventListener("input", () => this.select(Number(this.#slider.value), true));
     for (const list of [this.#timeline, this.#conversation]) {
@@ -155,9 +163,11 @@ export class ReportView {
     data.rows.length = Math.min(data.rows.length, update.from.rows);
     data.ids.length = Math.min(data.ids.length, update.from.ids);
     data.moves.length = Math.min(data.moves.length, update.from.moves);
+    data.descriptions.length = Math.min(data.descriptions.length, update.from.descriptions);
     data.rows.push(...update.rows);
     data.ids.push(...update.ids);
     data.moves.push(...update.moves);
+    data.descriptions.push(...update.descriptions);
     data.notes = update.notes;
     data.marks = update.marks;
     data.compactions = update.compactions;
@@ -211,7 +221,7 @@ export class ReportView {
     const type = data.types[row[0]] ?? "";
     const error = row[5].some((m) => m[0] === 3 && m[4] === 1);
     const moves = data.moves[row[3]]?.[0] ?? "";
-    return html`${this.#notes(index)}<li class="entry type-${type.replace(".", "-")}${error ? " has-error" : ""}" data-index="${index}"><div class="head">${span("time", `+${row[1]}`)}${span("seq", `#${index}`)}${span("type", type)}${span("detail", eventDetail(type, row[4]))}</div>${row[5].map(timelineMessage)}${
+    return html`${this.#notes(index)}<li class="entry type-${type.replace(".", "-")}${error ? " has-error" : ""}" data-index="${index}"><div class="head">${span("time", `+${row[1]}`)}${span("seq", `#${index}`)}${span("type", type)}${span("detail", eventDetail(descriptionOf(data, row).summary))}</div>${row[5].map(timelineMessage)}${
       // The moves are HTML the server made from the chart's names, escaped there.
       moves === "" ? null : html`<div class="moves">${raw(moves)}</div>`
     }</li>`;

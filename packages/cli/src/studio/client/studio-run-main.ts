@@ -5,7 +5,7 @@ import { post, studioEvents } from "./studio-fetch.js";
 
 /**
  * The studio's run page: the report's view, kept live. On each change of the run the server
- * announces, the page asks for what it has not got yet (`GET /api/runs/<id>/update?rows=&ids=&moves=`)
+ * announces, the page asks for what it has not got yet (`GET /api/runs/<id>/update?rows=&ids=&moves=&descriptions=`)
  * and folds it in; the bar's buttons post to the server with the start's token.
  */
 const view = new ReportView(pageData());
@@ -61,10 +61,10 @@ function drawPanel(next: string): void {
 let updating: Promise<void> | null = null;
 let again = false;
 async function update(): Promise<void> {
-  const { rows, ids, moves } = view.data;
+  const { rows, ids, moves, descriptions } = view.data;
   const version = encodeURIComponent(document.body.dataset.version ?? "");
   const answer = await fetch(
-    `${base}/update?rows=${rows.length}&ids=${ids.length}&moves=${moves.length}&version=${version}`,
+    `${base}/update?rows=${rows.length}&ids=${ids.length}&moves=${moves.length}&descriptions=${descriptions.length}&version=${version}`,
   );
   // 204: the page shows the run as it is; nothing to fold in.
   if (!answer.ok || answer.status === 204) return;

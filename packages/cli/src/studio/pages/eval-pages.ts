@@ -4,17 +4,24 @@ import { REPORT_CSS } from "../../html/report-style.js";
 import type { EvalFile, EvalReportData } from "../server/eval-reports.js";
 import { STUDIO_CSS } from "./studio-style.js";
 
-const page = (title: string, body: Html): string =>
+/** A page of the studio's eval pages: under the studio's bar, or (`bar` false: a file of its own) without it. */
+const page = (title: string, body: Html, bar = true): string =>
   pageOf({
-    title: `agentloop studio · ${title}`,
+    title: bar ? `agentloop studio · ${title}` : title,
     style: REPORT_CSS + STUDIO_CSS,
     bodyAttributes: html` data-ready="true"`,
-    body: html`<nav class="studio-bar"><a href="/">all runs</a><a href="/evals">evals</a><strong>${title}</strong></nav>
-<main class="studio-list evals">${body}</main>`,
+    body: html`${
+      bar
+        ? html`<nav class="studio-bar"><a href="/">all runs</a><a href="/evals">evals</a><strong>${title}</strong></nav>
+`
+        : null
+    }<main class="studio-list evals">${body}</main>`,
     script: "",
   });
 
-const runLink = (runId: string): Html => html`<a href="/runs/${encodeURIComponent(runId)}">${runId}</a>`;
+/** A run's address in the studio. */
+const studioRun = (runId: string): string => `/runs/${encodeURIComponent(runId)}`;
+const runLink = (runId: string): Html => html`<a href="${studioRun(runId)}">${runId}</a>`;
 const reportLink = (file: string, text: string): Html => html`<a href="/evals/${encodeURIComponent(file)}">${text}</a>`;
 const score = (value: number | undefined): string => (value === undefined ? "–" : value.toFixed(2));
 const scorersOf = (...reports: EvalReportData[]): string[] => [
@@ -43,18 +50,39 @@ export function renderEvalList(files: readonly EvalFile[]): string {
 
 /** One eval report: cases × scorers, each case one click from its run. */
 export function renderEvalReport({ file, report }: EvalFile): string {
-  const scorers = scorersOf(report);
-  const rows = report.cases.map(
-    (c) =>
-      html`<tr data-case="${c.id}" class="${c.passed ? "pass" : "fail"}"><td>${c.id}</td><td>${runLink(c.runId)}</td><td><span class="badge ${c.passed ? "done" : "model_failed"}">${c.passed ? "passed" : "failed"}</span></td>${scorers.map(
-        (name) => html`<td class="num">${score(c.scores[name])}</td>`,
-      )}<td>${c.status ?? ""}</td><td class="task">${c.error ?? c.answer ?? ""}</td></tr>`,
-  );
+  return page(report.name, evalReportBody(report, studioRun, reportLink(file, file)));
+}
+
+/**
+ * An eval report as a page of its own (`agentloop eval --html`): the studio's page of the report,
+ * without the studio's bar, each case's run at `runHref(runId)` (its log, beside the page).
+ */
+export function evalReportFile(report: EvalReportData, runHref: (runId: string) => string): string {
   return page(
     report.name,
-    html`<p class="summary" id="eval-summary">${reportLink(file, file)}: ${report.passed} passed, ${report.failed} failed of ${report.cases.length} cases · ${report.tokens} tokens</p>
-<div class="table-scroll"><table id="cases"><thead><tr><th>case</th><th>run</th><th>result</th>${scorers.map((name) => html`<th>${name}</th>`)}<th>status</th><th>answer or error</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+    html`<h1>${report.name}</h1>
+${evalReportBody(report, runHref, null)}`,
+    false,
   );
+}
+
+/** The report's summary and its table of cases × scorers, with what regressed or improved against the baseline. */
+function evalReportBody(report: EvalReportData, runHref: (runId: string) => string, from: Html | null): Html {
+  const scorers = scorersOf(report);
+  const mark = (id: string): "regressed" | "improved" | null =>
+    report.regressions?.includes(id) ? "regressed" : report.improvements?.includes(id) ? "improved" : null;
+  const rows = report.cases.map((c) => {
+    const result = c.passed ? "passed" : c.error === undefined ? "failed" : "error";
+    const moved = mark(c.id);
+    return html`<tr data-case="${c.id}" class="${c.passed ? "pass" : "fail"}${moved === null ? "" : ` ${moved}`}"><td>${c.id}</td><td><a href="${runHref(c.runId)}">${c.runId}</a></td><td><span class="badge ${c.passed ? "done" : "model_failed"}">${result}</span>${
+      moved === null ? null : html` <span class="badge ${moved}">${moved}</span>`
+    }</td>${scorers.map(
+      (name) => html`<td class="num">${score(c.scores[name])}</td>`,
+    )}<td>${c.status ?? ""}</td><td class="task">${c.error ?? c.answer ?? ""}</td></tr>`;
+  });
+  const interrupted = report.interrupted ? `, interrupted: ${report.notRun ?? 0} cases not run` : "";
+  return html`<p class="summary" id="eval-summary">${from === null ? null : html`${from}: `}${report.passed} passed, ${report.failed} failed of ${report.cases.length} cases · ${report.tokens} tokens${interrupted}</p>
+<div class="table-scroll"><table id="cases"><thead><tr><th>case</th><th>run</th><th>result</th>${scorers.map((name) => html`<th>${name}</th>`)}<th>status</th><th>answer or error</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** Two reports side by side, case by case: what regressed (passed before and fails now, or a score fell) and what improved. */

@@ -1,6 +1,6 @@
 import { chainCallId, type PendingQuestion, type ToolCall } from "../../core-api.js";
 import { type Html, html } from "../../html/client/html.js";
-import type { ReportData, RunUpdate, StudioView } from "../../html/client/page-data.js";
+import type { Known, ReportData, RunUpdate, StudioView } from "../../html/client/page-data.js";
 import { panelHtml } from "../../html/client/panel-html.js";
 import { childData, dataScript, pageOf, reportParts, runHeader, TIMELINE_WINDOW } from "../../html/report.js";
 import { reportData } from "../../html/report-data.js";
@@ -65,13 +65,6 @@ export async function renderRunPage(
   });
 }
 
-/** What the page has of the run: rows, chart ids and moves. */
-export interface Known {
-  readonly rows: number;
-  readonly ids: number;
-  readonly moves: number;
-}
-
 /** The data a run's page draws from: one pass over its whole fold, so the studio keeps it with the page. */
 export function runData(trace: RunTrace, options: RunPageOptions, runId: string): ReportData {
   // The page fetches each part's bytes from the blob route, once, instead of holding them.
@@ -89,13 +82,14 @@ export function runUpdate(
   version = "",
 ): RunUpdate {
   // Rows only ever grow; a page that has more than the run (its log was cut) gets every row again.
-  const from = known.rows > data.rows.length ? { rows: 0, ids: 0, moves: 0 } : known;
+  const from = known.rows > data.rows.length ? { rows: 0, ids: 0, moves: 0, descriptions: 0 } : known;
   return {
     version,
     from,
     rows: data.rows.slice(from.rows),
     ids: data.ids.slice(from.ids),
     moves: data.moves.slice(from.moves),
+    descriptions: data.descriptions.slice(from.descriptions),
     notes: data.notes,
     marks: data.marks,
     compactions: data.compactions,

@@ -21,6 +21,12 @@ export interface EvalReportData {
   readonly failed: number;
   readonly tokens: number;
   readonly cases: readonly EvalCaseData[];
+  /** The cases that regressed against the baseline, and those that improved (a report made with one). */
+  readonly regressions?: readonly string[];
+  readonly improvements?: readonly string[];
+  /** Whether the evaluation was interrupted, and the cases it did not run. */
+  readonly interrupted?: boolean;
+  readonly notRun?: number;
 }
 
 /** A report and its file's name in the directory. */
@@ -89,12 +95,21 @@ export class EvalReports {
     const cases = value.cases as EvalCaseData[];
     const count = (key: string, fallback: number) =>
       typeof value[key] === "number" ? (value[key] as number) : fallback;
+    const ids = (key: string): readonly string[] | undefined => {
+      const list = value[key];
+      return Array.isArray(list) && list.every((id) => typeof id === "string") ? list : undefined;
+    };
+    const regressions = ids("regressions");
+    const improvements = ids("improvements");
     return {
       name: value.name,
       cases,
       passed: count("passed", cases.filter((c) => c.passed).length),
       failed: count("failed", cases.filter((c) => !c.passed).length),
       tokens: count("tokens", 0),
+      ...(regressions === undefined ? {} : { regressions }),
+      ...(improvements === undefined ? {} : { improvements }),
+      ...(value.interrupted === true ? { interrupted: true, notRun: count("notRun", 0) } : {}),
     };
   }
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Principal, runsFor } from "../../core-api.js";
+import type { Known } from "../../html/client/page-data.js";
 import { clientBundle } from "../../html/client-bundle.js";
 import type { ReportData } from "../../html/report-data.js";
 import { renderChartSvg } from "../../html/svg-chart.js";
@@ -9,14 +10,7 @@ import type { RunTrace } from "../../trace/run-trace.js";
 import { renderComparePage } from "../pages/compare-page.js";
 import { renderEvalCompare, renderEvalList, renderEvalReport } from "../pages/eval-pages.js";
 import { renderListPage } from "../pages/list-page.js";
-import {
-  type Known,
-  type RunPageOptions,
-  renderRefusedPage,
-  renderRunPage,
-  runData,
-  runUpdate,
-} from "../pages/run-page.js";
+import { type RunPageOptions, renderRefusedPage, renderRunPage, runData, runUpdate } from "../pages/run-page.js";
 import { STUDIO_SCRIPTS } from "../pages/studio-scripts.js";
 import type { RunRow, WatchedRun } from "../watch/watched-run.js";
 import type { EvalReports } from "./eval-reports.js";
@@ -128,7 +122,7 @@ function versionOf(key: string): string {
   return createHash("sha256").update(key).digest("hex").slice(0, 16);
 }
 
-/** What changed in a run since what the page has (`?rows=&ids=&moves=&version=`), as JSON the page folds in; 204 when its version is the run's. */
+/** What changed in a run since what the page has (`?rows=&ids=&moves=&descriptions=&version=`), as JSON the page folds in; 204 when its version is the run's. */
 async function runUpdateJson({ context, views, response, params, url, principal }: Request): Promise<void> {
   const runId = runIdOf(params.id ?? "");
   const count = (name: string) => {
@@ -136,7 +130,12 @@ async function runUpdateJson({ context, views, response, params, url, principal 
     if (!Number.isSafeInteger(value) || value < 0) throw new ActionError(400, `${name} must be a whole number`);
     return value;
   };
-  const known: Known = { rows: count("rows"), ids: count("ids"), moves: count("moves") };
+  const known: Known = {
+    rows: count("rows"),
+    ids: count("ids"),
+    moves: count("moves"),
+    descriptions: count("descriptions"),
+  };
   const { trace, options, key } = await runState(context, runId, principal);
   const version = versionOf(key);
   if (url.searchParams.get("version") === version) {
