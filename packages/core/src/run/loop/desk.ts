@@ -135,6 +135,8 @@ export class LoopDesk {
   readonly #end: RunEnd;
   /** Where a failure outside any work goes (a listener that throws on a delta): the loop's inbox. */
   readonly #failed: (error: unknown) => void;
+  /** Logs an event with a journal: the loop's, the one place the run's log is written from. */
+  readonly #record: (event: RunEvent) => Promise<boolean> | undefined;
   /** Made from the list at the first reply with calls, then kept up to date: so a reply's ids cost O(calls). */
   #ids: Set<string> | null = null;
   /** The model call in flight (the machine asks for one at a time): its deltas are told with its step. */
@@ -154,6 +156,7 @@ export class LoopDesk {
     ports: PerformerPorts,
     interrupted: ReadonlySet<string>,
     end: RunEnd,
+    record: (event: RunEvent) => Promise<boolean> | undefined,
     failed: (error: unknown) => void,
   ) {
     this.ports = ports;
@@ -161,6 +164,7 @@ export class LoopDesk {
     this.#machine = machine;
     this.#end = end;
     this.#failed = failed;
+    this.#record = record;
     this.preparer = new StepPreparer(ports.prepareStep, this);
     this.#notes = new Map([...(ports.notes ?? [])].map(([id, notes]) => [id, [...notes]]));
     const { onEvent, toolTimeoutMs, maxResultChars } = ports;
@@ -216,9 +220,9 @@ export class LoopDesk {
     this.tell({ type: "step-started", step });
   };
 
-  /** Logs `event` with a journal, without telling the listener; without a journal, nothing to wait for. */
+  /** Logs `event` with a journal (the loop does), without telling the listener; without a journal, nothing to wait for. */
   record(event: RunEvent): Promise<boolean> | undefined {
-    return this.ports.journal?.commit(event);
+    return this.#record(event);
   }
 
   /** Tells the listener of an event once it is logged (nothing is made for a run nobody listens to). */

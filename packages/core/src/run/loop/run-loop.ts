@@ -51,15 +51,23 @@ export class RunLoop {
     this.#ports = ports;
     const inbox = ports.performing ?? new InProcess();
     this.#inbox = inbox;
-    this.#desk = new LoopDesk(machine, ports, interrupted, this.#end, (error) => inbox.push({ type: "failed", error }));
+    const record = (event: RunEvent) => this.#record(event);
+    const failed = (error: unknown) => inbox.push({ type: "failed", error });
+    this.#desk = new LoopDesk(machine, ports, interrupted, this.#end, record, failed);
   }
 
   /**
    * Logs `event` (with a journal; without one nothing is kept) and tells the listener of it: the one
    * place the run's log is written from. Rejects if the store cannot log it.
    */
-  log(event: RunEvent): Promise<void> {
-    return this.#desk.log(event);
+  async log(event: RunEvent): Promise<void> {
+    await this.#record(event);
+    this.#desk.tellLogged(event);
+  }
+
+  /** Without a journal, nothing to wait for. */
+  #record(event: RunEvent): Promise<boolean> | undefined {
+    return this.#ports.journal?.commit(event);
   }
 
   /** Queues the run's cancellation behind the answers that came before it, and aborts the work in flight. */
@@ -99,7 +107,7 @@ export class RunLoop {
         const event = this.#eventOf(answer);
         if (event === null) continue;
         if (answer.type === "event" && answer.preceding !== undefined) await this.#logPreceding(answer.preceding);
-        const logged = desk.record(event);
+        const logged = this.#record(event);
         if (logged !== undefined) await logged;
         desk.tellLogged(event);
         const costBefore = this.#ports.ceiling === undefined ? 0 : this.#machine.snapshot().context.cost;
@@ -117,7 +125,7 @@ export class RunLoop {
   /** Logs what a performance did besides its answer, in order, before the answer. */
   async #logPreceding(events: readonly RunEvent[]): Promise<void> {
     for (const event of events) {
-      const logged = this.#desk.record(event);
+      const logged = this.#record(event);
       if (logged !== undefined) await logged;
       this.#desk.tellLogged(event);
     }
