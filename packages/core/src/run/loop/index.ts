@@ -1,7 +1,7 @@
 // The entry module of run/loop/: what the other rooms and run/ use from it, each name listed.
 
 export type { ChildPaused, ChildPort } from "./child-port.js";
-export type { DrivenMachine, LoopAnswer } from "./desk.js";
+export type { DrivenMachine } from "./desk.js";
 export { type AgentActor, drivenMachine } from "./driven-machine.js";
 export {
   InProcess,
@@ -23,3 +23,4 @@ export { type Approver, driveEffects, type Resumption } from "./run-effects.js";
 export { type EffectPorts, type LoopOutcome, RunLoop } from "./run-loop.js";
 export { type AgentStreamEvent, type EventOrigin, originTagging } from "./stream-events.js";
 export { StreamQueue } from "./stream-queue.js";
+export type { LoopAnswer } from "./works.js";

@@ -1,6 +1,6 @@
 import { AnswerInbox } from "./answer-inbox.js";
-import type { LoopAnswer, OnceWork, PromiseWork, SleepWork } from "./desk.js";
 import type { RequestInForm } from "./request-table.js";
+import type { LoopAnswer, OnceWork, PromiseWork, SleepWork } from "./works.js";
 
 /**
  * A request handed over to be performed, in the durable form its kind has (`REQUEST_TABLE`), with

@@ -14,7 +14,8 @@ import {
   UNANSWERED,
   waitRetry,
 } from "../performers/index.js";
-import type { LoopAnswer, LoopDesk, OnceWork, PromiseWork, SleepWork } from "./desk.js";
+import type { LoopDesk } from "./desk.js";
+import type { LoopAnswer, OnceWork, PromiseWork, SleepWork } from "./works.js";
 
 /**
  * How a durable engine keeps a request's answer, so that a retried execution gets the same one:

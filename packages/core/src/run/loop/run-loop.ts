@@ -3,10 +3,11 @@ import { RunEnd } from "../../data/index.js";
 import type { AgentSnapshot } from "../../decide/index.js";
 import { EventLogError } from "../../log/index.js";
 import { answerOf, type ModelAnswer, type SpendCeiling, settleSpent } from "../performers/index.js";
-import { type DrivenMachine, type LoopAnswer, LoopDesk, type PerformerPorts } from "./desk.js";
+import { type DrivenMachine, LoopDesk, type PerformerPorts } from "./desk.js";
 import { attemptEvent } from "./model-attempts.js";
 import { InProcess, type Performance, type Performing } from "./performing.js";
 import { REQUEST_TABLE, type RequestEntry, type RequestKind } from "./request-table.js";
+import type { LoopAnswer } from "./works.js";
 
 /** The ports the performers reach, and the limits they apply; and where the work runs. */
 export interface EffectPorts extends PerformerPorts {
