@@ -51,6 +51,21 @@ export function isOverCostBudget(context: AgentContext): boolean {
 }
 
 /**
+ * The model a run's cost budget prices its calls at, when the model `prepareStep` picked for a step
+ * (`picked`, by name) is another: the cost check prices a call at the run's model, so under a
+ * costBudget another model would be priced wrongly, and it is refused before the call rather than
+ * guessed at. Null when the pick stands: no model picked, no cost budget, or the priced one.
+ */
+export function unpricedPick(
+  context: Pick<AgentContext, "costBudget" | "prices">,
+  picked: string | undefined,
+): string | null {
+  if (picked === undefined || context.costBudget === Number.POSITIVE_INFINITY) return null;
+  const priced = context.prices?.models[0]?.name ?? "(unnamed)";
+  return picked === priced ? null : priced;
+}
+
+/**
  * USD the next model call may cost at most, as the cost check counts it: its prompt at the called
  * model's dearest input rate, its longest reply at the output rate; null when that model has no
  * price (or the run none). What a spending ceiling holds back for the call before it is made.

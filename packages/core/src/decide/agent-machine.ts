@@ -297,7 +297,7 @@ export const agentMachine = setup({
     nextModel: assign(({ context }) => nextModel(context)),
     clearAttempts: assign(() => clearAttempts()),
     requestRetryWait: emit(({ context }) => waitRequest(context)),
-    requestOutputCheck: emit(({ context }) => ({ type: "checkOutput" as const, text: context.answer ?? "" })),
+    requestOutputCheck: emit(({ context }) => outputCheckRequest(context)),
     acceptOutput: assign(({ event }) => {
       assertEvent(event, "output.checked");
       return event.valid ? acceptOutput(event) : {};
@@ -526,6 +526,48 @@ function guardingStage(stage: GuardrailStage, passed: string) {
 /** A snapshot of `agentMachine`. */
 export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
 
+/** Where a kind of request waits for its answer, and the requests of that kind a settled snapshot there waits on. */
+interface PendingRow {
+  waits(snapshot: AgentSnapshot): boolean;
+  requests(context: AgentContext): AgentRequest[];
+}
+
+/** The kinds asked for the calls of a reply: walked together, in call order. */
+const IN_BATCH: PendingRow = { waits: (snapshot) => snapshot.matches("executingTools"), requests: batchRequests };
+
+/**
+ * Every kind of request the machine makes, with the state it waits in: a kind without its row here
+ * does not compile. The states are apart, so the first row whose state the snapshot is in says it all.
+ */
+const PENDING = {
+  callModel: { waits: (snapshot) => snapshot.matches("callingModel"), requests: (context) => [modelRequest(context)] },
+  compactContext: {
+    waits: (snapshot) => snapshot.matches({ compacting: "awaitingView" }),
+    requests: (context) => [compactionRequest(context)],
+  },
+  prepareStep: {
+    waits: (snapshot) => snapshot.matches("preparingStep"),
+    requests: (context) => [preparationRequest(context)],
+  },
+  recallMemory: { waits: (snapshot) => snapshot.matches("recalling"), requests: (context) => [recallRequest(context)] },
+  waitRetry: { waits: (snapshot) => snapshot.matches("retryWait"), requests: (context) => [waitRequest(context)] },
+  checkOutput: {
+    waits: (snapshot) => snapshot.matches("checkingOutput"),
+    requests: (context) => [outputCheckRequest(context)],
+  },
+  handOff: { waits: (snapshot) => snapshot.matches("handingOff"), requests: (context) => [handoffRequest(context)] },
+  checkGuardrail: {
+    waits: (snapshot) => snapshot.matches("guardingInput") || snapshot.matches("guardingOutput"),
+    requests: pendingChecks,
+  },
+  runTool: IN_BATCH,
+  resumeChild: IN_BATCH,
+  requestDecision: IN_BATCH,
+  askUser: IN_BATCH,
+} as const satisfies { readonly [K in AgentRequest["type"]]: PendingRow };
+
+const PENDING_ROWS: readonly PendingRow[] = Object.values(PENDING);
+
 /**
  * The requests a settled snapshot is waiting on: the ones its states emitted and nobody has
  * answered yet — the model call, or each running call and each call waiting for a decision —
@@ -534,17 +576,14 @@ export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
  */
 export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
   if (snapshot.status !== "active") return [];
-  const { context } = snapshot;
-  if (snapshot.matches("callingModel")) return [modelRequest(context)];
-  if (snapshot.matches({ compacting: "awaitingView" })) return [compactionRequest(context)];
-  if (snapshot.matches("preparingStep")) return [preparationRequest(context)];
-  if (snapshot.matches("recalling")) return [recallRequest(context)];
-  if (snapshot.matches("retryWait")) return [waitRequest(context)];
-  if (snapshot.matches("checkingOutput")) return [{ type: "checkOutput", text: context.answer ?? "" }];
-  if (snapshot.matches("handingOff")) return [handoffRequest(context)];
-  if (snapshot.matches("guardingInput") || snapshot.matches("guardingOutput")) return pendingChecks(context);
+  const row = PENDING_ROWS.find((each) => each.waits(snapshot));
+  return row === undefined ? [] : row.requests(snapshot.context);
+}
+
+/** The requests the calls of a reply wait on, in call order: each running call, and each call waiting for a decision or an answer. */
+function batchRequests(context: AgentContext): AgentRequest[] {
   const { batch } = context;
-  if (!snapshot.matches("executingTools") || batch === null) return [];
+  if (batch === null) return [];
   const requests: AgentRequest[] = [];
   for (let index = batch.appended; index < batch.calls.length; index++) {
     const state = batch.stateOf(index);
@@ -558,6 +597,11 @@ export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
     requests.push(isQuestion(context, call) ? questionRequest(context, call) : { type: "requestDecision", call });
   }
   return requests;
+}
+
+/** The request that checks the answer against the run's output schema. */
+function outputCheckRequest(context: AgentContext): AgentRequest {
+  return { type: "checkOutput", text: context.answer ?? "" };
 }
 
 /** The guardrails of the stage in progress that have no verdict yet: a resumed run asks only these. */

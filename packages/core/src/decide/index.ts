@@ -1,7 +1,7 @@
 // The entry module of decide/: what the rest of core uses from it, each name listed.
 
 export { type AgentContext, type AgentMachineInput, initialContext, promptTokens } from "./agent-context.js";
-export { isOverBudget, nextCallCost, pendingApprovals } from "./agent-decisions.js";
+export { isOverBudget, nextCallCost, pendingApprovals, unpricedPick } from "./agent-decisions.js";
 export { type AgentSnapshot, agentMachine, pendingRequests } from "./agent-machine.js";
 export { type AgentView, isNewView, viewOf } from "./agent-view.js";
 export { anchoredSnapshot, anchorStateOf, CARRIED, FROM_SETTINGS, NOT_CARRIED } from "./anchor-state.js";

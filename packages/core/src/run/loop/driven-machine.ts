@@ -1,8 +1,8 @@
 import type { Actor } from "xstate";
 import type { AgentRequest } from "../../data/index.js";
 import type { agentMachine } from "../../decide/index.js";
+import type { DrivenMachine } from "./desk.js";
 import { REQUEST_KINDS } from "./request-table.js";
-import type { DrivenMachine } from "./run-loop.js";
 
 const NONE: readonly AgentRequest[] = Object.freeze([]);
 const KINDS: ReadonlySet<string> = new Set(REQUEST_KINDS);

@@ -71,6 +71,7 @@ export {
   resolveSettings,
 } from "./settings.js";
 export { checkCeiling, holdForCall, type SpendCeiling, type SpendHeld, settleSpent } from "./spend-ceiling.js";
+export { type PreparedRun, StepPreparer } from "./step-preparer.js";
 export {
   NO_CHECKS,
   type OutputOf,
