@@ -1,19 +1,19 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, posix, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./npm-project.js";
+import { startsInText } from "../../../test-kinds.js";
+
+/** The repository, two levels above this package. */
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 // Where a test goes (docs/develop.md, "Where a test goes"): beside its module in src/ when it tests
 // that one module in the process, with nothing started; in the package's test/ when it starts a
-// process, a server or a browser, or reads the docs. This holds the first half of the rule.
+// process, a server or a browser, or reads the docs. This holds the first half of the rule; what
+// "starts" means is test-kinds.ts's, the one the root vitest config splits the slow files by.
 
-/** What a test beside the code must not do, each with the words of the rule it breaks. */
-const STARTS = [
-  [/\bfrom\s+["']node:child_process["']/, "starts a process"],
-  [/\bfrom\s+["']node:(?:http|https|net)["']/, "starts a server"],
-  [/\bfrom\s+["'](?:playwright-core|playwright)["']/, "starts a browser"],
-  [/["'`](?:\.\.\/)+(?:docs\/|README\.md)|["']docs["']\s*,/, "reads the docs"],
-] as const;
+/** Reading the docs, which a test beside the code must not do either. */
+const READS_DOCS = /["'`](?:\.\.\/)+(?:docs\/|README\.md)|["']docs["']\s*,/;
 
 /** Every `*.test.ts` under a package's src/, as a path under packages/ with `/` separators. */
 function besideTheCode(): string[] {
@@ -33,7 +33,7 @@ function besideTheCode(): string[] {
 
 /** What `text` does that a test beside the code must not. */
 export function misplaced(text: string): string[] {
-  return STARTS.flatMap(([pattern, what]) => (pattern.test(text) ? [what] : []));
+  return [...startsInText(text), ...(READS_DOCS.test(text) ? ["reads the docs"] : [])];
 }
 
 describe("tests beside the code", () => {

@@ -7,6 +7,7 @@ import { asks, final, type Model, type ModelReply, resumeAgent, ToolRegistry, to
 import { Journal } from "../../src/log/journal.js";
 import { JsonlEventStore } from "../../src/stores/jsonl-store.js";
 
+// slow: it writes and reads a log of more than 512 MiB.
 // A log larger than the longest string V8 can make (512 MiB), written by the library's journal: six
 // tool results of 95 MB each, as a run with `maxResultChars: Infinity` keeps them. It is read,
 // listed, resumed and repaired line by line.

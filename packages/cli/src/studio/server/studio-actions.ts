@@ -43,7 +43,8 @@ export class ActionError extends Error {
  */
 export class StudioActions {
   readonly #setup: ActionSetup;
-  readonly #busy = new Set<string>();
+  /** The runs this studio drives, each with its drive, which ends a little after the run's last event is logged. */
+  readonly #busy = new Map<string, Promise<unknown>>();
   /** The last failure of a run the studio drove, by run id, for the page. */
   readonly failures = new Map<string, string>();
   /** Hear the text the model streams in the runs the studio drives, as it comes. */
@@ -74,6 +75,7 @@ export class StudioActions {
   async decide(runId: string, decisions: Decisions, events: readonly StoredEvent[]): Promise<void> {
     const registry = this.#registry();
     const model = await this.#model(events, "failWhenCalled");
+    await this.#atRest(runId);
     void this.#drive(runId, (onEvent) =>
       resumeAgent(runId, model, registry, { store: this.#setup.store, decisions, onEvent }),
     );
@@ -91,6 +93,7 @@ export class StudioActions {
   ): Promise<void> {
     const registry = this.#registry();
     const model = await this.#model(events, "failWhenCalled");
+    await this.#atRest(runId);
     let started: () => void = () => {};
     const underWay = new Promise<void>((resolve) => {
       started = resolve;
@@ -123,6 +126,7 @@ export class StudioActions {
   async chat(runId: string, message: string, events: readonly StoredEvent[]): Promise<void> {
     const registry = this.#registry();
     const model = await this.#model(events, "refuse");
+    await this.#atRest(runId);
     void this.#drive(runId, (onEvent) =>
       continueAgent(runId, message, model, registry, { store: this.#setup.store, onEvent }),
     );
@@ -149,10 +153,18 @@ export class StudioActions {
     });
   }
 
+  /**
+   * Waits for this studio's drive of `runId`, if one is still closing, to end. Its caller saw in the
+   * log that the run is at rest (paused or finished), so the drive has only its last writes and its
+   * lock to release: a person who answers the moment the page shows the run at rest is not refused.
+   */
+  async #atRest(runId: string): Promise<void> {
+    await this.#busy.get(runId);
+  }
+
   /** Drives a run in the background; resolves with its failure's message when it fails, else with `null` once it is over. */
   #drive(runId: string, go: (onEvent: (event: AgentStreamEvent) => void) => Promise<unknown>): Promise<string | null> {
     if (this.#busy.has(runId)) throw new ActionError(409, `run '${runId}' is already going on from this studio`);
-    this.#busy.add(runId);
     this.failures.delete(runId);
     const onEvent = (event: AgentStreamEvent) => {
       // A child run's text goes to the child's page.
@@ -161,7 +173,7 @@ export class StudioActions {
         for (const listener of this.deltas) listener(to, event.text);
       }
     };
-    return go(onEvent)
+    const drive = go(onEvent)
       .then(() => null)
       .catch((error: unknown) => {
         this.failures.set(runId, messageOf(error));
@@ -169,5 +181,7 @@ export class StudioActions {
         return messageOf(error);
       })
       .finally(() => this.#busy.delete(runId));
+    this.#busy.set(runId, drive);
+    return drive;
   }
 }
