@@ -8,9 +8,9 @@ import { agentMachine } from "./decide/agent-machine.js";
 import { askApprover, askModel, drivenMachine, RunLoop, runTool } from "./driver.js";
 import { MemoryEventStore } from "./log/event-store.js";
 import { Journal } from "./log/journal.js";
-import { asks, final, scriptedModel, toolCall } from "./run/api/scripted-model.js";
 import { lostResult, type ModelRequest } from "./run/index.js";
-import { resolveSettings } from "./run/performers/settings.js";
+import { resolveSettings } from "./run/options/index.js";
+import { asks, final, scriptedModel, toolCall } from "./testing/index.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 
 function request(step = 1): ModelRequest {

@@ -22,17 +22,8 @@ import {
 } from "../../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../../tools/index.js";
 import { readTree, replayedOf, type TreeChild, type TreeRun, treeListing } from "../children/index.js";
-import {
-  type AnswerPort,
-  checkAnswer,
-  describe,
-  type MemoryOptions,
-  memoryStoreFor,
-  type OutputOf,
-  resolveLimits,
-  resolveTurn,
-  type TurnOptions,
-} from "../performers/index.js";
+import { describe, type MemoryOptions, memoryStoreFor, resolveLimits } from "../options/index.js";
+import { type AnswerPort, checkAnswer, type OutputOf, resolveTurn, type TurnOptions } from "../performers/index.js";
 import { checkResumeOptions } from "./resume-options.js";
 import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
 
