@@ -7,9 +7,8 @@ import type {
   PendingQuestion,
   ToolCall,
 } from "@agentloop/core";
-import { replayRun } from "@agentloop/core";
+import { readTree } from "@agentloop/core";
 import { partUrl } from "@agentloop/core/adapter";
-import { treePending, treeQuestions } from "@agentloop/core/driver";
 import type { RunEvent, StoredEvent } from "@agentloop/core/store";
 import type { UIMessage, UIMessageChunk } from "ai";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
@@ -91,8 +90,8 @@ const NOT_PAUSED: Paused = { calls: [], questions: [] };
 
 /** What the chat's run waits on, its children's calls and questions included (chained ids, read from their logs). */
 async function pausedOn(store: EventStore, chatId: string, events: readonly StoredEvent[]): Promise<Paused> {
-  const replay = replayRun(events, { runId: chatId });
-  return { calls: await treePending(store, chatId, replay), questions: await treeQuestions(store, chatId, replay) };
+  const tree = await readTree(store, chatId, { events, waitingOnly: true });
+  return { calls: tree.treeWaiting, questions: tree.treeQuestions };
 }
 
 /**

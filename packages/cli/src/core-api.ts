@@ -33,6 +33,7 @@ export {
   type ModelReply,
   memoryTools,
   type PendingQuestion,
+  readTree,
   resumeAgent,
   runAgent,
   type Tool,
@@ -40,17 +41,11 @@ export {
   ToolRegistry,
   ToolSchemaError,
   type ToolSpec,
+  TREE_DEPTH_LIMIT,
   type TreeChild,
   treeListing,
 } from "@agentloop/core";
 export { checkReply, isErrorMessage } from "@agentloop/core/adapter";
-export {
-  childCallsOf,
-  readChildren,
-  TREE_DEPTH_LIMIT,
-  treeQuestionsOf,
-  treeWaitingOf,
-} from "@agentloop/core/driver";
 export { isRunId, JsonlEventStore } from "@agentloop/core/jsonl-store";
 export {
   type AgentEvent,

@@ -5,11 +5,12 @@ import { EVENT_LOG_SCHEMA_VERSION } from "./data/events.js";
 import { createTranscript } from "./data/transcript.js";
 import type { Model } from "./data/types.js";
 import { agentMachine } from "./decide/agent-machine.js";
-import { askApprover, askModel, drivenMachine, lostResult, type ModelRequest, RunLoop, runTool } from "./driver.js";
+import { askApprover, askModel, drivenMachine, RunLoop, runTool } from "./driver.js";
 import { MemoryEventStore } from "./log/event-store.js";
 import { Journal } from "./log/journal.js";
-import { asks, final, scriptedModel, toolCall } from "./run/api/scripted-model.js";
-import { resolveSettings } from "./run/performers/settings.js";
+import { lostResult, type ModelRequest } from "./run/index.js";
+import { resolveSettings } from "./run/options/index.js";
+import { asks, final, scriptedModel, toolCall } from "./testing/index.js";
 import { ToolRegistry } from "./tools/tool-registry.js";
 
 function request(step = 1): ModelRequest {

@@ -1,5 +1,6 @@
 // Test doubles and helpers for testing an agent: `@agentloop/core/testing`.
 
+export { foreignRequests } from "./serve/foreign-requests.js";
 export {
   asks,
   final,
@@ -11,6 +12,5 @@ export {
   toolCall,
   WEATHER_TASK,
   weatherScript,
-} from "./run/index.js";
-export { foreignRequests } from "./serve/foreign-requests.js";
+} from "./testing/index.js";
 export { cutResult, DEFAULT_MAX_RESULT_CHARS } from "./tools/index.js";

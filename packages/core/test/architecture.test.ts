@@ -12,16 +12,20 @@ const BELOW_RUN = ["log", "stores", "decide", "tools", "tools/schema", "data"];
 /**
  * Each part of core and the parts it may import, as docs/architecture.md draws them; "" is the
  * public entry points. run/ is the rooms behind its entry module: api, then children, then loop,
- * then performers, each importing only the rooms after it.
+ * then options (the options a run is given and the settings they resolve to), then performers,
+ * each importing only the rooms after it. testing/ holds the test doubles and fixtures behind
+ * `@agentloop/core/testing`: only the public entry points import it.
  */
 const ARROWS: Readonly<Record<string, readonly string[]>> = {
-  "": ["serve", "run", "stores", "log", "decide", "tools", "tools/schema", "data"],
+  "": ["serve", "run", "testing", "stores", "log", "decide", "tools", "tools/schema", "data"],
   serve: ["run", "log", "tools", "data"],
-  run: ["run/api", "run/children", "run/loop", "run/performers"],
-  "run/api": ["run/children", "run/loop", "run/performers", ...BELOW_RUN],
-  "run/children": ["run/loop", "run/performers", ...BELOW_RUN],
-  "run/loop": ["run/performers", ...BELOW_RUN],
+  run: ["run/api", "run/children", "run/loop", "run/options", "run/performers"],
+  "run/api": ["run/children", "run/loop", "run/options", "run/performers", ...BELOW_RUN],
+  "run/children": ["run/loop", "run/options", "run/performers", ...BELOW_RUN],
+  "run/loop": ["run/options", "run/performers", ...BELOW_RUN],
+  "run/options": ["run/performers", ...BELOW_RUN],
   "run/performers": BELOW_RUN,
+  testing: ["tools", "data"],
   stores: ["log", "data"],
   log: ["decide", "data"],
   decide: ["data"],
@@ -161,16 +165,20 @@ describe("core's parts", () => {
 });
 
 describe("the checks of core's parts", () => {
-  it("see an arrow up the rooms of run/, and a room's file imported past its entry module", () => {
+  it("see an arrow up the rooms of run/, into testing/, and a room's file imported past its entry module", () => {
     const graph = new Map([
       ["run/api/run-agent.ts", ["run/loop/index.ts", "run/children/index.ts", "data/index.ts"]],
-      ["run/performers/settings.ts", ["run/loop/index.ts"]],
+      ["run/options/settings.ts", ["run/loop/index.ts"]],
+      ["run/performers/handoff.ts", ["run/options/index.ts"]],
+      ["serve/conversation.ts", ["testing/index.ts"]],
       ["run/loop/run-loop.ts", ["run/children/child-calls.ts", "run/performers/index.ts"]],
       ["run/children/child-calls.ts", ["run/api/index.ts"]],
       ["index.ts", ["run/index.ts", "run/loop/run-loop.ts"]],
     ]);
     expect(againstArrows(graph)).toEqual([
-      "run/performers/settings.ts -> run/loop/index.ts",
+      "run/options/settings.ts -> run/loop/index.ts",
+      "run/performers/handoff.ts -> run/options/index.ts",
+      "serve/conversation.ts -> testing/index.ts",
       "run/loop/run-loop.ts -> run/children/child-calls.ts",
       "run/children/child-calls.ts -> run/api/index.ts",
       "index.ts -> run/loop/run-loop.ts",

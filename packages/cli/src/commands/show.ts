@@ -42,12 +42,12 @@ export async function showCommand(args: string[], io: Io): Promise<number> {
   if (values.html !== undefined) checkOutputPath(values.html, "the report");
   const log = await openLog(reference);
   const trace = traceRun(await readLog(log), log.runId);
-  const children = await childRunsOf(log, trace);
+  const tree = await childRunsOf(log, trace);
   if (values.html !== undefined) {
-    writeOutput(values.html, await renderReport(trace, log, children, io.program), "the report");
+    writeOutput(values.html, await renderReport(trace, log, tree, io.program), "the report");
   }
   const colors = palette(useColor(io.stdout, values["no-color"], io.env));
-  writeLines(io.stdout, formatTimeline(trace, colors, log, io, children));
+  writeLines(io.stdout, formatTimeline(trace, colors, log, io, tree));
   if (values.html !== undefined) writeLines(io.stdout, ["", `${colors.bold("report")}   ${values.html}`]);
   return 0;
 }

@@ -1,7 +1,7 @@
 import { stateName } from "../chart/statechart.js";
 import { contentText, type PendingQuestion } from "../core-api.js";
 import { shellQuote } from "../output/hints.js";
-import { type ChildRun, treeQuestions, treeWaiting } from "../trace/child-runs.js";
+import { type ChildRun, type ChildRuns, withoutChildren } from "../trace/child-runs.js";
 import { traceStatus } from "../trace/run-status.js";
 import type { RunTrace } from "../trace/run-trace.js";
 import { childRunsHtml } from "./client/children-html.js";
@@ -95,11 +95,10 @@ export function childData(children: readonly ChildRun[], program: string | null)
 export async function reportParts(
   trace: RunTrace,
   log: { readonly runId: string; readonly label: string },
-  children: readonly ChildRun[],
+  tree: ChildRuns,
   options: { readonly program: string | null; readonly chartOpen: boolean; readonly data?: ReportData },
 ): Promise<ReportParts> {
-  const waiting = treeWaiting(trace, children);
-  const questions = treeQuestions(trace, children);
+  const { children, waiting, questions } = tree;
   const answer =
     options.program === null
       ? null
@@ -177,10 +176,10 @@ ${script}
 export async function renderReport(
   trace: RunTrace,
   log: { readonly runId: string; readonly label: string },
-  children: readonly ChildRun[] = [],
+  tree: ChildRuns = withoutChildren(trace),
   program = "agentloop",
 ): Promise<string> {
-  const parts = await reportParts(trace, log, children, { program, chartOpen: true });
+  const parts = await reportParts(trace, log, tree, { program, chartOpen: true });
   return pageOf({
     ...parts,
     body: html`${parts.body}\n${dataScript(parts.data)}`,

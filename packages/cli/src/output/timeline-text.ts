@@ -1,7 +1,7 @@
 import { type Chart, stateName } from "../chart/statechart.js";
 import { logFlags, startedOf } from "../core-api.js";
 import type { Io } from "../io.js";
-import { type ChildRun, treeWaiting } from "../trace/child-runs.js";
+import { type ChildRun, type ChildRuns, withoutChildren } from "../trace/child-runs.js";
 import {
   type DescriptionContext,
   describeEvent,
@@ -33,8 +33,9 @@ export function formatTimeline(
   colors: Palette,
   log: { runId: string; label: string },
   io: Io,
-  children: readonly ChildRun[] = [],
+  tree: ChildRuns = withoutChildren(trace),
 ): string[] {
+  const { children, waiting } = tree;
   const { settings } = trace;
   const budget = Number.isFinite(settings.tokenBudget) ? String(settings.tokenBudget) : "unlimited";
   const tools = settings.tools.map((tool) => tool.name).join(", ") || "none";
@@ -58,7 +59,6 @@ export function formatTimeline(
     const child = event.type === "tool.started" ? childLines.get(event.callId) : undefined;
     lines.push(head, ...(child === undefined ? [] : [child]), ...rest);
   });
-  const waiting = treeWaiting(trace, children);
   lines.push(...formatNotes(endNotes(trace.notes.get(trace.entries.length), waiting), colors));
   lines.push("");
   lines.push(

@@ -1,14 +1,4 @@
-import {
-  childCallsOf,
-  contentText,
-  type PendingQuestion,
-  readChildren,
-  startedOf,
-  type ToolCall,
-  type TreeChild,
-  treeQuestionsOf,
-  treeWaitingOf,
-} from "../core-api.js";
+import { contentText, type PendingQuestion, readTree, startedOf, type ToolCall, type TreeChild } from "../core-api.js";
 import { logPathOf } from "../setup/run-ids.js";
 import type { LogRef } from "../setup/stores.js";
 import { traceStatus } from "./run-status.js";
@@ -38,20 +28,26 @@ export interface ChildRun {
   readonly children: readonly ChildRun[];
 }
 
-/** Every child run a run's log links (`tool.started` naming a child run), read by core's tree reader at any depth. */
-export async function childRunsOf(log: LogRef, trace: RunTrace): Promise<ChildRun[]> {
-  const calls = childCallsOf(trace.entries.map((entry) => entry.event));
-  const children = await readChildren(log.store, log.runId, calls, (events, runId) => traceRun(events, runId));
-  return children.map((child) => childRun(log.storePath, child));
+/** A run's child runs, and the calls and questions its tree waits on with chained ids (as `resumeAgent` names them). */
+export interface ChildRuns {
+  readonly children: readonly ChildRun[];
+  readonly waiting: readonly ToolCall[];
+  readonly questions: readonly PendingQuestion[];
 }
 
-/** The calls a run's tree waits on: its own, then each unfinished child's, with chained ids (as `resumeAgent` names them). */
-export const treeWaiting = (trace: RunTrace, children: readonly ChildRun[]): ToolCall[] =>
-  treeWaitingOf(trace, children);
+/** Every child run a run's log links (`tool.started` naming a child run), read by core's tree reader at any depth. */
+export async function childRunsOf(log: LogRef, trace: RunTrace): Promise<ChildRuns> {
+  const events = trace.entries.map((entry) => entry.event);
+  const tree = await readTree(log.store, log.runId, { fold: traceRun, events, root: trace });
+  const children = tree.children.map((child) => childRun(log.storePath, child));
+  return { children, waiting: tree.treeWaiting, questions: tree.treeQuestions };
+}
 
-/** The questions a run's tree waits on: its own, then each unfinished child's, with chained ids (as `resumeAgent` takes answers). */
-export const treeQuestions = (trace: RunTrace, children: readonly ChildRun[]): PendingQuestion[] =>
-  treeQuestionsOf(trace, children);
+/** A run read without its children (a run with none, as `demo` makes): what it waits on is its own, until it ends. */
+export function withoutChildren(trace: RunTrace): ChildRuns {
+  const open = trace.result === null;
+  return { children: [], waiting: open ? trace.waiting : [], questions: open ? trace.questions : [] };
+}
 
 /** A child as the views show it, from the tree reader's child. */
 function childRun(storePath: LogRef["storePath"], child: TreeChild<RunTrace>): ChildRun {

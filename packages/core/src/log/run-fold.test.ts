@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { continueAgent } from "../run/api/resume.js";
 import { runAgent } from "../run/api/run-agent.js";
-import { asks, final, scriptedModel, toolCall } from "../run/api/scripted-model.js";
+import { asks, final, scriptedModel, toolCall } from "../testing/index.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import { EventLogError } from "./event-log-error.js";
 import { MemoryEventStore } from "./event-store.js";

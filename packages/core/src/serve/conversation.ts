@@ -9,14 +9,7 @@ import type {
   ToolCall,
 } from "../data/index.js";
 import { replayRun } from "../log/index.js";
-import {
-  type AgentStreamEvent,
-  continueAgent,
-  resumeAgent,
-  runAgent,
-  treePending,
-  treeQuestions,
-} from "../run/index.js";
+import { type AgentStreamEvent, continueAgent, readTree, replayedOf, resumeAgent, runAgent } from "../run/index.js";
 import { isHeld } from "./follow-log.js";
 import { drive, type LiveRun, liveRun } from "./live-runs.js";
 import { mayUse, ownerOf } from "./owner.js";
@@ -94,8 +87,9 @@ export async function conversationState(
   if (!mayUse(principal, ownerOf(events))) return { kind: "foreign" };
   const replay = replayRun(events, { runId });
   if (replay.result !== null) return { kind: "ended", result: replay.result, events };
-  const calls = await treePending(store, runId, replay);
-  const questions = await treeQuestions(store, runId, replay);
+  const tree = await readTree(store, runId, { events, root: replayedOf(replay), waitingOnly: true });
+  const calls = tree.treeWaiting;
+  const questions = tree.treeQuestions;
   if (calls.length > 0 || questions.length > 0) return { kind: "waiting", calls, questions, events };
   if (await isHeld(store, runId)) return { kind: "held", events };
   return { kind: "cut-off", open: openCalls(events), events };

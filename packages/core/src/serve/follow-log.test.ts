@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentResult, Model } from "../data/index.js";
 import { MemoryEventStore } from "../log/index.js";
-import { type AgentStreamEvent, asks, continueAgent, final, runAgent, scriptedModel, toolCall } from "../run/index.js";
+import { type AgentStreamEvent, continueAgent, runAgent } from "../run/index.js";
+import { asks, final, scriptedModel, toolCall } from "../testing/index.js";
 import { ToolRegistry } from "../tools/index.js";
 import { conversationState, decideTurn } from "./conversation.js";
 import { followLog, isHeld } from "./follow-log.js";

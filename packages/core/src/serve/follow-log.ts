@@ -1,6 +1,6 @@
 import type { AgentResult } from "../data/index.js";
 import { EventLogError, type EventStore, readIntact, replayRun } from "../log/index.js";
-import { type AgentStreamEvent, pausedResult, treePending, treeQuestions } from "../run/index.js";
+import { type AgentStreamEvent, pausedResult, readTree, replayedOf } from "../run/index.js";
 import { liveRun } from "./live-runs.js";
 import { logChanges } from "./log-changes.js";
 import { LogTeller } from "./log-teller.js";
@@ -54,10 +54,11 @@ async function tail(
         if (result !== null) return told(onEvent, { ...result, runId });
       }
       const replay = replayRun(events, { runId });
-      const waiting =
-        replay.result === null &&
-        ((await treePending(store, runId, replay)).length > 0 ||
-          (await treeQuestions(store, runId, replay)).length > 0);
+      const tree =
+        replay.result === null
+          ? await readTree(store, runId, { events, root: replayedOf(replay), waitingOnly: true })
+          : undefined;
+      const waiting = tree !== undefined && (tree.treeWaiting.length > 0 || tree.treeQuestions.length > 0);
       const every = waiting ? PAUSE_MS : QUIET_MS;
       if (Date.now() - asked >= every) {
         asked = Date.now();

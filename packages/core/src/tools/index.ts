@@ -1,5 +1,6 @@
 // The entry module of tools/: what the rest of core uses from it, each name listed.
 
+export { type AskUserToolDefinition, askToolsOf, askUserTool } from "./ask-user-tool.js";
 export { cutResult, DEFAULT_MAX_RESULT_CHARS, isCharLimit } from "./cut-result.js";
 export { isTimeout, MAX_TIMER_MS, runGuarded } from "./run-guarded.js";
 export { describeSafely } from "./safe-observation.js";

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { childCallsOf, readChildren, TREE_DEPTH_LIMIT, type TreeRun } from "../../src/driver.js";
 import {
   agentTool,
   asks,
@@ -11,9 +10,12 @@ import {
   runAgent,
   scriptedModel,
   ToolRegistry,
+  TREE_DEPTH_LIMIT,
   type TreeChild,
+  type TreeRun,
   toolCall,
 } from "../../src/index.js";
+import { childCallsOf } from "../../src/run/children/index.js";
 import type { StoredEvent } from "../../src/store.js";
 import { makeMailRegistry } from "../../src/testing.js";
 
@@ -58,6 +60,10 @@ describe("readTree: the one reader of a tree of runs", () => {
       expect(child.run).not.toBe("missing");
       expect(child.waiting.map((call) => call.id)).toEqual([`${child.callId}/e`]);
     }
+    // Read for what waits only: the same waiting, from the children of open calls.
+    const waitingOnly = await readTree(store, "p", { waitingOnly: true });
+    expect(waitingOnly.treeWaiting).toEqual(tree.treeWaiting);
+    expect(waitingOnly.children.map((child) => child.callId)).toEqual(["c1", "c2"]);
 
     const done = await resumeAgent("p", parent, registry, {
       store,
@@ -67,6 +73,8 @@ describe("readTree: the one reader of a tree of runs", () => {
     const after = await readTree(store, "p");
     expect(after.result?.status).toBe("done");
     expect(after.treeWaiting).toEqual([]);
+    // Every call finished: no child is read when only what waits is asked.
+    expect((await readTree(store, "p", { waitingOnly: true })).children).toEqual([]);
     expect(
       after.children.map((child) => (typeof child.run === "string" ? child.run : child.run.result?.status)),
     ).toEqual(["done", "done"]);
@@ -98,7 +106,7 @@ describe("readTree: the one reader of a tree of runs", () => {
     ];
     const store = logsStore({ a: loop("b"), b: loop("a") });
     const fold = (): TreeRun => ({ result: null, waiting: [], questions: [] });
-    const children = await readChildren(store, "a", childCallsOf(loop("b")), fold);
-    expect(depthOf(children)).toBe(TREE_DEPTH_LIMIT);
+    const tree = await readTree(store, "a", { fold });
+    expect(depthOf(tree.children)).toBe(TREE_DEPTH_LIMIT);
   });
 });

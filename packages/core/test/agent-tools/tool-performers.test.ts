@@ -12,7 +12,8 @@ import {
   tool,
   toolCall,
 } from "../../src/index.js";
-import { askToolsOf, checkAnswer } from "../../src/run/performers/ask-user.js";
+import { checkAnswer } from "../../src/run/performers/ask-user.js";
+import { askToolsOf } from "../../src/tools/ask-user-tool.js";
 
 const TASK = { type: "object", properties: { task: { type: "string" } }, required: ["task"] } as const;
 const QUESTION = { type: "object", properties: { question: { type: "string" } }, required: ["question"] } as const;

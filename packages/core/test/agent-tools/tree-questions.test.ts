@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { treeQuestions } from "../../src/driver.js";
 import {
   agentTool,
   asks,
   askUserTool,
   final,
   MemoryEventStore,
-  replayRun,
+  readTree,
   runAgent,
   scriptedModel,
   ToolRegistry,
@@ -15,7 +14,7 @@ import {
 
 const ask = (id: string, question: string) => toolCall(id, "ask_user", { question });
 
-describe("treeQuestions", () => {
+describe("readTree's treeQuestions", () => {
   it("lists a paused tree's questions from the logs, the run's own first, a child's by chained id, as the paused result does", async () => {
     const child = scriptedModel([asks(ask("q1", "Which inbox?"))]);
     const registry = new ToolRegistry([
@@ -27,7 +26,7 @@ describe("treeQuestions", () => {
     ]);
     const store = new MemoryEventStore();
     const paused = await runAgent("Find.", parent, registry, { store, runId: "p" });
-    const listed = await treeQuestions(store, "p", replayRun(await store.read("p"), { runId: "p" }));
+    const listed = (await readTree(store, "p")).treeQuestions;
     expect(listed).toEqual([
       { id: "q0", question: "Which day?" },
       { id: "r1/q1", question: "Which inbox?" },
@@ -38,6 +37,6 @@ describe("treeQuestions", () => {
   it("lists none for a finished run", async () => {
     const store = new MemoryEventStore();
     await runAgent("Hi.", scriptedModel([final("Hello.")]), new ToolRegistry([askUserTool()]), { store, runId: "f" });
-    expect(await treeQuestions(store, "f", replayRun(await store.read("f"), { runId: "f" }))).toEqual([]);
+    expect((await readTree(store, "f")).treeQuestions).toEqual([]);
   });
 });

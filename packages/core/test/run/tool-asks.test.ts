@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { treeQuestions } from "../../src/driver.js";
 import {
   agentTool,
   asks,
   final,
   MemoryEventStore,
+  readTree,
   replayRun,
   resumeAgent,
   runAgent,
@@ -158,7 +158,7 @@ describe("a tool that asks a person while it runs", () => {
       status: "awaiting_input",
       pendingQuestions: [{ id: "t1/b1", question: "Which city?", schema: CITY }],
     });
-    const listed = await treeQuestions(store, "p", replayRun(await store.read("p"), { runId: "p" }));
+    const listed = (await readTree(store, "p")).treeQuestions;
     expect(listed).toEqual(paused.pendingQuestions);
     const result = await resumeAgent("p", parent, registry, { store, answers: { "t1/b1": { city: "Lima" } } });
     expect(result).toMatchObject({ status: "done", answer: "Done." });

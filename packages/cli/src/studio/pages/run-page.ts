@@ -53,7 +53,7 @@ export async function renderRunPage(
   version = "",
 ): Promise<string> {
   const label = `${options.storeLabel} · ${runId}`;
-  const parts = await reportParts(trace, { runId, label }, options.children, { program: null, chartOpen: false, data });
+  const parts = await reportParts(trace, { runId, label }, options, { program: null, chartOpen: false, data });
   const panel = panelHtml(studioView(trace, options), parts.header.waiting, parts.header.questions);
   return pageOf({
     title: `agentloop studio · ${runId}`,

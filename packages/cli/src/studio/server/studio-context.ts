@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
-import { isRunId, mayUse, type PendingQuestion, type Principal, type ToolCall } from "../../core-api.js";
+import { isRunId, mayUse, type Principal } from "../../core-api.js";
 import type { Authorize } from "../../setup/authorize-module.js";
-import { type ChildRun, childRunsOf, treeQuestions, treeWaiting } from "../../trace/child-runs.js";
+import { type ChildRuns, childRunsOf } from "../../trace/child-runs.js";
 import type { RunTrace } from "../../trace/run-trace.js";
 import type { StoreWatcher } from "../watch/run-set.js";
 import type { WatchedRun } from "../watch/watched-run.js";
@@ -76,16 +76,7 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
 }
 
 /** A run's child runs (its agent tool calls') read from the store, and the calls and questions its tree waits on, with chained ids. */
-export async function treeOf(
-  context: StudioContext,
-  runId: string,
-  trace: RunTrace,
-): Promise<{
-  readonly children: readonly ChildRun[];
-  readonly waiting: readonly ToolCall[];
-  readonly questions: readonly PendingQuestion[];
-}> {
+export async function treeOf(context: StudioContext, runId: string, trace: RunTrace): Promise<ChildRuns> {
   const log = { store: context.actions.store, runId, label: runId, storePath: context.storeLabel };
-  const children = await childRunsOf(log, trace);
-  return { children, waiting: treeWaiting(trace, children), questions: treeQuestions(trace, children) };
+  return childRunsOf(log, trace);
 }

@@ -3,7 +3,7 @@ import type { AgentEvent, AgentResult, Decision, PendingQuestion, ToolCall } fro
 import { type AgentInputData, reviveData, splitInput } from "../../data/index.js";
 import { type AgentSnapshot, type AgentView, agentMachine, isNewView, viewOf } from "../../decide/index.js";
 import type { ToolRegistry } from "../../tools/index.js";
-import type { ModelWithLimits } from "../performers/index.js";
+import type { ModelWithLimits } from "../options/index.js";
 import { checkActorOptions } from "./agent-actor-options.js";
 import { DetachableStore, startOrContinue } from "./agent-actor-run.js";
 import { AnswerDesk } from "./answer-desk.js";

@@ -9,10 +9,9 @@ import {
   resolveLimits,
   resolvePrices,
   resolveSettings,
-  resolveTurn,
-  type TurnOptions,
   unpricedNames,
-} from "../performers/index.js";
+} from "../options/index.js";
+import { resolveTurn, type TurnOptions } from "../performers/index.js";
 import { resumeChild } from "./resume.js";
 import { startRun } from "./run-agent.js";
 

@@ -1,6 +1,6 @@
 import type { PendingQuestion, ToolCall } from "../../data/index.js";
-import type { ToolRegistry } from "../../tools/index.js";
-import { type AnswerPort, askToolsOf, checkAnswer } from "../performers/index.js";
+import { askToolsOf, type ToolRegistry } from "../../tools/index.js";
+import { type AnswerPort, checkAnswer } from "../performers/index.js";
 
 /** An answer as the run takes it: checked, and kept as the value the shape made of it. */
 type Given = { readonly answer: unknown };

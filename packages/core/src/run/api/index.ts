@@ -12,7 +12,6 @@ export {
   createAgentActor,
 } from "./agent-actor.js";
 export { type AgentToolDefinition, agentTool } from "./agent-tool.js";
-export { makeMailRegistry } from "./mail-fixture.js";
 export {
   type ContinueOptions,
   continueAgent,
@@ -37,6 +36,4 @@ export {
   runAgent,
   runLive,
 } from "./run-agent.js";
-export { asks, final, type ScriptedModel, scriptedModel, toolCall } from "./scripted-model.js";
 export { type AgentStream, streamAgent } from "./stream-agent.js";
-export { makeWeatherRegistry, type ToolRun, WEATHER_TASK, weatherScript } from "./weather-fixture.js";

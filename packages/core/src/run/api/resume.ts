@@ -21,18 +21,9 @@ import {
   startedOf,
 } from "../../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../../tools/index.js";
-import { childrenPending, childrenQuestions, treeListing } from "../children/index.js";
-import {
-  type AnswerPort,
-  checkAnswer,
-  describe,
-  type MemoryOptions,
-  memoryStoreFor,
-  type OutputOf,
-  resolveLimits,
-  resolveTurn,
-  type TurnOptions,
-} from "../performers/index.js";
+import { readTree, replayedOf, type TreeChild, type TreeRun, treeListing } from "../children/index.js";
+import { describe, type MemoryOptions, memoryStoreFor, resolveLimits } from "../options/index.js";
+import { type AnswerPort, checkAnswer, type OutputOf, resolveTurn, type TurnOptions } from "../performers/index.js";
 import { checkResumeOptions } from "./resume-options.js";
 import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
 
@@ -137,9 +128,9 @@ export async function resumeLocked(
     model,
     registry,
     taken,
-    (replay, own) => routeDecisions(options.store, runId, replay, decisions, own),
-    async (replay) => {
-      const took = await takeAnswers(runId, registry, replay, answers, options.store);
+    (log, own) => routeDecisions(options.store, runId, log, decisions, own),
+    async (log) => {
+      const took = await takeAnswers(runId, registry, log, answers, options.store);
       return asked === undefined ? took : { ...took, port: firstAnswer(took.port, asked) };
     },
   );
@@ -169,8 +160,20 @@ export function resumeChild(
     if (id.includes("/")) routed.chained[id] = decision;
     else routed.own.set(unescapeCallId(id), decision);
   }
-  const take = (replay: Replay) => takeAnswers(runId, registry, replay, answers, options.store);
+  const take = (log: LogRead) => takeAnswers(runId, registry, log, answers, options.store);
   return holding(options.store, runId, () => resumeHeld(runId, model, registry, options, async () => routed, take));
+}
+
+/** A paused run's log as read to resume it, and its replay. */
+interface LogRead {
+  readonly events: readonly StoredEvent[];
+  readonly replay: Replay;
+}
+
+/** The children a paused run's calls wait on, read by the tree reader from the log read already. */
+async function waitingChildren(store: EventStore, runId: string, log: LogRead): Promise<readonly TreeChild<TreeRun>[]> {
+  const { events, replay } = log;
+  return (await readTree(store, runId, { events, root: replayedOf(replay), waitingOnly: true })).children;
 }
 
 /** Decisions split by whom they are for: the run's own calls, by call id; its children's calls, by chained id. */
@@ -184,15 +187,15 @@ async function resumeHeld(
   model: Model,
   registry: ToolRegistry,
   options: Omit<ResumeOptions, "decisions">,
-  route: (replay: Replay, own: ReadonlyMap<string, ToolCall>) => Promise<Routed>,
-  take: (replay: Replay) => Promise<TakenAnswers>,
+  route: (log: LogRead, own: ReadonlyMap<string, ToolCall>) => Promise<Routed>,
+  take: (log: LogRead) => Promise<TakenAnswers>,
 ): Promise<AgentResult> {
   const { store, approve } = options;
   const { events, replay, journal } = await reopen(store, runId, registry, options.onLogged);
   if (replay.result !== null) return { ...replay.result, runId };
-  const { port: answers, chained: childAnswers } = await take(replay);
+  const { port: answers, chained: childAnswers } = await take({ events, replay });
   const pending = new Map(pendingApprovals(replay.context).map((call) => [call.id, call]));
-  const { own, chained } = await route(replay, pending);
+  const { own, chained } = await route({ events, replay }, pending);
   // A given decision answers the call that waits now, once: a later call reusing its id is asked anew.
   const given = new Set([...own.keys()].filter((id) => pending.has(id)));
   const decide: typeof approve = (call) => {
@@ -240,10 +243,11 @@ function checkAnswersShape(answers: unknown): void {
 async function takeAnswers(
   runId: string,
   registry: ToolRegistry,
-  replay: Replay,
+  log: LogRead,
   answers: Readonly<Record<string, unknown>>,
   store: EventStore,
 ): Promise<TakenAnswers> {
+  const { replay } = log;
   const entries = Object.entries(answers);
   if (entries.length === 0) return { port: undefined, chained: {} };
   const waiting = pendingQuestions(replay.context);
@@ -251,7 +255,7 @@ async function takeAnswers(
   const given = new Map<string, unknown>();
   // A child's question is checked against its own tool when the child resumes: here only that it waits.
   const tree = entries.some(([id]) => id.includes("/") && !waiting.some((each) => each.id === id))
-    ? await childrenQuestions(store, runId, replay)
+    ? (await waitingChildren(store, runId, log)).flatMap((child) => child.questions)
     : [];
   const chained: Record<string, unknown> = {};
   for (const [id, answer] of entries) {
@@ -305,14 +309,16 @@ async function isAnsweredWith(registry: ToolRegistry, replay: Replay, id: string
 async function routeDecisions(
   store: EventStore,
   runId: string,
-  replay: Replay,
+  log: LogRead,
   decisions: Readonly<Record<string, Decision>>,
   own: ReadonlyMap<string, ToolCall>,
 ): Promise<Routed> {
   const routed: Routed = { own: new Map(), chained: {} };
   const entries = Object.entries(decisions);
   // Only an id with a `/` can be a chained id: the children's logs are read only then.
-  const tree = entries.some(([id]) => id.includes("/")) ? await childrenPending(store, runId, replay) : [];
+  const tree = entries.some(([id]) => id.includes("/"))
+    ? (await waitingChildren(store, runId, log)).flatMap((child) => child.waiting)
+    : [];
   const chained = new Set(tree.map((call) => call.id));
   for (const [id, decision] of entries) {
     // An own call whose id a child's call also has as its chained id is named by its escaped id only.

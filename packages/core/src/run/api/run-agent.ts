@@ -26,14 +26,16 @@ import type { AgentStreamEvent, Resumption } from "../loop/index.js";
 import { drivenMachine, type EffectPorts, RunLoop } from "../loop/index.js";
 import {
   type AgentOptions,
-  checkCeiling,
   costBudgetRefusal,
   describe,
   type ModelWithLimits,
+  resolveSettings,
+} from "../options/index.js";
+import {
+  checkCeiling,
   NO_CHECKS,
   type OutputOf,
   type RunAgent,
-  resolveSettings,
   resolveTurn,
   runAgents,
   type TurnOptions,

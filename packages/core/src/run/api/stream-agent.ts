@@ -2,7 +2,8 @@ import type { AgentResult, MessageContent } from "../../data/index.js";
 import type { ToolRegistry, ToolSchema } from "../../tools/index.js";
 import type { AgentStreamEvent } from "../loop/index.js";
 import { StreamQueue } from "../loop/index.js";
-import type { ModelWithLimits, OutputOf } from "../performers/index.js";
+import type { ModelWithLimits } from "../options/index.js";
+import type { OutputOf } from "../performers/index.js";
 import { type RunOptions, runAgent } from "./run-agent.js";
 
 /** A run as it happens: iterate its events, and await its `result`. */

@@ -3,12 +3,12 @@ import { z } from "zod";
 import { parseEventLog } from "../../log/event-log.js";
 import { MemoryEventStore } from "../../log/event-store.js";
 import { replayRun } from "../../log/replay.js";
+import { asks, final, scriptedModel, toolCall } from "../../testing/index.js";
 import { jsonSchema } from "../../tools/schema/json-schema-parameters.js";
 import { tool } from "../../tools/tool.js";
 import { ToolRegistry } from "../../tools/tool-registry.js";
 import { resumeAgent } from "./resume.js";
 import { runAgent } from "./run-agent.js";
-import { asks, final, scriptedModel, toolCall } from "./scripted-model.js";
 
 function registry(): ToolRegistry {
   return new ToolRegistry([

@@ -6,7 +6,8 @@ import type { ToolRegistry } from "../../tools/index.js";
 import { cutResult, DEFAULT_MAX_RESULT_CHARS } from "../../tools/index.js";
 import type { ChildPaused, ChildPort } from "../loop/index.js";
 import { type AgentStreamEvent, originTagging } from "../loop/index.js";
-import type { AgentOptions, Approver, ModelWithLimits, ToolAnswer, TurnOptions } from "../performers/index.js";
+import type { AgentOptions, ModelWithLimits } from "../options/index.js";
+import type { Approver, ToolAnswer, TurnOptions } from "../performers/index.js";
 import { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "../performers/index.js";
 import { type ChildMoney, childSpending } from "./child-cost.js";
 

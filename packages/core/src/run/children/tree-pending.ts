@@ -2,7 +2,7 @@ import type { AgentResult, PendingQuestion, RunEvent, StoredEvent, ToolCall } fr
 import { chainCallId } from "../../data/index.js";
 import { pendingApprovals, pendingQuestions } from "../../decide/index.js";
 import { type EventStore, type Replay, replayRun } from "../../log/index.js";
-import { childRunIdOf, treeListing } from "./child-calls.js";
+import { treeListing } from "./child-calls.js";
 
 /** How deep a tree of runs is read: logs written by hand could name each other in a loop. */
 export const TREE_DEPTH_LIMIT = 32;
@@ -53,10 +53,10 @@ export function childCallsOf(events: Iterable<RunEvent>): ChildCall[] {
 
 /**
  * The children of a run's `calls` (see `childCallsOf`), each read from the same store and folded
- * with `fold`, and theirs at any depth up to `TREE_DEPTH_LIMIT`. Reads logs only; runs nothing. The
- * one reader of a tree: `resumeAgent`, `show`, the report and the studio use it.
+ * with `fold`, and theirs at any depth up to `TREE_DEPTH_LIMIT`. Reads logs only; runs nothing;
+ * `readTree`'s walk, not a reader of its own.
  */
-export async function readChildren<R extends TreeRun>(
+async function readChildren<R extends TreeRun>(
   store: EventStore,
   runId: string,
   calls: readonly ChildCall[],
@@ -108,11 +108,19 @@ async function readChild<R extends TreeRun>(
   return { callId, name, runId, events, run, waiting, questions, children };
 }
 
+/** The calls that start a child (see `childCallsOf`) that `events` leave open: started, and not finished since. */
+function openChildCalls(events: readonly RunEvent[]): ChildCall[] {
+  const open = new Map<string, ChildCall>();
+  for (const event of events) {
+    if (event.type === "tool.finished") open.delete(event.callId);
+    if (event.type !== "tool.started" || event.childRunId === undefined) continue;
+    open.set(event.callId, { callId: event.callId, name: event.name, childRunId: event.childRunId });
+  }
+  return [...open.values()];
+}
+
 /** The calls a run's tree waits on: its own, then each unfinished child's, with chained ids (as `resumeAgent` names them). */
-export function treeWaitingOf(
-  run: TreeRun,
-  children: readonly { readonly waiting: readonly ToolCall[] }[],
-): ToolCall[] {
+function treeWaitingOf(run: TreeRun, children: readonly { readonly waiting: readonly ToolCall[] }[]): ToolCall[] {
   if (run.result !== null) return [];
   return treeListing(
     run.waiting,
@@ -121,7 +129,7 @@ export function treeWaitingOf(
 }
 
 /** The questions a run's tree waits on: its own, then each unfinished child's, with chained ids (as `resumeAgent` takes answers). */
-export function treeQuestionsOf(
+function treeQuestionsOf(
   run: TreeRun,
   children: readonly { readonly questions: readonly PendingQuestion[] }[],
 ): PendingQuestion[] {
@@ -136,8 +144,12 @@ export interface ReplayedRun extends TreeRun {
 }
 
 /** Folds a log with `replayRun`, with what the run waits on. */
-export function replayedRun(events: readonly StoredEvent[], runId: string): ReplayedRun {
-  const replay = replayRun(events, { runId });
+function replayedRun(events: readonly StoredEvent[], runId: string): ReplayedRun {
+  return replayedOf(replayRun(events, { runId }));
+}
+
+/** A run as the tree reader sees it, from its `replayRun` made already (for `readTree`'s `root`). */
+export function replayedOf(replay: Replay): ReplayedRun {
   return {
     replay,
     result: replay.result,
@@ -146,25 +158,58 @@ export function replayedRun(events: readonly StoredEvent[], runId: string): Repl
   };
 }
 
-/** A run and its tree, read from a store. */
-export interface RunTree extends ReplayedRun {
+/** A run and its tree, read from a store: the run folded (`R`, `ReplayedRun` by default), its children, and what the tree waits on. */
+export type RunTree<R extends TreeRun = ReplayedRun> = R & {
   readonly runId: string;
-  readonly children: readonly TreeChild<ReplayedRun>[];
+  readonly children: readonly TreeChild<R>[];
   /** The calls and questions its tree waits on, with chained ids (empty once it ended). */
   readonly treeWaiting: readonly ToolCall[];
   readonly treeQuestions: readonly PendingQuestion[];
+};
+
+/** How `readTree` reads: how each run's log is folded, and the root's log and fold when they are at hand already. */
+export interface ReadTreeOptions<R extends TreeRun> {
+  /** How each run's log is folded (throwing on a child's log makes that child `refused`); `replayRun` by default. */
+  readonly fold: TreeFold<R>;
+  /** The root's log, read already: it is not read again. */
+  readonly events?: readonly StoredEvent[] | undefined;
+  /** The root folded already from `events` (with `fold`): it is not folded again. */
+  readonly root?: R | undefined;
+  /**
+   * Reads only the children that can still wait: those of calls the root's log leaves open (a
+   * finished call's child has ended). What waits is the same; the tree's `children` lists fewer.
+   */
+  readonly waitingOnly?: boolean | undefined;
 }
 
 /**
- * A run and every child run under it, read from `store`: each run's status (its `replay`), and the
- * calls and questions the tree waits on by chained id. Reads logs only; runs nothing. Rejects as
- * `replayRun` does for the root's log; a child's log that is missing or does not fold is named
- * (`missing`, `refused`), not a reason to refuse the tree.
+ * A run and every child run under it, read from `store`: each run folded (by `replayRun`, or by
+ * `options.fold`), and the calls and questions the tree waits on by chained id, as `resumeAgent`
+ * takes decisions and answers. Children are followed to a depth of `TREE_DEPTH_LIMIT`. Reads logs
+ * only; runs nothing. Rejects as the fold does for the root's log; a child's log that is missing
+ * or does not fold is named (`missing`, `refused`), not a reason to refuse the tree. The one reader
+ * of what waits in a tree: `resumeAgent`, the front doors, `show`, the report and the studio use it.
  */
-export async function readTree(store: EventStore, runId: string): Promise<RunTree> {
-  const events = await store.read(runId);
-  const root = replayedRun(events, runId);
-  const children = await readChildren(store, runId, childCallsOf(events), replayedRun);
+export async function readTree(
+  store: EventStore,
+  runId: string,
+  options?: Partial<ReadTreeOptions<ReplayedRun>>,
+): Promise<RunTree>;
+export async function readTree<R extends TreeRun>(
+  store: EventStore,
+  runId: string,
+  options: ReadTreeOptions<R>,
+): Promise<RunTree<R>>;
+export async function readTree(
+  store: EventStore,
+  runId: string,
+  options: Partial<ReadTreeOptions<TreeRun>> = {},
+): Promise<RunTree<TreeRun>> {
+  const fold = options.fold ?? replayedRun;
+  const events = options.events ?? (await store.read(runId));
+  const root = options.root ?? fold(events, runId);
+  const calls = options.waitingOnly === true ? openChildCalls(events) : childCallsOf(events);
+  const children = await readChildren(store, runId, calls, fold);
   return {
     ...root,
     runId,
@@ -172,46 +217,4 @@ export async function readTree(store: EventStore, runId: string): Promise<RunTre
     treeWaiting: treeWaitingOf(root, children),
     treeQuestions: treeQuestionsOf(root, children),
   };
-}
-
-/** The children of a paused run's calls cut off in its log (a plain tool's call has no child log and is left out). */
-async function interruptedChildren(
-  store: EventStore,
-  runId: string,
-  replay: Replay,
-): Promise<TreeChild<ReplayedRun>[]> {
-  const calls = [...replay.interrupted].map((callId) => ({
-    callId,
-    name: "",
-    childRunId: childRunIdOf(runId, callId),
-  }));
-  const children = await readChildren(store, runId, calls, replayedRun);
-  return children.filter((child) => child.run !== "missing");
-}
-
-/**
- * The calls a paused run's tree waits on: its own, then those of each child its log shows cut off
- * in a call (read from the child's own log, at any depth), with chained ids
- * (`<parent call id>/<child call id>`, see `chainCallId`). Reads logs only; runs nothing.
- */
-export async function treePending(store: EventStore, runId: string, replay: Replay): Promise<ToolCall[]> {
-  return treeListing(pendingApprovals(replay.context), await childrenPending(store, runId, replay));
-}
-
-/**
- * The questions a paused run's tree waits on: its own, then those of its children (read from their
- * logs, at any depth), with chained ids; what `resumeAgent`'s `answers` names. Reads logs only.
- */
-export async function treeQuestions(store: EventStore, runId: string, replay: Replay): Promise<PendingQuestion[]> {
-  return [...pendingQuestions(replay.context), ...(await childrenQuestions(store, runId, replay))];
-}
-
-/** The calls a paused run's children wait on, with ids chained under the run's calls. */
-export async function childrenPending(store: EventStore, runId: string, replay: Replay): Promise<ToolCall[]> {
-  return (await interruptedChildren(store, runId, replay)).flatMap((child) => child.waiting);
-}
-
-/** The questions a paused run's children wait on (read from their logs, at any depth), with ids chained under the run's calls. */
-export async function childrenQuestions(store: EventStore, runId: string, replay: Replay): Promise<PendingQuestion[]> {
-  return (await interruptedChildren(store, runId, replay)).flatMap((child) => child.questions);
 }

@@ -2,18 +2,11 @@ import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import type { RunEvent } from "../../data/index.js";
 import { agentMachine } from "../../decide/index.js";
-import {
-  drivenMachine,
-  InProcess,
-  type LoopAnswer,
-  lostResult,
-  type Performance,
-  type Performing,
-  RunLoop,
-} from "../../driver.js";
+import { drivenMachine, type LoopAnswer, type Performance, type Performing, RunLoop } from "../../driver.js";
+import { asks, final, scriptedModel, toolCall } from "../../testing/index.js";
 import { ToolRegistry } from "../../tools/index.js";
-import { asks, final, scriptedModel, toolCall } from "../api/scripted-model.js";
-import { resolveSettings } from "../performers/settings.js";
+import { InProcess, lostResult } from "../index.js";
+import { resolveSettings } from "../options/index.js";
 
 /** Performs in this process, and notes each request it was handed: how a durable engine sits in the loop. */
 class Noting implements Performing {

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { createActor } from "xstate";
 import type { AgentRequest } from "../../data/index.js";
 import { agentMachine } from "../../decide/index.js";
+import { asks, final, toolCall } from "../../testing/index.js";
 import { ToolRegistry } from "../../tools/index.js";
-import { asks, final, toolCall } from "../api/scripted-model.js";
-import { resolveSettings } from "../performers/settings.js";
+import { resolveSettings } from "../options/index.js";
 import { drivenMachine } from "./driven-machine.js";
 import { REQUEST_KINDS, REQUEST_TABLE, requestKey } from "./request-table.js";
 

@@ -1,20 +1,9 @@
-import type {
-  AgentProfile,
-  HandOffRequest,
-  HandoffEvent,
-  HandoffSettings,
-  Message,
-  Model,
-  RunSettings,
-  Transcript,
-} from "../../data/index.js";
+import type { HandOffRequest, HandoffEvent, Message, Model, Transcript } from "../../data/index.js";
 import { checkHistory, describeValue, messagesOf, pairedCalls } from "../../data/index.js";
 import type { Tool } from "../../tools/index.js";
 import { PERFORMER, ToolRegistry, tool } from "../../tools/index.js";
-import { askToolsOf } from "./ask-user.js";
 import { DEFAULT_SYSTEM } from "./default-system.js";
 import { answerOf, type EventAnswer } from "./event-answer.js";
-import { costBudgetRefusal, modelNameOf, priceOf } from "./pricing.js";
 
 /** A model that may say how long its replies can be and its name (adapters set both). */
 type ModelWithLimits = Model & { readonly maxReplyTokens?: number; readonly modelName?: string };
@@ -45,7 +34,7 @@ export interface HandoffOptions {
 }
 
 /** What a handoff tool's performer holds: the agent it hands to, and its filter. */
-interface HandoffTarget {
+export interface HandoffTarget {
   readonly agent: HandoffAgent;
   readonly inputFilter?: HandoffOptions["inputFilter"];
 }
@@ -97,7 +86,7 @@ function checkAgent(agent: HandoffAgent): void {
 }
 
 /** The target of the handoff tool `name` of `registry`, or undefined for any other tool. */
-function targetOf(registry: ToolRegistry, name: string): HandoffTarget | undefined {
+export function targetOf(registry: ToolRegistry, name: string): HandoffTarget | undefined {
   const performer = registry.performerOf(name);
   return performer?.kind === "handoff" ? (performer.target as HandoffTarget) : undefined;
 }
@@ -159,67 +148,6 @@ export function runAgents(
     agents.set(target.name, { name: target.name, model: target.model, registry: target.registry, system });
   }
   return agents;
-}
-
-/**
- * The handoff settings a run logs: every agent's profile, in the order they were found, the
- * starting one first. Throws a `RangeError` for a run that compacts (what an agent is shown after
- * a handoff is not compacted yet) and, with a `costBudget`, for an agent whose model has no price.
- */
-export function handoffSettings(
-  agents: ReadonlyMap<string, RunAgent>,
-  settings: RunSettings,
-  replyReserve: number | undefined,
-): HandoffSettings {
-  if (settings.compaction !== undefined) {
-    throw new RangeError(
-      "compaction cannot be given to a run with handoff tools: what a target is shown is never compacted",
-    );
-  }
-  const [first] = agents.values() as IterableIterator<RunAgent>;
-  const profiles: AgentProfile[] = [];
-  for (const agent of agents.values()) {
-    const reserve = agent === first ? settings.replyReserve : (replyReserve ?? agent.model.maxReplyTokens ?? 0);
-    profiles.push(profileOf(agent, agent === first ? settings.system : agent.system, reserve, settings));
-  }
-  const { pricing } = settings;
-  const unpriced = profiles.flatMap((profile) =>
-    profile.price?.price === null ? [profile.price.name ?? "(unnamed)"] : [],
-  );
-  if (pricing !== undefined && settings.costBudget !== undefined && unpriced.length > 0) {
-    throw new RangeError(costBudgetRefusal([...new Set(unpriced)]));
-  }
-  return { agent: (first as RunAgent).name, agents: profiles };
-}
-
-function profileOf(
-  agent: RunAgent,
-  system: string,
-  replyReserve: number | undefined,
-  settings: RunSettings,
-): AgentProfile {
-  const { registry } = agent;
-  const transfers = registry.specs().flatMap(({ name }) => {
-    const target = targetOf(registry, name);
-    return target === undefined ? [] : [{ tool: name, to: target.agent.name }];
-  });
-  const approvalRequired = registry.approvalRequired();
-  const idempotentTools = registry.idempotentTools();
-  const repeatableTools = registry.repeatableTools();
-  const askTools = askToolsOf(registry);
-  const name = modelNameOf(agent.model);
-  return {
-    name: agent.name,
-    system,
-    tools: registry.specs(),
-    ...(approvalRequired.length === 0 ? {} : { approvalRequired }),
-    ...(idempotentTools.length === 0 ? {} : { idempotentTools }),
-    ...(repeatableTools.length === 0 ? {} : { repeatableTools }),
-    ...(askTools.length === 0 ? {} : { askTools }),
-    ...(replyReserve === undefined ? {} : { replyReserve }),
-    ...(settings.pricing === undefined ? {} : { price: { name, price: priceOf(settings.pricing, name) } }),
-    transfers,
-  };
 }
 
 /**

@@ -15,16 +15,9 @@ export {
   type ModelReplied,
   type ModelRequest,
 } from "./ask-model.js";
-export {
-  type AnswerPort,
-  type AskUserToolDefinition,
-  answeredFrom,
-  askPerson,
-  askToolsOf,
-  askUserTool,
-  checkAnswer,
-} from "./ask-user.js";
+export { type AnswerPort, answeredFrom, askPerson, checkAnswer } from "./ask-user.js";
 export { type CompactionAnswer, type CompactionRequest, compactContext } from "./compact-context.js";
+export { DEFAULT_SYSTEM } from "./default-system.js";
 export { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
 export {
   type HandoffAgent,
@@ -33,8 +26,8 @@ export {
   performHandoff,
   type RunAgent,
   runAgents,
+  targetOf,
 } from "./handoff.js";
-export { DEFAULT_RECALL, type MemoryOptions, memoryStoreFor, resolveMemory } from "./memory-options.js";
 export { DEFAULT_RECALL_HITS, memoryTools } from "./memory-tools.js";
 export {
   checkedSettings,
@@ -46,7 +39,6 @@ export {
   type StepPreparedAnswer,
   type StepSettings,
 } from "./prepare-step.js";
-export { checkPricing, costBudgetRefusal, resolvePrices, unpricedNames } from "./pricing.js";
 export { type RecallRequest, recallMemory } from "./recall-memory.js";
 export {
   DEFAULT_TOOL_TIMEOUT_MS,
@@ -57,19 +49,6 @@ export {
   type ToolAnswer,
   type ToolFinished,
 } from "./run-tool.js";
-export {
-  type AgentOptions,
-  type CompactionOptions,
-  DEFAULT_KEEP_RECENT,
-  DEFAULT_MAX_STEPS,
-  DEFAULT_REPEAT_LIMIT,
-  DEFAULT_SYSTEM,
-  DEFAULT_TOKEN_BUDGET,
-  describe,
-  type ModelWithLimits,
-  resolveLimits,
-  resolveSettings,
-} from "./settings.js";
 export { checkCeiling, holdForCall, type SpendCeiling, type SpendHeld, settleSpent } from "./spend-ceiling.js";
 export { type PreparedRun, StepPreparer } from "./step-preparer.js";
 export {

@@ -1,10 +1,10 @@
 import type { AgentRequest, GuardrailChecked, Guardrails, OutputChecked, TurnChecks } from "../../data/index.js";
+import { describeValue } from "../../data/index.js";
 import type { ArgsOf, ToolSchema } from "../../tools/index.js";
 import { isTimeout, MAX_TIMER_MS } from "../../tools/index.js";
 import { checkGuardrail } from "./check-guardrail.js";
 import { compileOutput, type OutputSchema } from "./check-output.js";
 import type { EventAnswer } from "./event-answer.js";
-import { describe } from "./settings.js";
 
 /** The options of one turn of a run: the answer's shape and the guardrails around it. */
 export interface TurnOptions<Output extends ToolSchema = ToolSchema> {
@@ -45,7 +45,7 @@ export function resolveTurn(options: TurnOptions): { checks: TurnChecks; ports: 
   const { outputRetries, guardrails } = options;
   if (options.output === undefined && outputRetries === undefined && guardrails === undefined) return UNCHECKED;
   if (outputRetries !== undefined && !(Number.isSafeInteger(outputRetries) && outputRetries >= 0)) {
-    throw new RangeError(`outputRetries must be a whole number, 0 or more; got ${describe(outputRetries)}`);
+    throw new RangeError(`outputRetries must be a whole number, 0 or more; got ${describeValue(outputRetries, true)}`);
   }
   const output = options.output === undefined ? undefined : compileOutput(options.output);
   const names = guardrails === undefined ? undefined : guardrailNames(guardrails);
@@ -59,7 +59,7 @@ export function resolveTurn(options: TurnOptions): { checks: TurnChecks; ports: 
 
 function guardrailNames(guardrails: Guardrails): { input: string[]; output: string[] } | undefined {
   if (typeof guardrails !== "object" || guardrails === null) {
-    throw new TypeError(`guardrails must be an object { input, output }; got ${describe(guardrails)}`);
+    throw new TypeError(`guardrails must be an object { input, output }; got ${describeValue(guardrails, true)}`);
   }
   const names = { input: stageNames(guardrails, "input"), output: stageNames(guardrails, "output") };
   return names.input.length + names.output.length === 0 ? undefined : names;
@@ -67,7 +67,8 @@ function guardrailNames(guardrails: Guardrails): { input: string[]; output: stri
 
 function stageNames(guardrails: Guardrails, stage: "input" | "output"): string[] {
   const list = guardrails[stage] ?? [];
-  if (!Array.isArray(list)) throw new TypeError(`guardrails.${stage} must be an array; got ${describe(list)}`);
+  if (!Array.isArray(list))
+    throw new TypeError(`guardrails.${stage} must be an array; got ${describeValue(list, true)}`);
   return list.map((guardrail, index) => {
     if (typeof guardrail?.name !== "string" || guardrail.name === "" || typeof guardrail.check !== "function") {
       throw new TypeError(`guardrails.${stage}[${index}] must have a name and a check function`);
@@ -76,7 +77,7 @@ function stageNames(guardrails: Guardrails, stage: "input" | "output"): string[]
     // Unchecked, a timer given one of these fires at once: every check would trip.
     if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && isTimeout(timeoutMs))) {
       throw new RangeError(
-        `guardrails.${stage}[${index}].timeoutMs must be milliseconds above 0 and at most ${MAX_TIMER_MS}, or Infinity; got ${describe(timeoutMs)}`,
+        `guardrails.${stage}[${index}].timeoutMs must be milliseconds above 0 and at most ${MAX_TIMER_MS}, or Infinity; got ${describeValue(timeoutMs, true)}`,
       );
     }
     return guardrail.name;

@@ -1,4 +1,4 @@
-import type { Message, Model, ModelCallOptions, ModelDelta, ModelReply, ToolCall } from "../../data/index.js";
+import type { Message, Model, ModelCallOptions, ModelDelta, ModelReply, ToolCall } from "../data/index.js";
 
 /** A model that replays a fixed script; `seen` holds a deep copy of the message list shown on each call. */
 export type ScriptedModel = Model & { readonly seen: Message[][] };

@@ -1,5 +1,5 @@
-import type { ModelReply } from "../../data/index.js";
-import { ToolRegistry } from "../../tools/index.js";
+import type { ModelReply } from "../data/index.js";
+import { ToolRegistry } from "../tools/index.js";
 import { asks, final, toolCall } from "./scripted-model.js";
 
 // The spec's weather agent, for tests of anything built on agentloop: two tools, a question and the

@@ -1,4 +1,4 @@
-import { ToolRegistry } from "../../tools/index.js";
+import { ToolRegistry } from "../tools/index.js";
 
 /**
  * A registry with `send_email`, which needs approval, and the addresses it really sent to (in the

@@ -1,15 +1,12 @@
 import type { CompactionSettings, Message, Model, Pricing, RunSettings } from "../../data/index.js";
 import { checkHistory, describeValue, type MessageContent, normalizeContent } from "../../data/index.js";
-import type { ToolRegistry } from "../../tools/index.js";
-import { askToolsOf } from "./ask-user.js";
-import { DEFAULT_SYSTEM } from "./default-system.js";
-import { handoffSettings, type RunAgent, runAgents } from "./handoff.js";
+import { askToolsOf, type ToolRegistry } from "../../tools/index.js";
+import { DEFAULT_SYSTEM, type PrepareStep, type RunAgent, runAgents } from "../performers/index.js";
+import { handoffSettings } from "./handoff-settings.js";
 import { type MemoryOptions, resolveMemory } from "./memory-options.js";
-import type { PrepareStep } from "./prepare-step.js";
 import { resolvePrices } from "./pricing.js";
 import { type RetryOptions, resolveRetry } from "./retry-options.js";
 
-export { DEFAULT_SYSTEM } from "./default-system.js";
 /** Model calls allowed per turn when `maxSteps` is not given. */
 export const DEFAULT_MAX_STEPS = 8;
 /** Tokens allowed per turn when `tokenBudget` is not given. */
