@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { fixture, tempDir } from "../cli.js";
 import { agentloop } from "../in-process.js";
 import { RATE_LIMITED, startAnswerServer } from "../openai-answer-server.js";
+import { reportEventTexts } from "../report-page.js";
 
 // The core's golden log of a run with retries: a 429 waited out, then a 529 and a 500 on the
 // run's model, and the answer from the fallback model.
@@ -32,9 +33,8 @@ describe("failed model attempts", () => {
     const made = await agentloop(["show", log, "--html", out]);
     expect(made.code).toBe(0);
     const html = readFileSync(out, "utf8");
-    expect(html).toContain("model.failed");
-    expect(html).toContain(
-      "model 0 · retryable, retry-after 2 ms · model call 1 failed: Error: 429 Rate limit reached",
+    expect(reportEventTexts(html)).toContain(
+      "model failed: model 0 · retryable, retry-after 2 ms · model call 1 failed: Error: 429 Rate limit reached for gpt-4.1-mini",
     );
   });
 

@@ -5,6 +5,7 @@ import { UsageError } from "../../src/cli-error.js";
 import { EXIT_CODE_HELP, EXIT_CODES } from "../../src/exit-codes.js";
 import { moneyOptionsOf } from "../../src/setup/money-flags.js";
 import { cli, fixture, tempDir } from "../cli.js";
+import { reportEventTexts } from "../report-page.js";
 import { startStudio } from "../studio.js";
 
 // --pricing and --cost-budget: a priced run says what it cost in run, show and list; a cost budget
@@ -67,10 +68,10 @@ describe("agentloop run --pricing", () => {
     expect(shown.stdout).toContain(said);
     const report = join(dir, "dear.html");
     await cli(["show", join(store, "dear.jsonl"), "--html", report]);
-    expect(readFileSync(report, "utf8")).toContain(said);
+    expect(reportEventTexts(readFileSync(report, "utf8"))).toContain(`finished: ${said}`);
     const studio = await startStudio(["--store", store]);
     const page = await studio.get("/runs/dear");
-    expect(await page.text()).toContain(said);
+    expect(reportEventTexts(await page.text())).toContain(`finished: ${said}`);
   });
 
   it("refuses a bad --pricing or --cost-budget in one line, before the run", async () => {
