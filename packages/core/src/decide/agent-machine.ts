@@ -1,13 +1,6 @@
 import { assertEvent, assign, emit, enqueueActions, type SnapshotFrom, setup } from "xstate";
-import type { AgentEvent, AgentRequest, AgentResult, AgentStatus, GuardrailStage, ToolCall } from "../data/index.js";
-import {
-  type AgentContext,
-  type AgentMachineInput,
-  currentPrepared,
-  initialContext,
-  resultOf,
-  specsTokensOf,
-} from "./agent-context.js";
+import type { AgentEvent, AgentRequest, AgentResult, AgentStatus, GuardrailStage } from "../data/index.js";
+import { type AgentContext, type AgentMachineInput, initialContext, resultOf, specsTokensOf } from "./agent-context.js";
 import {
   allCallsAnswered,
   appendReply,
@@ -26,14 +19,7 @@ import {
   recordDecision,
   recordResult,
 } from "./agent-decisions.js";
-import {
-  isPausedCall,
-  isPauseFromRunningCall,
-  isResumeOfPausedCall,
-  pausedRequest,
-  recordPause,
-  recordResume,
-} from "./child-pauses.js";
+import { isPauseFromRunningCall, isResumeOfPausedCall, recordPause, recordResume } from "./child-pauses.js";
 import {
   compactionRequest,
   isPlannedCompaction,
@@ -41,7 +27,6 @@ import {
   isSummaryOverCostBudget,
   needsCompaction,
   recordCompaction,
-  shownView,
 } from "./compaction.js";
 import {
   firstTrip,
@@ -54,17 +39,9 @@ import {
   startGuard,
 } from "./guardrail-decisions.js";
 import { profileOf } from "./handoff-state.js";
-import { agentOfRequest, handoffRequest, isAwaitedHandoff, isHandoffDue, recordHandoff } from "./handoffs.js";
+import { handoffRequest, isAwaitedHandoff, isHandoffDue, recordHandoff } from "./handoffs.js";
 import { isAwaitedRecall, needsRecall, recallRequest, recordRecall } from "./memory-recall.js";
-import {
-  clearAttempts,
-  currentAttempt,
-  hasFallback,
-  mayRetry,
-  nextModel,
-  recordFailure,
-  waitRequest,
-} from "./model-retry.js";
+import { clearAttempts, hasFallback, mayRetry, nextModel, recordFailure, waitRequest } from "./model-retry.js";
 import {
   acceptOutput,
   giveUpOutput,
@@ -72,15 +49,10 @@ import {
   needsOutputCheck,
   rejectOutput,
 } from "./output-decisions.js";
-import { isAnyDecisionAwaited, isAwaitedAnswer, isQuestion, questionRequest } from "./questions.js";
-import {
-  isPlannedPreparation,
-  needsPreparing,
-  preparationRequest,
-  preparesInCall,
-  recordPreparation,
-} from "./step-preparation.js";
-import { isAskFromRunningCall, isAskingCall, recordAsk, runToolRequest, toolAskRequest } from "./tool-asks.js";
+import { modelRequest, outputCheckRequest } from "./pending-requests.js";
+import { isAnyDecisionAwaited, isAwaitedAnswer } from "./questions.js";
+import { isPlannedPreparation, needsPreparing, preparationRequest, recordPreparation } from "./step-preparation.js";
+import { isAskFromRunningCall, recordAsk } from "./tool-asks.js";
 
 const DECIDED = { guard: "isAwaitedDecision", target: "nextCalls", actions: ["recordDecision", "enterCalls"] } as const;
 const ANSWERED = { guard: "isAwaitedAnswer", target: "nextCalls", actions: ["recordAnswer", "enterCalls"] } as const;
@@ -525,113 +497,3 @@ function guardingStage(stage: GuardrailStage, passed: string) {
 
 /** A snapshot of `agentMachine`. */
 export type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
-
-/** Where a kind of request waits for its answer, and the requests of that kind a settled snapshot there waits on. */
-interface PendingRow {
-  waits(snapshot: AgentSnapshot): boolean;
-  requests(context: AgentContext): AgentRequest[];
-}
-
-/** The kinds asked for the calls of a reply: walked together, in call order. */
-const IN_BATCH: PendingRow = { waits: (snapshot) => snapshot.matches("executingTools"), requests: batchRequests };
-
-/**
- * Every kind of request the machine makes, with the state it waits in: a kind without its row here
- * does not compile. The states are apart, so the first row whose state the snapshot is in says it all.
- */
-const PENDING = {
-  callModel: { waits: (snapshot) => snapshot.matches("callingModel"), requests: (context) => [modelRequest(context)] },
-  compactContext: {
-    waits: (snapshot) => snapshot.matches({ compacting: "awaitingView" }),
-    requests: (context) => [compactionRequest(context)],
-  },
-  prepareStep: {
-    waits: (snapshot) => snapshot.matches("preparingStep"),
-    requests: (context) => [preparationRequest(context)],
-  },
-  recallMemory: { waits: (snapshot) => snapshot.matches("recalling"), requests: (context) => [recallRequest(context)] },
-  waitRetry: { waits: (snapshot) => snapshot.matches("retryWait"), requests: (context) => [waitRequest(context)] },
-  checkOutput: {
-    waits: (snapshot) => snapshot.matches("checkingOutput"),
-    requests: (context) => [outputCheckRequest(context)],
-  },
-  handOff: { waits: (snapshot) => snapshot.matches("handingOff"), requests: (context) => [handoffRequest(context)] },
-  checkGuardrail: {
-    waits: (snapshot) => snapshot.matches("guardingInput") || snapshot.matches("guardingOutput"),
-    requests: pendingChecks,
-  },
-  runTool: IN_BATCH,
-  resumeChild: IN_BATCH,
-  requestDecision: IN_BATCH,
-  askUser: IN_BATCH,
-} as const satisfies { readonly [K in AgentRequest["type"]]: PendingRow };
-
-const PENDING_ROWS: readonly PendingRow[] = Object.values(PENDING);
-
-/**
- * The requests a settled snapshot is waiting on: the ones its states emitted and nobody has
- * answered yet — the model call, or each running call and each call waiting for a decision —
- * or none when it is final. An actor restored from a snapshot does not enter its state again, so
- * whoever drives it performs these.
- */
-export function pendingRequests(snapshot: AgentSnapshot): AgentRequest[] {
-  if (snapshot.status !== "active") return [];
-  const row = PENDING_ROWS.find((each) => each.waits(snapshot));
-  return row === undefined ? [] : row.requests(snapshot.context);
-}
-
-/** The requests the calls of a reply wait on, in call order: each running call, and each call waiting for a decision or an answer. */
-function batchRequests(context: AgentContext): AgentRequest[] {
-  const { batch } = context;
-  if (batch === null) return [];
-  const requests: AgentRequest[] = [];
-  for (let index = batch.appended; index < batch.calls.length; index++) {
-    const state = batch.stateOf(index);
-    const call = batch.calls[index] as ToolCall;
-    if (state === "running" && context.childPauses.length > 0 && isPausedCall(context, call.id)) {
-      requests.push(pausedRequest(context, call));
-    } else if (state === "running") {
-      requests.push(isAskingCall(context, call.id) ? toolAskRequest(context, call) : runToolRequest(context, call));
-    }
-    if (state !== "deciding") continue;
-    requests.push(isQuestion(context, call) ? questionRequest(context, call) : { type: "requestDecision", call });
-  }
-  return requests;
-}
-
-/** The request that checks the answer against the run's output schema. */
-function outputCheckRequest(context: AgentContext): AgentRequest {
-  return { type: "checkOutput", text: context.answer ?? "" };
-}
-
-/** The guardrails of the stage in progress that have no verdict yet: a resumed run asks only these. */
-function pendingChecks(context: AgentContext): AgentRequest[] {
-  const { guard } = context;
-  if (guard === null) return [];
-  const { requests } = startGuard(context, guard.stage);
-  return requests.filter((_, index) => guard.verdicts[index] === null);
-}
-
-function modelRequest(context: AgentContext): AgentRequest {
-  const prepared = currentPrepared(context);
-  // Built as one object whose fields are set in one order: spreading a request into variants per
-  // step made this a hot spot when prepareStep is given.
-  const request: Mutable<ModelRequest> = {
-    type: "callModel",
-    transcript: context.transcript,
-    specs: prepared === null ? context.specs : prepared.specs,
-    step: context.steps + 1,
-  };
-  if (context.compaction !== null) {
-    const view = shownView(context);
-    if (view !== undefined) request.view = view;
-  }
-  if (prepared !== null) request.prepared = prepared.event;
-  else if (preparesInCall(context)) request.prepare = true;
-  if (context.retry !== null) request.model = currentAttempt(context).model;
-  if (context.handoffs !== null) request.agent = agentOfRequest(context.handoffs);
-  return request;
-}
-
-type ModelRequest = Extract<AgentRequest, { type: "callModel" }>;
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };

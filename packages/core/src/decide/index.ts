@@ -2,7 +2,7 @@
 
 export { type AgentContext, type AgentMachineInput, initialContext, promptTokens } from "./agent-context.js";
 export { isOverBudget, nextCallCost, pendingApprovals, unpricedPick } from "./agent-decisions.js";
-export { type AgentSnapshot, agentMachine, pendingRequests } from "./agent-machine.js";
+export { type AgentSnapshot, agentMachine } from "./agent-machine.js";
 export { type AgentView, isNewView, viewOf } from "./agent-view.js";
 export { anchoredSnapshot, anchorStateOf, CARRIED, FROM_SETTINGS, NOT_CARRIED } from "./anchor-state.js";
 export { CallBatch, type CallState } from "./call-batch.js";
@@ -18,5 +18,6 @@ export {
 } from "./compaction.js";
 export { UNNAMED_MODEL } from "./cost.js";
 export { isGivingUp } from "./model-retry.js";
+export { pendingRequests, type SettledSnapshot } from "./pending-requests.js";
 export { pendingQuestions } from "./questions.js";
 export { isAskingCall } from "./tool-asks.js";
