@@ -1,6 +1,6 @@
-import { cpus, loadavg } from "node:os";
+import { cpus } from "node:os";
 import { byHand, largeEvaluation, weatherCases, withEvaluate } from "./metrics/evals.js";
-import { bytes, count, micros, millis, table } from "./report.js";
+import { bytes, count, loadAtEnd, micros, millis, table } from "./report.js";
 
 // Evals (`pnpm --filter @agentloop/bench bench:evals`): what `evaluate` adds per case over running
 // the same logged runs by hand, and the wall time and memory of a large scripted evaluation. The
@@ -31,11 +31,7 @@ const write = (text: string) => process.stdout.write(`${text}\n`);
 const cpu = cpus()[0]?.model ?? "unknown CPU";
 write(`# agentloop evals bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
 write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}.`);
-write(
-  `Load average at the end (1, 5, 15 min): ${loadavg()
-    .map((value) => value.toFixed(2))
-    .join(", ")}.\n`,
-);
+write(loadAtEnd());
 write(
   table(
     ["weather case (3 model calls, 2 tools), scripted model", "µs per case", "median of"],
