@@ -52,6 +52,7 @@ export {
   chainTip,
   checkAppend,
   checkPrune,
+  commitAppendGroup,
   type EventStore,
   isBlobRef,
   isSha256,
@@ -78,4 +79,5 @@ export {
   stampEvent,
   startedOf,
   summarize,
+  type WaitingAppend,
 } from "./log/index.js";
