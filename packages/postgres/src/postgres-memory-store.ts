@@ -4,11 +4,10 @@ import {
   checkLimit,
   checkMemoryWrite,
   indexMemory,
-  type LexicalCandidate,
   memoryText,
   queryTerms,
-  rankLexical,
   rankSemantic,
+  rankTermRows,
   scopeKey,
 } from "@agentloop/core/store";
 import pg from "pg";
@@ -157,18 +156,7 @@ export class PostgresMemoryStore implements MemoryStore {
     ]);
     const holding = new Map<string, number>(terms.map((term) => [term, 0]));
     for (const row of frequencies.rows) holding.set(row.term, Number(row.holding));
-    const candidates = new Map<string, LexicalCandidate & { readonly counts: Map<string, number> }>();
-    for (const row of rows.rows) {
-      let candidate = candidates.get(row.key);
-      if (candidate === undefined) {
-        candidate = { key: row.key, value: row.value, length: row.length, counts: new Map() };
-        candidates.set(row.key, candidate);
-      }
-      candidate.counts.set(row.term, row.count);
-    }
-    const count = counted.rows[0];
-    const corpus = { count: count?.memories ?? 0, totalLength: count?.total ?? 0, holding };
-    return rankLexical(terms, corpus, candidates.values(), limit);
+    return rankTermRows(terms, rows.rows, holding, counted.rows[0], limit);
   }
 
   async delete(scope: MemoryScope, key?: string): Promise<void> {

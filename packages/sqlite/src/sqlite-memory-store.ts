@@ -6,11 +6,10 @@ import {
   checkLimit,
   checkMemoryWrite,
   indexMemory,
-  type LexicalCandidate,
   memoryText,
   queryTerms,
-  rankLexical,
   rankSemantic,
+  rankTermRows,
   scopeKey,
 } from "@agentloop/core/store";
 import { openDatabase, type SqliteDatabase, type SqliteStatement } from "./sqlite-driver.js";
@@ -169,19 +168,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const holding = new Map<string, number>(terms.map((term) => [term, 0]));
     const { frequencies, candidates: select } = this.#lexicalStatements(terms.length);
     for (const row of frequencies.all(name, ...terms)) holding.set(row.term, row.holding);
-    const rows = select.all(name, ...terms);
-    const candidates = new Map<string, LexicalCandidate & { readonly counts: Map<string, number> }>();
-    for (const row of rows) {
-      let candidate = candidates.get(row.key);
-      if (candidate === undefined) {
-        candidate = { key: row.key, value: row.value, length: row.length, counts: new Map() };
-        candidates.set(row.key, candidate);
-      }
-      candidate.counts.set(row.term, row.count);
-    }
-    const counted = this.#count.get(name);
-    const corpus = { count: counted?.memories ?? 0, totalLength: counted?.total ?? 0, holding };
-    return rankLexical(terms, corpus, candidates.values(), limit);
+    return rankTermRows(terms, select.all(name, ...terms), holding, this.#count.get(name), limit);
   }
 
   async delete(scope: MemoryScope, key?: string): Promise<void> {

@@ -114,6 +114,8 @@ export {
   queryTerms,
   rankLexical,
   rankSemantic,
+  rankTermRows,
+  type TermRow,
   topHits,
   type VectorCandidate,
 } from "./memory-search.js";

@@ -91,6 +91,40 @@ export function rankLexical(
   return topHits(hits, limit);
 }
 
+/** A row of a SQL store's term index joined with its memory: one query term the memory holds, and how often. */
+export interface TermRow {
+  readonly key: string;
+  readonly value: string;
+  readonly length: number;
+  readonly term: string;
+  readonly count: number;
+}
+
+/**
+ * `rankLexical` over what a SQL store's queries give: `rows` (one per memory and query term it
+ * holds), `holding` (how many memories hold each term) and `counted` (the scope's number of memories
+ * and their total length; `undefined` for a scope with none).
+ */
+export function rankTermRows(
+  terms: readonly string[],
+  rows: Iterable<TermRow>,
+  holding: ReadonlyMap<string, number>,
+  counted: { readonly memories: number; readonly total: number } | undefined,
+  limit: number,
+): MemoryHit[] {
+  const candidates = new Map<string, LexicalCandidate & { readonly counts: Map<string, number> }>();
+  for (const row of rows) {
+    let candidate = candidates.get(row.key);
+    if (candidate === undefined) {
+      candidate = { key: row.key, value: row.value, length: row.length, counts: new Map() };
+      candidates.set(row.key, candidate);
+    }
+    candidate.counts.set(row.term, row.count);
+  }
+  const corpus = { count: counted?.memories ?? 0, totalLength: counted?.total ?? 0, holding };
+  return rankLexical(terms, corpus, candidates.values(), limit);
+}
+
 /** A memory with its stored vector, for semantic ranking. */
 export interface VectorCandidate {
   readonly key: string;
