@@ -3,14 +3,12 @@ import { dirname } from "node:path";
 import type { MemoryEmbed, MemoryHit, MemoryScope, MemoryStore } from "@agentloop/core";
 import {
   checkedVector,
-  checkLimit,
   checkMemoryWrite,
   indexMemory,
   memoryText,
-  queryTerms,
-  rankSemantic,
   rankTermRows,
   scopeKey,
+  searchMemory,
 } from "@agentloop/core/store";
 import { openDatabase, type SqliteDatabase, type SqliteStatement } from "./sqlite-driver.js";
 
@@ -150,25 +148,20 @@ export class SqliteMemoryStore implements MemoryStore {
 
   async search(scope: MemoryScope, query: string, limit: number): Promise<readonly MemoryHit[]> {
     const name = scopeKey(scope);
-    checkLimit(limit);
-    if (typeof query !== "string") throw new TypeError("a memory search's query must be a string");
-    if (limit === 0) return [];
-    const embed = this.#embed;
-    if (embed !== undefined) {
-      const vector = checkedVector(await embed(query));
-      const candidates = this.#vectors.all(name).map((row) => ({
-        key: row.key,
-        value: row.value,
-        vector: row.embedding === null ? [] : decodeVector(row.embedding),
-      }));
-      return rankSemantic(vector, candidates, limit);
-    }
-    const terms = queryTerms(query);
-    if (terms.length === 0) return [];
-    const holding = new Map<string, number>(terms.map((term) => [term, 0]));
-    const { frequencies, candidates: select } = this.#lexicalStatements(terms.length);
-    for (const row of frequencies.all(name, ...terms)) holding.set(row.term, row.holding);
-    return rankTermRows(terms, select.all(name, ...terms), holding, this.#count.get(name), limit);
+    return searchMemory(query, limit, this.#embed, {
+      vectors: () =>
+        this.#vectors.all(name).map((row) => ({
+          key: row.key,
+          value: row.value,
+          vector: row.embedding === null ? [] : decodeVector(row.embedding),
+        })),
+      lexical: (terms) => {
+        const holding = new Map<string, number>(terms.map((term) => [term, 0]));
+        const { frequencies, candidates } = this.#lexicalStatements(terms.length);
+        for (const row of frequencies.all(name, ...terms)) holding.set(row.term, row.holding);
+        return rankTermRows(terms, candidates.all(name, ...terms), holding, this.#count.get(name), limit);
+      },
+    });
   }
 
   async delete(scope: MemoryScope, key?: string): Promise<void> {

@@ -115,6 +115,8 @@ export {
   rankLexical,
   rankSemantic,
   rankTermRows,
+  type ScopeSearch,
+  searchMemory,
   type TermRow,
   topHits,
   type VectorCandidate,

@@ -1,4 +1,4 @@
-import type { MemoryHit } from "./memory.js";
+import type { MemoryEmbed, MemoryHit } from "./memory.js";
 
 /**
  * How every memory store ranks, in one place, so that the same data gives the same hits in the
@@ -193,4 +193,35 @@ export function checkLimit(limit: unknown): void {
   if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0) {
     throw new RangeError(`a search limit must be a whole number, 0 or more; got ${String(limit)}`);
   }
+}
+
+/** Where a store's search of one scope gets what `searchMemory` ranks. */
+export interface ScopeSearch {
+  /** Runs once the query and limit passed and the limit is not 0, before anything is embedded or read (e.g. to open the store's tables). */
+  readonly ready?: () => Promise<void>;
+  /** The scope's memories with their vectors, for a store that embeds. */
+  readonly vectors: () => Iterable<VectorCandidate> | Promise<Iterable<VectorCandidate>>;
+  /** The best `limit` hits for `terms` (from `queryTerms`, at least one), for a store that does not embed. */
+  readonly lexical: (terms: readonly string[]) => readonly MemoryHit[] | Promise<readonly MemoryHit[]>;
+}
+
+/**
+ * A store's `search` of one scope, the same in every store: `query` and `limit` are checked (a
+ * `TypeError`, a `RangeError`); with `embed`, the scope's vectors are ranked by the query's, else
+ * the query's terms are ranked lexically. A limit of 0, or a query with no terms, finds nothing.
+ */
+export async function searchMemory(
+  query: string,
+  limit: number,
+  embed: MemoryEmbed | undefined,
+  search: ScopeSearch,
+): Promise<readonly MemoryHit[]> {
+  checkLimit(limit);
+  if (typeof query !== "string") throw new TypeError("a memory search's query must be a string");
+  if (limit === 0) return [];
+  if (search.ready !== undefined) await search.ready();
+  if (embed !== undefined) return rankSemantic(checkedVector(await embed(query)), await search.vectors(), limit);
+  const terms = queryTerms(query);
+  if (terms.length === 0) return [];
+  return search.lexical(terms);
 }
