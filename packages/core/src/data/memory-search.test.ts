@@ -49,7 +49,12 @@ describe("searchMemory", () => {
     await expect(searchMemory(7 as unknown as string, 1, undefined, never)).rejects.toThrow(TypeError);
     await expect(searchMemory("x", -1, undefined, never)).rejects.toThrow(RangeError);
     let ready = false;
-    const hits = await searchMemory("x", 0, undefined, { ...never, ready: async () => void (ready = true) });
+    const hits = await searchMemory("x", 0, undefined, {
+      ...never,
+      ready: async () => {
+        ready = true;
+      },
+    });
     expect(hits).toEqual([]);
     expect(ready).toBe(false);
   });
