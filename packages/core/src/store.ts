@@ -62,6 +62,7 @@ export {
   isSha256,
   type LoggedEvent,
   LogStamps,
+  lastBrokenRow,
   loggedEvent,
   MemoryEventStore,
   MemorySpendLedger,

@@ -5,6 +5,7 @@ import {
   checkAppend,
   checkPrune,
   commitAppendGroup,
+  lastBrokenRow,
   loggedEvent,
   parseEventLog,
   type RunSummary,
@@ -475,11 +476,7 @@ export class PostgresEventStore implements EventStore {
       await this.#decode(runId, rows, client);
       return 0;
     } catch (error) {
-      const last = rows.length - 1;
-      const broken = rows[last];
-      if (!(error instanceof EventLogError) || error.position !== last || error.intact.length !== last || !broken) {
-        throw error;
-      }
+      const broken = lastBrokenRow(error, rows);
       await client.query(`DELETE FROM ${this.schema}.events WHERE run_id = $1 AND seq = $2`, [runId, broken.seq]);
       this.#lengths.delete(runId);
       return 1;

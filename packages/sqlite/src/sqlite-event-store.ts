@@ -7,6 +7,7 @@ import {
   checkAppend,
   checkPrune,
   commitAppendGroup,
+  lastBrokenRow,
   loggedEvent,
   parseEventLog,
   type RunSummary,
@@ -250,11 +251,7 @@ export class SqliteEventStore implements EventStore {
       this.#decode(runId, rows);
       return 0;
     } catch (error) {
-      const last = rows.length - 1;
-      const broken = rows[last];
-      if (!(error instanceof EventLogError) || error.position !== last || error.intact.length !== last || !broken) {
-        throw error;
-      }
+      const broken = lastBrokenRow(error, rows);
       this.#delete.run(runId, broken.seq);
       this.#lengths.delete(runId);
       return 1;

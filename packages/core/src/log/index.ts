@@ -18,6 +18,7 @@ export {
   checkPrune,
   type EventStore,
   holding,
+  lastBrokenRow,
   MemoryEventStore,
   type RunLock,
   type RunSummary,
