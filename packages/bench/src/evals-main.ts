@@ -1,13 +1,12 @@
 import { cpus } from "node:os";
 import { byHand, largeEvaluation, weatherCases, withEvaluate } from "./metrics/evals.js";
-import { bytes, count, loadAtEnd, micros, millis, table } from "./report.js";
+import { bytes, count, loadAtEnd, micros, millis, progress, table } from "./report.js";
 
 // Evals (`pnpm --filter @agentloop/bench bench:evals`): what `evaluate` adds per case over running
 // the same logged runs by hand, and the wall time and memory of a large scripted evaluation. The
 // large evaluation runs first, so that the process's peak RSS is its own.
 const tiny = process.argv.includes("--tiny");
 const [cases, rounds, large, concurrency] = tiny ? [20, 1, 50, 4] : [200, 7, 1000, 16];
-const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 progress(`${large} cases at concurrency ${concurrency}...`);
 const big = await largeEvaluation(large, concurrency);

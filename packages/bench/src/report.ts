@@ -42,3 +42,8 @@ export function loadAtEnd(): string {
     .map((value) => value.toFixed(2))
     .join(", ")}.\n`;
 }
+
+/** A progress line on stderr (`bench: <line>`), so that stdout holds only the report. */
+export function progress(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
+}

@@ -1,12 +1,11 @@
 import { cpus } from "node:os";
 import { bundleWeight, coldImports, WEIGHT_FIXTURES } from "./metrics/weight.js";
-import { bytes, loadAtEnd, millis, ratio, table } from "./report.js";
+import { bytes, loadAtEnd, millis, progress, ratio, table } from "./report.js";
 
 // Weight (`pnpm --filter @agentloop/bench bench:weight`): what a minimal agent sends to a browser,
 // what a chat route loads on a server, and how long a fresh process takes to import core next to `ai`.
 const tiny = process.argv.includes("--tiny");
 const rounds = tiny ? 1 : 9;
-const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const write = (text: string) => process.stdout.write(`${text}\n`);
 
 progress("bundling the fixtures...");
