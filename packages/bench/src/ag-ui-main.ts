@@ -1,13 +1,5 @@
-import { loadavg } from "node:os";
 import { agUiEventStreamResponse, agUiHandler, toAgUiEvents } from "@agentloop/ag-ui";
-import {
-  bytesPerConversation,
-  firstItemMs,
-  machineLine,
-  perDeltaUs,
-  quantile,
-  type ServedSurface,
-} from "./serving-costs.js";
+import { type ServedSurface, writeServingTable } from "./serving-costs.js";
 
 // The AG-UI handler's costs (`pnpm --filter @agentloop/bench bench:ag-ui`, after a build): the first
 // event a client gets after its request, what a streamed delta costs on top of `streamAgent` alone,
@@ -42,32 +34,18 @@ const agUi: ServedSurface = {
   sse: (events) => agUiEventStreamResponse(toAgUiEvents(events, IDS)),
 };
 
-const load = loadavg();
-process.stderr.write("bench: first event...\n");
-const first = await firstItemMs(agUi, REQUESTS);
-process.stderr.write("bench: per delta...\n");
-const delta = await perDeltaUs(agUi, DELTAS, ROUNDS);
-process.stderr.write("bench: memory per thread...\n");
-const memory = await bytesPerConversation(agUi, THREADS);
-const ms = (value: number): string => value.toFixed(2);
-process.stdout.write(`# agentloop AG-UI handler bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n\n`);
-process.stdout.write(machineLine(load));
-process.stdout.write("| Measure | Value |\n|---|---|\n");
-process.stdout.write(
-  `| First event after the request, ${REQUESTS} threads over HTTP on 127.0.0.1: median / p95 | ${ms(quantile(first, 0.5))} ms / ${ms(quantile(first, 0.95))} ms |\n`,
-);
-process.stdout.write(
-  `| Per streamed delta, \`streamAgent\` alone (${DELTAS} deltas, median of ${ROUNDS}) | ${delta.alone.toFixed(2)} µs |\n`,
-);
-process.stdout.write(
-  `| Per streamed delta, \`toAgUiEvents\` on top: added | +${(delta.mapped - delta.alone).toFixed(2)} µs |\n`,
-);
-process.stdout.write(
-  `| Per streamed delta, events written as SSE bytes: added | +${(delta.sse - delta.alone).toFixed(2)} µs |\n`,
-);
-process.stdout.write(
-  `| Heap per thread with its run open (response unread, run in a tool), ${THREADS} threads | ${(memory.open / 1024).toFixed(1)} KiB |\n`,
-);
-process.stdout.write(
-  `| Heap per thread paused on an approval (its log), ${THREADS} threads | ${(memory.paused / 1024).toFixed(1)} KiB |\n`,
+await writeServingTable(
+  agUi,
+  {
+    title: "AG-UI handler",
+    item: "event",
+    items: "events",
+    conversation: "thread",
+    conversations: "threads",
+    open: "run",
+    mapper: "toAgUiEvents",
+    kept: "its log",
+  },
+  { requests: REQUESTS, deltas: DELTAS, rounds: ROUNDS, conversations: THREADS },
+  tiny,
 );

@@ -25,7 +25,7 @@ import {
 } from "@agentloop/core";
 import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { parseEventLog, type StoredEvent } from "@agentloop/core/store";
-import { bytes, count, millis, ratio, table } from "./report.js";
+import { bytes, count, millis, progress, ratio, table } from "./report.js";
 
 // Parts' bytes in the log (`pnpm --filter @agentloop/bench bench:blobs` after a build): a run whose
 // tool returns one image per call, 100 calls, logged by a JsonlEventStore (each image once in the
@@ -36,7 +36,6 @@ const tiny = process.argv.includes("--tiny");
 const images = tiny ? 5 : 100;
 const imageBytes = tiny ? 4 * 1024 : 64 * 1024;
 const rounds = tiny ? 1 : 7;
-const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** Deterministic bytes that do not compress: image `index` of the run. */
 function picture(index: number): Uint8Array {

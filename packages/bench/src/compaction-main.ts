@@ -8,7 +8,7 @@ import {
   type TokenCount,
   TRIGGER_TOKENS,
 } from "./metrics/compaction.js";
-import { count, micros, ratio, table } from "./report.js";
+import { count, micros, progress, ratio, table } from "./report.js";
 
 // Context compaction (`pnpm --filter @agentloop/bench bench:compaction`): what a long run with
 // 2 KB tool results sends without compaction and with each strategy, and what the harness costs
@@ -16,7 +16,6 @@ import { count, micros, ratio, table } from "./report.js";
 const tiny = process.argv.includes("--tiny");
 const [short, long] = tiny ? [20, 40] : [100, 1000];
 const rounds = tiny ? 1 : 7;
-const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 const counts = new Map<CompactionMode, readonly [TokenCount, TokenCount]>();
 for (const mode of COMPACTION_MODES) {

@@ -1,13 +1,12 @@
-import { cpus, loadavg } from "node:os";
+import { cpus } from "node:os";
 import { byHand, largeEvaluation, weatherCases, withEvaluate } from "./metrics/evals.js";
-import { bytes, count, micros, millis, table } from "./report.js";
+import { bytes, count, loadAtEnd, micros, millis, progress, table } from "./report.js";
 
 // Evals (`pnpm --filter @agentloop/bench bench:evals`): what `evaluate` adds per case over running
 // the same logged runs by hand, and the wall time and memory of a large scripted evaluation. The
 // large evaluation runs first, so that the process's peak RSS is its own.
 const tiny = process.argv.includes("--tiny");
 const [cases, rounds, large, concurrency] = tiny ? [20, 1, 50, 4] : [200, 7, 1000, 16];
-const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 progress(`${large} cases at concurrency ${concurrency}...`);
 const big = await largeEvaluation(large, concurrency);
@@ -31,11 +30,7 @@ const write = (text: string) => process.stdout.write(`${text}\n`);
 const cpu = cpus()[0]?.model ?? "unknown CPU";
 write(`# agentloop evals bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
 write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}.`);
-write(
-  `Load average at the end (1, 5, 15 min): ${loadavg()
-    .map((value) => value.toFixed(2))
-    .join(", ")}.\n`,
-);
+write(loadAtEnd());
 write(
   table(
     ["weather case (3 model calls, 2 tools), scripted model", "µs per case", "median of"],

@@ -16,6 +16,7 @@ import { measureRestate } from "./metrics/restate.js";
 import { measureStoreLoad, type StoreLoad } from "./metrics/store-load.js";
 import { measureValidation } from "./metrics/validation.js";
 import { FULL, TINY } from "./plan.js";
+import { progress } from "./report.js";
 import { storeLoadTable } from "./store-tables.js";
 import { storeKinds, tempDirectory } from "./stores.js";
 import {
@@ -37,7 +38,6 @@ const harnesses: readonly Harness[] = [
   openaiAgentsHarness,
   langgraphHarness,
 ];
-const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const started = performance.now();
 
 progress("cost per run and per step (interleaved rounds)...");

@@ -13,7 +13,7 @@ import {
 } from "@agentloop/core";
 import { SqliteMemoryStore } from "@agentloop/sqlite";
 import { median } from "./measure.js";
-import { count, micros, ratio, table } from "./report.js";
+import { count, micros, progress, ratio, table } from "./report.js";
 
 // The cost of memory per turn (`pnpm --filter @agentloop/bench bench:memory`): a one-step turn with
 // no memory, against the same turn recalling from a scope of 10,000 memories, lexically and with a
@@ -22,7 +22,6 @@ import { count, micros, ratio, table } from "./report.js";
 const tiny = process.argv.includes("--tiny");
 const memories = tiny ? 200 : 10_000;
 const turns = tiny ? 5 : 200;
-const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const scope: MemoryScope = { resource: "user-1" };
 /** A vocabulary of 1,000 made-up words (three syllables each), so that a word is in about 60 of 10,000 memories. */
 const SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "po"];

@@ -1,3 +1,5 @@
+import { loadavg } from "node:os";
+
 /** Formatting of the bench's markdown tables: numbers with units, and ratios to a reference. */
 
 const grouped = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
@@ -32,4 +34,16 @@ export function ratio(value: number): string {
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
   return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/** The line after a table's machine line: the load average (1, 5, 15 min) as the bench ends, then a blank line. */
+export function loadAtEnd(): string {
+  return `Load average at the end (1, 5, 15 min): ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(", ")}.\n`;
+}
+
+/** A progress line on stderr (`bench: <line>`), so that stdout holds only the report. */
+export function progress(line: string): void {
+  process.stderr.write(`bench: ${line}\n`);
 }

@@ -180,3 +180,64 @@ export function machineLine(loadBefore: number[]): string {
     `load average (1, 5, 15 min) ${load(loadBefore)} before, ${load(loadavg())} after.\n\n`
   );
 }
+
+/** The words one surface's table is written in: what it streams and what a conversation is called. */
+export interface ServingWords {
+  /** The table's title after "agentloop", e.g. `AG-UI handler`. */
+  readonly title: string;
+  /** One streamed item, e.g. `event`; its plural is `items`. */
+  readonly item: string;
+  readonly items: string;
+  /** One conversation, e.g. `thread`; its plural is `conversations`. */
+  readonly conversation: string;
+  readonly conversations: string;
+  /** What is open while a conversation's response is unread, e.g. `run`. */
+  readonly open: string;
+  /** The surface's mapping function, e.g. `toAgUiEvents`. */
+  readonly mapper: string;
+  /** What a paused conversation keeps, e.g. `its log`. */
+  readonly kept: string;
+}
+
+/** The sizes one run of a serving bench measures at. */
+export interface ServingSizes {
+  readonly requests: number;
+  readonly deltas: number;
+  readonly rounds: number;
+  readonly conversations: number;
+}
+
+/**
+ * Measures `surface` at `sizes` (progress on stderr) and writes its table to stdout, in the same
+ * rows for every surface so that the tables compare.
+ */
+export async function writeServingTable(
+  surface: ServedSurface,
+  words: ServingWords,
+  sizes: ServingSizes,
+  tiny: boolean,
+): Promise<void> {
+  const { requests, deltas, rounds, conversations } = sizes;
+  const load = loadavg();
+  process.stderr.write(`bench: first ${words.item}...\n`);
+  const first = await firstItemMs(surface, requests);
+  process.stderr.write("bench: per delta...\n");
+  const delta = await perDeltaUs(surface, deltas, rounds);
+  process.stderr.write(`bench: memory per ${words.conversation}...\n`);
+  const memory = await bytesPerConversation(surface, conversations);
+  const ms = (value: number): string => value.toFixed(2);
+  const rows = [
+    `First ${words.item} after the request, ${requests} ${words.conversations} over HTTP on 127.0.0.1: median / p95 | ${ms(quantile(first, 0.5))} ms / ${ms(quantile(first, 0.95))} ms`,
+    `Per streamed delta, \`streamAgent\` alone (${deltas} deltas, median of ${rounds}) | ${delta.alone.toFixed(2)} µs`,
+    `Per streamed delta, \`${words.mapper}\` on top: added | +${(delta.mapped - delta.alone).toFixed(2)} µs`,
+    `Per streamed delta, ${words.items} written as SSE bytes: added | +${(delta.sse - delta.alone).toFixed(2)} µs`,
+    `Heap per ${words.conversation} with its ${words.open} open (response unread, run in a tool), ${conversations} ${words.conversations} | ${(memory.open / 1024).toFixed(1)} KiB`,
+    `Heap per ${words.conversation} paused on an approval (${words.kept}), ${conversations} ${words.conversations} | ${(memory.paused / 1024).toFixed(1)} KiB`,
+  ];
+  process.stdout.write(
+    `# agentloop ${words.title} bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n\n`,
+  );
+  process.stdout.write(machineLine(load));
+  process.stdout.write("| Measure | Value |\n|---|---|\n");
+  for (const row of rows) process.stdout.write(`| ${row} |\n`);
+}

@@ -1,12 +1,11 @@
-import { cpus, loadavg } from "node:os";
+import { cpus } from "node:os";
 import { bundleWeight, coldImports, WEIGHT_FIXTURES } from "./metrics/weight.js";
-import { bytes, millis, ratio, table } from "./report.js";
+import { bytes, loadAtEnd, millis, progress, ratio, table } from "./report.js";
 
 // Weight (`pnpm --filter @agentloop/bench bench:weight`): what a minimal agent sends to a browser,
 // what a chat route loads on a server, and how long a fresh process takes to import core next to `ai`.
 const tiny = process.argv.includes("--tiny");
 const rounds = tiny ? 1 : 9;
-const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const write = (text: string) => process.stdout.write(`${text}\n`);
 
 progress("bundling the fixtures...");
@@ -20,11 +19,7 @@ const kb = (value: number) => `${(value / 1024).toFixed(1)} KB`;
 const at = (name: string) => imports.get(name) ?? Number.NaN;
 write(`# agentloop weight${tiny ? " (--tiny: one round)" : ""}\n`);
 write(`Machine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}.`);
-write(
-  `Load average at the end (1, 5, 15 min): ${loadavg()
-    .map((value) => value.toFixed(2))
-    .join(", ")}.\n`,
-);
+write(loadAtEnd());
 write(
   table(
     [

@@ -17,7 +17,7 @@ import {
   type Server,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { questionForm } from "./question-form.js";
+import { type QuestionForm, questionForm } from "./question-form.js";
 import { type AgentTask, runStateOf, taskOf } from "./run-task.js";
 import { drive, failureOf } from "./task-runs.js";
 
@@ -194,6 +194,33 @@ async function resultOf(
   }
 }
 
+/**
+ * Asks this client one form, related to task `runId`; a form that could not be asked (the client
+ * gone, `signal` aborted) is an `UnansweredError`, `cannot` followed by why.
+ */
+async function elicitForTask(
+  ctx: ServerContext,
+  runId: string,
+  form: Pick<QuestionForm, "message" | "requestedSchema">,
+  signal: AbortSignal,
+  cannot: string,
+): Promise<Awaited<ReturnType<ServerContext["mcpReq"]["elicitInput"]>>> {
+  try {
+    return await ctx.mcpReq.elicitInput(
+      {
+        mode: "form",
+        message: form.message,
+        requestedSchema: form.requestedSchema,
+        _meta: { [RELATED_TASK_META_KEY]: { taskId: runId } },
+      },
+      { signal },
+    );
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UnansweredError(`${cannot}: ${why}`);
+  }
+}
+
 async function ask(
   ctx: ServerContext,
   runId: string,
@@ -203,21 +230,13 @@ async function ask(
   const decisions: Record<string, Decision> = {};
   const both = AbortSignal.any([signal, ctx.mcpReq.signal]);
   for (const call of calls) {
-    let answer: Awaited<ReturnType<ServerContext["mcpReq"]["elicitInput"]>>;
-    try {
-      answer = await ctx.mcpReq.elicitInput(
-        {
-          mode: "form",
-          message: approvalPrompt(call),
-          requestedSchema: DECISION_SCHEMA,
-          _meta: { [RELATED_TASK_META_KEY]: { taskId: runId } },
-        },
-        { signal: both },
-      );
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      throw new UnansweredError(`Cannot ask for the approval of '${call.id}' (${call.name}): ${why}`);
-    }
+    const answer = await elicitForTask(
+      ctx,
+      runId,
+      { message: approvalPrompt(call), requestedSchema: DECISION_SCHEMA },
+      both,
+      `Cannot ask for the approval of '${call.id}' (${call.name})`,
+    );
     const content = answer.action === "accept" ? answer.content : undefined;
     decisions[call.id] =
       content === undefined
@@ -244,21 +263,7 @@ async function askQuestions(
   const both = AbortSignal.any([signal, ctx.mcpReq.signal]);
   for (const question of questions) {
     const form = questionForm(question);
-    let answer: Awaited<ReturnType<ServerContext["mcpReq"]["elicitInput"]>>;
-    try {
-      answer = await ctx.mcpReq.elicitInput(
-        {
-          mode: "form",
-          message: form.message,
-          requestedSchema: form.requestedSchema,
-          _meta: { [RELATED_TASK_META_KEY]: { taskId: runId } },
-        },
-        { signal: both },
-      );
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      throw new UnansweredError(`Cannot ask question '${question.id}': ${why}`);
-    }
+    const answer = await elicitForTask(ctx, runId, form, both, `Cannot ask question '${question.id}'`);
     if (answer.action !== "accept" || answer.content === undefined) {
       throw new UnansweredError(
         `Question '${question.id}' was not answered (the client's form was ${answer.action}ed); it still waits`,

@@ -4,12 +4,15 @@ import {
   blobRefsOf,
   checkAppend,
   checkPrune,
+  commitAppendGroup,
+  lastBrokenRow,
   loggedEvent,
   parseEventLog,
   type RunSummary,
   type SpendLedger,
   type StoredEvent,
   summarize,
+  type WaitingAppend,
 } from "@agentloop/core/store";
 import pg from "pg";
 import type { PgPool, PgPoolClient, PgQueryable } from "./pg-types.js";
@@ -35,13 +38,6 @@ export interface RunPage {
   /** Runs the store holds in all. */
   readonly total: number;
   readonly next: string | null;
-}
-
-interface Waiting {
-  readonly runId: string;
-  readonly event: StoredEvent;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
 }
 
 const RUN_BATCH = 500;
@@ -76,7 +72,7 @@ export class PostgresEventStore implements EventStore {
   readonly #lost = new Map<string, { readonly token: string; readonly why: string }>();
   /** Validated length of each run this object appended to; an append re-checks it against the log's last seq. */
   readonly #lengths = new Map<string, number>();
-  #waiting: Waiting[] = [];
+  #waiting: WaitingAppend[] = [];
 
   constructor(connection: PostgresConnection, settings: PostgresEventStoreSettings = {}) {
     this.schema = checkSchemaName(settings.schema ?? "agentloop");
@@ -287,26 +283,15 @@ export class PostgresEventStore implements EventStore {
     const waiting = this.#waiting;
     this.#waiting = [];
     if (waiting.length === 0) return;
-    const lengths = new Map<string, number>();
-    let outcomes: unknown[];
-    try {
-      outcomes = await this.#session.run((client) =>
+    await commitAppendGroup(waiting, this.#lengths, (lengths) =>
+      this.#session.run((client) =>
         this.#fast(waiting) ? this.#insertHeld(client, waiting, lengths) : this.#appendEach(client, waiting, lengths),
-      );
-    } catch (error) {
-      for (const { reject } of waiting) reject(error);
-      return;
-    }
-    for (const [runId, length] of lengths) this.#lengths.set(runId, length);
-    for (const [index, { resolve, reject }] of waiting.entries()) {
-      const outcome = outcomes[index];
-      if (outcome === null) resolve();
-      else reject(outcome);
-    }
+      ),
+    );
   }
 
   /** Whether every waiting append is to a run this object holds, whose length it knows, with no blobs: one statement does them all. */
-  #fast(waiting: readonly Waiting[]): boolean {
+  #fast(waiting: readonly WaitingAppend[]): boolean {
     return waiting.every(
       ({ runId, event }) => this.#held.has(runId) && this.#lengths.has(runId) && loggedEvent(event).blobs.size === 0,
     );
@@ -319,7 +304,7 @@ export class PostgresEventStore implements EventStore {
    */
   async #insertHeld(
     client: PgPoolClient,
-    waiting: readonly Waiting[],
+    waiting: readonly WaitingAppend[],
     lengths: Map<string, number>,
   ): Promise<unknown[]> {
     const outcomes: unknown[] = [];
@@ -366,7 +351,7 @@ export class PostgresEventStore implements EventStore {
   /** Each event in its turn, in one transaction: the lock and the log's end checked on the server. */
   async #appendEach(
     client: PgPoolClient,
-    waiting: readonly Waiting[],
+    waiting: readonly WaitingAppend[],
     lengths: Map<string, number>,
   ): Promise<unknown[]> {
     await client.query("BEGIN");
@@ -491,11 +476,7 @@ export class PostgresEventStore implements EventStore {
       await this.#decode(runId, rows, client);
       return 0;
     } catch (error) {
-      const last = rows.length - 1;
-      const broken = rows[last];
-      if (!(error instanceof EventLogError) || error.position !== last || error.intact.length !== last || !broken) {
-        throw error;
-      }
+      const broken = lastBrokenRow(error, rows);
       await client.query(`DELETE FROM ${this.schema}.events WHERE run_id = $1 AND seq = $2`, [runId, broken.seq]);
       this.#lengths.delete(runId);
       return 1;

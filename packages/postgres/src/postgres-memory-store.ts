@@ -1,15 +1,13 @@
 import type { MemoryEmbed, MemoryHit, MemoryScope, MemoryStore } from "@agentloop/core";
 import {
   checkedVector,
-  checkLimit,
   checkMemoryWrite,
   indexMemory,
-  type LexicalCandidate,
   memoryText,
-  queryTerms,
-  rankLexical,
-  rankSemantic,
+  rankTermRows,
   scopeKey,
+  searchMemory,
+  type TermRow,
 } from "@agentloop/core/store";
 import pg from "pg";
 import { type PgPool, type PgPoolClient, type PgQueryable, sqlState } from "./pg-types.js";
@@ -122,53 +120,38 @@ export class PostgresMemoryStore implements MemoryStore {
 
   async search(scope: MemoryScope, query: string, limit: number): Promise<readonly MemoryHit[]> {
     const name = scopeKey(scope);
-    checkLimit(limit);
-    if (typeof query !== "string") throw new TypeError("a memory search's query must be a string");
-    if (limit === 0) return [];
-    await this.#opened();
     const s = this.schema;
-    const embed = this.#embed;
-    if (embed !== undefined) {
-      const vector = checkedVector(await embed(query));
-      const rows = await this.pool.query<{ key: string; value: string; embedding: number[] | null }>(
-        `SELECT key, value, embedding FROM ${s}.memories WHERE scope = $1`,
-        [name],
-      );
-      const candidates = rows.rows.map((row) => ({ key: row.key, value: row.value, vector: row.embedding ?? [] }));
-      return rankSemantic(vector, candidates, limit);
-    }
-    const terms = queryTerms(query);
-    if (terms.length === 0) return [];
-    const [frequencies, rows, counted] = await Promise.all([
-      this.pool.query<{ term: string; holding: string }>(
-        `SELECT term, count(*) AS holding FROM ${s}.memory_terms WHERE scope = $1 AND term = ANY($2) GROUP BY term`,
-        [name, terms],
-      ),
-      this.pool.query<{ key: string; value: string; length: number; term: string; count: number }>(
-        `SELECT t.key AS key, m.value AS value, m.length AS length, t.term AS term, t.count AS count
-         FROM ${s}.memory_terms t JOIN ${s}.memories m ON m.scope = t.scope AND m.key = t.key
-         WHERE t.scope = $1 AND t.term = ANY($2)`,
-        [name, terms],
-      ),
-      this.pool.query<{ memories: number; total: number }>(
-        `SELECT memories, total_length AS total FROM ${s}.memory_scopes WHERE scope = $1`,
-        [name],
-      ),
-    ]);
-    const holding = new Map<string, number>(terms.map((term) => [term, 0]));
-    for (const row of frequencies.rows) holding.set(row.term, Number(row.holding));
-    const candidates = new Map<string, LexicalCandidate & { readonly counts: Map<string, number> }>();
-    for (const row of rows.rows) {
-      let candidate = candidates.get(row.key);
-      if (candidate === undefined) {
-        candidate = { key: row.key, value: row.value, length: row.length, counts: new Map() };
-        candidates.set(row.key, candidate);
-      }
-      candidate.counts.set(row.term, row.count);
-    }
-    const count = counted.rows[0];
-    const corpus = { count: count?.memories ?? 0, totalLength: count?.total ?? 0, holding };
-    return rankLexical(terms, corpus, candidates.values(), limit);
+    return searchMemory(query, limit, this.#embed, {
+      ready: () => this.#opened(),
+      vectors: async () => {
+        const rows = await this.pool.query<{ key: string; value: string; embedding: number[] | null }>(
+          `SELECT key, value, embedding FROM ${s}.memories WHERE scope = $1`,
+          [name],
+        );
+        return rows.rows.map((row) => ({ key: row.key, value: row.value, vector: row.embedding ?? [] }));
+      },
+      lexical: async (terms) => {
+        const [frequencies, rows, counted] = await Promise.all([
+          this.pool.query<{ term: string; holding: string }>(
+            `SELECT term, count(*) AS holding FROM ${s}.memory_terms WHERE scope = $1 AND term = ANY($2) GROUP BY term`,
+            [name, terms],
+          ),
+          this.pool.query<TermRow>(
+            `SELECT t.key AS key, m.value AS value, m.length AS length, t.term AS term, t.count AS count
+             FROM ${s}.memory_terms t JOIN ${s}.memories m ON m.scope = t.scope AND m.key = t.key
+             WHERE t.scope = $1 AND t.term = ANY($2)`,
+            [name, terms],
+          ),
+          this.pool.query<{ memories: number; total: number }>(
+            `SELECT memories, total_length AS total FROM ${s}.memory_scopes WHERE scope = $1`,
+            [name],
+          ),
+        ]);
+        const holding = new Map<string, number>(terms.map((term) => [term, 0]));
+        for (const row of frequencies.rows) holding.set(row.term, Number(row.holding));
+        return rankTermRows(terms, rows.rows, holding, counted.rows[0], limit);
+      },
+    });
   }
 
   async delete(scope: MemoryScope, key?: string): Promise<void> {

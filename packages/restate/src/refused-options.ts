@@ -1,5 +1,6 @@
 import { ToolRegistry } from "@agentloop/core";
 import { childToolOf } from "@agentloop/core/driver";
+import { RUN_OPTIONS } from "./run-request.js";
 
 /** The options an agent workflow runs; any other one (the in-process listeners, the signal, ...) is refused. */
 const APPLIED = new Set([
@@ -13,14 +14,7 @@ const APPLIED = new Set([
   "restate",
   "toolTimeoutMs",
   "maxResultChars",
-  "system",
-  "history",
-  "maxSteps",
-  "tokenBudget",
-  "replyReserve",
-  "repeatLimit",
-  "onRepeatedCall",
-  "toolConcurrency",
+  ...RUN_OPTIONS,
   "compaction",
   "output",
   "outputRetries",

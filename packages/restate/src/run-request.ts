@@ -2,8 +2,8 @@ import { TerminalError } from "@restatedev/restate-sdk";
 import type { AgentOptions } from "./core-port.js";
 import type { AnswerRequest, CancelRequest, ChildRunRequest, DecideRequest, RunRequest } from "./types.js";
 
-const RUN_KEYS = new Set([
-  "task",
+/** The options a submitted run may give with its task (each also applied by `agentWorkflow`). */
+export const RUN_OPTIONS = [
   "system",
   "history",
   "maxSteps",
@@ -12,7 +12,9 @@ const RUN_KEYS = new Set([
   "repeatLimit",
   "onRepeatedCall",
   "toolConcurrency",
-]);
+] as const;
+
+const RUN_KEYS = new Set<string>(["task", ...RUN_OPTIONS]);
 
 /**
  * The task and options of a submitted run, checked: a request that is not `{ task, ...options }`

@@ -6,12 +6,15 @@ import {
   type BlobSource,
   checkAppend,
   checkPrune,
+  commitAppendGroup,
+  lastBrokenRow,
   loggedEvent,
   parseEventLog,
   type RunSummary,
   type SpendLedger,
   type StoredEvent,
   summarize,
+  type WaitingAppend,
 } from "@agentloop/core/store";
 import { openDatabase, type SqliteDatabase, type SqliteStatement, sqliteError } from "./sqlite-driver.js";
 import { checkHeader, checkLayout } from "./sqlite-layout.js";
@@ -37,13 +40,6 @@ interface Row {
   readonly at: string;
   /** The column's bytes (a Buffer or a Uint8Array, by driver), decoded here strictly as UTF-8. */
   readonly data: Uint8Array;
-}
-
-interface Waiting {
-  readonly runId: string;
-  readonly event: StoredEvent;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
 }
 
 /**
@@ -73,7 +69,7 @@ export class SqliteEventStore implements EventStore {
   readonly #lengths = new Map<string, number>();
   /** Runs this object holds the lock of, by token. */
   readonly #held = new Map<string, string>();
-  #waiting: Waiting[] = [];
+  #waiting: WaitingAppend[] = [];
   readonly #rows: SqliteStatement<Row>;
   readonly #lastSeq: SqliteStatement<{ readonly seq: number | null }>;
   readonly #runIds: SqliteStatement<{ readonly run_id: string }>;
@@ -204,20 +200,9 @@ export class SqliteEventStore implements EventStore {
     const waiting = this.#waiting;
     this.#waiting = [];
     if (waiting.length === 0) return;
-    const lengths = new Map<string, number>();
-    let outcomes: unknown[];
-    try {
-      outcomes = this.#db.immediate(() => waiting.map(({ runId, event }) => this.#appendOne(runId, event, lengths)));
-    } catch (error) {
-      for (const { reject } of waiting) reject(error);
-      return;
-    }
-    for (const [runId, length] of lengths) this.#lengths.set(runId, length);
-    for (const [index, { resolve, reject }] of waiting.entries()) {
-      const outcome = outcomes[index];
-      if (outcome === null) resolve();
-      else reject(outcome);
-    }
+    commitAppendGroup(waiting, this.#lengths, (lengths) =>
+      this.#db.immediate(() => waiting.map(({ runId, event }) => this.#appendOne(runId, event, lengths))),
+    );
   }
 
   /** Inserts one event inside the group's transaction; returns `null`, or why it was refused (nothing inserted). */
@@ -266,11 +251,7 @@ export class SqliteEventStore implements EventStore {
       this.#decode(runId, rows);
       return 0;
     } catch (error) {
-      const last = rows.length - 1;
-      const broken = rows[last];
-      if (!(error instanceof EventLogError) || error.position !== last || error.intact.length !== last || !broken) {
-        throw error;
-      }
+      const broken = lastBrokenRow(error, rows);
       this.#delete.run(runId, broken.seq);
       this.#lengths.delete(runId);
       return 1;

@@ -3,15 +3,12 @@ import { dirname } from "node:path";
 import type { MemoryEmbed, MemoryHit, MemoryScope, MemoryStore } from "@agentloop/core";
 import {
   checkedVector,
-  checkLimit,
   checkMemoryWrite,
   indexMemory,
-  type LexicalCandidate,
   memoryText,
-  queryTerms,
-  rankLexical,
-  rankSemantic,
+  rankTermRows,
   scopeKey,
+  searchMemory,
 } from "@agentloop/core/store";
 import { openDatabase, type SqliteDatabase, type SqliteStatement } from "./sqlite-driver.js";
 
@@ -151,37 +148,20 @@ export class SqliteMemoryStore implements MemoryStore {
 
   async search(scope: MemoryScope, query: string, limit: number): Promise<readonly MemoryHit[]> {
     const name = scopeKey(scope);
-    checkLimit(limit);
-    if (typeof query !== "string") throw new TypeError("a memory search's query must be a string");
-    if (limit === 0) return [];
-    const embed = this.#embed;
-    if (embed !== undefined) {
-      const vector = checkedVector(await embed(query));
-      const candidates = this.#vectors.all(name).map((row) => ({
-        key: row.key,
-        value: row.value,
-        vector: row.embedding === null ? [] : decodeVector(row.embedding),
-      }));
-      return rankSemantic(vector, candidates, limit);
-    }
-    const terms = queryTerms(query);
-    if (terms.length === 0) return [];
-    const holding = new Map<string, number>(terms.map((term) => [term, 0]));
-    const { frequencies, candidates: select } = this.#lexicalStatements(terms.length);
-    for (const row of frequencies.all(name, ...terms)) holding.set(row.term, row.holding);
-    const rows = select.all(name, ...terms);
-    const candidates = new Map<string, LexicalCandidate & { readonly counts: Map<string, number> }>();
-    for (const row of rows) {
-      let candidate = candidates.get(row.key);
-      if (candidate === undefined) {
-        candidate = { key: row.key, value: row.value, length: row.length, counts: new Map() };
-        candidates.set(row.key, candidate);
-      }
-      candidate.counts.set(row.term, row.count);
-    }
-    const counted = this.#count.get(name);
-    const corpus = { count: counted?.memories ?? 0, totalLength: counted?.total ?? 0, holding };
-    return rankLexical(terms, corpus, candidates.values(), limit);
+    return searchMemory(query, limit, this.#embed, {
+      vectors: () =>
+        this.#vectors.all(name).map((row) => ({
+          key: row.key,
+          value: row.value,
+          vector: row.embedding === null ? [] : decodeVector(row.embedding),
+        })),
+      lexical: (terms) => {
+        const holding = new Map<string, number>(terms.map((term) => [term, 0]));
+        const { frequencies, candidates } = this.#lexicalStatements(terms.length);
+        for (const row of frequencies.all(name, ...terms)) holding.set(row.term, row.holding);
+        return rankTermRows(terms, candidates.all(name, ...terms), holding, this.#count.get(name), limit);
+      },
+    });
   }
 
   async delete(scope: MemoryScope, key?: string): Promise<void> {

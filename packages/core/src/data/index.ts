@@ -114,6 +114,10 @@ export {
   queryTerms,
   rankLexical,
   rankSemantic,
+  rankTermRows,
+  type ScopeSearch,
+  searchMemory,
+  type TermRow,
   topHits,
   type VectorCandidate,
 } from "./memory-search.js";

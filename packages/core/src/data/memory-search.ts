@@ -1,4 +1,4 @@
-import type { MemoryHit } from "./memory.js";
+import type { MemoryEmbed, MemoryHit } from "./memory.js";
 
 /**
  * How every memory store ranks, in one place, so that the same data gives the same hits in the
@@ -91,6 +91,40 @@ export function rankLexical(
   return topHits(hits, limit);
 }
 
+/** A row of a SQL store's term index joined with its memory: one query term the memory holds, and how often. */
+export interface TermRow {
+  readonly key: string;
+  readonly value: string;
+  readonly length: number;
+  readonly term: string;
+  readonly count: number;
+}
+
+/**
+ * `rankLexical` over what a SQL store's queries give: `rows` (one per memory and query term it
+ * holds), `holding` (how many memories hold each term) and `counted` (the scope's number of memories
+ * and their total length; `undefined` for a scope with none).
+ */
+export function rankTermRows(
+  terms: readonly string[],
+  rows: Iterable<TermRow>,
+  holding: ReadonlyMap<string, number>,
+  counted: { readonly memories: number; readonly total: number } | undefined,
+  limit: number,
+): MemoryHit[] {
+  const candidates = new Map<string, LexicalCandidate & { readonly counts: Map<string, number> }>();
+  for (const row of rows) {
+    let candidate = candidates.get(row.key);
+    if (candidate === undefined) {
+      candidate = { key: row.key, value: row.value, length: row.length, counts: new Map() };
+      candidates.set(row.key, candidate);
+    }
+    candidate.counts.set(row.term, row.count);
+  }
+  const corpus = { count: counted?.memories ?? 0, totalLength: counted?.total ?? 0, holding };
+  return rankLexical(terms, corpus, candidates.values(), limit);
+}
+
 /** A memory with its stored vector, for semantic ranking. */
 export interface VectorCandidate {
   readonly key: string;
@@ -159,4 +193,35 @@ export function checkLimit(limit: unknown): void {
   if (typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 0) {
     throw new RangeError(`a search limit must be a whole number, 0 or more; got ${String(limit)}`);
   }
+}
+
+/** Where a store's search of one scope gets what `searchMemory` ranks. */
+export interface ScopeSearch {
+  /** Runs once the query and limit passed and the limit is not 0, before anything is embedded or read (e.g. to open the store's tables). */
+  readonly ready?: () => Promise<void>;
+  /** The scope's memories with their vectors, for a store that embeds. */
+  readonly vectors: () => Iterable<VectorCandidate> | Promise<Iterable<VectorCandidate>>;
+  /** The best `limit` hits for `terms` (from `queryTerms`, at least one), for a store that does not embed. */
+  readonly lexical: (terms: readonly string[]) => readonly MemoryHit[] | Promise<readonly MemoryHit[]>;
+}
+
+/**
+ * A store's `search` of one scope, the same in every store: `query` and `limit` are checked (a
+ * `TypeError`, a `RangeError`); with `embed`, the scope's vectors are ranked by the query's, else
+ * the query's terms are ranked lexically. A limit of 0, or a query with no terms, finds nothing.
+ */
+export async function searchMemory(
+  query: string,
+  limit: number,
+  embed: MemoryEmbed | undefined,
+  search: ScopeSearch,
+): Promise<readonly MemoryHit[]> {
+  checkLimit(limit);
+  if (typeof query !== "string") throw new TypeError("a memory search's query must be a string");
+  if (limit === 0) return [];
+  if (search.ready !== undefined) await search.ready();
+  if (embed !== undefined) return rankSemantic(checkedVector(await embed(query)), await search.vectors(), limit);
+  const terms = queryTerms(query);
+  if (terms.length === 0) return [];
+  return search.lexical(terms);
 }

@@ -91,6 +91,20 @@ export async function readIntact(store: EventStore, runId: string): Promise<read
   }
 }
 
+/**
+ * The row a store's `repair` drops, given `error` from reading a run's `rows` (one per event): the
+ * last row, when the error is about it alone (every row before it intact), as a torn last write
+ * leaves it. Any other error is thrown again: a log broken elsewhere is not repaired.
+ */
+export function lastBrokenRow<Row>(error: unknown, rows: readonly Row[]): Row {
+  const last = rows.length - 1;
+  const broken = rows[last];
+  if (!(error instanceof EventLogError) || error.position !== last || error.intact.length !== last || !broken) {
+    throw error;
+  }
+  return broken;
+}
+
 /** Refuses an anchor that is not a `run.anchored` at seq 0, or a log that holds another number of events than `expected`. */
 export function checkPrune(runId: string, length: number, expected: number, anchor: StoredEvent): void {
   if (anchor.type !== "run.anchored" || anchor.seq !== 0) {

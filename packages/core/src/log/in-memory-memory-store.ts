@@ -9,14 +9,12 @@ import type {
 } from "../data/index.js";
 import {
   checkedVector,
-  checkLimit,
   checkMemoryWrite,
   indexMemory,
   memoryText,
-  queryTerms,
   rankLexical,
-  rankSemantic,
   scopeKey,
+  searchMemory,
 } from "../data/index.js";
 
 /** A memory as kept: its value, its terms, and its vector when the store embeds. */
@@ -74,25 +72,21 @@ export class InMemoryMemoryStore implements MemoryStore {
 
   async search(scope: MemoryScope, query: string, limit: number): Promise<readonly MemoryHit[]> {
     const name = scopeKey(scope);
-    checkLimit(limit);
-    if (typeof query !== "string") throw new TypeError("a memory search's query must be a string");
-    const embed = this.#embed;
-    if (limit === 0) return [];
-    if (embed !== undefined) {
-      const vector = checkedVector(await embed(query));
-      return rankSemantic(vector, vectorsOf(this.#scopes.get(name)?.memories), limit);
-    }
-    const kept = this.#scopes.get(name);
-    if (kept === undefined) return [];
-    const terms = queryTerms(query);
-    const holding = new Map(terms.map((term) => [term, kept.holding.get(term)?.size ?? 0]));
-    const keys = new Set(terms.flatMap((term) => [...(kept.holding.get(term) ?? [])]));
-    const candidates = [...keys].map((key): LexicalCandidate => {
-      const memory = kept.memories.get(key) as Kept;
-      return { key, value: memory.value, length: memory.length, counts: memory.terms };
+    return searchMemory(query, limit, this.#embed, {
+      vectors: () => vectorsOf(this.#scopes.get(name)?.memories),
+      lexical: (terms) => {
+        const kept = this.#scopes.get(name);
+        if (kept === undefined) return [];
+        const holding = new Map(terms.map((term) => [term, kept.holding.get(term)?.size ?? 0]));
+        const keys = new Set(terms.flatMap((term) => [...(kept.holding.get(term) ?? [])]));
+        const candidates = [...keys].map((key): LexicalCandidate => {
+          const memory = kept.memories.get(key) as Kept;
+          return { key, value: memory.value, length: memory.length, counts: memory.terms };
+        });
+        const corpus = { count: kept.memories.size, totalLength: kept.totalLength, holding };
+        return rankLexical(terms, corpus, candidates, limit);
+      },
     });
-    const corpus = { count: kept.memories.size, totalLength: kept.totalLength, holding };
-    return rankLexical(terms, corpus, candidates, limit);
   }
 
   async delete(scope: MemoryScope, key?: string): Promise<void> {

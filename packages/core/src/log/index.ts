@@ -1,5 +1,6 @@
 // The entry module of log/: what the rest of core uses from it, each name listed.
 
+export { commitAppendGroup, type WaitingAppend } from "./append-group.js";
 export {
   type BlobRef,
   type BlobSource,
@@ -17,6 +18,7 @@ export {
   checkPrune,
   type EventStore,
   holding,
+  lastBrokenRow,
   MemoryEventStore,
   type RunLock,
   type RunSummary,

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import type { EventStore } from "@agentloop/core";
 
 /** A child process that takes one command a line on stdin and answers each with one line on stdout. */
 export interface LineChild {
@@ -34,4 +35,13 @@ export function startLineChild(argv: readonly string[], env: NodeJS.ProcessEnv):
       return exited;
     },
   };
+}
+
+/** The store under test in a suite of real processes, as its children and the parent open it. */
+export interface ChildStoreOptions {
+  /** What the child opens the store by (its fixture's `<NAME>_STORE`), and any more environment it needs. */
+  readonly childEnv: Readonly<Record<string, string>>;
+  /** Where the store lives inside a temp directory: the JSONL directory, the SQLite file, or a Postgres schema's location. */
+  storePath(directory: string): string;
+  openStore(path: string): EventStore & { close?(): void | Promise<void> };
 }

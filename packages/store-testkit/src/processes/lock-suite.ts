@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { EventStore, RunLock } from "@agentloop/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { logError } from "../store-contract.js";
-import { type LineChild, startLineChild } from "./line-child.js";
+import { type ChildStoreOptions, type LineChild, startLineChild } from "./line-child.js";
 
 // One writer per run, across real processes: fixtures/lock-child.mjs holds a store's lock for the
 // parent, on the BUILT packages (build first). run-locks.test.ts runs the suite on the JSONL
@@ -14,13 +14,8 @@ import { type LineChild, startLineChild } from "./line-child.js";
 
 const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "lock-child.mjs");
 
-/** The store under test, as the children and the parent open it. */
-export interface LockSuiteOptions {
-  /** `LOCK_STORE` for the child, and any more environment it needs. */
-  readonly childEnv: Readonly<Record<string, string>>;
-  /** Where the store lives inside a temp directory: the JSONL directory, the SQLite file, or a Postgres schema's location. */
-  storePath(directory: string): string;
-  openStore(path: string): EventStore & { close?(): void | Promise<void> };
+/** The store under test, as the children and the parent open it: `childEnv` holds `LOCK_STORE` for the child. */
+export interface LockSuiteOptions extends ChildStoreOptions {
   /** Leaves a lock on `runId` as a process that died without releasing it would (`pid` is dead). */
   plantStaleLock(path: string, runId: string, pid: number): void | Promise<void>;
   /**

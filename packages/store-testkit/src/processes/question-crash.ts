@@ -2,11 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { EventStore } from "@agentloop/core";
 import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hangGuard } from "../hang-guard.js";
-import { type LineChild, startLineChild } from "./line-child.js";
+import { type ChildStoreOptions, type LineChild, startLineChild } from "./line-child.js";
 
 // A question waiting across real processes (fixtures/question-child.mjs, on the BUILT packages):
 // the process that asked is SIGKILLed while the question waits, or while the step after the
@@ -17,13 +16,8 @@ import { type LineChild, startLineChild } from "./line-child.js";
 const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "question-child.mjs");
 const TRIALS = 10;
 
-/** The store under test, as the children and the parent open it. */
-export interface QuestionCrashOptions {
-  /** `QUESTION_STORE` for the child, and any more environment it needs. */
-  readonly childEnv: Readonly<Record<string, string>>;
-  storePath(directory: string): string;
-  openStore(path: string): EventStore & { close?(): void | Promise<void> };
-}
+/** The store under test, as the children and the parent open it: `childEnv` holds `QUESTION_STORE` for the child. */
+export type QuestionCrashOptions = ChildStoreOptions;
 
 function startChild(env: NodeJS.ProcessEnv): LineChild {
   return startLineChild([process.execPath, CHILD], env);

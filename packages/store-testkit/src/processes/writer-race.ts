@@ -1,9 +1,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EventStore } from "@agentloop/core";
 import { afterAll, describe, expect, it } from "vitest";
-import { type LineChild, startLineChild } from "./line-child.js";
+import { type ChildStoreOptions, type LineChild, startLineChild } from "./line-child.js";
 
 // Two real processes resume one paused run at the same instant (fixtures/race-child.mjs, on the
 // BUILT packages): one proceeds, the other is refused, and the non-idempotent tool runs once.
@@ -15,13 +14,8 @@ import { type LineChild, startLineChild } from "./line-child.js";
 const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "race-child.mjs");
 const TRIALS = 30;
 
-/** The store under test, as the children and the parent open it. */
-export interface WriterRaceOptions {
-  /** `RACE_STORE` for the child, and any more environment it needs. */
-  readonly childEnv: Readonly<Record<string, string>>;
-  storePath(directory: string): string;
-  openStore(path: string): EventStore & { close?(): void | Promise<void> };
-}
+/** The store under test, as the children and the parent open it: `childEnv` holds `RACE_STORE` for the child. */
+export type WriterRaceOptions = ChildStoreOptions;
 
 function startChild(env: NodeJS.ProcessEnv): LineChild {
   return startLineChild([process.execPath, CHILD], env);
