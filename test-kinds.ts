@@ -6,13 +6,16 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
+/** A line of its own that says why a test is slow: also what puts the longest ones at the head of the queue. */
+const SAYS_SLOW = /^\/\/ slow: /m;
+
 /** What a test's own text shows it starts, each with the words of the rule. */
 const STARTS: readonly (readonly [RegExp, string])[] = [
   [/^import\s[^;]*?\bfrom\s+["']node:child_process["']/m, "starts a process"],
   [/^import\s[^;]*?\bfrom\s+["']node:(?:http|https|net)["']/m, "starts a server"],
   [/^import\s[^;]*?\bfrom\s+["'](?:playwright-core|playwright)["']/m, "starts a browser"],
   [/^import\s[^;]*?\bfrom\s+["']@agentloop\/store-testkit\/processes["']/m, "starts a process"],
-  [/^\/\/ slow: /m, "says it is slow"],
+  [SAYS_SLOW, "says it is slow"],
 ];
 
 /** `@agentloop/store-testkit/servers` also holds `hangGuard`, which starts nothing. */
@@ -97,9 +100,10 @@ export const slowProject = (name: string): string => `${name}:slow`;
 export const isSlowProject = (name: string): boolean => name.endsWith(":slow");
 
 /**
- * The slow projects' files first, the longest known first (vitest's cache; on a fresh clone, the
- * largest file), so that they run beside the quick ones rather than after them: vitest's own order
- * is by project name, which queued the processes of `postgres`, `restate` and `store-testkit` last.
+ * The slow projects' files first, so that they run beside the quick ones rather than after them
+ * (vitest's own order is by project name, which queued the processes of `postgres`, `restate` and
+ * `store-testkit` last); among them those that say why they are slow (the longest: a fresh clone
+ * has no timings yet), then the longest known (vitest's cache), then the largest file.
  */
 export class SlowFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -107,6 +111,8 @@ export class SlowFirst extends BaseSequencer {
     const took = (spec: TestSpecification) => this.ctx.cache.getFileTestResults(key(spec))?.duration;
     const size = (spec: TestSpecification) => this.ctx.cache.getFileStats(key(spec))?.size ?? 0;
     const slow = (spec: TestSpecification) => (isSlowProject(spec.project.name) ? 0 : 1);
+    const marked = new Map(files.map((spec) => [spec, SAYS_SLOW.test(readFileSync(spec.moduleId, "utf8")) ? 0 : 1]));
+    const says = (spec: TestSpecification) => marked.get(spec) ?? 1;
     // As vitest's own order within a project: a file never timed before first, then the longest.
     const cost = (a: TestSpecification, b: TestSpecification): number => {
       const [timedA, timedB] = [took(a), took(b)];
@@ -115,6 +121,6 @@ export class SlowFirst extends BaseSequencer {
       }
       return timedB - timedA;
     };
-    return [...files].sort((a, b) => slow(a) - slow(b) || cost(a, b));
+    return [...files].sort((a, b) => slow(a) - slow(b) || says(a) - says(b) || cost(a, b));
   }
 }

@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { internalReads, packageFiles } from "./internal-reads.js";
 import { ROOT } from "./npm-project.js";
 
+// slow: it parses every source file of every package.
+
 // This package's own sample of what is refused is left out.
 const outsideCore = readdirSync(join(ROOT, "packages")).filter((dir) => dir !== "core" && dir !== "packaging");
 

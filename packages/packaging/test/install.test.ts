@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { exec, npmProject, packAll, ROOT } from "./npm-project.js";
 
+// slow: it packs every package and installs the tarballs in fresh npm projects.
+
 // Declaration files of other projects that fail `exactOptionalPropertyTypes` on their own (any file
 // importing their types gets these errors); listed in docs/typescript.md.
 const UPSTREAM_ERRORS = [

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { mocksModules, splitTests, startsInText, testFiles, whySlow } from "../../../test-kinds.js";
+import type { TestSpecification, Vitest } from "vitest/node";
+import { mocksModules, SlowFirst, splitTests, startsInText, testFiles, whySlow } from "../../../test-kinds.js";
 
 /** The repository, two levels above this package. */
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -59,5 +60,34 @@ describe("which tests are slow", () => {
   it("keeps a file that replaces a module in an isolated module graph", () => {
     expect(mocksModules(at("store-testkit/test/jsonl-held-file.test.ts"))).toBe(true);
     expect(mocksModules(at("core/test/graph/graph.test.ts"))).toBe(false);
+  });
+
+  it("queues the slow files first, those that say so at their head, then the longest known, then the largest", async () => {
+    const timed: Record<string, number> = {
+      "core:slow:packages/core/test/agent-actor/agent-actor-restore.test.ts": 9_000,
+    };
+    const ctx = {
+      config: { root: at("..") },
+      cache: {
+        getFileTestResults: (key: string) =>
+          timed[key] === undefined ? undefined : { duration: timed[key], failed: false },
+        getFileStats: (key: string) => ({ size: key.length }),
+      },
+    } as unknown as Vitest;
+    const spec = (project: string, path: string) =>
+      ({ project: { name: project }, moduleId: at(path) }) as unknown as TestSpecification;
+    const files = [
+      spec("core", "core/test/graph/graph.test.ts"),
+      spec("core:slow", "core/test/log/lock-file.test.ts"),
+      spec("core:slow", "core/test/agent-actor/agent-actor-restore.test.ts"),
+      spec("core:slow", "core/test/log/jsonl-large.test.ts"),
+    ];
+    const order = (await new SlowFirst(ctx).sort(files)).map((file) => file.moduleId);
+    expect(order).toEqual([
+      at("core/test/log/jsonl-large.test.ts"),
+      at("core/test/log/lock-file.test.ts"),
+      at("core/test/agent-actor/agent-actor-restore.test.ts"),
+      at("core/test/graph/graph.test.ts"),
+    ]);
   });
 });

@@ -11,6 +11,8 @@ import { afterAll } from "vitest";
 import type { PostgresEventStore } from "../src/index.js";
 import { locationOf, madeSchemas, onServer, schemaOf, storeAt } from "./schemas.js";
 
+// slow: each suite starts and kills processes on a real PostgreSQL.
+
 // The suites with real processes (packages/store-testkit/src/processes) on the Postgres store: each
 // child loads the BUILT core and the BUILT dist/index.js of this package, so build both first.
 

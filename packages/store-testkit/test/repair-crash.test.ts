@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hangGuard } from "../src/hang-guard.js";
 import { sampleLog } from "../src/index.js";
 
+// slow: it kills a repairing process at points spread over a large log.
+
 // Repair is crash-safe: a child (fixtures/repair-child.mjs, on the BUILT core) repairs a large log
 // with a torn last line and is SIGKILLed at points spread over the whole repair. Whenever it died,
 // the file is the old log or the repaired one: no intact event is ever lost.

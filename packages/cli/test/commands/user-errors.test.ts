@@ -4,6 +4,8 @@ import { EVENT_LOG_SCHEMA_VERSION } from "@agentloop/core/store";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, fixture, tempDir } from "../cli.js";
 
+// slow: it starts the CLI once for each of its many mistakes.
+
 const dir = tempDir();
 const tools = fixture("tools.mjs");
 const script = fixture("weather-script.json");

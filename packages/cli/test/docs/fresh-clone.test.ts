@@ -7,6 +7,8 @@ import { hangGuard } from "@agentloop/store-testkit/servers";
 import { afterAll, describe, expect, it } from "vitest";
 import { sh } from "../shell.js";
 
+// slow: it clones the repository, installs it and runs the README's first command, as a newcomer does.
+
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
 /** The README's first command (install, then the demo), as written. */

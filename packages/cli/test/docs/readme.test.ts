@@ -17,6 +17,8 @@ import { docCommands, ROOT } from "../doc-commands.js";
 import { startAnswerServer } from "../openai-answer-server.js";
 import { sh, userEnv } from "../shell.js";
 
+// slow: it runs every command of the READMEs and docs as written.
+
 const PREFIX = "node packages/cli/dist/main.js ";
 
 /** The commands of the README's "See a run" block, as written. */

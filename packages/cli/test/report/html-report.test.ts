@@ -10,6 +10,8 @@ import { agentloop, runScripted } from "../in-process.js";
 import { shiftLog } from "../logs.js";
 import { writeLongLog } from "../long-log.js";
 
+// slow: it renders reports of up to 10,000 steps in Chromium.
+
 const dir = tempDir();
 const store = join(dir, "runs");
 /** Screenshots are kept here (git-ignored) as artefacts of the run. */

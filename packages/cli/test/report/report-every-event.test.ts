@@ -10,6 +10,8 @@ import { tempDir } from "../cli.js";
 import { agentloop } from "../in-process.js";
 import { startStudio } from "../studio.js";
 
+// slow: it opens a report of every event in Chromium and selects each one.
+
 const GOLDEN = join(import.meta.dirname, "..", "..", "..", "core", "test", "fixtures", "golden");
 /** The golden logs of core, which between them hold every event type core defines. */
 const LOGS = readdirSync(GOLDEN).filter((name) => name.endsWith(".jsonl"));

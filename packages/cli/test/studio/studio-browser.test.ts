@@ -10,6 +10,8 @@ import { agentloop } from "../in-process.js";
 import { readEvents, sealedFor } from "../logs.js";
 import { type Studio, startStudio } from "../studio.js";
 
+// slow: it drives the studio in Chromium through every page.
+
 const dir = tempDir();
 const store = join(dir, "runs");
 let studio: Studio;

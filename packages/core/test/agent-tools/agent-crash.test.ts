@@ -7,6 +7,8 @@ import { hangGuard } from "../../../../hang-guard.js";
 import { replayRun } from "../../src/index.js";
 import { JsonlEventStore } from "../../src/stores/index.js";
 
+// slow: it kills a process at every event of an agent tree.
+
 // kill -9 with children in flight: fixtures/agent-crash-child.mjs runs a parent whose reply calls two
 // agent tools at once, on the BUILT core (build first), and dies by SIGKILL right after the tree's
 // Nth logged event, for every N. A new process resumes the parent: the tree ends as a run never
