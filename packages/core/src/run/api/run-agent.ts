@@ -90,8 +90,18 @@ export function runAgent<Output extends ToolSchema = never>(
   registry: ToolRegistry,
   options: RunOptions<Output> = {},
 ): Promise<AgentResult<OutputOf<Output>>> {
-  // The answer's value is checked against `output` before it is logged: its type is the schema's.
-  return startRun(task, model, registry, options) as Promise<AgentResult<OutputOf<Output>>>;
+  return typedResult<Output>(startRun(task, model, registry, options));
+}
+
+/**
+ * A run's result typed from its `output` schema, for the entries that take one (`runAgent`,
+ * `resumeAgent`, `continueAgent`): a `done` answer's value is checked against `output` before it is
+ * logged, so its type is the schema's.
+ */
+export function typedResult<Output extends ToolSchema>(
+  result: Promise<AgentResult>,
+): Promise<AgentResult<OutputOf<Output>>> {
+  return result as Promise<AgentResult<OutputOf<Output>>>;
 }
 
 /** Starts a run as `runAgent` does; a child run's `run.started` names its `parent` run and call. */
