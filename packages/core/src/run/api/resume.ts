@@ -25,7 +25,7 @@ import { readTree, replayedOf, type TreeChild, type TreeRun, treeListing } from 
 import { describe, type MemoryOptions, memoryStoreFor, resolveLimits } from "../options/index.js";
 import { type AnswerPort, checkAnswer, type OutputOf, resolveTurn, type TurnOptions } from "../performers/index.js";
 import { checkResumeOptions } from "./resume-options.js";
-import { checkRunOptions, portsOf, type RunOptions, runLive, typedResult } from "./run-agent.js";
+import { checkRunOptions, type DrivingOptions, portsOf, type RunOptions, runLive, typedResult } from "./run-agent.js";
 
 /**
  * Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time
@@ -33,19 +33,8 @@ import { checkRunOptions, portsOf, type RunOptions, runLive, typedResult } from 
  * the run's id) is never given again: `resumeAgent` refuses it (see `checkResumeOptions`).
  */
 export interface ResumeOptions<Output extends ToolSchema = ToolSchema>
-  extends Pick<
-      RunOptions,
-      | "approve"
-      | "toolTimeoutMs"
-      | "maxResultChars"
-      | "signal"
-      | "inspect"
-      | "onEvent"
-      | "onLogged"
-      | "fallbackModels"
-      | "prepareStep"
-      | "ceiling"
-    >,
+  extends DrivingOptions,
+    Pick<RunOptions, "onLogged">,
     Pick<TurnOptions<Output>, "output" | "guardrails"> {
   readonly store: EventStore;
   /**

@@ -140,24 +140,27 @@ export async function startRun(
   });
 }
 
+/** The caller's options that drive a live run and are not logged: what `portsOf` takes, and a resume takes again. */
+export type DrivingOptions = Pick<
+  RunOptions,
+  | "approve"
+  | "toolTimeoutMs"
+  | "maxResultChars"
+  | "signal"
+  | "inspect"
+  | "onEvent"
+  | "fallbackModels"
+  | "prepareStep"
+  | "ceiling"
+>;
+
 /**
  * The options a live run is driven with, taken from the caller's, and the model that writes its
  * summaries. (Taken as a second argument rather than spread into a copy of the caller's options:
  * that copy cost more than the rest of the run's setup together.)
  */
 export function portsOf(
-  options: Pick<
-    RunOptions,
-    | "approve"
-    | "toolTimeoutMs"
-    | "maxResultChars"
-    | "signal"
-    | "inspect"
-    | "onEvent"
-    | "fallbackModels"
-    | "prepareStep"
-    | "ceiling"
-  > &
+  options: DrivingOptions &
     Pick<EffectPorts, "answers"> & { readonly memory?: { readonly store?: MemoryStore } | undefined },
   summarizer?: EffectPorts["summarizer"],
 ): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
