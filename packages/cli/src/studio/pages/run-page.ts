@@ -1,30 +1,27 @@
-import { chainCallId, type PendingQuestion, type ToolCall } from "../../core-api.js";
+import { chainCallId } from "../../core-api.js";
 import { type Html, html } from "../../html/client/html.js";
 import type { Known, ReportData, RunUpdate, StudioView } from "../../html/client/page-data.js";
 import { panelHtml } from "../../html/client/panel-html.js";
 import { childData, dataScript, pageOf, reportParts, runHeader, TIMELINE_WINDOW } from "../../html/report.js";
 import { reportData } from "../../html/report-data.js";
-import type { ChildRun } from "../../trace/child-runs.js";
+import type { ChildRuns } from "../../trace/child-runs.js";
 import type { RunTrace } from "../../trace/run-trace.js";
 import { STUDIO_SCRIPTS, scriptAddress } from "./studio-scripts.js";
 import { STUDIO_CSS } from "./studio-style.js";
 
-/** What the run page offers besides the report. */
-export interface RunPageOptions {
+/**
+ * What the run page offers besides the report: with the run's tree as `childRunsOf` reads it (its
+ * child runs, each a link to its page, and the calls and questions the tree waits on, by chained id).
+ */
+export interface RunPageOptions extends ChildRuns {
   readonly token: string;
   readonly storeLabel: string;
   readonly canDrive: boolean;
   readonly hasModel: boolean;
   /** The last failure of the run when the studio drove it. */
   readonly failure: string | undefined;
-  /** The calls the run's tree waits on, with chained ids (its children's under their calls). */
-  readonly waiting: readonly ToolCall[];
-  /** The questions the run's tree waits on, with chained ids the same way. */
-  readonly questions: readonly PendingQuestion[];
   /** For an agent tool's child run: the run that called it, and the call; its calls are decided from there. */
   readonly calledBy: { readonly runId: string; readonly callId: string } | null;
-  /** The child runs of its agent tool calls, each a link to its page. */
-  readonly children: readonly ChildRun[];
 }
 
 /** What the studio's bar shows, as data the page draws again on each update. */

@@ -25,7 +25,7 @@ import { readTree, replayedOf, type TreeChild, type TreeRun, treeListing } from 
 import { describe, type MemoryOptions, memoryStoreFor, resolveLimits } from "../options/index.js";
 import { type AnswerPort, checkAnswer, type OutputOf, resolveTurn, type TurnOptions } from "../performers/index.js";
 import { checkResumeOptions } from "./resume-options.js";
-import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.js";
+import { checkRunOptions, type DrivingOptions, portsOf, type RunOptions, runLive, typedResult } from "./run-agent.js";
 
 /**
  * Options of `resumeAgent`: the store, decisions for calls that wait for one, the run-time
@@ -33,19 +33,8 @@ import { checkRunOptions, portsOf, type RunOptions, runLive } from "./run-agent.
  * the run's id) is never given again: `resumeAgent` refuses it (see `checkResumeOptions`).
  */
 export interface ResumeOptions<Output extends ToolSchema = ToolSchema>
-  extends Pick<
-      RunOptions,
-      | "approve"
-      | "toolTimeoutMs"
-      | "maxResultChars"
-      | "signal"
-      | "inspect"
-      | "onEvent"
-      | "onLogged"
-      | "fallbackModels"
-      | "prepareStep"
-      | "ceiling"
-    >,
+  extends DrivingOptions,
+    Pick<RunOptions, "onLogged">,
     Pick<TurnOptions<Output>, "output" | "guardrails"> {
   readonly store: EventStore;
   /**
@@ -85,8 +74,8 @@ export async function resumeAgent<Output extends ToolSchema = never>(
   registry: ToolRegistry,
   options: ResumeOptions<Output>,
 ): Promise<AgentResult<OutputOf<Output>>> {
-  // A cut-off turn's answer is checked against `output` before it is logged: its type is the schema's.
-  return resumeWith(runId, model, registry, options) as Promise<AgentResult<OutputOf<Output>>>;
+  // A cut-off turn's answer is checked against `output` before it is logged too.
+  return typedResult<Output>(resumeWith(runId, model, registry, options));
 }
 
 /**
@@ -101,8 +90,7 @@ export async function resumeWith(
   asked?: AnswerPort,
 ): Promise<AgentResult> {
   // Refused before the run is held, as well as under it.
-  checkResumeOptions(options);
-  checkRunOptions(options);
+  checkResume(options);
   // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
   return holding(options.store, runId, () => resumeLocked(runId, model, registry, options, asked));
 }
@@ -115,8 +103,7 @@ export async function resumeLocked(
   options: ResumeOptions,
   asked?: AnswerPort,
 ): Promise<AgentResult> {
-  checkResumeOptions(options);
-  checkRunOptions(options);
+  checkResume(options);
   const decisions = options.decisions ?? {};
   checkAnswersShape(options.answers);
   const answers = options.answers ?? {};
@@ -134,6 +121,12 @@ export async function resumeLocked(
       return asked === undefined ? took : { ...took, port: firstAnswer(took.port, asked) };
     },
   );
+}
+
+/** Refuses the options a resume cannot take (the log's, unknown ones) and those no run can, before anything is logged. */
+function checkResume(options: ResumeOptions): void {
+  checkResumeOptions(options);
+  checkRunOptions(options);
 }
 
 /** The answer `given` has for a question, else the one `asked` gets. */
@@ -365,9 +358,9 @@ export async function continueAgent<Output extends ToolSchema = never>(
 ): Promise<AgentResult<OutputOf<Output>>> {
   checkRunOptions(options);
   const content = normalizeContent(message, "message");
-  const held = holding(options.store, runId, () => continueHeld(runId, content, model, registry, options));
-  // The answer's value is checked against `output` before it is logged: its type is the schema's.
-  return held as Promise<AgentResult<OutputOf<Output>>>;
+  return typedResult<Output>(
+    holding(options.store, runId, () => continueHeld(runId, content, model, registry, options)),
+  );
 }
 
 /** Options of `continueAgent`: those of `resumeAgent` but the decisions, and the new turn's output schema and guardrails. */

@@ -90,8 +90,18 @@ export function runAgent<Output extends ToolSchema = never>(
   registry: ToolRegistry,
   options: RunOptions<Output> = {},
 ): Promise<AgentResult<OutputOf<Output>>> {
-  // The answer's value is checked against `output` before it is logged: its type is the schema's.
-  return startRun(task, model, registry, options) as Promise<AgentResult<OutputOf<Output>>>;
+  return typedResult<Output>(startRun(task, model, registry, options));
+}
+
+/**
+ * A run's result typed from its `output` schema, for the entries that take one (`runAgent`,
+ * `resumeAgent`, `continueAgent`): a `done` answer's value is checked against `output` before it is
+ * logged, so its type is the schema's.
+ */
+export function typedResult<Output extends ToolSchema>(
+  result: Promise<AgentResult>,
+): Promise<AgentResult<OutputOf<Output>>> {
+  return result as Promise<AgentResult<OutputOf<Output>>>;
 }
 
 /** Starts a run as `runAgent` does; a child run's `run.started` names its `parent` run and call. */
@@ -130,24 +140,27 @@ export async function startRun(
   });
 }
 
+/** The caller's options that drive a live run and are not logged: what `portsOf` takes, and a resume takes again. */
+export type DrivingOptions = Pick<
+  RunOptions,
+  | "approve"
+  | "toolTimeoutMs"
+  | "maxResultChars"
+  | "signal"
+  | "inspect"
+  | "onEvent"
+  | "fallbackModels"
+  | "prepareStep"
+  | "ceiling"
+>;
+
 /**
  * The options a live run is driven with, taken from the caller's, and the model that writes its
  * summaries. (Taken as a second argument rather than spread into a copy of the caller's options:
  * that copy cost more than the rest of the run's setup together.)
  */
 export function portsOf(
-  options: Pick<
-    RunOptions,
-    | "approve"
-    | "toolTimeoutMs"
-    | "maxResultChars"
-    | "signal"
-    | "inspect"
-    | "onEvent"
-    | "fallbackModels"
-    | "prepareStep"
-    | "ceiling"
-  > &
+  options: DrivingOptions &
     Pick<EffectPorts, "answers"> & { readonly memory?: { readonly store?: MemoryStore } | undefined },
   summarizer?: EffectPorts["summarizer"],
 ): Omit<LiveRun, "settings" | "schemaVersion" | "model" | "registry"> {
