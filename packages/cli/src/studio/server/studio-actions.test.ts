@@ -30,6 +30,28 @@ function slowReleaseStore() {
   return { store, open: () => open() };
 }
 
+/** The studio's actions over a slow-release store, with a model that follows `replies`. */
+function actionsOver(name: string, replies: readonly string[]) {
+  const script = join(dir, name);
+  writeFileSync(script, JSON.stringify(replies.map((content) => ({ content, toolCalls: [] }))));
+  const { store, open } = slowReleaseStore();
+  const quiet = { write: () => true };
+  const actions = new StudioActions({
+    store,
+    sources: { registry: new ToolRegistry(), flags: [], close: async () => {} },
+    model: { script },
+    io: { stdout: quiet, stderr: quiet, env: {} },
+  });
+  return { actions, store, open };
+}
+
+/** The run's log once its first turn has finished. */
+const finishedLog = (store: ActionSetup["store"], runId: string) =>
+  until(async () => {
+    const logged = await store.read(runId);
+    return logged.some((event) => event.type === "run.finished") ? logged : undefined;
+  });
+
 async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
   for (;;) {
     const found = await probe();
@@ -40,28 +62,10 @@ async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
 
 describe("StudioActions", () => {
   it("takes the next message of a run whose log is finished while its drive still closes, after it closes", async () => {
-    const script = join(dir, "talk.json");
-    writeFileSync(
-      script,
-      JSON.stringify([
-        { content: "Pune is warm today.", toolCalls: [] },
-        { content: "Delhi is warmer still.", toolCalls: [] },
-      ]),
-    );
-    const { store, open } = slowReleaseStore();
-    const quiet = { write: () => true };
-    const actions = new StudioActions({
-      store,
-      sources: { registry: new ToolRegistry(), flags: [], close: async () => {} },
-      model: { script },
-      io: { stdout: quiet, stderr: quiet, env: {} },
-    });
+    const { actions, store, open } = actionsOver("talk.json", ["Pune is warm today.", "Delhi is warmer still."]);
     const runId = await actions.start("How warm is Pune?");
     // The page sees the run finished as soon as its last event is logged; the drive still holds the run.
-    const events = await until(async () => {
-      const logged = await store.read(runId);
-      return logged.some((event) => event.type === "run.finished") ? logged : undefined;
-    });
+    const events = await finishedLog(store, runId);
     let taken = false;
     const chat = actions.chat(runId, "And Delhi?", events).then(() => {
       taken = true;
@@ -79,21 +83,9 @@ describe("StudioActions", () => {
   });
 
   it("still refuses a second message while the first one's turn goes on", async () => {
-    const script = join(dir, "one.json");
-    writeFileSync(script, JSON.stringify([{ content: "Pune is warm today.", toolCalls: [] }]));
-    const { store, open } = slowReleaseStore();
-    const quiet = { write: () => true };
-    const actions = new StudioActions({
-      store,
-      sources: { registry: new ToolRegistry(), flags: [], close: async () => {} },
-      model: { script },
-      io: { stdout: quiet, stderr: quiet, env: {} },
-    });
+    const { actions, store, open } = actionsOver("one.json", ["Pune is warm today."]);
     const runId = await actions.start("How warm is Pune?");
-    const events = await until(async () => {
-      const logged = await store.read(runId);
-      return logged.some((event) => event.type === "run.finished") ? logged : undefined;
-    });
+    const events = await finishedLog(store, runId);
     const first = actions.chat(runId, "And Delhi?", events);
     const second = actions.chat(runId, "And Mumbai?", events);
     open();
