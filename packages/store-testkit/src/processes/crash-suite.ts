@@ -239,7 +239,9 @@ async function slowCrash(scenario: Scenario, idempotent: boolean): Promise<SlowC
   void exit.then(() => {
     exited = true;
   });
-  while (!existsSync(scenario.marker) && !exited) await sleep(10);
+  // The child creates the marker, then writes its pid in it: a marker seen empty is not written yet.
+  const markerWritten = () => existsSync(scenario.marker) && readFileSync(scenario.marker, "utf8") !== "";
+  while (!markerWritten() && !exited) await sleep(10);
   child.kill("SIGKILL");
   const killed = await exit;
   const logAtDeath = (await scenario.log()).events;
