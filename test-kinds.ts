@@ -64,14 +64,15 @@ export function whySlow(file: string, seen: Map<string, string[]> = new Map()): 
   return found;
 }
 
-/** Every test file of a package (its src/ and test/), as absolute paths. */
+/** Folders no test of ours is in: installed packages, builds, and hidden ones such as `.git`. */
+const NOT_TESTS = (name: string) => name === "node_modules" || name === "dist" || name.startsWith(".");
+
+/** Every test file of a package, wherever it is (src/, test/, examples/), as absolute paths: vitest's own include. */
 export function testFiles(packageDir: string): string[] {
-  return ["src", "test"].flatMap((folder) => {
-    const dir = join(packageDir, folder);
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir, { recursive: true, encoding: "utf8" })
-      .filter((name) => name.endsWith(".test.ts") && !name.split(sep).includes("node_modules"))
-      .map((name) => join(dir, name));
+  return readdirSync(packageDir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(packageDir, entry.name);
+    if (entry.isDirectory()) return NOT_TESTS(entry.name) ? [] : testFiles(path);
+    return entry.isFile() && entry.name.endsWith(".test.ts") ? [path] : [];
   });
 }
 

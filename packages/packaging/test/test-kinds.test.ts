@@ -48,7 +48,8 @@ describe("which tests are slow", () => {
     expect(postgres.quick.every((file) => file.includes("/src/"))).toBe(true);
   });
 
-  it("splits every test file of a package into one kind, losing none", () => {
+  it("splits every test file of a package into one kind, losing none, those outside src/ and test/ too", () => {
+    expect(testFiles(at("store-testkit"))).toContain(at("store-testkit/examples/memory-store.test.ts"));
     for (const name of ["core", "cli", "store-testkit"]) {
       const all = testFiles(at(name));
       const { slow, quick } = splitTests(at(name), name === "cli");
