@@ -18,7 +18,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
     const topic = name === "help" ? args[0] : undefined;
     const command = topic === undefined || !Object.hasOwn(COMMANDS, topic) ? undefined : COMMANDS[topic];
     if (topic !== undefined && command === undefined) return fail(io, unknownCommand(topic));
-    io.stdout.write(command === undefined ? MAIN_HELP : command.help);
+    io.stdout.write(command === undefined ? MAIN_HELP : (await command.load()).help);
     return 0;
   }
   if (name === "--version" || name === "-v") {
@@ -28,7 +28,8 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (command === undefined) return fail(io, unknownCommand(name));
   try {
-    return await command.run(args, io);
+    const { run } = await command.load();
+    return await run(args, io);
   } catch (error) {
     if (error instanceof UsageError || EventLogError.isInstance(error)) return fail(io, oneLine(error.message));
     if (ModelError.isInstance(error)) {

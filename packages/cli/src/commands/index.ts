@@ -1,62 +1,59 @@
 import { EXIT_CODE_HELP } from "../exit-codes.js";
 import type { Command } from "../io.js";
-import { CHAT_HELP, chatCommand } from "./chat.js";
-import { DEMO_HELP, demoCommand } from "./demo.js";
-import { EVAL_HELP, evalCommand } from "./eval.js";
-import { FORK_HELP, forkCommand } from "./fork.js";
-import { GRAPH_HELP, graphCommand } from "./graph.js";
-import { LIST_HELP, listCommand } from "./list.js";
-import { REPAIR_HELP, repairCommand } from "./repair.js";
-import { REPLAY_HELP, replayCommand } from "./replay.js";
-import { RESUME_HELP, resumeCommand } from "./resume.js";
-import { RUN_HELP, runCommand } from "./run.js";
-import { SERVE_HELP, serveCommand } from "./serve.js";
-import { SHOW_HELP, showCommand } from "./show.js";
-import { STUDIO_HELP, studioCommand } from "./studio.js";
 
-/** A command and its `--help` text. */
-export interface CommandEntry {
+/** A command's code and its `--help` text, loaded when the command is used. */
+export interface LoadedCommand {
   readonly run: Command;
   readonly help: string;
-  readonly summary: string;
 }
 
-/** Every `agentloop` command, by name. */
-export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
-  demo: { run: demoCommand, help: DEMO_HELP, summary: "the weather agent with live progress, then its trace" },
-  run: { run: runCommand, help: RUN_HELP, summary: "run a task with your tools module, keeping the event log" },
-  list: { run: listCommand, help: LIST_HELP, summary: "the runs a store keeps, with how each ended" },
-  show: {
-    run: showCommand,
-    help: SHOW_HELP,
-    summary: "a run's timeline (and --html: a report page with the statechart)",
-  },
-  replay: { run: replayCommand, help: REPLAY_HELP, summary: "rebuild a run's result from its log, calling nothing" },
-  resume: { run: resumeCommand, help: RESUME_HELP, summary: "continue an interrupted or paused run from its log" },
-  chat: { run: chatCommand, help: CHAT_HELP, summary: "take a finished run further with your next message" },
-  fork: { run: forkCommand, help: FORK_HELP, summary: "a new run from a prefix of a run's log, with other limits" },
-  studio: {
-    run: studioCommand,
-    help: STUDIO_HELP,
-    summary: "a local, live web page for a store's runs: watch, approve, fork, compare",
-  },
-  serve: {
-    run: serveCommand,
-    help: SERVE_HELP,
-    summary: "an agent on 127.0.0.1 for a chat page (--ui-stream), AG-UI clients (--ag-ui) or MCP clients (--mcp)",
-  },
-  eval: {
-    run: evalCommand,
-    help: EVAL_HELP,
-    summary: "run an eval file's cases as logged runs, score them, compare with a baseline",
-  },
-  repair: { run: repairCommand, help: REPAIR_HELP, summary: "drop a torn last event from a log after a crash" },
-  graph: {
-    run: graphCommand,
-    help: GRAPH_HELP,
-    summary: "the statechart as Mermaid, DOT or JSON, optionally with a run's path",
-  },
+/** A command: one line for `agentloop --help`, and how to load the rest. */
+export interface CommandEntry {
+  readonly summary: string;
+  readonly load: () => Promise<LoadedCommand>;
+}
+
+/** What `agentloop --help` says of each command, in the order it lists them. */
+const SUMMARIES = {
+  demo: "the weather agent with live progress, then its trace",
+  run: "run a task with your tools module, keeping the event log",
+  list: "the runs a store keeps, with how each ended",
+  show: "a run's timeline (and --html: a report page with the statechart)",
+  replay: "rebuild a run's result from its log, calling nothing",
+  resume: "continue an interrupted or paused run from its log",
+  chat: "take a finished run further with your next message",
+  fork: "a new run from a prefix of a run's log, with other limits",
+  studio: "a local, live web page for a store's runs: watch, approve, fork, compare",
+  serve: "an agent on 127.0.0.1 for a chat page (--ui-stream), AG-UI clients (--ag-ui) or MCP clients (--mcp)",
+  eval: "run an eval file's cases as logged runs, score them, compare with a baseline",
+  repair: "drop a torn last event from a log after a crash",
+  graph: "the statechart as Mermaid, DOT or JSON, optionally with a run's path",
+} as const;
+
+type CommandName = keyof typeof SUMMARIES;
+
+// Each command's module loads only when it runs, so that a start reads the one command it needs, not
+// every command's imports (the studio's pages, the servers, the evals).
+const LOADERS: Readonly<Record<CommandName, () => Promise<LoadedCommand>>> = {
+  demo: () => import("./demo.js").then((m) => ({ run: m.demoCommand, help: m.DEMO_HELP })),
+  run: () => import("./run.js").then((m) => ({ run: m.runCommand, help: m.RUN_HELP })),
+  list: () => import("./list.js").then((m) => ({ run: m.listCommand, help: m.LIST_HELP })),
+  show: () => import("./show.js").then((m) => ({ run: m.showCommand, help: m.SHOW_HELP })),
+  replay: () => import("./replay.js").then((m) => ({ run: m.replayCommand, help: m.REPLAY_HELP })),
+  resume: () => import("./resume.js").then((m) => ({ run: m.resumeCommand, help: m.RESUME_HELP })),
+  chat: () => import("./chat.js").then((m) => ({ run: m.chatCommand, help: m.CHAT_HELP })),
+  fork: () => import("./fork.js").then((m) => ({ run: m.forkCommand, help: m.FORK_HELP })),
+  studio: () => import("./studio.js").then((m) => ({ run: m.studioCommand, help: m.STUDIO_HELP })),
+  serve: () => import("./serve.js").then((m) => ({ run: m.serveCommand, help: m.SERVE_HELP })),
+  eval: () => import("./eval.js").then((m) => ({ run: m.evalCommand, help: m.EVAL_HELP })),
+  repair: () => import("./repair.js").then((m) => ({ run: m.repairCommand, help: m.REPAIR_HELP })),
+  graph: () => import("./graph.js").then((m) => ({ run: m.graphCommand, help: m.GRAPH_HELP })),
 };
+
+/** Every `agentloop` command, by name. */
+export const COMMANDS: Readonly<Record<string, CommandEntry>> = Object.fromEntries(
+  (Object.keys(SUMMARIES) as CommandName[]).map((name) => [name, { summary: SUMMARIES[name], load: LOADERS[name] }]),
+);
 
 const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
 
