@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AgentResult, EventStore, Message } from "@agentloop/core";
 import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hangGuard } from "../hang-guard.js";
+import { coreDir } from "./core-dir.js";
 
 // Crash tests with real processes, for any durable store: fixtures/crash-child.mjs runs the weather
 // agent on the BUILT core against the store under test, and dies by SIGKILL right after the log's
@@ -16,8 +16,7 @@ import { hangGuard } from "../hang-guard.js";
 // counts span processes. crash.test.ts runs the suite on the JSONL store; packages/sqlite on SQLite.
 
 const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "crash-child.mjs");
-/** Core's package directory (holding src/ and dist/), found as the child finds core: by its name. */
-const CORE = dirname(dirname(createRequire(import.meta.url).resolve("@agentloop/core")));
+const CORE = coreDir();
 const RUN_ID = "crash";
 
 /** A store the parent opens to read what the children wrote; closed after each read when it can be. */

@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { replayRun } from "@agentloop/core";
 import type { StoredEvent } from "@agentloop/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hangGuard } from "../hang-guard.js";
+import { coreDir } from "./core-dir.js";
 import { assertBuilt, type BuiltPackage, type CrashStore } from "./crash-suite.js";
 
 // Service processes that take over each other's runs (fixtures/sweep-child.mjs, on the BUILT
@@ -17,7 +17,7 @@ import { assertBuilt, type BuiltPackage, type CrashStore } from "./crash-suite.j
 // share. Every run then finishes exactly once, no tool runs twice, and every log replays.
 
 const CHILD = join(import.meta.dirname, "..", "..", "fixtures", "sweep-child.mjs");
-const CORE = dirname(dirname(createRequire(import.meta.url).resolve("@agentloop/core")));
+const CORE = coreDir();
 
 /** The store under test, as the service processes and this one open it. */
 export interface SweepKillOptions {
