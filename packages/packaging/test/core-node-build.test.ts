@@ -50,7 +50,7 @@ describe("core's build for Node", () => {
       '  import.meta.resolve("@agentloop/core"),',
       "  core.MemoryEventStore === store.MemoryEventStore,",
       "  core.scriptedModel === testing.scriptedModel,",
-      "  machine.lostResult === driver.lostResult,",
+      "  machine.mayRunAgain === driver.mayRunAgain,",
       "]));",
     ].join("\n");
     const [resolved, ...same] = JSON.parse(await inNode(script)) as [string, ...boolean[]];
