@@ -31,7 +31,7 @@ import { blobFolderSource, syncFolder, writeBlobs } from "./blob-folder.js";
 import { HeldLog, type LogPosition } from "./held-log.js";
 import { NotAFileError } from "./jsonl-lines.js";
 import { type Scan, scanLog } from "./jsonl-scan.js";
-import { JsonlSpendLedger } from "./jsonl-spending.js";
+import { jsonlSpendLedger } from "./jsonl-spending.js";
 import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";
 import { type LockRecord, readLockFile, runLockedError, sweepLockFile, tryLockFile, unlockFile } from "./lock-file.js";
 
@@ -89,7 +89,7 @@ export class JsonlEventStore implements EventStore {
   /** Runs this object holds the lock of, each with its file as the holder keeps it. */
   readonly #held = new Map<string, HeldLog>();
   readonly #appender: LineAppender;
-  /** Owners' spending, for spending ceilings: a small file per owner in the folder (see `JsonlSpendLedger`). */
+  /** Owners' spending, for spending ceilings: a small file per owner in the folder (see `jsonlSpendLedger`). */
   readonly spending: SpendLedger;
 
   constructor(directory: string, options: JsonlEventStoreOptions = {}) {
@@ -101,7 +101,7 @@ export class JsonlEventStore implements EventStore {
     this.durability = durability;
     this.#appender = new LineAppender(durability);
     mkdirSync(directory, { recursive: true });
-    this.spending = new JsonlSpendLedger(directory);
+    this.spending = jsonlSpendLedger(directory);
   }
 
   async acquire(runId: string): Promise<RunLock> {
