@@ -218,36 +218,11 @@ export const agentMachine = setup({
       assertEvent(event, "tool.finished");
       return recordResult(context, event);
     }),
-    recordDecision: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, "approval.decided");
-      const { changes, requests } = recordDecision(context, event);
-      enqueue.assign(changes);
-      for (const request of requests) enqueue.emit(request);
-    }),
-    recordAnswer: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, "question.answered");
-      const { changes, requests } = recordAnswer(context, event);
-      enqueue.assign(changes);
-      for (const request of requests) enqueue.emit(request);
-    }),
-    recordAsk: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, "tool.asked");
-      const { changes, requests } = recordAsk(context, event);
-      enqueue.assign(changes);
-      for (const request of requests) enqueue.emit(request);
-    }),
-    recordPause: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, "tool.paused");
-      const { changes, requests } = recordPause(context, event);
-      enqueue.assign(changes);
-      for (const request of requests) enqueue.emit(request);
-    }),
-    recordResume: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, "tool.resumed");
-      const { changes, requests } = recordResume(context, event);
-      enqueue.assign(changes);
-      for (const request of requests) enqueue.emit(request);
-    }),
+    recordDecision: recording("approval.decided", recordDecision),
+    recordAnswer: recording("question.answered", recordAnswer),
+    recordAsk: recording("tool.asked", recordAsk),
+    recordPause: recording("tool.paused", recordPause),
+    recordResume: recording("tool.resumed", recordResume),
     requestHandoff: emit(({ context }) => handoffRequest(context)),
     recordHandoff: assign(({ context, event }) => {
       assertEvent(event, "handoff");
@@ -493,6 +468,35 @@ function guardingStage(stage: GuardrailStage, passed: string) {
       },
     },
   } as const;
+}
+
+/** What a decision makes of an event: the context's changes, and the requests it emits. */
+type Recorded = { readonly changes: Partial<AgentContext>; readonly requests: readonly AgentRequest[] };
+
+/** The events of one type. */
+type EventOf<Type extends AgentEvent["type"]> = Extract<AgentEvent, { type: Type }>;
+
+/**
+ * The action that records an event of `type` through `record`, a pure function of context and
+ * event: its changes are assigned, then its requests emitted.
+ */
+function recording<Type extends AgentEvent["type"]>(
+  type: Type,
+  record: (context: AgentContext, event: EventOf<Type>) => Recorded,
+) {
+  // The machine's own types: no actors, named actions, guards or delays are used from here.
+  return enqueueActions<AgentContext, AgentEvent, undefined, AgentEvent, never, never, never, never, AgentRequest>(
+    ({ context, event, enqueue }) => {
+      if (!isOfType(event, type)) throw new Error(`expected a ${type} event, got ${event.type}`);
+      const { changes, requests } = record(context, event);
+      enqueue.assign(changes);
+      for (const request of requests) enqueue.emit(request);
+    },
+  );
+}
+
+function isOfType<Type extends AgentEvent["type"]>(event: AgentEvent, type: Type): event is EventOf<Type> {
+  return event.type === type;
 }
 
 /** A snapshot of `agentMachine`. */

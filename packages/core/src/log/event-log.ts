@@ -476,13 +476,11 @@ function isAmount(value: unknown): boolean {
 }
 
 function isUsage(value: unknown): boolean {
-  return (
-    isPlainObject(value) &&
-    isCount(value.inputTokens) &&
-    isCount(value.outputTokens) &&
-    isOptional(value.cachedInputTokens, isCount) &&
-    isOptional(value.cacheWriteTokens, isCount) &&
-    isOptional(value.reasoningTokens, isCount)
+  return hasFields(
+    value,
+    isCount,
+    ["inputTokens", "outputTokens"],
+    ["cachedInputTokens", "cacheWriteTokens", "reasoningTokens"],
   );
 }
 
@@ -492,13 +490,7 @@ function isPricedModel(value: unknown): boolean {
 }
 
 function isPrice(price: unknown): boolean {
-  return (
-    isPlainObject(price) &&
-    isAmount(price.input) &&
-    isAmount(price.output) &&
-    isOptional(price.cachedInput, isAmount) &&
-    isOptional(price.cacheWrite, isAmount)
-  );
+  return hasFields(price, isAmount, ["input", "output"], ["cachedInput", "cacheWrite"]);
 }
 
 function isRunPrices(value: unknown): boolean {
@@ -517,6 +509,17 @@ function isNames(value: unknown): boolean {
 
 function isOptional(value: unknown, check: (value: unknown) => boolean): boolean {
   return value === undefined || check(value);
+}
+
+/** A plain object whose `required` fields pass `check`, and whose `optional` ones are absent or pass it. */
+function hasFields(
+  value: unknown,
+  check: (field: unknown) => boolean,
+  required: readonly string[],
+  optional: readonly string[],
+): boolean {
+  if (!isPlainObject(value)) return false;
+  return required.every((key) => check(value[key])) && optional.every((key) => isOptional(value[key], check));
 }
 
 function isCompactionSettings(value: unknown): boolean {

@@ -47,4 +47,8 @@ export {
   type SpendTotals,
   type SpendWindows,
   spendWindows,
+  type TotalsKeeper,
+  type TotalsStep,
+  type WindowTotals,
+  windowLedger,
 } from "./spend-ledger.js";

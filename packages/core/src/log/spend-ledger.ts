@@ -77,41 +77,72 @@ export function checkSpendLimits(limits: SpendLimits, where: string): void {
   }
 }
 
-/** A ledger in this process's memory: for `MemoryEventStore`, tests, and a single process. */
-export class MemorySpendLedger implements SpendLedger {
-  readonly #totals = new Map<string, number>();
+/** An owner's spending as a ledger keeps it: USD by window, `{ "2026-12-07": 1.5, "2026-12": 4 }`. */
+export type WindowTotals = Readonly<Record<string, number>>;
 
-  async reserve(owner: string, amount: number, limits: SpendLimits, at: Date): Promise<SpendHold> {
-    const windows = spendWindows(at);
-    const passed = passedLimit(this.#totalsOf(owner, windows), amount, limits);
-    if (passed !== null) return passed;
-    this.#add(owner, windows, amount);
-    return { held: true, windows };
-  }
-
-  async settle(owner: string, windows: SpendWindows, amount: number): Promise<void> {
-    this.#add(owner, windows, amount);
-  }
-
-  async spent(owner: string, at: Date): Promise<SpendTotals> {
-    return this.#totalsOf(owner, spendWindows(at));
-  }
-
-  #totalsOf(owner: string, windows: SpendWindows): SpendTotals {
-    return {
-      day: this.#totals.get(keyOf(owner, windows.day)) ?? 0,
-      month: this.#totals.get(keyOf(owner, windows.month)) ?? 0,
-    };
-  }
-
-  #add(owner: string, windows: SpendWindows, amount: number): void {
-    for (const window of [windows.day, windows.month]) {
-      const key = keyOf(owner, window);
-      this.#totals.set(key, Math.max(0, (this.#totals.get(key) ?? 0) + amount));
-    }
-  }
+/** What one step on an owner's totals answers, and the totals it keeps instead (absent: they stay). */
+export interface TotalsStep<T> {
+  readonly result: T;
+  readonly write?: WindowTotals;
 }
 
-function keyOf(owner: string, window: string): string {
-  return `${owner}\u0000${window}`;
+/** Where a ledger keeps each owner's totals: `update` runs a step on them atomically, `read` reads them. */
+export interface TotalsKeeper {
+  update<T>(owner: string, step: (totals: WindowTotals) => TotalsStep<T>): Promise<T>;
+  read(owner: string): Promise<WindowTotals>;
+}
+
+/**
+ * A ledger over each owner's `WindowTotals`, kept by `keeper`: a hold is decided and added in one
+ * step, so it is as atomic as the keeper's `update`.
+ */
+export function windowLedger(keeper: TotalsKeeper): SpendLedger {
+  return {
+    reserve(owner, amount, limits, at) {
+      const windows = spendWindows(at);
+      return keeper.update<SpendHold>(owner, (totals) => {
+        const passed = passedLimit(totalsIn(totals, windows), amount, limits);
+        if (passed !== null) return { result: passed };
+        return { result: { held: true, windows }, write: added(totals, windows, amount) };
+      });
+    },
+    settle: (owner, windows, amount) =>
+      keeper.update(owner, (totals) => ({ result: undefined, write: added(totals, windows, amount) })),
+    spent: async (owner, at) => totalsIn(await keeper.read(owner), spendWindows(at)),
+  };
+}
+
+function totalsIn(totals: WindowTotals, windows: SpendWindows): SpendTotals {
+  return { day: totals[windows.day] ?? 0, month: totals[windows.month] ?? 0 };
+}
+
+function added(totals: WindowTotals, windows: SpendWindows, amount: number): WindowTotals {
+  const next = { ...totals };
+  for (const window of [windows.day, windows.month]) next[window] = Math.max(0, (next[window] ?? 0) + amount);
+  return next;
+}
+
+/** A ledger in this process's memory: for `MemoryEventStore`, tests, and a single process. */
+export class MemorySpendLedger implements SpendLedger {
+  readonly #totals = new Map<string, WindowTotals>();
+  readonly #ledger = windowLedger({
+    update: async (owner, step) => {
+      const { result, write } = step(this.#totals.get(owner) ?? {});
+      if (write !== undefined) this.#totals.set(owner, write);
+      return result;
+    },
+    read: async (owner) => this.#totals.get(owner) ?? {},
+  });
+
+  reserve(owner: string, amount: number, limits: SpendLimits, at: Date): Promise<SpendHold> {
+    return this.#ledger.reserve(owner, amount, limits, at);
+  }
+
+  settle(owner: string, windows: SpendWindows, amount: number): Promise<void> {
+    return this.#ledger.settle(owner, windows, amount);
+  }
+
+  spent(owner: string, at: Date): Promise<SpendTotals> {
+    return this.#ledger.spent(owner, at);
+  }
 }

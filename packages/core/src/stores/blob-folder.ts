@@ -1,17 +1,8 @@
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BlobSource } from "../log/index.js";
+import { syncFolder, writeWholeFile } from "./synced-writes.js";
 
 /**
  * A run's blobs in a folder of their own (`<runId>.blobs/` beside `<runId>.jsonl`), one file per
@@ -27,13 +18,7 @@ export function writeBlobs(folder: string, blobs: ReadonlyMap<string, Uint8Array
     mkdirSync(folder, { recursive: true });
     const temporary = join(folder, `.${sha256}.${randomBytes(6).toString("hex")}.tmp`);
     try {
-      const fd = openSync(temporary, "wx");
-      try {
-        for (let written = 0; written < bytes.byteLength; ) written += writeSync(fd, bytes, written);
-        if (durable) fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      writeWholeFile(temporary, bytes, "wx", durable);
       renameSync(temporary, path);
     } catch (error) {
       rmSync(temporary, { force: true });
@@ -57,14 +42,4 @@ export function blobFolderSource(folder: string): BlobSource {
       }
     },
   };
-}
-
-/** Syncs a folder, so that the names just made or renamed in it survive a power loss. */
-export function syncFolder(folder: string): void {
-  const fd = openSync(folder, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -1,14 +1,12 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  passedLimit,
-  type SpendHold,
   type SpendLedger,
-  type SpendLimits,
-  type SpendTotals,
-  type SpendWindows,
   sha256Hex,
-  spendWindows,
+  type TotalsKeeper,
+  type TotalsStep,
+  type WindowTotals,
+  windowLedger,
 } from "../log/index.js";
 import { readLockFile, sweepLockFile, tryLockFile, unlockFile } from "./lock-file.js";
 
@@ -21,34 +19,23 @@ const LOCK_WAIT_MS = 10_000;
  * read and rewritten (by a rename) under a lock file of its own, so that the processes sharing the
  * folder hold and settle one at a time. A `.` name: never taken for a run's log.
  */
-export class JsonlSpendLedger implements SpendLedger {
+export function jsonlSpendLedger(directory: string): SpendLedger {
+  return windowLedger(new JsonlTotals(directory));
+}
+
+/** Each owner's totals as a file of the folder, changed under the file's lock. */
+class JsonlTotals implements TotalsKeeper {
   readonly #folder: string;
 
   constructor(directory: string) {
     this.#folder = join(directory, ".spending");
   }
 
-  reserve(owner: string, amount: number, limits: SpendLimits, at: Date): Promise<SpendHold> {
-    const windows = spendWindows(at);
-    return this.#locked<SpendHold>(owner, (totals) => {
-      const passed = passedLimit(totalsIn(totals, windows), amount, limits);
-      if (passed !== null) return { result: passed };
-      return { result: { held: true, windows }, write: added(totals, windows, amount) };
-    });
+  async read(owner: string): Promise<WindowTotals> {
+    return this.#read(this.#path(owner));
   }
 
-  settle(owner: string, windows: SpendWindows, amount: number): Promise<void> {
-    return this.#locked(owner, (totals) => ({ result: undefined, write: added(totals, windows, amount) }));
-  }
-
-  async spent(owner: string, at: Date): Promise<SpendTotals> {
-    return totalsIn(this.#read(this.#path(owner)), spendWindows(at));
-  }
-
-  async #locked<T>(
-    owner: string,
-    step: (totals: Record<string, number>) => { result: T; write?: Record<string, number> },
-  ): Promise<T> {
+  async update<T>(owner: string, step: (totals: WindowTotals) => TotalsStep<T>): Promise<T> {
     mkdirSync(this.#folder, { recursive: true });
     const path = this.#path(owner);
     const lockPath = `${path}.lock`;
@@ -82,7 +69,7 @@ export class JsonlSpendLedger implements SpendLedger {
     }
   }
 
-  #read(path: string): Record<string, number> {
+  #read(path: string): WindowTotals {
     let text: string;
     try {
       text = readFileSync(path, "utf8");
@@ -90,21 +77,11 @@ export class JsonlSpendLedger implements SpendLedger {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
       throw error;
     }
-    const { totals } = JSON.parse(text) as { totals?: Record<string, number> };
+    const { totals } = JSON.parse(text) as { totals?: WindowTotals };
     return totals ?? {};
   }
 
   #path(owner: string): string {
     return join(this.#folder, `${sha256Hex(new TextEncoder().encode(owner))}.json`);
   }
-}
-
-function totalsIn(totals: Record<string, number>, windows: SpendWindows): SpendTotals {
-  return { day: totals[windows.day] ?? 0, month: totals[windows.month] ?? 0 };
-}
-
-function added(totals: Record<string, number>, windows: SpendWindows, amount: number): Record<string, number> {
-  const next = { ...totals };
-  for (const window of [windows.day, windows.month]) next[window] = Math.max(0, (next[window] ?? 0) + amount);
-  return next;
 }

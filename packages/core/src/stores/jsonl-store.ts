@@ -9,7 +9,6 @@ import {
   rmSync,
   statfsSync,
   statSync,
-  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import {
@@ -27,13 +26,14 @@ import {
   type StoredEvent,
   summarize,
 } from "../log/index.js";
-import { blobFolderSource, syncFolder, writeBlobs } from "./blob-folder.js";
+import { blobFolderSource, writeBlobs } from "./blob-folder.js";
 import { HeldLog, type LogPosition } from "./held-log.js";
 import { NotAFileError } from "./jsonl-lines.js";
 import { type Scan, scanLog } from "./jsonl-scan.js";
-import { JsonlSpendLedger } from "./jsonl-spending.js";
+import { jsonlSpendLedger } from "./jsonl-spending.js";
 import { DURABILITIES, type Durability, LineAppender } from "./line-appender.js";
 import { type LockRecord, readLockFile, runLockedError, sweepLockFile, tryLockFile, unlockFile } from "./lock-file.js";
+import { syncFolder, writeWholeFile } from "./synced-writes.js";
 
 export { DURABILITIES, type Durability } from "./line-appender.js";
 export { NotAFileError };
@@ -89,7 +89,7 @@ export class JsonlEventStore implements EventStore {
   /** Runs this object holds the lock of, each with its file as the holder keeps it. */
   readonly #held = new Map<string, HeldLog>();
   readonly #appender: LineAppender;
-  /** Owners' spending, for spending ceilings: a small file per owner in the folder (see `JsonlSpendLedger`). */
+  /** Owners' spending, for spending ceilings: a small file per owner in the folder (see `jsonlSpendLedger`). */
   readonly spending: SpendLedger;
 
   constructor(directory: string, options: JsonlEventStoreOptions = {}) {
@@ -101,7 +101,7 @@ export class JsonlEventStore implements EventStore {
     this.durability = durability;
     this.#appender = new LineAppender(durability);
     mkdirSync(directory, { recursive: true });
-    this.spending = new JsonlSpendLedger(directory);
+    this.spending = jsonlSpendLedger(directory);
   }
 
   async acquire(runId: string): Promise<RunLock> {
@@ -201,13 +201,7 @@ export class JsonlEventStore implements EventStore {
       writeBlobs(this.#blobFolder(runId), logged.blobs, durable);
       const line = Buffer.from(`${JSON.stringify(logged.event)}\n`);
       const temporary = join(this.directory, `.${runId}.jsonl.prune`);
-      const fd = openSync(temporary, "w");
-      try {
-        for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
-        if (durable) fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      writeWholeFile(temporary, line, "w", durable);
       renameSync(temporary, path);
       if (durable) syncFolder(this.directory);
       const pruned = { events: 1, bytes: line.length };

@@ -1,5 +1,6 @@
-import { closeSync, fdatasync, fdatasyncSync, fsync, fsyncSync, openSync, writeSync } from "node:fs";
+import { closeSync, fdatasync, fdatasyncSync, fsync, openSync } from "node:fs";
 import { dirname } from "node:path";
+import { syncFolder, writeAll } from "./synced-writes.js";
 
 /**
  * When an append is acknowledged: after its own fsync (`event`), after one fsync round shared by
@@ -49,7 +50,7 @@ export class LineAppender {
       writeAll(fd, line);
       if (this.durability === "event") {
         fdatasyncSync(fd);
-        if (created) syncDirectory(dirname(path));
+        if (created) syncFolder(dirname(path));
       }
     } catch (error) {
       if (owned) closeSync(fd);
@@ -83,19 +84,6 @@ export class LineAppender {
     }
     await Promise.allSettled([...files.values(), ...directories.values()]);
     for (const { fd, owned } of batch) if (owned) closeSync(fd);
-  }
-}
-
-function writeAll(fd: number, line: Buffer): void {
-  for (let written = 0; written < line.length; ) written += writeSync(fd, line, written);
-}
-
-function syncDirectory(directory: string): void {
-  const fd = openSync(directory, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -21,7 +21,6 @@ export {
   resumeAgent,
 } from "./resume.js";
 export {
-  needsTakingOver,
   resumeUnfinished,
   type SweepResult,
   type SweepSettings,

@@ -5,7 +5,6 @@ export {
   ChildCalls,
   type ChildStart,
   type ChildTool,
-  chainedCall,
   childRunIdOf,
   childToolOf,
   hasChildTools,
@@ -16,7 +15,6 @@ export {
   treeQuestionListing,
 } from "./child-calls.js";
 export {
-  type ChildCall,
   childCallsOf,
   type ReadTreeOptions,
   type ReplayedRun,

@@ -12,15 +12,11 @@ export {
   type SleepPerformance,
 } from "./performing.js";
 export {
-  type DurableForm,
-  REQUEST_KINDS,
   REQUEST_TABLE,
-  type RequestInForm,
-  type RequestPlace,
   requestKey,
 } from "./request-table.js";
 export { type Approver, driveEffects, type Resumption } from "./run-effects.js";
-export { type EffectPorts, type LoopOutcome, RunLoop } from "./run-loop.js";
+export { type EffectPorts, RunLoop } from "./run-loop.js";
 export { type AgentStreamEvent, type EventOrigin, originTagging } from "./stream-events.js";
 export { StreamQueue } from "./stream-queue.js";
 export type { LoopAnswer } from "./works.js";

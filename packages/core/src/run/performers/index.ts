@@ -1,9 +1,7 @@
 // The entry module of run/performers/: what the other rooms and run/ use from it, each name listed.
 
 export {
-  type ApprovalDecided,
   type Approver,
-  type ApproverAnswer,
   askApprover,
   decidedAnswer,
 } from "./ask-approver.js";
@@ -12,11 +10,10 @@ export {
   askModel,
   type ModelAnswer,
   type ModelFailure,
-  type ModelReplied,
   type ModelRequest,
 } from "./ask-model.js";
 export { type AnswerPort, answeredFrom, askPerson, checkAnswer } from "./ask-user.js";
-export { type CompactionAnswer, type CompactionRequest, compactContext } from "./compact-context.js";
+export { compactContext } from "./compact-context.js";
 export { DEFAULT_SYSTEM } from "./default-system.js";
 export { answerOf, type EventAnswer, UNANSWERED, type Unanswered } from "./event-answer.js";
 export {
@@ -28,18 +25,9 @@ export {
   runAgents,
   targetOf,
 } from "./handoff.js";
-export { DEFAULT_RECALL_HITS, memoryTools } from "./memory-tools.js";
-export {
-  checkedSettings,
-  leavesAlone,
-  type PrepareStep,
-  pickedModelName,
-  prepareStepAnswer,
-  type StepInput,
-  type StepPreparedAnswer,
-  type StepSettings,
-} from "./prepare-step.js";
-export { type RecallRequest, recallMemory } from "./recall-memory.js";
+export { memoryTools } from "./memory-tools.js";
+export type { PrepareStep, StepInput, StepSettings } from "./prepare-step.js";
+export { recallMemory } from "./recall-memory.js";
 export {
   DEFAULT_TOOL_TIMEOUT_MS,
   lostResult,
@@ -47,10 +35,9 @@ export {
   type RunToolOptions,
   runTool,
   type ToolAnswer,
-  type ToolFinished,
 } from "./run-tool.js";
 export { checkCeiling, holdForCall, type SpendCeiling, type SpendHeld, settleSpent } from "./spend-ceiling.js";
-export { type PreparedRun, StepPreparer } from "./step-preparer.js";
+export { StepPreparer } from "./step-preparer.js";
 export {
   NO_CHECKS,
   type OutputOf,

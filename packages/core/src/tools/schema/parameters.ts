@@ -67,15 +67,10 @@ export function compileParameters(name: string, parameters: unknown): CompiledPa
 
 function compileJson(name: string, parameters: unknown, draft: SchemaDraft): CompiledParameters {
   const compiled = compileJsonSchema(name, parameters, draft);
-  return {
-    schema: frozenCopy(parameters as ToolParameters),
-    check(args) {
-      const copied = copyArgs(args);
-      if (!copied.ok) return copied;
-      const problem = compiled.check(copied.args);
-      return problem === null ? copied : { ok: false, problem };
-    },
-  };
+  return checkingCopies(parameters, (args) => {
+    const problem = compiled.check(args);
+    return problem === null ? { ok: true, args } : { ok: false, problem };
+  });
 }
 
 function compileStandard(name: string, parameters: { readonly "~standard": unknown }): CompiledParameters {
@@ -100,17 +95,26 @@ function compileStandard(name: string, parameters: { readonly "~standard": unkno
   const draft = (isPlainObject(shown) && draftOf(shown.$schema)) || "2020-12";
   const compiled = compileJsonSchema(name, shown, draft);
   const validate = props.validate.bind(props);
+  return checkingCopies(shown, (args) => {
+    const unexpected = compiled.unexpected(args);
+    if (unexpected !== null) return { ok: false, problem: unexpected };
+    const result = validate(args);
+    return isThenable(result)
+      ? Promise.resolve(result).then((settled) => fromStandard(settled, args, compiled))
+      : fromStandard(result, args, compiled);
+  });
+}
+
+/** Parameters shown as `schema` (a frozen copy), whose check runs `check` on a copy of arguments that are a JSON object. */
+function checkingCopies(
+  schema: unknown,
+  check: (args: Record<string, unknown>) => Checked | Promise<Checked>,
+): CompiledParameters {
   return {
-    schema: frozenCopy(shown as ToolParameters),
+    schema: frozenCopy(schema as ToolParameters),
     check(args) {
       const copied = copyArgs(args);
-      if (!copied.ok) return copied;
-      const unexpected = compiled.unexpected(copied.args);
-      if (unexpected !== null) return { ok: false, problem: unexpected };
-      const result = validate(copied.args);
-      return isThenable(result)
-        ? Promise.resolve(result).then((settled) => fromStandard(settled, copied.args, compiled))
-        : fromStandard(result, copied.args, compiled);
+      return copied.ok ? check(copied.args) : copied;
     },
   };
 }
