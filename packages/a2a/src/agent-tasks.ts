@@ -55,6 +55,8 @@ export function agentTasks(serve: ServeOptions, principal: Principal | undefined
     const read = await readTask(serve, principal, runId);
     return taskOf(runId, read, read.state.kind === "cut-off" ? failed(serve, runId, read.events) : undefined);
   };
+  // The task as a stream tells it: an error reading it masked, as every verb masks it.
+  const told = (runId: string) => masked(serve, runId, () => snapshot(runId));
   const unsupported = () => Promise.reject(new PushNotificationNotSupportedError());
   return {
     getAgentCard: async () => card,
@@ -68,13 +70,13 @@ export function agentTasks(serve: ServeOptions, principal: Principal | undefined
         }
         return withHistoryLength(await snapshot(runId), params.configuration?.historyLength);
       }),
-    sendMessageStream: (params) => streamed(serve, () => startTurn(serve, principal, params), snapshot),
+    sendMessageStream: (params) => streamed(serve, () => startTurn(serve, principal, params), told),
     getTask: (params: GetTaskRequest) =>
       masked(serve, params.id, async () => withHistoryLength(await snapshot(params.id), params.historyLength)),
     listTasks: (params: ListTasksRequest) => masked(serve, "", () => listTasks(serve, principal, params, snapshot)),
     cancelTask: (params: CancelTaskRequest) =>
       masked(serve, params.id, () => cancel(serve, principal, params.id, snapshot)),
-    resubscribe: (params: SubscribeToTaskRequest) => resubscribe(serve, params.id, snapshot),
+    resubscribe: (params: SubscribeToTaskRequest) => resubscribe(serve, params.id, told),
     createTaskPushNotificationConfig: unsupported,
     getTaskPushNotificationConfig: unsupported,
     listTaskPushNotificationConfigs: unsupported,
@@ -200,11 +202,11 @@ async function settled(turn: Turn): Promise<void> {
 async function* streamed(
   serve: ServeOptions,
   start: () => Promise<Turn>,
-  snapshot: (runId: string) => Promise<Task>,
+  told: (runId: string) => Promise<Task>,
 ): AsyncGenerator<StreamResponse> {
   const turn = await masked(serve, "", start);
   const runId = turn.live.runId;
-  const task = await masked(serve, runId, () => snapshot(runId));
+  const task = await told(runId);
   yield { payload: { $case: "task", value: task } };
   try {
     for await (const event of turn.feed) {
@@ -223,7 +225,7 @@ async function* streamed(
     // The run failed: its end below says so, as the client may see it.
   }
   await settled(turn);
-  yield* endOf(serve, runId, snapshot);
+  yield* endOf(await told(runId));
 }
 
 /** What a working task tells of the run's progress: the text of a reply that calls tools, and each tool it starts (the run's own, not a child's). */
@@ -237,12 +239,8 @@ function progressOf(event: AgentStreamEvent): string | undefined {
   return undefined;
 }
 
-async function* endOf(
-  serve: ServeOptions,
-  runId: string,
-  snapshot: (runId: string) => Promise<Task>,
-): AsyncGenerator<StreamResponse> {
-  const task = await masked(serve, runId, () => snapshot(runId));
+/** A task's end as a stream tells it: its artifacts, then its status. */
+function* endOf(task: Task): Generator<StreamResponse> {
   const ids = { taskId: task.id, contextId: task.contextId, metadata: undefined };
   for (const artifact of task.artifacts) {
     yield { payload: { $case: "artifactUpdate", value: { ...ids, artifact, append: false, lastChunk: true } } };
@@ -254,9 +252,9 @@ async function* endOf(
 async function* resubscribe(
   serve: ServeOptions,
   runId: string,
-  snapshot: (runId: string) => Promise<Task>,
+  told: (runId: string) => Promise<Task>,
 ): AsyncGenerator<StreamResponse> {
-  const task = await masked(serve, runId, () => snapshot(runId));
+  const task = await told(runId);
   const state = task.status?.state;
   if (isTerminal(state)) {
     throw new UnsupportedOperationError(`task '${runId}' has ended (${TaskState[state ?? 0]}): read it with GetTask`);
@@ -265,7 +263,7 @@ async function* resubscribe(
   const live = liveRun(serve.store, runId);
   if (live === undefined) return;
   await live.ended;
-  yield* endOf(serve, runId, snapshot);
+  yield* endOf(await told(runId));
 }
 
 /** Cancels the task: a turn this process drives is stopped; one that waits or was cut off is ended `cancelled` in its log. */
