@@ -3,8 +3,6 @@ import {
   type CancelTaskRequest,
   type GetTaskRequest,
   type ListTasksRequest,
-  type Message,
-  type SendMessageRequest,
   type StreamResponse,
   type SubscribeToTaskRequest,
   type Task,
@@ -12,36 +10,28 @@ import {
 } from "@a2a-js/sdk";
 import {
   PushNotificationNotSupportedError,
-  RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import type { AgentStreamEvent, MessageContent, Principal } from "@agentloop/core";
+import type { AgentStreamEvent, Principal } from "@agentloop/core";
 import {
-  type ConversationAsk,
   clientError,
-  conversationIdProblem,
   conversationState,
-  decideFollowOn,
   decideTurn,
   drive,
-  isRefusal,
   liveRun,
   performStep,
   type ServeOptions,
-  ServeRefusal,
+  type ServeRefusal,
   type Turn,
-  takeTurn,
 } from "@agentloop/core/serve";
-import { errorOf, masked, refusalAsError } from "./a2a-errors.js";
+import { masked } from "./a2a-errors.js";
 import { listTasks } from "./list-tasks.js";
-import { askOf, contentOf } from "./task-ask.js";
 import { failureOf } from "./task-failures.js";
-import { agentMessage, placeOf, type TaskRead, taskIdOf, taskOf, withHistoryLength } from "./task-view.js";
-
-const NOUN = "task";
+import { NOUN, startTurn } from "./task-turn.js";
+import { agentMessage, type TaskRead, taskOf, withHistoryLength } from "./task-view.js";
 
 /**
  * The A2A request handler of one request from `principal`: every verb mapped onto the serving
@@ -105,91 +95,6 @@ function notFound(runId: string): TaskNotFoundError {
   // The core's wording of a run it does not hold, for an unknown task and another tenant's alike.
   const refusal = decideTurn(NOUN, runId, { kind: "none" }, { kind: "read" }) as ServeRefusal;
   return new TaskNotFoundError(refusal.message);
-}
-
-/**
- * Decides and drives what a message asks: on a task (`taskId`), the decisions and answers it
- * waits for (a cut-off task is finished, then goes on with the message); without one, a new
- * task of its context (a new one when it names none), going on from the context's last task.
- */
-async function startTurn(serve: ServeOptions, principal: Principal | undefined, params: SendMessageRequest) {
-  const { message } = params;
-  if (message === undefined) throw new RequestMalformedError("the request has no message");
-  const content = contentOf(message);
-  if (content instanceof ServeRefusal) throw errorOf(content);
-  const step =
-    message.taskId === ""
-      ? await nextTask(serve, principal, message, content)
-      : await onTask(serve, principal, message, content);
-  if (step instanceof ServeRefusal) throw errorOf(step);
-  const turn = takeTurn(serve, principal, step.runId, step.step, { noun: NOUN });
-  if (turn instanceof ServeRefusal) throw errorOf(turn);
-  try {
-    await turn.feed.started;
-  } catch (error) {
-    // Refused by the run itself (an answer off its question's shape, a log another writer holds): nothing ran.
-    if (isRefusal(error)) throw errorOf(refusalAsError(serve, step.runId, error));
-  }
-  return turn;
-}
-
-type Planned = { readonly runId: string; readonly step: Turn["step"] } | ServeRefusal;
-
-async function onTask(
-  serve: ServeOptions,
-  principal: Principal | undefined,
-  message: Message,
-  content: MessageContent,
-): Promise<Planned> {
-  const runId = message.taskId;
-  const place = placeOf(runId);
-  if (message.contextId !== "" && place !== undefined && place.contextId !== message.contextId) {
-    return new ServeRefusal(400, `the message's contextId '${message.contextId}' is not task '${runId}''s`);
-  }
-  const state = await conversationState(serve, principal, runId);
-  let ask: ConversationAsk;
-  if (state.kind === "waiting") {
-    const answered = askOf(message, state.calls, state.questions);
-    if (answered instanceof ServeRefusal) return answered;
-    ask = answered;
-  } else if (state.kind === "cut-off") {
-    ask = { kind: "message", content };
-  } else {
-    // Nothing of it waits: the core answers an unknown task (404), a turn still going, or an ended task (409).
-    ask = { kind: "resume", decisions: {}, answers: {} };
-  }
-  const step = decideTurn(NOUN, runId, state, ask);
-  if (step instanceof ServeRefusal) return step;
-  if (step.kind === "follow" || step.kind === "follow-log") {
-    return new ServeRefusal(409, `task '${runId}' is still working`);
-  }
-  return { runId, step };
-}
-
-async function nextTask(
-  serve: ServeOptions,
-  principal: Principal | undefined,
-  message: Message,
-  content: MessageContent,
-): Promise<Planned> {
-  const contextId = message.contextId === "" ? globalThis.crypto.randomUUID() : message.contextId;
-  const taken = (await serve.store.list())
-    .map((summary) => placeOf(summary.runId))
-    .filter((place) => place?.contextId === contextId)
-    .reduce((last, place) => Math.max(last, place?.n ?? 0), 0);
-  const runId = taskIdOf(contextId, taken + 1);
-  const problem = conversationIdProblem(runId, "task id");
-  if (problem !== null)
-    return new ServeRefusal(400, `the contextId '${contextId.slice(0, 100)}' cannot name tasks: ${problem}`);
-  const previous = taskIdOf(contextId, Math.max(taken, 1));
-  const step = decideFollowOn(
-    NOUN,
-    runId,
-    await conversationState(serve, principal, runId),
-    { runId: previous, state: taken === 0 ? { kind: "none" } : await conversationState(serve, principal, previous) },
-    content,
-  );
-  return step instanceof ServeRefusal ? step : { runId, step };
 }
 
 /** Waits for the turn's end; a failure is the task's (failed), told as the client may see it. */
