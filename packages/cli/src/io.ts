@@ -20,3 +20,9 @@ export function wroteHelp(io: Io, asked: boolean | undefined, help: string): boo
 
 /** A command: takes its arguments (after its name) and returns the exit code. */
 export type Command = (args: string[], io: Io) => Promise<number>;
+
+/** A command as `agentloop` loads it when it is used: its code and its `--help` text. */
+export interface LoadedCommand {
+  readonly run: Command;
+  readonly help: string;
+}

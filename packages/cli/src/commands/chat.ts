@@ -10,7 +10,7 @@ import {
   type StoredEvent,
 } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { type Palette, palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { type Limits, limitLines } from "../output/limit-hints.js";
@@ -150,3 +150,6 @@ function nextTurnTracer(log: LogRef, history: readonly StoredEvent[], resume: st
   // The end a crash left unlogged and the user's message come as the run logs them.
   return tracer;
 }
+
+/** `agentloop chat`, as the command table loads it. */
+export const command: LoadedCommand = { run: chatCommand, help: CHAT_HELP };

@@ -10,7 +10,7 @@ import {
   weatherScript,
 } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatTimeline } from "../output/timeline-text.js";
 import { modelFromSpec, parseModelSpec } from "../setup/model-spec.js";
@@ -83,3 +83,6 @@ function slowly(model: ModelWithLimits, delay: number): ModelWithLimits {
     return model(messages, tools, options);
   };
 }
+
+/** `agentloop demo`, as the command table loads it. */
+export const command: LoadedCommand = { run: demoCommand, help: DEMO_HELP };

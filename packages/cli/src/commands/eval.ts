@@ -4,7 +4,7 @@ import type { EvalReport } from "@agentloop/evals";
 import { parseCommand } from "../args.js";
 import { fileError, messageOf, UsageError } from "../cli-error.js";
 import { EXIT_CODES } from "../exit-codes.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { loadEvalFile } from "../setup/eval-module.js";
 import { importOptional } from "../setup/optional-module.js";
@@ -168,3 +168,6 @@ function concurrencyOf(text: string | undefined): number | undefined {
     throw new UsageError(`--concurrency must be a whole number of at least 1, got '${text}'`);
   return value;
 }
+
+/** `agentloop eval`, as the command table loads it. */
+export const command: LoadedCommand = { run: evalCommand, help: EVAL_HELP };

@@ -1,7 +1,7 @@
 import { JSON_VIEW_OPTIONS, onePositional, parseCommand, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { forkRun } from "../core-api.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { resumeCommand } from "../output/outcome.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
@@ -68,3 +68,6 @@ export async function forkCommand(args: string[], io: Io): Promise<number> {
   ]);
   return 0;
 }
+
+/** `agentloop fork`, as the command table loads it. */
+export const command: LoadedCommand = { run: forkCommand, help: FORK_HELP };

@@ -6,7 +6,7 @@ import { NO_PATH, type RunPath } from "../chart/run-path.js";
 import { type Chart, chartOf } from "../chart/statechart.js";
 import { UsageError } from "../cli-error.js";
 import { machine } from "../core-api.js";
-import { type Io, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, wroteHelp } from "../io.js";
 import { checkOutputPath, writeOutput } from "../setup/output-file.js";
 import { openLog, readLog } from "../setup/stores.js";
 import { traceRun } from "../trace/run-trace.js";
@@ -56,3 +56,6 @@ async function pathOf(reference: string): Promise<RunPath> {
   const trace = traceRun(await readLog(log), log.runId, { keep: false });
   return { visits: trace.visits, taken: trace.taken, end: trace.state };
 }
+
+/** `agentloop graph`, as the command table loads it. */
+export const command: LoadedCommand = { run: graphCommand, help: GRAPH_HELP };

@@ -1,11 +1,5 @@
 import { EXIT_CODE_HELP } from "../exit-codes.js";
-import type { Command } from "../io.js";
-
-/** A command's code and its `--help` text, loaded when the command is used. */
-export interface LoadedCommand {
-  readonly run: Command;
-  readonly help: string;
-}
+import type { LoadedCommand } from "../io.js";
 
 /** A command: one line for `agentloop --help`, and how to load the rest. */
 export interface CommandEntry {
@@ -33,26 +27,29 @@ const SUMMARIES = {
 type CommandName = keyof typeof SUMMARIES;
 
 // Each command's module loads only when it runs, so that a start reads the one command it needs, not
-// every command's imports (the studio's pages, the servers, the evals).
-const LOADERS: Readonly<Record<CommandName, () => Promise<LoadedCommand>>> = {
-  demo: () => import("./demo.js").then((m) => ({ run: m.demoCommand, help: m.DEMO_HELP })),
-  run: () => import("./run.js").then((m) => ({ run: m.runCommand, help: m.RUN_HELP })),
-  list: () => import("./list.js").then((m) => ({ run: m.listCommand, help: m.LIST_HELP })),
-  show: () => import("./show.js").then((m) => ({ run: m.showCommand, help: m.SHOW_HELP })),
-  replay: () => import("./replay.js").then((m) => ({ run: m.replayCommand, help: m.REPLAY_HELP })),
-  resume: () => import("./resume.js").then((m) => ({ run: m.resumeCommand, help: m.RESUME_HELP })),
-  chat: () => import("./chat.js").then((m) => ({ run: m.chatCommand, help: m.CHAT_HELP })),
-  fork: () => import("./fork.js").then((m) => ({ run: m.forkCommand, help: m.FORK_HELP })),
-  studio: () => import("./studio.js").then((m) => ({ run: m.studioCommand, help: m.STUDIO_HELP })),
-  serve: () => import("./serve.js").then((m) => ({ run: m.serveCommand, help: m.SERVE_HELP })),
-  eval: () => import("./eval.js").then((m) => ({ run: m.evalCommand, help: m.EVAL_HELP })),
-  repair: () => import("./repair.js").then((m) => ({ run: m.repairCommand, help: m.REPAIR_HELP })),
-  graph: () => import("./graph.js").then((m) => ({ run: m.graphCommand, help: m.GRAPH_HELP })),
+// every command's imports (the studio's pages, the servers, the evals). Each exports its `command`.
+const MODULES: Readonly<Record<CommandName, () => Promise<{ readonly command: LoadedCommand }>>> = {
+  demo: () => import("./demo.js"),
+  run: () => import("./run.js"),
+  list: () => import("./list.js"),
+  show: () => import("./show.js"),
+  replay: () => import("./replay.js"),
+  resume: () => import("./resume.js"),
+  chat: () => import("./chat.js"),
+  fork: () => import("./fork.js"),
+  studio: () => import("./studio.js"),
+  serve: () => import("./serve.js"),
+  eval: () => import("./eval.js"),
+  repair: () => import("./repair.js"),
+  graph: () => import("./graph.js"),
 };
 
 /** Every `agentloop` command, by name. */
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = Object.fromEntries(
-  (Object.keys(SUMMARIES) as CommandName[]).map((name) => [name, { summary: SUMMARIES[name], load: LOADERS[name] }]),
+  (Object.keys(SUMMARIES) as CommandName[]).map((name) => [
+    name,
+    { summary: SUMMARIES[name], load: async () => (await MODULES[name]()).command },
+  ]),
 );
 
 const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));

@@ -1,5 +1,5 @@
 import { JSON_VIEW_OPTIONS, parseFlags } from "../args.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatUsd } from "../output/outcome.js";
 import { listRuns } from "../setup/list-runs.js";
@@ -70,3 +70,6 @@ export async function listCommand(args: string[], io: Io): Promise<number> {
   writeLines(io.stdout, [colors.bold(head), ...rows]);
   return 0;
 }
+
+/** `agentloop list`, as the command table loads it. */
+export const command: LoadedCommand = { run: listCommand, help: LIST_HELP };

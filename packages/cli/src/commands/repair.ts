@@ -1,5 +1,5 @@
 import { onePositional, parseCommand } from "../args.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { openLog, storeError } from "../setup/stores.js";
 
 export const REPAIR_HELP = `Usage: agentloop repair <log>
@@ -34,3 +34,6 @@ export async function repairCommand(args: string[], io: Io): Promise<number> {
   ]);
   return 0;
 }
+
+/** `agentloop repair`, as the command table loads it. */
+export const command: LoadedCommand = { run: repairCommand, help: REPAIR_HELP };

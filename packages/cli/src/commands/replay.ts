@@ -1,6 +1,6 @@
 import { JSON_VIEW_OPTIONS, onePositional, parseCommand } from "../args.js";
 import { stateName } from "../chart/statechart.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatOutcome, unfinishedNote } from "../output/outcome.js";
 import { openLog, readLog } from "../setup/stores.js";
@@ -50,3 +50,6 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
   );
   return 0;
 }
+
+/** `agentloop replay`, as the command table loads it. */
+export const command: LoadedCommand = { run: replayCommand, help: REPLAY_HELP };

@@ -10,7 +10,7 @@ import {
   startedOf,
 } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { modelFlagsOf } from "../output/hints.js";
 import { limitLines } from "../output/limit-hints.js";
@@ -137,3 +137,6 @@ function decisionsOf(approve: readonly string[], deny: readonly string[], reason
   if (reason !== undefined && deny.length === 0) throw new UsageError("--reason goes with --deny <callId>");
   return Object.fromEntries(decisions);
 }
+
+/** `agentloop resume`, as the command table loads it. */
+export const command: LoadedCommand = { run: resumeCommand, help: RESUME_HELP };

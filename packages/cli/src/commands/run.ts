@@ -2,7 +2,7 @@ import { JSON_VIEW_HELP, JSON_VIEW_OPTIONS, MODEL_OPTIONS, parseCommand } from "
 import { UsageError } from "../cli-error.js";
 import { ModelError, runAgent } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { limitLines } from "../output/limit-hints.js";
@@ -108,3 +108,6 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     await sources.close();
   }
 }
+
+/** `agentloop run`, as the command table loads it. */
+export const command: LoadedCommand = { run: runCommand, help: RUN_HELP };

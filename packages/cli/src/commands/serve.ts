@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { parseFlags, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import type { CliModel, EventStore, Principal, RunOptions, SpendLimits, ToolRegistry } from "../core-api.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { chatPageFile } from "../serving/chat-page-files.js";
 import { AUTHORIZE_FLAG, AUTHORIZE_HELP, type Authorize, loadAuthorize } from "../setup/authorize-module.js";
 import { chooseModel } from "../setup/choose-model.js";
@@ -312,3 +312,6 @@ function stoppedSignal(): Promise<void> {
     process.on("SIGTERM", stop);
   });
 }
+
+/** `agentloop serve`, as the command table loads it. */
+export const command: LoadedCommand = { run: serveCommand, help: SERVE_HELP };

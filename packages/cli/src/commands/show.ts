@@ -1,6 +1,6 @@
 import { onePositional, parseCommand, VIEW_OPTIONS } from "../args.js";
 import { renderReport } from "../html/report.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatTimeline } from "../output/timeline-text.js";
 import { checkOutputPath, writeOutput } from "../setup/output-file.js";
@@ -48,3 +48,6 @@ export async function showCommand(args: string[], io: Io): Promise<number> {
   if (values.html !== undefined) writeLines(io.stdout, ["", `${colors.bold("report")}   ${values.html}`]);
   return 0;
 }
+
+/** `agentloop show`, as the command table loads it. */
+export const command: LoadedCommand = { run: showCommand, help: SHOW_HELP };

@@ -4,7 +4,7 @@ import type { Server } from "node:http";
 import { parseFlags, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import type { RepairableStore } from "../core-api.js";
-import { type Io, writeLines, wroteHelp } from "../io.js";
+import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { AUTHORIZE_FLAG, AUTHORIZE_HELP, type Authorize, loadAuthorize } from "../setup/authorize-module.js";
 import { isPostgresUrl, isSqlitePath, openStore, postgresStoreOf, storeShown } from "../setup/stores.js";
 import {
@@ -188,3 +188,6 @@ function stopped(server: Server): Promise<void> {
     process.on("SIGTERM", stop);
   });
 }
+
+/** `agentloop studio`, as the command table loads it. */
+export const command: LoadedCommand = { run: studioCommand, help: STUDIO_HELP };
