@@ -3,8 +3,6 @@ import {
   type CancelTaskRequest,
   type GetTaskRequest,
   type ListTasksRequest,
-  type Message,
-  type SendMessageRequest,
   type StreamResponse,
   type SubscribeToTaskRequest,
   type Task,
@@ -12,36 +10,28 @@ import {
 } from "@a2a-js/sdk";
 import {
   PushNotificationNotSupportedError,
-  RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import type { AgentStreamEvent, MessageContent, Principal } from "@agentloop/core";
+import type { AgentStreamEvent, Principal } from "@agentloop/core";
 import {
-  type ConversationAsk,
   clientError,
-  conversationIdProblem,
   conversationState,
-  decideFollowOn,
   decideTurn,
   drive,
-  isRefusal,
   liveRun,
   performStep,
   type ServeOptions,
-  ServeRefusal,
+  type ServeRefusal,
   type Turn,
-  takeTurn,
 } from "@agentloop/core/serve";
-import { errorOf, masked, refusalAsError } from "./a2a-errors.js";
+import { masked } from "./a2a-errors.js";
 import { listTasks } from "./list-tasks.js";
-import { askOf, contentOf } from "./task-ask.js";
 import { failureOf } from "./task-failures.js";
-import { agentMessage, placeOf, type TaskRead, taskIdOf, taskOf, withHistoryLength } from "./task-view.js";
-
-const NOUN = "task";
+import { NOUN, startTurn } from "./task-turn.js";
+import { agentMessage, type TaskRead, taskOf, withHistoryLength } from "./task-view.js";
 
 /**
  * The A2A request handler of one request from `principal`: every verb mapped onto the serving
@@ -55,6 +45,8 @@ export function agentTasks(serve: ServeOptions, principal: Principal | undefined
     const read = await readTask(serve, principal, runId);
     return taskOf(runId, read, read.state.kind === "cut-off" ? failed(serve, runId, read.events) : undefined);
   };
+  // The task as a stream tells it: an error reading it masked, as every verb masks it.
+  const told = (runId: string) => masked(serve, runId, () => snapshot(runId));
   const unsupported = () => Promise.reject(new PushNotificationNotSupportedError());
   return {
     getAgentCard: async () => card,
@@ -68,13 +60,13 @@ export function agentTasks(serve: ServeOptions, principal: Principal | undefined
         }
         return withHistoryLength(await snapshot(runId), params.configuration?.historyLength);
       }),
-    sendMessageStream: (params) => streamed(serve, () => startTurn(serve, principal, params), snapshot),
+    sendMessageStream: (params) => streamed(serve, () => startTurn(serve, principal, params), told),
     getTask: (params: GetTaskRequest) =>
       masked(serve, params.id, async () => withHistoryLength(await snapshot(params.id), params.historyLength)),
     listTasks: (params: ListTasksRequest) => masked(serve, "", () => listTasks(serve, principal, params, snapshot)),
     cancelTask: (params: CancelTaskRequest) =>
       masked(serve, params.id, () => cancel(serve, principal, params.id, snapshot)),
-    resubscribe: (params: SubscribeToTaskRequest) => resubscribe(serve, params.id, snapshot),
+    resubscribe: (params: SubscribeToTaskRequest) => resubscribe(serve, params.id, told),
     createTaskPushNotificationConfig: unsupported,
     getTaskPushNotificationConfig: unsupported,
     listTaskPushNotificationConfigs: unsupported,
@@ -105,91 +97,6 @@ function notFound(runId: string): TaskNotFoundError {
   return new TaskNotFoundError(refusal.message);
 }
 
-/**
- * Decides and drives what a message asks: on a task (`taskId`), the decisions and answers it
- * waits for (a cut-off task is finished, then goes on with the message); without one, a new
- * task of its context (a new one when it names none), going on from the context's last task.
- */
-async function startTurn(serve: ServeOptions, principal: Principal | undefined, params: SendMessageRequest) {
-  const { message } = params;
-  if (message === undefined) throw new RequestMalformedError("the request has no message");
-  const content = contentOf(message);
-  if (content instanceof ServeRefusal) throw errorOf(content);
-  const step =
-    message.taskId === ""
-      ? await nextTask(serve, principal, message, content)
-      : await onTask(serve, principal, message, content);
-  if (step instanceof ServeRefusal) throw errorOf(step);
-  const turn = takeTurn(serve, principal, step.runId, step.step, { noun: NOUN });
-  if (turn instanceof ServeRefusal) throw errorOf(turn);
-  try {
-    await turn.feed.started;
-  } catch (error) {
-    // Refused by the run itself (an answer off its question's shape, a log another writer holds): nothing ran.
-    if (isRefusal(error)) throw errorOf(refusalAsError(serve, step.runId, error));
-  }
-  return turn;
-}
-
-type Planned = { readonly runId: string; readonly step: Turn["step"] } | ServeRefusal;
-
-async function onTask(
-  serve: ServeOptions,
-  principal: Principal | undefined,
-  message: Message,
-  content: MessageContent,
-): Promise<Planned> {
-  const runId = message.taskId;
-  const place = placeOf(runId);
-  if (message.contextId !== "" && place !== undefined && place.contextId !== message.contextId) {
-    return new ServeRefusal(400, `the message's contextId '${message.contextId}' is not task '${runId}''s`);
-  }
-  const state = await conversationState(serve, principal, runId);
-  let ask: ConversationAsk;
-  if (state.kind === "waiting") {
-    const answered = askOf(message, state.calls, state.questions);
-    if (answered instanceof ServeRefusal) return answered;
-    ask = answered;
-  } else if (state.kind === "cut-off") {
-    ask = { kind: "message", content };
-  } else {
-    // Nothing of it waits: the core answers an unknown task (404), a turn still going, or an ended task (409).
-    ask = { kind: "resume", decisions: {}, answers: {} };
-  }
-  const step = decideTurn(NOUN, runId, state, ask);
-  if (step instanceof ServeRefusal) return step;
-  if (step.kind === "follow" || step.kind === "follow-log") {
-    return new ServeRefusal(409, `task '${runId}' is still working`);
-  }
-  return { runId, step };
-}
-
-async function nextTask(
-  serve: ServeOptions,
-  principal: Principal | undefined,
-  message: Message,
-  content: MessageContent,
-): Promise<Planned> {
-  const contextId = message.contextId === "" ? globalThis.crypto.randomUUID() : message.contextId;
-  const taken = (await serve.store.list())
-    .map((summary) => placeOf(summary.runId))
-    .filter((place) => place?.contextId === contextId)
-    .reduce((last, place) => Math.max(last, place?.n ?? 0), 0);
-  const runId = taskIdOf(contextId, taken + 1);
-  const problem = conversationIdProblem(runId, "task id");
-  if (problem !== null)
-    return new ServeRefusal(400, `the contextId '${contextId.slice(0, 100)}' cannot name tasks: ${problem}`);
-  const previous = taskIdOf(contextId, Math.max(taken, 1));
-  const step = decideFollowOn(
-    NOUN,
-    runId,
-    await conversationState(serve, principal, runId),
-    { runId: previous, state: taken === 0 ? { kind: "none" } : await conversationState(serve, principal, previous) },
-    content,
-  );
-  return step instanceof ServeRefusal ? step : { runId, step };
-}
-
 /** Waits for the turn's end; a failure is the task's (failed), told as the client may see it. */
 async function settled(turn: Turn): Promise<void> {
   await turn.feed.result.catch(() => undefined);
@@ -200,11 +107,11 @@ async function settled(turn: Turn): Promise<void> {
 async function* streamed(
   serve: ServeOptions,
   start: () => Promise<Turn>,
-  snapshot: (runId: string) => Promise<Task>,
+  told: (runId: string) => Promise<Task>,
 ): AsyncGenerator<StreamResponse> {
   const turn = await masked(serve, "", start);
   const runId = turn.live.runId;
-  const task = await masked(serve, runId, () => snapshot(runId));
+  const task = await told(runId);
   yield { payload: { $case: "task", value: task } };
   try {
     for await (const event of turn.feed) {
@@ -223,7 +130,7 @@ async function* streamed(
     // The run failed: its end below says so, as the client may see it.
   }
   await settled(turn);
-  yield* endOf(serve, runId, snapshot);
+  yield* endOf(await told(runId));
 }
 
 /** What a working task tells of the run's progress: the text of a reply that calls tools, and each tool it starts (the run's own, not a child's). */
@@ -237,12 +144,8 @@ function progressOf(event: AgentStreamEvent): string | undefined {
   return undefined;
 }
 
-async function* endOf(
-  serve: ServeOptions,
-  runId: string,
-  snapshot: (runId: string) => Promise<Task>,
-): AsyncGenerator<StreamResponse> {
-  const task = await masked(serve, runId, () => snapshot(runId));
+/** A task's end as a stream tells it: its artifacts, then its status. */
+function* endOf(task: Task): Generator<StreamResponse> {
   const ids = { taskId: task.id, contextId: task.contextId, metadata: undefined };
   for (const artifact of task.artifacts) {
     yield { payload: { $case: "artifactUpdate", value: { ...ids, artifact, append: false, lastChunk: true } } };
@@ -254,9 +157,9 @@ async function* endOf(
 async function* resubscribe(
   serve: ServeOptions,
   runId: string,
-  snapshot: (runId: string) => Promise<Task>,
+  told: (runId: string) => Promise<Task>,
 ): AsyncGenerator<StreamResponse> {
-  const task = await masked(serve, runId, () => snapshot(runId));
+  const task = await told(runId);
   const state = task.status?.state;
   if (isTerminal(state)) {
     throw new UnsupportedOperationError(`task '${runId}' has ended (${TaskState[state ?? 0]}): read it with GetTask`);
@@ -265,7 +168,7 @@ async function* resubscribe(
   const live = liveRun(serve.store, runId);
   if (live === undefined) return;
   await live.ended;
-  yield* endOf(serve, runId, snapshot);
+  yield* endOf(await told(runId));
 }
 
 /** Cancels the task: a turn this process drives is stopped; one that waits or was cut off is ended `cancelled` in its log. */

@@ -34,10 +34,16 @@ export function parseCommandLine<T>(command: string, parse: () => T): T {
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>>;
+type ParsedFlags<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O }>>;
 
 /** `parseArgs` of a command that takes positional arguments, its errors made a `UsageError` (see `parseCommandLine`). */
 export function parseCommand<O extends Options>(command: string, args: string[], options: O): Parsed<O> {
   return parseCommandLine(command, () => parseArgs({ args, allowPositionals: true, options }));
+}
+
+/** `parseArgs` of a command that takes flags only (a positional argument is a `UsageError`, as its other errors are). */
+export function parseFlags<O extends Options>(command: string, args: string[], options: O): ParsedFlags<O> {
+  return parseCommandLine(command, () => parseArgs({ args, options }));
 }
 
 function describeParseError(error: unknown): string {

@@ -12,5 +12,11 @@ export function writeLines(stream: Io["stdout"], lines: readonly string[]): void
   if (lines.length > 0) stream.write(`${lines.join("\n")}\n`);
 }
 
+/** Writes a command's help when `--help` was given, and says whether it did: the command then ends with 0. */
+export function wroteHelp(io: Io, asked: boolean | undefined, help: string): boolean {
+  if (asked === true) io.stdout.write(help);
+  return asked === true;
+}
+
 /** A command: takes its arguments (after its name) and returns the exit code. */
 export type Command = (args: string[], io: Io) => Promise<number>;

@@ -166,8 +166,9 @@ async function resultOf(
             runId,
             principal,
             async (signal) => {
-              const decisions = await ask(ctx, runId, state.calls, signal);
-              const answers = await askQuestions(ctx, runId, state.questions, signal);
+              const elicit = taskElicitation(ctx, runId, signal);
+              const decisions = await ask(elicit, state.calls);
+              const answers = await askQuestions(elicit, state.questions);
               return performStep(serve, principal, runId, { kind: "resume", decisions, answers }, { signal });
             },
             // Unanswered, or answered off its question's shape: the run still waits, and the client is told.
@@ -194,47 +195,39 @@ async function resultOf(
   }
 }
 
-/**
- * Asks this client one form, related to task `runId`; a form that could not be asked (the client
- * gone, `signal` aborted) is an `UnansweredError`, `cannot` followed by why.
- */
-async function elicitForTask(
-  ctx: ServerContext,
-  runId: string,
+/** Asks this client one form; a form that could not be asked is an `UnansweredError`, `cannot` followed by why. */
+type Elicit = (
   form: Pick<QuestionForm, "message" | "requestedSchema">,
-  signal: AbortSignal,
   cannot: string,
-): Promise<Awaited<ReturnType<ServerContext["mcpReq"]["elicitInput"]>>> {
-  try {
-    return await ctx.mcpReq.elicitInput(
-      {
-        mode: "form",
-        message: form.message,
-        requestedSchema: form.requestedSchema,
-        _meta: { [RELATED_TASK_META_KEY]: { taskId: runId } },
-      },
-      { signal },
-    );
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    throw new UnansweredError(`${cannot}: ${why}`);
-  }
+) => Promise<Awaited<ReturnType<ServerContext["mcpReq"]["elicitInput"]>>>;
+
+/** How forms related to task `runId` are asked of this client, until it goes or `signal` aborts. */
+function taskElicitation(ctx: ServerContext, runId: string, signal: AbortSignal): Elicit {
+  const both = AbortSignal.any([signal, ctx.mcpReq.signal]);
+  return async (form, cannot) => {
+    try {
+      return await ctx.mcpReq.elicitInput(
+        {
+          mode: "form",
+          message: form.message,
+          requestedSchema: form.requestedSchema,
+          _meta: { [RELATED_TASK_META_KEY]: { taskId: runId } },
+        },
+        { signal: both },
+      );
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new UnansweredError(`${cannot}: ${why}`);
+    }
+  };
 }
 
-async function ask(
-  ctx: ServerContext,
-  runId: string,
-  calls: readonly ToolCall[],
-  signal: AbortSignal,
-): Promise<Record<string, Decision>> {
+/** Asks this client to approve each call the run waits on, one form each: a declined form denies the call. */
+async function ask(elicit: Elicit, calls: readonly ToolCall[]): Promise<Record<string, Decision>> {
   const decisions: Record<string, Decision> = {};
-  const both = AbortSignal.any([signal, ctx.mcpReq.signal]);
   for (const call of calls) {
-    const answer = await elicitForTask(
-      ctx,
-      runId,
+    const answer = await elicit(
       { message: approvalPrompt(call), requestedSchema: DECISION_SCHEMA },
-      both,
       `Cannot ask for the approval of '${call.id}' (${call.name})`,
     );
     const content = answer.action === "accept" ? answer.content : undefined;
@@ -253,17 +246,11 @@ async function ask(
  * Asks this client each question the run waits on, one form each (related to the task): an accepted
  * form is the answer; a declined or cancelled one leaves the question waiting (`UnansweredError`).
  */
-async function askQuestions(
-  ctx: ServerContext,
-  runId: string,
-  questions: readonly PendingQuestion[],
-  signal: AbortSignal,
-): Promise<Record<string, unknown>> {
+async function askQuestions(elicit: Elicit, questions: readonly PendingQuestion[]): Promise<Record<string, unknown>> {
   const answers: Record<string, unknown> = {};
-  const both = AbortSignal.any([signal, ctx.mcpReq.signal]);
   for (const question of questions) {
     const form = questionForm(question);
-    const answer = await elicitForTask(ctx, runId, form, both, `Cannot ask question '${question.id}'`);
+    const answer = await elicit(form, `Cannot ask question '${question.id}'`);
     if (answer.action !== "accept" || answer.content === undefined) {
       throw new UnansweredError(
         `Question '${question.id}' was not answered (the client's form was ${answer.action}ed); it still waits`,

@@ -21,6 +21,7 @@ import { PostgresLocks } from "./postgres-locks.js";
 import { PostgresSpendLedger } from "./postgres-spending.js";
 import { type EventRow, eventOf, rowTime } from "./row-event.js";
 import { storeLabel } from "./store-label.js";
+import { transaction } from "./transaction.js";
 import { WriterSession } from "./writer-session.js";
 
 /** Where the store's server is: a pool of yours (the store keeps one of its clients while it writes), or a connection string (the store makes its own pool and ends it on `close`). */
@@ -176,23 +177,13 @@ export class PostgresEventStore implements EventStore {
    */
   async prune(runId: string, anchor: StoredEvent, length: number): Promise<void> {
     await this.#opened();
-    await this.#session.run(async (client) => {
-      await client.query("BEGIN");
-      try {
+    await this.#session.run((client) =>
+      transaction(client, async () => {
         const refused = await this.#check(client, runId);
         if (refused !== null) throw refused;
-        const last = await client.query<{ seq: number | null }>(
-          `SELECT max(seq) AS seq FROM ${this.schema}.events WHERE run_id = $1`,
-          [runId],
-        );
-        checkPrune(runId, (last.rows[0]?.seq ?? -1) + 1, length, anchor);
+        checkPrune(runId, await this.#end(client, runId), length, anchor);
         const logged = loggedEvent(anchor);
-        for (const [sha256, bytes] of logged.blobs) {
-          await client.query(
-            `INSERT INTO ${this.schema}.blobs (run_id, sha256, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-            [runId, sha256, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
-          );
-        }
+        await this.#insertBlobs(client, runId, logged.blobs);
         await client.query(`DELETE FROM ${this.schema}.blobs WHERE run_id = $1 AND NOT (sha256 = ANY($2))`, [
           runId,
           [...logged.blobs.keys()],
@@ -203,12 +194,8 @@ export class PostgresEventStore implements EventStore {
           [runId, anchor.seq, anchor.type, rowTime(anchor), JSON.stringify(logged.event)],
         );
         await client.query("SELECT pg_notify($1, $2)", [this.#channel, runId]);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    });
+      }),
+    );
     if (this.#held.has(runId)) this.#lengths.set(runId, 1);
     else this.#lengths.delete(runId);
   }
@@ -216,20 +203,13 @@ export class PostgresEventStore implements EventStore {
   /** Deletes a corrupt last row, keeping every event before it; returns how many rows were deleted (0 or 1). A corrupt row before the last is left alone and reported. */
   async repair(runId: string): Promise<number> {
     await this.#opened();
-    return this.#session.run(async (client) => {
-      await client.query("BEGIN");
-      try {
+    return this.#session.run((client) =>
+      transaction(client, async () => {
         const refused = await this.#check(client, runId);
         if (refused !== null) throw refused;
-        const rows = (await this.#rows(client, [runId])).get(runId) ?? [];
-        const deleted = await this.#repair(client, runId, rows);
-        await client.query("COMMIT");
-        return deleted;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    });
+        return this.#repair(client, runId, (await this.#rows(client, [runId])).get(runId) ?? []);
+      }),
+    );
   }
 
   /**
@@ -354,8 +334,7 @@ export class PostgresEventStore implements EventStore {
     waiting: readonly WaitingAppend[],
     lengths: Map<string, number>,
   ): Promise<unknown[]> {
-    await client.query("BEGIN");
-    try {
+    return transaction(client, async () => {
       const results: unknown[] = [];
       for (const { runId, event } of waiting) results.push(await this.#appendOne(client, runId, event, lengths));
       if (lengths.size > 0) {
@@ -364,12 +343,8 @@ export class PostgresEventStore implements EventStore {
           [...lengths.keys()],
         ]);
       }
-      await client.query("COMMIT");
       return results;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    }
+    });
   }
 
   /** Inserts one event inside the group's transaction; returns `null`, or why it was refused (nothing inserted). */
@@ -381,11 +356,7 @@ export class PostgresEventStore implements EventStore {
   ): Promise<EventLogError | null> {
     const refused = await this.#check(client, runId);
     if (refused !== null) return refused;
-    const last = await client.query<{ seq: number | null }>(
-      `SELECT max(seq) AS seq FROM ${this.schema}.events WHERE run_id = $1`,
-      [runId],
-    );
-    const end = (last.rows[0]?.seq ?? -1) + 1;
+    const end = await this.#end(client, runId);
     const known = lengths.get(runId) ?? this.#lengths.get(runId);
     try {
       // Another session may have written since: then the log is read (and checked) again.
@@ -395,12 +366,7 @@ export class PostgresEventStore implements EventStore {
           : (await this.#decode(runId, (await this.#rows(client, [runId])).get(runId) ?? [], client)).length;
       checkAppend(runId, length, event);
       const logged = loggedEvent(event);
-      for (const [sha256, bytes] of logged.blobs) {
-        await client.query(
-          `INSERT INTO ${this.schema}.blobs (run_id, sha256, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-          [runId, sha256, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
-        );
-      }
+      await this.#insertBlobs(client, runId, logged.blobs);
       const inserted = await client.query(
         `INSERT INTO ${this.schema}.events (run_id, seq, type, at, data) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
         [runId, event.seq, event.type, rowTime(event), JSON.stringify(logged.event)],
@@ -412,6 +378,25 @@ export class PostgresEventStore implements EventStore {
     } catch (error) {
       if (error instanceof EventLogError) return error;
       throw error;
+    }
+  }
+
+  /** The position after the run's last row: the number of events its log holds when intact. */
+  async #end(db: PgQueryable, runId: string): Promise<number> {
+    const last = await db.query<{ seq: number | null }>(
+      `SELECT max(seq) AS seq FROM ${this.schema}.events WHERE run_id = $1`,
+      [runId],
+    );
+    return (last.rows[0]?.seq ?? -1) + 1;
+  }
+
+  /** Keeps the bytes of an event's image and file parts, once per run. */
+  async #insertBlobs(db: PgQueryable, runId: string, blobs: ReadonlyMap<string, Uint8Array>): Promise<void> {
+    for (const [sha256, bytes] of blobs) {
+      await db.query(
+        `INSERT INTO ${this.schema}.blobs (run_id, sha256, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [runId, sha256, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)],
+      );
     }
   }
 

@@ -1,4 +1,5 @@
 import { type PgQueryable, sqlState } from "./pg-types.js";
+import { transaction } from "./transaction.js";
 
 /** The version of the table layout, kept in the schema's `agentloop_layout` table; a newer one is refused. */
 export const POSTGRES_LAYOUT_VERSION = 1;
@@ -64,44 +65,45 @@ function layout(s: string): string {
  * another program's, or of a newer layout, is refused with one line naming it, untouched.
  */
 export async function ensureLayout(db: PgQueryable, schema: string, label: string): Promise<void> {
-  await db.query("BEGIN");
   try {
-    await db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`agentloop layout ${schema}`]);
-    const found = await db.query<{ table_name: string; column_name: string }>(
-      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2)",
-      [schema, TABLES],
-    );
-    const columns = (table: string) =>
-      found.rows.filter((row) => row.table_name === table).map((row) => row.column_name);
-    if (found.rows.length === 0) {
-      await db.query(layout(schema));
-    } else {
-      const events = columns("events");
-      if (events.length > 0 && EVENT_COLUMNS.some((name) => !events.includes(name))) {
-        throw notOurs(label, `its events table has the columns ${events.join(", ")}, not ${EVENT_COLUMNS.join(", ")}`);
-      }
-      if (columns("agentloop_layout").length === 0) {
-        const tables = [...new Set(found.rows.map((row) => row.table_name))].join(", ");
-        throw notOurs(label, `it has tables named ${tables} but no agentloop_layout table`);
-      }
-      const version = (
-        await db.query<{ version: number }>(`SELECT max(version) AS version FROM ${schema}.agentloop_layout`)
-      ).rows[0]?.version;
-      if (version === undefined || version === null) throw notOurs(label, "its agentloop_layout table is empty");
-      if (version > POSTGRES_LAYOUT_VERSION) {
-        throw new Error(
-          `${label} holds event store layout ${version}; this @agentloop/postgres reads up to ${POSTGRES_LAYOUT_VERSION}`,
-        );
-      }
-      // A schema made before owners' spending was kept gains its table.
-      if (columns("spending").length === 0) await db.query(SPENDING(schema));
-    }
-    await db.query("COMMIT");
+    await transaction(db, () => checkOrCreate(db, schema, label));
   } catch (error) {
-    await db.query("ROLLBACK").catch(() => undefined);
     // Two stores creating one schema at once: the loser of CREATE SCHEMA meets the winner's.
     if (sqlState(error) === "23505" || sqlState(error) === "42P06") return ensureLayout(db, schema, label);
     throw error;
+  }
+}
+
+/** The check (and the creation) itself, inside the transaction. */
+async function checkOrCreate(db: PgQueryable, schema: string, label: string): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`agentloop layout ${schema}`]);
+  const found = await db.query<{ table_name: string; column_name: string }>(
+    "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = ANY($2)",
+    [schema, TABLES],
+  );
+  const columns = (table: string) => found.rows.filter((row) => row.table_name === table).map((row) => row.column_name);
+  if (found.rows.length === 0) {
+    await db.query(layout(schema));
+  } else {
+    const events = columns("events");
+    if (events.length > 0 && EVENT_COLUMNS.some((name) => !events.includes(name))) {
+      throw notOurs(label, `its events table has the columns ${events.join(", ")}, not ${EVENT_COLUMNS.join(", ")}`);
+    }
+    if (columns("agentloop_layout").length === 0) {
+      const tables = [...new Set(found.rows.map((row) => row.table_name))].join(", ");
+      throw notOurs(label, `it has tables named ${tables} but no agentloop_layout table`);
+    }
+    const version = (
+      await db.query<{ version: number }>(`SELECT max(version) AS version FROM ${schema}.agentloop_layout`)
+    ).rows[0]?.version;
+    if (version === undefined || version === null) throw notOurs(label, "its agentloop_layout table is empty");
+    if (version > POSTGRES_LAYOUT_VERSION) {
+      throw new Error(
+        `${label} holds event store layout ${version}; this @agentloop/postgres reads up to ${POSTGRES_LAYOUT_VERSION}`,
+      );
+    }
+    // A schema made before owners' spending was kept gains its table.
+    if (columns("spending").length === 0) await db.query(SPENDING(schema));
   }
 }
 

@@ -13,6 +13,7 @@ import pg from "pg";
 import { type PgPool, type PgPoolClient, type PgQueryable, sqlState } from "./pg-types.js";
 import type { PostgresConnection } from "./postgres-event-store.js";
 import { checkSchemaName } from "./postgres-layout.js";
+import { pooledTransaction } from "./transaction.js";
 
 // The same tables as SQLite's memory store, in the schema named: a memory per row, per memory the
 // count of each of its terms (the inverted index lexical search selects candidates by), and per
@@ -186,7 +187,7 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   #create(): Promise<void> {
-    return this.#transaction(async (client) => {
+    return pooledTransaction(this.pool, async (client) => {
       // One process at a time creates the tables: CREATE ... IF NOT EXISTS races with itself.
       await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`agentloop memory ${this.schema}`]);
       await client.query(layout(this.schema));
@@ -195,28 +196,12 @@ export class PostgresMemoryStore implements MemoryStore {
 
   /** `work` in one transaction under the scope's advisory lock: one writer of a scope at a time. */
   #writing(name: string, work: (client: PgPoolClient) => Promise<void>): Promise<void> {
-    return this.#transaction(async (client) => {
+    return pooledTransaction(this.pool, async (client) => {
       await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
         `agentloop memory ${this.schema}/${name}`,
       ]);
       await work(client);
     });
-  }
-
-  async #transaction(work: (client: PgPoolClient) => Promise<void>): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      try {
-        await work(client);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    } finally {
-      client.release();
-    }
   }
 
   async #value(db: PgQueryable, name: string, key: string): Promise<string | undefined> {

@@ -8,6 +8,7 @@ import {
   spendWindows,
 } from "@agentloop/core/store";
 import type { PgPool, PgQueryable } from "./pg-types.js";
+import { pooledTransaction } from "./transaction.js";
 
 /**
  * Owners' spending in a store's schema: the `spending` table, one row per owner and window (a UTC
@@ -30,24 +31,14 @@ export class PostgresSpendLedger implements SpendLedger {
   async reserve(owner: string, amount: number, limits: SpendLimits, at: Date): Promise<SpendHold> {
     await this.#opened();
     const windows = spendWindows(at);
-    const client = await this.#pool.connect();
-    try {
-      await client.query("BEGIN");
-      try {
-        await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
-          `agentloop spending ${this.#schema}/${owner}`,
-        ]);
-        const passed = passedLimit(await this.#totals(client, owner, windows), amount, limits);
-        if (passed === null) await this.#add(client, owner, windows, amount);
-        await client.query("COMMIT");
-        return passed ?? { held: true, windows };
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    } finally {
-      client.release();
-    }
+    return pooledTransaction(this.#pool, async (client): Promise<SpendHold> => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [
+        `agentloop spending ${this.#schema}/${owner}`,
+      ]);
+      const passed = passedLimit(await this.#totals(client, owner, windows), amount, limits);
+      if (passed === null) await this.#add(client, owner, windows, amount);
+      return passed ?? { held: true, windows };
+    });
   }
 
   async settle(owner: string, windows: SpendWindows, amount: number): Promise<void> {

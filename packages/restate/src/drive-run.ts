@@ -1,17 +1,20 @@
-import { type AgentResult, type Model, ModelError, type PrepareStep } from "@agentloop/core";
+import { type AgentResult, ModelError } from "@agentloop/core";
 import { type EffectPorts, RunLoop } from "@agentloop/core/driver";
 import { TerminalError, type WorkflowContext } from "@restatedev/restate-sdk";
 import type { KeyedMachine, ModelWithLimits, ToolLimits } from "./core-port.js";
 import { JournaledSteps, type StepPorts } from "./journaled-steps.js";
 import type { RunLog } from "./run-log.js";
 
-/** What the run reaches: the models, the tools, the approval policy, the answer's checks, the model's retries, and the tools' limits. */
-export interface RunPorts extends StepPorts, ToolLimits, Pick<EffectPorts, "checks"> {
+/**
+ * What the run reaches: the models, the tools, the approval policy, the answer's checks, the
+ * model's retries, and the tools' limits, as core's run loop takes them. `prepareStep`'s decision
+ * is journaled, so a retried execution never asks it again.
+ */
+export interface RunPorts
+  extends StepPorts,
+    ToolLimits,
+    Pick<EffectPorts, "checks" | "fallbackModels" | "summarizer" | "prepareStep"> {
   readonly model: ModelWithLimits;
-  readonly fallbackModels?: readonly Model[] | undefined;
-  readonly summarizer?: Model | undefined;
-  /** Decides each model call's settings; its decision is journaled, so a retried execution never asks it again. */
-  readonly prepareStep?: PrepareStep | undefined;
 }
 
 /**

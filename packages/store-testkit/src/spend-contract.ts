@@ -21,10 +21,11 @@ const NEXT_MONTH = new Date("2027-01-01T00:00:00Z");
  * a limit together.
  */
 export function describeSpendLedger(name: string, harness: () => SpendHarness): void {
-  const withLedger = (test: (open: () => SpendLedger) => Promise<void>) => async () => {
+  // A test gets a ledger over fresh storage, and `open` for more objects over the same storage.
+  const withLedger = (test: (ledger: SpendLedger, open: () => SpendLedger) => Promise<void>) => async () => {
     const made = harness();
     try {
-      await test(() => made.open());
+      await test(made.open(), () => made.open());
     } finally {
       await made.close?.();
     }
@@ -33,8 +34,7 @@ export function describeSpendLedger(name: string, harness: () => SpendHarness): 
   describe(`${name}: the spending ledger`, () => {
     it(
       "holds within the limits, and counts the hold in the day and the month",
-      withLedger(async (open) => {
-        const ledger = open();
+      withLedger(async (ledger) => {
         expect(await ledger.spent("acme", DAY)).toEqual({ day: 0, month: 0 });
         const hold = await ledger.reserve("acme", 0.25, { costPerDay: 1, costPerMonth: 10 }, DAY);
         expect(hold).toEqual({ held: true, windows: { day: "2026-12-07", month: "2026-12" } });
@@ -44,8 +44,7 @@ export function describeSpendLedger(name: string, harness: () => SpendHarness): 
 
     it(
       "refuses a hold that would pass the day's limit, adding nothing, and names the window",
-      withLedger(async (open) => {
-        const ledger = open();
+      withLedger(async (ledger) => {
         await ledger.reserve("acme", 0.75, { costPerDay: 1 }, DAY);
         expect(await ledger.reserve("acme", 0.5, { costPerDay: 1 }, DAY)).toEqual({
           held: false,
@@ -59,8 +58,7 @@ export function describeSpendLedger(name: string, harness: () => SpendHarness): 
 
     it(
       "counts the month across its days, and a new month afresh",
-      withLedger(async (open) => {
-        const ledger = open();
+      withLedger(async (ledger) => {
         const limits = { costPerDay: 1, costPerMonth: 1.5 };
         await ledger.reserve("acme", 0.9, limits, DAY);
         const refused = await ledger.reserve("acme", 0.9, limits, NEXT_DAY);
@@ -72,8 +70,7 @@ export function describeSpendLedger(name: string, harness: () => SpendHarness): 
 
     it(
       "settles a hold to what was spent, gives a hold back, and never counts below 0",
-      withLedger(async (open) => {
-        const ledger = open();
+      withLedger(async (ledger) => {
         const hold = await ledger.reserve("acme", 0.5, {}, DAY);
         if (!hold.held) throw new Error("a hold without limits was refused");
         await ledger.settle("acme", hold.windows, -0.3);
@@ -85,8 +82,7 @@ export function describeSpendLedger(name: string, harness: () => SpendHarness): 
 
     it(
       "keeps each owner's spending apart",
-      withLedger(async (open) => {
-        const ledger = open();
+      withLedger(async (ledger) => {
         await ledger.reserve("acme", 0.9, { costPerDay: 1 }, DAY);
         expect(await ledger.reserve("globex", 0.9, { costPerDay: 1 }, DAY)).toMatchObject({ held: true });
         expect(await ledger.spent("initech", DAY)).toEqual({ day: 0, month: 0 });
@@ -95,8 +91,8 @@ export function describeSpendLedger(name: string, harness: () => SpendHarness): 
 
     it(
       "holds made at once through several objects on one storage never pass the limit together",
-      withLedger(async (open) => {
-        const ledgers = [open(), open(), open()];
+      withLedger(async (ledger, open) => {
+        const ledgers = [ledger, open(), open()];
         const holds = await Promise.all(
           Array.from({ length: 30 }, (_, index) =>
             (ledgers[index % ledgers.length] as SpendLedger).reserve("acme", 0.1, { costPerDay: 1 }, DAY),

@@ -10,7 +10,7 @@ import {
   type StoredEvent,
 } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { type Palette, palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { type Limits, limitLines } from "../output/limit-hints.js";
@@ -58,10 +58,7 @@ export async function chatCommand(args: string[], io: Io): Promise<number> {
     ...MEMORY_FLAGS,
     ...JSON_VIEW_OPTIONS,
   });
-  if (values.help) {
-    io.stdout.write(CHAT_HELP);
-    return 0;
-  }
+  if (wroteHelp(io, values.help, CHAT_HELP)) return 0;
   const [reference, ...words] = positionals;
   const message = words.join(" ").trim();
   if (reference === undefined || message === "") {

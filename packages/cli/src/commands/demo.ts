@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseArgs } from "node:util";
-import { parseCommandLine, VIEW_OPTIONS, wholeNumber } from "../args.js";
+import { parseFlags, VIEW_OPTIONS, wholeNumber } from "../args.js";
 import {
   MemoryEventStore,
   type ModelWithLimits,
@@ -11,7 +10,7 @@ import {
   weatherScript,
 } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatTimeline } from "../output/timeline-text.js";
 import { modelFromSpec, parseModelSpec } from "../setup/model-spec.js";
@@ -42,18 +41,13 @@ ${EXIT_CODE_HELP}`;
 
 /** `agentloop demo`: the weather agent with progress, then its trace. */
 export async function demoCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandLine("demo", () =>
-    parseArgs({
-      args,
-      options: {
-        model: { type: "string" },
-        store: { type: "string" },
-        delay: { type: "string" },
-        ...VIEW_OPTIONS,
-      },
-    }),
-  );
-  if (values.help) return help(io);
+  const { values } = parseFlags("demo", args, {
+    model: { type: "string" },
+    store: { type: "string" },
+    delay: { type: "string" },
+    ...VIEW_OPTIONS,
+  });
+  if (wroteHelp(io, values.help, DEMO_HELP)) return 0;
   const spec = values.model === undefined ? null : parseModelSpec(values.model);
   const delay = wholeNumber("--delay", values.delay) ?? (io.stdout.isTTY ? TTY_DELAY_MS : 0);
   const model = spec === null ? slowly(scriptedModel(weatherScript()), delay) : await modelFromSpec(spec, io.env);
@@ -88,9 +82,4 @@ function slowly(model: ModelWithLimits, delay: number): ModelWithLimits {
     await sleep(delay, undefined, { signal: options.signal });
     return model(messages, tools, options);
   };
-}
-
-function help(io: Io): number {
-  io.stdout.write(DEMO_HELP);
-  return 0;
 }

@@ -1,11 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import type { EvalReport } from "@agentloop/evals";
-import { parseCommandLine } from "../args.js";
+import { parseCommand } from "../args.js";
 import { fileError, messageOf, UsageError } from "../cli-error.js";
 import { EXIT_CODES } from "../exit-codes.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { loadEvalFile } from "../setup/eval-module.js";
 import { importOptional } from "../setup/optional-module.js";
@@ -59,13 +58,8 @@ const OPTIONS = {
 
 /** `agentloop eval`: runs an eval file's cases, scores them, prints and writes the report. */
 export async function evalCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parseCommandLine("eval", () =>
-    parseArgs({ args, allowPositionals: true, options: OPTIONS }),
-  );
-  if (values.help) {
-    io.stdout.write(EVAL_HELP);
-    return 0;
-  }
+  const { values, positionals } = parseCommand("eval", args, OPTIONS);
+  if (wroteHelp(io, values.help, EVAL_HELP)) return 0;
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0)
     throw new UsageError("eval takes one eval file; see 'agentloop eval --help'");

@@ -1,7 +1,7 @@
 import { JSON_VIEW_OPTIONS, onePositional, parseCommand, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import { forkRun } from "../core-api.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { resumeCommand } from "../output/outcome.js";
 import { logPathOf, newRunId } from "../setup/run-ids.js";
@@ -35,10 +35,7 @@ export async function forkCommand(args: string[], io: Io): Promise<number> {
     "token-budget": { type: "string" },
     ...JSON_VIEW_OPTIONS,
   });
-  if (values.help) {
-    io.stdout.write(FORK_HELP);
-    return 0;
-  }
+  if (wroteHelp(io, values.help, FORK_HELP)) return 0;
   const reference = onePositional("fork", "a log (<runId>.jsonl)", positionals);
   const keep = wholeNumber("--keep", values.keep, 1);
   const maxSteps = wholeNumber("--max-steps", values["max-steps"]);

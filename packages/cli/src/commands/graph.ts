@@ -1,5 +1,4 @@
-import { parseArgs } from "node:util";
-import { parseCommandLine } from "../args.js";
+import { parseFlags } from "../args.js";
 import { toDot } from "../chart/format-dot.js";
 import { toJson } from "../chart/format-json.js";
 import { toMermaid } from "../chart/format-mermaid.js";
@@ -7,7 +6,7 @@ import { NO_PATH, type RunPath } from "../chart/run-path.js";
 import { type Chart, chartOf } from "../chart/statechart.js";
 import { UsageError } from "../cli-error.js";
 import { machine } from "../core-api.js";
-import type { Io } from "../io.js";
+import { type Io, wroteHelp } from "../io.js";
 import { checkOutputPath, writeOutput } from "../setup/output-file.js";
 import { openLog, readLog } from "../setup/stores.js";
 import { traceRun } from "../trace/run-trace.js";
@@ -33,21 +32,13 @@ const FORMATS: Readonly<Record<string, (chart: Chart, path: RunPath) => string>>
 
 /** `agentloop graph`: the statechart of `agentMachine`, optionally with a run's path. */
 export async function graphCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandLine("graph", () =>
-    parseArgs({
-      args,
-      options: {
-        format: { type: "string", default: "mermaid" },
-        run: { type: "string" },
-        output: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }),
-  );
-  if (values.help) {
-    io.stdout.write(GRAPH_HELP);
-    return 0;
-  }
+  const { values } = parseFlags("graph", args, {
+    format: { type: "string", default: "mermaid" },
+    run: { type: "string" },
+    output: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (wroteHelp(io, values.help, GRAPH_HELP)) return 0;
   const format = FORMATS[values.format];
   if (format === undefined) {
     throw new UsageError(`--format must be mermaid, dot or json; got '${values.format}'`);

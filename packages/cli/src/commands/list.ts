@@ -1,6 +1,5 @@
-import { parseArgs } from "node:util";
-import { JSON_VIEW_OPTIONS, parseCommandLine } from "../args.js";
-import { type Io, writeLines } from "../io.js";
+import { JSON_VIEW_OPTIONS, parseFlags } from "../args.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatUsd } from "../output/outcome.js";
 import { listRuns } from "../setup/list-runs.js";
@@ -35,19 +34,11 @@ Exit codes: 0 listed (also when the store holds no run), 2 a usage error.
 
 /** `agentloop list`: the runs of a store. */
 export async function listCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandLine("list", () =>
-    parseArgs({
-      args,
-      options: {
-        store: { type: "string", default: DEFAULT_STORE },
-        ...JSON_VIEW_OPTIONS,
-      },
-    }),
-  );
-  if (values.help) {
-    io.stdout.write(LIST_HELP);
-    return 0;
-  }
+  const { values } = parseFlags("list", args, {
+    store: { type: "string", default: DEFAULT_STORE },
+    ...JSON_VIEW_OPTIONS,
+  });
+  if (wroteHelp(io, values.help, LIST_HELP)) return 0;
   const store = await openStore(values.store, { readonly: true });
   const skip = ({ path, reason }: { path: string; reason: string }) =>
     writeLines(io.stderr, [`agentloop: left out ${path}: ${reason}`]);

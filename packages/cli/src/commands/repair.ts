@@ -1,5 +1,5 @@
 import { onePositional, parseCommand } from "../args.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { openLog, storeError } from "../setup/stores.js";
 
 export const REPAIR_HELP = `Usage: agentloop repair <log>
@@ -22,10 +22,7 @@ export async function repairCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand("repair", args, {
     help: { type: "boolean", short: "h", default: false },
   });
-  if (values.help) {
-    io.stdout.write(REPAIR_HELP);
-    return 0;
-  }
+  if (wroteHelp(io, values.help, REPAIR_HELP)) return 0;
   const log = await openLog(onePositional("repair", "a log (<runId>.jsonl)", positionals), { readonly: false });
   const dropped = await log.store.repair(log.runId).catch((error: unknown) => {
     throw storeError(error, log.storePath);

@@ -1,6 +1,6 @@
 import { JSON_VIEW_OPTIONS, onePositional, parseCommand } from "../args.js";
 import { stateName } from "../chart/statechart.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatOutcome, unfinishedNote } from "../output/outcome.js";
 import { openLog, readLog } from "../setup/stores.js";
@@ -28,10 +28,7 @@ export async function replayCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = parseCommand("replay", args, {
     ...JSON_VIEW_OPTIONS,
   });
-  if (values.help) {
-    io.stdout.write(REPLAY_HELP);
-    return 0;
-  }
+  if (wroteHelp(io, values.help, REPLAY_HELP)) return 0;
   const log = await openLog(onePositional("replay", "a log (<runId>.jsonl)", positionals));
   const trace = traceRun(await readLog(log), log.runId, { keep: false });
   const { result } = trace;

@@ -10,7 +10,7 @@ import {
   startedOf,
 } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { modelFlagsOf } from "../output/hints.js";
 import { limitLines } from "../output/limit-hints.js";
@@ -65,10 +65,7 @@ export async function resumeCommand(args: string[], io: Io): Promise<number> {
     answer: { type: "string", multiple: true, default: [] },
     ...JSON_VIEW_OPTIONS,
   });
-  if (values.help) {
-    io.stdout.write(RESUME_HELP);
-    return 0;
-  }
+  if (wroteHelp(io, values.help, RESUME_HELP)) return 0;
   const reference = onePositional("resume", "a log (<runId>.jsonl)", positionals);
   const decisions = decisionsOf(values.approve, values.deny, values.reason);
   const answers = answersOf(values.answer);

@@ -2,7 +2,7 @@ import { JSON_VIEW_HELP, JSON_VIEW_OPTIONS, MODEL_OPTIONS, parseCommand } from "
 import { UsageError } from "../cli-error.js";
 import { ModelError, runAgent } from "../core-api.js";
 import { EXIT_CODE_HELP, exitCodeOf } from "../exit-codes.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { commandLine, modelFlagsOf } from "../output/hints.js";
 import { limitLines } from "../output/limit-hints.js";
@@ -57,10 +57,7 @@ export async function runCommand(args: string[], io: Io): Promise<number> {
     ...MONEY_FLAGS,
     ...JSON_VIEW_OPTIONS,
   });
-  if (values.help) {
-    io.stdout.write(RUN_HELP);
-    return 0;
-  }
+  if (wroteHelp(io, values.help, RUN_HELP)) return 0;
   const task = positionals.join(" ").trim();
   if (task === "") throw new UsageError(`'agentloop run' needs a task in quotes; see 'agentloop run --help'`);
   const runId = values["run-id"] === undefined ? newRunId("run") : checkRunId(values["run-id"]);

@@ -1,10 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { parseArgs } from "node:util";
-import { parseCommandLine, wholeNumber } from "../args.js";
+import { parseFlags, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import type { CliModel, EventStore, Principal, RunOptions, SpendLimits, ToolRegistry } from "../core-api.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { chatPageFile } from "../serving/chat-page-files.js";
 import { AUTHORIZE_FLAG, AUTHORIZE_HELP, type Authorize, loadAuthorize } from "../setup/authorize-module.js";
 import { chooseModel } from "../setup/choose-model.js";
@@ -91,38 +90,30 @@ interface AiSdkModule {
 
 /** `agentloop serve`: an agent behind a page, an AG-UI client or another agent, on 127.0.0.1. */
 export async function serveCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandLine("serve", () =>
-    parseArgs({
-      args,
-      options: {
-        tools: { type: "string" },
-        "mcp-url": { type: "string", multiple: true, default: [] },
-        model: { type: "string" },
-        script: { type: "string" },
-        store: { type: "string", default: DEFAULT_STORE },
-        port: { type: "string", default: "4478" },
-        "ui-stream": { type: "boolean", default: false },
-        "ag-ui": { type: "boolean", default: false },
-        mcp: { type: "boolean", default: false },
-        a2a: { type: "boolean", default: false },
-        "card-url": { type: "string" },
-        stdio: { type: "boolean", default: false },
-        "allow-origin": { type: "string", multiple: true, default: [] },
-        "expose-errors": { type: "boolean", default: false },
-        name: { type: "string", default: "agent" },
-        description: { type: "string", default: "An agent: give it a task; it answers when done." },
-        help: { type: "boolean", short: "h", default: false },
-        ...AUTHORIZE_FLAG,
-        ...TENANT_BUDGET_FLAG,
-        ...RUN_OPTION_FLAGS,
-        ...MONEY_FLAGS,
-      },
-    }),
-  );
-  if (values.help) {
-    io.stdout.write(SERVE_HELP);
-    return 0;
-  }
+  const { values } = parseFlags("serve", args, {
+    tools: { type: "string" },
+    "mcp-url": { type: "string", multiple: true, default: [] },
+    model: { type: "string" },
+    script: { type: "string" },
+    store: { type: "string", default: DEFAULT_STORE },
+    port: { type: "string", default: "4478" },
+    "ui-stream": { type: "boolean", default: false },
+    "ag-ui": { type: "boolean", default: false },
+    mcp: { type: "boolean", default: false },
+    a2a: { type: "boolean", default: false },
+    "card-url": { type: "string" },
+    stdio: { type: "boolean", default: false },
+    "allow-origin": { type: "string", multiple: true, default: [] },
+    "expose-errors": { type: "boolean", default: false },
+    name: { type: "string", default: "agent" },
+    description: { type: "string", default: "An agent: give it a task; it answers when done." },
+    help: { type: "boolean", short: "h", default: false },
+    ...AUTHORIZE_FLAG,
+    ...TENANT_BUDGET_FLAG,
+    ...RUN_OPTION_FLAGS,
+    ...MONEY_FLAGS,
+  });
+  if (wroteHelp(io, values.help, SERVE_HELP)) return 0;
   const protocols = (["ui-stream", "ag-ui", "mcp", "a2a"] as const).filter((flag) => values[flag]);
   if (protocols.length !== 1) {
     throw new UsageError("give one of --ui-stream, --ag-ui, --mcp or --a2a; see 'agentloop serve --help'");

@@ -1,6 +1,6 @@
 import { onePositional, parseCommand, VIEW_OPTIONS } from "../args.js";
 import { renderReport } from "../html/report.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { palette, useColor } from "../output/colors.js";
 import { formatTimeline } from "../output/timeline-text.js";
 import { checkOutputPath, writeOutput } from "../setup/output-file.js";
@@ -34,10 +34,7 @@ export async function showCommand(args: string[], io: Io): Promise<number> {
     html: { type: "string" },
     ...VIEW_OPTIONS,
   });
-  if (values.help) {
-    io.stdout.write(SHOW_HELP);
-    return 0;
-  }
+  if (wroteHelp(io, values.help, SHOW_HELP)) return 0;
   const reference = onePositional("show", "a log (<runId>.jsonl)", positionals);
   if (values.html !== undefined) checkOutputPath(values.html, "the report");
   const log = await openLog(reference);

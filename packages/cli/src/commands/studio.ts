@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
-import { parseArgs } from "node:util";
-import { parseCommandLine, wholeNumber } from "../args.js";
+import { parseFlags, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
 import type { RepairableStore } from "../core-api.js";
-import { type Io, writeLines } from "../io.js";
+import { type Io, writeLines, wroteHelp } from "../io.js";
 import { AUTHORIZE_FLAG, AUTHORIZE_HELP, type Authorize, loadAuthorize } from "../setup/authorize-module.js";
 import { isPostgresUrl, isSqlitePath, openStore, postgresStoreOf, storeShown } from "../setup/stores.js";
 import {
@@ -60,26 +59,18 @@ Exit codes: 0 stopped (Ctrl-C), 2 a usage error.
 
 /** `agentloop studio`: a local, live web page for the runs of a store. */
 export async function studioCommand(args: string[], io: Io): Promise<number> {
-  const { values } = parseCommandLine("studio", () =>
-    parseArgs({
-      args,
-      options: {
-        ...TOOL_SOURCE_OPTIONS,
-        store: { type: "string", default: DEFAULT_STORE },
-        evals: { type: "string" },
-        port: { type: "string", default: "4477" },
-        host: { type: "string", default: "127.0.0.1" },
-        model: { type: "string" },
-        script: { type: "string" },
-        ...AUTHORIZE_FLAG,
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }),
-  );
-  if (values.help) {
-    io.stdout.write(STUDIO_HELP);
-    return 0;
-  }
+  const { values } = parseFlags("studio", args, {
+    ...TOOL_SOURCE_OPTIONS,
+    store: { type: "string", default: DEFAULT_STORE },
+    evals: { type: "string" },
+    port: { type: "string", default: "4477" },
+    host: { type: "string", default: "127.0.0.1" },
+    model: { type: "string" },
+    script: { type: "string" },
+    ...AUTHORIZE_FLAG,
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (wroteHelp(io, values.help, STUDIO_HELP)) return 0;
   const port = wholeNumber("--port", values.port) ?? 0;
   if (port > 65535) throw new UsageError(`--port must be at most 65535; got '${values.port}'`);
   if (values.model !== undefined && values.script !== undefined) {

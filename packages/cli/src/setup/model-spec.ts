@@ -38,8 +38,8 @@ export async function modelFromSpec(
   load?: Importer,
 ): Promise<ModelWithLimits> {
   const what = `--model ${spec.provider}:${spec.name}`;
-  if (spec.provider === "google" || spec.provider === "bedrock" || spec.provider === "mistral") {
-    return bridgedModel(spec, what, env, load);
+  if (spec.provider !== "openai" && spec.provider !== "anthropic") {
+    return bridgedModel(spec.provider, spec.name, what, env, load);
   }
   if (spec.provider === "openai") {
     const apiKey = requireKey(env, "OPENAI_API_KEY", "for a local server that needs no key, set it to any text");
@@ -60,57 +60,69 @@ export async function modelFromSpec(
   return anthropicModel({ client: new Anthropic({ apiKey }), model: spec.name, maxTokens: ANTHROPIC_MAX_TOKENS });
 }
 
+/** What the CLI takes from an AI SDK provider package: its factory, which gives models by id. */
+type ProviderModule = Readonly<
+  Record<string, (settings: Record<string, unknown>) => (modelId: string) => BridgedModel>
+>;
+type BridgedModel = Parameters<typeof import("@agentloop/ai-sdk")["aiSdkModel"]>[0];
+type BridgedProvider = Exclude<ModelSpec["provider"], "openai" | "anthropic">;
+
+/** Each AI SDK provider: its package, the factory it exports, and the factory's settings from the environment. */
+const BRIDGED: Readonly<
+  Record<
+    BridgedProvider,
+    { module: string; factory: string; settings(env: NodeJS.ProcessEnv): Record<string, unknown> }
+  >
+> = {
+  google: {
+    module: "@ai-sdk/google",
+    factory: "createGoogleGenerativeAI",
+    settings: (env) => ({ apiKey: requireKey(env, "GOOGLE_GENERATIVE_AI_API_KEY", "create one in Google AI Studio") }),
+  },
+  mistral: {
+    module: "@ai-sdk/mistral",
+    factory: "createMistral",
+    settings: (env) => ({ apiKey: requireKey(env, "MISTRAL_API_KEY", "create one in Mistral's console") }),
+  },
+  bedrock: { module: "@ai-sdk/amazon-bedrock", factory: "createAmazonBedrock", settings: bedrockSettings },
+};
+
 /**
  * A model of an AI SDK provider package through `aiSdkModel`, keyed from the provider's usual
  * environment variables: `GOOGLE_GENERATIVE_AI_API_KEY` (Gemini API), `MISTRAL_API_KEY`, and for
  * Bedrock `AWS_REGION` with `AWS_BEARER_TOKEN_BEDROCK` or `AWS_ACCESS_KEY_ID` and
  * `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`).
  */
-/** What the CLI takes from an AI SDK provider package: its factory, which gives models by id. */
-type ProviderModule<Name extends string> = {
-  readonly [K in Name]: (settings: Record<string, unknown>) => (modelId: string) => BridgedModel;
-};
-type BridgedModel = Parameters<typeof import("@agentloop/ai-sdk")["aiSdkModel"]>[0];
-
 async function bridgedModel(
-  spec: ModelSpec,
+  provider: BridgedProvider,
+  name: string,
   what: string,
   env: NodeJS.ProcessEnv,
   load: Importer | undefined,
 ): Promise<ModelWithLimits> {
-  const bridge = () => importOptional<typeof import("@agentloop/ai-sdk")>("@agentloop/ai-sdk", what, packages, load);
-  const packages = ["@agentloop/ai-sdk", `@ai-sdk/${spec.provider === "bedrock" ? "amazon-bedrock" : spec.provider}`];
-  if (spec.provider === "google") {
-    const apiKey = requireKey(env, "GOOGLE_GENERATIVE_AI_API_KEY", "create one in Google AI Studio");
-    const [{ createGoogleGenerativeAI }, { aiSdkModel }] = await Promise.all([
-      importOptional<ProviderModule<"createGoogleGenerativeAI">>("@ai-sdk/google", what, packages, load),
-      bridge(),
-    ]);
-    return aiSdkModel(createGoogleGenerativeAI({ apiKey })(spec.name));
-  }
-  if (spec.provider === "mistral") {
-    const apiKey = requireKey(env, "MISTRAL_API_KEY", "create one in Mistral's console");
-    const [{ createMistral }, { aiSdkModel }] = await Promise.all([
-      importOptional<ProviderModule<"createMistral">>("@ai-sdk/mistral", what, packages, load),
-      bridge(),
-    ]);
-    return aiSdkModel(createMistral({ apiKey })(spec.name));
-  }
+  const { module, factory, settings } = BRIDGED[provider];
+  const given = settings(env);
+  const packages = ["@agentloop/ai-sdk", module];
+  const [providerModule, { aiSdkModel }] = await Promise.all([
+    importOptional<ProviderModule>(module, what, packages, load),
+    importOptional<typeof import("@agentloop/ai-sdk")>("@agentloop/ai-sdk", what, packages, load),
+  ]);
+  const create = providerModule[factory];
+  if (create === undefined) throw new UsageError(`${module} has no ${factory}: install a version that does (${what})`);
+  return aiSdkModel(create(given)(name));
+}
+
+/** Bedrock's region, and its API key or else the AWS access keys. */
+function bedrockSettings(env: NodeJS.ProcessEnv): Record<string, unknown> {
   const region = requireKey(env, "AWS_REGION", "the region of your Bedrock models, e.g. us-east-1");
   const bearer = env.AWS_BEARER_TOKEN_BEDROCK || undefined;
-  const keys =
-    bearer === undefined
-      ? {
-          accessKeyId: requireKey(env, "AWS_ACCESS_KEY_ID", "or set AWS_BEARER_TOKEN_BEDROCK to a Bedrock API key"),
-          secretAccessKey: requireKey(env, "AWS_SECRET_ACCESS_KEY", "the secret of AWS_ACCESS_KEY_ID"),
-          ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
-        }
-      : { apiKey: bearer };
-  const [{ createAmazonBedrock }, { aiSdkModel }] = await Promise.all([
-    importOptional<ProviderModule<"createAmazonBedrock">>("@ai-sdk/amazon-bedrock", what, packages, load),
-    bridge(),
-  ]);
-  return aiSdkModel(createAmazonBedrock({ region, ...keys })(spec.name));
+  if (bearer !== undefined) return { region, apiKey: bearer };
+  return {
+    region,
+    accessKeyId: requireKey(env, "AWS_ACCESS_KEY_ID", "or set AWS_BEARER_TOKEN_BEDROCK to a Bedrock API key"),
+    secretAccessKey: requireKey(env, "AWS_SECRET_ACCESS_KEY", "the secret of AWS_ACCESS_KEY_ID"),
+    ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+  };
 }
 
 function requireKey(env: NodeJS.ProcessEnv, name: string, hint: string): string {

@@ -12,9 +12,7 @@ export function checkDecisions(
   decisions: Decisions,
   running: readonly ToolCall[] = [],
 ): void {
-  const ids = new Set(undecided.map((call) => call.id));
-  const children = running.map((call) => `${escapeCallId(call.id)}/`);
-  const stray = Object.keys(decisions).filter((id) => !ids.has(id) && !children.some((at) => id.startsWith(at)));
+  const stray = strayIds(decisions, undecided, running);
   if (stray.length === 0) return;
   const list = stray.map((id) => `'${id}'`).join(", ");
   const waiting =
@@ -57,9 +55,7 @@ export function checkAnswers(
   answers: Readonly<Record<string, unknown>>,
   running: readonly ToolCall[] = [],
 ): void {
-  const ids = new Set(questions.map((question) => question.id));
-  const children = running.map((call) => `${escapeCallId(call.id)}/`);
-  const stray = Object.keys(answers).filter((id) => !ids.has(id) && !children.some((at) => id.startsWith(at)));
+  const stray = strayIds(answers, questions, running);
   if (stray.length === 0) return;
   const waiting =
     questions.length === 0
@@ -68,4 +64,15 @@ export function checkAnswers(
   throw new UsageError(
     `${stray.map((id) => `'${id}'`).join(", ")} ${stray.length === 1 ? "is" : "are"} not waiting for an answer; ${waiting}`,
   );
+}
+
+/** The ids given that nothing waits on: neither one of `waiting`, nor chained under a call of `running` (left to the resume). */
+function strayIds(
+  given: Readonly<Record<string, unknown>>,
+  waiting: readonly { readonly id: string }[],
+  running: readonly ToolCall[],
+): string[] {
+  const ids = new Set(waiting.map((pending) => pending.id));
+  const children = running.map((call) => `${escapeCallId(call.id)}/`);
+  return Object.keys(given).filter((id) => !ids.has(id) && !children.some((at) => id.startsWith(at)));
 }

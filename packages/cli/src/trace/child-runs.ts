@@ -4,8 +4,8 @@ import type { LogRef } from "../setup/stores.js";
 import { traceStatus } from "./run-status.js";
 import { type RunTrace, traceRun } from "./run-trace.js";
 
-/** A child run an agent tool call started, as its own log tells it. */
-export interface ChildRun {
+/** A child run an agent tool call started, as its own log tells it, with its own children and what its tree waits on. */
+export interface ChildRun extends ChildRuns {
   /** The parent's call that ran it. */
   readonly callId: string;
   /** The agent tool's name. */
@@ -20,15 +20,12 @@ export interface ChildRun {
   readonly status: string;
   readonly steps: number;
   readonly tokens: number;
-  /** The calls its tree waits on, with ids chained under the parent's call (`<call id>/<child call id>`, see `chainCallId`). */
-  readonly waiting: readonly ToolCall[];
-  /** The questions its tree waits on an answer for, with ids chained the same way. */
-  readonly questions: readonly PendingQuestion[];
-  /** Its own children, by the same rules. */
-  readonly children: readonly ChildRun[];
 }
 
-/** A run's child runs, and the calls and questions its tree waits on with chained ids (as `resumeAgent` names them). */
+/**
+ * A run's child runs, and the calls and questions its tree waits on, with ids chained under the
+ * parent's call (`<call id>/<child call id>`, see `chainCallId`), as `resumeAgent` names them.
+ */
 export interface ChildRuns {
   readonly children: readonly ChildRun[];
   readonly waiting: readonly ToolCall[];

@@ -58,6 +58,16 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
     const bookings = (runId: string) => lines(join(directory, `${runId}-bookings.jsonl`));
     const steps = (runId: string) => lines(join(directory, `${runId}-model-calls.jsonl`)).map((line) => line.step);
 
+    const start = (runId: string) => `start ${path} ${runId}`;
+    const answer = (runId: string, city: string) => `answer ${path} ${runId} {"city":"${city}"}`;
+
+    /** Has `victim`, armed with `arm`, take `command` and die of it by SIGKILL. */
+    async function killedDuring(victim: LineChild, arm: string, command: string): Promise<void> {
+      expect(await victim.ask(arm)).toBe("armed");
+      void victim.ask(command);
+      expect(await victim.exited).toBe("SIGKILL");
+    }
+
     async function read(runId: string): Promise<StoredEvent[]> {
       const store = options.openStore(path);
       try {
@@ -70,13 +80,10 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
     it("killed while the question waits (its lock left behind): a new process answers it and finishes, each step once", async () => {
       const runId = "killed-waiting";
       // The log holds the run's start and the reply that asks: the process dies before it returns the pause.
-      const asker = victims[0];
-      expect(await asker.ask("kill-after 2")).toBe("armed");
-      void asker.ask(`start ${path} ${runId}`);
-      expect(await asker.exited).toBe("SIGKILL");
+      await killedDuring(victims[0], "kill-after 2", start(runId));
       expect((await read(runId)).map((event) => event.type)).toEqual(["run.started", "model.replied"]);
 
-      expect(await workers[0].ask(`answer ${path} ${runId} {"city":"Pune"}`)).toBe('done done {"booked":"Pune"}');
+      expect(await workers[0].ask(answer(runId, "Pune"))).toBe('done done {"booked":"Pune"}');
       expect(bookings(runId).map((entry) => entry.city)).toEqual(["Pune"]);
       expect(steps(runId)).toEqual([0, 1, 2]);
       const log = await read(runId);
@@ -86,19 +93,16 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
 
     it("killed right after the answer was logged: the same answer again finishes the run; another answer is refused", async () => {
       const runId = "killed-answered";
-      expect(await workers[0].ask(`start ${path} ${runId}`)).toBe("paused awaiting_input");
-      const dying = victims[1];
-      expect(await dying.ask("kill-after 3")).toBe("armed");
-      void dying.ask(`answer ${path} ${runId} {"city":"Pune"}`);
-      expect(await dying.exited).toBe("SIGKILL");
+      expect(await workers[0].ask(start(runId))).toBe("paused awaiting_input");
+      await killedDuring(victims[1], "kill-after 3", answer(runId, "Pune"));
       expect((await read(runId)).at(-1)).toMatchObject({ type: "question.answered", callId: "q1" });
 
-      expect(await workers[1].ask(`answer ${path} ${runId} {"city":"Delhi"}`)).toMatch(
+      expect(await workers[1].ask(answer(runId, "Delhi"))).toMatch(
         new RegExp(
           `^refused RangeError: run '${runId}': call 'q1' waits for no answer \\(questions that wait: none\\)$`,
         ),
       );
-      expect(await workers[1].ask(`answer ${path} ${runId} {"city":"Pune"}`)).toBe('done done {"booked":"Pune"}');
+      expect(await workers[1].ask(answer(runId, "Pune"))).toBe('done done {"booked":"Pune"}');
       expect(bookings(runId).map((entry) => entry.city)).toEqual(["Pune"]);
       expect(steps(runId)).toEqual([0, 1, 2]);
       expect((await read(runId)).filter((event) => event.type === "question.answered")).toHaveLength(1);
@@ -106,10 +110,10 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
 
     it("killed while the booking after the answer runs: it is not run again, and the model is told its result was lost", async () => {
       const runId = "killed-booking";
-      expect(await workers[0].ask(`start ${path} ${runId}`)).toBe("paused awaiting_input");
+      expect(await workers[0].ask(start(runId))).toBe("paused awaiting_input");
       const booking = victims[2];
       expect(await booking.ask("block-booking")).toBe("armed");
-      void booking.ask(`answer ${path} ${runId} {"city":"Pune"}`);
+      void booking.ask(answer(runId, "Pune"));
       const marker = join(directory, `${runId}-booking-started`);
       while (!existsSync(marker)) await sleep(10);
       booking.kill();
@@ -130,13 +134,9 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
       for (let trial = 0; trial < TRIALS; trial++) {
         const runId = `race-${trial}`;
         const at = `trial ${trial}`;
-        expect(await (trial % 2 === 0 ? workers[0] : workers[1]).ask(`start ${path} ${runId}`), at).toBe(
-          "paused awaiting_input",
-        );
+        expect(await (trial % 2 === 0 ? workers[0] : workers[1]).ask(start(runId)), at).toBe("paused awaiting_input");
         const cities = ["Pune", "Delhi"];
-        const answers = await Promise.all(
-          workers.map((racer, n) => racer.ask(`answer ${path} ${runId} {"city":"${cities[n]}"}`)),
-        );
+        const answers = await Promise.all(workers.map((racer, n) => racer.ask(answer(runId, cities[n] as string))));
         const taken = answers.findIndex((answer) => answer.startsWith("done done"));
         expect(taken, `${at}: ${answers.join(" | ")}`).toBeGreaterThanOrEqual(0);
         expect(answers[taken], at).toBe(`done done {"booked":"${cities[taken]}"}`);
