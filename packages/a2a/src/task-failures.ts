@@ -1,5 +1,5 @@
 import type { EventStore } from "@agentloop/core";
-import { clientError, type ServeOptions } from "@agentloop/core/serve";
+import { clientError, perStore, type ServeOptions } from "@agentloop/core/serve";
 import type { StoredEvent } from "@agentloop/core/store";
 
 /** An error a task's run failed with in this process, as the client is told it, and how long its log was then. */
@@ -8,8 +8,8 @@ interface Failure {
   readonly logged: number | undefined;
 }
 
-// Keyed by store, as the serving core's runs are: every handler of the store in this process sees them.
-const failures = new WeakMap<EventStore, Map<string, Failure>>();
+// Kept per store, as the serving core's runs are: every handler of the store in this process sees them.
+const failuresOf = perStore<Failure>();
 
 /**
  * The served options with an `onError` that also keeps what the client is told of each failure:
@@ -22,12 +22,7 @@ export function keepingFailures(serve: ServeOptions): ServeOptions {
     onError: (error, context) => {
       serve.onError?.(error, context);
       const message = clientError({ exposeErrors: serve.exposeErrors }, context.runId, error);
-      let runs = failures.get(store);
-      if (runs === undefined) {
-        runs = new Map();
-        failures.set(store, runs);
-      }
-      const kept = runs;
+      const kept = failuresOf(store);
       kept.set(context.runId, { message, logged: undefined });
       void store.read(context.runId).then(
         (events) => kept.set(context.runId, { message, logged: events.length }),
@@ -39,10 +34,10 @@ export function keepingFailures(serve: ServeOptions): ServeOptions {
 
 /** What the client is told of the failure of task `runId`, while its log `events` is as it was when it failed. */
 export function failureOf(store: EventStore, runId: string, events: readonly StoredEvent[]): string | undefined {
-  const failure = failures.get(store)?.get(runId);
+  const failure = failuresOf(store).get(runId);
   if (failure === undefined) return undefined;
   if (failure.logged !== undefined && failure.logged !== events.length) {
-    failures.get(store)?.delete(runId);
+    failuresOf(store).delete(runId);
     return undefined;
   }
   return failure.message;

@@ -1,30 +1,20 @@
 import type { Message } from "@agentloop/core";
-import { contentText } from "@agentloop/core/adapter";
+import { emptyUserMessage, ownedField, type RequestRule, requestProblems, streamField } from "@agentloop/core/adapter";
 import { AnthropicRequestError } from "./errors.js";
-
-type Rule = (value: unknown, params: Readonly<Record<string, unknown>>, maxTokens: number) => string | undefined;
-
-const owned =
-  (why: string): Rule =>
-  (value) =>
-    value === undefined ? undefined : why;
 
 const thinkingOn = (params: Readonly<Record<string, unknown>>): boolean => {
   const type = (params.thinking as { type?: unknown } | undefined)?.type;
   return type === "enabled" || type === "adaptive";
 };
 
-/** Fields the adapter fills in itself, and combinations the API refuses with thinking on. */
-const RULES: Readonly<Record<string, Rule>> = {
-  stream: (value) =>
-    value === undefined || value === false
-      ? undefined
-      : "the adapter streams by itself when the run listens to deltas (onDelta); leave `stream` out",
-  messages: owned("`messages` is the run's message list; give the task to runAgent"),
-  system: owned("give the system prompt to runAgent (its `system` option), which keeps it in the trace"),
-  tools: owned("`tools` come from the ToolRegistry"),
-  max_tokens: owned("use the `maxTokens` option, which the run also reserves room for"),
-  thinking: (value, _params, maxTokens) => {
+/** Fields the adapter fills in itself, and combinations the API refuses with thinking on or with `maxTokens`. */
+const rules = (maxTokens: number): Readonly<Record<string, RequestRule>> => ({
+  stream: streamField,
+  messages: ownedField("`messages` is the run's message list; give the task to runAgent"),
+  system: ownedField("give the system prompt to runAgent (its `system` option), which keeps it in the trace"),
+  tools: ownedField("`tools` come from the ToolRegistry"),
+  max_tokens: ownedField("use the `maxTokens` option, which the run also reserves room for"),
+  thinking: (value) => {
     const budget = (value as { type?: unknown; budget_tokens?: unknown } | undefined)?.budget_tokens;
     return typeof budget === "number" && budget >= maxTokens
       ? `thinking.budget_tokens (${budget}) must be less than maxTokens (${maxTokens}), which counts thinking too`
@@ -34,7 +24,7 @@ const RULES: Readonly<Record<string, Rule>> = {
     forcesToolUse(value) && thinkingOn(params)
       ? "with thinking on, the API takes only tool_choice `auto` or `none`"
       : undefined,
-};
+});
 
 /**
  * Throws `AnthropicRequestError` naming every request field the adapter cannot honour: `stream`,
@@ -43,10 +33,7 @@ const RULES: Readonly<Record<string, Rule>> = {
  * any request.
  */
 export function refuseUnsupportedOptions(params: Readonly<Record<string, unknown>>, maxTokens: number): void {
-  const problems = Object.entries(RULES).flatMap(([field, rule]) => {
-    const why = rule(params[field], params, maxTokens);
-    return why === undefined ? [] : [`${field}: ${why}`];
-  });
+  const problems = requestProblems(params, rules(maxTokens));
   if (problems.length > 0) {
     throw new AnthropicRequestError(`anthropicModel cannot honour these options: ${problems.join("; ")}`);
   }
@@ -57,7 +44,7 @@ export function refuseUnsupportedOptions(params: Readonly<Record<string, unknown
  * a 400 ("all messages must have non-empty content..."): the caller can fix it, nothing is sent.
  */
 export function refuseEmptyUserMessages(messages: readonly Message[]): void {
-  const index = messages.findIndex((message) => message.role === "user" && contentText(message.content).trim() === "");
+  const index = emptyUserMessage(messages);
   if (index >= 0) {
     throw new AnthropicRequestError(
       `message ${index} (user) is empty: the Messages API refuses empty content; give the run a task with some text`,

@@ -24,6 +24,7 @@ export {
   nextTurn,
   ownerOf,
   performStep,
+  perStore,
   type Refuse,
   type RunFeed,
   refusalOf,

@@ -84,5 +84,10 @@ export {
   stampEvent,
   startedOf,
   summarize,
+  type TotalsKeeper,
+  type TotalsStep,
   type WaitingAppend,
+  WindowSpendLedger,
+  type WindowTotals,
+  windowLedger,
 } from "./log/index.js";

@@ -1,5 +1,12 @@
 import type { AgentResult, EventStore, Principal } from "@agentloop/core";
-import { clientError, drive as driveLive, type LiveRun, reportFailure, type ServeOptions } from "@agentloop/core/serve";
+import {
+  clientError,
+  drive as driveLive,
+  type LiveRun,
+  perStore,
+  reportFailure,
+  type ServeOptions,
+} from "@agentloop/core/serve";
 import type { StoredEvent } from "@agentloop/core/store";
 
 /** An error a run threw, as the client is told it, and how many events its log held then: the log says more once it has moved on. */
@@ -9,17 +16,8 @@ interface Failure {
   readonly logged: number | undefined;
 }
 
-// Keyed by store, as the serving core's runs are: every server of the store in this process sees them.
-const failures = new WeakMap<EventStore, Map<string, Failure>>();
-
-function failuresOf(store: EventStore): Map<string, Failure> {
-  let runs = failures.get(store);
-  if (runs === undefined) {
-    runs = new Map();
-    failures.set(store, runs);
-  }
-  return runs;
-}
+// Kept per store, as the serving core's runs are: every server of the store in this process sees them.
+const failuresOf = perStore<Failure>();
 
 /**
  * Drives `work` as run `runId` for `owner`, one driver per run in this process (the serving
@@ -54,11 +52,11 @@ export function drive(
  * stopped). A log that moved on since (the run was taken up again, here or elsewhere) outranks it.
  */
 export function failureOf(store: EventStore, runId: string, events: readonly StoredEvent[]): string | undefined {
-  const failure = failures.get(store)?.get(runId);
+  const failure = failuresOf(store).get(runId);
   if (failure === undefined) return undefined;
   const moved = failure.logged !== undefined && failure.logged !== events.length;
   if (moved || events.at(-1)?.type === "run.finished") {
-    failures.get(store)?.delete(runId);
+    failuresOf(store).delete(runId);
     return undefined;
   }
   return failure.message;

@@ -1,36 +1,25 @@
 import type { Message } from "@agentloop/core";
-import { contentText } from "@agentloop/core/adapter";
+import { emptyUserMessage, ownedField, type RequestRule, requestProblems, streamField } from "@agentloop/core/adapter";
 import { OpenAIRequestError } from "./errors.js";
 
-/** Why a request field given to the adapter cannot be honoured, or `undefined` when it can. */
-type Rule = (value: unknown) => string | undefined;
-
-const owned =
-  (why: string): Rule =>
-  (value) =>
-    value === undefined ? undefined : why;
-
 /** Fields that break the one-reply contract or that the adapter fills in itself. */
-const RULES: Readonly<Record<string, Rule>> = {
-  stream: (value) =>
-    value === undefined || value === false
-      ? undefined
-      : "the adapter streams by itself when the run listens to deltas (onDelta); leave `stream` out",
-  stream_options: owned("the adapter sets `stream_options` itself when it streams"),
+const RULES: Readonly<Record<string, RequestRule>> = {
+  stream: streamField,
+  stream_options: ownedField("the adapter sets `stream_options` itself when it streams"),
   n: (value) =>
     value === undefined || value === null || value === 1
       ? undefined
       : "a run takes one reply per model call; `n` must be 1 or left out",
-  messages: owned("`messages` is the run's message list; give the task to runAgent"),
-  tools: owned("`tools` come from the ToolRegistry"),
-  functions: owned("`functions` is the legacy form of tools: register tools in the ToolRegistry"),
-  function_call: owned("`function_call` is the legacy form of tool_choice: use `tool_choice`"),
-  max_completion_tokens: owned("use the `maxTokens` option, which the run also reserves room for"),
+  messages: ownedField("`messages` is the run's message list; give the task to runAgent"),
+  tools: ownedField("`tools` come from the ToolRegistry"),
+  functions: ownedField("`functions` is the legacy form of tools: register tools in the ToolRegistry"),
+  function_call: ownedField("`function_call` is the legacy form of tool_choice: use `tool_choice`"),
+  max_completion_tokens: ownedField("use the `maxTokens` option, which the run also reserves room for"),
   modalities: (value) =>
     Array.isArray(value) && value.includes("audio")
       ? "an audio reply has no text for the run to read; leave `audio` out of `modalities`"
       : undefined,
-  audio: owned("an audio reply has no text for the run to read; leave `audio` out"),
+  audio: ownedField("an audio reply has no text for the run to read; leave `audio` out"),
 };
 
 /**
@@ -39,10 +28,7 @@ const RULES: Readonly<Record<string, Rule>> = {
  * the model is made, so a bad option fails before any request.
  */
 export function refuseUnsupportedOptions(params: Readonly<Record<string, unknown>>): void {
-  const problems = Object.entries(RULES).flatMap(([field, rule]) => {
-    const why = rule(params[field]);
-    return why === undefined ? [] : [`${field}: ${why}`];
-  });
+  const problems = requestProblems(params, RULES);
   if (problems.length > 0) {
     throw new OpenAIRequestError(`openaiModel cannot honour these options: ${problems.join("; ")}`);
   }
@@ -53,7 +39,7 @@ export function refuseUnsupportedOptions(params: Readonly<Record<string, unknown
  * the caller can fix, and some servers refuse it after the request is billed or queued.
  */
 export function refuseEmptyUserMessages(messages: readonly Message[]): void {
-  const index = messages.findIndex((message) => message.role === "user" && contentText(message.content).trim() === "");
+  const index = emptyUserMessage(messages);
   if (index >= 0) {
     throw new OpenAIRequestError(
       `message ${index} (user) is empty: give the run a task, or the user's message, with some text`,

@@ -125,6 +125,7 @@ export { readModelStream, type StreamCall, type StreamPump, type StreamReading }
 export { pairedCalls } from "./paired-calls.js";
 export { partTokens } from "./part-tokens.js";
 export { failureOf, isRetryableFailure, markFailure, type ProviderFailure, retryAfterMs } from "./provider-error.js";
+export { emptyUserMessage, ownedField, type RequestRule, requestProblems, streamField } from "./request-rules.js";
 export { RunEnd } from "./run-end.js";
 export { type SdkErrorClasses, sdkFailure } from "./sdk-failure.js";
 export { type SdkRequestOptions, sdkRequestOptions } from "./sdk-request-options.js";

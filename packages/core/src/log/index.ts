@@ -49,6 +49,7 @@ export {
   spendWindows,
   type TotalsKeeper,
   type TotalsStep,
+  WindowSpendLedger,
   type WindowTotals,
   windowLedger,
 } from "./spend-ledger.js";

@@ -86,30 +86,52 @@ export interface TotalsStep<T> {
   readonly write?: WindowTotals;
 }
 
-/** Where a ledger keeps each owner's totals: `update` runs a step on them atomically, `read` reads them. */
+/**
+ * Where a ledger keeps each owner's totals: `update` runs a step on them atomically, `read` reads
+ * them. Both are given the windows the step looks at (and may change); a keeper gives at least
+ * those, so that one keeping a row per window reads two rows, not an owner's whole history.
+ */
 export interface TotalsKeeper {
-  update<T>(owner: string, step: (totals: WindowTotals) => TotalsStep<T>): Promise<T>;
-  read(owner: string): Promise<WindowTotals>;
+  update<T>(owner: string, windows: SpendWindows, step: (totals: WindowTotals) => TotalsStep<T>): Promise<T>;
+  read(owner: string, windows: SpendWindows): Promise<WindowTotals>;
 }
 
 /**
  * A ledger over each owner's `WindowTotals`, kept by `keeper`: a hold is decided and added in one
- * step, so it is as atomic as the keeper's `update`.
+ * step, so it is as atomic as the keeper's `update`. A store's ledger class extends it with its keeper.
  */
+export class WindowSpendLedger implements SpendLedger {
+  readonly #keeper: TotalsKeeper;
+
+  constructor(keeper: TotalsKeeper) {
+    this.#keeper = keeper;
+  }
+
+  reserve(owner: string, amount: number, limits: SpendLimits, at: Date): Promise<SpendHold> {
+    const windows = spendWindows(at);
+    return this.#keeper.update<SpendHold>(owner, windows, (totals) => {
+      const passed = passedLimit(totalsIn(totals, windows), amount, limits);
+      if (passed !== null) return { result: passed };
+      return { result: { held: true, windows }, write: added(totals, windows, amount) };
+    });
+  }
+
+  settle(owner: string, windows: SpendWindows, amount: number): Promise<void> {
+    return this.#keeper.update(owner, windows, (totals) => ({
+      result: undefined,
+      write: added(totals, windows, amount),
+    }));
+  }
+
+  async spent(owner: string, at: Date): Promise<SpendTotals> {
+    const windows = spendWindows(at);
+    return totalsIn(await this.#keeper.read(owner, windows), windows);
+  }
+}
+
+/** A ledger over each owner's `WindowTotals`, kept by `keeper` (see `WindowSpendLedger`). */
 export function windowLedger(keeper: TotalsKeeper): SpendLedger {
-  return {
-    reserve(owner, amount, limits, at) {
-      const windows = spendWindows(at);
-      return keeper.update<SpendHold>(owner, (totals) => {
-        const passed = passedLimit(totalsIn(totals, windows), amount, limits);
-        if (passed !== null) return { result: passed };
-        return { result: { held: true, windows }, write: added(totals, windows, amount) };
-      });
-    },
-    settle: (owner, windows, amount) =>
-      keeper.update(owner, (totals) => ({ result: undefined, write: added(totals, windows, amount) })),
-    spent: async (owner, at) => totalsIn(await keeper.read(owner), spendWindows(at)),
-  };
+  return new WindowSpendLedger(keeper);
 }
 
 function totalsIn(totals: WindowTotals, windows: SpendWindows): SpendTotals {
@@ -123,26 +145,16 @@ function added(totals: WindowTotals, windows: SpendWindows, amount: number): Win
 }
 
 /** A ledger in this process's memory: for `MemoryEventStore`, tests, and a single process. */
-export class MemorySpendLedger implements SpendLedger {
-  readonly #totals = new Map<string, WindowTotals>();
-  readonly #ledger = windowLedger({
-    update: async (owner, step) => {
-      const { result, write } = step(this.#totals.get(owner) ?? {});
-      if (write !== undefined) this.#totals.set(owner, write);
-      return result;
-    },
-    read: async (owner) => this.#totals.get(owner) ?? {},
-  });
-
-  reserve(owner: string, amount: number, limits: SpendLimits, at: Date): Promise<SpendHold> {
-    return this.#ledger.reserve(owner, amount, limits, at);
-  }
-
-  settle(owner: string, windows: SpendWindows, amount: number): Promise<void> {
-    return this.#ledger.settle(owner, windows, amount);
-  }
-
-  spent(owner: string, at: Date): Promise<SpendTotals> {
-    return this.#ledger.spent(owner, at);
+export class MemorySpendLedger extends WindowSpendLedger {
+  constructor() {
+    const totals = new Map<string, WindowTotals>();
+    super({
+      update: async (owner, _windows, step) => {
+        const { result, write } = step(totals.get(owner) ?? {});
+        if (write !== undefined) totals.set(owner, write);
+        return result;
+      },
+      read: async (owner) => totals.get(owner) ?? {},
+    });
   }
 }

@@ -14,18 +14,24 @@ export interface LiveRun {
   readonly owner: Principal | undefined;
 }
 
-// Keyed by store, so every door and server serving the same store in this process (one per
-// connection, or per request) sees the runs the others drive.
-const live = new WeakMap<EventStore, Map<string, LiveRun>>();
-
-function runsOf(store: EventStore): Map<string, LiveRun> {
-  let runs = live.get(store);
-  if (runs === undefined) {
-    runs = new Map();
-    live.set(store, runs);
-  }
-  return runs;
+/**
+ * A map for each store from an id to a thing this process keeps of it, made empty at first use:
+ * keyed by store (weakly), so every door and server serving the same store in this process (one
+ * per connection, or per request) sees what the others keep. `const runsOf = perStore<LiveRun>()`.
+ */
+export function perStore<T>(): (store: EventStore) => Map<string, T> {
+  const maps = new WeakMap<EventStore, Map<string, T>>();
+  return (store) => {
+    let map = maps.get(store);
+    if (map === undefined) {
+      map = new Map();
+      maps.set(store, map);
+    }
+    return map;
+  };
 }
+
+const runsOf = perStore<LiveRun>();
 
 /**
  * Drives `work` as run `runId` of `store` until it settles, one driver per run in this process:
@@ -68,7 +74,7 @@ export function drive(
 
 /** The run this process drives as `runId` of `store`, if any. */
 export function liveRun(store: EventStore, runId: string): LiveRun | undefined {
-  return live.get(store)?.get(runId);
+  return runsOf(store).get(runId);
 }
 
 /** Waits until this process drives run `runId` no more (at once when it does not). */

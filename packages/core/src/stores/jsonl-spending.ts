@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type SpendLedger,
+  type SpendWindows,
   sha256Hex,
   type TotalsKeeper,
   type TotalsStep,
@@ -35,7 +36,7 @@ class JsonlTotals implements TotalsKeeper {
     return this.#read(this.#path(owner));
   }
 
-  async update<T>(owner: string, step: (totals: WindowTotals) => TotalsStep<T>): Promise<T> {
+  async update<T>(owner: string, _windows: SpendWindows, step: (totals: WindowTotals) => TotalsStep<T>): Promise<T> {
     mkdirSync(this.#folder, { recursive: true });
     const path = this.#path(owner);
     const lockPath = `${path}.lock`;
