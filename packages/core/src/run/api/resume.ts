@@ -82,17 +82,12 @@ export async function resumeAgent<Output extends ToolSchema = never>(
  * Resumes as `resumeAgent` does; questions that no answer given here answers are asked through
  * `asked` (an embedded run's parent), when given.
  */
-export async function resumeWith(
-  runId: string,
-  model: Model,
-  registry: ToolRegistry,
-  options: ResumeOptions,
-  asked?: AnswerPort,
-): Promise<AgentResult> {
+export async function resumeWith(...args: Parameters<typeof resumeLocked>): Promise<AgentResult> {
+  const [runId, , , options] = args;
   // Refused before the run is held, as well as under it.
   checkResume(options);
   // One writer per run: the log is read under the lock, so its end cannot move until the run returns.
-  return holding(options.store, runId, () => resumeLocked(runId, model, registry, options, asked));
+  return holding(options.store, runId, () => resumeLocked(...args));
 }
 
 /** Resumes as `resumeWith` does, for a caller that holds the run already (`store.acquire`). */
