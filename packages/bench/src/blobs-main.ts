@@ -8,7 +8,7 @@ import {
   rmSync,
   statSync,
 } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import {
@@ -25,7 +25,7 @@ import {
 } from "@agentloop/core";
 import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { parseEventLog, type StoredEvent } from "@agentloop/core/store";
-import { bytes, count, millis, progress, ratio, table } from "./report.js";
+import { bytes, count, machine, millis, progress, ratio, table, title } from "./report.js";
 
 // Parts' bytes in the log (`pnpm --filter @agentloop/bench bench:blobs` after a build): a run whose
 // tool returns one image per call, 100 calls, logged by a JsonlEventStore (each image once in the
@@ -131,10 +131,9 @@ try {
     });
   }
   const write = (text: string) => process.stdout.write(`${text}\n`);
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
-  write(`# agentloop blobs bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
+  write(`${title("blobs bench", tiny)}\n`);
   write(
-    `Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}; load ${loadavg()
+    `${machine()}; load ${loadavg()
       .map((l) => l.toFixed(2))
       .join(", ")}.`,
   );

@@ -1,4 +1,3 @@
-import { cpus } from "node:os";
 import {
   COMPACTION_MODES,
   type CompactionMode,
@@ -8,7 +7,7 @@ import {
   type TokenCount,
   TRIGGER_TOKENS,
 } from "./metrics/compaction.js";
-import { count, micros, progress, ratio, table } from "./report.js";
+import { count, machine, micros, progress, ratio, table, title } from "./report.js";
 
 // Context compaction (`pnpm --filter @agentloop/bench bench:compaction`): what a long run with
 // 2 KB tool results sends without compaction and with each strategy, and what the harness costs
@@ -31,9 +30,8 @@ for (const steps of [short, long]) {
 const label = (mode: CompactionMode) =>
   mode === "off" ? "no compaction" : mode === "trim" ? "trim" : "summarize (scripted summarizer)";
 const write = (text: string) => process.stdout.write(`${text}\n`);
-const cpu = cpus()[0]?.model ?? "unknown CPU";
-write(`# agentloop compaction bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
-write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}.`);
+write(`${title("compaction bench", tiny)}\n`);
+write(`${machine()}, ${process.platform} ${process.arch}.`);
 write(
   `Tool results of ${count(RESULT_CHARS)} characters; compaction at ${count(TRIGGER_TOKENS)} prompt tokens, keepRecent 4.\n`,
 );

@@ -1,6 +1,5 @@
-import { cpus } from "node:os";
 import { byHand, largeEvaluation, weatherCases, withEvaluate } from "./metrics/evals.js";
-import { bytes, count, loadAtEnd, micros, millis, progress, table } from "./report.js";
+import { bytes, count, loadAtEnd, machine, micros, millis, progress, table, title } from "./report.js";
 
 // Evals (`pnpm --filter @agentloop/bench bench:evals`): what `evaluate` adds per case over running
 // the same logged runs by hand, and the wall time and memory of a large scripted evaluation. The
@@ -27,9 +26,8 @@ const perEval = median(evaluated);
 
 const signedMicros = (value: number) => (value < 0 ? `−${micros(-value)}` : `+${micros(value)}`);
 const write = (text: string) => process.stdout.write(`${text}\n`);
-const cpu = cpus()[0]?.model ?? "unknown CPU";
-write(`# agentloop evals bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
-write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}.`);
+write(`${title("evals bench", tiny)}\n`);
+write(`${machine()}, ${process.platform} ${process.arch}.`);
 write(loadAtEnd());
 write(
   table(

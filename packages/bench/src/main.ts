@@ -1,4 +1,3 @@
-import { cpus } from "node:os";
 import type { Harness } from "./harness.js";
 import { agentloopHarness } from "./harnesses/agentloop.js";
 import { floorHarness } from "./harnesses/floor.js";
@@ -16,7 +15,7 @@ import { measureRestate } from "./metrics/restate.js";
 import { measureStoreLoad, type StoreLoad } from "./metrics/store-load.js";
 import { measureValidation } from "./metrics/validation.js";
 import { FULL, TINY } from "./plan.js";
-import { progress } from "./report.js";
+import { machine, progress, title } from "./report.js";
 import { storeLoadTable } from "./store-tables.js";
 import { storeKinds, tempDirectory } from "./stores.js";
 import {
@@ -103,10 +102,9 @@ const results: Results = {
   restate,
 };
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
-const cpu = cpus()[0]?.model ?? "unknown CPU";
 const write = (text: string) => process.stdout.write(`${text}\n`);
-write(`# agentloop bench${plan.tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
-write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}.`);
+write(`${title("bench", plan.tiny)}\n`);
+write(`${machine()}, ${process.platform} ${process.arch}.`);
 write(`Measured in one process in ${seconds} s; ratios are to the floor measured in the same run.\n`);
 write(`${harnessTable(results)}\n`);
 write(`${longAndParallelTable(results)}\n`);

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   final,
@@ -13,7 +13,7 @@ import {
 } from "@agentloop/core";
 import { SqliteMemoryStore } from "@agentloop/sqlite";
 import { median } from "./measure.js";
-import { count, micros, progress, ratio, table } from "./report.js";
+import { count, machine, micros, progress, ratio, table, title } from "./report.js";
 
 // The cost of memory per turn (`pnpm --filter @agentloop/bench bench:memory`): a one-step turn with
 // no memory, against the same turn recalling from a scope of 10,000 memories, lexically and with a
@@ -132,9 +132,8 @@ try {
   lexicalFile.close();
   embeddedFile.close();
   const write = (text: string) => process.stdout.write(`${text}\n`);
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
-  write(`# agentloop memory bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n`);
-  write(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}.`);
+  write(`${title("memory bench", tiny)}\n`);
+  write(`${machine()}, ${process.platform} ${process.arch}.`);
   write(
     `One scope of ${count(memories)} memories (six words each of 1,000, so a query's word is in about ${count((memories * 6) / 1000)} of them); a one-step turn recalling 5, median of ${count(turns)} turns; the stub embedder gives 64 numbers at once.\n`,
   );

@@ -41,44 +41,52 @@ export interface Plan {
   readonly restate: RestatePlan;
 }
 
-export const FULL: Plan = {
-  tiny: false,
-  happySteps: 3,
-  lengths: [10, 100, 1000],
-  latency: { rounds: 5, sampleMs: 300, warmMs: 1500 },
-  longSteps: 1000,
-  heapRuns: 2,
-  concurrency: { runs: 1000, steps: 5, delayMs: 20, rounds: 3 },
-  bigBatch: { runs: 10_000, steps: 5, delayMs: 20, rounds: 3 },
-  logRounds: 9,
-  storeSteps: 100,
-  store: { rounds: 5, sampleMs: 200 },
-  storeLoad: { runs: 100, eventsPerRun: 300, maxMs: 3000, logLength: 30_000, window: 1000 },
-  storeRuns: { steps: 100, rounds: 15, sampleMs: 100 },
-  longRuns: { lengths: [10_000, 100_000], rounds: 3 },
-  parallelCalls: { ms: 300, rounds: 5 },
-  validation: { rounds: 7, calls: 20_000 },
-  patterns: { exponentialLengths: [16, 20, 24], longLength: 40_000, rounds: 7, calls: 20_000 },
-  restate: { lengths: [10, 100], rounds: 5, runsPerSample: 3, batch: { runs: 200, steps: 5, delayMs: 20, rounds: 3 } },
-};
+/**
+ * The plan of a full run or of a `--tiny` one. Each size is given once, as `size(full, tiny)`; what
+ * both runs share (the happy path's length, a batch run's steps and model delay) is stated once.
+ */
+function plan(tiny: boolean): Plan {
+  const size = <T>(full: T, small: T): T => (tiny ? small : full);
+  /** A batch of concurrent runs of 5 steps each, the model waiting 20 ms on every call. */
+  const batch = (runs: number, rounds: number): ConcurrencyPlan => ({ runs, steps: 5, delayMs: 20, rounds });
+  return {
+    tiny,
+    happySteps: 3,
+    lengths: size([10, 100, 1000], [5, 10]),
+    latency: { rounds: size(5, 1), sampleMs: size(300, 5), warmMs: size(1500, 5) },
+    longSteps: size(1000, 10),
+    heapRuns: size(2, 1),
+    concurrency: batch(size(1000, 10), size(3, 1)),
+    bigBatch: batch(size(10_000, 20), size(3, 1)),
+    logRounds: size(9, 1),
+    storeSteps: size(100, 3),
+    store: { rounds: size(5, 1), sampleMs: size(200, 1) },
+    storeLoad: {
+      runs: size(100, 5),
+      eventsPerRun: size(300, 10),
+      maxMs: size(3000, 1000),
+      logLength: size(30_000, 60),
+      window: size(1000, 10),
+    },
+    storeRuns: { steps: size(100, 5), rounds: size(15, 1), sampleMs: size(100, 1) },
+    longRuns: { lengths: size([10_000, 100_000], [20, 40]), rounds: size(3, 1) },
+    parallelCalls: { ms: size(300, 5), rounds: size(5, 1) },
+    validation: { rounds: size(7, 1), calls: size(20_000, 10) },
+    patterns: {
+      exponentialLengths: size([16, 20, 24], [8, 10]),
+      longLength: size(40_000, 100),
+      rounds: size(7, 1),
+      calls: size(20_000, 10),
+    },
+    restate: {
+      lengths: size([10, 100], [5, 10]),
+      rounds: size(5, 1),
+      runsPerSample: size(3, 1),
+      batch: batch(size(200, 10), size(3, 1)),
+    },
+  };
+}
 
-export const TINY: Plan = {
-  tiny: true,
-  happySteps: 3,
-  lengths: [5, 10],
-  latency: { rounds: 1, sampleMs: 5, warmMs: 5 },
-  longSteps: 10,
-  heapRuns: 1,
-  concurrency: { runs: 10, steps: 5, delayMs: 20, rounds: 1 },
-  bigBatch: { runs: 20, steps: 5, delayMs: 20, rounds: 1 },
-  logRounds: 1,
-  storeSteps: 3,
-  store: { rounds: 1, sampleMs: 1 },
-  storeLoad: { runs: 5, eventsPerRun: 10, maxMs: 1000, logLength: 60, window: 10 },
-  storeRuns: { steps: 5, rounds: 1, sampleMs: 1 },
-  longRuns: { lengths: [20, 40], rounds: 1 },
-  parallelCalls: { ms: 5, rounds: 1 },
-  validation: { rounds: 1, calls: 10 },
-  patterns: { exponentialLengths: [8, 10], longLength: 100, rounds: 1, calls: 10 },
-  restate: { lengths: [5, 10], rounds: 1, runsPerSample: 1, batch: { runs: 10, steps: 5, delayMs: 20, rounds: 1 } },
-};
+export const FULL: Plan = plan(false);
+
+export const TINY: Plan = plan(true);

@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { startTestPostgres } from "@agentloop/store-testkit/servers";
+import { machine, title } from "./report.js";
 import { tempDirectory } from "./stores.js";
 
 // The stores under many processes (`pnpm bench:processes [--tiny]`): the weather agent's runs written
@@ -103,11 +104,8 @@ try {
   await postgres.stop();
   directory.remove();
 }
-const cpu = cpus()[0]?.model ?? "unknown CPU";
-const out = [`# agentloop stores under many processes${tiny ? " (--tiny: sizes too small to mean anything)" : ""}`, ""];
-out.push(
-  `Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}; load average ${loadavg()[0]?.toFixed(1)} at the end.`,
-);
+const out = [title("stores under many processes", tiny), ""];
+out.push(`${machine()}; load average ${loadavg()[0]?.toFixed(1)} at the end.`);
 out.push(
   `Each process: ${plan.runs} weather runs ${plan.concurrency} at a time (appends/s, over the wall time of all processes), then ${plan.stepRuns} runs one at a time (cost per step: a run's wall time over its model calls).`,
   "",

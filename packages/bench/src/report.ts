@@ -1,4 +1,4 @@
-import { loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 
 /** Formatting of the bench's markdown tables: numbers with units, and ratios to a reference. */
 
@@ -34,6 +34,19 @@ export function ratio(value: number): string {
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
   return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/** A bench's title: `# agentloop <what>`, marked when `--tiny` makes its sizes too small to mean anything. */
+export function title(what: string, tiny: boolean): string {
+  return `# agentloop ${what}${tiny ? " (--tiny: sizes too small to mean anything)" : ""}`;
+}
+
+/**
+ * The start of a bench's machine line, `Machine: <cores> cores, <CPU model>, Node <version>`; each
+ * bench ends it with what else its figures depend on (the platform, the load average).
+ */
+export function machine(): string {
+  return `Machine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}`;
 }
 
 /** The line after a table's machine line: the load average (1, 5, 15 min) as the bench ends, then a blank line. */

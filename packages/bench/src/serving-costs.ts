@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import {
   type AgentStreamEvent,
@@ -11,6 +11,7 @@ import {
   streamAgent,
   ToolRegistry,
 } from "@agentloop/core";
+import { machine, title } from "./report.js";
 
 // What a served surface costs, measured the same way for each (ui-stream-main.ts, ag-ui-main.ts): the
 // first item a client gets after its request, what a streamed delta costs on top of `streamAgent`
@@ -175,10 +176,7 @@ export async function bytesPerConversation(
 /** The machine line every serving table starts with: cores, CPU, Node and the load before and after. */
 export function machineLine(loadBefore: number[]): string {
   const load = (values: number[]) => values.map((value) => value.toFixed(1)).join(", ");
-  return (
-    `Machine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}; ` +
-    `load average (1, 5, 15 min) ${load(loadBefore)} before, ${load(loadavg())} after.\n\n`
-  );
+  return `${machine()}; load average (1, 5, 15 min) ${load(loadBefore)} before, ${load(loadavg())} after.\n\n`;
 }
 
 /** The words one surface's table is written in: what it streams and what a conversation is called. */
@@ -234,9 +232,7 @@ export async function writeServingTable(
     `Heap per ${words.conversation} with its ${words.open} open (response unread, run in a tool), ${conversations} ${words.conversations} | ${(memory.open / 1024).toFixed(1)} KiB`,
     `Heap per ${words.conversation} paused on an approval (${words.kept}), ${conversations} ${words.conversations} | ${(memory.paused / 1024).toFixed(1)} KiB`,
   ];
-  process.stdout.write(
-    `# agentloop ${words.title} bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n\n`,
-  );
+  process.stdout.write(`${title(`${words.title} bench`, tiny)}\n\n`);
   process.stdout.write(machineLine(load));
   process.stdout.write("| Measure | Value |\n|---|---|\n");
   for (const row of rows) process.stdout.write(`| ${row} |\n`);

@@ -1,9 +1,10 @@
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { startTestPostgres } from "@agentloop/store-testkit/servers";
 import { logOf } from "./metrics/event-log.js";
 import { measureStoreLoad, type StoreLoad } from "./metrics/store-load.js";
 import { measureRunCost, type RunCost } from "./metrics/store-run-cost.js";
 import { FULL, TINY } from "./plan.js";
+import { machine, title } from "./report.js";
 import { runCostTable, storeLoadTable } from "./store-tables.js";
 import { postgresKind, type StoreKind, storeKinds, tempDirectory } from "./stores.js";
 
@@ -40,10 +41,9 @@ try {
   await postgres?.stop();
   directory.remove();
 }
-const cpu = cpus()[0]?.model ?? "unknown CPU";
-process.stdout.write(`# agentloop store bench${plan.tiny ? " (--tiny: sizes too small to mean anything)" : ""}\n\n`);
+process.stdout.write(`${title("store bench", plan.tiny)}\n\n`);
 process.stdout.write(
-  `Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, ${process.platform} ${process.arch}; load average ${load} at the start, ${avg()} at the end.\n\n`,
+  `${machine()}, ${process.platform} ${process.arch}; load average ${load} at the start, ${avg()} at the end.\n\n`,
 );
 process.stdout.write(`${live ? runCostTable(plan.storeRuns, costs) : storeLoadTable(plan.storeLoad, loads)}\n`);
 

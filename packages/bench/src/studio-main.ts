@@ -1,6 +1,7 @@
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { measureStudio, type StudioBuild, type StudioCost, THIS_CLI } from "./metrics/studio.js";
 import { buildAgainst } from "./metrics/studio-against.js";
+import { machine, title } from "./report.js";
 import { tempDirectory } from "./stores.js";
 
 // The studio's rows (`pnpm bench:studio [--tiny] [--against <git-ref>] [--sessions N]`): its pages at a
@@ -41,9 +42,8 @@ try {
       ms(again.ready) + ratio(again.ready, was?.again.ready),
     ].join(" | ");
   };
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
-  const out = [`# agentloop studio bench${tiny ? " (--tiny: sizes too small to mean anything)" : ""}`, ""];
-  out.push(`Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}, Chromium (Debian).`);
+  const out = [title("studio bench", tiny), ""];
+  out.push(`${machine()}, Chromium (Debian).`);
   out.push(`Load average (1 min): ${load.toFixed(1)} at the start, ${loadAfter.toFixed(1)} at the end.`);
   out.push(`Each figure is the median of ${sessions} session(s) of its build; the builds took turns.`, "");
   out.push("| page | build | first load: first contentful paint | first load: ready | again: paint | again: ready |");

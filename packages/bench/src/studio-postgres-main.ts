@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { PostgresEventStore } from "@agentloop/postgres";
 import { startTestPostgres } from "@agentloop/store-testkit/servers";
 import pg from "pg";
 import { THIS_CLI } from "./metrics/studio.js";
+import { machine, title } from "./report.js";
 
 // The studio on a Postgres store of 100,000 runs (`pnpm bench:studio-postgres [--tiny]`): how long
 // `agentloop studio` takes to print its URL, and to answer the list's first request (the newest 200
@@ -83,12 +84,8 @@ try {
     for (let round = 0; round < 5; round++) again.push((await timed(() => list(null)))[1]);
     const [, htmlMs] = await timed(async () => (await get("/")).text());
     const median = [...again].sort((a, b) => a - b)[2] ?? Number.NaN;
-    const cpu = cpus()[0]?.model ?? "unknown CPU";
-    out.push(`# agentloop studio on a Postgres store${tiny ? " (--tiny: sizes too small to mean anything)" : ""}`, "");
-    out.push(
-      `Machine: ${cpus().length} cores, ${cpu}, Node ${process.version}; load average ${loadavg()[0]?.toFixed(1)}.`,
-      "",
-    );
+    out.push(title("studio on a Postgres store", tiny), "");
+    out.push(`${machine()}; load average ${loadavg()[0]?.toFixed(1)}.`, "");
     out.push("| measure | ms |", "| --- | ---: |");
     out.push(`| runs in the store | ${first.total} |`);
     out.push(`| \`listPage({ limit: 200 })\` on the store | ${pageMs.toFixed(0)} |`);

@@ -1,6 +1,5 @@
-import { cpus } from "node:os";
 import { bundleWeight, coldImports, WEIGHT_FIXTURES } from "./metrics/weight.js";
-import { bytes, loadAtEnd, millis, progress, ratio, table } from "./report.js";
+import { bytes, loadAtEnd, machine, millis, progress, ratio, table } from "./report.js";
 
 // Weight (`pnpm --filter @agentloop/bench bench:weight`): what a minimal agent sends to a browser,
 // what a chat route loads on a server, and how long a fresh process takes to import core next to `ai`.
@@ -18,7 +17,7 @@ const imports = await coldImports(specifiers, rounds);
 const kb = (value: number) => `${(value / 1024).toFixed(1)} KB`;
 const at = (name: string) => imports.get(name) ?? Number.NaN;
 write(`# agentloop weight${tiny ? " (--tiny: one round)" : ""}\n`);
-write(`Machine: ${cpus().length} cores, ${cpus()[0]?.model ?? "unknown CPU"}, Node ${process.version}.`);
+write(`${machine()}.`);
 write(loadAtEnd());
 write(
   table(
