@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
-import { asks, final, MemoryEventStore, type ModelReply, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
+import { asks, final, MemoryEventStore, type ModelReply, scriptedModel, toolCall } from "@agentloop/core";
 import type { AgentOptions } from "@agentloop/core/machine";
+import { makeMailRegistry } from "@agentloop/core/testing";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -24,18 +25,7 @@ afterEach(async () => {
 });
 
 function emailAgent(replies: ModelReply[], options?: Serve["options"]) {
-  const sent: string[] = [];
-  const registry = new ToolRegistry();
-  registry.register(
-    "send_email",
-    "Send an email.",
-    { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
-    ({ to }: { to: string }) => {
-      sent.push(to);
-      return { sent: to };
-    },
-    { needsApproval: true },
-  );
+  const { registry, sent } = makeMailRegistry();
   const store = new MemoryEventStore();
   const model = scriptedModel(replies);
   const serve: Serve = { name: "mailer", description: "Emails people.", model, registry, store };

@@ -1,4 +1,5 @@
-import { asks, final, MemoryEventStore, type ModelReply, scriptedModel, ToolRegistry, toolCall } from "@agentloop/core";
+import { asks, final, MemoryEventStore, type ModelReply, scriptedModel, toolCall } from "@agentloop/core";
+import { makeMailRegistry } from "@agentloop/core/testing";
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,18 +16,7 @@ function emailAgent(replies: ModelReply[]): {
   sent: string[];
   store: MemoryEventStore;
 } {
-  const sent: string[] = [];
-  const registry = new ToolRegistry();
-  registry.register(
-    "send_email",
-    "Send an email.",
-    { type: "object", properties: { to: { type: "string" } }, required: ["to"] },
-    ({ to }: { to: string }) => {
-      sent.push(to);
-      return { sent: to };
-    },
-    { needsApproval: true },
-  );
+  const { registry, sent } = makeMailRegistry();
   const store = new MemoryEventStore();
   return {
     serve: { name: "mailer", description: "Emails people.", model: scriptedModel(replies), registry, store },
