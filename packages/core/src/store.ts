@@ -89,5 +89,4 @@ export {
   type WaitingAppend,
   WindowSpendLedger,
   type WindowTotals,
-  windowLedger,
 } from "./log/index.js";

@@ -51,5 +51,4 @@ export {
   type TotalsStep,
   WindowSpendLedger,
   type WindowTotals,
-  windowLedger,
 } from "./spend-ledger.js";

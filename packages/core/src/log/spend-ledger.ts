@@ -129,11 +129,6 @@ export class WindowSpendLedger implements SpendLedger {
   }
 }
 
-/** A ledger over each owner's `WindowTotals`, kept by `keeper` (see `WindowSpendLedger`). */
-export function windowLedger(keeper: TotalsKeeper): SpendLedger {
-  return new WindowSpendLedger(keeper);
-}
-
 function totalsIn(totals: WindowTotals, windows: SpendWindows): SpendTotals {
   return { day: totals[windows.day] ?? 0, month: totals[windows.month] ?? 0 };
 }

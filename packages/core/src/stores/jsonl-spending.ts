@@ -6,8 +6,8 @@ import {
   sha256Hex,
   type TotalsKeeper,
   type TotalsStep,
+  WindowSpendLedger,
   type WindowTotals,
-  windowLedger,
 } from "../log/index.js";
 import { readLockFile, sweepLockFile, tryLockFile, unlockFile } from "./lock-file.js";
 
@@ -21,7 +21,7 @@ const LOCK_WAIT_MS = 10_000;
  * folder hold and settle one at a time. A `.` name: never taken for a run's log.
  */
 export function jsonlSpendLedger(directory: string): SpendLedger {
-  return windowLedger(new JsonlTotals(directory));
+  return new WindowSpendLedger(new JsonlTotals(directory));
 }
 
 /** Each owner's totals as a file of the folder, changed under the file's lock. */
