@@ -47,6 +47,7 @@ export {
   topHits,
   type VectorCandidate,
 } from "./data/index.js";
+export { canonicalJson } from "./decide/index.js";
 export {
   anchorOf,
   type BlobRef,

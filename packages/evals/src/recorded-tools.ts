@@ -1,20 +1,9 @@
 import { type ToolCall, type ToolOutcome, type ToolOutcomeKind, ToolRegistry } from "@agentloop/core";
-import { type LogFlags, logFlags, type RunEvent, toolFailureOf } from "@agentloop/core/store";
+import { canonicalJson, type LogFlags, logFlags, type RunEvent, toolFailureOf } from "@agentloop/core/store";
 
 /** A call's key: its tool name and its arguments as canonical JSON (keys sorted). */
 function keyOf(name: string, args: unknown): string {
-  return `${name}\u0000${canonical(args)}`;
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
+  return `${name}\u0000${canonicalJson(args)}`;
 }
 
 /**
@@ -61,7 +50,7 @@ export class RecordedTools extends ToolRegistry {
     const made = answers === undefined ? "made no such call" : "made no more such calls";
     return {
       kind: "threw",
-      content: `ERROR: the recording has no answer for ${name}(${canonical(args)}): the recorded run ${made}`,
+      content: `ERROR: the recording has no answer for ${name}(${canonicalJson(args)}): the recorded run ${made}`,
     };
   }
 }

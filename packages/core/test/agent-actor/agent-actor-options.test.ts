@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createActor } from "xstate";
+import { createActor, waitFor } from "xstate";
 import {
   type AgentActorInput,
   agentActor,
   createAgentActor,
   final,
+  InMemoryMemoryStore,
   scriptedModel,
   ToolRegistry,
 } from "../../src/index.js";
@@ -43,6 +44,28 @@ describe("options agentActor does not apply", () => {
         compaction: { triggerTokens: 1000 },
       }),
     ).toBeUndefined();
+  });
+
+  it("takes the options runAgent gained after the actor (prepareStep, memory, name, owner), and its run applies them", async () => {
+    const model = scriptedModel([final("ok")]);
+    const steps: number[] = [];
+    const input = {
+      task: "t",
+      model,
+      registry,
+      name: "helper",
+      owner: { tenant: "acme", user: "ana" },
+      memory: { store: new InMemoryMemoryStore(), scope: { resource: "ana" } },
+      prepareStep: ({ step }: { readonly step: number }) => {
+        steps.push(step);
+        return undefined;
+      },
+    } satisfies AgentActorInput;
+    const actor = createActor(agentActor, { input }).start();
+    const ended = await waitFor(actor, (snapshot) => snapshot.status !== "active");
+    expect(ended.error).toBeUndefined();
+    expect(ended.output?.answer).toBe("ok");
+    expect(steps).toEqual([1]);
   });
 
   it("createAgentActor refuses code it would not give a restored actor", () => {

@@ -1,33 +1,45 @@
-/** What an agent actor's input may hold: the task, the model and tools, and every option of `runAgent` but the signal. */
-const TAKEN = new Set([
-  "task",
-  "model",
-  "registry",
-  "system",
-  "history",
-  "maxSteps",
-  "tokenBudget",
-  "replyReserve",
-  "repeatLimit",
-  "onRepeatedCall",
-  "toolConcurrency",
-  "compaction",
-  "retry",
-  "fallbackModels",
-  "pricing",
-  "costBudget",
-  "output",
-  "outputRetries",
-  "guardrails",
-  "approve",
-  "toolTimeoutMs",
-  "maxResultChars",
-  "store",
-  "runId",
-  "inspect",
-  "onEvent",
-  "onLogged",
-]);
+import type { RunOptions } from "./run-agent.js";
+
+/**
+ * What an agent actor's input may hold: the task, the model and tools, and every option of
+ * `runAgent` but the signal. A record over those names, so that an option `runAgent` gains and
+ * this does not name fails to compile.
+ */
+const INPUT: Readonly<Record<keyof Omit<RunOptions, "signal"> | "task" | "model" | "registry", true>> = {
+  task: true,
+  model: true,
+  registry: true,
+  system: true,
+  name: true,
+  history: true,
+  maxSteps: true,
+  tokenBudget: true,
+  replyReserve: true,
+  repeatLimit: true,
+  onRepeatedCall: true,
+  toolConcurrency: true,
+  compaction: true,
+  retry: true,
+  fallbackModels: true,
+  prepareStep: true,
+  pricing: true,
+  costBudget: true,
+  memory: true,
+  output: true,
+  outputRetries: true,
+  guardrails: true,
+  approve: true,
+  toolTimeoutMs: true,
+  maxResultChars: true,
+  ceiling: true,
+  store: true,
+  runId: true,
+  owner: true,
+  inspect: true,
+  onEvent: true,
+  onLogged: true,
+};
+const TAKEN: ReadonlySet<string> = new Set(Object.keys(INPUT));
 
 /** What `createAgentActor` may provide: the code a restored actor gets again. */
 const PROVIDED = new Set(["model", "registry", "store", "approve", "inspect", "onEvent"]);
