@@ -87,3 +87,27 @@ describe("tenantBudget: a ceiling per tenant across runs and servers", () => {
     expect([await outcome("a1"), await outcome("a2"), await outcome("g1")]).toEqual(["done", "cost_budget", "done"]);
   });
 });
+
+describe("tenantBudget its runs could not be held to", () => {
+  const served = (options: Parameters<typeof chatHandler>[0]["options"]) => () =>
+    chatHandler({
+      model: Object.assign(async () => final("x"), { modelName: "house-model" }),
+      registry: new ToolRegistry(),
+      store: new JsonlEventStore(join(tmpdir(), "agentloop-never-written")),
+      authorize,
+      ...(options === undefined ? {} : { options }),
+      tenantBudget: () => ({ costPerDay: 1 }),
+    });
+
+  it("is refused when the handler is made, not at each chat: with no pricing, or a model a run may call that has no price", () => {
+    expect(served(undefined)).toThrow(/^a tenant's ceiling needs the runs priced \(options\.pricing\)/);
+    expect(served({ pricing: { "other-model": { input: 2, output: 8 } } })).toThrow(
+      /^a tenant's ceiling needs a price for every model a run may call, and the pricing has none \(nor a "default"\) for house-model$/,
+    );
+    const fallback = Object.assign(async () => final("x"), { modelName: "spare" });
+    expect(served({ pricing: { "house-model": { input: 2, output: 8 } }, fallbackModels: [fallback] })).toThrow(
+      /for spare$/,
+    );
+    expect(served({ pricing: { "house-model": { input: 2, output: 8 } } })).not.toThrow();
+  });
+});

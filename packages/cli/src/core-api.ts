@@ -60,7 +60,14 @@ export {
   shownAtStep,
   summaryMessage,
 } from "@agentloop/core/machine";
-export { frontDoor, mayUse, type Principal, runsFor, type ServeOptions } from "@agentloop/core/serve";
+export {
+  checkTenantBudget,
+  frontDoor,
+  mayUse,
+  type Principal,
+  runsFor,
+  type ServeOptions,
+} from "@agentloop/core/serve";
 export type { SpendLimits } from "@agentloop/core/store";
 export {
   type BlobSource,

@@ -5,6 +5,7 @@ export type { Principal } from "./data/index.js";
 export {
   type ConversationAsk,
   type ConversationState,
+  checkTenantBudget,
   clientError,
   conversationIdProblem,
   conversationState,

@@ -2,7 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Readable } from "node:stream";
 import { parseFlags, wholeNumber } from "../args.js";
 import { UsageError } from "../cli-error.js";
-import type { CliModel, EventStore, Principal, RunOptions, SpendLimits, ToolRegistry } from "../core-api.js";
+import {
+  type CliModel,
+  checkTenantBudget,
+  type EventStore,
+  type Principal,
+  type RunOptions,
+  type SpendLimits,
+  type ToolRegistry,
+} from "../core-api.js";
 import { type Io, type LoadedCommand, writeLines, wroteHelp } from "../io.js";
 import { chatPageFile } from "../serving/chat-page-files.js";
 import { AUTHORIZE_FLAG, AUTHORIZE_HELP, type Authorize, loadAuthorize } from "../setup/authorize-module.js";
@@ -133,6 +141,11 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     values.script !== undefined && values.model === undefined
       ? loadConversationScript(values.script)
       : await chooseModel(values, io, "serve");
+  try {
+    checkTenantBudget({ model, options: runOptions, tenantBudget: access.tenantBudget });
+  } catch (error) {
+    throw new UsageError(`--tenant-budget: ${(error as Error).message}; add it to ${values.pricing}`);
+  }
   const toolValues: ToolSourceValues = { tools: values.tools, mcp: [], "mcp-url": values["mcp-url"] };
   const policy = new ServedToolRegistry(values["approve-tool"], values["deny-tool"], values.reason);
   const sources = await openToolSources("serve", toolValues, policy);

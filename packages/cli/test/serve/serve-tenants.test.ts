@@ -173,6 +173,20 @@ describe("agentloop serve --authorize --tenant-budget", () => {
     expect(await refused([...authorized, "--tenant-budget", unknown])).toContain(
       `${unknown}: the entry 'acme' has 'perDay'`,
     );
+    // A model with no price would hold nothing against the ceiling: refused at start, not at each chat.
+    const otherPrices = f.write("other-prices.json", { "gpt-x": { input: 2, output: 8 } });
+    expect(
+      await refused([
+        "--authorize",
+        fixture("bearer-authorize.mjs"),
+        "--pricing",
+        otherPrices,
+        "--tenant-budget",
+        f.budget,
+      ]),
+    ).toBe(
+      `agentloop: --tenant-budget: a tenant's ceiling needs a price for every model a run may call, and the pricing has none (nor a "default") for (unnamed model); add it to ${otherPrices}`,
+    );
     const notJson = f.write("not.json", "{ acme");
     expect(await refused([...authorized, "--tenant-budget", notJson])).toContain(
       `--tenant-budget: ${notJson} is not JSON`,

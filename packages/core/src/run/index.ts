@@ -35,7 +35,9 @@ export {
   DEFAULT_TOKEN_BUDGET,
   type MemoryOptions,
   type ModelWithLimits,
+  resolvePrices,
   resolveSettings,
+  unpricedNames,
 } from "./options/index.js";
 export {
   type Approver,

@@ -20,5 +20,11 @@ export { drive, type LiveRun, liveRun, perStore, undriven } from "./live-runs.js
 export { type LogChanges, logChanges } from "./log-changes.js";
 export { mayUse, ownerOf, runsFor } from "./owner.js";
 export { type RunFeed, runFeed } from "./run-feed.js";
-export { type ServedRunOptions, type ServeOptions, type TurnOptions, turnOptionsOf } from "./serve-options.js";
+export {
+  checkTenantBudget,
+  type ServedRunOptions,
+  type ServeOptions,
+  type TurnOptions,
+  turnOptionsOf,
+} from "./serve-options.js";
 export { clientError, isRefusal, refusalOf, reportFailure, ServeRefusal } from "./served-errors.js";

@@ -1,6 +1,6 @@
 import type { Model, Principal } from "../data/index.js";
 import type { EventStore, SpendLimits } from "../log/index.js";
-import type { ResumeOptions, RunOptions, SpendCeiling } from "../run/index.js";
+import { type ResumeOptions, type RunOptions, resolvePrices, type SpendCeiling, unpricedNames } from "../run/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 
 /** The options of a served agent's runs: the limits and policies a run starts with, and the checks of its answers. */
@@ -64,6 +64,29 @@ export function ceilingFor(serve: ServeOptions, principal: Principal | undefined
     );
   }
   return { ceiling: { owner: principal.tenant, limits, ledger } };
+}
+
+/**
+ * Refuses, when a door is made, a `tenantBudget` its runs could not be held to: with no
+ * `options.pricing`, or with a model a run may call (the model, a fallback, the summarizer) that
+ * has no price, whose calls would hold nothing against the ceiling.
+ */
+export function checkTenantBudget(serve: Partial<Pick<ServeOptions, "tenantBudget" | "options" | "model">>): void {
+  if (serve.tenantBudget === undefined || serve.model === undefined) return;
+  const options = serve.options ?? {};
+  if (options.pricing === undefined) {
+    throw new TypeError(
+      "a tenant's ceiling needs the runs priced (options.pricing): it holds each model call's most possible cost, which needs its price",
+    );
+  }
+  const { prices } = resolvePrices({ ...options, costBudget: undefined }, serve.model);
+  const models = prices === undefined ? [] : [...prices.models, ...(prices.summarizer ? [prices.summarizer] : [])];
+  const missing = unpricedNames(models);
+  if (missing.length > 0) {
+    throw new RangeError(
+      `a tenant's ceiling needs a price for every model a run may call, and the pricing has none (nor a "default") for ${missing.join(", ")}`,
+    );
+  }
 }
 
 /** The served options a continued or resumed turn is given again: what a run's log cannot hold. */

@@ -3,6 +3,7 @@ import {
   asks,
   continueAgent,
   final,
+  handoff,
   MemoryEventStore,
   type Message,
   type Model,
@@ -11,6 +12,7 @@ import {
   runAgent,
   type SpendCeiling,
   scriptedModel,
+  ToolRegistry,
   toolCall,
 } from "../../src/index.js";
 import { MemorySpendLedger, type SpendLedger, spendWindows } from "../../src/store.js";
@@ -192,6 +194,39 @@ describe("a spending ceiling across runs", () => {
       }),
     ).rejects.toThrow(/costPerDay must be a number of USD, 0 or more/);
     expect(await store.list()).toEqual([]);
+  });
+
+  it("refuses a ceiling when a model the run may call has no price, before anything is logged: its calls would hold nothing", async () => {
+    const store = new MemoryEventStore();
+    const registry = makeWeatherRegistry().registry;
+    const ledger = new MemorySpendLedger();
+    const model = Object.assign(limited(scriptedModel([billed(final("x"))])), { modelName: "priced-model" });
+    const unpriced = Object.assign(limited(scriptedModel([billed(final("y"))])), { modelName: "free-model" });
+    const pricing = { "priced-model": { input: 2, output: 8 } };
+    const ceiling = ceilingOf(ledger, { costPerDay: 1 });
+    const tokenBudget = Number.POSITIVE_INFINITY;
+    await expect(
+      runAgent("x", unpriced, registry, { store, runId: "own", pricing, tokenBudget, ceiling }),
+    ).rejects.toThrow(/a spending ceiling \(of 'acme'\) needs a price for every model the run may call.* free-model/);
+    await expect(
+      runAgent("x", model, registry, {
+        store,
+        runId: "fallback",
+        pricing,
+        tokenBudget,
+        ceiling,
+        fallbackModels: [unpriced],
+      }),
+    ).rejects.toThrow(/free-model/);
+    const billing = Object.assign(scriptedModel([final("z")]), { modelName: "free-model" });
+    const triage = new ToolRegistry([handoff({ name: "billing", model: billing, registry: new ToolRegistry() })]);
+    await expect(
+      runAgent("x", model, triage, { store, runId: "handoff", pricing, tokenBudget, ceiling }),
+    ).rejects.toThrow(/free-model/);
+    expect(await store.list()).toEqual([]);
+    expect(model.seen).toHaveLength(0);
+    expect(unpriced.seen).toHaveLength(0);
+    expect(await ledger.spent("acme", DAY)).toMatchObject({ day: 0, month: 0 });
   });
 
   it("the memory store keeps a ledger of its own", () => {

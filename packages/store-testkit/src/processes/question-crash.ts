@@ -130,7 +130,8 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
     });
 
     it(`two processes answering one waiting question at the same instant, ${TRIALS} times: one answer is taken, the other refused`, async () => {
-      // The booking takes 100 ms: long enough that the loser finds the run held, not finished.
+      // The booking takes 100 ms, so the loser mostly finds the run held; on a busy machine it may
+      // come after the winner ended, and is then refused as answering a question that no longer waits.
       for (let trial = 0; trial < TRIALS; trial++) {
         const runId = `race-${trial}`;
         const at = `trial ${trial}`;
@@ -141,7 +142,9 @@ export function describeQuestionCrash(label: string, options: QuestionCrashOptio
         expect(taken, `${at}: ${answers.join(" | ")}`).toBeGreaterThanOrEqual(0);
         expect(answers[taken], at).toBe(`done done {"booked":"${cities[taken]}"}`);
         expect(answers[1 - taken], at).toMatch(
-          new RegExp(`^refused EventLogError: run '${runId}' is being written elsewhere: by process \\d+`),
+          new RegExp(
+            `^refused (EventLogError: run '${runId}' is being written elsewhere: by process \\d+|RangeError: run '${runId}': call 'q1' waits for no answer \\(questions that wait: none\\))`,
+          ),
         );
         const log = await read(runId);
         expect(

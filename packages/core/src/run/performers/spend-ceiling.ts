@@ -1,4 +1,5 @@
 import type { CeilingReached, RunSettings } from "../../data/index.js";
+import { UNNAMED_MODEL } from "../../decide/index.js";
 import {
   checkSpendLimits,
   type SpendLedger,
@@ -28,7 +29,7 @@ export interface SpendCeiling {
  * Refuses, before anything is logged, a ceiling a run cannot hold: limits that are not amounts, or
  * a run without prices (its calls would cost an unknown amount), naming the owner.
  */
-export function checkCeiling(ceiling: SpendCeiling, settings: Pick<RunSettings, "prices">): void {
+export function checkCeiling(ceiling: SpendCeiling, settings: Pick<RunSettings, "prices" | "handoffs">): void {
   if (typeof ceiling.owner !== "string" || ceiling.owner === "") {
     throw new TypeError("ceiling.owner must be a non-empty string (whose spending it is)");
   }
@@ -36,6 +37,17 @@ export function checkCeiling(ceiling: SpendCeiling, settings: Pick<RunSettings, 
   if (settings.prices === undefined) {
     throw new TypeError(
       `a spending ceiling (of '${ceiling.owner}') needs the run priced: give pricing, so that each call's cost is known before it is made`,
+    );
+  }
+  // A call with no price would hold nothing, and so pass the ceiling unchecked.
+  const { models, summarizer } = settings.prices;
+  const agents = settings.handoffs?.agents.flatMap((agent) => (agent.price === undefined ? [] : [agent.price])) ?? [];
+  const unpriced = [...models, ...(summarizer === undefined ? [] : [summarizer]), ...agents].flatMap((model) =>
+    model.price === null ? [model.name ?? UNNAMED_MODEL] : [],
+  );
+  if (unpriced.length > 0) {
+    throw new RangeError(
+      `a spending ceiling (of '${ceiling.owner}') needs a price for every model the run may call, and pricing has none (nor a "default") for ${[...new Set(unpriced)].join(", ")}`,
     );
   }
 }
