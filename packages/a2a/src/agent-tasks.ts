@@ -21,11 +21,13 @@ import {
   conversationState,
   decideTurn,
   drive,
+  followLog,
   liveRun,
   performStep,
   type ServeOptions,
   type ServeRefusal,
   type Turn,
+  turnStartOf,
 } from "@agentloop/core/serve";
 import { masked } from "./a2a-errors.js";
 import { listTasks } from "./list-tasks.js";
@@ -153,7 +155,11 @@ function* endOf(task: Task): Generator<StreamResponse> {
   yield { payload: { $case: "statusUpdate", value: { ...ids, status: task.status } } };
 }
 
-/** Follows a task from now: a working one to its next pause or end; one that waits is told as it stands. An ended task is not followed. */
+/**
+ * Follows a task from now: a working one to its next pause or end, whichever process drives it
+ * (this one's run, or another's from the log); one that waits is told as it stands. An ended task
+ * is not followed.
+ */
 async function* resubscribe(
   serve: ServeOptions,
   runId: string,
@@ -166,8 +172,12 @@ async function* resubscribe(
   }
   yield { payload: { $case: "task", value: task } };
   const live = liveRun(serve.store, runId);
-  if (live === undefined) return;
-  await live.ended;
+  if (live !== undefined) await live.ended;
+  else if (state === TaskState.TASK_STATE_WORKING) {
+    // Driven elsewhere: its log says when the turn pauses or ends (or that its process is gone).
+    const from = turnStartOf(await serve.store.read(runId));
+    await followLog(serve.store, runId, { from }).result.catch(() => undefined);
+  } else return;
   yield* endOf(await told(runId));
 }
 
