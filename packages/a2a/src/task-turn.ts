@@ -90,14 +90,14 @@ async function nextTask(
   content: MessageContent,
 ): Promise<Planned> {
   const contextId = message.contextId === "" ? globalThis.crypto.randomUUID() : message.contextId;
-  const taken = (await serve.store.list())
-    .map((summary) => placeOf(summary.runId))
-    .filter((place) => place?.contextId === contextId)
-    .reduce((last, place) => Math.max(last, place?.n ?? 0), 0);
-  const runId = taskIdOf(contextId, taken + 1);
-  const problem = conversationIdProblem(runId, "task id");
+  const problem = conversationIdProblem(taskIdOf(contextId, 1), "task id");
   if (problem !== null)
     return new ServeRefusal(400, `the contextId '${contextId.slice(0, 100)}' cannot name tasks: ${problem}`);
+  const taken = await lastTaskOf(serve.store, contextId);
+  const runId = taskIdOf(contextId, taken + 1);
+  const longer = conversationIdProblem(runId, "task id");
+  if (longer !== null)
+    return new ServeRefusal(400, `the contextId '${contextId.slice(0, 100)}' cannot name tasks: ${longer}`);
   const previous = taskIdOf(contextId, Math.max(taken, 1));
   const step = decideFollowOn(
     NOUN,
@@ -107,4 +107,27 @@ async function nextTask(
     content,
   );
   return step instanceof ServeRefusal ? step : { runId, step };
+}
+
+/**
+ * How many tasks context `contextId` has: its tasks are numbered from 1 with no gap (a task is
+ * numbered when its log is first written, and a store never deletes a run), so the last one is
+ * found by doubling, then halving, in about twice the bits of the count in reads of its own task
+ * ids — never a listing of every run in the store.
+ */
+async function lastTaskOf(store: ServeOptions["store"], contextId: string): Promise<number> {
+  const exists = async (n: number) => (await store.read(taskIdOf(contextId, n))).length > 0;
+  if (!(await exists(1))) return 0;
+  let low = 1;
+  let high = 2;
+  while (await exists(high)) {
+    low = high;
+    high *= 2;
+  }
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (await exists(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
 }
