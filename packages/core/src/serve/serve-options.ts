@@ -92,21 +92,31 @@ export function checkTenantBudget(serve: Partial<Pick<ServeOptions, "tenantBudge
 /** The served options a continued or resumed turn is given again: what a run's log cannot hold. */
 export type TurnOptions = Pick<
   ResumeOptions,
-  "prepareStep" | "fallbackModels" | "compaction" | "output" | "guardrails" | "toolTimeoutMs" | "maxResultChars"
+  | "prepareStep"
+  | "fallbackModels"
+  | "compaction"
+  | "output"
+  | "guardrails"
+  | "toolTimeoutMs"
+  | "maxResultChars"
+  | "memory"
 >;
 
 /**
  * The options of the server's that a log cannot hold (functions and models: `prepareStep`,
- * `fallbackModels`, the compaction's `summarizer`, `output`, `guardrails`) and the run-time
+ * `fallbackModels`, the compaction's `summarizer`, `output`, `guardrails`, the memory's store) and the run-time
  * safeguards: what every turn after the first is given, so that a conversation goes on with every
  * policy it started with, on every front door. The limits and policies a log holds (`maxSteps`,
  * `retry`, `pricing`, ...) are read from the log, and a resume refuses them given again.
  */
 export function turnOptionsOf(options: ServeOptions["options"]): TurnOptions {
   if (options === undefined) return {};
-  const { prepareStep, fallbackModels, compaction, output, guardrails, toolTimeoutMs, maxResultChars } = options;
+  const { prepareStep, fallbackModels, compaction, output, guardrails, toolTimeoutMs, maxResultChars, memory } =
+    options;
   const summarizer = compaction?.summarizer;
   return {
+    // The store only: the scope and the recall are the log's.
+    ...(memory === undefined ? {} : { memory: { store: memory.store } }),
     ...(prepareStep === undefined ? {} : { prepareStep }),
     ...(fallbackModels === undefined ? {} : { fallbackModels }),
     ...(summarizer === undefined ? {} : { compaction: { summarizer } }),

@@ -156,6 +156,32 @@ describe("recall before a turn", () => {
     const recalls = (await store.read("c")).filter((event) => event.type === "memory.recalled");
     expect(recalls.map((event) => event.query)).toEqual(["How hot is my city?", "Where do I live?"]);
   });
+
+  it("a continued run with memory needs its store again; one started without takes the store alone (unused) and refuses a scope", async () => {
+    const memory = counted();
+    const store = new MemoryEventStore();
+    const registry = new ToolRegistry();
+    const model = scriptedModel([final("One."), final("Two."), final("Three."), final("Four.")]);
+    await runAgent("First?", model, registry, { store, runId: "with", memory: { store: memory, scope: ALICE } });
+    const logged = (await store.read("with")).length;
+    await expect(continueAgent("with", "Again?", model, registry, { store })).rejects.toThrow(
+      /^the run was started with memory: give memory \(its store\) again/,
+    );
+    // Refused before anything was logged: the run is as it was, finished, and takes the next message.
+    expect(await store.read("with")).toHaveLength(logged);
+    await expect(
+      continueAgent("with", "Again?", model, registry, { store, memory: { store: memory, scope: BOB } }),
+    ).rejects.toThrow(/^memory\.scope differs from the scope the run was started with/);
+
+    await runAgent("First?", model, registry, { store, runId: "without" });
+    const again = await continueAgent("without", "Again?", model, registry, { store, memory: { store: memory } });
+    expect(again.status).toBe("done");
+    expect(memory.calls).toEqual(["search First?"]);
+    expect(types(await store.read("without"))).not.toContain("memory.recalled");
+    await expect(
+      continueAgent("without", "More?", model, registry, { store, memory: { store: memory, scope: ALICE } }),
+    ).rejects.toThrow(/^the run was started without memory: it cannot take memory now/);
+  });
 });
 
 describe("embeddings are computed once per write, never per step", () => {

@@ -385,9 +385,14 @@ async function continueHeld(
     });
   }
   const settings = startOf(runId, events).settings;
+  const memory = memoryStoreFor(options.memory, settings.memory);
+  // Refused before the message is logged: the turn would recall first, and fail with its message logged.
+  if (memory === undefined && (settings.memory?.recall ?? 0) > 0) {
+    throw new TypeError("the run was started with memory: give memory (its store) again to go on with it");
+  }
   return runLive({
     ...portsOf(options, options.summarizer ?? options.compaction?.summarizer),
-    memory: memoryStoreFor(options.memory, settings.memory),
+    memory,
     model,
     registry,
     journal,

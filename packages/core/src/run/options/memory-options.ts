@@ -27,8 +27,10 @@ export function resolveMemory(options: MemoryOptions): MemorySettings {
 
 /**
  * The store a resumed or continued run recalls from: `memory.store` as given. Its scope and recall
- * are the log's; a scope given that differs from it, or memory given to a run started without, is
- * refused with a `TypeError` rather than silently ignored.
+ * are the log's; a scope given that differs from it, or a scope given to a run started without
+ * memory, is refused with a `TypeError` rather than silently ignored. The store alone, for a run
+ * started without memory, is not needed: a server that gives every turn its store goes on with
+ * conversations it started before it had memory.
  */
 export function memoryStoreFor(
   given: Partial<MemoryOptions> | undefined,
@@ -36,6 +38,7 @@ export function memoryStoreFor(
 ): MemoryStore | undefined {
   if (given === undefined) return undefined;
   if (logged === undefined) {
+    if (given.scope === undefined && given.recall === undefined) return undefined;
     throw new TypeError("the run was started without memory: it cannot take memory now (start a run with it)");
   }
   checkStore(given.store);
