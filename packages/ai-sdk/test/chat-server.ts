@@ -85,6 +85,8 @@ export class NodeChat extends AbstractChat<UIMessage> {
       messages?: UIMessage[];
       /** Sends on its own when this holds (`autoSend`: once every approval has a response). */
       sendWhen?: (options: { messages: UIMessage[] }) => boolean | PromiseLike<boolean>;
+      /** Headers of every request (a tenant's credentials). */
+      headers?: Record<string, string>;
     } = {},
   ) {
     const state = new ArrayState();
@@ -92,7 +94,10 @@ export class NodeChat extends AbstractChat<UIMessage> {
     super({
       id,
       state,
-      transport: new DefaultChatTransport({ api }),
+      transport: new DefaultChatTransport({
+        api,
+        ...(options.headers === undefined ? {} : { headers: options.headers }),
+      }),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
       ...(options.autoSend === true
         ? { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses }

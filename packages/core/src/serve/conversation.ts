@@ -274,8 +274,14 @@ export function performStep(
     case "start": {
       const owner = principal === undefined ? {} : { owner: principal };
       const history = step.history === undefined ? {} : { history: step.history };
+      const memory = serve.options?.memory;
+      const scoped =
+        memory === undefined || serve.memoryScope === undefined
+          ? {}
+          : { memory: { ...memory, scope: serve.memoryScope(principal, runId) } };
       return runAgent(step.content, model, registry, {
         ...serve.options,
+        ...scoped,
         ...history,
         store,
         runId,

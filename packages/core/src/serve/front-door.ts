@@ -1,5 +1,5 @@
 import { isPrincipal, type Principal } from "../data/index.js";
-import { checkTenantBudget, type ServeOptions } from "./serve-options.js";
+import { checkServedMemory, checkTenantBudget, type ServeOptions } from "./serve-options.js";
 
 /** A refusal in a door's own shape (plain text, JSON, JSON-RPC): the status and why. */
 export type Refuse = (status: number, message: string) => Response;
@@ -21,16 +21,17 @@ const plainText: Refuse = (status, message) =>
  * `authorize` tells who is asking (its refusal is answered as it is). A request with neither
  * `Origin` nor `Sec-Fetch-Site` (a server, a CLI, an SDK client in Node) is no other site's.
  * `handle` gets the principal (`undefined` without `authorize`); an allowed cross-origin answer
- * carries the CORS headers. A `tenantBudget` whose runs could not be priced is refused here,
- * when the door is made (`checkTenantBudget`).
+ * carries the CORS headers. A `tenantBudget` whose runs could not be priced, and memory whose scope
+ * tenants would share, are refused here, when the door is made (`checkTenantBudget`, `checkServedMemory`).
  */
 export function frontDoor(
   serve: Pick<ServeOptions, "authorize" | "allowedOrigins" | "allowedHosts"> &
-    Partial<Pick<ServeOptions, "tenantBudget" | "options" | "model">>,
+    Partial<Pick<ServeOptions, "tenantBudget" | "options" | "model" | "memoryScope" | "registry">>,
   handle: (request: Request, principal: Principal | undefined) => Promise<Response>,
   refuse: Refuse = plainText,
 ): (request: Request) => Promise<Response> {
   checkTenantBudget(serve);
+  checkServedMemory(serve);
   const hosts = new Set([...LOOPBACK_HOSTS, ...(serve.allowedHosts ?? [])].map((host) => host.toLowerCase()));
   const origins = new Set((serve.allowedOrigins ?? []).map(normalOrigin));
   return async (request) => {

@@ -1,4 +1,4 @@
-import type { Model, Principal } from "../data/index.js";
+import type { MemoryScope, Model, Principal } from "../data/index.js";
 import type { EventStore, SpendLimits } from "../log/index.js";
 import { type ResumeOptions, type RunOptions, resolvePrices, type SpendCeiling, unpricedNames } from "../run/index.js";
 import type { ToolRegistry } from "../tools/index.js";
@@ -47,6 +47,14 @@ export interface ServeOptions {
    * ends `cost_budget` with the ceiling named (`AgentResult.ceiling`). Needs `options.pricing`.
    */
   readonly tenantBudget?: (principal: Principal) => SpendLimits | undefined;
+  /**
+   * The memory scope of a conversation, decided when it starts (its log keeps it for every later
+   * turn): where `options.memory` recalls from, and where the run's `memoryTools(store)` (given no
+   * scope of their own) write and search, e.g. `(principal) => ({ resource: principal.tenant })`.
+   * Needs `options.memory` (the store). With `authorize`, a door refuses memory whose one scope
+   * would be every tenant's: `options.memory` without it, or memory tools with a scope of their own.
+   */
+  readonly memoryScope?: (principal: Principal | undefined, conversationId: string) => MemoryScope;
 }
 
 /**
@@ -86,6 +94,35 @@ export function checkTenantBudget(serve: Partial<Pick<ServeOptions, "tenantBudge
     throw new RangeError(
       `a tenant's ceiling needs a price for every model a run may call, and the pricing has none (nor a "default") for ${missing.join(", ")}`,
     );
+  }
+}
+
+/**
+ * Refuses, when a door is made, memory whose scope a server with `authorize` would share between
+ * tenants: `options.memory` with no `memoryScope`, and memory tools in the registry with a scope of
+ * their own (`memoryTools(store, scope)`; `memoryTools(store)` reaches each run's scope). And
+ * `memoryScope` with no `options.memory` to give it a store.
+ */
+export function checkServedMemory(
+  serve: Partial<Pick<ServeOptions, "authorize" | "options" | "memoryScope" | "registry">>,
+): void {
+  const memory = serve.options?.memory;
+  if (serve.memoryScope !== undefined && memory === undefined) {
+    throw new TypeError("memoryScope needs options.memory: the store the conversations' memories are kept in");
+  }
+  if (serve.authorize === undefined) return;
+  if (memory !== undefined && serve.memoryScope === undefined) {
+    throw new TypeError(
+      "with authorize, options.memory's one scope would be every tenant's: give memoryScope, e.g. (principal) => ({ resource: principal.tenant })",
+    );
+  }
+  for (const { name } of serve.registry?.specs() ?? []) {
+    const performer = serve.registry?.performerOf(name);
+    if ((performer?.kind === "memory-write" || performer?.kind === "memory-read") && performer.scope !== null) {
+      throw new TypeError(
+        `with authorize, the memory tool '${name}' reaches one scope for every tenant: make it with memoryTools(store), which reaches each conversation's (memoryScope)`,
+      );
+    }
   }
 }
 

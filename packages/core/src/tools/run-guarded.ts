@@ -1,3 +1,4 @@
+import type { MemoryScope } from "../data/index.js";
 import type { ToolAsk, ToolFunction, ToolNote } from "./tool-function.js";
 
 /** The `ask` of a tool run where nobody can answer. */
@@ -40,6 +41,7 @@ export function runGuarded(
   runSignal: () => AbortSignal | undefined,
   ask: ToolAsk = cannotAsk,
   notes: { readonly note: ToolNote; readonly notes: readonly unknown[] } = NO_NOTES,
+  memoryScope?: MemoryScope,
 ): Outcome | Promise<Outcome> {
   // The tool's own signal is made only when the tool reads it: most tools never do, and an
   // AbortController with a listener on the run's signal costs more than the rest of the call.
@@ -51,6 +53,7 @@ export function runGuarded(
     ask,
     note: notes.note,
     notes: notes.notes,
+    memoryScope,
     get signal(): AbortSignal {
       if (controller === undefined) {
         controller = new AbortController();

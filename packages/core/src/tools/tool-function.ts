@@ -1,3 +1,5 @@
+import type { MemoryScope } from "../data/index.js";
+
 /** What a tool's function gets besides its arguments. */
 export interface ToolContext {
   /** Aborts on the tool's timeout and when the run is cancelled. */
@@ -21,6 +23,12 @@ export interface ToolContext {
   readonly note: ToolNote;
   /** What this call noted in its earlier attempts (see `note`), in order; empty on its first. */
   readonly notes: readonly unknown[];
+  /**
+   * The run's memory scope (its `options.memory`'s), when it has one: where `memoryTools(store)`,
+   * given no scope of its own, writes and searches. A served run's is the conversation's
+   * (`ServeOptions.memoryScope`), so each tenant's tools reach that tenant's memories only.
+   */
+  readonly memoryScope?: MemoryScope | undefined;
 }
 
 /** A tool's way to log what it needs to go on with the same work when it is made again: see `ToolContext.note`. */

@@ -1,4 +1,4 @@
-import type { MessageContent, ToolCall, ToolOutcome, ToolParameters, ToolSpec } from "../data/index.js";
+import type { MemoryScope, MessageContent, ToolCall, ToolOutcome, ToolParameters, ToolSpec } from "../data/index.js";
 import { isPlainObject, ToolSchemaError } from "../data/index.js";
 import { cutResult } from "./cut-result.js";
 import { type Outcome, runGuarded } from "./run-guarded.js";
@@ -24,6 +24,8 @@ export interface ExecuteOptions {
   readonly ask?: ToolAsk;
   /** The tool's `note` and the notes of its earlier attempts (absent: nothing is kept). */
   readonly notes?: { readonly note: ToolNote; readonly notes: readonly unknown[] };
+  /** The run's memory scope, for the tool's context (absent: the run has none). */
+  readonly memoryScope?: MemoryScope | undefined;
 }
 
 /** What `register`'s function gets: inferred as `tool()` infers it (`never`, which accepts any declaration, only for a schema whose shape the type system cannot see). */
@@ -260,7 +262,15 @@ export class ToolRegistry {
   ): ToolOutcome | Promise<ToolOutcome> {
     const name = spec.name;
     const timeoutMs = own.timeoutMs ?? options.timeoutMs;
-    const outcome = runGuarded(fn, args, timeoutMs, () => options.signal, options.ask, options.notes);
+    const outcome = runGuarded(
+      fn,
+      args,
+      timeoutMs,
+      () => options.signal,
+      options.ask,
+      options.notes,
+      options.memoryScope,
+    );
     const observe = (ended: Outcome): ToolOutcome => {
       switch (ended.kind) {
         case "returned":

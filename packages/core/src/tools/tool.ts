@@ -14,14 +14,16 @@ export const PERFORMER: unique symbol = Symbol("agentloop.performer");
  * the registry with its entry): `agent`, a child run (`child` is the run part's description of it,
  * set by `agentTool`); `ask-user`, a person's answer of the `answer` shape (set by `askUserTool`);
  * `handoff`, the conversation given to another agent (`target`, set by `handoff`); `memory-write`, its
- * function, and a call that succeeds is logged as a write of its `key` and `value` to `scope` (set by
- * `memoryTools`). Internal: a plain tool (`tool()`, `register`, MCP) has none.
+ * function, and a call that succeeds is logged as a write of its `key` and `value` to `scope` (null:
+ * the run's memory scope); `memory-read`, its function, searching `scope` (null: the run's) (both set
+ * by `memoryTools`). Internal: a plain tool (`tool()`, `register`, MCP) has none.
  */
 export type ToolPerformer =
   | { readonly kind: "agent"; readonly child: object }
   | { readonly kind: "ask-user"; readonly answer?: CompiledParameters }
   | { readonly kind: "handoff"; readonly target: object }
-  | { readonly kind: "memory-write"; readonly scope: MemoryScope };
+  | { readonly kind: "memory-write"; readonly scope: MemoryScope | null }
+  | { readonly kind: "memory-read"; readonly scope: MemoryScope | null };
 
 /** Everything that makes a tool: what the model is shown, the function, and how the harness treats it. */
 export interface ToolDefinition<P extends ToolSchema = ToolSchema> extends ToolOptions {
@@ -99,7 +101,13 @@ export function compileTool(definition: unknown): CompiledTool {
 function performerOf(value: unknown): ToolPerformer | undefined {
   if (value === undefined) return undefined;
   const kind = isPlainObject(value) ? value.kind : undefined;
-  if (kind === "agent" || kind === "ask-user" || kind === "handoff" || kind === "memory-write") {
+  if (
+    kind === "agent" ||
+    kind === "ask-user" ||
+    kind === "handoff" ||
+    kind === "memory-write" ||
+    kind === "memory-read"
+  ) {
     return value as ToolPerformer;
   }
   throw new ToolSchemaError(

@@ -211,6 +211,38 @@ describe("embeddings are computed once per write, never per step", () => {
 });
 
 describe("memory tools", () => {
+  it("without a scope of their own, write to and search the scope of the run that calls them; a run without memory is told so", async () => {
+    const memory = new InMemoryMemoryStore();
+    await memory.put(BOB, "colour", "Bob likes red");
+    const registry = new ToolRegistry().add(...memoryTools(memory));
+    const store = new MemoryEventStore();
+    const calls = () => [
+      asks(toolCall("w1", "remember", { key: "colour", value: "Alice likes green" })),
+      asks(toolCall("q1", "recall", { query: "colour" })),
+      final("Green."),
+    ];
+    await runAgent("I like green.", scriptedModel(calls()), registry, {
+      store,
+      runId: "own",
+      memory: { store: memory, scope: ALICE, recall: 0 },
+    });
+    expect(await memory.get(ALICE, "colour")).toBe("Alice likes green");
+    expect(await memory.get(BOB, "colour")).toBe("Bob likes red");
+    const events = await store.read("own");
+    expect(events.find((event) => event.type === "memory.written")).toMatchObject({ scope: ALICE, key: "colour" });
+    const found = events.find((event) => event.type === "tool.finished" && event.callId === "q1");
+    expect(found).toMatchObject({ content: expect.stringContaining("Alice likes green") });
+    expect(JSON.stringify(found)).not.toContain("Bob");
+
+    const without = await runAgent("I like green.", scriptedModel(calls()), registry, { store, runId: "none" });
+    const told = without.messages.filter((message) => message.role === "tool").map((message) => message.content);
+    expect(told).toEqual([
+      "ERROR: remember failed: Error: this run has no memory scope: start it with options.memory, or give memoryTools a scope",
+      "ERROR: recall failed: Error: this run has no memory scope: start it with options.memory, or give memoryTools a scope",
+    ]);
+    expect(types(await store.read("none"))).not.toContain("memory.written");
+  });
+
   it("remember writes to its scope and the run logs memory.written before the call's result; recall searches the scope", async () => {
     const memory = new InMemoryMemoryStore();
     await memory.put(BOB, "colour", "Bob likes red");

@@ -253,7 +253,8 @@ export class LoopDesk {
     // The agent that answers now: the run's own registry, or in a run with handoffs the last handoff's agent's.
     const { registry } = handoffs === null ? this.ports : this.agent(handoffs.agent);
     const notes = { notes: this.#notes.get(call.id) ?? NO_NOTES, note: (value: unknown) => this.#note(call.id, value) };
-    return { work: () => runTool(registry, call, options, request.answers, notes), retriesItself: false };
+    const memoryScope = this.context().memory?.scope;
+    return { work: () => runTool(registry, call, options, request.answers, notes, memoryScope), retriesItself: false };
   }
 
   /** Logs what a running call noted, and keeps it for the call's next attempt; refuses anything but plain JSON. */

@@ -45,6 +45,7 @@ export async function runTool(
   options: RunToolOptions = {},
   answers: readonly unknown[] = [],
   notes?: ExecuteOptions["notes"],
+  memoryScope?: MemoryScope,
 ): Promise<ToolAnswer> {
   if (options.interrupted === true && !mayRunAgain(registry, call)) {
     return answerOf(toolFinished(call.id, lostResult(call), "lost"));
@@ -68,6 +69,7 @@ export async function runTool(
     maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     ask: (question, schema) => askingOf().ask(question, schema),
     ...(notes === undefined ? {} : { notes }),
+    memoryScope,
   });
   // The call's outcome, or null once it asked past its answers: the attempt is over then, whatever the tool does next.
   const ended = await new Promise<ToolOutcome | null>((resolve) => {
@@ -82,9 +84,9 @@ export async function runTool(
   if (kind !== "ok") return answerOf(toolFinished(call.id, observation, kind));
   const finished = answerOf(toolFinished(call.id, observation));
   const performer = registry.performerOf(call.name);
-  return performer?.kind === "memory-write"
-    ? { ...finished, preceding: [memoryWritten(call, performer.scope)] }
-    : finished;
+  // A write that succeeded had a scope: its tool's own, or the run's.
+  const scope = performer?.kind === "memory-write" ? (performer.scope ?? memoryScope) : undefined;
+  return scope === undefined ? finished : { ...finished, preceding: [memoryWritten(call, scope)] };
 }
 
 /** The write a memory tool's call made, from its arguments (the registry checked them: a key and a value, strings). */
