@@ -6,9 +6,8 @@ import { chatHandler } from "@agentloop/ai-sdk";
 import { type Model, ModelError, type ModelReply, replayRun, ToolRegistry } from "@agentloop/core";
 import { JsonlEventStore } from "@agentloop/core/jsonl-store";
 import { asks, final, scriptedModel, toolCall } from "@agentloop/core/testing";
-import type { UIMessage } from "ai";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { listen, NodeChat } from "./chat-server.js";
+import { lastText, listen, NodeChat } from "./chat-server.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "cut-off-chat-child.mjs");
 /** The replies of the turn the child serves: look it up, then say so. */
@@ -46,12 +45,6 @@ function lookUp(): { registry: ToolRegistry; runs: () => number } {
   });
   return { registry, runs: () => runs };
 }
-
-const lastText = (messages: readonly UIMessage[]): string =>
-  (messages.at(-1)?.parts ?? [])
-    .filter((part) => part.type === "text")
-    .map((part) => (part as { text: string }).text)
-    .join("");
 
 describe("a chat whose turn was cut off goes on with the next message, from its log", () => {
   it.each(["run.started", "model.replied", "tool.started", "tool.finished"])(

@@ -8,9 +8,8 @@ import {
   ToolRegistry,
 } from "@agentloop/core";
 import { asks, final, scriptedModel, toolCall } from "@agentloop/core/testing";
-import type { UIMessage } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { listen, NodeChat } from "./chat-server.js";
+import { lastText, listen, NodeChat } from "./chat-server.js";
 
 // A served agent with memory recalls before every turn of a conversation, the first and each
 // message after it: the store is given again to every turn the server drives.
@@ -19,12 +18,6 @@ const servers: { close: () => Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-const lastText = (messages: readonly UIMessage[]): string =>
-  (messages.at(-1)?.parts ?? [])
-    .filter((part) => part.type === "text")
-    .map((part) => (part as { text: string }).text)
-    .join("");
 
 describe("a served chat with memory", () => {
   it("recalls before each turn and answers every message, not only the first", async () => {

@@ -1,12 +1,8 @@
 import { chatHandler } from "@agentloop/ai-sdk";
 import { MemoryEventStore } from "@agentloop/core";
-import {
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  lastAssistantMessageIsCompleteWithToolCalls,
-  type UIMessage,
-} from "ai";
+import { lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { listen, NodeChat } from "./chat-server.js";
+import { lastText, listen, NodeChat } from "./chat-server.js";
 import { until } from "./gate.js";
 import { POLICIES, policiesServed } from "./policies.js";
 
@@ -14,12 +10,6 @@ const servers: { close: () => Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-const lastText = (messages: readonly UIMessage[]): string =>
-  (messages.at(-1)?.parts ?? [])
-    .filter((part) => part.type === "text")
-    .map((part) => (part as { text: string }).text)
-    .join("");
 
 describe("a served chat goes on with every policy the server was configured with", () => {
   it.each(POLICIES)(

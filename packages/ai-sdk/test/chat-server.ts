@@ -106,3 +106,11 @@ export class NodeChat extends AbstractChat<UIMessage> {
     });
   }
 }
+
+/** The text of a chat's last message, its text parts joined. */
+export function lastText(messages: readonly UIMessage[]): string {
+  return (messages.at(-1)?.parts ?? [])
+    .filter((part) => part.type === "text")
+    .map((part) => (part as { text: string }).text)
+    .join("");
+}
