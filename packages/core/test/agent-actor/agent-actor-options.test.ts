@@ -9,6 +9,7 @@ import {
   scriptedModel,
   ToolRegistry,
 } from "../../src/index.js";
+import { MemorySpendLedger } from "../../src/store.js";
 
 const registry = new ToolRegistry();
 
@@ -24,10 +25,12 @@ describe("options agentActor does not apply", () => {
   it.each([
     ["signal", { signal: new AbortController().signal }],
     ["maxStep", { maxStep: 3 }],
+    ["ceiling", { ceiling: { owner: "acme", limits: { costPerDay: 1 }, ledger: new MemorySpendLedger() } }],
   ])("%s is refused in one line where the actor is given its input, and no model is called", (name, extra) => {
     const error = refusal(extra);
     expect(error).toBeInstanceOf(TypeError);
     expect((error as Error).message).toMatch(new RegExp(`^agentActor cannot take ${name}: `));
+    if (name === "ceiling") expect((error as Error).message).toContain("would go on without, unheld");
     expect((error as Error).message).not.toContain("\n");
   });
 

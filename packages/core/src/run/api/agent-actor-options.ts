@@ -2,10 +2,10 @@ import type { RunOptions } from "./run-agent.js";
 
 /**
  * What an agent actor's input may hold: the task, the model and tools, and every option of
- * `runAgent` but the signal. A record over those names, so that an option `runAgent` gains and
- * this does not name fails to compile.
+ * `runAgent` but the signal and a spending ceiling. A record over those names, so that an option
+ * `runAgent` gains and this does not name fails to compile.
  */
-const INPUT: Readonly<Record<keyof Omit<RunOptions, "signal"> | "task" | "model" | "registry", true>> = {
+const INPUT: Readonly<Record<keyof Omit<RunOptions, "signal" | "ceiling"> | "task" | "model" | "registry", true>> = {
   task: true,
   model: true,
   registry: true,
@@ -31,7 +31,6 @@ const INPUT: Readonly<Record<keyof Omit<RunOptions, "signal"> | "task" | "model"
   approve: true,
   toolTimeoutMs: true,
   maxResultChars: true,
-  ceiling: true,
   store: true,
   runId: true,
   owner: true,
@@ -46,8 +45,8 @@ const PROVIDED = new Set(["model", "registry", "store", "approve", "inspect", "o
 
 /**
  * Refuses, in one line naming each, what an agent actor would not apply: `signal` (the actor owns
- * its run's signal: the parent leaving the invoking state, or `agent.cancel`, ends the run) and any
- * name it does not know. With `provided`, the names `createAgentActor` can give a restored actor.
+ * its run's signal: the parent leaving the invoking state, or `agent.cancel`, ends the run),
+ * `ceiling` (a restored actor would lose it and spend unheld) and any name it does not know. With `provided`, the names `createAgentActor` can give a restored actor.
  */
 export function checkActorOptions(options: object, provided = false): void {
   const known = provided ? PROVIDED : TAKEN;
@@ -57,6 +56,8 @@ export function checkActorOptions(options: object, provided = false): void {
   if (refused.length === 0) return;
   const why = refused.includes("signal")
     ? "the actor's run ends when its parent leaves the invoking state or sends agent.cancel"
-    : `it takes ${[...known].join(", ")}`;
+    : refused.includes("ceiling")
+      ? "a ceiling's ledger is code, which an actor restored from a persisted snapshot would go on without, unheld"
+      : `it takes ${[...known].join(", ")}`;
   throw new TypeError(`agentActor cannot take ${refused.join(", ")}: ${why}`);
 }

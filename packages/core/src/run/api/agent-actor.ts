@@ -11,7 +11,7 @@ import { ApprovalDesk } from "./approval-desk.js";
 import type { RunOptions } from "./run-agent.js";
 
 /** What `agentActor` runs: a task, its model and tools, and any option of `runAgent` but the signal. */
-export interface AgentActorInput extends Omit<RunOptions, "signal"> {
+export interface AgentActorInput extends Omit<RunOptions, "signal" | "ceiling"> {
   readonly task: string;
   readonly model: ModelWithLimits;
   readonly registry: ToolRegistry;
