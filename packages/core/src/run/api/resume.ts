@@ -22,7 +22,7 @@ import {
 } from "../../log/index.js";
 import type { ToolRegistry, ToolSchema } from "../../tools/index.js";
 import { readTree, replayedOf, type TreeChild, type TreeRun, treeListing } from "../children/index.js";
-import { describe, type MemoryOptions, memoryStoreFor, resolveLimits } from "../options/index.js";
+import { continuedMemoryStore, describe, type MemoryOptions, memoryStoreFor, resolveLimits } from "../options/index.js";
 import { type AnswerPort, checkAnswer, type OutputOf, resolveTurn, type TurnOptions } from "../performers/index.js";
 import { checkResumeOptions } from "./resume-options.js";
 import { checkRunOptions, type DrivingOptions, portsOf, type RunOptions, runLive, typedResult } from "./run-agent.js";
@@ -385,14 +385,9 @@ async function continueHeld(
     });
   }
   const settings = startOf(runId, events).settings;
-  const memory = memoryStoreFor(options.memory, settings.memory);
-  // Refused before the message is logged: the turn would recall first, and fail with its message logged.
-  if (memory === undefined && (settings.memory?.recall ?? 0) > 0) {
-    throw new TypeError("the run was started with memory: give memory (its store) again to go on with it");
-  }
   return runLive({
     ...portsOf(options, options.summarizer ?? options.compaction?.summarizer),
-    memory,
+    memory: continuedMemoryStore(options.memory, settings.memory),
     model,
     registry,
     journal,

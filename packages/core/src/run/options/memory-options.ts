@@ -57,3 +57,18 @@ function checkStore(store: unknown): void {
     );
   }
 }
+
+/**
+ * The store a continued run recalls from (`memoryStoreFor`), refused when the run recalls before
+ * each turn and none is given: before the new message is logged, rather than at its recall.
+ */
+export function continuedMemoryStore(
+  given: Partial<MemoryOptions> | undefined,
+  logged: MemorySettings | undefined,
+): MemoryStore | undefined {
+  const store = memoryStoreFor(given, logged);
+  if (store === undefined && (logged?.recall ?? 0) > 0) {
+    throw new TypeError("the run was started with memory: give memory (its store) again to go on with it");
+  }
+  return store;
+}

@@ -46,13 +46,6 @@ export function memoryTools(
   const limit = options.recall ?? DEFAULT_RECALL_HITS;
   if (!Number.isSafeInteger(limit) || limit < 1)
     throw new RangeError(`recall must be a whole number, 1 or more; got ${limit}`);
-  const scopeOf = (context: ToolContext): MemoryScope => {
-    const at = owner ?? context.memoryScope;
-    if (at === undefined) {
-      throw new Error("this run has no memory scope: start it with options.memory, or give memoryTools a scope");
-    }
-    return at;
-  };
   const remember = tool({
     name: "remember",
     description:
@@ -60,7 +53,7 @@ export function memoryTools(
     parameters: REMEMBER_PARAMETERS,
     idempotent: true,
     execute: async ({ key, value }, context) => {
-      await memory.put(scopeOf(context), key, value);
+      await memory.put(scopeOf(owner, context), key, value);
       return { remembered: key };
     },
     [PERFORMER]: { kind: "memory-write", scope: owner },
@@ -72,10 +65,19 @@ export function memoryTools(
     idempotent: true,
     repeatable: true,
     execute: async ({ query }, context) => {
-      const hits = await memory.search(scopeOf(context), query, limit);
+      const hits = await memory.search(scopeOf(owner, context), query, limit);
       return { memories: hits.map(({ key, value }) => ({ key, value })) };
     },
     [PERFORMER]: { kind: "memory-read", scope: owner },
   });
   return Object.freeze([remember, recall]);
+}
+
+/** Where a memory tool's call reaches: the tools' own scope, else the calling run's; a run without one is told so. */
+function scopeOf(owner: MemoryScope | null, context: ToolContext): MemoryScope {
+  const at = owner ?? context.memoryScope;
+  if (at === undefined) {
+    throw new Error("this run has no memory scope: start it with options.memory, or give memoryTools a scope");
+  }
+  return at;
 }
