@@ -14,6 +14,17 @@ const TOKENS_PER_PRICE = 1_000_000;
 /** The name a model without one is listed under in `unpriced`. */
 export const UNNAMED_MODEL = "(unnamed model)";
 
+/** Every model a run's prices name: its own and its fallbacks, then the summarizer's when it summarizes. */
+export function pricedModels(prices: RunPrices): readonly PricedModel[] {
+  return prices.summarizer === undefined ? prices.models : [...prices.models, prices.summarizer];
+}
+
+/** The names of the models without a price, each once. */
+export function unpricedNames(models: readonly PricedModel[]): string[] {
+  const names = models.filter((each) => each.price === null).map((each) => each.name ?? UNNAMED_MODEL);
+  return [...new Set(names)];
+}
+
 /** Where a run's spending stands: USD so far, and the models called without a price (their calls cost an unknown amount). */
 export interface CostState {
   readonly cost: number;

@@ -16,7 +16,7 @@ export {
   recordCompaction,
   shownMessages,
 } from "./compaction.js";
-export { UNNAMED_MODEL } from "./cost.js";
+export { pricedModels, UNNAMED_MODEL, unpricedNames } from "./cost.js";
 export { isGivingUp } from "./model-retry.js";
 export { pendingRequests, type SettledSnapshot } from "./pending-requests.js";
 export { pendingQuestions } from "./questions.js";

@@ -35,6 +35,7 @@ export {
   DEFAULT_TOKEN_BUDGET,
   type MemoryOptions,
   type ModelWithLimits,
+  pricedModels,
   resolvePrices,
   resolveSettings,
   unpricedNames,

@@ -1,6 +1,13 @@
 import type { MemoryScope, Model, Principal } from "../data/index.js";
 import type { EventStore, SpendLimits } from "../log/index.js";
-import { type ResumeOptions, type RunOptions, resolvePrices, type SpendCeiling, unpricedNames } from "../run/index.js";
+import {
+  pricedModels,
+  type ResumeOptions,
+  type RunOptions,
+  resolvePrices,
+  type SpendCeiling,
+  unpricedNames,
+} from "../run/index.js";
 import type { ToolRegistry } from "../tools/index.js";
 
 /** The options of a served agent's runs: the limits and policies a run starts with, and the checks of its answers. */
@@ -88,8 +95,7 @@ export function checkTenantBudget(serve: Partial<Pick<ServeOptions, "tenantBudge
     );
   }
   const { prices } = resolvePrices({ ...options, costBudget: undefined }, serve.model);
-  const models = prices === undefined ? [] : [...prices.models, ...(prices.summarizer ? [prices.summarizer] : [])];
-  const missing = unpricedNames(models);
+  const missing = prices === undefined ? [] : unpricedNames(pricedModels(prices));
   if (missing.length > 0) {
     throw new RangeError(
       `a tenant's ceiling needs a price for every model a run may call, and the pricing has none (nor a "default") for ${missing.join(", ")}`,

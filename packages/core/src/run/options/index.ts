@@ -1,8 +1,9 @@
 // The entry module of run/options/: the options a run is given and the settings they resolve to
 // (limits, pricing, retry, memory, the handoffs' profiles), what the rooms above use, each name listed.
 
+export { pricedModels, unpricedNames } from "../../decide/index.js";
 export { continuedMemoryStore, type MemoryOptions, memoryStoreFor } from "./memory-options.js";
-export { checkPricing, costBudgetRefusal, resolvePrices, unpricedNames } from "./pricing.js";
+export { checkPricing, costBudgetRefusal, resolvePrices } from "./pricing.js";
 export {
   type AgentOptions,
   type CompactionOptions,

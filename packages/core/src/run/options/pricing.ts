@@ -1,5 +1,5 @@
 import type { Model, ModelPrice, PricedModel, Pricing, RunPrices, RunSettings } from "../../data/index.js";
-import { UNNAMED_MODEL } from "../../decide/index.js";
+import { pricedModels, unpricedNames } from "../../decide/index.js";
 
 /** A model that says its name (adapters set it), so that `pricing` can price it. */
 export type NamedModel = Model & { readonly modelName?: string };
@@ -82,7 +82,7 @@ export function resolvePrices(
     ...(summarizes ? { summarizer: priced(compaction.summarizer ?? model) } : {}),
   };
   if (budget !== undefined) {
-    const missing = unpricedNames([...prices.models, ...(prices.summarizer === undefined ? [] : [prices.summarizer])]);
+    const missing = unpricedNames(pricedModels(prices));
     if (missing.length > 0) throw new RangeError(costBudgetRefusal(missing));
   }
   return { pricing: checked, prices, ...(budget === undefined ? {} : { costBudget: budget }) };
@@ -91,12 +91,6 @@ export function resolvePrices(
 /** The one line that refuses a `costBudget` for models with no price. */
 export function costBudgetRefusal(names: readonly string[]): string {
   return `costBudget needs a price for every model the run may call, and pricing has none (nor a "default") for ${names.join(", ")}`;
-}
-
-/** The names of the models without a price, each once. */
-export function unpricedNames(models: readonly PricedModel[]): string[] {
-  const names = models.filter((each) => each.price === null).map((each) => each.name ?? UNNAMED_MODEL);
-  return [...new Set(names)];
 }
 
 /** `costBudget` checked: USD, finite and 0 or more; `Infinity` (or absent) is no budget. */

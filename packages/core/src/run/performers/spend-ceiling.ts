@@ -1,5 +1,5 @@
 import type { CeilingReached, RunSettings } from "../../data/index.js";
-import { UNNAMED_MODEL } from "../../decide/index.js";
+import { pricedModels, unpricedNames } from "../../decide/index.js";
 import {
   checkSpendLimits,
   type SpendLedger,
@@ -40,14 +40,11 @@ export function checkCeiling(ceiling: SpendCeiling, settings: Pick<RunSettings, 
     );
   }
   // A call with no price would hold nothing, and so pass the ceiling unchecked.
-  const { models, summarizer } = settings.prices;
   const agents = settings.handoffs?.agents.flatMap((agent) => (agent.price === undefined ? [] : [agent.price])) ?? [];
-  const unpriced = [...models, ...(summarizer === undefined ? [] : [summarizer]), ...agents].flatMap((model) =>
-    model.price === null ? [model.name ?? UNNAMED_MODEL] : [],
-  );
+  const unpriced = unpricedNames([...pricedModels(settings.prices), ...agents]);
   if (unpriced.length > 0) {
     throw new RangeError(
-      `a spending ceiling (of '${ceiling.owner}') needs a price for every model the run may call, and pricing has none (nor a "default") for ${[...new Set(unpriced)].join(", ")}`,
+      `a spending ceiling (of '${ceiling.owner}') needs a price for every model the run may call, and pricing has none (nor a "default") for ${unpriced.join(", ")}`,
     );
   }
 }
