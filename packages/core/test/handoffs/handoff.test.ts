@@ -53,6 +53,28 @@ describe("handoff: one agent gives the conversation to another", () => {
     expect(replayRun(log).result).toMatchObject({ status: "done", agent: "billing", steps: 3 });
   });
 
+  it("refuses the target a tool of the agent before it, though the conversation shows that tool's calls", async () => {
+    // The bug filed as autogen#6859: after a handoff the target called a tool it saw in the history but was not given.
+    const { triage, triageTools, refunds } = triageAndBilling(
+      [asks(toolCall("l1", "lookup", { order: "7" })), asks(toolCall("h1", "transfer_to_billing"))],
+      [
+        asks(toolCall("l2", "lookup", { order: "8" })),
+        asks(toolCall("h2", "transfer_to_billing")),
+        final("I can only refund."),
+      ],
+    );
+    const result = await runAgent(TASK, triage, triageTools, { maxSteps: 8 });
+    expect(result).toMatchObject({ status: "done", agent: "billing", answer: "I can only refund." });
+    const answers = result.messages.filter((message) => message.role === "tool");
+    expect(answers.map((message) => [message.toolCallId, message.content])).toEqual([
+      ["l1", JSON.stringify({ order: "7", total: 42 })],
+      ["h1", "transferred to billing"],
+      ["l2", expect.stringMatching(/^ERROR: unknown tool 'lookup'/)],
+      ["h2", expect.stringMatching(/^ERROR: unknown tool 'transfer_to_billing'/)],
+    ]);
+    expect(refunds).toEqual([]);
+  });
+
   it("takes the first handoff of a reply, runs its other calls, and answers every later handoff with ERROR:", async () => {
     const { triage, billing, triageTools } = triageAndBilling(
       [
