@@ -83,7 +83,8 @@ export class PostgresEventStore implements EventStore {
     if ("pool" in connection) {
       this.pool = connection.pool;
     } else {
-      const pool = new pg.Pool({ connectionString, max: 10 });
+      // Keepalives on this side too: a server gone silent is noticed while the session is idle.
+      const pool = new pg.Pool({ connectionString, max: 10, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
       // A pooled connection that fails while idle is dropped by the pool: the next query opens another.
       pool.on("error", () => undefined);
       this.pool = pool as unknown as PgPool;

@@ -1,10 +1,29 @@
 import { type PgPool, type PgPoolClient, sqlState } from "./pg-types.js";
 
 /**
+ * How the server notices that the other end of this session went silent (its machine lost power,
+ * the network between them was cut): TCP keepalives after 10 s idle, every 5 s, given up after 3
+ * unanswered, and unacknowledged data given up after 25 s (PostgreSQL 12 and later). The
+ * operating system's own default is 2 hours and 11 minutes, for which a dead machine's runs
+ * would stay locked. Set on the session, so nothing of the server's configuration is needed.
+ */
+export const SILENT_PEER_SETTINGS = `SELECT set_config('tcp_keepalives_idle', '10', false),
+  set_config('tcp_keepalives_interval', '5', false),
+  set_config('tcp_keepalives_count', '3', false),
+  CASE WHEN current_setting('server_version_num')::int >= 120000
+    THEN set_config('tcp_user_timeout', '25000', false) END`;
+
+/** The session's settings put back before its connection returns to a pool the caller may share. */
+const RESET_SETTINGS =
+  "RESET tcp_keepalives_idle; RESET tcp_keepalives_interval; RESET tcp_keepalives_count;" +
+  " SELECT CASE WHEN current_setting('server_version_num')::int >= 120000" +
+  " THEN set_config('tcp_user_timeout', '0', false) END";
+
+/**
  * A store's own session of the server: it holds the advisory locks of the runs the store acquired
  * and commits its appends, one piece of work at a time. When the connection ends (the server
- * restarted, the network failed, an administrator ended it), the server has freed its locks:
- * `onLost` is told, and the next piece of work opens a new session.
+ * restarted, the network failed, an administrator ended it, or its keepalives went unanswered),
+ * the server has freed its locks: `onLost` is told, and the next piece of work opens a new session.
  */
 export class WriterSession {
   readonly #pool: PgPool;
@@ -38,13 +57,26 @@ export class WriterSession {
     await this.#chain;
     const opening = this.#client;
     this.#client = null;
-    if (opening !== null) (await opening.catch(() => null))?.release();
+    const client = opening === null ? null : await opening.catch(() => null);
+    if (client === null) return;
+    // Best effort: a connection that cannot take it is ended rather than handed back.
+    const reset = await client.query(RESET_SETTINGS).then(
+      () => true,
+      () => false,
+    );
+    client.release(!reset);
   }
 
   #open(): Promise<PgPoolClient> {
     if (this.#client !== null) return this.#client;
-    const opening = this.#pool.connect().then((client) => {
+    const opening = this.#pool.connect().then(async (client) => {
       client.on("error", (error) => this.#drop(opening, client, error));
+      try {
+        await client.query(SILENT_PEER_SETTINGS);
+      } catch (error) {
+        this.#drop(opening, client, error);
+        throw error;
+      }
       return client;
     });
     this.#client = opening;
