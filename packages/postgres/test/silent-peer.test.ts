@@ -23,7 +23,8 @@ async function keepaliveSeconds(local: number, remote: number): Promise<number |
     const out = execFileSync("ss", ["-tnoH", "state", "established", `( sport = :${local} and dport = :${remote} )`], {
       encoding: "utf8",
     });
-    const timer = /timer:\(keepalive,(?:(\d+)min)?(?:([\d.]+)sec)?(?:([\d.]+)ms)?,\d+\)/.exec(out);
+    // As ss prints it: `119min`, `15sec`, `9.704ms` (9 s and 704 ms), `704ms`.
+    const timer = /timer:\(keepalive,(?:(\d+)min)?(?:(\d+)(?:sec|\.))?(?:(\d+)ms)?,\d+\)/.exec(out);
     if (timer !== null) {
       const [, min = "0", sec = "0", ms = "0"] = timer;
       return Number(min) * 60 + Number(sec) + Number(ms) / 1000;
