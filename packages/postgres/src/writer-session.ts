@@ -7,17 +7,37 @@ import { type PgPool, type PgPoolClient, sqlState } from "./pg-types.js";
  * operating system's own default is 2 hours and 11 minutes, for which a dead machine's runs
  * would stay locked. Set on the session, so nothing of the server's configuration is needed.
  */
-export const SILENT_PEER_SETTINGS = `SELECT set_config('tcp_keepalives_idle', '10', false),
-  set_config('tcp_keepalives_interval', '5', false),
-  set_config('tcp_keepalives_count', '3', false),
-  CASE WHEN current_setting('server_version_num')::int >= 120000
-    THEN set_config('tcp_user_timeout', '25000', false) END`;
+export const SILENT_PEER: readonly (readonly [setting: string, value: string])[] = [
+  ["tcp_keepalives_idle", "10"],
+  ["tcp_keepalives_interval", "5"],
+  ["tcp_keepalives_count", "3"],
+  ["tcp_user_timeout", "25000"],
+];
 
-/** The session's settings put back before its connection returns to a pool the caller may share. */
-const RESET_SETTINGS =
-  "RESET tcp_keepalives_idle; RESET tcp_keepalives_interval; RESET tcp_keepalives_count;" +
-  " SELECT CASE WHEN current_setting('server_version_num')::int >= 120000" +
-  " THEN set_config('tcp_user_timeout', '0', false) END";
+/**
+ * One statement that sets each of `settings` on the session, each on its own: one the server
+ * refuses (`tcp_user_timeout` before PostgreSQL 12; the interval and count where the server's
+ * system cannot set them, as on Windows) is left at its default, and the others still apply.
+ */
+export function sessionSettingsSql(settings: readonly (readonly [string, string])[]): string {
+  const each = settings.map(
+    ([setting, value]) =>
+      `BEGIN PERFORM set_config(${literal(setting)}, ${literal(value)}, false); EXCEPTION WHEN OTHERS THEN NULL; END;`,
+  );
+  return `DO $agentloop$ BEGIN ${each.join(" ")} END $agentloop$`;
+}
+
+/** The statement that puts `settings` back to the session's defaults, each on its own. */
+function resetSql(settings: readonly (readonly [string, string])[]): string {
+  const each = settings.map(
+    ([setting]) => `BEGIN EXECUTE ${literal(`RESET ${setting}`)}; EXCEPTION WHEN OTHERS THEN NULL; END;`,
+  );
+  return `DO $agentloop$ BEGIN ${each.join(" ")} END $agentloop$`;
+}
+
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
 
 /**
  * A store's own session of the server: it holds the advisory locks of the runs the store acquired
@@ -60,7 +80,7 @@ export class WriterSession {
     const client = opening === null ? null : await opening.catch(() => null);
     if (client === null) return;
     // Best effort: a connection that cannot take it is ended rather than handed back.
-    const reset = await client.query(RESET_SETTINGS).then(
+    const reset = await client.query(resetSql(SILENT_PEER)).then(
       () => true,
       () => false,
     );
@@ -72,10 +92,13 @@ export class WriterSession {
     const opening = this.#pool.connect().then(async (client) => {
       client.on("error", (error) => this.#drop(opening, client, error));
       try {
-        await client.query(SILENT_PEER_SETTINGS);
+        await client.query(sessionSettingsSql(SILENT_PEER));
       } catch (error) {
-        this.#drop(opening, client, error);
-        throw error;
+        // A server that takes no DO block keeps the operating system's keepalives; a lost connection is lost.
+        if (isConnectionLoss(error)) {
+          this.#drop(opening, client, error);
+          throw error;
+        }
       }
       return client;
     });

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { PostgresEventStore } from "../src/index.js";
+import { sessionSettingsSql } from "../src/writer-session.js";
 import { dropSchema, freshSchema, onServer, POSTGRES_URL } from "./schemas.js";
 
 // A run's lock is a session advisory lock: the server frees it when the session ends. A machine that
@@ -76,6 +77,25 @@ describe("a run's lock when the machine holding it goes silent", () => {
     const serverSide = await keepaliveSeconds(SERVER_PORT, Number(rows[0]?.port));
     expect(serverSide).not.toBeNull();
     expect(serverSide).toBeGreaterThan(60 * 60);
+  });
+
+  it("sets each setting the server takes, one it refuses left at its default (as tcp_user_timeout before PostgreSQL 12)", async () => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    onTestFinished(() => client.end());
+    const settings: [string, string][] = [
+      ["tcp_keepalives_idle", "10"],
+      ["tcp_not_a_setting", "1"],
+      ["tcp_keepalives_count", "3"],
+    ];
+    await client.query(sessionSettingsSql(settings));
+    const { rows } = await client.query<{ idle: string; count: string }>(
+      "SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_count') AS count",
+    );
+    expect(rows).toEqual([{ idle: "10", count: "3" }]);
+    await expect(client.query("SELECT set_config('tcp_not_a_setting', '1', false)")).rejects.toThrow(
+      /tcp_not_a_setting/,
+    );
   });
 
   it("gives a caller's pool its connections back with the settings they had", async () => {
