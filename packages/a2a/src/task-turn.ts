@@ -90,14 +90,19 @@ async function nextTask(
   content: MessageContent,
 ): Promise<Planned> {
   const contextId = message.contextId === "" ? globalThis.crypto.randomUUID() : message.contextId;
-  const problem = conversationIdProblem(taskIdOf(contextId, 1), "task id");
-  if (problem !== null)
-    return new ServeRefusal(400, `the contextId '${contextId.slice(0, 100)}' cannot name tasks: ${problem}`);
+  // Checked before the store is read for its tasks, and again for the number the next task takes.
+  const badId = (taskId: string) => {
+    const problem = conversationIdProblem(taskId, "task id");
+    return problem === null
+      ? null
+      : new ServeRefusal(400, `the contextId '${contextId.slice(0, 100)}' cannot name tasks: ${problem}`);
+  };
+  const bad = badId(taskIdOf(contextId, 1));
+  if (bad !== null) return bad;
   const taken = await lastTaskOf(serve.store, contextId);
   const runId = taskIdOf(contextId, taken + 1);
-  const longer = conversationIdProblem(runId, "task id");
-  if (longer !== null)
-    return new ServeRefusal(400, `the contextId '${contextId.slice(0, 100)}' cannot name tasks: ${longer}`);
+  const longer = badId(runId);
+  if (longer !== null) return longer;
   const previous = taskIdOf(contextId, Math.max(taken, 1));
   const step = decideFollowOn(
     NOUN,

@@ -20,24 +20,25 @@ export const SILENT_PEER: readonly (readonly [setting: string, value: string])[]
  * system cannot set them, as on Windows) is left at its default, and the others still apply.
  */
 export function sessionSettingsSql(settings: readonly (readonly [string, string])[]): string {
-  const each = settings.map(
-    ([setting, value]) =>
-      `BEGIN PERFORM set_config(${literal(setting)}, ${literal(value)}, false); EXCEPTION WHEN OTHERS THEN NULL; END;`,
+  return eachOnItsOwn(
+    settings.map(([setting, value]) => `PERFORM set_config(${literal(setting)}, ${literal(value)}, false)`),
   );
-  return `DO $agentloop$ BEGIN ${each.join(" ")} END $agentloop$`;
 }
 
-/** The statement that puts `settings` back to the session's defaults, each on its own. */
-function resetSql(settings: readonly (readonly [string, string])[]): string {
-  const each = settings.map(
-    ([setting]) => `BEGIN EXECUTE ${literal(`RESET ${setting}`)}; EXCEPTION WHEN OTHERS THEN NULL; END;`,
-  );
+/** `statements` as one `DO` block, each in its own exception block: one that fails leaves the others done. */
+function eachOnItsOwn(statements: readonly string[]): string {
+  const each = statements.map((statement) => `BEGIN ${statement}; EXCEPTION WHEN OTHERS THEN NULL; END;`);
   return `DO $agentloop$ BEGIN ${each.join(" ")} END $agentloop$`;
 }
 
 function literal(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
+
+/** The statement a session opens with, made once. */
+const SET_SILENT_PEER = sessionSettingsSql(SILENT_PEER);
+/** The settings put back to the session's defaults, before its connection returns to a pool the caller may share. */
+const RESET_SILENT_PEER = eachOnItsOwn(SILENT_PEER.map(([setting]) => `EXECUTE ${literal(`RESET ${setting}`)}`));
 
 /**
  * A store's own session of the server: it holds the advisory locks of the runs the store acquired
@@ -80,7 +81,7 @@ export class WriterSession {
     const client = opening === null ? null : await opening.catch(() => null);
     if (client === null) return;
     // Best effort: a connection that cannot take it is ended rather than handed back.
-    const reset = await client.query(resetSql(SILENT_PEER)).then(
+    const reset = await client.query(RESET_SILENT_PEER).then(
       () => true,
       () => false,
     );
@@ -92,7 +93,7 @@ export class WriterSession {
     const opening = this.#pool.connect().then(async (client) => {
       client.on("error", (error) => this.#drop(opening, client, error));
       try {
-        await client.query(sessionSettingsSql(SILENT_PEER));
+        await client.query(SET_SILENT_PEER);
       } catch (error) {
         // A server that takes no DO block keeps the operating system's keepalives; a lost connection is lost.
         if (isConnectionLoss(error)) {
