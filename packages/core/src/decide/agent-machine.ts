@@ -209,9 +209,12 @@ export const agentMachine = setup({
       assertEvent(event, "model.replied");
       return appendReply(context, event.reply);
     }),
-    enterCalls: enqueueActions(({ context, enqueue }) => {
-      const { changes, requests } = enterCalls(context);
-      enqueue.assign(changes);
+    // Takes up the calls it may. On the reply that brought them it appends the reply first, in the
+    // same assign: every assign copies the whole context, and this is one copy fewer per step.
+    enterCalls: enqueueActions(({ context, event, enqueue }) => {
+      const appended = event.type === "model.replied" ? appendReply(context, event.reply) : null;
+      const { changes, requests } = enterCalls(appended === null ? context : { ...context, ...appended });
+      enqueue.assign(appended === null ? changes : { ...appended, ...changes });
       for (const request of requests) enqueue.emit(request);
     }),
     recordResult: assign(({ context, event }) => {
@@ -339,7 +342,7 @@ export const agentMachine = setup({
         "step.prepared": { guard: "isPlannedPreparation", target: "budgetCheck", actions: "recordPreparation" },
         "model.replied": [
           { guard: "isRefusal", target: "refused", actions: "appendReply" },
-          { guard: "hasToolCalls", target: "executingTools", actions: ["appendReply", "enterCalls"] },
+          { guard: "hasToolCalls", target: "executingTools", actions: "enterCalls" },
           { guard: "needsOutputCheck", target: "checkingOutput", actions: "appendReply" },
           { guard: "hasOutputGuardrails", target: "guardingOutput", actions: "appendReply" },
           { target: "done", actions: "appendReply" },
