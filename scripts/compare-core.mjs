@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Compares two commits of @agentloop/core side by side in one small process: CPU time per step of
 // the weather scenario at several run lengths, replay of a 1,000-step log, and the concurrent batch,
-// the two builds interleaved round by round so that the machine's drift hits both alike.
+// the two builds interleaved round by round so that the machine's drift hits both alike. For runs
+// of 10 steps or more it also splits the step: the machine alone (an actor taking the run's events,
+// nothing performed) and the rest, which is what the driver adds.
 //
 //   node scripts/compare-core.mjs <git-ref-a> <git-ref-b> [--rounds N] [--lengths 3,10,100,1000]
 //                                 [--b-prepare-step]
@@ -120,6 +122,62 @@ for (const steps of lengths) {
   process.stdout.write(
     `  ${String(steps).padStart(5)} steps: ${x.toFixed(1)} → ${y.toFixed(1)} (${ratio(y, x)}; per round ${paired.toFixed(2)}×)\n`,
   );
+}
+
+// Where the step goes: the machine alone, an actor of each build's `agentMachine` taking the events
+// of a run of `steps` (caught through `inspect`) with nothing performed, and the rest (the driver:
+// the model's and the tools' calls, the copies and checks of what they return, the loop), which is
+// the step less the machine. Same rounds, same interleaving.
+const { createActor } = await import(join(root, "packages/core/node_modules/xstate/dist/xstate.cjs.js"));
+async function caught(index, steps) {
+  const events = [];
+  let input;
+  const inspect = (inspection) => {
+    if (inspection.type === "@xstate.actor" && input === undefined) input = inspection.actorRef.options?.input;
+    if (inspection.type === "@xstate.event" && !inspection.event.type.startsWith("xstate."))
+      events.push(inspection.event);
+  };
+  await cores[index].runAgent("How hot is Pune?", model(steps, 0), registries[index], { ...options(steps), inspect });
+  return { events, input };
+}
+/** CPU µs per step of the machine alone taking a run's events, for `ms` milliseconds. */
+function machineStep(index, { events, input }, steps, ms) {
+  let runs = 0;
+  const cpu = cpuMicros();
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    const actor = createActor(cores[index].agentMachine, { input });
+    actor.on("*", () => {});
+    actor.start();
+    for (const event of events) actor.send(event);
+    if (actor.getSnapshot().status !== "done") throw new Error(`${builds[index].name}: the replay did not finish`);
+    actor.stop();
+    runs++;
+  }
+  return (cpuMicros() - cpu) / runs / steps;
+}
+const machineLengths = lengths.filter((steps) => steps >= 10);
+if (machineLengths.length > 0) {
+  const runsOf = new Map();
+  for (const steps of machineLengths) runsOf.set(steps, await Promise.all([0, 1].map((index) => caught(index, steps))));
+  const machine = new Map();
+  for (let round = 0; round < rounds; round++) {
+    for (const steps of machineLengths) {
+      for (const index of round % 2 ? [0, 1] : [1, 0]) {
+        const key = `${index}:${steps}`;
+        machine.set(key, [...(machine.get(key) ?? []), machineStep(index, runsOf.get(steps)[index], steps, 150)]);
+      }
+    }
+  }
+  process.stdout.write(`Of a step (CPU µs, medians): the machine alone, and the rest (the step less the machine)\n`);
+  for (const steps of machineLengths) {
+    const [ma, mb] = [0, 1].map((index) => median(machine.get(`${index}:${steps}`)));
+    const [sa, sb] = [0, 1].map((index) => median(samples.get(`${index}:${steps}`)));
+    process.stdout.write(
+      `  ${String(steps).padStart(5)} steps: machine ${ma.toFixed(1)} → ${mb.toFixed(1)} (${ratio(mb, ma)}), ` +
+        `rest ${(sa - ma).toFixed(1)} → ${(sb - mb).toFixed(1)}; ${a}'s step: ${sa.toFixed(1)}\n`,
+    );
+  }
 }
 
 const store = new cores[0].MemoryEventStore();
