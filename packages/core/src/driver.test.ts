@@ -74,6 +74,28 @@ describe("runTool", () => {
     expect(again.event).toEqual({ type: "tool.finished", callId: "d", content: '"seen"' });
   });
 
+  it("gives a call its attempt: the answers it asked for before, its notes and the run's memory scope; without one, a question is asked", async () => {
+    const registry = new ToolRegistry();
+    const seen: unknown[] = [];
+    registry.register("confirm", "Asks, then notes.", { type: "object" }, async (_args, context) => {
+      seen.push(context.memoryScope, context.notes);
+      const answer = await context.ask("Go on?");
+      await context.note("asked");
+      return `answered ${String(answer)}`;
+    });
+    const asked = await runTool(registry, toolCall("q", "confirm"));
+    expect(asked.event).toEqual({ type: "tool.asked", callId: "q", question: "Go on?" });
+    const noted: unknown[] = [];
+    const notes = { notes: ["before"], note: async (value: unknown) => void noted.push(value) };
+    const attempt = { answers: ["yes"], notes, memoryScope: { resource: "tenant-a" } };
+    const answered = await runTool(registry, toolCall("q", "confirm"), {}, attempt);
+    expect(answered.event).toMatchObject({ type: "tool.finished", callId: "q" });
+    const content = answered.event.type === "tool.finished" ? answered.event.content : "";
+    expect(content).toMatch(/^"answered yes"\n\(confirm asked the user a question while it ran/);
+    expect(noted).toEqual(["asked"]);
+    expect(seen).toEqual([undefined, [], { resource: "tenant-a" }, ["before"]]);
+  });
+
   it("ends a tool that outlives its timeout with an ERROR observation", async () => {
     const registry = new ToolRegistry();
     registry.register("hang", "Hangs.", { type: "object" }, () => new Promise(() => {}));

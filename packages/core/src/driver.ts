@@ -38,5 +38,6 @@ export {
   runTool,
   type SleepPerformance,
   type ToolAnswer,
+  type ToolAttempt,
   UNANSWERED,
 } from "./run/index.js";

@@ -65,6 +65,7 @@ export {
   type StepInput,
   type StepSettings,
   type ToolAnswer,
+  type ToolAttempt,
   type TurnOptions,
   UNANSWERED,
 } from "./performers/index.js";

@@ -19,6 +19,19 @@ export function isTimeout(value: number): boolean {
   return value === Number.POSITIVE_INFINITY || (value > 0 && value <= MAX_TIMER_MS);
 }
 
+/**
+ * What a guarded call's context holds besides its timeout: the run's signal (read only once the
+ * function reads its own, so a getter stays lazy), its `ask` (absent: it rejects, since nobody can
+ * answer), its `note` and its earlier attempts' notes (absent: nothing is kept), and the run's
+ * memory scope (absent: the run has none).
+ */
+export interface GuardedCall {
+  readonly signal?: AbortSignal | undefined;
+  readonly ask?: ToolAsk | undefined;
+  readonly notes?: { readonly note: ToolNote; readonly notes: readonly unknown[] } | undefined;
+  readonly memoryScope?: MemoryScope | undefined;
+}
+
 /** How one tool function call ended. */
 export type Outcome =
   | { readonly kind: "returned"; readonly value: unknown }
@@ -29,7 +42,7 @@ export type Outcome =
  * Calls a tool function and settles, whatever it does: returns, throws (anything, `null` too),
  * rejects, or never settles (after `timeoutMs` milliseconds, when given and finite). Its signal aborts on the
  * timeout and when the run's signal aborts (a timed call that read its signal then settles as
- * thrown, with the run's reason); `runSignal` is read only if the tool reads its own.
+ * thrown, with the run's reason); `call.signal` is read only if the tool reads its own.
  * Its context tells it `timeoutMs` (Infinity for none). A function that returns at once is
  * answered at once, with no timer: a timer can only fire once the function yields, so a function
  * that blocks the event loop cannot be interrupted anyway.
@@ -38,11 +51,10 @@ export function runGuarded(
   fn: ToolFunction<Record<string, unknown>>,
   args: Record<string, unknown>,
   timeoutMs: number | undefined,
-  runSignal: () => AbortSignal | undefined,
-  ask: ToolAsk = cannotAsk,
-  notes: { readonly note: ToolNote; readonly notes: readonly unknown[] } = NO_NOTES,
-  memoryScope?: MemoryScope,
+  call: GuardedCall = {},
 ): Outcome | Promise<Outcome> {
+  const ask = call.ask ?? cannotAsk;
+  const notes = call.notes ?? NO_NOTES;
   // The tool's own signal is made only when the tool reads it: most tools never do, and an
   // AbortController with a listener on the run's signal costs more than the rest of the call.
   let controller: AbortController | undefined;
@@ -53,11 +65,11 @@ export function runGuarded(
     ask,
     note: notes.note,
     notes: notes.notes,
-    memoryScope,
+    memoryScope: call.memoryScope,
     get signal(): AbortSignal {
       if (controller === undefined) {
         controller = new AbortController();
-        signal = runSignal();
+        signal = call.signal;
         if (signal?.aborted) controller.abort(signal.reason);
         else signal?.addEventListener("abort", abort, { once: true });
       }

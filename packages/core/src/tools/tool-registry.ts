@@ -262,15 +262,7 @@ export class ToolRegistry {
   ): ToolOutcome | Promise<ToolOutcome> {
     const name = spec.name;
     const timeoutMs = own.timeoutMs ?? options.timeoutMs;
-    const outcome = runGuarded(
-      fn,
-      args,
-      timeoutMs,
-      () => options.signal,
-      options.ask,
-      options.notes,
-      options.memoryScope,
-    );
+    const outcome = runGuarded(fn, args, timeoutMs, options);
     const observe = (ended: Outcome): ToolOutcome => {
       switch (ended.kind) {
         case "returned":

@@ -254,7 +254,8 @@ export class LoopDesk {
     const { registry } = handoffs === null ? this.ports : this.agent(handoffs.agent);
     const notes = { notes: this.#notes.get(call.id) ?? NO_NOTES, note: (value: unknown) => this.#note(call.id, value) };
     const memoryScope = this.context().memory?.scope;
-    return { work: () => runTool(registry, call, options, request.answers, notes, memoryScope), retriesItself: false };
+    const attempt = { answers: request.answers, notes, memoryScope };
+    return { work: () => runTool(registry, call, options, attempt), retriesItself: false };
   }
 
   /** Logs what a running call noted, and keeps it for the call's next attempt; refuses anything but plain JSON. */

@@ -30,7 +30,11 @@ export async function checkGuardrail(
     (_args, context) => guardrail.check(text, { messages: listView(transcript), signal: context.signal }),
     {},
     timeoutMs,
-    runSignal,
+    {
+      get signal() {
+        return runSignal();
+      },
+    },
   );
   const event = { type: "guardrail.checked", stage, index, name } as const;
   if (outcome.kind === "timedOut")

@@ -35,6 +35,7 @@ export {
   type RunToolOptions,
   runTool,
   type ToolAnswer,
+  type ToolAttempt,
 } from "./run-tool.js";
 export { checkCeiling, holdForCall, type SpendCeiling, type SpendHeld, settleSpent } from "./spend-ceiling.js";
 export { StepPreparer } from "./step-preparer.js";

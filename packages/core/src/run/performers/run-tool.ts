@@ -33,20 +33,32 @@ export interface RunToolOptions {
   readonly interrupted?: boolean | undefined;
 }
 
+/** What one attempt of a call brings besides the run's options (each absent: none). */
+export interface ToolAttempt {
+  /** The answers to the questions the call asked in its earlier attempts, in order. */
+  readonly answers?: readonly unknown[] | undefined;
+  /** The call's `note`, and what its earlier attempts noted. */
+  readonly notes?: ExecuteOptions["notes"];
+  /** The run's memory scope: where a memory tool made with no scope of its own reads and writes. */
+  readonly memoryScope?: MemoryScope | undefined;
+}
+
+const FIRST_ATTEMPT: ToolAttempt = Object.freeze({});
+const NO_ANSWERS: readonly unknown[] = Object.freeze([]);
+
 /**
  * Runs one call through the registry (its argument checks, the timeout, the cut) and answers with
- * its `tool.finished` event; or, when its tool asks a question past `answers` (the answers to the
- * questions it asked in earlier attempts), with `tool.asked` at once, its result dropped. Never
- * rejects: whatever the tool does is an observation for the model.
+ * its `tool.finished` event; or, when its tool asks a question past the attempt's `answers`, with
+ * `tool.asked` at once, its result dropped. Never rejects: whatever the tool does is an observation
+ * for the model.
  */
 export async function runTool(
   registry: ToolRegistry,
   call: ToolCall,
   options: RunToolOptions = {},
-  answers: readonly unknown[] = [],
-  notes?: ExecuteOptions["notes"],
-  memoryScope?: MemoryScope,
+  attempt: ToolAttempt = FIRST_ATTEMPT,
 ): Promise<ToolAnswer> {
+  const { answers = NO_ANSWERS, notes, memoryScope } = attempt;
   if (options.interrupted === true && !mayRunAgain(registry, call)) {
     return answerOf(toolFinished(call.id, lostResult(call), "lost"));
   }
