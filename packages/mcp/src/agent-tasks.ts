@@ -18,7 +18,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { type QuestionForm, questionForm } from "./question-form.js";
-import { type AgentTask, runStateOf, taskOf } from "./run-task.js";
+import { type AgentTask, endedTask, runStateOf, taskOf } from "./run-task.js";
 import { drive, failureOf } from "./task-runs.js";
 
 /** Milliseconds a client is asked to wait between two `tasks/get`. */
@@ -148,16 +148,21 @@ async function resultOf(
     const run = liveRun(store, runId);
     if (run !== undefined) {
       if (!mayUse(principal, run.owner)) throw notFound(runId);
+      // A later turn of the task's conversation runs: the task itself ended as its log says.
+      const ended = endedTask(runId, await ownEvents(serve, principal, runId));
+      if (ended !== undefined) return toolResultOf(ended);
       await run.ended;
       continue;
     }
-    const events = await ownEvents(serve, principal, runId);
-    if (events.length === 0) throw notFound(runId);
-    const failure = failureOf(store, runId, events);
+    const all = await ownEvents(serve, principal, runId);
+    if (all.length === 0) throw notFound(runId);
+    const ended = endedTask(runId, all);
+    if (ended !== undefined) return toolResultOf(ended);
+    const failure = failureOf(store, runId, all);
     if (failure !== undefined) return { content: [{ type: "text", text: failure }], isError: true };
     // Another request of this process took the run up while the log was read: follow that one.
     if (liveRun(store, runId) !== undefined) continue;
-    const state = runStateOf(runId, events);
+    const state = runStateOf(runId, all);
     if (state.kind === "ended") return toolResultOf(state.result);
     const asked =
       state.kind === "waiting"

@@ -50,9 +50,35 @@ export interface TaskExtras {
   readonly failure?: string;
 }
 
-/** The task of run `runId` from its log (pure). */
-export function taskOf(runId: string, events: readonly StoredEvent[], extras: TaskExtras): AgentTask {
-  const { pollInterval, startedAt, failure } = extras;
+/**
+ * The part of a run's log that is its task: up to the run's first end. A task is the request that
+ * made it, and a task in a terminal status never changes (MCP, Tasks: "Task Status Lifecycle"), so
+ * a later turn of its conversation (`tools/call` with the task's id as `runId`) is not the task's.
+ */
+export function taskEvents(events: readonly StoredEvent[]): readonly StoredEvent[] {
+  const end = events.findIndex(isEnd);
+  return end === -1 ? events : events.slice(0, end + 1);
+}
+
+/** The result the task of run `runId` ended with, from its log; undefined while it has not ended (pure). */
+export function endedTask(runId: string, events: readonly StoredEvent[]): AgentResult | undefined {
+  const task = taskEvents(events);
+  const last = task.at(-1);
+  if (last === undefined || !isEnd(last)) return undefined;
+  const state = runStateOf(runId, task);
+  return state.kind === "ended" ? state.result : undefined;
+}
+
+function isEnd(event: StoredEvent): boolean {
+  return event.type === "run.finished" || event.type === "run.anchored";
+}
+
+/** The task of run `runId` from its log (pure): what its log says up to the run's first end. */
+export function taskOf(runId: string, log: readonly StoredEvent[], extras: TaskExtras): AgentTask {
+  const events = taskEvents(log);
+  const { pollInterval, startedAt } = extras;
+  // An error a later turn of the conversation threw is not the ended task's.
+  const failure = events.length > 0 && isEnd(events.at(-1) as StoredEvent) ? undefined : extras.failure;
   const createdAt = events[0]?.at ?? startedAt;
   const lastUpdatedAt = events.at(-1)?.at ?? createdAt;
   const base = { taskId: runId, createdAt, lastUpdatedAt, ttl: null, pollInterval };
