@@ -68,6 +68,8 @@ async function handle(
   }
   if (request.method !== "POST") return refuse(405, "an A2A agent takes JSON-RPC requests by POST");
   const body = await request.text();
+  const malformed = malformedRequest(body);
+  if (malformed !== undefined) return Response.json({ jsonrpc: "2.0", id: idOf(body), error: malformed });
   const context = new ServerCallContext({ requestedVersion: request.headers.get("a2a-version") ?? undefined });
   const rpc = new JsonRpcTransportHandler(agentTasks(serve, principal, card));
   let answer: RpcAnswer;
@@ -114,6 +116,29 @@ function sseResponse(
   return new Response(body, {
     headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" },
   });
+}
+
+/**
+ * What JSON-RPC 2.0 answers a body that is no request (pure): `-32700` when it is not JSON, `-32600`
+ * when it is not one request object (`jsonrpc: "2.0"`, a method, an id that is a string, a number
+ * or null). A batch is one such error: A2A sends one request per body.
+ */
+function malformedRequest(body: string): { readonly code: number; readonly message: string } | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { code: -32700, message: "Parse error: the body is not JSON" };
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return { code: -32600, message: "Invalid Request: the body is not one JSON-RPC request object" };
+  }
+  const { jsonrpc, method, id } = parsed as Record<string, unknown>;
+  const idOk = id === undefined || id === null || typeof id === "string" || typeof id === "number";
+  if (jsonrpc !== "2.0" || typeof method !== "string" || method === "" || !idOk) {
+    return { code: -32600, message: 'Invalid Request: it needs jsonrpc "2.0", a method and an id' };
+  }
+  return undefined;
 }
 
 function idOf(body: string): string | number | null {

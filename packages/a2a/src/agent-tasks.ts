@@ -52,7 +52,9 @@ export function agentTasks(serve: ServeOptions, principal: Principal | undefined
   const unsupported = () => Promise.reject(new PushNotificationNotSupportedError());
   return {
     getAgentCard: async () => card,
-    getAuthenticatedExtendedAgentCard: async () => card,
+    // The card declares no extended card (`capabilities.extendedAgentCard`): asking for one is unsupported.
+    getAuthenticatedExtendedAgentCard: () =>
+      Promise.reject(new UnsupportedOperationError("this agent has no extended agent card")),
     sendMessage: (params) =>
       masked(serve, params.message?.taskId ?? "", async () => {
         const turn = await startTurn(serve, principal, params);

@@ -9,9 +9,10 @@ const PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;
 
 /**
- * `ListTasks`: the tasks of the runs `principal` may see (`runsFor`), newest first, of one context
- * when the request names it, each read from its log (`snapshot`); a page token is the offset of the
- * page's first task. Without a filter on what only the log says (state, time), only the page is read.
+ * `ListTasks`: the tasks of the runs `principal` may see (`runsFor`), the last started first, of
+ * one context when the request names it, each read from its log (`snapshot`); a page token is the
+ * offset of the page's first task. Without a filter on what only the log says (state, time), only
+ * the page is read: ordering by each task's last update, as the spec asks, would read every log.
  */
 export async function listTasks(
   serve: ServeOptions,
@@ -31,7 +32,9 @@ export async function listTasks(
     })
     .sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId))
     .map((summary) => summary.runId);
-  const filtered = params.status !== TaskState.TASK_STATE_UNSPECIFIED || params.statusTimestampAfter !== undefined;
+  const after = params.statusTimestampAfter === undefined ? undefined : Date.parse(params.statusTimestampAfter);
+  if (Number.isNaN(after)) throw new RequestMalformedError("statusTimestampAfter must be an ISO 8601 timestamp");
+  const filtered = params.status !== TaskState.TASK_STATE_UNSPECIFIED || after !== undefined;
   // Without a filter on what only the log says, only the page's tasks are read.
   const candidates = filtered ? ids : ids.slice(offset, offset + size);
   const tasks: Task[] = [];
@@ -39,9 +42,11 @@ export async function listTasks(
     const task = await snapshot(id).catch(() => undefined);
     if (task === undefined) continue;
     if (params.status !== TaskState.TASK_STATE_UNSPECIFIED && task.status?.state !== params.status) continue;
-    const after = params.statusTimestampAfter;
-    if (after !== undefined && (task.status?.timestamp ?? "") <= after) continue;
-    tasks.push(withHistoryLength(task, params.historyLength ?? 0));
+    // At or after the given time, compared as instants: "...:15Z" is before "...:15.411Z".
+    if (after !== undefined && !(Date.parse(task.status?.timestamp ?? "") >= after)) continue;
+    const shown = withHistoryLength(task, params.historyLength ?? 0);
+    // Artifacts only when asked for: the spec leaves them out of a list by default.
+    tasks.push(params.includeArtifacts === true ? shown : { ...shown, artifacts: [] });
   }
   const page = filtered ? tasks.slice(offset, offset + size) : tasks;
   const total = filtered ? tasks.length : ids.length;

@@ -1,5 +1,5 @@
 import type { Message, SendMessageRequest } from "@a2a-js/sdk";
-import { RequestMalformedError } from "@a2a-js/sdk/errors";
+import { ContentTypeNotSupportedError, RequestMalformedError } from "@a2a-js/sdk/errors";
 import type { MessageContent, Principal } from "@agentloop/core";
 import {
   type ConversationAsk,
@@ -32,6 +32,10 @@ export async function startTurn(
 ): Promise<Turn> {
   const { message } = params;
   if (message === undefined) throw new RequestMalformedError("the request has no message");
+  // A file part is of a media type this agent does not take (its card names text and JSON).
+  if (message.parts.some((part) => part.content?.$case !== "text" && part.content?.$case !== "data")) {
+    throw new ContentTypeNotSupportedError("the message has a file part: this agent takes text and data parts");
+  }
   const content = contentOf(message);
   if (content instanceof ServeRefusal) throw errorOf(content);
   const step =
