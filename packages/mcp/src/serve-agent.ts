@@ -120,13 +120,20 @@ export function agentServer(
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     }
     const asked = { runId: "" };
+    // A task-augmented call is answered with its task or refused as a JSON-RPC error (MCP Tasks: a
+    // receiver that accepts it returns a CreateTaskResult), so a client's task runtime is told why.
+    const augmented = "task" in request.params && request.params.task !== undefined;
     try {
       const result = await call(options, principal, request, ctx, asked);
+      if (augmented && !("task" in result)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, textOf(result));
       return isInputRequiredResult(result) || "task" in result ? result : low.projectCallToolResult(result, undefined);
     } catch (error) {
+      if (error instanceof ProtocolError) throw error;
       // A refusal says why in our words; a run's failure is told as the serving options say.
-      if (isRefusal(error)) return failure(error instanceof Error ? error.message : String(error));
-      return failure(clientError(options, asked.runId, error));
+      const why = isRefusal(error) ? (error instanceof Error ? error.message : String(error)) : undefined;
+      const message = why ?? clientError(options, asked.runId, error);
+      if (augmented) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+      return failure(message);
     }
   });
   serveTasks(low, options, principal);
@@ -260,6 +267,12 @@ function answer(result: AgentResult): CallToolResult | InputRequiredResult {
     return inputRequired({ inputRequests: Object.fromEntries([...approvals, ...questions]), requestState: runId });
   }
   return toolResultOf(result, { [RUN_ID_META]: runId });
+}
+
+/** The text of a result that refused a call. */
+function textOf(result: CallToolResult | InputRequiredResult): string {
+  if (isInputRequiredResult(result)) return "the call cannot be a task";
+  return result.content.map((block) => (block.type === "text" ? block.text : "")).join("\n");
 }
 
 function failure(message: string): CallToolResult {

@@ -271,22 +271,36 @@ describe("serveAgent's tasks: results, reconnecting, cancelling, bad input", () 
       "runId '../x' cannot name a run: use 1-128 letters, digits, '_', '-' or '.', not starting with '.'",
     ],
     [{ task: "hi", runId: 7 }, "Input validation error: Invalid arguments for tool mailer"],
-  ])("refuses the task-augmented call %j as a tool error", async (args, message) => {
-    const { serve } = emailAgent([]);
-    const { client } = await inMemory(serve, null);
-    const result = await client.callTool({ name: "mailer", arguments: args }, undefined, { task: { ttl: 60_000 } });
-    expect(result.isError).toBe(true);
-    expect(text(result)).toContain(message);
-  });
+  ])(
+    "refuses the task-augmented call %j as a JSON-RPC error, which the SDK's task runtime tells",
+    async (args, message) => {
+      const { serve } = emailAgent([]);
+      const { client } = await inMemory(serve, null);
+      const call = { name: "mailer", arguments: args };
+      await expect(client.callTool(call, undefined, { task: { ttl: 60_000 } })).rejects.toThrow(
+        `MCP error -32602: ${message}`,
+      );
+      const streamed = [];
+      for await (const part of client.experimental.tasks.callToolStream(call, CallToolResultSchema, {
+        task: { ttl: 60_000 },
+      })) {
+        streamed.push(part);
+      }
+      expect(streamed).toHaveLength(1);
+      expect(streamed[0]?.type === "error" ? streamed[0].error.message : "").toContain(message);
+    },
+  );
 
   it("refuses a task for a run the store already holds, and tasks of runs it does not know", async () => {
     const { serve } = emailAgent([final("Hello.")]);
     const { client } = await inMemory(serve, null);
     await client.callTool({ name: "mailer", arguments: { task: "Say hello.", runId: "k1" } });
-    const again = await client.callTool({ name: "mailer", arguments: { task: "Again.", runId: "k1" } }, undefined, {
+    const again = client.callTool({ name: "mailer", arguments: { task: "Again.", runId: "k1" } }, undefined, {
       task: { ttl: 60_000 },
     });
-    expect(text(again)).toBe("run 'k1' is already known: a task starts a new run (follow that one with tasks/get)");
+    await expect(again).rejects.toThrow(
+      "MCP error -32602: run 'k1' is already known: a task starts a new run (follow that one with tasks/get)",
+    );
     await expect(client.experimental.tasks.getTask("nobody")).rejects.toThrow("Task not found: 'nobody' names no run");
     await expect(client.experimental.tasks.getTaskResult("nobody", CallToolResultSchema)).rejects.toThrow(
       "Task not found",

@@ -82,13 +82,13 @@ describe("serveAgent's tasks read what the log says", () => {
     const serve = served(held.model);
     const client = await connect(serve);
     const call = { name: "agent", arguments: { task: "Say hello.", runId: "twice" } };
-    const [first, second] = await Promise.all([
+    const [first, second] = await Promise.allSettled([
       client.callTool(call, undefined, asTask),
       client.callTool(call, undefined, asTask),
     ]);
-    expect(first).toMatchObject({ task: { taskId: "twice", status: "working" } });
-    expect(second.isError).toBe(true);
-    expect(text(second)).toContain("run 'twice' is already");
+    expect(first).toMatchObject({ status: "fulfilled", value: { task: { taskId: "twice", status: "working" } } });
+    expect(second.status).toBe("rejected");
+    expect(second.status === "rejected" && String(second.reason)).toContain("MCP error -32602: run 'twice' is already");
     await held.asked;
     expect((await client.experimental.tasks.getTask("twice")).status).toBe("working");
     expect((await client.experimental.tasks.cancelTask("twice")).status).toBe("cancelled");
@@ -103,13 +103,12 @@ describe("serveAgent's tasks read what the log says", () => {
     const serve = served(scriptedModel([final("Hello.")]));
     const lock = await serve.store.acquire?.("held");
     const client = await connect(serve);
-    const created = await client.callTool(
+    const created = client.callTool(
       { name: "agent", arguments: { task: "Say hello.", runId: "held" } },
       undefined,
       asTask,
     );
-    expect(created.isError).toBe(true);
-    expect(text(created)).toContain("run 'held' is already known");
+    await expect(created).rejects.toThrow("MCP error -32602: run 'held' is already known");
     await lock?.release();
     await expect(client.experimental.tasks.getTask("held")).rejects.toThrow("Task not found");
   });
