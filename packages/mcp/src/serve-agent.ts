@@ -130,9 +130,14 @@ export function agentServer(
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
       // A refusal says why in our words; a run's failure is told as the serving options say.
-      const why = isRefusal(error) ? (error instanceof Error ? error.message : String(error)) : undefined;
-      const message = why ?? clientError(options, asked.runId, error);
-      if (augmented) throw new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+      const refused = isRefusal(error);
+      const message = refused
+        ? error instanceof Error
+          ? error.message
+          : String(error)
+        : clientError(options, asked.runId, error);
+      if (augmented)
+        throw new ProtocolError(refused ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, message);
       return failure(message);
     }
   });
@@ -153,7 +158,7 @@ async function call(
     return failure(`Input validation error: Invalid arguments for tool ${request.params.name}: ${problems}`);
   }
   const args = checked.value;
-  if ("task" in request.params && request.params.task !== undefined) return startTask(serve, principal, args);
+  if ("task" in request.params && request.params.task !== undefined) return startTask(serve, principal, args, asked);
   const state = ctx.mcpReq.requestState<string>();
   if (typeof state === "string") {
     asked.runId = state;
@@ -169,11 +174,13 @@ async function startTask(
   serve: ServeOptions,
   principal: Principal | undefined,
   args: AgentCallArgs,
+  asked: { runId: string },
 ): Promise<CallToolResult> {
   const { task } = args;
   if (task === undefined || task.trim() === "") throw new RangeError("a task-augmented call needs a task");
   const runId = args.runId ?? randomUUID();
   checkRunId(runId);
+  asked.runId = runId;
   // Whoever holds the id, it names a run already: a task starts a new one.
   if ((await serve.store.read(runId)).length > 0) {
     throw new RangeError(`run '${runId}' is already known: a task starts a new run (follow that one with tasks/get)`);

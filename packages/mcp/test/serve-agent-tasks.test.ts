@@ -291,6 +291,20 @@ describe("serveAgent's tasks: results, reconnecting, cancelling, bad input", () 
     },
   );
 
+  it("answers a task-augmented call the store fails as an internal JSON-RPC error, told as the serving options say", async () => {
+    const { serve, store } = emailAgent([final("Hello.")]);
+    const errors: unknown[] = [];
+    const failing = Object.assign(Object.create(store) as MemoryEventStore, {
+      read: () => Promise.reject(new Error("disk on fire")),
+    });
+    const { client } = await inMemory({ ...serve, store: failing, onError: (error) => errors.push(error) }, null);
+    const call = { name: "mailer", arguments: { task: "Say hello.", runId: "f1" } };
+    await expect(client.callTool(call, undefined, { task: { ttl: 60_000 } })).rejects.toThrow(
+      "MCP error -32603: the agent failed (f1)",
+    );
+    expect(errors).toEqual([new Error("disk on fire")]);
+  });
+
   it("refuses a task for a run the store already holds, and tasks of runs it does not know", async () => {
     const { serve } = emailAgent([final("Hello.")]);
     const { client } = await inMemory(serve, null);
