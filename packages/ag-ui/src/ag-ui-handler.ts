@@ -16,6 +16,7 @@ import {
   takeTurn,
   turnStartOf,
 } from "@agentloop/core/serve";
+import type { StoredEvent } from "@agentloop/core/store";
 import { toAgUiEvents } from "./to-ag-ui-events.js";
 import { lastUserContent, UserContentError } from "./user-content.js";
 
@@ -92,7 +93,7 @@ async function handle(serve: ServeOptions, request: Request, principal: Principa
   }
   const errorText = (error: unknown) => clientError({ exposeErrors: serve.exposeErrors }, threadId, error);
   const events = toAgUiEvents(turn.feed, { threadId, runId: input.runId }, errorText);
-  const answers = ask.kind === "resume" ? ask.answers : {};
+  const answers = ask.kind === "resume" && state.kind === "waiting" ? shownAnswers(ask.answers, state.events) : {};
   const shown = state.kind === "cut-off" ? state.open : [];
   return agUiEventStreamResponse(withAnswers(events, answers, input.runId, shown));
 }
@@ -195,6 +196,24 @@ function decisionOf(entry: ResumeEntry): Decision {
     approved: approved !== false,
     ...(typeof reason === "string" ? { reason } : {}),
   };
+}
+
+/**
+ * The answers that are their calls' results, as a client was shown the calls: those to the
+ * thread's own calls (not a child's, whose calls a client never sees) that no running tool asked
+ * (a tool that asked runs again with the answer, and its result is its own), as `LogTeller` tells them.
+ */
+function shownAnswers(
+  answers: Readonly<Record<string, unknown>>,
+  events: readonly StoredEvent[],
+): Record<string, unknown> {
+  const calls = new Set<string>();
+  const asked = new Set<string>();
+  for (const event of events) {
+    if (event.type === "model.replied") for (const call of event.reply.toolCalls) calls.add(call.id);
+    else if (event.type === "tool.asked") asked.add(event.callId);
+  }
+  return Object.fromEntries(Object.entries(answers).filter(([id]) => calls.has(id) && !asked.has(id)));
 }
 
 /** The run's events with each answer shown as its question's result just after `RUN_STARTED`: the run logs an answer without a stream event. */

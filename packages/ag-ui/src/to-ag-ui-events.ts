@@ -46,6 +46,10 @@ export async function* toAgUiEvents(
       if (event.type === "finished") {
         // A run cancelled during a model call ends with its step still open.
         yield* open.close();
+        // Calls the run closed without running them (a repeated call it stopped on, a refusal, a
+        // cancel) have a tool message in the trace but no logged result: shown, so that no client
+        // takes them for calls left for it to answer (`pendingToolCallIds`).
+        yield* open.closedCalls(event.result);
         yield { type: EventType.RUN_FINISHED, threadId, runId, ...finishing(event.result) } as BaseEvent;
         return;
       }
@@ -72,8 +76,28 @@ class OpenParts {
   #text: string | null = null;
   #reasoning: string | null = null;
   #streamedText = false;
+  /** The calls shown (`TOOL_CALL_START`) whose result is not shown yet. */
+  readonly #unanswered = new Set<string>();
 
   constructor(readonly runId: string) {}
+
+  /** A `TOOL_CALL_RESULT` for each call shown without a result that the run's trace answers. */
+  *closedCalls(result: AgentResult): Iterable<BaseEvent> {
+    for (const toolCallId of this.#unanswered) {
+      const message = result.messages.findLast(
+        (candidate) => candidate.role === "tool" && candidate.toolCallId === toolCallId,
+      );
+      if (message?.role !== "tool") continue;
+      this.#unanswered.delete(toolCallId);
+      yield {
+        type: EventType.TOOL_CALL_RESULT,
+        messageId: `${this.runId}-result-${toolCallId}`,
+        toolCallId,
+        content: contentText(message.content),
+        role: "tool",
+      } as BaseEvent;
+    }
+  }
 
   *map(event: AgentStreamEvent): Iterable<BaseEvent> {
     switch (event.type) {
@@ -128,11 +152,15 @@ class OpenParts {
           yield { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: reply.content } as BaseEvent;
           yield { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent;
         }
-        for (const call of reply.toolCalls) yield* toolCallEvents(call, `${this.#prefix()}-text`);
+        for (const call of reply.toolCalls) {
+          this.#unanswered.add(call.id);
+          yield* toolCallEvents(call, `${this.#prefix()}-text`);
+        }
         yield* this.#finishStep();
         return;
       }
       case "tool.finished":
+        this.#unanswered.delete(event.callId);
         yield {
           type: EventType.TOOL_CALL_RESULT,
           messageId: `${this.runId}-result-${event.callId}`,
