@@ -15,7 +15,7 @@ import {
 import type { StoredEvent } from "@agentloop/core/store";
 import type { UIMessageChunk } from "ai";
 import { ChatRequestError, type ChatTurn, chatIdProblem, readChatTurn } from "./chat-request.js";
-import { loadChat } from "./load-chat.js";
+import { loadChat, pausedTurnChunks } from "./load-chat.js";
 import { toUIMessageStream } from "./to-ui-message-stream.js";
 import { TurnFeed } from "./turn-feed.js";
 import { uiMessageStreamResponse } from "./ui-message-stream-response.js";
@@ -94,9 +94,14 @@ async function post(
   if (step instanceof ServeRefusal) return text(step.status, step.message);
   if (step.kind === "follow" || step.kind === "follow-log")
     return text(409, `a turn of chat '${chatId}' is still going: GET its stream to follow it`);
+  // The message the decisions continue, for a client that resumes: kept since the pause, else (a restart, another process) from the log.
+  const before =
+    turn.kind !== "decisions"
+      ? undefined
+      : (paused.get(chatId) ?? (await pausedTurnChunks(serve.store, chatId, state)));
   const taken = takeTurn(serve, principal, chatId, step, { noun: "chat" });
   if (taken instanceof ServeRefusal) return text(taken.status, taken.message);
-  const feed = turn.kind === "decisions" ? TurnFeed.continuing(paused.get(chatId)) : new TurnFeed();
+  const feed = turn.kind === "decisions" ? TurnFeed.continuing(before, turn.messageId) : new TurnFeed();
   going.set(chatId, feed);
   const { feed: events, live } = taken;
   try {

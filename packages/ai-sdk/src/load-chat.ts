@@ -57,6 +57,30 @@ export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMe
   return messages;
 }
 
+/**
+ * The chunks of the assistant message of chat `chatId`'s last turn as the log holds it, when the
+ * chat waits (`state`) on decisions or answers: what a stream that continues that message replays
+ * first, for a process that did not stream the pause. None when the chat does not wait.
+ */
+export async function pausedTurnChunks(
+  store: EventStore,
+  chatId: string,
+  state: { readonly kind: string; readonly events?: readonly StoredEvent[] },
+): Promise<UIMessageChunk[]> {
+  if (state.kind !== "waiting" || state.events === undefined) return [];
+  const events = state.events;
+  const turns = turnsOf(events);
+  const last = turns.at(-1);
+  if (last === undefined || last.ended) return [];
+  const paused = await pausedOn(store, chatId, events);
+  if (paused.calls.length === 0 && paused.questions.length === 0) return [];
+  const streamEvents = await streamEventsOf(store, chatId, last, paused);
+  const stream = toUIMessageStream(fromList(streamEvents), { messageId: `${chatId}-${turns.length - 1}-assistant` });
+  const chunks: UIMessageChunk[] = [];
+  for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) chunks.push(chunk);
+  return chunks;
+}
+
 function turnsOf(events: readonly StoredEvent[]): Turn[] {
   const turns: Turn[] = [];
   for (const event of events) {

@@ -10,12 +10,21 @@ export class TurnFeed {
   readonly #waiting = new Set<() => void>();
   #done = false;
 
-  /** Starts a turn that goes on writing the message `previous` holds (the run was paused on a decision). */
-  static continuing(previous: TurnFeed | undefined): TurnFeed {
+  /**
+   * Starts a turn that goes on writing the message `previous` holds (the run was paused on a
+   * decision), or the chunks of that message rebuilt from the log, under `messageId`: the id the
+   * page posted, which the new stream's `start` carries. A reader from the start sees one message:
+   * the earlier stream's finish is left out, and its `start` names the same id, so that a client
+   * that resumes (which takes a new id for a new response) does not drop what came before.
+   */
+  static continuing(previous: TurnFeed | readonly UIMessageChunk[] | undefined, messageId: string): TurnFeed {
     const feed = new TurnFeed();
     if (previous === undefined) return feed;
-    // A reader from the start sees one message: the earlier stream's finish and the new start are left out.
-    feed.#chunks.push(...previous.#chunks.filter((chunk) => chunk.type !== "finish"));
+    const chunks = previous instanceof TurnFeed ? previous.#chunks : previous;
+    for (const chunk of chunks) {
+      if (chunk.type === "finish") continue;
+      feed.#chunks.push(chunk.type === "start" && messageId !== "" ? { ...chunk, messageId } : chunk);
+    }
     return feed;
   }
 
