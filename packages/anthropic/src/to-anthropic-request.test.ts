@@ -77,6 +77,30 @@ describe("toAnthropicPrompt", () => {
   });
 });
 
+describe("toAnthropicPrompt's call ids", () => {
+  it("gives an id the API refuses one it takes, the same on the call and its result, past any id already used", () => {
+    const messages: Message[] = [
+      { role: "user", content: "Weather?" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "a_b", name: "get_weather", args: { city: "Pune" } },
+          { id: "a.b", name: "get_weather", args: { city: "Delhi" } },
+        ],
+      },
+      { role: "tool", toolCallId: "a_b", name: "get_weather", content: "30" },
+      { role: "tool", toolCallId: "a.b", name: "get_weather", content: "35" },
+    ];
+    const [, reply, results] = toAnthropicPrompt(messages).messages;
+    const ids = (reply?.content as { id?: string }[]).map((block) => block.id);
+    const answered = (results?.content as { tool_use_id?: string }[]).map((block) => block.tool_use_id);
+    expect(ids).toEqual(["a_b", "a_b_1"]);
+    expect(answered).toEqual(["a_b", "a_b_1"]);
+    expect(toAnthropicPrompt(messages)).toEqual(toAnthropicPrompt(messages));
+  });
+});
+
 describe("toAnthropicTools", () => {
   it("maps each spec to a tool with an input_schema and fills in missing properties", () => {
     const tools: ToolSpec[] = [

@@ -30,6 +30,7 @@ interface Turn {
  * roles always alternate.
  */
 export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt {
+  const wireId = toolUseIds(messages);
   const system: string[] = [];
   const turns: Turn[] = [];
   const push = (role: Turn["role"], blocks: ContentBlockParam[]): void => {
@@ -47,7 +48,10 @@ export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt
         break;
       case "assistant": {
         // A reply with nothing to send back (an empty answer) is left out: the API refuses empty turns.
-        const blocks = assistantBlocks(message);
+        const blocks = assistantBlocks({
+          ...message,
+          toolCalls: message.toolCalls.map((call) => ({ ...call, id: wireId(call.id) })),
+        });
         if (blocks.length > 0) push("assistant", blocks);
         break;
       }
@@ -55,7 +59,7 @@ export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt
         push("user", [
           {
             type: "tool_result",
-            tool_use_id: message.toolCallId,
+            tool_use_id: wireId(message.toolCallId),
             content: typeof message.content === "string" ? message.content : contentBlocks(message.content),
             ...(isErrorObservation(message) ? { is_error: true } : {}),
           },
@@ -65,6 +69,35 @@ export function toAnthropicPrompt(messages: readonly Message[]): AnthropicPrompt
   }
   const joined = system.filter((text) => text !== "").join("\n\n");
   return { ...(joined === "" ? {} : { system: joined }), messages: turns.map(toMessageParam) };
+}
+
+/** The ids the API accepts on `tool_use` blocks (and so on `tool_result` blocks). */
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * Call ids as the API takes them: an id another provider wrote with characters the API refuses
+ * (Kimi's `functions.get_weather:0`, Codex's `call_…|fc_…`) becomes the same id with each such
+ * character replaced by `_`, counted on past any id the conversation already uses; the call and
+ * its result get the same one, and the same conversation always gets the same ids.
+ */
+function toolUseIds(messages: readonly Message[]): (id: string) => string {
+  const taken = new Set<string>();
+  for (const message of messages) {
+    if (message.role === "assistant") for (const call of message.toolCalls) taken.add(call.id);
+    if (message.role === "tool") taken.add(message.toolCallId);
+  }
+  const mapped = new Map<string, string>();
+  return (id) => {
+    if (TOOL_USE_ID.test(id)) return id;
+    const known = mapped.get(id);
+    if (known !== undefined) return known;
+    const base = id.replace(/[^a-zA-Z0-9_-]/g, "_") || "call";
+    let made = base;
+    for (let n = 1; taken.has(made); n++) made = `${base}_${n}`;
+    taken.add(made);
+    mapped.set(id, made);
+    return made;
+  };
 }
 
 /** A turn that is one text block is sent as a plain string, the API's shortest form. */

@@ -40,6 +40,8 @@ export class CompletionAccumulator {
   #reasoningContent: string | undefined;
   #reasoning: string | undefined;
   readonly #calls = new Map<number, PartialCall>();
+  /** Where each wire index's call is kept: a server that reuses an index for a new call (a new id) gets a new place. */
+  readonly #places = new Map<number, number>();
   #finishReason: string | undefined;
   #usage: ChatCompletion["usage"];
 
@@ -66,7 +68,11 @@ export class CompletionAccumulator {
     }
     if (typeof delta.reasoning === "string") {
       this.#reasoning = (this.#reasoning ?? "") + delta.reasoning;
-      if (delta.reasoning !== "") deltas.push({ type: "reasoning-delta", text: delta.reasoning });
+      // A server that mirrors each piece into both fields (StepFun) is told once, as the reply keeps
+      // `reasoning_content` over `reasoning`.
+      if (delta.reasoning !== "" && typeof delta.reasoning_content !== "string") {
+        deltas.push({ type: "reasoning-delta", text: delta.reasoning });
+      }
     }
     if (Array.isArray(delta.tool_calls)) {
       for (const [position, call] of (delta.tool_calls as WireCallDelta[]).entries()) {
@@ -110,7 +116,16 @@ export class CompletionAccumulator {
   }
 
   #addCall(delta: WireCallDelta, position: number): ModelDelta | undefined {
-    const index = typeof delta.index === "number" ? delta.index : position;
+    const wireIndex = typeof delta.index === "number" ? delta.index : position;
+    let index = this.#places.get(wireIndex) ?? wireIndex;
+    const newId = typeof delta.id === "string" && delta.id !== "" ? delta.id : undefined;
+    const current = this.#calls.get(index);
+    // Ollama (ollama/ollama#15457) sends every call of a parallel batch with index 0: a different
+    // id at a known index is a new call, kept after the others.
+    if (current?.id && newId !== undefined && newId !== current.id) {
+      index = Math.max(...this.#calls.keys(), ...this.#places.values()) + 1;
+      this.#places.set(wireIndex, index);
+    }
     const known = this.#calls.get(index);
     const call = known ?? { args: "" };
     if (known === undefined) this.#calls.set(index, call);
