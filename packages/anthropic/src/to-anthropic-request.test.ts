@@ -93,8 +93,8 @@ describe("toAnthropicPrompt's call ids", () => {
       { role: "tool", toolCallId: "a.b", name: "get_weather", content: "35" },
     ];
     const [, reply, results] = toAnthropicPrompt(messages).messages;
-    const ids = (reply?.content as { id?: string }[]).map((block) => block.id);
-    const answered = (results?.content as { tool_use_id?: string }[]).map((block) => block.tool_use_id);
+    const ids = ((reply?.content ?? []) as { id?: string }[]).map((block) => block.id);
+    const answered = ((results?.content ?? []) as { tool_use_id?: string }[]).map((block) => block.tool_use_id);
     expect(ids).toEqual(["a_b", "a_b_1"]);
     expect(answered).toEqual(["a_b", "a_b_1"]);
     expect(toAnthropicPrompt(messages)).toEqual(toAnthropicPrompt(messages));
