@@ -84,7 +84,8 @@ async function post(
   principal: Principal | undefined,
 ): Promise<Response> {
   const { chatId } = turn;
-  const state = await conversationState(serve, principal, chatId);
+  const state = await stateOf(serve, principal, chatId);
+  if (state instanceof Response) return state;
   const answers = turn.kind === "decisions" ? answersOf(state, turn.outputs) : {};
   const ask =
     turn.kind === "message"
@@ -181,7 +182,8 @@ async function get(
   }
   const problem = chatIdProblem(chatId);
   if (problem !== null) return text(400, problem);
-  const state = await conversationState(serve, principal, chatId);
+  const state = await stateOf(serve, principal, chatId);
+  if (state instanceof Response) return state;
   // Another tenant's chat is answered as one the store does not hold: no messages, no turn going.
   if (state.kind === "none" || state.kind === "foreign") {
     return match[2] === "messages" ? Response.json([]) : new Response(null, { status: 204 });
@@ -208,6 +210,20 @@ function followed(serve: ServeOptions, chatId: string, events: readonly StoredEv
   const feed = followLog(serve.store, chatId, { from, signal });
   const errorText = (error: unknown) => clientError({ exposeErrors: serve.exposeErrors }, chatId, error);
   return uiMessageStreamResponse(toUIMessageStream(feed, { messageId, errorText }));
+}
+
+/** Where chat `chatId` stands for `principal`, or the answer to a log that cannot be read, as `refusalOf` tells it. */
+async function stateOf(
+  serve: ServeOptions,
+  principal: Principal | undefined,
+  chatId: string,
+): Promise<ConversationState | Response> {
+  try {
+    return await conversationState(serve, principal, chatId);
+  } catch (error) {
+    const { status, message } = refusalOf(serve, chatId, error);
+    return text(status, message);
+  }
 }
 
 function text(status: number, body: string): Response {

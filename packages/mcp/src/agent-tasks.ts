@@ -7,7 +7,7 @@ import {
   type Principal,
   type ToolCall,
 } from "@agentloop/core";
-import { liveRun, mayUse, ownerOf, performStep, type ServeOptions } from "@agentloop/core/serve";
+import { liveRun, mayUse, ownerOf, performStep, refusalOf, type ServeOptions } from "@agentloop/core/serve";
 import {
   type CallToolResult,
   fromJsonSchema,
@@ -107,7 +107,14 @@ async function ownEvents(
 ): Promise<Awaited<ReturnType<ServeOptions["store"]["read"]>>> {
   const run = liveRun(serve.store, runId);
   if (run !== undefined && !mayUse(principal, run.owner)) throw notFound(runId);
-  const events = await serve.store.read(runId);
+  let events: Awaited<ReturnType<ServeOptions["store"]["read"]>>;
+  try {
+    events = await serve.store.read(runId);
+  } catch (error) {
+    // A log that cannot be read is still someone's: another tenant's is not found, as any of theirs.
+    if (error instanceof EventLogError && !mayUse(principal, ownerOf(error.intact))) throw notFound(runId);
+    throw error instanceof EventLogError ? new RangeError(refusalOf(serve, runId, error).message) : error;
+  }
   if (events.length > 0 && !mayUse(principal, ownerOf(events))) throw notFound(runId);
   return events;
 }

@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { AgentResult, Decision, Principal } from "@agentloop/core";
 import {
   type ConversationAsk,
-  clientError,
   conversationIdProblem,
   conversationState,
   decideTurn,
   followLog,
   isRefusal,
   nextTurn,
+  refusalOf,
   type ServeOptions,
   ServeRefusal,
   takeTurn,
@@ -131,11 +131,8 @@ export function agentServer(
       if (error instanceof ProtocolError) throw error;
       // A refusal says why in our words; a run's failure is told as the serving options say.
       const refused = isRefusal(error);
-      const message = refused
-        ? error instanceof Error
-          ? error.message
-          : String(error)
-        : clientError(options, asked.runId, error);
+      // refusalOf: a refusal in its own words (a log's problem without the store's files), else the failure as clientError tells it.
+      const { message } = refusalOf(options, asked.runId, error);
       if (augmented)
         throw new ProtocolError(refused ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError, message);
       return failure(message);

@@ -271,21 +271,56 @@ async function handlerFor(
   return () => async (request) => (await chatPageFile(request)) ?? chat(request);
 }
 
-/** Hands a `node:http` request to a web-standard handler and streams its response back; a client gone mid-stream stops the copy only. */
+/** The most bytes a request body may hold: a chat message with its files, a JSON-RPC request. */
+const MAX_BODY = 32 * 1024 * 1024;
+
+/**
+ * Hands a `node:http` request to a web-standard handler and streams its response back; a client gone
+ * mid-stream stops the copy only. The body is handed on as a stream, read only by a handler that
+ * takes the request (one the front door refuses is answered before it is read), and refused 413
+ * past `MAX_BODY`. An error the handler throws is answered 500 without its words (they go to
+ * stderr): they may name files, hosts or credentials.
+ */
 async function bridge(
   handler: (request: Request) => Promise<Response>,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
+  let tooLarge = false;
   try {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > MAX_BODY) {
+      tooLarge = true;
+      throw new RangeError("the request body is too large");
+    }
     const headers = new Headers();
     for (const [key, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(key, value);
-    const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
+    const method = req.method ?? "GET";
+    const hasBody = method !== "GET" && method !== "HEAD";
+    let size = 0;
+    const body = hasBody
+      ? (Readable.toWeb(req) as ReadableStream<Uint8Array>).pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              size += chunk.byteLength;
+              if (size > MAX_BODY) {
+                tooLarge = true;
+                controller.error(new RangeError("the request body is too large"));
+                return;
+              }
+              controller.enqueue(chunk);
+            },
+          }),
+        )
+      : undefined;
     const response = await handler(
-      new Request(`http://127.0.0.1${req.url ?? "/"}`, { method: req.method ?? "GET", headers, body }),
+      new Request(`http://127.0.0.1${req.url ?? "/"}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body, duplex: "half" }),
+      } as RequestInit),
     );
+    if (tooLarge) throw new RangeError("the request body is too large");
     res.writeHead(response.status, Object.fromEntries(response.headers));
     if (response.body === null) {
       res.end();
@@ -295,8 +330,16 @@ async function bridge(
     res.on("close", () => stream.destroy());
     stream.on("error", () => res.destroy()).pipe(res);
   } catch (error) {
+    if (tooLarge) {
+      if (!res.headersSent) res.writeHead(413, { "content-type": "application/json", connection: "close" });
+      res.end(JSON.stringify({ error: `a request body may hold at most ${MAX_BODY} bytes` }));
+      return;
+    }
+    process.stderr.write(
+      `agentloop serve: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+    res.end(JSON.stringify({ error: "the server failed to answer the request" }));
   }
 }
 

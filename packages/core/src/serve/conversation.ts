@@ -8,7 +8,7 @@ import type {
   StoredEvent,
   ToolCall,
 } from "../data/index.js";
-import { replayRun } from "../log/index.js";
+import { EventLogError, replayRun } from "../log/index.js";
 import { type AgentStreamEvent, continueAgent, readTree, replayedOf, resumeAgent, runAgent } from "../run/index.js";
 import { isHeld } from "./follow-log.js";
 import { drive, type LiveRun, liveRun } from "./live-runs.js";
@@ -82,7 +82,15 @@ export async function conversationState(
   const { store } = serve;
   const live = liveRun(store, runId);
   if (live !== undefined) return mayUse(principal, live.owner) ? { kind: "going", live } : { kind: "foreign" };
-  const events = await store.read(runId);
+  let events: readonly StoredEvent[];
+  try {
+    events = await store.read(runId);
+  } catch (error) {
+    // A log that cannot be read (torn, corrupt) is still someone's: whose, its intact events say.
+    // Another tenant's is foreign, so nothing of it (not even that it is broken) is told.
+    if (error instanceof EventLogError && !mayUse(principal, ownerOf(error.intact))) return { kind: "foreign" };
+    throw error;
+  }
   if (events.length === 0) return { kind: "none" };
   if (!mayUse(principal, ownerOf(events))) return { kind: "foreign" };
   const replay = replayRun(events, { runId });

@@ -69,7 +69,10 @@ async function who(
 ): Promise<Principal | Response | undefined> {
   if (serve.authorize === undefined) return undefined;
   const told = await serve.authorize(request);
-  if (told instanceof Response || isPrincipal(told)) return told;
+  if (told instanceof Response) return told;
+  // Only { tenant, user }: a run's log keeps its owner for good, and what else authorize knew (a token, a profile) is not the log's.
+  if (isPrincipal(told))
+    return told.user === undefined ? { tenant: told.tenant } : { tenant: told.tenant, user: told.user };
   return plainText(500, "authorize returned neither a principal { tenant, user? } with a tenant nor a Response");
 }
 

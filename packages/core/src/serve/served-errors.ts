@@ -39,7 +39,15 @@ export function refusalOf(
   error: unknown,
 ): { readonly status: number; readonly message: string } {
   if (error instanceof ServeRefusal) return { status: error.status, message: error.message };
-  if (error instanceof RangeError || error instanceof EventLogError) return { status: 409, message: error.message };
+  if (error instanceof EventLogError) {
+    // Its words name the store's files, a lock's process and host: the client is told what, not where.
+    const message =
+      serve.exposeErrors === true
+        ? error.message
+        : `the log of '${runId}' cannot be used now: another writer holds it, or it needs a repair`;
+    return { status: 409, message };
+  }
+  if (error instanceof RangeError) return { status: 409, message: error.message };
   if (error instanceof TypeError) return { status: 400, message: error.message };
   return { status: 500, message: clientError(serve, runId, error) };
 }

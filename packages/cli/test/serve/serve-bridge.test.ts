@@ -1,0 +1,121 @@
+import { appendFileSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fixture, tempDir } from "../cli.js";
+import { serve } from "../serving.js";
+
+function files() {
+  const at = tempDir();
+  const script = join(at, "script.json");
+  writeFileSync(script, JSON.stringify([{ content: "Hello.", toolCalls: [] }]));
+  const authorize = join(at, "throwing-authorize.mjs");
+  writeFileSync(
+    authorize,
+    `export default function authorize(request) {
+      if (request.headers.get("authorization") === "Bearer ok") return { tenant: "acme" };
+      throw new Error("connect to postgres://admin:s3cret@10.0.0.5/users failed");
+    }`,
+  );
+  return { at, store: join(at, "runs"), script, authorize };
+}
+
+const base = (f: ReturnType<typeof files>) => [
+  "--ui-stream",
+  "--port",
+  "0",
+  "--tools",
+  fixture("tools.mjs"),
+  "--script",
+  f.script,
+  "--store",
+  f.store,
+];
+
+describe("agentloop serve: what the HTTP bridge tells a client", () => {
+  it("an authorize that throws is a 500 that tells the client nothing of the error", async () => {
+    const f = files();
+    const url = await serve([...base(f), "--authorize", f.authorize]);
+    const response = await fetch(new URL("/api/chat/x/messages", url));
+    expect(response.status).toBe(500);
+    expect(await response.text()).not.toContain("s3cret");
+  });
+
+  it("a chat whose log is torn tells the client nothing of the store's files", async () => {
+    const f = files();
+    const url = await serve(base(f));
+    const post = await fetch(new URL("/api/chat", url), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        id: "c1",
+        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: "Hi." }] }],
+      }),
+    });
+    await post.text();
+    appendFileSync(join(f.store, "c1.jsonl"), '{"type":"user.mess');
+    const response = await fetch(new URL("/api/chat/c1/messages", url));
+    expect(await response.text()).not.toContain(f.store);
+  });
+
+  it("a request from a foreign Host is refused before its (endless) body is read", async () => {
+    const f = files();
+    const url = new URL(await serve(base(f)));
+    const status = await new Promise<number | string>((resolve) => {
+      const req = httpRequest({
+        host: "127.0.0.1",
+        port: url.port,
+        path: "/api/chat",
+        method: "POST",
+        headers: { host: "evil.example", "content-type": "application/json", "transfer-encoding": "chunked" },
+      });
+      req.on("response", (response) => resolve(response.statusCode ?? 0));
+      req.on("error", () => {});
+      req.write(Buffer.alloc(1024 * 1024, 32));
+      // The body never ends: a server that reads it whole first never answers.
+      setTimeout(() => {
+        resolve("no answer within 3s");
+        req.destroy();
+      }, 3000);
+    });
+    expect(status).toBe(403);
+  });
+});
+
+describe("agentloop serve: a body past the limit", () => {
+  it("is refused 413, and the server goes on answering", async () => {
+    const at = tempDir();
+    const script = join(at, "script.json");
+    writeFileSync(script, JSON.stringify([{ content: "Hello.", toolCalls: [] }]));
+    const url = await serve([
+      "--ag-ui",
+      "--port",
+      "0",
+      "--tools",
+      fixture("tools.mjs"),
+      "--script",
+      script,
+      "--store",
+      join(at, "runs"),
+    ]);
+    const big = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"threadId":"t","x":"${"a".repeat(40 * 1024 * 1024)}"}`,
+    }).catch((error: Error) => error);
+    expect(big instanceof Error ? big.message : big.status).toBe(413);
+    const ok = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        threadId: "t1",
+        runId: "r1",
+        messages: [{ id: "u1", role: "user", content: "Hi." }],
+        tools: [],
+        context: [],
+      }),
+    });
+    expect(ok.status).toBe(200);
+    await ok.text();
+  });
+});
