@@ -1,5 +1,5 @@
 import { afterEach } from "vitest";
-import { startCli } from "./cli.js";
+import { fixture, startCli } from "./cli.js";
 
 const children: ReturnType<typeof startCli>[] = [];
 afterEach(() => {
@@ -23,4 +23,9 @@ export function serve(args: readonly string[]): Promise<string> {
     });
     child.on("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
   });
+}
+
+/** `agentloop serve`'s arguments for `door` (`--ui-stream`, `--ag-ui`, ...) on a free port, with the fixture tools, a scripted model and a JSONL store. */
+export function scriptedServe(door: string, script: string, store: string): string[] {
+  return [door, "--port", "0", "--tools", fixture("tools.mjs"), "--script", script, "--store", store];
 }

@@ -2,8 +2,8 @@ import { appendFileSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fixture, tempDir } from "../cli.js";
-import { serve } from "../serving.js";
+import { tempDir } from "../cli.js";
+import { scriptedServe, serve } from "../serving.js";
 
 function files() {
   const at = tempDir();
@@ -20,17 +20,7 @@ function files() {
   return { at, store: join(at, "runs"), script, authorize };
 }
 
-const base = (f: ReturnType<typeof files>) => [
-  "--ui-stream",
-  "--port",
-  "0",
-  "--tools",
-  fixture("tools.mjs"),
-  "--script",
-  f.script,
-  "--store",
-  f.store,
-];
+const base = (f: ReturnType<typeof files>) => scriptedServe("--ui-stream", f.script, f.store);
 
 describe("agentloop serve: what the HTTP bridge tells a client", () => {
   it("an authorize that throws is a 500 that tells the client nothing of the error", async () => {
@@ -87,17 +77,7 @@ describe("agentloop serve: a body past the limit", () => {
     const at = tempDir();
     const script = join(at, "script.json");
     writeFileSync(script, JSON.stringify([{ content: "Hello.", toolCalls: [] }]));
-    const url = await serve([
-      "--ag-ui",
-      "--port",
-      "0",
-      "--tools",
-      fixture("tools.mjs"),
-      "--script",
-      script,
-      "--store",
-      join(at, "runs"),
-    ]);
+    const url = await serve(scriptedServe("--ag-ui", script, join(at, "runs")));
     const big = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { cli, fixture, tempDir } from "../cli.js";
-import { serve } from "../serving.js";
+import { scriptedServe, serve } from "../serving.js";
 
 // `agentloop serve --authorize <module> --tenant-budget <file>`: a real server process, two tenants
 // told apart by their bearer tokens, one held to a ceiling it has spent, the other not.
@@ -41,17 +41,7 @@ function logOf(store: string, runId: string): { type: string; [key: string]: unk
     .map((line) => JSON.parse(line));
 }
 
-const base = (f: ReturnType<typeof files>) => [
-  "--ui-stream",
-  "--port",
-  "0",
-  "--tools",
-  fixture("tools.mjs"),
-  "--script",
-  f.script,
-  "--store",
-  f.store,
-];
+const base = (f: ReturnType<typeof files>) => scriptedServe("--ui-stream", f.script, f.store);
 
 describe("agentloop serve --authorize --tenant-budget", () => {
   it("each tenant's runs are its own, and one tenant's ceiling stops its turn, naming the ceiling, while the other's goes on", async () => {
