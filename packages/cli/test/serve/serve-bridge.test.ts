@@ -78,12 +78,58 @@ describe("agentloop serve: a body past the limit", () => {
     const script = join(at, "script.json");
     writeFileSync(script, JSON.stringify([{ content: "Hello.", toolCalls: [] }]));
     const url = await serve(scriptedServe("--ag-ui", script, join(at, "runs")));
-    const big = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: `{"threadId":"t","x":"${"a".repeat(40 * 1024 * 1024)}"}`,
-    }).catch((error: Error) => error);
-    expect(big instanceof Error ? big.message : big.status).toBe(413);
+    // A body that says it is 40 MiB is refused at once, from its length, before a byte more is read
+    // (a client still sending it would see the connection close: only a few bytes are sent here).
+    const at413 = new URL(url);
+    const declared = await new Promise<number | string>((resolve) => {
+      const req = httpRequest({
+        host: "127.0.0.1",
+        port: at413.port,
+        path: at413.pathname,
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": String(40 * 1024 * 1024) },
+      });
+      req.on("response", (response) => {
+        resolve(response.statusCode ?? 0);
+        response.resume();
+        req.destroy();
+      });
+      req.on("error", () => {});
+      req.write('{"threadId":"t","x":"');
+      setTimeout(() => {
+        resolve("no answer within 3s");
+        req.destroy();
+      }, 3000);
+    });
+    expect(declared).toBe(413);
+    // A chunked body with no length is counted as it comes, and refused past the limit.
+    const counted = await new Promise<number | string>((resolve) => {
+      const req = httpRequest({
+        host: "127.0.0.1",
+        port: at413.port,
+        path: at413.pathname,
+        method: "POST",
+        headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
+      });
+      req.on("response", (response) => {
+        resolve(response.statusCode ?? 0);
+        response.resume();
+        req.destroy();
+      });
+      req.on("error", () => {});
+      const piece = Buffer.alloc(1024 * 1024, 97);
+      let sent = 0;
+      const more = () => {
+        while (sent < 40 && req.write(piece)) sent++;
+        if (sent < 40) req.once("drain", () => more());
+      };
+      more();
+      setTimeout(() => {
+        resolve("no answer within 10s");
+        req.destroy();
+      }, 10_000);
+    });
+    expect(counted).toBe(413);
     const ok = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json" },
