@@ -50,9 +50,9 @@ export async function loadChat({ store, chatId }: LoadChatOptions): Promise<UIMe
     messages.push({ id: `${chatId}-${index}-user`, role: "user", parts: userParts(turn.content) });
     const going = turn === last && !turn.ended && paused.calls.length === 0 && paused.questions.length === 0;
     if (going) break;
-    const streamEvents = await streamEventsOf(store, chatId, turn, turn === last ? paused : NOT_PAUSED);
-    const stream = toUIMessageStream(fromList(streamEvents), { messageId: `${chatId}-${index}-assistant` });
-    messages.push(await lastMessageOf(stream));
+    messages.push(
+      await lastMessageOf(await turnStream(store, chatId, turn, index, turn === last ? paused : NOT_PAUSED)),
+    );
   }
   return messages;
 }
@@ -74,11 +74,16 @@ export async function pausedTurnChunks(
   if (last === undefined || last.ended) return [];
   const paused = await pausedOn(store, chatId, events);
   if (paused.calls.length === 0 && paused.questions.length === 0) return [];
-  const streamEvents = await streamEventsOf(store, chatId, last, paused);
-  const stream = toUIMessageStream(fromList(streamEvents), { messageId: `${chatId}-${turns.length - 1}-assistant` });
+  const stream = await turnStream(store, chatId, last, turns.length - 1, paused);
   const chunks: UIMessageChunk[] = [];
   for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) chunks.push(chunk);
   return chunks;
+}
+
+/** The assistant message of turn `index` (the `index`-th of the chat) as its live run streamed it, from the log. */
+async function turnStream(store: EventStore, chatId: string, turn: Turn, index: number, paused: Paused) {
+  const streamEvents = await streamEventsOf(store, chatId, turn, paused);
+  return toUIMessageStream(fromList(streamEvents), { messageId: `${chatId}-${index}-assistant` });
 }
 
 function turnsOf(events: readonly StoredEvent[]): Turn[] {

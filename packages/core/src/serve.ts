@@ -28,6 +28,7 @@ export {
   perStore,
   type Refuse,
   type RunFeed,
+  readOwned,
   refusalOf,
   reportFailure,
   runFeed,

@@ -7,7 +7,8 @@ import {
   type Principal,
   type ToolCall,
 } from "@agentloop/core";
-import { liveRun, mayUse, ownerOf, performStep, refusalOf, type ServeOptions } from "@agentloop/core/serve";
+import { liveRun, mayUse, performStep, readOwned, refusalOf, type ServeOptions } from "@agentloop/core/serve";
+import type { StoredEvent } from "@agentloop/core/store";
 import {
   type CallToolResult,
   fromJsonSchema,
@@ -104,18 +105,14 @@ async function ownEvents(
   serve: ServeOptions,
   principal: Principal | undefined,
   runId: string,
-): Promise<Awaited<ReturnType<ServeOptions["store"]["read"]>>> {
+): Promise<readonly StoredEvent[]> {
   const run = liveRun(serve.store, runId);
   if (run !== undefined && !mayUse(principal, run.owner)) throw notFound(runId);
-  let events: Awaited<ReturnType<ServeOptions["store"]["read"]>>;
-  try {
-    events = await serve.store.read(runId);
-  } catch (error) {
-    // A log that cannot be read is still someone's: another tenant's is not found, as any of theirs.
-    if (error instanceof EventLogError && !mayUse(principal, ownerOf(error.intact))) throw notFound(runId);
+  const events = await readOwned(serve.store, principal, runId).catch((error: unknown) => {
+    // The principal's own log that cannot be used now is refused in words that name no file.
     throw error instanceof EventLogError ? new RangeError(refusalOf(serve, runId, error).message) : error;
-  }
-  if (events.length > 0 && !mayUse(principal, ownerOf(events))) throw notFound(runId);
+  });
+  if (events === null) throw notFound(runId);
   return events;
 }
 

@@ -8,11 +8,11 @@ import type {
   StoredEvent,
   ToolCall,
 } from "../data/index.js";
-import { EventLogError, replayRun } from "../log/index.js";
+import { replayRun } from "../log/index.js";
 import { type AgentStreamEvent, continueAgent, readTree, replayedOf, resumeAgent, runAgent } from "../run/index.js";
 import { isHeld } from "./follow-log.js";
 import { drive, type LiveRun, liveRun } from "./live-runs.js";
-import { mayUse, ownerOf } from "./owner.js";
+import { mayUse, readOwned } from "./owner.js";
 import { type RunFeed, runFeed } from "./run-feed.js";
 import { ceilingFor, type ServeOptions, turnOptionsOf } from "./serve-options.js";
 import { reportFailure, ServeRefusal } from "./served-errors.js";
@@ -82,17 +82,9 @@ export async function conversationState(
   const { store } = serve;
   const live = liveRun(store, runId);
   if (live !== undefined) return mayUse(principal, live.owner) ? { kind: "going", live } : { kind: "foreign" };
-  let events: readonly StoredEvent[];
-  try {
-    events = await store.read(runId);
-  } catch (error) {
-    // A log that cannot be read (torn, corrupt) is still someone's: whose, its intact events say.
-    // Another tenant's is foreign, so nothing of it (not even that it is broken) is told.
-    if (error instanceof EventLogError && !mayUse(principal, ownerOf(error.intact))) return { kind: "foreign" };
-    throw error;
-  }
+  const events = await readOwned(store, principal, runId);
+  if (events === null) return { kind: "foreign" };
   if (events.length === 0) return { kind: "none" };
-  if (!mayUse(principal, ownerOf(events))) return { kind: "foreign" };
   const replay = replayRun(events, { runId });
   if (replay.result !== null) return { kind: "ended", result: replay.result, events };
   const tree = await readTree(store, runId, { events, root: replayedOf(replay), waitingOnly: true });

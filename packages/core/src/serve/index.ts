@@ -18,7 +18,7 @@ export { type FollowSettings, followLog, isHeld } from "./follow-log.js";
 export { frontDoor, type Refuse } from "./front-door.js";
 export { drive, type LiveRun, liveRun, perStore, undriven } from "./live-runs.js";
 export { type LogChanges, logChanges } from "./log-changes.js";
-export { mayUse, ownerOf, runsFor } from "./owner.js";
+export { mayUse, ownerOf, readOwned, runsFor } from "./owner.js";
 export { type RunFeed, runFeed } from "./run-feed.js";
 export {
   checkTenantBudget,
