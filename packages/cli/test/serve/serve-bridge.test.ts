@@ -1,5 +1,5 @@
 import { appendFileSync, writeFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
+import { type ClientRequest, request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../cli.js";
@@ -21,6 +21,33 @@ function files() {
 }
 
 const base = (f: ReturnType<typeof files>) => scriptedServe("--ui-stream", f.script, f.store);
+
+/**
+ * The status a POST to `path` is answered with while `send` writes its body (never ended), or what
+ * happened instead within `waitMs`: the request is dropped once answered.
+ */
+function statusOf(
+  url: URL,
+  path: string,
+  headers: Record<string, string>,
+  send: (req: ClientRequest) => void,
+  waitMs: number,
+): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = httpRequest({ host: "127.0.0.1", port: url.port, path, method: "POST", headers });
+    req.on("response", (response) => {
+      resolve(response.statusCode ?? 0);
+      response.resume();
+      req.destroy();
+    });
+    req.on("error", () => {});
+    send(req);
+    setTimeout(() => {
+      resolve(`no answer within ${waitMs / 1000}s`);
+      req.destroy();
+    }, waitMs);
+  });
+}
 
 describe("agentloop serve: what the HTTP bridge tells a client", () => {
   it("an authorize that throws is a 500 that tells the client nothing of the error", async () => {
@@ -51,23 +78,14 @@ describe("agentloop serve: what the HTTP bridge tells a client", () => {
   it("a request from a foreign Host is refused before its (endless) body is read", async () => {
     const f = files();
     const url = new URL(await serve(base(f)));
-    const status = await new Promise<number | string>((resolve) => {
-      const req = httpRequest({
-        host: "127.0.0.1",
-        port: url.port,
-        path: "/api/chat",
-        method: "POST",
-        headers: { host: "evil.example", "content-type": "application/json", "transfer-encoding": "chunked" },
-      });
-      req.on("response", (response) => resolve(response.statusCode ?? 0));
-      req.on("error", () => {});
-      req.write(Buffer.alloc(1024 * 1024, 32));
-      // The body never ends: a server that reads it whole first never answers.
-      setTimeout(() => {
-        resolve("no answer within 3s");
-        req.destroy();
-      }, 3000);
-    });
+    // The body never ends: a server that reads it whole first never answers.
+    const status = await statusOf(
+      url,
+      "/api/chat",
+      { host: "evil.example", "content-type": "application/json", "transfer-encoding": "chunked" },
+      (req) => req.write(Buffer.alloc(1024 * 1024, 32)),
+      3000,
+    );
     expect(status).toBe(403);
   });
 });
@@ -81,54 +99,30 @@ describe("agentloop serve: a body past the limit", () => {
     // A body that says it is 40 MiB is refused at once, from its length, before a byte more is read
     // (a client still sending it would see the connection close: only a few bytes are sent here).
     const at413 = new URL(url);
-    const declared = await new Promise<number | string>((resolve) => {
-      const req = httpRequest({
-        host: "127.0.0.1",
-        port: at413.port,
-        path: at413.pathname,
-        method: "POST",
-        headers: { "content-type": "application/json", "content-length": String(40 * 1024 * 1024) },
-      });
-      req.on("response", (response) => {
-        resolve(response.statusCode ?? 0);
-        response.resume();
-        req.destroy();
-      });
-      req.on("error", () => {});
-      req.write('{"threadId":"t","x":"');
-      setTimeout(() => {
-        resolve("no answer within 3s");
-        req.destroy();
-      }, 3000);
-    });
+    const declared = await statusOf(
+      at413,
+      at413.pathname,
+      { "content-type": "application/json", "content-length": String(40 * 1024 * 1024) },
+      (req) => req.write('{"threadId":"t","x":"'),
+      3000,
+    );
     expect(declared).toBe(413);
     // A chunked body with no length is counted as it comes, and refused past the limit.
-    const counted = await new Promise<number | string>((resolve) => {
-      const req = httpRequest({
-        host: "127.0.0.1",
-        port: at413.port,
-        path: at413.pathname,
-        method: "POST",
-        headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
-      });
-      req.on("response", (response) => {
-        resolve(response.statusCode ?? 0);
-        response.resume();
-        req.destroy();
-      });
-      req.on("error", () => {});
-      const piece = Buffer.alloc(1024 * 1024, 97);
-      let sent = 0;
-      const more = () => {
-        while (sent < 40 && req.write(piece)) sent++;
-        if (sent < 40) req.once("drain", () => more());
-      };
-      more();
-      setTimeout(() => {
-        resolve("no answer within 10s");
-        req.destroy();
-      }, 10_000);
-    });
+    const piece = Buffer.alloc(1024 * 1024, 97);
+    const counted = await statusOf(
+      at413,
+      at413.pathname,
+      { "content-type": "application/json", "transfer-encoding": "chunked" },
+      (req) => {
+        let sent = 0;
+        const more = () => {
+          while (sent < 40 && req.write(piece)) sent++;
+          if (sent < 40) req.once("drain", more);
+        };
+        more();
+      },
+      10_000,
+    );
     expect(counted).toBe(413);
     const ok = await fetch(url, {
       method: "POST",
